@@ -1,0 +1,39 @@
+"""Exceptions a kfuse user can see. Every error a user can cause is one of these."""
+
+
+class KfuseError(Exception):
+    """Base class of every error kfuse raises on purpose."""
+
+
+class BuilderError(KfuseError, ValueError):
+    """A program built with the builder API is ill-formed (shape, dtype, operand)."""
+
+
+class UnsupportedOpError(KfuseError):
+    """The input uses an operation kfuse cannot compile; the message names it."""
+
+
+class CompileError(KfuseError):
+    """A compiler stage failed. ``diagnostics`` holds the MLIR diagnostics, ``repro``
+    the fuse-opt command line that reproduces the failure when one could be written."""
+
+    def __init__(self, message, diagnostics=(), repro=None):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+        self.repro = repro
+
+
+class ParseError(CompileError):
+    """The MLIR text given to kfuse.compile does not parse or verify."""
+
+
+class CallError(KfuseError, TypeError):
+    """A compiled program was called with the wrong number, shape or dtype of arguments."""
+
+
+class DeviceError(KfuseError, RuntimeError):
+    """No usable GPU, or the CUDA driver reported an error; the message says which."""
+
+
+class ArtifactError(KfuseError):
+    """A saved program directory is missing files or does not match this kfuse version."""
