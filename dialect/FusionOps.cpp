@@ -1,0 +1,172 @@
+//===- FusionOps.cpp - verifiers and canonicalization of fusion ops -------===//
+
+#include "dialect/FusionOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace kfuse::fusion;
+
+bool kfuse::fusion::isKnownGroupKind(llvm::StringRef kind) {
+  return kind == "elementwise";
+}
+
+YieldOp GroupOp::getYield() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+static LogicalResult checkStatic(Operation *op, Type type, StringRef what,
+                                 unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return op->emitOpError() << what << " #" << index
+                             << " must be a tensor of static shape, got "
+                             << type;
+  return success();
+}
+
+LogicalResult GroupOp::verify() {
+  if (!isKnownGroupKind(getKind()))
+    return emitOpError() << "has unknown kind '" << getKind()
+                         << "' (expected 'elementwise')";
+  if (getSymName().empty())
+    return emitOpError() << "needs a non-empty name";
+  for (auto [i, t] : llvm::enumerate(getInputs().getTypes()))
+    if (failed(checkStatic(*this, t, "input", i)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(getResultTypes()))
+    if (failed(checkStatic(*this, t, "result", i)))
+      return failure();
+  return success();
+}
+
+LogicalResult GroupOp::verifyRegions() {
+  Block &block = getBodyBlock();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size()
+                         << " inputs but its block has "
+                         << block.getNumArguments() << " arguments";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInputs().getTypes(),
+                                 block.getArgumentTypes()))) {
+    auto [inType, argType] = pair;
+    if (inType != argType)
+      return emitOpError() << "input #" << i << " has type " << inType
+                           << " but block argument #" << i << " has type "
+                           << argType;
+  }
+  YieldOp yield = getYield();
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values but has " << getNumResults()
+                         << " results";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getValues().getTypes(), getResultTypes()))) {
+    auto [yType, rType] = pair;
+    if (yType != rType)
+      return emitOpError() << "yields " << yType << " as value #" << i
+                           << " but result #" << i << " has type " << rType;
+  }
+  return success();
+}
+
+namespace {
+
+/// Drops inputs whose block argument is unused and merges inputs that are the
+/// same value: each distinct tensor is read once per kernel.
+struct SimplifyGroupInputs : OpRewritePattern<GroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GroupOp group,
+                                PatternRewriter &rewriter) const override {
+    Block &block = group.getBodyBlock();
+    llvm::SmallDenseMap<Value, unsigned> firstUse;
+    llvm::SmallBitVector erase(block.getNumArguments());
+    bool changed = false;
+    rewriter.startOpModification(group);
+    for (auto [i, input] : llvm::enumerate(group.getInputs())) {
+      BlockArgument arg = block.getArgument(i);
+      auto [it, inserted] = firstUse.try_emplace(input, i);
+      if (!inserted) {
+        rewriter.replaceAllUsesWith(arg, block.getArgument(it->second));
+        erase.set(i);
+        changed = true;
+      } else if (arg.use_empty()) {
+        erase.set(i);
+        changed = true;
+      }
+    }
+    if (!changed) {
+      rewriter.cancelOpModification(group);
+      return failure();
+    }
+    for (int i = erase.size() - 1; i >= 0; --i) {
+      if (!erase.test(i))
+        continue;
+      group.getInputsMutable().erase(i);
+      block.eraseArgument(i);
+    }
+    rewriter.finalizeOpModification(group);
+    return success();
+  }
+};
+
+/// Removes results nobody uses, and forwards results that merely yield an
+/// input of the group (the value is already in memory).
+struct SimplifyGroupResults : OpRewritePattern<GroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GroupOp group,
+                                PatternRewriter &rewriter) const override {
+    YieldOp yield = group.getYield();
+    SmallVector<Value> keptValues;
+    SmallVector<Type> keptTypes;
+    SmallVector<std::pair<OpResult, Value>> forwards;
+    SmallVector<OpResult> keptResults;
+    for (auto [result, yielded] :
+         llvm::zip(group.getResults(), yield.getValues())) {
+      if (result.use_empty())
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(yielded);
+          arg && arg.getOwner() == &group.getBodyBlock()) {
+        forwards.push_back({cast<OpResult>(result),
+                            group.getInputs()[arg.getArgNumber()]});
+        continue;
+      }
+      keptValues.push_back(yielded);
+      keptTypes.push_back(result.getType());
+      keptResults.push_back(cast<OpResult>(result));
+    }
+    if (keptResults.size() == group.getNumResults())
+      return failure();
+
+    for (auto [result, input] : forwards)
+      rewriter.replaceAllUsesWith(result, input);
+    auto newGroup = GroupOp::create(
+        rewriter, group.getLoc(), keptTypes, group.getInputs(),
+        group.getSymNameAttr(), group.getKindAttr(), group.getDecisionsAttr(),
+        group.getStrategyAttr());
+    rewriter.inlineRegionBefore(group.getBody(), newGroup.getBody(),
+                                newGroup.getBody().end());
+    rewriter.setInsertionPoint(yield);
+    rewriter.replaceOpWithNewOp<YieldOp>(yield, keptValues);
+    for (auto [oldResult, newResult] :
+         llvm::zip(keptResults, newGroup.getResults()))
+      rewriter.replaceAllUsesWith(oldResult, newResult);
+    rewriter.eraseOp(group);
+    return success();
+  }
+};
+
+} // namespace
+
+void GroupOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<SimplifyGroupInputs, SimplifyGroupResults>(context);
+}
+
+#define GET_OP_CLASSES
+#include "dialect/FusionOps.cpp.inc"

@@ -1,0 +1,450 @@
+//===- FormFusionGroups.cpp - plan which elementwise ops share a kernel ---===//
+//
+// Clusters elementwise linalg.generic ops into fusion.group regions. See the
+// pass description in Passes.td for the rules and the cost model; this file
+// keeps the cost model's arithmetic next to the sentences that report it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+#include "transforms/Utils.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "fusion-form-groups"
+
+namespace kfuse {
+#define GEN_PASS_DEF_FORMFUSIONGROUPS
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+using namespace kfuse;
+
+namespace {
+
+enum class RecomputePolicy { Auto, Never, Always };
+
+struct Cluster {
+  llvm::SetVector<Operation *> ops; // in block order once finalized
+  std::string name;
+  SmallVector<std::string> decisions;
+};
+
+/// Ops in `block` reached from the results of `op` (mapped to their ancestor
+/// in `block`).
+static SmallVector<Operation *> usersInBlock(Block *block, Operation *op) {
+  SmallVector<Operation *> users;
+  for (Operation *user : op->getUsers())
+    if (Operation *anc = block->findAncestorOpInBlock(*user))
+      users.push_back(anc);
+  return users;
+}
+
+/// True if an op in `targets` is reachable from `sources` along def-use edges
+/// through at least one op outside `sources`.
+static bool reachesThroughOutside(Block *block,
+                                  const llvm::DenseSet<Operation *> &sources,
+                                  const llvm::DenseSet<Operation *> &targets) {
+  SmallVector<Operation *> worklist;
+  llvm::DenseSet<Operation *> visited;
+  for (Operation *s : sources)
+    for (Operation *u : usersInBlock(block, s))
+      if (!sources.contains(u))
+        worklist.push_back(u);
+  while (!worklist.empty()) {
+    Operation *x = worklist.pop_back_val();
+    if (!visited.insert(x).second)
+      continue;
+    if (targets.contains(x))
+      return true;
+    for (Operation *u : usersInBlock(block, x)) {
+      if (targets.contains(u))
+        return true;
+      if (!sources.contains(u))
+        worklist.push_back(u);
+    }
+  }
+  return false;
+}
+
+/// Values `op` and the ops nested in it use but that are defined outside it
+/// (canonicalization hoists body constants out of linalg.generic regions).
+static llvm::SetVector<Value> valuesFromOutside(Operation *op) {
+  llvm::SetVector<Value> values;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      Operation *owner = v.getParentBlock()->getParentOp();
+      if (owner != op && !op->isProperAncestor(owner))
+        values.insert(v);
+    }
+  });
+  return values;
+}
+
+/// Values defined by these ops are cloned into each group that uses them
+/// instead of becoming group inputs: they cost no memory traffic.
+static bool isClonedIntoGroups(Operation *op) {
+  return op && (isa<tensor::EmptyOp>(op) || matchPattern(op, m_Constant()));
+}
+
+struct FormFusionGroupsPass
+    : kfuse::impl::FormFusionGroupsBase<FormFusionGroupsPass> {
+  using FormFusionGroupsBase::FormFusionGroupsBase;
+
+  void runOnOperation() override;
+
+private:
+  Block *block = nullptr;
+  std::vector<Cluster> clusters;
+  llvm::DenseMap<Operation *, unsigned> clusterOf;
+
+  llvm::DenseSet<Operation *> opsOf(unsigned c) const {
+    return llvm::DenseSet<Operation *>(clusters[c].ops.begin(),
+                                       clusters[c].ops.end());
+  }
+  std::optional<unsigned> lookup(Operation *op) const {
+    auto it = clusterOf.find(op);
+    if (it == clusterOf.end())
+      return std::nullopt;
+    return it->second;
+  }
+  /// Values the ops of cluster `c` read from outside it.
+  llvm::DenseSet<Value> externalReads(unsigned c) const;
+  std::string describe(Operation *op) const;
+  /// Position of `op` in its cluster, as reports number ops.
+  unsigned opIndex(unsigned c, Operation *op) const {
+    return llvm::find(clusters[c].ops, op) - clusters[c].ops.begin();
+  }
+  void decideMultiConsumer(RecomputePolicy policy);
+  LogicalResult buildGroup(unsigned c, OpBuilder &b);
+};
+
+} // namespace
+
+std::string FormFusionGroupsPass::describe(Operation *op) const {
+  if (auto c = lookup(op))
+    return "group '" + clusters[*c].name + "'";
+  return "'" + op->getName().getStringRef().str() + "'";
+}
+
+llvm::DenseSet<Value> FormFusionGroupsPass::externalReads(unsigned c) const {
+  llvm::DenseSet<Value> reads;
+  for (Operation *op : clusters[c].ops)
+    for (Value v : valuesFromOutside(op)) {
+      Operation *def = v.getDefiningOp();
+      if (def && (clusters[c].ops.contains(def) || isClonedIntoGroups(def)))
+        continue;
+      reads.insert(v);
+    }
+  return reads;
+}
+
+void FormFusionGroupsPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  RecomputePolicy policy;
+  if (recompute == "auto")
+    policy = RecomputePolicy::Auto;
+  else if (recompute == "never")
+    policy = RecomputePolicy::Never;
+  else if (recompute == "always")
+    policy = RecomputePolicy::Always;
+  else {
+    func.emitError() << "fusion-form-groups: option recompute must be 'auto', "
+                        "'never' or 'always', got '"
+                     << recompute << "'";
+    return signalPassFailure();
+  }
+  if (!func.getBody().hasOneBlock()) {
+    func.emitError() << "fusion-form-groups: functions with more than one "
+                        "block are not supported";
+    return signalPassFailure();
+  }
+  block = &func.getBody().front();
+
+  // 1. Union producers into consumers in program order.
+  SmallVector<Operation *> fusible;
+  for (Operation &op : *block)
+    if (isElementwiseGeneric(&op))
+      fusible.push_back(&op);
+  llvm::EquivalenceClasses<Operation *> classes;
+  for (Operation *op : fusible)
+    classes.insert(op);
+  // Reasons an edge between two fusible ops stayed unfused, reported on the
+  // consumer's group.
+  SmallVector<std::pair<Operation *, std::string>> unfused;
+  for (Operation *consumer : fusible) {
+    for (OpOperand &use : consumer->getOpOperands()) {
+      Operation *producer = use.get().getDefiningOp();
+      if (!producer || !isElementwiseGeneric(producer))
+        continue;
+      if (classes.isEquivalent(producer, consumer))
+        continue;
+      if (!linalg::areElementwiseOpsFusable(&use)) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " is read through an indexing map that elementwise "
+                           "fusion cannot merge"});
+        continue;
+      }
+      llvm::DenseSet<Operation *> merged;
+      for (auto it = classes.findLeader(producer); it != classes.member_end();
+           ++it)
+        merged.insert(*it);
+      for (auto it = classes.findLeader(consumer); it != classes.member_end();
+           ++it)
+        merged.insert(*it);
+      if (reachesThroughOutside(block, merged, merged)) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " stays unfused: merging with its producer would "
+                           "create a cycle through an op outside the group"});
+        continue;
+      }
+      classes.unionSets(producer, consumer);
+    }
+  }
+
+  // 2. Clusters in block order of their first op.
+  clusters.clear();
+  clusterOf.clear();
+  for (Operation *op : fusible) {
+    Operation *leader = classes.getLeaderValue(op);
+    unsigned c;
+    if (auto existing = lookup(leader)) {
+      c = *existing;
+    } else {
+      c = clusters.size();
+      clusters.emplace_back();
+      clusters.back().name = "g" + std::to_string(c);
+      clusterOf[leader] = c;
+    }
+    clusterOf[op] = c;
+    clusters[c].ops.insert(op);
+  }
+  for (auto &[consumer, reason] : unfused)
+    clusters[clusterOf[consumer]].decisions.push_back(reason);
+
+  // 3. Producers needed by several groups: recompute or materialize.
+  decideMultiConsumer(policy);
+
+  // 4. One fusion.group per cluster.
+  OpBuilder b(func.getContext());
+  for (unsigned c = 0; c < clusters.size(); ++c)
+    if (failed(buildGroup(c, b)))
+      return signalPassFailure();
+  if (!sortTopologically(block)) {
+    func.emitError() << "fusion-form-groups: grouping produced a cycle "
+                        "(internal error)";
+    return signalPassFailure();
+  }
+}
+
+void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
+  // Snapshot: recomputation adds clones to clusters as it goes.
+  SmallVector<Operation *> producers;
+  for (Cluster &cl : clusters)
+    producers.append(cl.ops.begin(), cl.ops.end());
+
+  for (Operation *producer : producers) {
+    unsigned home = clusterOf[producer];
+    for (OpResult result : producer->getResults()) {
+      // Which other groups read this value, and must it be written anyway?
+      bool mustWrite = false, usedInside = false;
+      std::string writtenFor;
+      llvm::SetVector<unsigned> readers;
+      for (OpOperand &use : result.getUses()) {
+        Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+        auto c = user ? lookup(user) : std::nullopt;
+        if (c && *c == home) {
+          usedInside = true;
+          continue;
+        }
+        if (!c) {
+          if (!mustWrite)
+            writtenFor = describe(user);
+          mustWrite = true;
+          continue;
+        }
+        readers.insert(*c);
+      }
+      // Only a value that also feeds its own group is a multi-consumer
+      // decision worth reporting; a plain group output is always written.
+      if (mustWrite && usedInside)
+        clusters[home].decisions.push_back(
+            "materializes result #" + std::to_string(result.getResultNumber()) +
+            " of op " + std::to_string(opIndex(home, producer)) +
+            " (" + std::to_string(bytesOf(result)) + " B): read by " +
+            writtenFor);
+
+      bool written = mustWrite;
+      for (unsigned reader : readers) {
+        Cluster &rc = clusters[reader];
+        // Legal: the producer reads only values from outside its own group,
+        // every use in the reader is fusable, and cloning it adds no cycle.
+        bool legal = true;
+        llvm::DenseSet<Operation *> operandDefs;
+        for (Value v : producer->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (def && clusters[home].ops.contains(def) &&
+              !isClonedIntoGroups(def))
+            legal = false;
+          if (def && !isClonedIntoGroups(def) && !rc.ops.contains(def))
+            operandDefs.insert(def);
+        }
+        SmallVector<OpOperand *> readerUses;
+        for (OpOperand &use : result.getUses())
+          if (rc.ops.contains(use.getOwner()))
+            readerUses.push_back(&use);
+          else if (auto c = lookup(block->findAncestorOpInBlock(
+                       *use.getOwner()));
+                   c && *c == reader)
+            legal = false; // nested use: keep it simple, materialize
+        for (OpOperand *use : readerUses)
+          legal &= linalg::areElementwiseOpsFusable(use);
+        if (legal && !operandDefs.empty())
+          legal = !reachesThroughOutside(block, opsOf(reader), operandDefs);
+
+        llvm::DenseSet<Value> alreadyRead = externalReads(reader);
+        int64_t rereadBytes = 0;
+        for (Value v : producer->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (isClonedIntoGroups(def) || alreadyRead.contains(v))
+            continue;
+          if (isa<linalg::GenericOp>(producer) &&
+              llvm::is_contained(
+                  cast<linalg::GenericOp>(producer).getDpsInits(), v))
+            continue; // inits of elementwise generics are never read
+          rereadBytes += bytesOf(v);
+        }
+        int64_t materializeBytes = (written ? 0 : bytesOf(result)) +
+                                   bytesOf(result);
+        bool recomputeIt;
+        std::string why;
+        switch (policy) {
+        case RecomputePolicy::Never:
+          recomputeIt = false;
+          why = "recompute=never";
+          break;
+        case RecomputePolicy::Always:
+          recomputeIt = legal;
+          why = legal ? "recompute=always" : "recomputing is not legal here";
+          break;
+        case RecomputePolicy::Auto:
+          recomputeIt = legal && rereadBytes < materializeBytes;
+          why = !legal ? "recomputing is not legal here"
+                       : ("re-reading its inputs costs " +
+                          std::to_string(rereadBytes) + " B, materializing " +
+                          std::to_string(materializeBytes) + " B");
+          break;
+        }
+        std::string what = "result #" + std::to_string(result.getResultNumber()) +
+                           " of op " +
+                           std::to_string(opIndex(home, producer)) +
+                           " of group '" + clusters[home].name + "'";
+        if (!recomputeIt) {
+          written = true;
+          clusters[home].decisions.push_back(
+              "materializes " + what + " for group '" + rc.name + "': " + why);
+          continue;
+        }
+        // Clone the producer in front of the reader's first use.
+        Operation *firstUser = nullptr;
+        for (OpOperand *use : readerUses)
+          if (!firstUser || use->getOwner()->isBeforeInBlock(firstUser))
+            firstUser = use->getOwner();
+        OpBuilder b(firstUser);
+        Operation *clone = b.clone(*producer);
+        for (OpOperand *use : readerUses)
+          use->set(clone->getResult(result.getResultNumber()));
+        rc.ops.insert(clone);
+        clusterOf[clone] = reader;
+        rc.decisions.push_back("recomputes " + what + ": " + why);
+      }
+    }
+  }
+  // Keep each cluster in block order (clones were appended).
+  for (Cluster &cl : clusters) {
+    SmallVector<Operation *> ordered(cl.ops.begin(), cl.ops.end());
+    llvm::sort(ordered,
+               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    cl.ops.clear();
+    cl.ops.insert(ordered.begin(), ordered.end());
+  }
+}
+
+LogicalResult FormFusionGroupsPass::buildGroup(unsigned c, OpBuilder &b) {
+  Cluster &cl = clusters[c];
+  // A producer whose every external use was recomputed may be left unused.
+  SmallVector<Operation *> ops;
+  for (Operation *op : cl.ops)
+    ops.push_back(op);
+
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Operation *> cloned;
+  for (Operation *op : ops)
+    for (Value v : valuesFromOutside(op)) {
+      Operation *def = v.getDefiningOp();
+      if (def && cl.ops.contains(def))
+        continue;
+      if (isClonedIntoGroups(def))
+        cloned.insert(def);
+      else
+        inputs.insert(v);
+    }
+  SmallVector<Value> results;
+  for (Operation *op : ops)
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(), [&](Operation *u) {
+            Operation *anc = block->findAncestorOpInBlock(*u);
+            return !anc || !cl.ops.contains(anc);
+          }))
+        results.push_back(r);
+
+  b.setInsertionPointAfter(ops.back());
+  SmallVector<Type> resultTypes;
+  for (Value r : results)
+    resultTypes.push_back(r.getType());
+  SmallVector<Value> inputValues(inputs.begin(), inputs.end());
+  SmallVector<Attribute> decisions;
+  for (const std::string &d : cl.decisions)
+    decisions.push_back(b.getStringAttr(d));
+  auto group = fusion::GroupOp::create(
+      b, ops.front()->getLoc(), resultTypes, inputValues,
+      b.getStringAttr(cl.name), b.getStringAttr("elementwise"),
+      decisions.empty() ? ArrayAttr() : b.getArrayAttr(decisions),
+      fusion::StrategyAttr());
+  Block *body = new Block();
+  group.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value in : inputValues)
+    mapping.map(in, body->addArgument(in.getType(), in.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  for (Operation *def : cloned)
+    inner.clone(*def, mapping);
+  for (Operation *op : ops)
+    inner.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value r : results)
+    yielded.push_back(mapping.lookup(r));
+  fusion::YieldOp::create(inner, group.getLoc(), yielded);
+
+  for (auto [oldResult, newResult] : llvm::zip(results, group.getResults()))
+    oldResult.replaceUsesWithIf(newResult, [&](OpOperand &use) {
+      return use.getOwner() != group.getOperation() &&
+             !group->isAncestor(use.getOwner());
+    });
+  for (Operation *op : llvm::reverse(ops)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  return success();
+}

@@ -1,0 +1,464 @@
+//===- GenericToGPU.cpp - elementwise kernels as vectorized gpu.launch ----===//
+//
+// Lowers each tagged elementwise linalg.generic on memrefs to one gpu.launch
+// that follows the group's #fusion.strategy. Every operand is viewed as a
+// flat 1-D memref; a thread handles `vector` consecutive elements of the
+// flattened iteration space at a time, which (since the innermost extent is
+// a multiple of `vector`) never crosses a row. Per operand the innermost
+// loop dimension decides the access:
+//   contiguous - the operand's last index is that dimension: one vector.load
+//   splat      - the operand does not depend on it: one scalar load, broadcast
+//   gather     - anything else: `vector` scalar loads
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "fusion-generic-to-gpu"
+
+namespace kfuse {
+#define GEN_PASS_DEF_GENERICTOGPU
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+using namespace kfuse;
+
+namespace {
+
+enum class Access { Contiguous, Splat, Gather };
+
+struct Operand {
+  Value flat;          // 1-D view of the buffer
+  AffineMap map;       // loop indices -> buffer indices
+  SmallVector<int64_t> strides; // row-major strides of the buffer
+  Access access;
+  Type elementType;
+};
+
+class KernelEmitter {
+public:
+  KernelEmitter(linalg::GenericOp op, fusion::StrategyAttr strategy)
+      : op(op), strategy(strategy), width(strategy.getVector()) {}
+
+  LogicalResult emit();
+
+private:
+  linalg::GenericOp op;
+  fusion::StrategyAttr strategy;
+  int64_t width;
+  SmallVector<int64_t> loops;
+  SmallVector<Operand> operands; // inputs then outputs
+
+  Type vectorOf(Type scalar) const {
+    return width == 1 ? scalar : VectorType::get({width}, scalar);
+  }
+  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear);
+  Value offsetOf(OpBuilder &b, Location loc, const Operand &operand,
+                 ArrayRef<Value> indices, int64_t lane);
+  Value load(OpBuilder &b, Location loc, const Operand &operand,
+             ArrayRef<Value> indices);
+  void store(OpBuilder &b, Location loc, const Operand &operand,
+             ArrayRef<Value> indices, Value value);
+  FailureOr<SmallVector<Value>> compute(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> inputs,
+                                        ArrayRef<Value> indices);
+  LogicalResult prepare(OpBuilder &b);
+};
+
+static Access classify(AffineMap map, unsigned innermost) {
+  if (map.getNumDims() == 0)
+    return Access::Splat;
+  unsigned uses = 0;
+  for (AffineExpr e : map.getResults())
+    uses += e.isFunctionOfDim(innermost);
+  if (uses == 0)
+    return Access::Splat;
+  if (uses == 1 && map.getNumResults() > 0) {
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (last && last.getPosition() == innermost)
+      return Access::Contiguous;
+  }
+  return Access::Gather;
+}
+
+LogicalResult KernelEmitter::prepare(OpBuilder &b) {
+  loops = op.getStaticLoopRanges();
+  if (llvm::any_of(loops, ShapedType::isDynamic))
+    return op.emitError("fusion-generic-to-gpu: dynamic loop ranges are not "
+                        "supported");
+  if (!loops.empty() && loops.back() % width != 0)
+    return op.emitError() << "fusion-generic-to-gpu: innermost extent "
+                          << loops.back() << " is not a multiple of the "
+                          << "strategy's vector width " << width;
+  unsigned innermost = loops.empty() ? 0 : loops.size() - 1;
+  for (OpOperand &opOperand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(opOperand.get().getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return op.emitError() << "fusion-generic-to-gpu: operand #"
+                            << opOperand.getOperandNumber()
+                            << " must be a memref of static shape with the "
+                               "identity layout, got "
+                            << opOperand.get().getType();
+    Operand operand;
+    operand.map = op.getMatchingIndexingMap(&opOperand);
+    operand.elementType = type.getElementType();
+    operand.access = classify(operand.map, innermost);
+    for (AffineExpr e : operand.map.getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(e))
+        return op.emitError() << "fusion-generic-to-gpu: operand #"
+                              << opOperand.getOperandNumber()
+                              << " uses the indexing map "
+                              << AffineMapAttr::get(operand.map)
+                              << "; only loop indices and constants are "
+                                 "supported as results";
+    if (width > 1 && operand.elementType.isInteger(1))
+      return op.emitError("fusion-generic-to-gpu: boolean operands need "
+                          "vector width 1");
+    int64_t stride = 1;
+    operand.strides.assign(type.getRank(), 1);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      operand.strides[d] = stride;
+      stride *= type.getDimSize(d);
+    }
+    Location loc = op.getLoc();
+    if (type.getRank() == 1) {
+      operand.flat = opOperand.get();
+    } else {
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      if (type.getRank() == 0)
+        operand.flat = memref::ExpandShapeOp::create(
+            b, loc, MemRefType::get({1}, type.getElementType()),
+            opOperand.get(), ArrayRef<ReassociationIndices>{});
+      else
+        operand.flat =
+            memref::CollapseShapeOp::create(b, loc, opOperand.get(), all);
+    }
+    if (opOperand.getOperandNumber() >= op.getNumDpsInputs() &&
+        operand.access == Access::Splat && !loops.empty())
+      return op.emitError("fusion-generic-to-gpu: an output that does not "
+                          "vary along the innermost loop is not supported");
+    operands.push_back(operand);
+  }
+  return success();
+}
+
+SmallVector<Value> KernelEmitter::delinearize(OpBuilder &b, Location loc,
+                                              Value linear) {
+  SmallVector<Value> indices(loops.size());
+  Value rest = linear;
+  for (int64_t d = loops.size() - 1; d >= 0; --d) {
+    if (d == 0) {
+      indices[d] = rest;
+      break;
+    }
+    Value extent = arith::ConstantIndexOp::create(b, loc, loops[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, extent);
+    rest = arith::DivUIOp::create(b, loc, rest, extent);
+  }
+  return indices;
+}
+
+Value KernelEmitter::offsetOf(OpBuilder &b, Location loc,
+                              const Operand &operand, ArrayRef<Value> indices,
+                              int64_t lane) {
+  // `indices` ends with the linear element index: an operand laid out like
+  // the iteration space is addressed by it directly.
+  if (operand.map.isIdentity() &&
+      operand.map.getNumResults() == loops.size()) {
+    Value linear = indices.back();
+    if (lane == 0)
+      return linear;
+    return arith::AddIOp::create(b, loc, linear,
+                                 arith::ConstantIndexOp::create(b, loc, lane));
+  }
+  Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [pos, expr] : llvm::enumerate(operand.map.getResults())) {
+    Value index;
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      index = indices[dim.getPosition()];
+      if (lane != 0 && dim.getPosition() == loops.size() - 1)
+        index = arith::AddIOp::create(
+            b, loc, index, arith::ConstantIndexOp::create(b, loc, lane));
+    } else if (auto cst = dyn_cast<AffineConstantExpr>(expr)) {
+      index = arith::ConstantIndexOp::create(b, loc, cst.getValue());
+    } else {
+      llvm_unreachable("prepare() admits only dim and constant exprs");
+    }
+    Value term = arith::MulIOp::create(
+        b, loc, index,
+        arith::ConstantIndexOp::create(b, loc, operand.strides[pos]));
+    offset = arith::AddIOp::create(b, loc, offset, term);
+  }
+  return offset;
+}
+
+Value KernelEmitter::load(OpBuilder &b, Location loc, const Operand &operand,
+                          ArrayRef<Value> indices) {
+  Type elem = operand.elementType;
+  unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+  switch (operand.access) {
+  case Access::Contiguous:
+    if (width > 1) {
+      Value offset = offsetOf(b, loc, operand, indices, 0);
+      return vector::LoadOp::create(
+          b, loc, cast<VectorType>(vectorOf(elem)), operand.flat,
+          ValueRange{offset}, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * bytes));
+    }
+    [[fallthrough]];
+  case Access::Splat: {
+    Value offset = offsetOf(b, loc, operand, indices, 0);
+    Value scalar =
+        memref::LoadOp::create(b, loc, operand.flat, ValueRange{offset});
+    if (width == 1)
+      return scalar;
+    return vector::BroadcastOp::create(b, loc, vectorOf(elem), scalar);
+  }
+  case Access::Gather: {
+    SmallVector<Value> lanes;
+    for (int64_t lane = 0; lane < width; ++lane)
+      lanes.push_back(memref::LoadOp::create(
+          b, loc, operand.flat,
+          ValueRange{offsetOf(b, loc, operand, indices, lane)}));
+    if (width == 1)
+      return lanes.front();
+    return vector::FromElementsOp::create(
+        b, loc, cast<VectorType>(vectorOf(elem)), lanes);
+  }
+  }
+  llvm_unreachable("unknown access");
+}
+
+void KernelEmitter::store(OpBuilder &b, Location loc, const Operand &operand,
+                          ArrayRef<Value> indices, Value value) {
+  Type elem = operand.elementType;
+  unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+  if (width == 1) {
+    memref::StoreOp::create(b, loc, value, operand.flat,
+                            ValueRange{offsetOf(b, loc, operand, indices, 0)});
+    return;
+  }
+  if (operand.access == Access::Contiguous) {
+    vector::StoreOp::create(b, loc, value, operand.flat,
+                            ValueRange{offsetOf(b, loc, operand, indices, 0)},
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(width * bytes));
+    return;
+  }
+  for (int64_t lane = 0; lane < width; ++lane) {
+    Value v = vector::ExtractOp::create(b, loc, value, lane);
+    memref::StoreOp::create(
+        b, loc, v, operand.flat,
+        ValueRange{offsetOf(b, loc, operand, indices, lane)});
+  }
+}
+
+FailureOr<SmallVector<Value>>
+KernelEmitter::compute(OpBuilder &b, Location loc, ArrayRef<Value> blockValues,
+                       ArrayRef<Value> indices) {
+  Block *body = op.getBody();
+  IRMapping mapping;
+  for (auto [arg, v] : llvm::zip(body->getArguments(), blockValues))
+    mapping.map(arg, v);
+  auto lookup = [&](Value v) -> Value {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    // Defined outside the body: the same value in every lane.
+    if (width == 1)
+      return v;
+    return vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
+  };
+  for (Operation &inner : body->without_terminator()) {
+    if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
+      Attribute value = cst.getValue();
+      if (width > 1)
+        value = DenseElementsAttr::get(
+            cast<ShapedType>(vectorOf(cst.getType())), value);
+      mapping.map(cst.getResult(),
+                  arith::ConstantOp::create(b, loc, cast<TypedAttr>(value)));
+      continue;
+    }
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      Value i = indices[index.getDim()];
+      Value v = width == 1 ? i
+                           : vector::BroadcastOp::create(
+                                 b, loc, vectorOf(b.getIndexType()), i);
+      if (width > 1 && index.getDim() == loops.size() - 1) {
+        Value step = vector::StepOp::create(
+            b, loc, cast<VectorType>(vectorOf(b.getIndexType())));
+        v = arith::AddIOp::create(b, loc, v, step);
+      }
+      mapping.map(index.getResult(), v);
+      continue;
+    }
+    if (!inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() != 0)
+      return inner.emitError()
+             << "fusion-generic-to-gpu: cannot vectorize '" << inner.getName()
+             << "' in the body of kernel '"
+             << op->getAttrOfType<StringAttr>(kKernelAttr).getValue() << "'";
+    OperationState state(loc, inner.getName());
+    for (Value v : inner.getOperands())
+      state.addOperands(lookup(v));
+    for (Type t : inner.getResultTypes())
+      state.addTypes(vectorOf(t));
+    state.addAttributes(inner.getAttrs());
+    Operation *clone = b.create(state);
+    for (auto [oldR, newR] : llvm::zip(inner.getResults(), clone->getResults()))
+      mapping.map(oldR, newR);
+  }
+  SmallVector<Value> results;
+  for (Value v : body->getTerminator()->getOperands())
+    results.push_back(lookup(v));
+  return results;
+}
+
+LogicalResult KernelEmitter::emit() {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  loops = op.getStaticLoopRanges();
+  int64_t numElements = 1;
+  for (int64_t l : loops)
+    numElements *= l;
+  int64_t numVectors = numElements / width;
+  int64_t threads = strategy.getThreads();
+  int64_t blocks = strategy.getBlocks();
+  int64_t unroll = strategy.getUnroll();
+  int64_t stride = threads * blocks; // vectors per grid-wide step
+  int64_t fullTrips = numVectors / (stride * unroll);
+
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  Value one = cIdx(b, 1);
+  // All kernels of a program go into one gpu.module (one PTX image), each
+  // named after its function and group.
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  std::string kernelName =
+      (func.getName() + "_" +
+       op->getAttrOfType<StringAttr>(kKernelAttr).getValue())
+          .str();
+  auto launch = gpu::LaunchOp::create(
+      b, loc, cIdx(b, blocks), one, one, cIdx(b, threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
+      FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
+      FlatSymbolRefAttr::get(b.getContext(), kernelName));
+  Block &launchBody = launch.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockEnd(&launchBody);
+  // Views are taken inside the kernel so the host sees only whole buffers.
+  if (failed(prepare(kb))) {
+    launch.erase();
+    return failure();
+  }
+  Value tid = arith::AddIOp::create(
+      kb, loc,
+      arith::MulIOp::create(kb, loc, launch.getBlockIds().x, cIdx(kb, threads)),
+      launch.getThreadIds().x);
+
+  unsigned numInputs = op.getNumDpsInputs();
+  Block *body = op.getBody();
+  // One vector step: loads of every vector first, so they are in flight
+  // together, then arithmetic, then stores.
+  auto emitVectors = [&](OpBuilder &bb, ArrayRef<Value> vectorIds) -> LogicalResult {
+    SmallVector<SmallVector<Value>> indexSets;
+    SmallVector<SmallVector<Value>> blockValues;
+    for (Value vid : vectorIds) {
+      Value linear = arith::MulIOp::create(bb, loc, vid, cIdx(bb, width));
+      indexSets.push_back(delinearize(bb, loc, linear));
+      indexSets.back().push_back(linear);
+      SmallVector<Value> values;
+      for (auto [i, operand] : llvm::enumerate(operands)) {
+        bool needed = body->getArgument(i).use_empty() ? false : true;
+        values.push_back(needed ? load(bb, loc, operand, indexSets.back())
+                                : Value());
+      }
+      blockValues.push_back(values);
+    }
+    SmallVector<SmallVector<Value>> results;
+    for (auto [values, indices] : llvm::zip(blockValues, indexSets)) {
+      auto r = compute(bb, loc, values, indices);
+      if (failed(r))
+        return failure();
+      results.push_back(*r);
+    }
+    for (auto [r, indices] : llvm::zip(results, indexSets))
+      for (auto [k, v] : llvm::enumerate(r))
+        store(bb, loc, operands[numInputs + k], indices, v);
+    return success();
+  };
+
+  bool ok = true;
+  if (fullTrips > 0) {
+    auto loop = scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, fullTrips),
+                                   one);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value base = arith::AddIOp::create(
+        lb, loc,
+        arith::MulIOp::create(lb, loc, loop.getInductionVar(),
+                              cIdx(lb, stride * unroll)),
+        tid);
+    SmallVector<Value> ids;
+    for (int64_t k = 0; k < unroll; ++k)
+      ids.push_back(k == 0 ? base
+                           : arith::AddIOp::create(lb, loc, base,
+                                                   cIdx(lb, k * stride))
+                                 .getResult());
+    ok &= succeeded(emitVectors(lb, ids));
+  }
+  int64_t done = fullTrips * stride * unroll;
+  if (done < numVectors) {
+    Value start = arith::AddIOp::create(kb, loc, tid, cIdx(kb, done));
+    auto loop = scf::ForOp::create(kb, loc, start, cIdx(kb, numVectors),
+                                   cIdx(kb, stride));
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    ok &= succeeded(emitVectors(lb, {loop.getInductionVar()}));
+  }
+  gpu::TerminatorOp::create(kb, loc);
+  if (!ok)
+    return failure();
+  op.erase();
+  return success();
+}
+
+struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
+  using GenericToGPUBase::GenericToGPUBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> kernels;
+    WalkResult walk = getOperation().walk([&](linalg::GenericOp op) {
+      if (!op->hasAttr(kKernelAttr)) {
+        op.emitError("fusion-generic-to-gpu: linalg.generic outside any "
+                     "fusion group (run fusion-inline-groups first)");
+        return WalkResult::interrupt();
+      }
+      if (!op.hasPureBufferSemantics()) {
+        op.emitError("fusion-generic-to-gpu: expects a bufferized generic");
+        return WalkResult::interrupt();
+      }
+      kernels.push_back(op);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    for (linalg::GenericOp op : kernels) {
+      auto strategy = op->getAttrOfType<fusion::StrategyAttr>(kStrategyAttr);
+      if (!strategy) {
+        op.emitError("fusion-generic-to-gpu: kernel has no #fusion.strategy "
+                     "(run fusion-select-strategy first)");
+        return signalPassFailure();
+      }
+      if (failed(KernelEmitter(op, strategy).emit()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

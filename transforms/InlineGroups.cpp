@@ -1,0 +1,64 @@
+//===- InlineGroups.cpp - replace fusion.group ops by their kernels -------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#define DEBUG_TYPE "fusion-inline-groups"
+
+namespace kfuse {
+#define GEN_PASS_DEF_INLINEGROUPS
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+using namespace kfuse;
+
+/// Ops that may stay outside groups: code generation handles them on the host
+/// or they vanish in bufferization.
+static bool isHostOp(Operation &op) {
+  return isa<fusion::GroupOp, func::ReturnOp, tensor::EmptyOp>(op) ||
+         (op.hasTrait<OpTrait::ConstantLike>() &&
+          !isa<ShapedType>(op.getResult(0).getType()));
+}
+
+namespace {
+struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
+  using InlineGroupsBase::InlineGroupsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (!isHostOp(op)) {
+          op.emitError() << "kfuse cannot generate code for '" << op.getName()
+                         << "' yet: only elementwise linalg.generic ops "
+                            "(inside fusion groups) are supported";
+          return signalPassFailure();
+        }
+
+    SmallVector<fusion::GroupOp> groups;
+    func.walk([&](fusion::GroupOp g) { groups.push_back(g); });
+    for (fusion::GroupOp group : groups) {
+      OpBuilder b(group);
+      IRMapping mapping;
+      for (auto [arg, in] :
+           llvm::zip(group.getBodyBlock().getArguments(), group.getInputs()))
+        mapping.map(arg, in);
+      for (Operation &op : group.getBodyBlock().without_terminator()) {
+        Operation *clone = b.clone(op, mapping);
+        if (isa<linalg::GenericOp>(clone)) {
+          clone->setAttr(kKernelAttr, group.getSymNameAttr());
+          if (auto strategy = group.getStrategyAttr())
+            clone->setAttr(kStrategyAttr, strategy);
+        }
+      }
+      for (auto [result, yielded] :
+           llvm::zip(group.getResults(), group.getYield().getValues()))
+        result.replaceAllUsesWith(mapping.lookupOrDefault(yielded));
+      group.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,38 @@
+//===- Passes.h - kfuse passes and pipelines --------------------*- C++ -*-===//
+
+#ifndef KFUSE_TRANSFORMS_PASSES_H
+#define KFUSE_TRANSFORMS_PASSES_H
+
+#include "dialect/FusionOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kfuse {
+
+#define GEN_PASS_DECL
+#include "transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "transforms/Passes.h.inc"
+
+/// Attribute names shared by the code-generation passes.
+inline constexpr llvm::StringLiteral kKernelAttr = "fusion.kernel";
+inline constexpr llvm::StringLiteral kStrategyAttr = "fusion.strategy";
+
+/// Registers the fusion dialect (and what its passes need) in `registry`.
+void registerDialects(mlir::DialectRegistry &registry);
+
+/// Registers kfuse's passes and its named pipelines (Pipelines.cpp).
+void registerAllPassesAndPipelines();
+
+} // namespace kfuse
+
+#endif // KFUSE_TRANSFORMS_PASSES_H

@@ -1,0 +1,117 @@
+//===- Passes.td - kfuse passes -----------------------------*- tablegen -*-===//
+
+#ifndef KFUSE_TRANSFORMS_PASSES_TD
+#define KFUSE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Fusion planning
+//===----------------------------------------------------------------------===//
+
+def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
+  let summary = "Groups elementwise producer-consumer chains into fusion.group ops";
+  let description = [{
+    Every elementwise `linalg.generic` (all loops parallel, tensor operands)
+    ends up in exactly one `fusion.group`. A producer and a consumer share a
+    group when upstream elementwise fusion can merge them
+    (`linalg::areElementwiseOpsFusable`) and merging creates no cycle through
+    an operation outside the group. Other operations stay outside and end
+    fusion.
+
+    A producer whose value is also needed by another group is either
+    materialized (yielded once, read back by the other group) or recomputed
+    inside the other group. The cost model counts HBM bytes: materializing
+    costs a write (unless the value must be written anyway) plus a read;
+    recomputing costs reading the producer's inputs that the other group does
+    not already read. The cheaper side wins, ties materialize (no extra
+    arithmetic). Only producers whose inputs all come from outside their own
+    group can be recomputed. Each decision is written as a sentence into the
+    group's `decisions`.
+  }];
+  let options = [
+    Option<"recompute", "recompute", "std::string", /*default=*/"\"auto\"",
+           "Multi-consumer producers: 'auto' (cost model), 'never' (always "
+           "materialize) or 'always' (recompute whenever legal)">,
+  ];
+  let dependentDialects = ["::kfuse::fusion::FusionDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Strategy
+//===----------------------------------------------------------------------===//
+
+def SelectStrategy : Pass<"fusion-select-strategy", "::mlir::ModuleOp"> {
+  let summary = "Chooses a GPU strategy for every fusion.group";
+  let description = [{
+    Writes `#fusion.strategy<threads, vector, unroll, blocks>` on each group
+    that has none. The vector width is the widest of 16, 8 and 4 bytes (in
+    elements of the widest element type in the group, at most 8) that divides
+    the innermost extent of the iteration space, falling back to 1 for
+    boolean operands. The grid covers the space once if that needs fewer
+    blocks than `blocks-per-sm` waves of the chip's SMs, and is capped there
+    otherwise, threads striding over the rest.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip: sm_80, sm_86, sm_89, sm_90">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Number of SMs; 0 takes the chip's default (sm_90: 132)">,
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block">,
+    Option<"unroll", "unroll", "int64_t", /*default=*/"4",
+           "Vector accesses in flight per thread and loop trip">,
+    Option<"blocksPerSm", "blocks-per-sm", "int64_t", /*default=*/"8",
+           "Resident blocks per SM the grid is sized for">,
+  ];
+  let dependentDialects = ["::kfuse::fusion::FusionDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Code generation
+//===----------------------------------------------------------------------===//
+
+def FuseGroupBodies : Pass<"fusion-fuse-group-bodies", "::mlir::func::FuncOp"> {
+  let summary = "Merges the linalg ops of each group into one linalg.generic";
+  let description = [{
+    Applies upstream elementwise fusion inside every `fusion.group`; the
+    producers' values that the group yields stay results of the merged op.
+    Fails with an error naming the group if a group does not end with exactly
+    one `linalg.generic`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def InlineGroups : Pass<"fusion-inline-groups", "::mlir::func::FuncOp"> {
+  let summary = "Replaces each fusion.group by its body";
+  let description = [{
+    Moves the single `linalg.generic` of each group into the enclosing
+    function and tags it with the group's name (`fusion.kernel`) and strategy
+    (`fusion.strategy`), which `fusion-generic-to-gpu` reads after
+    bufferization.
+  }];
+}
+
+def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Lowers tagged elementwise linalg.generic ops on memrefs to gpu.launch";
+  let description = [{
+    Each `linalg.generic` carrying `fusion.kernel` becomes one `gpu.launch`
+    following its `fusion.strategy`: a grid-stride loop over the flattened
+    iteration space in which each thread loads `unroll` vectors of `vector`
+    elements per trip (`vector.load` for contiguous operands, one scalar load
+    splatted for operands broadcast along the innermost dimension, gathered
+    scalars otherwise), evaluates the generic's body on vectors, and stores
+    the results. A remainder loop handles the vectors left after the last
+    full trip. Untagged generics and bodies with ops that cannot be
+    vectorized are errors.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // KFUSE_TRANSFORMS_PASSES_TD

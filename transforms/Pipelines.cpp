@@ -1,0 +1,198 @@
+//===- Pipelines.cpp - kfuse's named pass pipelines -----------------------===//
+//
+// Each compilation stage is one pipeline, built by one function from one
+// options struct and registered by name. fuse-opt and the Python driver run
+// these same pipelines (`fusion-plan{recompute=auto}`), so a stage is never
+// written twice.
+//
+//   fusion-normalize      canonical linalg-on-tensors (named ops generalized)
+//   fusion-plan           fusion.group formation
+//   fusion-codegen-cuda   strategy, one kernel per group, bufferize, gpu.launch,
+//                         outlining; the host function is left as the launch plan
+//   fusion-target-cuda    gpu.module -> NVVM -> PTX (gpu.binary)
+//   fusion-codegen-cpu    one loop nest per group, bufferized, C interface
+//   fusion-target-cpu     -> LLVM dialect, for the ExecutionEngine
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Fails the pipeline with a message. Pipeline builders cannot fail, so a bad
+/// option becomes a pass that reports it when the pipeline runs.
+struct ReportPipelineError
+    : PassWrapper<ReportPipelineError, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReportPipelineError)
+  explicit ReportPipelineError(std::string message)
+      : message(std::move(message)) {}
+  void runOnOperation() override {
+    getOperation().emitError(message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+
+/// Appends a textual pipeline; a malformed one (an option value the text
+/// cannot carry) becomes a pipeline error instead of a crash.
+void addPipeline(OpPassManager &pm, const std::string &text) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  OpPassManager probe("builtin.module");
+  if (failed(parsePassPipeline(text, probe, os))) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "kfuse: could not build pipeline '" + text + "': " + errors));
+    return;
+  }
+  (void)parsePassPipeline(text, pm, os);
+}
+
+bool isChip(const std::string &chip) {
+  return llvm::Regex("^sm_[0-9]+[a-z]?$").match(chip);
+}
+
+struct PlanOptions : PassPipelineOptions<PlanOptions> {
+  Option<std::string> recompute{
+      *this, "recompute",
+      llvm::cl::desc("Multi-consumer producers: auto, never or always"),
+      llvm::cl::init("auto")};
+};
+
+struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip"),
+                           llvm::cl::init("sm_90")};
+  Option<int64_t> smCount{*this, "sm-count",
+                          llvm::cl::desc("SM count (0: the chip's default)"),
+                          llvm::cl::init(0)};
+  Option<int64_t> threads{*this, "threads",
+                          llvm::cl::desc("Threads per block"),
+                          llvm::cl::init(256)};
+  Option<int64_t> unroll{*this, "unroll",
+                         llvm::cl::desc("Vector accesses in flight per thread"),
+                         llvm::cl::init(4)};
+  Option<int64_t> blocksPerSm{*this, "blocks-per-sm",
+                              llvm::cl::desc("Resident blocks per SM"),
+                              llvm::cl::init(8)};
+};
+
+struct CudaTargetOptions : PassPipelineOptions<CudaTargetOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features"),
+                               llvm::cl::init("+ptx80")};
+  Option<int64_t> optLevel{*this, "opt-level",
+                           llvm::cl::desc("LLVM optimization level"),
+                           llvm::cl::init(3)};
+};
+
+struct NoOptions : PassPipelineOptions<NoOptions> {};
+
+const char *kBufferize =
+    "one-shot-bufferize{bufferize-function-boundaries=1 "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
+    "cse,canonicalize";
+
+} // namespace
+
+namespace kfuse {
+
+void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
+  addPipeline(pm, "canonicalize,func.func(linalg-generalize-named-ops),cse");
+}
+
+void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
+  addPipeline(pm, llvm::formatv("func.func(fusion-form-groups{{recompute={0}}),"
+                                "canonicalize,cse",
+                                o.recompute.getValue())
+                      .str());
+}
+
+void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
+  if (!isChip(o.chip)) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: chip must look like sm_90, got '" + o.chip +
+        "'"));
+    return;
+  }
+  addPipeline(
+      pm,
+      llvm::formatv(
+          "fusion-select-strategy{{chip={0} sm-count={1} threads={2} "
+          "unroll={3} blocks-per-sm={4}},"
+          "func.func(fusion-fuse-group-bodies,fusion-inline-groups),{5},"
+          "func.func(fusion-generic-to-gpu),cse,canonicalize,"
+          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+          "cse,canonicalize",
+          o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
+          o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize)
+          .str());
+}
+
+void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
+  if (!isChip(o.chip) || o.features.getValue().find_first_of(" ,{}") !=
+                             std::string::npos) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-target-cuda: bad chip '" + o.chip + "' or features '" +
+        o.features + "'"));
+    return;
+  }
+  addPipeline(
+      pm, llvm::formatv(
+              "nvvm-attach-target{{chip={0} features={1} O={2}},"
+              "gpu.module(expand-strided-metadata,lower-affine,"
+              "convert-scf-to-cf,convert-vector-to-llvm,"
+              "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
+              "cse,canonicalize,reconcile-unrealized-casts),"
+              "gpu-module-to-binary{{format=isa}",
+              o.chip.getValue(), o.features.getValue(), o.optLevel.getValue())
+              .str());
+}
+
+void buildCpuCodegenPipeline(OpPassManager &pm, const NoOptions &) {
+  addPipeline(pm, std::string("func.func(fusion-fuse-group-bodies,"
+                              "fusion-inline-groups),") +
+                      kBufferize +
+                      ",buffer-deallocation-pipeline,"
+                      "func.func(convert-linalg-to-loops),"
+                      "llvm-request-c-wrappers");
+}
+
+void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
+  addPipeline(pm, "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+                  "convert-math-to-libm,convert-math-to-llvm,convert-to-llvm,"
+                  "reconcile-unrealized-casts");
+}
+
+void registerPipelines() {
+  PassPipelineRegistration<NoOptions>(
+      "fusion-normalize", "Canonical linalg-on-tensors for planning",
+      buildNormalizePipeline);
+  PassPipelineRegistration<PlanOptions>(
+      "fusion-plan", "Forms fusion.group ops (fusion planning)",
+      buildPlanPipeline);
+  PassPipelineRegistration<CudaCodegenOptions>(
+      "fusion-codegen-cuda",
+      "Fusion groups to outlined, vectorized GPU kernels and a host function",
+      buildCudaCodegenPipeline);
+  PassPipelineRegistration<CudaTargetOptions>(
+      "fusion-target-cuda", "GPU kernels to PTX in a gpu.binary",
+      buildCudaTargetPipeline);
+  PassPipelineRegistration<NoOptions>(
+      "fusion-codegen-cpu", "Fusion groups to bufferized loop nests",
+      buildCpuCodegenPipeline);
+  PassPipelineRegistration<NoOptions>(
+      "fusion-target-cpu", "Loop nests to the LLVM dialect",
+      buildCpuTargetPipeline);
+}
+
+} // namespace kfuse

@@ -1,0 +1,91 @@
+//===- SelectStrategy.cpp - choose a GPU strategy per fusion.group --------===//
+
+#include "transforms/Passes.h"
+#include "transforms/Utils.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#define DEBUG_TYPE "fusion-select-strategy"
+
+namespace kfuse {
+#define GEN_PASS_DEF_SELECTSTRATEGY
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+using namespace kfuse;
+
+namespace {
+
+/// SM counts of the parts kfuse knows by chip name (the full-size part).
+static int64_t defaultSmCount(StringRef chip) {
+  return llvm::StringSwitch<int64_t>(chip)
+      .Case("sm_80", 108)
+      .Case("sm_86", 84)
+      .Case("sm_89", 128)
+      .Cases("sm_90", "sm_90a", 132)
+      .Default(0);
+}
+
+struct SelectStrategyPass : kfuse::impl::SelectStrategyBase<SelectStrategyPass> {
+  using SelectStrategyBase::SelectStrategyBase;
+
+  void runOnOperation() override {
+    int64_t sms = smCount > 0 ? smCount : defaultSmCount(chip);
+    if (sms <= 0) {
+      getOperation().emitError()
+          << "fusion-select-strategy: unknown chip '" << chip
+          << "' (known: sm_80, sm_86, sm_89, sm_90); pass sm-count= to use "
+             "another";
+      return signalPassFailure();
+    }
+    auto check = fusion::StrategyAttr::getChecked(
+        [&] { return getOperation().emitError("fusion-select-strategy: "); },
+        &getContext(), int64_t(threads), int64_t(1), int64_t(unroll), int64_t(1));
+    if (!check)
+      return signalPassFailure();
+
+    getOperation().walk([&](fusion::GroupOp group) {
+      if (group.getStrategy())
+        return;
+      // The iteration space is the shape of the group's results (all
+      // elementwise groups yield values of their loop shape).
+      ArrayRef<int64_t> space;
+      unsigned widestBits = 8;
+      bool hasBool = false;
+      auto visit = [&](Type t) {
+        auto shaped = cast<ShapedType>(t);
+        unsigned bits = shaped.getElementTypeBitWidth();
+        hasBool |= bits == 1;
+        widestBits = std::max(widestBits, bits);
+      };
+      for (Type t : group.getInputs().getTypes())
+        visit(t);
+      for (Type t : group.getResultTypes()) {
+        visit(t);
+        space = cast<ShapedType>(t).getShape();
+      }
+      int64_t inner = space.empty() ? 1 : space.back();
+      int64_t numElements = 1;
+      for (int64_t d : space)
+        numElements *= d;
+      int64_t vector = 1;
+      if (!hasBool)
+        for (int64_t v = std::min<int64_t>(8, 128 / widestBits); v > 1; v /= 2)
+          if (inner % v == 0) {
+            vector = v;
+            break;
+          }
+      int64_t perBlock = int64_t(threads) * vector;
+      int64_t needed = (numElements + perBlock - 1) / perBlock;
+      int64_t blocks = std::max<int64_t>(
+          1, std::min<int64_t>(needed, sms * int64_t(blocksPerSm)));
+      // A grid smaller than one wave per trip gets no benefit from unrolling.
+      int64_t u = needed <= sms * int64_t(blocksPerSm) ? 1 : int64_t(unroll);
+      group.setStrategyAttr(fusion::StrategyAttr::get(
+          &getContext(), int64_t(threads), vector, u, blocks));
+    });
+  }
+};
+
+} // namespace
