@@ -1,0 +1,172 @@
+"""kfuse.compile and the compiled program object."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Optional, Union
+
+from mlir import ir
+from mlir.dialects import gpu
+
+from . import report as report_mod
+from . import runtime
+from .builder import Program
+from .errors import CompileError
+from .launch_plan import build_plan
+from .pipeline import Options, parse_module, run_stages
+from .runtime.plan import BufferSpec, LaunchPlan
+from .signature import signature
+
+PTX_FILE = "kernels.ptx"
+
+
+def _detect_chip() -> Optional[str]:
+    """sm_XY of GPU 0, or None without a usable GPU."""
+    if not runtime.cuda_available():
+        return None
+    try:
+        from cuda.bindings import driver as cu
+        cu.cuInit(0)
+        _, dev = cu.cuDeviceGet(0)
+        A = cu.CUdevice_attribute
+        _, major = cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)
+        _, minor = cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
+        return f"sm_{major}{minor}"
+    except Exception:
+        return None
+
+
+class CompiledProgram:
+    """A compiled kfuse program: call it like a function.
+
+    Keeps the IR after every stage (`stages`), the PTX (`ptx`, CUDA only), the
+    launch plan (`plan`) and the fusion report (`report`)."""
+
+    def __init__(self, name, options, stages, report, plan, ptx=None, llvm=None):
+        self.name = name
+        self.options = options
+        self.stages = stages
+        self.report = report
+        self.plan = plan
+        self.ptx = ptx
+        self.llvm = llvm
+        self._exe = None
+
+    @property
+    def target(self) -> str:
+        return self.options.target
+
+    @property
+    def inputs(self):
+        return self.plan.inputs
+
+    @property
+    def outputs(self):
+        return self.plan.outputs
+
+    def _executable(self):
+        if self._exe is None:
+            if self.target == "cuda":
+                self._exe = runtime.CudaExecutable(self.plan, self.ptx.encode())
+            else:
+                from .targets.cpu import CpuExecutable
+                self._exe = CpuExecutable(self.plan, self.llvm)
+        return self._exe
+
+    def __call__(self, *args, **kwargs):
+        return self._executable()(*args, **kwargs)
+
+    def save(self, path: Union[str, os.PathLike]) -> str:
+        """Writes a directory that `kfuse.load` (or `kfuse.runtime.load`, for
+        CUDA, on a machine with only numpy and cuda-python) runs again."""
+        path = os.fspath(path)
+        os.makedirs(os.path.join(path, "stages"), exist_ok=True)
+        self.plan.save(path)
+        if self.target == "cuda":
+            with open(os.path.join(path, PTX_FILE), "w") as f:
+                f.write(self.ptx)
+        else:
+            from .targets.cpu import save_cpu
+            save_cpu(self.plan, self.llvm, path)
+        for i, (stage, text) in enumerate(self.stages.items()):
+            with open(os.path.join(path, "stages", f"{i}-{stage}.mlir"), "w") as f:
+                f.write(text)
+        with open(os.path.join(path, "report.json"), "w") as f:
+            f.write(self.report.to_json())
+        with open(os.path.join(path, "options.json"), "w") as f:
+            json.dump(self.options.__dict__, f, indent=2)
+        return path
+
+    def __repr__(self):
+        return (f"<kfuse.CompiledProgram {self.name} target={self.target} "
+                f"kernels={self.report.after.kernels}>")
+
+
+def compile(program: Union[Program, str], target: str = "auto", *,
+            chip: Optional[str] = None, recompute: str = "auto", **strategy) -> CompiledProgram:
+    """Compiles a builder Program or MLIR text (linalg-on-tensors, one public
+    function) for `target`: 'cuda', 'cpu', or 'auto' (CUDA when a GPU is
+    present, else CPU). CUDA programs compile without a GPU (for artifacts);
+    calling one needs a GPU. `strategy` overrides threads, unroll,
+    blocks_per_sm, sm_count."""
+    if isinstance(program, Program):
+        text, filename = program.to_mlir(), f"<program {program.name}>"
+    elif isinstance(program, str):
+        text, filename = program, "<input>"
+    else:
+        raise CompileError(f"kfuse.compile takes a kfuse.builder.Program or MLIR text, "
+                           f"got {type(program).__name__}")
+    if target == "auto":
+        detected = _detect_chip()
+        target = "cuda" if detected else "cpu"
+        chip = chip or detected
+    unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count"}
+    if unknown:
+        raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
+    options = Options(target=target, chip=chip or "sm_90", recompute=recompute, **strategy)
+
+    with ir.Context(), ir.Location.unknown():
+        module = parse_module(text, ir.Context.current, filename)
+        name, inputs, outputs = signature(module)
+        holder = {}
+
+        def after(stage, mod):
+            if stage == "normalize":
+                holder["before"] = report_mod.baseline(mod)
+            elif stage == "plan":
+                holder["report"] = report_mod.planned(mod, name, holder["before"])
+            elif stage == "codegen" and options.target == "cuda":
+                holder["plan"] = build_plan(mod, name, inputs, outputs, options.chip,
+                                            PTX_FILE)
+
+        stages = run_stages(module, options, after)
+        if options.target == "cuda":
+            ptx = _extract_ptx(module)
+            return CompiledProgram(name, options, stages, holder["report"], holder["plan"],
+                                   ptx=ptx)
+        plan = LaunchPlan(
+            name=name, target="cpu", inputs=tuple(inputs), outputs=tuple(outputs),
+            buffers=tuple([BufferSpec("input", s.shape, s.dtype, i)
+                           for i, s in enumerate(inputs)] +
+                          [BufferSpec("output", s.shape, s.dtype, i)
+                           for i, s in enumerate(outputs)]),
+            steps=(), extra={"llvm": "program.llvm.mlir", "entry": name})
+        return CompiledProgram(name, options, stages, holder["report"], plan,
+                               llvm=stages["target"])
+
+
+def _extract_ptx(module: ir.Module) -> str:
+    ptx = []
+    for op in module.body.operations:
+        if op.operation.name == "gpu.binary":
+            for obj in ir.ArrayAttr(op.operation.attributes["objects"]):
+                ptx.append(gpu.ObjectAttr(obj).object.decode())
+    if len(ptx) != 1:
+        raise CompileError(f"kfuse: expected one PTX module, got {len(ptx)} (internal error)")
+    return ptx[0]
+
+
+def load(path: Union[str, os.PathLike]):
+    """Loads a directory written by CompiledProgram.save (any target)."""
+    return runtime.load(path)

@@ -1,0 +1,130 @@
+"""Turns the host function left by `fusion-codegen-cuda` into a LaunchPlan.
+
+After code generation the entry function holds only host work: temporaries
+(memref.alloc), kernel launches (gpu.launch_func), whole-buffer copies
+(memref.copy), view ops and constants. Its arguments are the program's
+inputs followed by its outputs (buffer-results-to-out-params). Anything else
+is a compiler bug, reported as such rather than guessed at."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+from mlir import ir
+
+from . import dtypes
+from .errors import CompileError
+from .runtime.plan import (FORMAT, VERSION, BufferArg, BufferSpec, CopyStep, LaunchPlan,
+                           LaunchStep, ScalarArg, TensorSpec)
+from .signature import entry_function
+
+_VIEW_OPS = {"memref.collapse_shape", "memref.expand_shape", "memref.cast",
+             "memref.reshape"}
+
+
+def _memref_spec(t: ir.Type):
+    m = ir.MemRefType(t)
+    return tuple(m.shape), dtypes.get(str(m.element_type))
+
+
+def _int_constant(value: ir.Value) -> int:
+    op = value.owner
+    if not isinstance(op, ir.OpView) or op.operation.name != "arith.constant":
+        raise CompileError(f"kfuse: launch dimension {value} is not a constant")
+    return ir.IntegerAttr(op.operation.attributes["value"]).value
+
+
+def kernel_alignments(module: ir.Module) -> Dict[str, int]:
+    """Byte alignment each kernel's vector accesses assume of every buffer."""
+    result: Dict[str, int] = {}
+
+    def walk(op, kernel):
+        for region in op.regions:
+            for blk in region.blocks:
+                for inner in blk.operations:
+                    name = inner.operation.name
+                    k = kernel
+                    if name == "gpu.func":
+                        k = ir.StringAttr(inner.operation.attributes["sym_name"]).value
+                        result.setdefault(k, 1)
+                    elif k and name in ("vector.load", "vector.store") \
+                            and "alignment" in inner.operation.attributes:
+                        a = ir.IntegerAttr(inner.operation.attributes["alignment"]).value
+                        result[k] = max(result[k], a)
+                    walk(inner, k)
+
+    walk(module.operation, None)
+    return result
+
+
+def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
+               outputs: List[TensorSpec], chip: str, ptx_file: str) -> LaunchPlan:
+    kernel_alignment = kernel_alignments(module)
+    func = entry_function(module)
+    block = func.regions[0].blocks[0]
+    args = list(block.arguments)
+    if len(args) != len(inputs) + len(outputs):
+        raise CompileError(f"kfuse: host function has {len(args)} arguments, expected "
+                           f"{len(inputs)} inputs + {len(outputs)} outputs (internal error)")
+    buffers: List[BufferSpec] = []
+    buffer_of: Dict[ir.Value, int] = {}
+    for i, spec in enumerate(inputs):
+        buffers.append(BufferSpec("input", spec.shape, spec.dtype, i))
+        buffer_of[args[i]] = i
+    for i, spec in enumerate(outputs):
+        buffers.append(BufferSpec("output", spec.shape, spec.dtype, i))
+        buffer_of[args[len(inputs) + i]] = len(inputs) + i
+
+    def buffer(v: ir.Value, what: str) -> int:
+        if v not in buffer_of:
+            raise CompileError(f"kfuse: {what} uses {v}, which is not a known buffer "
+                               f"(internal error)")
+        return buffer_of[v]
+
+    steps = []
+    for op in block.operations:
+        kind = op.operation.name
+        if kind in ("arith.constant", "func.return", "memref.dealloc"):
+            continue
+        if kind == "memref.alloc":
+            shape, dt = _memref_spec(op.result.type)
+            buffer_of[op.result] = len(buffers)
+            buffers.append(BufferSpec("temp", shape, dt))
+        elif kind in _VIEW_OPS:
+            buffer_of[op.results[0]] = buffer(op.operands[0], kind)
+        elif kind == "memref.copy":
+            steps.append(CopyStep(buffer(op.operands[0], kind), buffer(op.operands[1], kind)))
+        elif kind == "gpu.launch_func":
+            kernel = ir.SymbolRefAttr(op.operation.attributes["kernel"])
+            kname = str(kernel).split("::")[-1].lstrip("@")
+            grid = tuple(_int_constant(v) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+            blk = tuple(_int_constant(v) for v in (op.blockSizeX, op.blockSizeY,
+                                                   op.blockSizeZ))
+            smem = (0 if op.dynamicSharedMemorySize is None
+                    else _int_constant(op.dynamicSharedMemorySize))
+            kargs = []
+            for v in op.kernelOperands:
+                if isinstance(v.type, ir.MemRefType):
+                    kargs.append(BufferArg(buffer(v, kname)))
+                else:
+                    owner = v.owner
+                    if not (isinstance(owner, ir.OpView)
+                            and owner.operation.name == "arith.constant"):
+                        raise CompileError(f"kfuse: kernel {kname} takes a non-constant "
+                                           f"scalar {v} (internal error)")
+                    attr = owner.operation.attributes["value"]
+                    if isinstance(v.type, ir.IndexType):
+                        kargs.append(ScalarArg(ir.IntegerAttr(attr).value, "index"))
+                    elif isinstance(v.type, ir.IntegerType):
+                        kargs.append(ScalarArg(ir.IntegerAttr(attr).value,
+                                               f"i{ir.IntegerType(v.type).width}"))
+                    else:
+                        kargs.append(ScalarArg(ir.FloatAttr(attr).value, str(v.type)))
+            steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem,
+                                    kernel_alignment.get(kname, 1)))
+        else:
+            raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
+                               f"generation (internal error)")
+    return LaunchPlan(name=name, target="cuda", inputs=tuple(inputs),
+                      outputs=tuple(outputs), buffers=tuple(buffers), steps=tuple(steps),
+                      chip=chip, ptx=ptx_file)

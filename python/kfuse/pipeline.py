@@ -1,0 +1,135 @@
+"""The compiler driver: runs kfuse's registered pipelines, stage by stage.
+
+Every stage is a pipeline registered in C++ (transforms/Pipelines.cpp); this
+module only chooses their options and keeps the IR after each stage. A failing
+stage raises CompileError with the diagnostics and a fuse-opt command line
+that reproduces the failure on the saved input of that stage."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, List, Optional, Tuple
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from . import mlir_setup  # noqa: F401  (registers dialect + pipelines)
+from .errors import CompileError, ParseError, UnsupportedOpError
+
+TARGETS = ("cpu", "cuda")
+RECOMPUTE = ("auto", "never", "always")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes generated code. Frozen and hashable: it is part
+    of a compiled program's identity (and of a cache key)."""
+
+    target: str = "cpu"
+    chip: str = "sm_90"
+    sm_count: int = 0          # 0: the chip's default
+    threads: int = 256
+    unroll: int = 4
+    blocks_per_sm: int = 8
+    recompute: str = "auto"
+
+    def __post_init__(self):
+        if self.target not in TARGETS:
+            raise CompileError(f"unknown target {self.target!r}: use one of {TARGETS} or 'auto'")
+        if self.recompute not in RECOMPUTE:
+            raise CompileError(f"recompute must be one of {RECOMPUTE}, got {self.recompute!r}")
+        for name in ("sm_count", "threads", "unroll", "blocks_per_sm"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 0 or (v == 0 and name != "sm_count"):
+                raise CompileError(f"option {name} must be a positive integer, got {v!r}")
+
+    def stages(self) -> List[Tuple[str, str]]:
+        """(stage name, pipeline) in order; the pipelines are fuse-opt syntax."""
+        plan = f"fusion-plan{{recompute={self.recompute}}}"
+        if self.target == "cuda":
+            codegen = (f"fusion-codegen-cuda{{chip={self.chip} sm-count={self.sm_count} "
+                       f"threads={self.threads} unroll={self.unroll} "
+                       f"blocks-per-sm={self.blocks_per_sm}}}")
+            target = f"fusion-target-cuda{{chip={self.chip}}}"
+        else:
+            codegen, target = "fusion-codegen-cpu", "fusion-target-cpu"
+        return [("normalize", "fusion-normalize"), ("plan", plan),
+                ("codegen", codegen), ("target", target)]
+
+    def with_(self, **kw) -> "Options":
+        return replace(self, **kw)
+
+
+def fuse_opt_path() -> str:
+    """The fuse-opt binary next to this package (installed), in the build tree
+    (development), or on PATH."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for cand in (os.path.join(here, "bin", "fuse-opt"),
+                 os.path.join(here, "..", "..", "build", "bin", "fuse-opt")):
+        if os.path.isfile(cand):
+            return os.path.normpath(cand)
+    return shutil.which("fuse-opt") or "fuse-opt"
+
+
+def format_diagnostics(diags) -> List[str]:
+    """One line per error: 'file:line:col: message' (notes without IR dumps)."""
+    lines = []
+    for d in diags:
+        loc = str(d.location)
+        lines.append(f"{loc}: {d.message}")
+        for n in d.notes:
+            if "see current operation" not in n.message:
+                lines.append(f"  note: {n.location}: {n.message}")
+    return lines
+
+
+def parse_module(text: str, context: ir.Context, filename: str = "<input>") -> ir.Module:
+    try:
+        return ir.Module.parse(text)
+    except ir.MLIRError as e:  # type: ignore[attr-defined]
+        lines = format_diagnostics(e.error_diagnostics)
+        raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines),
+                         diagnostics=lines) from None
+
+
+def _classify(lines: List[str], message: str, repro: str):
+    import re
+    for line in lines:
+        m = re.search(r"kfuse cannot generate code for '([^']+)'", line)
+        if m:
+            err = UnsupportedOpError(message)
+            err.op = m.group(1)
+            err.diagnostics, err.repro = lines, repro
+            return err
+    return CompileError(message, diagnostics=lines, repro=repro)
+
+
+def run_stages(module: ir.Module, options: Options,
+               after_stage: Optional[Callable[[str, ir.Module], None]] = None
+               ) -> Dict[str, str]:
+    """Runs every stage on `module` in place; returns {stage: IR text after it},
+    starting with 'input'. `after_stage(name, module)` sees the live module."""
+    texts = {"input": str(module)}
+    for name, pipeline in options.stages():
+        before = str(module)
+        try:
+            PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
+        except ir.MLIRError as e:  # type: ignore[attr-defined]
+            lines = format_diagnostics(e.error_diagnostics)
+            repro_dir = tempfile.mkdtemp(prefix="kfuse-repro-")
+            path = os.path.join(repro_dir, f"{name}.input.mlir")
+            with open(path, "w") as f:
+                f.write(before)
+            repro = (f"{shlex.quote(fuse_opt_path())} {shlex.quote(path)} "
+                     f"--pass-pipeline={shlex.quote(f'builtin.module({pipeline})')}")
+            msg = (f"kfuse: stage '{name}' failed:\n  " + "\n  ".join(lines) +
+                   f"\nreproduce with:\n  {repro}")
+            raise _classify(lines, msg, repro) from None
+        texts[name] = str(module)
+        if after_stage is not None:
+            after_stage(name, module)
+    return texts

@@ -1,0 +1,1 @@
+"""Execution targets that need the compiler (MLIR) at run time."""

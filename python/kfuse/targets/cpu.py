@@ -1,0 +1,93 @@
+"""The CPU target: runs the LLVM-dialect module of a program with MLIR's
+ExecutionEngine, behind the same callable interface as the CUDA runtime.
+
+The entry function takes the inputs then the outputs as memrefs (destination
+passing style) through its C interface (`_mlir_ciface_<name>`)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Optional, Sequence
+
+import numpy as np
+from mlir import ir
+from mlir.execution_engine import ExecutionEngine
+from mlir.runtime import get_ranked_memref_descriptor
+
+from .. import dtypes, mlir_setup  # noqa: F401
+from ..errors import ArtifactError, CallError
+from ..runtime.plan import LaunchPlan, describe_array
+
+LLVM_FILE = "program.llvm.mlir"
+
+
+def _descriptor(arr: np.ndarray):
+    # ctypes knows no 16-bit floats: pass their bits; 0-d arrays as one element.
+    view = arr.reshape(1) if arr.ndim == 0 else arr
+    if view.dtype.itemsize == 2 and view.dtype.kind in "fV":
+        view = view.view(np.uint16)
+    return ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(view)))
+
+
+class CpuExecutable:
+    """Callable compiled program on the host CPU."""
+
+    def __init__(self, plan: LaunchPlan, llvm_text: str, opt_level: int = 3):
+        self.plan = plan
+        self.llvm_text = llvm_text
+        self._context = ir.Context()
+        with self._context:
+            self._module = ir.Module.parse(llvm_text)
+            self._engine = ExecutionEngine(self._module, opt_level=opt_level)
+        self._entry = plan.extra.get("entry", plan.name)
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    def _host(self, a, spec, role):
+        if not isinstance(a, np.ndarray):
+            if hasattr(a, "__array__") and not hasattr(a, "__cuda_array_interface__"):
+                a = np.asarray(a)
+            else:
+                raise CallError(f"{role} '{spec.name}': the cpu target takes numpy arrays, "
+                                f"got {type(a).__name__}")
+        return a
+
+    def __call__(self, *args, out=None, stream=None):
+        plan = self.plan
+        plan.check_call(args)
+        try:
+            host = [np.ascontiguousarray(self._host(a, s, "input"))
+                    for a, s in zip(args, plan.inputs)]
+            np_out = [dtypes.to_numpy(s.dtype) for s in plan.outputs]
+        except KeyError as e:
+            raise CallError(str(e).strip("'\"")) from None
+        if out is not None:
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            plan.check_outputs(outs)
+            for o, s in zip(outs, plan.outputs):
+                if not isinstance(o, np.ndarray) or not o.flags.c_contiguous:
+                    raise CallError(f"output '{s.name}': out= needs C-contiguous numpy arrays")
+        else:
+            outs = [np.empty(s.shape, dtype=d) for s, d in zip(plan.outputs, np_out)]
+        ptrs = [_descriptor(a) for a in host] + [_descriptor(o) for o in outs]
+        self._engine.invoke(self._entry, *ptrs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def save_cpu(plan: LaunchPlan, llvm_text: str, path: str) -> None:
+    with open(os.path.join(path, LLVM_FILE), "w") as f:
+        f.write(llvm_text)
+
+
+def load_cpu_executable(plan_dir: str, plan: LaunchPlan) -> CpuExecutable:
+    name = plan.extra.get("llvm", LLVM_FILE)
+    file = os.path.join(plan_dir, name)
+    try:
+        with open(file) as f:
+            text = f.read()
+    except OSError as e:
+        raise ArtifactError(f"{file}: cannot read the compiled CPU program: {e}") from None
+    return CpuExecutable(plan, text)
