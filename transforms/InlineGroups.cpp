@@ -32,9 +32,15 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
     for (Block &block : func.getBody())
       for (Operation &op : block)
         if (!isHostOp(op)) {
-          op.emitError() << "kfuse cannot generate code for '" << op.getName()
-                         << "' yet: only elementwise linalg.generic ops "
-                            "(inside fusion groups) are supported";
+          auto diag = op.emitError()
+                      << "kfuse cannot generate code for '" << op.getName()
+                      << "' yet: only elementwise linalg.generic ops "
+                         "(inside fusion groups) are supported";
+          if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+              linalgOp &&
+              linalgOp.getNumReductionLoops() > 0)
+            diag << " (this one has reduction loops: a reduction, or a "
+                    "contraction such as a generalized linalg.matmul)";
           return signalPassFailure();
         }
 

@@ -50,9 +50,10 @@ def SelectStrategy : Pass<"fusion-select-strategy", "::mlir::ModuleOp"> {
     that has none. The vector width is the widest of 16, 8 and 4 bytes (in
     elements of the widest element type in the group, at most 8) that divides
     the innermost extent of the iteration space, falling back to 1 for
-    boolean operands. The grid covers the space once if that needs fewer
-    blocks than `blocks-per-sm` waves of the chip's SMs, and is capped there
-    otherwise, threads striding over the rest.
+    boolean operands. By default the grid covers the space once, one vector
+    per thread (fastest measured on the H100). With `blocks-per-sm` > 0 the
+    grid is capped at that many blocks per SM and threads stride over the
+    rest, `unroll` vectors in flight per trip.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -63,8 +64,8 @@ def SelectStrategy : Pass<"fusion-select-strategy", "::mlir::ModuleOp"> {
            "Threads per block">,
     Option<"unroll", "unroll", "int64_t", /*default=*/"4",
            "Vector accesses in flight per thread and loop trip">,
-    Option<"blocksPerSm", "blocks-per-sm", "int64_t", /*default=*/"8",
-           "Resident blocks per SM the grid is sized for">,
+    Option<"blocksPerSm", "blocks-per-sm", "int64_t", /*default=*/"0",
+           "Cap the grid at this many blocks per SM (0: no cap)">,
   ];
   let dependentDialects = ["::kfuse::fusion::FusionDialect"];
 }

@@ -78,9 +78,10 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<int64_t> unroll{*this, "unroll",
                          llvm::cl::desc("Vector accesses in flight per thread"),
                          llvm::cl::init(4)};
-  Option<int64_t> blocksPerSm{*this, "blocks-per-sm",
-                              llvm::cl::desc("Resident blocks per SM"),
-                              llvm::cl::init(8)};
+  Option<int64_t> blocksPerSm{
+      *this, "blocks-per-sm",
+      llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
+      llvm::cl::init(0)};
 };
 
 struct CudaTargetOptions : PassPipelineOptions<CudaTargetOptions> {
@@ -163,13 +164,15 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const NoOptions &) {
                               "fusion-inline-groups),") +
                       kBufferize +
                       ",buffer-deallocation-pipeline,"
-                      "func.func(convert-linalg-to-loops),"
-                      "llvm-request-c-wrappers");
+                      "func.func(convert-linalg-to-loops,"
+                      "llvm-request-c-wrappers)");
 }
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
-  addPipeline(pm, "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-                  "convert-math-to-libm,convert-math-to-llvm,convert-to-llvm,"
+  // arith-expand: the JIT has no runtime library for bf16 conversions.
+  addPipeline(pm, "func.func(arith-expand{include-bf16=1}),"
+                  "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+                  "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
                   "reconcile-unrealized-casts");
 }
 

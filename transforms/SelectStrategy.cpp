@@ -17,6 +17,9 @@ using namespace kfuse;
 
 namespace {
 
+/// The largest grid x-dimension CUDA allows.
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+
 /// SM counts of the parts kfuse knows by chip name (the full-size part).
 static int64_t defaultSmCount(StringRef chip) {
   return llvm::StringSwitch<int64_t>(chip)
@@ -78,10 +81,14 @@ struct SelectStrategyPass : kfuse::impl::SelectStrategyBase<SelectStrategyPass> 
           }
       int64_t perBlock = int64_t(threads) * vector;
       int64_t needed = (numElements + perBlock - 1) / perBlock;
-      int64_t blocks = std::max<int64_t>(
-          1, std::min<int64_t>(needed, sms * int64_t(blocksPerSm)));
-      // A grid smaller than one wave per trip gets no benefit from unrolling.
-      int64_t u = needed <= sms * int64_t(blocksPerSm) ? 1 : int64_t(unroll);
+      // One vector per thread over the whole space measured fastest on the
+      // H100 (bench/RESULTS.md); a cap turns the kernel into a grid-stride
+      // loop that keeps `unroll` vectors in flight per thread.
+      int64_t cap = kMaxGridX;
+      if (blocksPerSm > 0)
+        cap = std::min<int64_t>(cap, sms * int64_t(blocksPerSm));
+      int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(needed, cap));
+      int64_t u = needed <= blocks ? 1 : int64_t(unroll);
       group.setStrategyAttr(fusion::StrategyAttr::get(
           &getContext(), int64_t(threads), vector, u, blocks));
     });

@@ -8,6 +8,7 @@ that reproduces the failure on the saved input of that stage."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -34,7 +35,7 @@ class Options:
     sm_count: int = 0          # 0: the chip's default
     threads: int = 256
     unroll: int = 4
-    blocks_per_sm: int = 8
+    blocks_per_sm: int = 0     # 0: grid covers the space once
     recompute: str = "auto"
 
     def __post_init__(self):
@@ -44,7 +45,7 @@ class Options:
             raise CompileError(f"recompute must be one of {RECOMPUTE}, got {self.recompute!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm"):
             v = getattr(self, name)
-            if not isinstance(v, int) or v < 0 or (v == 0 and name != "sm_count"):
+            if not isinstance(v, int) or v < 0 or (v == 0 and name in ("threads", "unroll")):
                 raise CompileError(f"option {name} must be a positive integer, got {v!r}")
 
     def stages(self) -> List[Tuple[str, str]]:
@@ -88,16 +89,27 @@ def format_diagnostics(diags) -> List[str]:
 
 
 def parse_module(text: str, context: ir.Context, filename: str = "<input>") -> ir.Module:
+    """Parses and verifies; errors show file:line:col, the source line and a caret."""
     try:
         return ir.Module.parse(text)
     except ir.MLIRError as e:  # type: ignore[attr-defined]
-        lines = format_diagnostics(e.error_diagnostics)
+        src = text.splitlines()
+        lines = []
+        for d in e.error_diagnostics:
+            m = re.search(r'"-":(\d+):(\d+)', str(d.location))
+            if not m:
+                lines.append(f"{filename}: {d.message}")
+                continue
+            row, col = int(m.group(1)), int(m.group(2))
+            lines.append(f"{filename}:{row}:{col}: {d.message}")
+            if 0 < row <= len(src):
+                lines.append("    " + src[row - 1])
+                lines.append("    " + " " * (col - 1) + "^")
         raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines),
                          diagnostics=lines) from None
 
 
 def _classify(lines: List[str], message: str, repro: str):
-    import re
     for line in lines:
         m = re.search(r"kfuse cannot generate code for '([^']+)'", line)
         if m:

@@ -16,7 +16,7 @@ from mlir.execution_engine import ExecutionEngine
 from mlir.runtime import get_ranked_memref_descriptor
 
 from .. import dtypes, mlir_setup  # noqa: F401
-from ..errors import ArtifactError, CallError
+from ..errors import ArtifactError, CallError, CompileError
 from ..runtime.plan import LaunchPlan, describe_array
 
 LLVM_FILE = "program.llvm.mlir"
@@ -41,6 +41,11 @@ class CpuExecutable:
             self._module = ir.Module.parse(llvm_text)
             self._engine = ExecutionEngine(self._module, opt_level=opt_level)
         self._entry = plan.extra.get("entry", plan.name)
+        try:  # link now: a missing symbol is a compiler problem, not a call error
+            self._engine.lookup(self._entry)
+        except RuntimeError as e:
+            raise CompileError(f"kfuse: the CPU program '{plan.name}' could not be "
+                               f"linked: {e}") from None
 
     @property
     def name(self) -> str:

@@ -1,0 +1,111 @@
+"""Compiles the GPU test programs and the benchmark programs into artifacts
+(no GPU needed): `<out>/tests/<name>/` with check.npz for test/python/test_gpu.py,
+and `<out>/bench/<name>/` for the bench scripts. Carry the directory to the GPU
+machine and run them there with kfuse.runtime.
+
+    python bench/make_artifacts.py --out .artifacts [--chip sm_90]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+
+import kfuse  # noqa: E402
+from kfuse import builder as kb  # noqa: E402
+from kfuse import dtypes  # noqa: E402
+
+TOL = {"f32": (1e-5, 1e-6), "f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2)}
+
+
+def test_programs():
+    progs = []
+    for dt in ("f32", "f16", "bf16"):
+        p = kb.Program(f"softplus_{dt}")
+        x = p.input("x", (1 << 18,), dt)
+        p.output(kb.log(kb.exp(x) + 1.0), name="y")
+        progs.append(p)
+    p = kb.Program("bias_gelu_f32")
+    x = p.input("x", (256, 1024), "f32")
+    b = p.input("bias", (1024,), "f32")
+    t = x + b
+    p.output(kb.gelu(t), name="y")
+    p.output(kb.silu(t) * 0.5, name="z")
+    progs.append(p)
+    p = kb.Program("odd_sizes_f32")           # vector width 1 + remainder loop
+    x = p.input("x", (1000, 37), "f32")
+    r = p.input("r", (1000, 1), "f32")
+    p.output(kb.where(x > r, kb.tanh(x), kb.sigmoid(r) * x), name="y")
+    progs.append(p)
+    p = kb.Program("mixed_f16")
+    x = p.input("x", (128, 512), "f16")
+    s = p.input("s", (), "f16")
+    p.output(kb.cast(kb.sqrt(kb.abs(x) + 1.0) * s, "f32"), name="y")
+    progs.append(p)
+    return progs
+
+
+def bench_programs():
+    p = kb.Program("ew_chain")
+    x = p.input("x", (1 << 26,), "f32")
+    p.output(kb.log(kb.exp(x) + 1.0), name="y")
+    return [p]
+
+
+def _inputs(prog, rng):
+    out = []
+    for _, shape, dt in prog.inputs:
+        a = rng.standard_normal(shape).astype(np.float32)
+        out.append(a.astype(dtypes.to_numpy(dt)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--chip", default="sm_90")
+    ap.add_argument("--variants", action="store_true",
+                    help="also compile a sweep of strategies for the bench programs")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    for prog in test_programs():
+        d = os.path.join(args.out, "tests", prog.name)
+        t0 = time.perf_counter()
+        f = kfuse.compile(prog, target="cuda", chip=args.chip)
+        f.save(d)
+        ins = _inputs(prog, rng)
+        exps = prog.reference(*ins)
+        tol = max((TOL[dt.name] for _, _, dt in prog.outputs), key=lambda t: t[0])
+        tol = max(tol, max(TOL[dt.name] for _, _, dt in prog.inputs))
+        arrays = {}
+        for i, a in enumerate(ins):
+            arrays[f"in{i}"] = a.view(np.uint16) if a.dtype.name == "bfloat16" else a
+        for i, a in enumerate(exps):
+            arrays[f"expected{i}"] = a.view(np.uint16) if a.dtype.name == "bfloat16" else a
+        np.savez(os.path.join(d, "check.npz"), tol=np.array(tol), **arrays)
+        print(f"{d}: {f.report.after.kernels} kernel(s), {time.perf_counter() - t0:.2f} s")
+    variants = [dict()]
+    if args.variants:  # strategy sweep: (threads, unroll, blocks_per_sm)
+        variants += [dict(threads=t, unroll=u, blocks_per_sm=b) for t, u, b in
+                     [(256, 1, 8), (256, 2, 16), (512, 4, 4), (256, 1, 100000),
+                      (128, 4, 16), (1024, 2, 2), (256, 8, 8)]]
+    for prog, strategy in [(p, v) for p in bench_programs() for v in variants]:
+        suffix = "".join(f"_{k[0]}{v}" for k, v in strategy.items())
+        d = os.path.join(args.out, "bench", prog.name + suffix)
+        t0 = time.perf_counter()
+        f = kfuse.compile(prog, target="cuda", chip=args.chip, **strategy)
+        compile_s = time.perf_counter() - t0
+        f.save(d)
+        with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
+            fh.write(f"{compile_s:.4f}\n")
+        print(f"{d}: compiled in {compile_s:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

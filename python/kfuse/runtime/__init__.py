@@ -1,0 +1,61 @@
+"""kfuse runtime: loads and runs compiled kfuse programs.
+
+Needs only numpy (and cuda-bindings for target 'cuda'); never imports MLIR::
+
+    import kfuse.runtime as rt
+    exe = rt.load("kfuse-out/softplus")     # directory holding plan.json + kernels.ptx
+    y = exe(x)                               # torch / cupy CUDA tensors or numpy arrays
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Optional, Union
+
+from ..errors import ArtifactError, KfuseError
+from .plan import (BufferArg, BufferSpec, CopyStep, LaunchPlan, LaunchStep, ScalarArg,
+                   TensorSpec, describe_array)
+from .cuda import CudaExecutable, Executable, cuda_available, device_count
+
+__all__ = [
+    "load", "cuda_available", "device_count", "LaunchPlan", "TensorSpec", "BufferSpec",
+    "BufferArg", "ScalarArg", "LaunchStep", "CopyStep", "CudaExecutable", "Executable",
+    "describe_array",
+]
+
+
+def _plan_dir(path) -> str:
+    path = os.fspath(path)
+    return (os.path.dirname(path) or ".") if os.path.isfile(path) else path
+
+
+def load(path: Union[str, os.PathLike], device: Optional[int] = None):
+    """Loads a compiled program directory (or its plan.json).
+
+    Target 'cuda' -> :class:`CudaExecutable` (no GPU is touched until the first call).
+    Target 'cpu'  -> ``kfuse.targets.cpu.load_cpu_executable(plan_dir, plan)``, which needs
+    the kfuse compiler (MLIR) to be installed."""
+    plan = LaunchPlan.load(path)
+    plan_dir = _plan_dir(path)
+    if plan.target == "cuda":
+        ptx_file = os.path.join(plan_dir, plan.ptx)
+        try:
+            with open(ptx_file, "rb") as f:
+                ptx = f.read()
+        except OSError as e:
+            raise ArtifactError(f"{ptx_file}: cannot read the PTX: {e}") from None
+        return CudaExecutable(plan, ptx, device=device, path=plan_dir)
+    if plan.target == "cpu":
+        if device is not None:
+            raise KfuseError(f"{plan_dir}: device= applies to target 'cuda' only")
+        try:
+            # lazy: the CPU target pulls in the compiler (MLIR)
+            cpu_target = importlib.import_module("kfuse.targets.cpu")
+        except ImportError as e:
+            raise ArtifactError(
+                f"{plan_dir}: this program was compiled for target 'cpu', which needs the "
+                f"kfuse compiler and its MLIR Python bindings; they could not be imported "
+                f"({type(e).__name__}: {e})") from None
+        return cpu_target.load_cpu_executable(plan_dir, plan)
+    raise ArtifactError(f"{plan_dir}: unknown target {plan.target!r}")

@@ -1,0 +1,764 @@
+"""Runs a compiled kfuse program (plan.json + kernels.ptx) on an NVIDIA GPU.
+
+Uses only ``cuda.bindings.driver`` (imported lazily: importing this module never touches
+the driver, and a machine without a GPU only fails when a program is first called).
+Device arrays (torch, cupy, anything with DLPack or ``__cuda_array_interface__``) are used
+in place; numpy arrays are copied to the device and the results copied back.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import threading
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import dtypes
+from ..dtypes import DType
+from ..errors import CallError, DeviceError
+from . import dlpack
+from .plan import BufferArg, CopyStep, LaunchPlan, LaunchStep, ScalarArg
+
+_NO_DEVICE_HINT = "use target='cpu' to run on the host"
+
+# --------------------------------------------------------------------------- driver access
+
+_cu = None
+_init_lock = threading.Lock()
+_init_error: Optional[DeviceError] = None
+_initialized = False
+
+
+def _driver():
+    """Imports cuda.bindings.driver and runs cuInit once; raises DeviceError if impossible."""
+    global _cu, _initialized, _init_error
+    if _initialized:
+        return _cu
+    with _init_lock:
+        if _initialized:
+            return _cu
+        if _init_error is not None:
+            raise _init_error
+        try:
+            from cuda.bindings import driver as cu
+        except ImportError as e:
+            _init_error = DeviceError(f"no CUDA device: the cuda-bindings package is not "
+                                      f"installed ({e}); {_NO_DEVICE_HINT}")
+            raise _init_error from None
+        try:
+            (err,) = cu.cuInit(0)
+        except Exception as e:  # noqa: BLE001 - libcuda.so missing raises from the loader
+            _init_error = DeviceError(f"no CUDA device: the CUDA driver could not be loaded "
+                                      f"({type(e).__name__}: {e}); {_NO_DEVICE_HINT}")
+            raise _init_error from None
+        if err != cu.CUresult.CUDA_SUCCESS:
+            _init_error = DeviceError(f"no CUDA device: cuInit failed with {_err_name(cu, err)}; "
+                                      f"{_NO_DEVICE_HINT}")
+            raise _init_error
+        err, count = cu.cuDeviceGetCount()
+        if err != cu.CUresult.CUDA_SUCCESS or count == 0:
+            what = _err_name(cu, err) if err != cu.CUresult.CUDA_SUCCESS else "0 devices"
+            _init_error = DeviceError(f"no CUDA device: cuDeviceGetCount reported {what}; "
+                                      f"{_NO_DEVICE_HINT}")
+            raise _init_error
+        _cu = cu
+        _initialized = True
+        return cu
+
+
+def _err_name(cu, err) -> str:
+    name = getattr(err, "name", None) or str(err)
+    try:
+        e2, desc = cu.cuGetErrorString(err)
+        if e2 == cu.CUresult.CUDA_SUCCESS and desc:
+            return f"{name} ({desc.decode() if isinstance(desc, bytes) else desc})"
+    except Exception:  # noqa: BLE001
+        pass
+    return name
+
+
+def _check(res, what: str):
+    """Checks the CUresult of a cuda.bindings call; returns the remaining values."""
+    err = res[0]
+    if err != _cu.CUresult.CUDA_SUCCESS:
+        raise DeviceError(f"CUDA driver error while {what}: {_err_name(_cu, err)}")
+    if len(res) == 1:
+        return None
+    if len(res) == 2:
+        return res[1]
+    return res[1:]
+
+
+def cuda_available() -> bool:
+    """True if the CUDA driver loads and reports at least one device. Never raises."""
+    try:
+        _driver()
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def device_count() -> int:
+    cu = _driver()
+    return int(_check(cu.cuDeviceGetCount(), "counting CUDA devices"))
+
+
+# --------------------------------------------------------------------------- kernel parameters
+
+_SCALAR_CTYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "index": ctypes.c_int64,
+                  "f32": ctypes.c_float, "f64": ctypes.c_double}
+
+
+class ParamPack:
+    """The ``kernelParams`` array of one launch: N pointers, each to an 8-byte slot.
+
+    Scalars are written once at construction; buffer slots are refilled per call with
+    :meth:`fill`. ``address`` is the int address of the ``void*[N]`` array, the form of
+    ``kernelParams`` cuda.bindings passes through unchanged (None when N == 0)."""
+
+    SLOT = 8
+
+    def __init__(self, args: Sequence):
+        n = len(args)
+        self.nargs = n
+        self._slots = (ctypes.c_uint64 * max(n, 1))()
+        base = ctypes.addressof(self._slots)
+        self._ptrs = (ctypes.c_void_p * max(n, 1))(*[base + self.SLOT * i for i in range(n)])
+        self.address = ctypes.addressof(self._ptrs) if n else None
+        self.buffer_slots: List[Tuple[int, int]] = []    # (slot, buffer index)
+        for i, a in enumerate(args):
+            if isinstance(a, BufferArg):
+                self.buffer_slots.append((i, a.buffer))
+            elif isinstance(a, ScalarArg):
+                ct = _SCALAR_CTYPES[a.type]
+                ct.from_buffer(self._slots, self.SLOT * i).value = a.value
+            else:
+                raise TypeError(f"unknown kernel argument {a!r}")
+
+    def fill(self, buffer_ptrs: Sequence[int]) -> None:
+        slots = self._slots
+        for i, b in self.buffer_slots:
+            slots[i] = buffer_ptrs[b]
+
+    def slot_bytes(self, i: int) -> bytes:
+        """The 8 bytes kernel parameter ``i`` points at (for tests)."""
+        return ctypes.string_at(self._ptrs[i], self.SLOT)
+
+
+# --------------------------------------------------------------------------- per-device state
+
+_primary: Dict[int, tuple] = {}     # ordinal -> (CUdevice, CUcontext, int ctx)
+
+
+def _primary_context(ordinal: int):
+    cu = _driver()
+    with _init_lock:
+        if ordinal in _primary:
+            return _primary[ordinal]
+        count = int(_check(cu.cuDeviceGetCount(), "counting CUDA devices"))
+        if not 0 <= ordinal < count:
+            raise DeviceError(f"no CUDA device {ordinal}: this machine has {count} device(s)")
+        dev = _check(cu.cuDeviceGet(ordinal), f"getting CUDA device {ordinal}")
+        ctx = _check(cu.cuDevicePrimaryCtxRetain(dev),
+                     f"retaining the primary context of device {ordinal}")
+        _primary[ordinal] = (dev, ctx, int(ctx))
+        return _primary[ordinal]
+
+
+class _ContextGuard:
+    """Makes ``ctx`` current for a call: sets it if none is current, pushes/pops it if
+    another context is current (and leaves the thread's context as it found it)."""
+
+    __slots__ = ("ctx", "ctx_int", "pushed")
+
+    def __init__(self, ctx, ctx_int):
+        self.ctx, self.ctx_int, self.pushed = ctx, ctx_int, False
+
+    def __enter__(self):
+        cur = _check(_cu.cuCtxGetCurrent(), "getting the current CUDA context")
+        cur_int = int(cur) if cur is not None else 0
+        if cur_int == self.ctx_int:
+            return self
+        if cur_int == 0:
+            _check(_cu.cuCtxSetCurrent(self.ctx), "making the primary context current")
+        else:
+            _check(_cu.cuCtxPushCurrent(self.ctx), "pushing the primary context")
+            self.pushed = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.pushed:
+            self.pushed = False
+            _check(_cu.cuCtxPopCurrent(), "popping the primary context")
+        return False
+
+
+def _parse_chip(chip: Optional[str]):
+    m = re.fullmatch(r"sm_(\d+)(\d)([af]?)", chip or "")
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), m.group(3)
+
+
+class _DeviceState:
+    """Module, functions and context of one executable on one device."""
+
+    def __init__(self, exe: "CudaExecutable", ordinal: int):
+        cu = _driver()
+        self.ordinal = ordinal
+        self.dev, self.ctx, self.ctx_int = _primary_context(ordinal)
+        self.name = _device_name(self.dev)
+        major = _check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev),
+            "reading the compute capability")
+        minor = _check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.dev),
+            "reading the compute capability")
+        self.cc = (int(major), int(minor))
+        want = _parse_chip(exe.plan.chip)
+        if want is not None:
+            wmaj, wmin, suffix = want
+            too_old = (wmaj, wmin) > self.cc
+            wrong_arch = suffix == "a" and (wmaj, wmin) != self.cc
+            if too_old or wrong_arch:
+                raise DeviceError(
+                    f"{exe.plan.name!r} was compiled for {exe.plan.chip} but CUDA device "
+                    f"{ordinal} ({self.name}) is sm_{self.cc[0]}{self.cc[1]}; recompile with "
+                    f"chip='sm_{self.cc[0]}{self.cc[1]}'")
+        pools = _check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, self.dev),
+            "querying memory pool support")
+        self.async_alloc = bool(pools)
+        with self.current():
+            self.module = _load_module(exe._ptx_image, exe.plan.name)
+            self.functions = {}
+            for k in exe.plan.kernels:
+                self.functions[k] = _check(cu.cuModuleGetFunction(self.module, k.encode()),
+                                           f"looking up kernel {k!r} in the PTX of "
+                                           f"{exe.plan.name!r}")
+
+    def current(self) -> _ContextGuard:
+        """Makes this device's primary context current for a ``with`` block. A fresh guard
+        per use: it remembers whether it pushed, so it cannot be shared between threads."""
+        return _ContextGuard(self.ctx, self.ctx_int)
+
+
+def _device_name(dev) -> str:
+    try:
+        raw = _check(_cu.cuDeviceGetName(256, dev), "reading the device name")
+        return raw.split(b"\0", 1)[0].decode(errors="replace")
+    except DeviceError:
+        return "unknown device"
+
+
+def _load_module(image: bytes, name: str):
+    cu = _cu
+    err, module = cu.cuModuleLoadData(image)
+    if err == cu.CUresult.CUDA_SUCCESS:
+        return module
+    log = _jit_error_log(image)
+    raise DeviceError(f"CUDA driver error while loading the PTX of {name!r}: "
+                      f"{_err_name(cu, err)}" + (f"\nPTX JIT log:\n{log}" if log else ""))
+
+
+def _jit_error_log(image: bytes) -> str:
+    """Reloads the PTX with an error-log buffer to get the JIT's message (best effort).
+
+    cuda.bindings passes a bytes-like value of CU_JIT_ERROR_LOG_BUFFER as the char* the
+    driver writes into, so the buffer is a bytearray."""
+    cu = _cu
+    try:
+        size = 1 << 14
+        buf = bytearray(size)
+        opts = [cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
+                cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
+        res = cu.cuModuleLoadDataEx(image, len(opts), opts, [buf, size])
+        if res[0] == cu.CUresult.CUDA_SUCCESS:     # cannot happen, but do not leak it
+            cu.cuModuleUnload(res[1])
+        return bytes(buf).split(b"\0", 1)[0].decode(errors="replace").strip()
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+# --------------------------------------------------------------------------- argument records
+
+_TORCH_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
+                "i1": "bool", "i32": "int32", "i64": "int64"}
+_torch_maps = None     # (torch dtype -> DType, DType name -> torch dtype), built on first use
+
+
+def _torch_dtype_maps(torch):
+    global _torch_maps
+    if _torch_maps is None:
+        to_kf = {getattr(torch, n): dtypes.ALL[k] for k, n in _TORCH_NAMES.items()}
+        to_torch = {k: getattr(torch, n) for k, n in _TORCH_NAMES.items()}
+        _torch_maps = (to_kf, to_torch)
+    return _torch_maps
+
+
+def _torch_current_stream(torch, index: int) -> int:
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)   # ~20x faster than the API
+    if raw is not None:
+        return int(raw(index))
+    return int(torch.cuda.current_stream(index).cuda_stream)
+
+
+def _library(obj) -> str:
+    if isinstance(obj, np.ndarray):
+        return "numpy"
+    mod = type(obj).__module__ or ""
+    if mod.startswith("torch"):
+        return "torch"
+    if mod.startswith("cupy"):
+        return "cupy"
+    return "other"
+
+
+def stream_handle(stream) -> int:
+    """The CUDA stream handle (int) of ``stream``: an int, a CUstream, or an object with
+    ``.cuda_stream`` (torch), ``.ptr`` (cupy) or ``.handle``."""
+    if isinstance(stream, bool):
+        raise CallError(f"stream= must be a CUDA stream or its handle, got {stream!r}")
+    if isinstance(stream, int):
+        return stream
+    for attr in ("cuda_stream", "ptr", "handle"):
+        v = getattr(stream, attr, None)
+        if v is not None:
+            try:
+                return int(v)
+            except (TypeError, ValueError):
+                pass
+    try:
+        return int(stream)
+    except (TypeError, ValueError):
+        raise CallError(f"stream= must be a CUDA stream or its int handle, "
+                        f"got {type(stream).__name__}") from None
+
+
+class _Arg:
+    """One input or output of a call, as the runtime sees it."""
+    __slots__ = ("obj", "lib", "host", "shape", "dtype", "label", "ptr", "device", "stream",
+                 "keepalive")
+
+    def __init__(self, obj, lib, host, shape, dtype, label, ptr=0, device=-1, stream=None,
+                 keepalive=None):
+        self.obj, self.lib, self.host = obj, lib, host
+        self.shape, self.dtype, self.label, self.ptr = shape, dtype, label, ptr
+        self.device = device         # CUDA ordinal, -1 = unknown (ask the driver)
+        self.stream = stream         # stream the producer last used the array on, if known
+        self.keepalive = keepalive   # DLPack capsule
+
+
+def _describe(a: "_Arg"):
+    return a.shape, (a.dtype if a.dtype is not None else a.label)
+
+
+def _host_arg(arr) -> _Arg:
+    return _Arg(arr, "numpy", True, tuple(arr.shape), _np_dtype(arr.dtype), str(arr.dtype))
+
+
+# --------------------------------------------------------------------------- the executable
+
+class CudaExecutable:
+    """A compiled kfuse program loaded for CUDA. Call it like a function:
+
+    ``y = exe(x)``; ``y1, y2 = exe(a, b, stream=s, out=(o1, o2))``.
+
+    * torch / cupy CUDA arrays are used in place (zero-copy); the work is queued
+      asynchronously on the library's current stream (or ``stream=``) and outputs are new
+      arrays of the same library. When ``stream=`` differs from the library's current stream,
+      the launch first waits for the work queued on the latter (like DLPack's exchange).
+    * other CUDA arrays are read through DLPack (``__dlpack__(stream=...)``) or
+      ``__cuda_array_interface__``; outputs are then numpy arrays.
+    * numpy arrays are copied to the device, results copied back into new numpy arrays, and
+      the call waits for the GPU.
+
+    Arrays must be C-contiguous, and start on the alignment the kernels were compiled for.
+    ``out=`` (one array, or a tuple/list) receives the results instead of new arrays.
+    Returns one array when the program has one output, else a tuple."""
+
+    def __init__(self, plan: LaunchPlan, ptx_text, device: Optional[int] = None,
+                 path: Optional[str] = None):
+        if plan.target != "cuda":
+            raise DeviceError(f"{plan.name!r} was compiled for target {plan.target!r}, not 'cuda'")
+        plan.validate()                 # plans built in Python get the from_json checks too
+        if isinstance(ptx_text, str):
+            ptx_text = ptx_text.encode()
+        self.plan = plan
+        self.path = path
+        self.device = device
+        self._ptx_image = bytes(ptx_text).rstrip(b"\0") + b"\0"
+        self._states: Dict[int, _DeviceState] = {}
+        self._state_lock = threading.Lock()
+        self._launch_lock = threading.Lock()
+        # static parts of every step, computed once
+        self._ops = []
+        need_align: Dict[int, Tuple[int, str]] = {}
+        for step in plan.steps:
+            if isinstance(step, LaunchStep):
+                self._ops.append(("launch", step.kernel, step.grid, step.block, step.smem,
+                                  ParamPack(step.args)))
+                for a in step.args:
+                    if isinstance(a, BufferArg) and step.align > need_align.get(a.buffer, (1, ""))[0]:
+                        need_align[a.buffer] = (step.align, step.kernel)
+            elif isinstance(step, CopyStep):
+                self._ops.append(("copy", step.src, step.dst, plan.buffers[step.src].nbytes))
+        # (position in inputs+outputs, alignment, kernel) for caller-provided buffers
+        n_in = len(plan.inputs)
+        self._align_checks = []
+        for b, (al, k) in sorted(need_align.items()):
+            buf = plan.buffers[b]
+            if al > 1 and buf.kind != "temp":
+                pos = buf.index if buf.kind == "input" else n_in + buf.index
+                self._align_checks.append((pos, b, al, k))
+        self._temps = [(i, b.nbytes) for i, b in enumerate(plan.buffers) if b.kind == "temp"]
+        # buffer index of inputs then outputs, in call order
+        self._arg_buf = [0] * (n_in + len(plan.outputs))
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "input":
+                self._arg_buf[b.index] = i
+            elif b.kind == "output":
+                self._arg_buf[n_in + b.index] = i
+        self._nbuf = len(plan.buffers)
+
+    # ---- introspection
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def inputs(self):
+        return self.plan.inputs
+
+    @property
+    def outputs(self):
+        return self.plan.outputs
+
+    @property
+    def ptx(self) -> str:
+        return self._ptx_image[:-1].decode(errors="replace")
+
+    def __repr__(self) -> str:
+        return f"<kfuse CudaExecutable {self.plan.signature()} chip={self.plan.chip}>"
+
+    def _state(self, ordinal: int) -> _DeviceState:
+        st = self._states.get(ordinal)
+        if st is None:
+            with self._state_lock:
+                st = self._states.get(ordinal)
+                if st is None:
+                    st = _DeviceState(self, ordinal)
+                    self._states[ordinal] = st
+        return st
+
+    def warmup(self, device: Optional[int] = None) -> None:
+        """Initialises the driver and loads the PTX now instead of at the first call."""
+        self._state(device if device is not None else (self.device or 0))
+
+    # ---- calling
+
+    def __call__(self, *args, stream=None, out=None):
+        plan = self.plan
+        cu = _driver()
+        n_in = len(plan.inputs)
+        if len(args) != n_in:
+            plan.check_call(args)                           # raises the count message
+        outs = None
+        if out is not None:
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            if len(outs) != len(plan.outputs):
+                plan.check_outputs(outs)
+        objs = list(args) if outs is None else list(args) + outs
+        names = [s.name for s in plan.inputs] + [s.name for s in plan.outputs]
+
+        # torch / cupy / numpy first: they tell the stream to use
+        recs: List[Optional[_Arg]] = [None] * len(objs)
+        lib_stream = None
+        pending = []
+        for k, obj in enumerate(objs):
+            lib = _library(obj)
+            role = "input" if k < n_in else "output"
+            if lib == "numpy":
+                recs[k] = _host_arg(obj)
+            elif lib == "torch":
+                recs[k] = self._torch_arg(obj, names[k], role)
+            elif lib == "cupy":
+                recs[k] = self._cupy_arg(obj, names[k], role)
+            else:
+                pending.append(k)
+                continue
+            if lib_stream is None and recs[k].stream is not None:
+                lib_stream = recs[k].stream
+        if stream is not None:
+            sh = stream_handle(stream)
+        else:
+            sh = lib_stream if lib_stream is not None else 0
+        for k in pending:
+            recs[k] = self._generic_arg(objs[k], sh, names[k],
+                                        "input" if k < n_in else "output")
+
+        in_recs = recs[:n_in]
+        plan.check_call(in_recs, _describe)
+        out_recs = None
+        if outs is not None:
+            out_recs = recs[n_in:]
+            plan.check_outputs(out_recs, _describe)
+            for spec, a in zip(plan.outputs, out_recs):
+                if a.host and not (a.obj.flags.c_contiguous and a.obj.flags.writeable):
+                    raise CallError(f"output {spec.name!r} must be a writeable C-contiguous "
+                                    f"numpy array")
+
+        ordinal = self._pick_device(recs)
+        st = self._state(ordinal)
+        with st.current():
+            return self._run(cu, st, sh, in_recs, out_recs)
+
+    # ---- argument records
+
+    @staticmethod
+    def _not_contiguous(role, name, shape, strides):
+        return CallError(f"{role} {name!r} is not C-contiguous (strides {strides} for shape "
+                         f"{shape}); call .contiguous() on it first")
+
+    def _torch_arg(self, t, name, role) -> _Arg:
+        import torch
+        if not isinstance(t, torch.Tensor):
+            return self._generic_arg(t, None, name, role)
+        if not t.is_cuda:
+            raise CallError(f"{role} {name!r} is a torch tensor on {t.device}; pass a CUDA "
+                            f"tensor (x.cuda()) or a numpy array")
+        to_kf, _ = _torch_dtype_maps(torch)
+        shape = tuple(t.shape)
+        if not t.is_contiguous():
+            raise self._not_contiguous(role, name, shape, tuple(t.stride()))
+        index = t.device.index
+        return _Arg(t, "torch", False, shape, to_kf.get(t.dtype),
+                    str(t.dtype).replace("torch.", ""), t.data_ptr(), index,
+                    _torch_current_stream(torch, index))
+
+    def _cupy_arg(self, a, name, role) -> _Arg:
+        import cupy
+        if not isinstance(a, cupy.ndarray):
+            return self._generic_arg(a, None, name, role)
+        shape = tuple(a.shape)
+        if not a.flags.c_contiguous:
+            raise self._not_contiguous(role, name, shape,
+                                       tuple(s // a.itemsize for s in a.strides))
+        return _Arg(a, "cupy", False, shape, _np_dtype(a.dtype), str(a.dtype), int(a.data.ptr),
+                    int(a.device.id), int(cupy.cuda.get_current_stream().ptr))
+
+    def _generic_arg(self, obj, sh, name, role) -> _Arg:
+        if isinstance(obj, np.generic) or (not hasattr(obj, "__dlpack__")
+                                           and not hasattr(obj, "__cuda_array_interface__")
+                                           and hasattr(obj, "__array__")):
+            return _host_arg(np.asarray(obj))
+        try:
+            info = dlpack.inspect(obj, sh)
+        except dlpack.DLPackError as e:
+            raise CallError(f"{role} {name!r}: cannot read a {type(obj).__name__} as an "
+                            f"array: {e}") from None
+        if not info.is_cuda:
+            if info.device_type == dlpack.kDLCPU and hasattr(obj, "__array__"):
+                return _host_arg(np.asarray(obj))
+            raise CallError(f"{role} {name!r} is a {type(obj).__name__} on {info.device_name}; "
+                            f"pass a CUDA array or a numpy array")
+        if not info.contiguous:
+            raise self._not_contiguous(role, name, info.shape, info.strides)
+        # DLPack producers already ordered their work before `sh`; CAI v3 gives a stream
+        return _Arg(obj, "other", False, info.shape, info.dtype, info.dtype_label, info.ptr,
+                    info.device_id, info.stream, info.keepalive)
+
+    def _pick_device(self, recs: Sequence[_Arg]) -> int:
+        found = None
+        for a in recs:
+            if a.host:
+                continue
+            dev = a.device
+            if dev is None or dev < 0:
+                dev = self._pointer_device(a.ptr)
+            if found is None:
+                found = dev
+            elif dev != found:
+                raise CallError(f"{self.plan.name}: arrays are on different CUDA devices "
+                                f"({found} and {dev})")
+        if found is None:
+            return self.device if self.device is not None else 0
+        if self.device is not None and found != self.device:
+            raise CallError(f"{self.plan.name} was loaded for CUDA device {self.device} but "
+                            f"its arrays are on device {found}")
+        return found
+
+    def _pointer_device(self, ptr: int) -> int:
+        cu = _cu
+        if not ptr:
+            return self.device or 0
+        err, val = cu.cuPointerGetAttribute(
+            cu.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)
+        if err != cu.CUresult.CUDA_SUCCESS:
+            return self.device or 0
+        return int(val)
+
+    # ---- the launch sequence
+
+    def _run(self, cu, st, sh, in_recs, out_recs):
+        plan = self.plan
+        ok = cu.CUresult.CUDA_SUCCESS
+        n_in = len(in_recs)
+
+        # new outputs, in the library of the device inputs
+        if out_recs is None:
+            out_lib = self._output_library(in_recs)
+            out_recs = [self._new_output(out_lib, spec, st.ordinal) for spec in plan.outputs]
+        recs = list(in_recs) + list(out_recs)
+
+        # alignment of every caller-provided device pointer (before anything is queued)
+        for pos, b, align, kernel in self._align_checks:
+            a = recs[pos]
+            if not a.host and a.ptr % align:
+                raise CallError(
+                    f"{plan.buffer_label(b)} starts at address {a.ptr:#x}, which is not "
+                    f"{align}-byte aligned: kernel {kernel!r} uses {align}-byte vector "
+                    f"accesses. Pass an array that starts on a {align}-byte boundary (a "
+                    f"view with a storage offset does not; copy it, e.g. x.clone())")
+
+        # work queued on other streams (the libraries' current streams) comes first
+        waited = ()
+        for a in recs:
+            if a.stream is not None and a.stream != sh and a.stream not in waited:
+                self._wait_stream(cu, a.stream, sh)
+                waited += (a.stream,)
+
+        ptrs = [0] * self._nbuf
+        arg_buf = self._arg_buf
+        allocs: List[int] = []
+        host_outs: List[Tuple[np.ndarray, int, int]] = []   # (host array, device ptr, nbytes)
+
+        def alloc(nbytes: int) -> int:
+            if nbytes == 0:
+                return 0
+            if st.async_alloc:
+                p = _check(cu.cuMemAllocAsync(nbytes, sh), f"allocating {nbytes} bytes")
+            else:
+                p = _check(cu.cuMemAlloc(nbytes), f"allocating {nbytes} bytes")
+            p = int(p)
+            allocs.append(p)
+            return p
+
+        try:
+            for k, a in enumerate(recs):
+                if not a.host:
+                    ptrs[arg_buf[k]] = a.ptr
+                elif k < n_in:
+                    arr = np.ascontiguousarray(a.obj)
+                    p = alloc(arr.nbytes)
+                    if arr.nbytes:
+                        _check(cu.cuMemcpyHtoDAsync(p, arr.ctypes.data, arr.nbytes, sh),
+                               f"copying input {plan.inputs[k].name!r} to the device")
+                    ptrs[arg_buf[k]] = p
+                else:
+                    nbytes = plan.outputs[k - n_in].nbytes
+                    p = alloc(nbytes)
+                    ptrs[arg_buf[k]] = p
+                    host_outs.append((a.obj, p, nbytes))
+            for b, nbytes in self._temps:
+                ptrs[b] = alloc(nbytes)
+
+            launch = cu.cuLaunchKernel
+            funcs = st.functions
+            for op in self._ops:
+                if op[0] == "launch":
+                    _, kernel, grid, block, smem, pack = op
+                    with self._launch_lock:
+                        pack.fill(ptrs)
+                        err = launch(funcs[kernel], grid[0], grid[1], grid[2],
+                                     block[0], block[1], block[2], smem, sh, pack.address, 0)[0]
+                    if err != ok:
+                        raise DeviceError(f"CUDA driver error while launching kernel "
+                                          f"{kernel!r} of {plan.name!r} (grid {list(grid)}, "
+                                          f"block {list(block)}): {_err_name(cu, err)}")
+                else:
+                    _, src, dst, nbytes = op
+                    if nbytes:
+                        _check(cu.cuMemcpyDtoDAsync(ptrs[dst], ptrs[src], nbytes, sh),
+                               f"copying buffer {src} to buffer {dst} of {plan.name!r}")
+            for host, p, nbytes in host_outs:
+                if nbytes:
+                    _check(cu.cuMemcpyDtoHAsync(host.ctypes.data, p, nbytes, sh),
+                           "copying an output back to the host")
+        finally:
+            self._free(cu, st, allocs, sh)
+        if host_outs or any(a.host for a in in_recs):
+            _check(cu.cuStreamSynchronize(sh), f"waiting for {plan.name!r} to finish")
+        if len(out_recs) == 1:
+            return out_recs[0].obj
+        return tuple(a.obj for a in out_recs)
+
+    @staticmethod
+    def _free(cu, st, allocs, sh):
+        if not allocs:
+            return
+        if st.async_alloc:
+            for p in allocs:
+                cu.cuMemFreeAsync(p, sh)
+        else:
+            cu.cuStreamSynchronize(sh)
+            for p in allocs:
+                cu.cuMemFree(p)
+
+    @staticmethod
+    def _wait_stream(cu, producer: int, consumer: int):
+        ev = _check(cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                    "creating an event")
+        try:
+            _check(cu.cuEventRecord(ev, producer), "recording an event on the producer stream")
+            _check(cu.cuStreamWaitEvent(consumer, ev, 0), "waiting for the producer stream")
+        finally:
+            cu.cuEventDestroy(ev)
+
+    @staticmethod
+    def _output_library(in_recs: Sequence[_Arg]) -> str:
+        libs = {a.lib for a in in_recs if not a.host}
+        if "torch" in libs:
+            return "torch"
+        if "cupy" in libs:
+            return "cupy"
+        return "numpy"
+
+    def _new_output(self, lib, spec, ordinal) -> _Arg:
+        if lib == "torch":
+            import torch
+            t = torch.empty(spec.shape, dtype=_torch_dtype_maps(torch)[1][spec.dtype.name],
+                            device=torch.device("cuda", ordinal))
+            # allocated on torch's current stream: ordered before `sh` like an input
+            return _Arg(t, "torch", False, spec.shape, spec.dtype, spec.name, t.data_ptr(),
+                        ordinal, _torch_current_stream(torch, ordinal))
+        npdt = _to_numpy(spec.dtype, f"output {spec.name!r}")
+        if lib == "cupy":
+            import cupy
+            with cupy.cuda.Device(ordinal):
+                a = cupy.empty(spec.shape, dtype=npdt)
+                return _Arg(a, "cupy", False, spec.shape, spec.dtype, spec.name,
+                            int(a.data.ptr), ordinal, int(cupy.cuda.get_current_stream().ptr))
+        return _host_arg(np.empty(spec.shape, dtype=npdt))
+
+
+def _to_numpy(dt: DType, what: str) -> np.dtype:
+    try:
+        return dtypes.to_numpy(dt)
+    except KeyError as e:
+        msg = e.args[0] if e.args else str(e)
+        raise CallError(f"{what} has dtype {dt.name}: {msg} (pip install ml_dtypes), or pass "
+                        f"torch tensors") from None
+
+
+def _np_dtype(npdt) -> Optional[DType]:
+    try:
+        return dtypes.get(npdt)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+Executable = CudaExecutable

@@ -1,0 +1,525 @@
+"""The launch plan of a compiled kfuse program (``plan.json``) and argument checking.
+
+Pure Python (json + numpy via kfuse.dtypes): no MLIR, no CUDA. The CPU target reuses
+:class:`LaunchPlan` and :meth:`LaunchPlan.check_call`.
+
+Schema (version 1), every field required unless marked optional::
+
+    {
+      "format": "kfuse-plan", "version": 1,
+      "name": str (non-empty), "target": "cuda" | "cpu",
+      "chip": str                      (required for target "cuda", optional otherwise),
+      "ptx": str                       (file name relative to the plan directory;
+                                        required for target "cuda", optional otherwise),
+      "inputs":  [{"name": str, "shape": [int >= 0, ...], "dtype": kfuse dtype name}],
+      "outputs": [ same as inputs ],
+      "buffers": [{"kind": "input" | "output", "index": int, "shape": [...], "dtype": str}
+                  | {"kind": "temp", "shape": [...], "dtype": str}],
+      "steps":   [{"op": "launch", "kernel": str, "grid": [3 ints >= 1],
+                   "block": [3 ints >= 1], "smem": int >= 0 (optional, default 0),
+                   "args": [{"buffer": int} | {"scalar": number, "type": i32|i64|f32|f64|index}],
+                   "align": power of two >= 1 (optional, default 1)}
+                  | {"op": "copy", "src": int, "dst": int}]
+    }
+
+Every input and every output is named by exactly one buffer of its kind, with the same
+shape and dtype. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
+
+from .. import dtypes
+from ..dtypes import DType
+from ..errors import ArtifactError, CallError
+
+FORMAT = "kfuse-plan"
+VERSION = 1
+PLAN_FILE = "plan.json"
+TARGETS = ("cuda", "cpu")
+BUFFER_KINDS = ("input", "output", "temp")
+SCALAR_TYPES = ("i32", "i64", "f32", "f64", "index")
+
+_KNOWN_KEYS = {"format", "version", "name", "target", "chip", "ptx", "inputs", "outputs",
+               "buffers", "steps"}
+
+
+# --------------------------------------------------------------------------- records
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One program input or output."""
+    name: str
+    shape: Tuple[int, ...]
+    dtype: DType
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.dtype.itemsize
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "shape": list(self.shape), "dtype": self.dtype.name}
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One device buffer a step refers to: an input, an output, or a per-call temporary."""
+    kind: str                       # "input", "output", "temp"
+    shape: Tuple[int, ...]
+    dtype: DType
+    index: Optional[int] = None     # index into plan.inputs / plan.outputs (None for temp)
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.dtype.itemsize
+
+    def to_json(self) -> dict:
+        d = {"kind": self.kind}
+        if self.index is not None:
+            d["index"] = self.index
+        d["shape"] = list(self.shape)
+        d["dtype"] = self.dtype.name
+        return d
+
+
+@dataclass(frozen=True)
+class BufferArg:
+    buffer: int
+
+    def to_json(self) -> dict:
+        return {"buffer": self.buffer}
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    value: Union[int, float]
+    type: str                       # one of SCALAR_TYPES
+
+    def to_json(self) -> dict:
+        return {"scalar": self.value, "type": self.type}
+
+
+@dataclass(frozen=True)
+class LaunchStep:
+    kernel: str
+    grid: Tuple[int, int, int]
+    block: Tuple[int, int, int]
+    args: Tuple[Union[BufferArg, ScalarArg], ...]
+    smem: int = 0
+    align: int = 1
+    op: str = field(default="launch", init=False)
+
+    def to_json(self) -> dict:
+        return {"op": "launch", "kernel": self.kernel, "grid": list(self.grid),
+                "block": list(self.block), "smem": self.smem,
+                "args": [a.to_json() for a in self.args], "align": self.align}
+
+
+@dataclass(frozen=True)
+class CopyStep:
+    src: int
+    dst: int
+    op: str = field(default="copy", init=False)
+
+    def to_json(self) -> dict:
+        return {"op": "copy", "src": self.src, "dst": self.dst}
+
+
+Step = Union[LaunchStep, CopyStep]
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+def _fail(where: str, msg: str):
+    raise ArtifactError(f"invalid plan: {where}: {msg}")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _req(d: dict, key: str, where: str):
+    if not isinstance(d, dict):
+        _fail(where, f"expected an object, got {type(d).__name__}")
+    if key not in d:
+        _fail(f"{where}.{key}" if where else key, "missing field")
+    return d[key]
+
+
+def _str(d: dict, key: str, where: str, nonempty: bool = True) -> str:
+    v = _req(d, key, where)
+    path = f"{where}.{key}" if where else key
+    if not isinstance(v, str) or (nonempty and not v):
+        _fail(path, f"expected a non-empty string, got {v!r}")
+    return v
+
+
+def _int(d: dict, key: str, where: str, lo: Optional[int] = None, default=None) -> int:
+    path = f"{where}.{key}" if where else key
+    if default is not None and key not in d:
+        return default
+    v = _req(d, key, where)
+    if not _is_int(v):
+        _fail(path, f"expected an integer, got {v!r}")
+    if lo is not None and v < lo:
+        _fail(path, f"must be >= {lo}, got {v}")
+    return v
+
+
+def _list(d: dict, key: str, where: str) -> list:
+    v = _req(d, key, where)
+    if not isinstance(v, list):
+        _fail(f"{where}.{key}" if where else key, f"expected a list, got {type(v).__name__}")
+    return v
+
+
+def _shape(d: dict, where: str) -> Tuple[int, ...]:
+    v = _list(d, "shape", where)
+    for i, s in enumerate(v):
+        if not _is_int(s) or s < 0:
+            _fail(f"{where}.shape[{i}]", f"expected a non-negative integer, got {s!r}")
+    return tuple(v)
+
+
+def _dtype(d: dict, where: str) -> DType:
+    v = _req(d, "dtype", where)
+    if not isinstance(v, str) or v not in dtypes.ALL:
+        _fail(f"{where}.dtype", f"unknown dtype {v!r} (known: {', '.join(dtypes.ALL)})")
+    return dtypes.ALL[v]
+
+
+def _dim3(d: dict, key: str, where: str) -> Tuple[int, int, int]:
+    v = _list(d, key, where)
+    if len(v) != 3:
+        _fail(f"{where}.{key}", f"expected 3 integers, got {v!r}")
+    for i, s in enumerate(v):
+        if not _is_int(s) or s < 1:
+            _fail(f"{where}.{key}[{i}]", f"expected a positive integer, got {s!r}")
+    return tuple(v)
+
+
+_INT_RANGE = {"i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1),
+              "index": (-(1 << 63), (1 << 63) - 1)}
+
+
+def _tensor_spec(d, where: str) -> TensorSpec:
+    return TensorSpec(_str(d, "name", where), _shape(d, where), _dtype(d, where))
+
+
+def _buffer_spec(d, where: str, n_in: int, n_out: int) -> BufferSpec:
+    kind = _req(d, "kind", where)
+    if kind not in BUFFER_KINDS:
+        _fail(f"{where}.kind", f"expected one of {', '.join(BUFFER_KINDS)}, got {kind!r}")
+    index = None
+    if kind != "temp":
+        index = _int(d, "index", where, lo=0)
+        n = n_in if kind == "input" else n_out
+        if index >= n:
+            _fail(f"{where}.index", f"{kind} index {index} out of range: the plan has {n} {kind}s")
+    elif "index" in d:
+        _fail(f"{where}.index", "a temp buffer has no index")
+    return BufferSpec(kind, _shape(d, where), _dtype(d, where), index)
+
+
+def _arg(d, where: str, n_buf: int):
+    if not isinstance(d, dict):
+        _fail(where, f"expected an object, got {d!r}")
+    if "buffer" in d:
+        b = d["buffer"]
+        if not _is_int(b) or not 0 <= b < n_buf:
+            _fail(f"{where}.buffer", f"buffer index {b!r} out of range: the plan has {n_buf} buffers")
+        return BufferArg(b)
+    if "scalar" in d:
+        t = _req(d, "type", where)
+        if t not in SCALAR_TYPES:
+            _fail(f"{where}.type", f"expected one of {', '.join(SCALAR_TYPES)}, got {t!r}")
+        v = d["scalar"]
+        if t in _INT_RANGE:
+            lo, hi = _INT_RANGE[t]
+            if not _is_int(v) or not lo <= v <= hi:
+                _fail(f"{where}.scalar", f"expected a {t} integer, got {v!r}")
+        else:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                _fail(f"{where}.scalar", f"expected a number, got {v!r}")
+            v = float(v)
+        return ScalarArg(v, t)
+    _fail(where, "expected {\"buffer\": index} or {\"scalar\": value, \"type\": type}")
+
+
+def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
+    op = _req(d, "op", where)
+    n_buf = len(buffers)
+    if op == "launch":
+        kernel = _str(d, "kernel", where)
+        grid = _dim3(d, "grid", where)
+        block = _dim3(d, "block", where)
+        if math.prod(block) > 1024:
+            _fail(f"{where}.block", f"{list(block)} has more than 1024 threads")
+        smem = _int(d, "smem", where, lo=0, default=0)
+        args = tuple(_arg(a, f"{where}.args[{i}]", n_buf)
+                     for i, a in enumerate(_list(d, "args", where)))
+        align = _int(d, "align", where, lo=1, default=1)
+        if align & (align - 1):
+            _fail(f"{where}.align", f"must be a power of two, got {align}")
+        return LaunchStep(kernel, grid, block, args, smem, align)
+    if op == "copy":
+        src = _int(d, "src", where, lo=0)
+        dst = _int(d, "dst", where, lo=0)
+        for key, b in (("src", src), ("dst", dst)):
+            if b >= n_buf:
+                _fail(f"{where}.{key}", f"buffer index {b} out of range: the plan has {n_buf} buffers")
+        if buffers[dst].kind == "input":
+            _fail(f"{where}.dst", "a copy must not write into an input buffer")
+        if buffers[dst].nbytes < buffers[src].nbytes:
+            _fail(f"{where}.dst", f"buffer {dst} ({buffers[dst].nbytes} bytes) is smaller than "
+                                  f"source buffer {src} ({buffers[src].nbytes} bytes)")
+        return CopyStep(src, dst)
+    _fail(f"{where}.op", f"unknown step op {op!r} (expected 'launch' or 'copy')")
+
+
+# --------------------------------------------------------------------------- argument checking
+
+def dtype_label(dt) -> str:
+    """How an argument's dtype is spelled in messages: the library's own name (float16)."""
+    if isinstance(dt, DType):
+        return dt.name
+    name = getattr(dt, "name", None)
+    if isinstance(name, str):
+        return name
+    return str(dt).replace("torch.", "")
+
+
+def describe_array(a) -> Tuple[Tuple[int, ...], Any]:
+    """Default ``describe``: (shape, dtype) of anything with .shape and .dtype
+    (numpy, torch, cupy, jax arrays). The dtype is returned as the library's object."""
+    shape = getattr(a, "shape", None)
+    dt = getattr(a, "dtype", None)
+    if shape is None or dt is None:
+        raise CallError(f"expected an array with .shape and .dtype, got {type(a).__name__}")
+    return tuple(int(s) for s in shape), dt
+
+
+def _as_dtype(dt) -> Optional[DType]:
+    if isinstance(dt, DType):
+        return dt
+    try:
+        return dtypes.get(dt)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+# --------------------------------------------------------------------------- the plan
+
+@dataclass
+class LaunchPlan:
+    name: str
+    target: str
+    inputs: Tuple[TensorSpec, ...]
+    outputs: Tuple[TensorSpec, ...]
+    buffers: Tuple[BufferSpec, ...]
+    steps: Tuple[Step, ...]
+    chip: Optional[str] = None
+    ptx: Optional[str] = None
+    extra: dict = field(default_factory=dict)   # unknown top-level keys, kept verbatim
+    format: str = FORMAT
+    version: int = VERSION
+
+    # ---- (de)serialisation
+
+    @classmethod
+    def from_json(cls, data: Union[str, bytes, dict]) -> "LaunchPlan":
+        """Parses and validates a plan (a JSON string or an already-decoded dict).
+        Raises ArtifactError naming the first missing or invalid field."""
+        if isinstance(data, (str, bytes)):
+            try:
+                data = json.loads(data)
+            except ValueError as e:
+                raise ArtifactError(f"invalid plan: not valid JSON: {e}") from None
+        if not isinstance(data, dict):
+            _fail("plan", f"expected a JSON object, got {type(data).__name__}")
+        fmt = _req(data, "format", "")
+        if fmt != FORMAT:
+            _fail("format", f"expected {FORMAT!r}, got {fmt!r}")
+        version = _req(data, "version", "")
+        if not _is_int(version) or version != VERSION:
+            _fail("version", f"this kfuse reads plan version {VERSION}, got {version!r}")
+        name = _str(data, "name", "")
+        target = _req(data, "target", "")
+        if target not in TARGETS:
+            _fail("target", f"expected one of {', '.join(TARGETS)}, got {target!r}")
+        chip = ptx = None
+        if target == "cuda" or "chip" in data:
+            chip = _str(data, "chip", "")
+        if target == "cuda" or "ptx" in data:
+            ptx = _str(data, "ptx", "")
+            if os.path.isabs(ptx) or ".." in ptx.replace("\\", "/").split("/"):
+                _fail("ptx", f"must be a file name inside the plan directory, got {ptx!r}")
+        inputs = tuple(_tensor_spec(d, f"inputs[{i}]") for i, d in enumerate(_list(data, "inputs", "")))
+        outputs = tuple(_tensor_spec(d, f"outputs[{i}]") for i, d in enumerate(_list(data, "outputs", "")))
+        for kind, specs in (("inputs", inputs), ("outputs", outputs)):
+            seen = set()
+            for i, s in enumerate(specs):
+                if s.name in seen:
+                    _fail(f"{kind}[{i}].name", f"duplicate name {s.name!r}")
+                seen.add(s.name)
+        buffers = tuple(_buffer_spec(d, f"buffers[{i}]", len(inputs), len(outputs))
+                        for i, d in enumerate(_list(data, "buffers", "")))
+        for kind, specs in (("input", inputs), ("output", outputs)):
+            bound = {}
+            for bi, b in enumerate(buffers):
+                if b.kind != kind:
+                    continue
+                if b.index in bound:
+                    _fail(f"buffers[{bi}].index", f"{kind} {b.index} is already buffer {bound[b.index]}")
+                bound[b.index] = bi
+                s = specs[b.index]
+                if b.shape != s.shape:
+                    _fail(f"buffers[{bi}].shape", f"{list(b.shape)} differs from {kind} "
+                                                  f"{s.name!r} shape {list(s.shape)}")
+                if b.dtype != s.dtype:
+                    _fail(f"buffers[{bi}].dtype", f"{b.dtype.name} differs from {kind} "
+                                                  f"{s.name!r} dtype {s.dtype.name}")
+            for i, s in enumerate(specs):
+                if i not in bound:
+                    _fail("buffers", f"no buffer for {kind} {i} ({s.name!r})")
+        steps = tuple(_step(d, f"steps[{i}]", buffers) for i, d in enumerate(_list(data, "steps", "")))
+        extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
+        return cls(name=name, target=target, inputs=inputs, outputs=outputs, buffers=buffers,
+                   steps=steps, chip=chip, ptx=ptx, extra=extra)
+
+    def to_dict(self) -> dict:
+        d = {"format": self.format, "version": self.version, "name": self.name,
+             "target": self.target}
+        if self.chip is not None:
+            d["chip"] = self.chip
+        if self.ptx is not None:
+            d["ptx"] = self.ptx
+        d["inputs"] = [s.to_json() for s in self.inputs]
+        d["outputs"] = [s.to_json() for s in self.outputs]
+        d["buffers"] = [b.to_json() for b in self.buffers]
+        d["steps"] = [s.to_json() for s in self.steps]
+        for k, v in self.extra.items():
+            d.setdefault(k, v)
+        return d
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "LaunchPlan":
+        """Reads ``<path>/plan.json`` (``path`` may also name the plan.json file itself)
+        and checks that the files it names exist."""
+        path = os.fspath(path)
+        plan_dir, plan_file = (os.path.dirname(path) or ".", path) if os.path.isfile(path) \
+            else (path, os.path.join(path, PLAN_FILE))
+        if not os.path.isdir(plan_dir):
+            raise ArtifactError(f"{path}: no such program directory")
+        if not os.path.isfile(plan_file):
+            raise ArtifactError(f"{plan_dir}: missing {PLAN_FILE} (not a compiled kfuse program?)")
+        try:
+            with open(plan_file, "rb") as f:
+                text = f.read()
+        except OSError as e:
+            raise ArtifactError(f"{plan_file}: cannot read: {e}") from None
+        try:
+            plan = cls.from_json(text)
+        except ArtifactError as e:
+            raise ArtifactError(f"{plan_file}: {e}") from None
+        if plan.ptx is not None and not os.path.isfile(os.path.join(plan_dir, plan.ptx)):
+            raise ArtifactError(f"{plan_file}: ptx: file {plan.ptx!r} is missing from {plan_dir}")
+        return plan
+
+    def save(self, path: Union[str, os.PathLike]) -> str:
+        """Writes ``<path>/plan.json`` (creating the directory); returns the file path."""
+        path = os.fspath(path)
+        os.makedirs(path, exist_ok=True)
+        plan_file = os.path.join(path, PLAN_FILE)
+        tmp = plan_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(self.to_json())
+            f.write("\n")
+        os.replace(tmp, plan_file)
+        return plan_file
+
+    def validate(self) -> "LaunchPlan":
+        """Checks a plan built in Python (not read from JSON) by the same rules as
+        from_json; raises ArtifactError naming the first invalid field. Returns self."""
+        LaunchPlan.from_json(self.to_dict())
+        return self
+
+    # ---- helpers
+
+    @property
+    def kernels(self) -> Tuple[str, ...]:
+        """Kernel names in first-use order."""
+        seen = {}
+        for s in self.steps:
+            if isinstance(s, LaunchStep):
+                seen.setdefault(s.kernel, None)
+        return tuple(seen)
+
+    def signature(self) -> str:
+        ins = ", ".join(f"{s.name}: {s.dtype.name}{list(s.shape)}" for s in self.inputs)
+        outs = ", ".join(f"{s.name}: {s.dtype.name}{list(s.shape)}" for s in self.outputs)
+        return f"{self.name}({ins}) -> ({outs})"
+
+    def buffer_label(self, index: int) -> str:
+        """'input 'x'', 'output 'y'' or 'temp buffer 2', for messages."""
+        b = self.buffers[index]
+        if b.kind == "input":
+            return f"input {self.inputs[b.index].name!r}"
+        if b.kind == "output":
+            return f"output {self.outputs[b.index].name!r}"
+        return f"temp buffer {index}"
+
+    # ---- argument checking, shared by every target
+
+    def check_arg(self, spec: TensorSpec, arg, describe: Callable = describe_array,
+                  role: str = "input") -> None:
+        """Raises CallError unless ``arg`` has exactly ``spec``'s shape and dtype."""
+        shape, dt = describe(arg)
+        shape = tuple(int(s) for s in shape)
+        if shape != spec.shape:
+            raise CallError(f"{role} {spec.name!r} has shape {shape} but the program "
+                            f"{self.name!r} was compiled for {spec.shape}")
+        if _as_dtype(dt) != spec.dtype:
+            raise CallError(f"{role} {spec.name!r} has dtype {dtype_label(dt)} but the program "
+                            f"{self.name!r} was compiled for {spec.dtype.name}")
+
+    def check_call(self, args: Sequence, describe: Callable = describe_array) -> None:
+        """Checks count, shapes and dtypes of the inputs of a call.
+
+        ``describe(arg) -> (shape tuple, dtype)`` where dtype is a kfuse DType or anything
+        ``kfuse.dtypes.get`` understands (numpy/torch dtype); it may itself raise CallError."""
+        self._check_count(args, self.inputs, "input", "got")
+        for spec, arg in zip(self.inputs, args):
+            self.check_arg(spec, arg, describe, "input")
+
+    def check_outputs(self, outs: Sequence, describe: Callable = describe_array) -> None:
+        """Like check_call, for caller-provided outputs (``out=``)."""
+        self._check_count(outs, self.outputs, "output", "out= got")
+        for spec, arg in zip(self.outputs, outs):
+            self.check_arg(spec, arg, describe, "output")
+
+    def _check_count(self, args, specs, word, got):
+        if len(args) != len(specs):
+            names = ", ".join(s.name for s in specs)
+            raise CallError(f"{self.name} takes {_plural(len(specs), word)} ({names}) "
+                            f"but {got} {len(args)}")

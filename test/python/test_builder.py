@@ -1,0 +1,641 @@
+"""Tests of kfuse.builder: the emitted MLIR (shape, maps, bodies, parse + verify), the
+BuilderError cases, and the numpy reference interpreter."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from kfuse import builder as kb
+from kfuse import dtypes
+from kfuse.errors import BuilderError
+
+FLOATS = ["f32", "f16", "bf16", "f64"]
+INTS = ["i32", "i64"]
+UNARY_FLOAT = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "gelu", "silu", "erf"]
+UNARY_NUMERIC = ["neg", "abs", "relu"]
+BINARY_NUMERIC = ["add", "sub", "mul", "maximum", "minimum"]
+BINARY_FLOAT = ["div", "pow"]
+COMPARE = ["gt", "ge", "lt", "le", "eq", "ne"]
+
+
+@pytest.fixture(scope="module")
+def verify():
+    """Parses and verifies MLIR text with the MLIR Python bindings (skips without them)."""
+    ir = pytest.importorskip("mlir.ir")
+
+    def check(text):
+        with ir.Context():
+            module = ir.Module.parse(text)
+            assert module.operation.verify()
+        return text
+    return check
+
+
+def one_op(op, dtype, shapes=((4, 8),), extra=()):
+    p = kb.Program("t")
+    ins = [p.input(f"x{k}", s, dtype) for k, s in enumerate(shapes)]
+    p.output(getattr(kb, op)(*ins, *extra), name="y")
+    return p
+
+
+def generics(text):
+    return text.count("linalg.generic")
+
+
+def body(text, k=0):
+    """The body lines of the k-th linalg.generic."""
+    blocks = re.findall(r"\^bb0\(.*?\):\n(.*?)\n\s*\} ->", text, re.S)
+    return [line.strip() for line in blocks[k].splitlines()]
+
+
+def ml_dtypes_or_skip():
+    pytest.importorskip("ml_dtypes")
+
+
+# ------------------------------------------------------------------ parse and verify
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", UNARY_FLOAT + UNARY_NUMERIC)
+def test_unary_float_parses(verify, op, dtype):
+    text = verify(one_op(op, dtype).to_mlir())
+    assert generics(text) == 1
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("op", UNARY_NUMERIC)
+def test_unary_int_parses(verify, op, dtype):
+    assert generics(verify(one_op(op, dtype).to_mlir())) == 1
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("op", BINARY_NUMERIC)
+def test_binary_parses(verify, op, dtype):
+    text = verify(one_op(op, dtype, shapes=((4, 1), (8,))).to_mlir())
+    assert generics(text) == 1
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", BINARY_FLOAT)
+def test_binary_float_parses(verify, op, dtype):
+    assert generics(verify(one_op(op, dtype, shapes=((8,), (8,))).to_mlir())) == 1
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + ["i1"])
+@pytest.mark.parametrize("op", COMPARE)
+def test_compare_parses(verify, op, dtype):
+    text = verify(one_op(op, dtype, shapes=((8,), (8,))).to_mlir())
+    assert "tensor<8xi1> {kfuse.name = \"y\"}" in text
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + ["i1"])
+def test_where_parses(verify, dtype):
+    p = kb.Program("w")
+    c = p.input("c", (4, 1), "i1")
+    a = p.input("a", (8,), dtype)
+    scalar = True if dtype == "i1" else 3
+    p.output(kb.where(c, a, scalar))
+    p.output(kb.where(c, scalar, a))
+    text = verify(p.to_mlir())
+    assert generics(text) == 2 and "arith.select" in text
+
+
+@pytest.mark.parametrize("src", list(dtypes.ALL))
+@pytest.mark.parametrize("dst", list(dtypes.ALL))
+def test_cast_parses(verify, src, dst):
+    p = kb.Program("c")
+    x = p.input("x", (3,), src)
+    p.output(kb.cast(x, dst))
+    text = verify(p.to_mlir())
+    assert generics(text) == (0 if src == dst else 1)
+
+
+@pytest.mark.parametrize("value", [1.0, -0.0, 0.1, 1e-5, 1e300, 3.4e38, 7e-46, float("nan"),
+                                   float("inf"), -float("inf"), 1 << 40, True])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_scalar_constants_parse(verify, value, dtype):
+    p = kb.Program("s")
+    x = p.input("x", (2,), dtype)
+    p.output(x + value)
+    p.output(kb.where(x > 0.0, x, value))
+    verify(p.to_mlir())
+
+
+def test_int_constant_extremes_parse(verify):
+    p = kb.Program("s")
+    x = p.input("x", (2,), "i64")
+    y = p.input("y", (2,), "i32")
+    p.output(x + (-(1 << 63)))
+    p.output(y * ((1 << 31) - 1))
+    text = verify(p.to_mlir())
+    assert "arith.constant -9223372036854775808 : i64" in text
+    assert "arith.constant 2147483647 : i32" in text
+
+
+def test_big_program_parses(verify):
+    p = kb.Program("softplus")
+    x = p.input("x", (1 << 26,), "f32")
+    b = p.input("bias", (4096, 1), "f16")
+    y = kb.log(kb.exp(x) + 1.0)
+    z = kb.cast(y, "f16") * b - kb.abs(-b) / 2 ** kb.tanh(b)
+    p.output(y, name="y")
+    p.output(kb.where((z >= 0.0) != (b < 1.0), kb.rsqrt(z), kb.sqrt(b)))
+    text = verify(p.to_mlir())
+    assert generics(text) == 17
+
+
+# ----------------------------------------------------------------- the MLIR's shape
+
+def test_function_signature_and_names():
+    p = kb.Program("softplus")
+    x = p.input("x", (1 << 26,), "f32")
+    b = p.input("bias", (4096,), "f16")
+    s = p.input("s", (), "bf16")
+    p.output(kb.log(kb.exp(x) + 1.0), name="y")
+    p.output(b + 1.0)
+    p.output(s)
+    text = p.to_mlir()
+    assert ("func.func @softplus(%arg0: tensor<67108864xf32> {kfuse.name = \"x\"}, "
+            "%arg1: tensor<4096xf16> {kfuse.name = \"bias\"}, "
+            "%arg2: tensor<bf16> {kfuse.name = \"s\"}) -> ("
+            "tensor<67108864xf32> {kfuse.name = \"y\"}, "
+            "tensor<4096xf16> {kfuse.name = \"out1\"}, "
+            "tensor<bf16> {kfuse.name = \"out2\"})") in text
+    assert re.search(r"return %t\d+, %t\d+, %arg2 : tensor<67108864xf32>, "
+                     r"tensor<4096xf16>, tensor<bf16>", text)
+    assert p.inputs == [("x", (1 << 26,), dtypes.F32), ("bias", (4096,), dtypes.F16),
+                        ("s", (), dtypes.BF16)]
+    assert p.outputs == [("y", (1 << 26,), dtypes.F32), ("out1", (4096,), dtypes.F16),
+                         ("out2", (), dtypes.BF16)]
+
+
+def test_generic_structure():
+    p = kb.Program("g")
+    x = p.input("x", (8, 1), "f32")
+    y = p.input("y", (8, 16), "f32")
+    p.output(x + y)
+    text = p.to_mlir()
+    assert re.search(
+        r"%(e\d+) = tensor.empty\(\) : tensor<8x16xf32>\n"
+        r"\s*%t\d+ = linalg.generic \{indexing_maps = \[affine_map<\(d0, d1\) -> \(d0, 0\)>, "
+        r"affine_map<\(d0, d1\) -> \(d0, d1\)>, affine_map<\(d0, d1\) -> \(d0, d1\)>\], "
+        r"iterator_types = \[\"parallel\", \"parallel\"\]\} "
+        r"ins\(%arg0, %arg1 : tensor<8x1xf32>, tensor<8x16xf32>\) "
+        r"outs\(%\1 : tensor<8x16xf32>\)", text)
+    assert body(text) == ["%v0 = arith.addf %in0, %in1 : f32", "linalg.yield %v0 : f32"]
+    for named in ("linalg.add", "linalg.map", "linalg.elemwise", "linalg.broadcast",
+                  "tensor.expand_shape", "tensor.collapse_shape"):
+        assert named not in text
+
+
+@pytest.mark.parametrize("shapes, out, maps", [
+    (((8, 1), (8, 16)), (8, 16),
+     ["(d0, d1) -> (d0, 0)", "(d0, d1) -> (d0, d1)"]),
+    (((1, 16), (4, 1)), (4, 16),
+     ["(d0, d1) -> (0, d1)", "(d0, d1) -> (d0, 0)"]),
+    (((16,), (4, 8, 16)), (4, 8, 16),
+     ["(d0, d1, d2) -> (d2)", "(d0, d1, d2) -> (d0, d1, d2)"]),
+    (((), (4, 8)), (4, 8),
+     ["(d0, d1) -> ()", "(d0, d1) -> (d0, d1)"]),
+    (((1,), ()), (1,),
+     ["(d0) -> (d0)", "(d0) -> ()"]),
+    (((1, 1), (1, 5)), (1, 5),
+     ["(d0, d1) -> (d0, 0)", "(d0, d1) -> (d0, d1)"]),
+    (((8, 1, 3), (1, 4, 1)), (8, 4, 3),
+     ["(d0, d1, d2) -> (d0, 0, d2)", "(d0, d1, d2) -> (0, d1, 0)"]),
+])
+def test_broadcast_indexing_maps(shapes, out, maps):
+    p = kb.Program("b")
+    x = p.input("x", shapes[0], "f32")
+    y = p.input("y", shapes[1], "f32")
+    z = x * y
+    assert z.shape == out
+    p.output(z)
+    text = p.to_mlir()
+    dims = ", ".join(f"d{j}" for j in range(len(out)))
+    expected = ", ".join(f"affine_map<{m}>" for m in maps + [f"({dims}) -> ({dims})"])
+    assert f"indexing_maps = [{expected}]" in text
+    iterators = ", ".join(['"parallel"'] * len(out))
+    assert f"iterator_types = [{iterators}]" in text
+
+
+def test_zero_d_program():
+    p = kb.Program("z")
+    x = p.input("x", (), "f32")
+    p.output(kb.exp(x))
+    text = p.to_mlir()
+    assert ("indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], "
+            "iterator_types = []") in text
+    assert "tensor.empty() : tensor<f32>" in text
+
+
+def test_one_generic_per_op_and_only_live_ops():
+    p = kb.Program("g")
+    x = p.input("x", (8,), "f32")
+    shared = kb.exp(x)
+    kb.tanh(shared)  # dead: not emitted
+    y = shared * shared + shared
+    assert kb.cast(y, "f32") is y
+    p.output(y)
+    p.output(kb.silu(shared))
+    text = p.to_mlir()
+    assert generics(text) == 4  # exp, mul, add, silu
+    assert "math.tanh" not in text
+    assert text.count("tensor.empty()") == 4
+    # a tensor used twice by one op is one operand of its generic
+    assert body(text, 1) == ["%v0 = arith.mulf %in0, %in0 : f32", "linalg.yield %v0 : f32"]
+
+
+def test_scalars_are_constants_in_the_body():
+    p = kb.Program("s")
+    x = p.input("x", (8,), "f32")
+    p.output(1.0 - x)
+    p.output(x ** 2)
+    text = p.to_mlir()
+    assert body(text, 0) == ["%v0 = arith.constant 1.0 : f32",
+                             "%v1 = arith.subf %v0, %in0 : f32", "linalg.yield %v1 : f32"]
+    assert body(text, 1) == ["%v0 = arith.constant 2.0 : f32",
+                             "%v1 = math.powf %in0, %v0 : f32", "linalg.yield %v1 : f32"]
+    assert text.count("ins(") == 2 and "tensor<f32>" not in text
+
+
+def test_nonfinite_constants_are_hex():
+    p = kb.Program("s")
+    x = p.input("x", (8,), "f32")
+    h = p.input("h", (8,), "f16")
+    b = p.input("b", (8,), "bf16")
+    d = p.input("d", (8,), "f64")
+    p.output(x + float("nan"))
+    p.output(kb.where(h > 0.0, h, float("inf")))
+    p.output(kb.where(b > 0.0, b, -float("inf")))
+    p.output(d * float("nan"))
+    text = p.to_mlir()
+    assert "arith.constant 0x7FC00000 : f32" in text
+    assert "arith.constant 0x7C00 : f16" in text
+    assert "arith.constant 0xFF80 : bf16" in text
+    assert "arith.constant 0x7FF8000000000000 : f64" in text
+
+
+def test_scalar_takes_the_tensor_dtype_rounding():
+    p = kb.Program("s")
+    h = p.input("h", (8,), "f16")
+    b = p.input("b", (8,), "bf16")
+    p.output(h + 0.1)
+    p.output(b + 0.1)
+    text = p.to_mlir()
+    assert f"arith.constant {float(np.float16(0.1))!r} : f32" in body(text, 0)[1]
+    assert "arith.constant 0.10009765625 : f32" in body(text, 1)[1]
+
+
+@pytest.mark.parametrize("dtype, ext", [("f16", True), ("bf16", True), ("f32", False),
+                                        ("f64", False)])
+def test_narrow_floats_compute_in_f32(dtype, ext):
+    text = one_op("exp", dtype).to_mlir()
+    if ext:
+        assert body(text) == [f"%v0 = arith.extf %in0 : {dtype} to f32",
+                              "%v1 = math.exp %v0 : f32",
+                              f"%v2 = arith.truncf %v1 : f32 to {dtype}",
+                              f"linalg.yield %v2 : {dtype}"]
+    else:
+        assert body(text) == [f"%v0 = math.exp %in0 : {dtype}", f"linalg.yield %v0 : {dtype}"]
+
+
+@pytest.mark.parametrize("op, lines", [
+    ("relu", ["%v0 = arith.constant 0.0 : f32", "%v1 = arith.maximumf %in0, %v0 : f32"]),
+    ("sigmoid", ["%v0 = arith.constant 1.0 : f32", "%v1 = arith.negf %in0 : f32",
+                 "%v2 = math.exp %v1 : f32", "%v3 = arith.addf %v0, %v2 : f32",
+                 "%v4 = arith.divf %v0, %v3 : f32"]),
+    ("gelu", ["%v0 = arith.constant 0.7071067690849304 : f32",
+              "%v1 = arith.mulf %in0, %v0 : f32", "%v2 = math.erf %v1 : f32",
+              "%v3 = arith.constant 0.5 : f32", "%v4 = arith.mulf %v3, %in0 : f32",
+              "%v5 = arith.constant 1.0 : f32", "%v6 = arith.addf %v5, %v2 : f32",
+              "%v7 = arith.mulf %v4, %v6 : f32"]),
+    ("abs", ["%v0 = math.absf %in0 : f32"]),
+    ("rsqrt", ["%v0 = math.rsqrt %in0 : f32"]),
+    ("neg", ["%v0 = arith.negf %in0 : f32"]),
+])
+def test_float_bodies(op, lines):
+    assert body(one_op(op, "f32").to_mlir())[:-1] == lines
+
+
+@pytest.mark.parametrize("op, line", [
+    ("add", "arith.addi %in0, %in1 : i32"), ("sub", "arith.subi %in0, %in1 : i32"),
+    ("mul", "arith.muli %in0, %in1 : i32"), ("maximum", "arith.maxsi %in0, %in1 : i32"),
+    ("minimum", "arith.minsi %in0, %in1 : i32"), ("gt", "arith.cmpi sgt, %in0, %in1 : i32"),
+    ("le", "arith.cmpi sle, %in0, %in1 : i32"), ("ne", "arith.cmpi ne, %in0, %in1 : i32"),
+])
+def test_int_bodies(op, line):
+    assert body(one_op(op, "i32", shapes=((8,), (8,))).to_mlir())[0] == "%v0 = " + line
+
+
+def test_int_unary_bodies():
+    assert body(one_op("neg", "i64").to_mlir())[:2] == [
+        "%v0 = arith.constant 0 : i64", "%v1 = arith.subi %v0, %in0 : i64"]
+    assert body(one_op("abs", "i32").to_mlir())[0] == "%v0 = math.absi %in0 : i32"
+
+
+@pytest.mark.parametrize("op, pred", list(zip(COMPARE, ["ogt", "oge", "olt", "ole", "oeq",
+                                                         "une"])))
+def test_float_compare_predicates(op, pred):
+    lines = body(one_op(op, "f16", shapes=((8,), (8,))).to_mlir())
+    assert lines[2] == f"%v2 = arith.cmpf {pred}, %v0, %v1 : f32"
+    assert lines[3] == "linalg.yield %v2 : i1"
+
+
+def test_bool_compare_is_unsigned():
+    assert "arith.cmpi ult, %in0, %in1 : i1" in one_op("lt", "i1", ((4,), (4,))).to_mlir()
+
+
+def test_operator_overloads():
+    p = kb.Program("o")
+    x = p.input("x", (4,), "f32")
+    cases = {x + 1: "add", 1 + x: "add", x - 1: "sub", 1.0 - x: "sub", x * 2: "mul",
+             2 * x: "mul", x / 2: "div", 2 / x: "div", -x: "neg", abs(x): "abs",
+             x ** 2: "pow", 2 ** x: "pow", x < 1: "lt", x <= 1: "le", x > 1: "gt",
+             x >= 1: "ge", x == 1: "eq", x != 1: "ne", 1 < x: "gt",
+             np.float32(2) * x: "mul"}
+    for t, op in cases.items():
+        assert isinstance(t, kb.Tensor) and t._op == op and t.program is p
+    assert (x < 1).dtype is dtypes.I1 and (x + 1).dtype is dtypes.F32
+    assert len({x, x}) == 1
+    with pytest.raises(BuilderError, match="truth value"):
+        bool(x > 0)
+
+
+@pytest.mark.parametrize("src, dst, ops", [
+    ("f32", "f16", ["arith.truncf %in0 : f32 to f16"]),
+    ("f16", "f64", ["arith.extf %in0 : f16 to f64"]),
+    ("f16", "bf16", ["arith.extf %in0 : f16 to f32", "arith.truncf %v0 : f32 to bf16"]),
+    ("f32", "i32", ["arith.fptosi %in0 : f32 to i32"]),
+    ("bf16", "i64", ["arith.extf %in0 : bf16 to f32", "arith.fptosi %v0 : f32 to i64"]),
+    ("i32", "f16", ["arith.sitofp %in0 : i32 to f16"]),
+    ("i1", "f32", ["arith.uitofp %in0 : i1 to f32"]),
+    ("i1", "i64", ["arith.extui %in0 : i1 to i64"]),
+    ("f32", "i1", ["arith.constant 0.0 : f32", "arith.cmpf une, %in0, %v0 : f32"]),
+    ("i64", "i1", ["arith.constant 0 : i64", "arith.cmpi ne, %in0, %v0 : i64"]),
+    ("i32", "i64", ["arith.extsi %in0 : i32 to i64"]),
+    ("i64", "i32", ["arith.trunci %in0 : i64 to i32"]),
+])
+def test_cast_bodies(src, dst, ops):
+    p = kb.Program("c")
+    p.output(kb.cast(p.input("x", (3,), src), dst))
+    lines = body(p.to_mlir())
+    assert [line.split(" = ", 1)[1] for line in lines[:-1]] == ops
+
+
+def test_cast_accepts_dtype_spellings():
+    p = kb.Program("c")
+    x = p.input("x", (3,), np.float16)
+    assert x.dtype is dtypes.F16
+    assert kb.cast(x, "float32").dtype is dtypes.F32
+    assert kb.cast(x, dtypes.BF16).dtype is dtypes.BF16
+
+
+# ------------------------------------------------------------------------ errors
+
+def test_error_broadcast():
+    p = kb.Program("e")
+    x = p.input("x", (8, 3), "f32")
+    y = p.input("y", (4,), "f32")
+    with pytest.raises(BuilderError, match=r"add: shapes \(8, 3\) and \(4,\) do not broadcast"):
+        x + y
+    c = p.input("c", (5,), "i1")
+    with pytest.raises(BuilderError, match=r"where: shapes \(5,\) and \(8, 3\)"):
+        kb.where(c, x, 0.0)
+
+
+def test_error_dtype_mismatch():
+    p = kb.Program("e")
+    x = p.input("x", (8,), "f32")
+    h = p.input("h", (8,), "f16")
+    with pytest.raises(BuilderError, match=r"mul: operand dtypes differ \(f32 tensor of shape "
+                                           r"\(8,\) and f16 tensor of shape \(8,\)\).*cast"):
+        x * h
+    with pytest.raises(BuilderError, match=r"maximum: operand dtypes differ"):
+        kb.maximum(h, x)
+    with pytest.raises(BuilderError, match=r"where: a and b dtypes differ.*cast"):
+        kb.where(x > 0.0, x, h)
+
+
+def test_error_scalar_dtype():
+    p = kb.Program("e")
+    i = p.input("i", (8,), "i32")
+    m = p.input("m", (8,), "i1")
+    with pytest.raises(BuilderError, match=r"add: python scalar 1.5 cannot take the dtype of "
+                                           r"i32 tensor of shape \(8,\)"):
+        i + 1.5
+    with pytest.raises(BuilderError, match=r"sub: .*out of range for i32"):
+        i - (1 << 31)
+    with pytest.raises(BuilderError, match=r"eq: .*i1 tensor only combines with True or False"):
+        m == 1
+    with pytest.raises(BuilderError, match=r"add: operand '1' is neither"):
+        i + "1"
+    with pytest.raises(BuilderError, match=r"mul: needs at least one kfuse Tensor"):
+        kb.mul(2.0, 3.0)
+    with pytest.raises(BuilderError, match=r"where: a and b are both python scalars"):
+        kb.where(m, 1.0, 0.0)
+
+
+@pytest.mark.parametrize("op", UNARY_FLOAT + BINARY_FLOAT)
+@pytest.mark.parametrize("dtype", INTS + ["i1"])
+def test_error_float_only(op, dtype):
+    p = kb.Program("e")
+    x = p.input("x", (8,), dtype)
+    args = (x, x) if op in BINARY_FLOAT else (x,)
+    with pytest.raises(BuilderError, match=rf"{op}: needs float operands, got {dtype} tensor "
+                                           r"of shape \(8,\).*cast"):
+        getattr(kb, op)(*args)
+
+
+@pytest.mark.parametrize("op", UNARY_NUMERIC + BINARY_NUMERIC)
+def test_error_numeric_on_bool(op):
+    p = kb.Program("e")
+    m = p.input("m", (8,), "i1")
+    args = (m, m) if op in BINARY_NUMERIC else (m,)
+    with pytest.raises(BuilderError, match=rf"{op}: does not take i1"):
+        getattr(kb, op)(*args)
+
+
+def test_error_where_cond():
+    p = kb.Program("e")
+    x = p.input("x", (8,), "f32")
+    with pytest.raises(BuilderError, match=r"where: cond must be an i1 tensor.*got f32 tensor"):
+        kb.where(x, x, 0.0)
+    with pytest.raises(BuilderError, match=r"where: cond must be an i1 tensor.*python scalar"):
+        kb.where(True, x, 0.0)
+
+
+def test_error_mixed_programs():
+    p, q = kb.Program("p"), kb.Program("q")
+    x = p.input("x", (8,), "f32")
+    y = q.input("y", (8,), "f32")
+    with pytest.raises(BuilderError, match=r"add: operands come from different programs "
+                                           r"\('p' and 'q'\)"):
+        x + y
+    with pytest.raises(BuilderError, match=r"where: operands come from different programs"):
+        kb.where(x > 0.0, y, 0.0)
+    with pytest.raises(BuilderError, match=r"output: the f32 tensor of shape \(8,\) belongs "
+                                           r"to program 'q', not 'p'"):
+        p.output(y)
+    with pytest.raises(BuilderError, match=r"output: expected a kfuse Tensor"):
+        p.output(1.0)
+
+
+@pytest.mark.parametrize("shape, what", [
+    ((0,), "dim 0"), ((4, -1), "dim -1"), ((2.0,), "dim 2.0"), ((True,), "dim True"),
+    (8, "must be a tuple"), (("8",), "dim '8'"),
+])
+def test_error_bad_shape(shape, what):
+    with pytest.raises(BuilderError, match=rf"input 'x': .*{re.escape(what)}"):
+        kb.Program("e").input("x", shape, "f32")
+
+
+def test_error_bad_dtype_and_names():
+    p = kb.Program("e")
+    with pytest.raises(BuilderError, match=r"unknown dtype 'f8'; use one of f32, f16"):
+        p.input("x", (8,), "f8")
+    with pytest.raises(BuilderError, match=r"cast: unknown dtype 'u8'"):
+        kb.cast(p.input("ok", (8,), "f32"), "u8")
+    with pytest.raises(BuilderError, match=r"input name '1x' is not a valid name"):
+        p.input("1x", (8,), "f32")
+    with pytest.raises(BuilderError, match=r"input name 'a-b' is not a valid name"):
+        p.input("a-b", (8,), "f32")
+    with pytest.raises(BuilderError, match=r"program name 'my prog' is not a valid name"):
+        kb.Program("my prog")
+    with pytest.raises(BuilderError, match=r"input: name 'ok' is already used"):
+        p.input("ok", (4,), "f16")
+    x = p.input("x", (8,), "f32")
+    with pytest.raises(BuilderError, match=r"output name 'y.z' is not a valid name"):
+        p.output(x, name="y.z")
+    assert p.output(x) == "out0"
+    with pytest.raises(BuilderError, match=r"output: name 'out0' is already used"):
+        p.output(x, name="out0")
+    with pytest.raises(BuilderError, match=r"output: name 'x' is already used"):
+        p.output(x, name="x")
+
+
+def test_error_no_outputs():
+    p = kb.Program("empty")
+    p.input("x", (8,), "f32")
+    with pytest.raises(BuilderError, match=r"program 'empty' has no outputs.*Program.output"):
+        p.to_mlir()
+
+
+# ----------------------------------------------------------- reference interpreter
+
+def test_reference_softplus_f32():
+    p = kb.Program("softplus")
+    x = p.input("x", (64,), "f32")
+    p.output(kb.log(kb.exp(x) + 1.0), name="y")
+    a = np.linspace(-5, 5, 64, dtype=np.float32)
+    (y,) = p.reference(a)
+    assert y.dtype == np.float32 and y.shape == (64,)
+    np.testing.assert_array_equal(y, np.log(np.exp(a) + np.float32(1)))
+
+
+def test_reference_f16_rounds_per_op():
+    p = kb.Program("h")
+    x = p.input("x", (8, 1), "f16")
+    b = p.input("b", (16,), "f16")
+    p.output(kb.sigmoid(x * b + 0.1))
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((8, 1)).astype(np.float16)
+    ba = rng.standard_normal(16).astype(np.float16)
+    (y,) = p.reference(xa, ba)
+    f = np.float32
+    t = ((xa.astype(f) * ba.astype(f)).astype(np.float16).astype(f)
+         + f(np.float16(0.1))).astype(np.float16).astype(f)
+    expected = (f(1) / (f(1) + np.exp(-t))).astype(np.float16)
+    assert y.dtype == np.float16 and y.shape == (8, 16)
+    np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(t.astype(np.float16), xa * ba + np.float16(0.1))
+
+
+def test_reference_gelu_silu_erf():
+    p = kb.Program("g")
+    x = p.input("x", (101,), "f32")
+    d = p.input("d", (101,), "f64")
+    p.output(kb.gelu(x))
+    p.output(kb.silu(x))
+    p.output(kb.erf(d))
+    a = np.linspace(-4, 4, 101, dtype=np.float32)
+    g, s, e = p.reference(a, a.astype(np.float64))
+    f = np.float32
+    erf32 = np.array([math.erf(v) for v in (a * f(0.7071067811865476)).astype(np.float64)],
+                     dtype=np.float32)
+    np.testing.assert_array_equal(g, f(0.5) * a * (f(1) + erf32))
+    np.testing.assert_array_equal(s, a * (f(1) / (f(1) + np.exp(-a))))
+    np.testing.assert_array_equal(e, [math.erf(v) for v in a.astype(np.float64)])
+    exact = 0.5 * a.astype(np.float64) * (1 + np.array([math.erf(v / math.sqrt(2)) for v in a]))
+    np.testing.assert_allclose(g, exact, rtol=1e-6, atol=1e-7)
+
+
+def test_reference_ints_compare_where_cast():
+    p = kb.Program("m")
+    i = p.input("i", (6,), "i32")
+    x = p.input("x", (2, 1), "f32")
+    big = i * 1000000000  # wraps like arith.muli
+    p.output(big)
+    p.output(kb.where(i > 2, kb.cast(i, "f32") + x, -x))
+    p.output(kb.cast(x, "i1") != (i == 0))
+    p.output(kb.relu(-i), name="r")
+    p.output(abs(kb.cast(i - 3, "i64")))
+    ia = np.arange(6, dtype=np.int32)
+    xa = np.array([[0.0], [np.nan]], dtype=np.float32)
+    o0, o1, o2, o3, o4 = p.reference(ia, xa)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(o0, ia * np.int32(1000000000))
+    np.testing.assert_array_equal(o1, np.where(ia > 2, ia.astype(np.float32) + xa, -xa))
+    np.testing.assert_array_equal(o2, xa.astype(bool) != (ia == 0))
+    np.testing.assert_array_equal(o3, np.maximum(-ia, 0))
+    assert o4.dtype == np.int64
+    np.testing.assert_array_equal(o4, np.abs(ia.astype(np.int64) - 3))
+    assert o1.shape == (2, 6) and o2.dtype == np.bool_ and o2[1, 1:].all()  # nan casts to True
+
+
+def test_reference_zero_d_and_checks_inputs():
+    p = kb.Program("z")
+    x = p.input("x", (), "f64")
+    p.output(kb.tanh(x) ** 2.0)
+    (y,) = p.reference(np.array(0.5))
+    assert isinstance(y, np.ndarray) and y.shape == () and y == np.tanh(0.5) ** 2
+    with pytest.raises(BuilderError, match=r"needs a float64 array of shape \(\), got float32"):
+        p.reference(np.array(0.5, dtype=np.float32))
+    with pytest.raises(BuilderError, match=r"has 1 inputs, got 2 arrays"):
+        p.reference(np.array(0.5), np.array(0.5))
+
+
+def test_reference_bf16():
+    ml_dtypes_or_skip()
+    bf = dtypes.to_numpy(dtypes.BF16)
+    p = kb.Program("b")
+    x = p.input("x", (33,), "bf16")
+    p.output(kb.exp(x) * 3.3)
+    p.output(kb.cast(x, "f16"))
+    a = np.linspace(-3, 3, 33).astype(bf)
+    y, h = p.reference(a)
+    f = np.float32
+    three3 = f(np.float64(3.3).astype(bf))
+    expected = (np.exp(a.astype(f)).astype(bf).astype(f) * three3).astype(bf)
+    assert y.dtype == bf
+    np.testing.assert_array_equal(y.astype(f), expected.astype(f))
+    np.testing.assert_array_equal(h, a.astype(f).astype(np.float16))
+
+
+def test_reference_bf16_needs_ml_dtypes(monkeypatch):
+    monkeypatch.setattr(dtypes, "_bf16_numpy", lambda: None)
+    p = kb.Program("b")
+    p.output(kb.exp(p.input("x", (4,), "bf16")))
+    with pytest.raises(BuilderError, match="ml_dtypes"):
+        p.reference(np.zeros(4, np.float32))
+
+
+def test_bf16_scalar_rounding_matches_ml_dtypes():
+    ml_dtypes_or_skip()
+    bf = dtypes.to_numpy(dtypes.BF16)
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 38, 2000)
+    for v in list(values) + [3.3895313892515355e38, 3.4e38, 1e-39, -0.0, 2.0 ** -133]:
+        expected = float(np.float32(v).astype(bf))  # exact float32 inputs: single rounding
+        assert kb._round_bf16(float(np.float32(v))) == expected

@@ -1,0 +1,281 @@
+"""kfuse.compile end to end on the CPU target: numerics against numpy, the
+fusion report, the stages, save/load, and every error a user can cause."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mlir")
+import kfuse  # noqa: E402
+from kfuse import builder as kb  # noqa: E402
+from kfuse import dtypes  # noqa: E402
+
+# Per-dtype tolerances (relative to 1 + |reference|): the CPU target rounds
+# per op like the numpy reference; libm vs numpy transcendental differ in ulps.
+TOL = {"f32": 2e-6, "f16": 2e-3, "bf16": 1.6e-2}
+
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
+         "silu", "erf"]
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "pow"]
+
+
+def _inputs(prog, rng, positive=False):
+    out = []
+    for _, shape, dt in prog.inputs:
+        if dt.name == "i1":
+            out.append(rng.random(shape) > 0.5)
+            continue
+        a = rng.standard_normal(shape)
+        if positive:
+            a = np.abs(a) + 0.1
+        out.append(a.astype(dtypes.to_numpy(dt)))
+    return out
+
+
+def _check(prog, args, target="cpu", **kw):
+    f = kfuse.compile(prog, target=target, **kw)
+    got = f(*args)
+    got = got if isinstance(got, tuple) else (got,)
+    want = prog.reference(*args)
+    assert len(got) == len(want)
+    for (name, shape, dt), g, w in zip(prog.outputs, got, want):
+        assert g.shape == tuple(shape) and g.dtype == w.dtype, name
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)
+        err = np.max(np.abs(g64 - w64) / (1 + np.abs(w64)), initial=0.0)
+        assert err <= TOL.get(dt.name, 0), f"{prog.name}:{name} error {err}"
+    return f
+
+
+def _dt_params():
+    params = ["f32", "f16"]
+    try:
+        import ml_dtypes  # noqa: F401
+        params.append("bf16")
+    except ImportError:
+        pass
+    return params
+
+
+@pytest.mark.parametrize("dt", _dt_params())
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_numerics(op, dt):
+    p = kb.Program(f"u_{op}")
+    x = p.input("x", (4, 96), dt)
+    p.output(getattr(kb, op)(x), name="y")
+    positive = op in ("log", "sqrt", "rsqrt")
+    _check(p, _inputs(p, np.random.default_rng(1), positive))
+
+
+@pytest.mark.parametrize("dt", _dt_params())
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_numerics_with_broadcast(op, dt):
+    p = kb.Program(f"b_{op}")
+    x = p.input("x", (8, 64), dt)
+    y = p.input("y", (64,), dt)
+    p.output(getattr(kb, op)(x, y), name="z")
+    _check(p, _inputs(p, np.random.default_rng(2), positive=(op == "pow")))
+
+
+def test_chain_scalars_where_cast_and_size1_broadcast():
+    p = kb.Program("mixed")
+    x = p.input("x", (16, 1), "f32")
+    y = p.input("y", (1, 32), "f32")
+    h = p.input("h", (16, 32), "f16")
+    s = kb.tanh(x * 2.0 - y) + 1.0
+    m = kb.where(s > 1.0, s, -s)
+    p.output(m + kb.cast(h, "f32"), name="out")
+    p.output(kb.cast(m, "f16"), name="half")
+    _check(p, _inputs(p, np.random.default_rng(3)))
+
+
+def test_softplus_fuses_into_one_kernel_and_reports_bytes():
+    n = 1 << 12
+    p = kb.Program("softplus")
+    x = p.input("x", (n,), "f32")
+    p.output(kb.log(kb.exp(x) + 1.0), name="y")
+    f = _check(p, _inputs(p, np.random.default_rng(4)))
+    r = f.report
+    assert (r.before.kernels, r.after.kernels) == (3, 1)
+    assert r.before.bytes == 3 * 2 * 4 * n and r.after.bytes == 2 * 4 * n
+    assert [g.ops for g in r.groups] == [["math.exp", "arith.addf", "math.log"]]
+    assert "1 kernels" in str(r) and "3.00x" in str(r)
+    assert list(f.stages) == ["input", "normalize", "plan", "codegen", "target"]
+    assert f.stages["plan"].count("fusion.group") == 1
+    assert "llvm.func @_mlir_ciface_softplus" in f.stages["target"]
+
+
+def test_multi_consumer_producer_is_computed_once_per_kernel():
+    p = kb.Program("multi")
+    x = p.input("x", (64, 32), "f32")
+    t = kb.exp(x)
+    p.output(t + 1.0, name="a")
+    p.output(t * t, name="b")
+    p.output(t, name="t")
+    f = _check(p, _inputs(p, np.random.default_rng(5)))
+    assert f.report.after.kernels == 1
+    assert f.report.after.bytes_written == 3 * 64 * 32 * 4
+
+
+def test_mlir_text_input_and_same_pipelines_as_fuse_opt():
+    text = """
+    func.func @axpy(%x: tensor<256xf32>, %y: tensor<256xf32>) -> tensor<256xf32> {
+      %e = tensor.empty() : tensor<256xf32>
+      %r = linalg.add ins(%x, %y : tensor<256xf32>, tensor<256xf32>)
+                      outs(%e : tensor<256xf32>) -> tensor<256xf32>
+      return %r : tensor<256xf32>
+    }"""
+    f = kfuse.compile(text, target="cpu")
+    a, b = np.arange(256, dtype=np.float32), np.ones(256, dtype=np.float32)
+    np.testing.assert_array_equal(f(a, b), a + b)
+    assert [s.name for s in f.inputs] == ["arg0", "arg1"]
+    assert "linalg.generic" in f.stages["normalize"]
+
+
+@pytest.mark.parametrize("recompute", ["auto", "never", "always"])
+def test_recompute_option_reaches_the_plan_pipeline(recompute):
+    p = kb.Program("rc")
+    x = p.input("x", (32,), "f32")
+    p.output(kb.exp(x), name="y")
+    f = kfuse.compile(p, target="cpu", recompute=recompute)
+    assert f.options.recompute == recompute
+    with pytest.raises(kfuse.CompileError, match="recompute must be one of"):
+        kfuse.compile(p, target="cpu", recompute="sometimes")
+
+
+def test_cuda_compiles_without_a_gpu_to_one_vectorized_kernel():
+    p = kb.Program("softplus")
+    x = p.input("x", (1 << 16,), "f32")
+    p.output(kb.log(kb.exp(x) + 1.0), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert f.ptx.count(".entry") == 1
+    assert "ld.global.v4" in f.ptx and "st.global.v4" in f.ptx
+    assert ".target sm_90" in f.ptx
+    (launch,) = f.plan.steps
+    assert launch.block == (256, 1, 1) and launch.align == 16
+    f80 = kfuse.compile(p, target="cuda", chip="sm_80", threads=128)
+    assert ".target sm_80" in f80.ptx and f80.plan.steps[0].block == (128, 1, 1)
+
+
+def test_save_and_load_cpu(tmp_path):
+    p = kb.Program("saved")
+    x = p.input("x", (8, 8), "f32")
+    p.output(kb.sigmoid(x), name="y")
+    f = kfuse.compile(p, target="cpu")
+    f.save(tmp_path / "prog")
+    assert sorted(os.listdir(tmp_path / "prog" / "stages"))[0].startswith("0-input")
+    g = kfuse.load(tmp_path / "prog")
+    a = np.random.default_rng(6).standard_normal((8, 8)).astype(np.float32)
+    np.testing.assert_array_equal(g(a), f(a))
+
+
+def test_save_cuda_artifact_loads_with_runtime_only(tmp_path):
+    p = kb.Program("art")
+    x = p.input("x", (1024,), "f16")
+    p.output(kb.relu(x), name="y")
+    f = kfuse.compile(p, target="cuda")
+    f.save(tmp_path / "a")
+    exe = kfuse.runtime.load(tmp_path / "a")
+    assert exe.plan.steps == f.plan.steps
+    assert open(tmp_path / "a" / "kernels.ptx").read() == f.ptx
+
+
+# ----------------------------------------------------------------- bad input
+
+def test_malformed_mlir_is_a_located_parse_error():
+    with pytest.raises(kfuse.ParseError) as e:
+        kfuse.compile("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %y\n}")
+    msg = str(e.value)
+    assert "<input>:2:12: expected ':'" in msg and "  return %y" in msg and "^" in msg
+
+
+def test_unsupported_op_names_the_op_and_gives_a_repro():
+    text = """
+    func.func @mm(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+      %e = tensor.empty() : tensor<4x4xf32>
+      %r = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>)
+                         outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+      return %r : tensor<4x4xf32>
+    }"""
+    with pytest.raises(kfuse.UnsupportedOpError) as e:
+        kfuse.compile(text, target="cpu")
+    # Normalization generalized the matmul; the error says what it was.
+    assert e.value.op == "linalg.generic" and "linalg.matmul" in str(e.value)
+    assert "fuse-opt" in e.value.repro and os.path.exists(e.value.repro.split()[1].strip("'"))
+    concat = """
+    func.func @cat(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<8xf32> {
+      %r = tensor.concat dim(0) %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+      return %r : tensor<8xf32>
+    }"""
+    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.concat'") as e:
+        kfuse.compile(concat, target="cuda")
+    assert e.value.op == "tensor.concat"
+
+
+def test_dynamic_shapes_and_bad_dtypes_are_rejected():
+    dyn = "func.func @d(%x: tensor<?xf32>) -> tensor<?xf32> { return %x : tensor<?xf32> }"
+    with pytest.raises(kfuse.CompileError, match="dynamic shapes"):
+        kfuse.compile(dyn, target="cpu")
+    cplx = ("func.func @c(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> "
+            "{ return %x : tensor<4xcomplex<f32>> }")
+    with pytest.raises(kfuse.CompileError, match="element type"):
+        kfuse.compile(cplx, target="cpu")
+
+
+def test_builder_shape_and_dtype_mismatch():
+    p = kb.Program("bad")
+    x = p.input("x", (4, 3), "f32")
+    y = p.input("y", (4, 5), "f32")
+    h = p.input("h", (4, 3), "f16")
+    with pytest.raises(kfuse.BuilderError, match=r"\(4, 3\).*\(4, 5\)"):
+        x + y
+    with pytest.raises(kfuse.BuilderError, match="cast"):
+        x + h
+
+
+@pytest.fixture(scope="module")
+def small():
+    p = kb.Program("small")
+    x = p.input("x", (4,), "f32")
+    p.output(x * 2.0, name="y")
+    return kfuse.compile(p, target="cpu")
+
+
+def test_call_with_wrong_argument_count(small):
+    with pytest.raises(kfuse.CallError, match=r"takes 1 input \(x\) but got 2"):
+        small(np.zeros(4, np.float32), np.zeros(4, np.float32))
+
+
+def test_call_with_wrong_shape(small):
+    with pytest.raises(kfuse.CallError, match=r"shape \(5,\)"):
+        small(np.zeros(5, np.float32))
+
+
+def test_call_with_wrong_dtype(small):
+    with pytest.raises(kfuse.CallError, match="float64"):
+        small(np.zeros(4, np.float64))
+
+
+def test_unknown_target_and_option():
+    p = kb.Program("t")
+    x = p.input("x", (4,), "f32")
+    p.output(x + 1.0)
+    with pytest.raises(kfuse.CompileError, match="unknown target"):
+        kfuse.compile(p, target="tpu")
+    with pytest.raises(kfuse.CompileError, match="unknown options"):
+        kfuse.compile(p, target="cpu", tile=3)
+    with pytest.raises(kfuse.CompileError, match="chip"):
+        kfuse.compile(p, target="cuda", chip="bogus")
+
+
+def test_cuda_call_without_gpu_is_a_device_error():
+    if kfuse.runtime.cuda_available():
+        pytest.skip("a GPU is present")
+    p = kb.Program("nogpu")
+    x = p.input("x", (4,), "f32")
+    p.output(x + 1.0)
+    f = kfuse.compile(p, target="cuda")
+    with pytest.raises(kfuse.DeviceError, match="no CUDA device"):
+        f(np.zeros(4, np.float32))
+    assert kfuse.compile(p).target == "cpu"  # auto picks the CPU without a GPU
