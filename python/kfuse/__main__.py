@@ -1,4 +1,7 @@
-"""Command line: `python -m kfuse demo [--target cpu|cuda|auto] [--size N]`.
+"""Command line.
+
+    python -m kfuse demo [--target cpu|cuda|auto] [--size N]
+    python -m kfuse compile FILE.mlir [--target ...] [--chip sm_90] [-o DIR]
 
 The demo builds two elementwise programs with the builder, compiles them for
 the default target (CUDA when a GPU is present, else the CPU), prints the
@@ -57,19 +60,42 @@ def demo(target: str, n: int) -> int:
     return 0 if ok else 1
 
 
+def compile_file(path: str, target: str, chip, out) -> int:
+    import kfuse
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        print(f"kfuse: error: cannot read {path}: {e.strerror}", file=sys.stderr)
+        return 1
+    compiled = kfuse.compile(text, target=target, chip=chip, filename=path)
+    print(compiled.report)
+    if out:
+        compiled.save(out)
+        print(f"saved to {out}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="kfuse")
     sub = parser.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("demo", help="compile, run and check two demo programs")
     d.add_argument("--target", default="auto", choices=["auto", "cpu", "cuda"])
     d.add_argument("--size", type=int, default=1 << 20, help="elements per program")
+    c = sub.add_parser("compile", help="compile an .mlir file, print its fusion report")
+    c.add_argument("file")
+    c.add_argument("--target", default="auto", choices=["auto", "cpu", "cuda"])
+    c.add_argument("--chip", default=None, help="CUDA chip, e.g. sm_90")
+    c.add_argument("-o", "--out", default=None, help="directory to save the program to")
     args = parser.parse_args(argv)
     from .errors import KfuseError
     try:
+        if args.cmd == "compile":
+            return compile_file(args.file, args.target, args.chip, args.out)
         return demo(args.target, args.size)
     except KfuseError as e:
         print(f"kfuse: error: {e}", file=sys.stderr)
-        return 2
+        return 1
 
 
 if __name__ == "__main__":

@@ -104,16 +104,17 @@ class CompiledProgram:
 
 
 def compile(program: Union[Program, str], target: str = "auto", *,
-            chip: Optional[str] = None, recompute: str = "auto", **strategy) -> CompiledProgram:
+            chip: Optional[str] = None, recompute: str = "auto",
+            filename: str = "<input>", **strategy) -> CompiledProgram:
     """Compiles a builder Program or MLIR text (linalg-on-tensors, one public
     function) for `target`: 'cuda', 'cpu', or 'auto' (CUDA when a GPU is
     present, else CPU). CUDA programs compile without a GPU (for artifacts);
     calling one needs a GPU. `strategy` overrides threads, unroll,
-    blocks_per_sm, sm_count."""
+    blocks_per_sm, sm_count. `filename` names MLIR text in diagnostics."""
     if isinstance(program, Program):
         text, filename = program.to_mlir(), f"<program {program.name}>"
     elif isinstance(program, str):
-        text, filename = program, "<input>"
+        text = program
     else:
         raise CompileError(f"kfuse.compile takes a kfuse.builder.Program or MLIR text, "
                            f"got {type(program).__name__}")

@@ -279,3 +279,37 @@ def test_cuda_call_without_gpu_is_a_device_error():
     with pytest.raises(kfuse.DeviceError, match="no CUDA device"):
         f(np.zeros(4, np.float32))
     assert kfuse.compile(p).target == "cpu"  # auto picks the CPU without a GPU
+
+
+def test_importing_kfuse_registers_the_dialect_in_new_contexts():
+    from mlir import ir
+    with ir.Context():
+        m = ir.Module.parse("""
+          func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+            %r = fusion.group "g0" "elementwise" ins(%x : tensor<4xf32>) {
+            ^bb0(%a: tensor<4xf32>):
+              fusion.yield %a : tensor<4xf32>
+            } -> tensor<4xf32>
+            return %r : tensor<4xf32>
+          }""")
+        assert "fusion.group" in str(m)
+
+
+def test_cli_compile_reports_and_fails_cleanly(tmp_path, capsys):
+    from kfuse.__main__ import main
+    good = tmp_path / "good.mlir"
+    good.write_text("""
+    func.func @neg(%x: tensor<64xf32>) -> tensor<64xf32> {
+      %e = tensor.empty() : tensor<64xf32>
+      %r = linalg.negf ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+      return %r : tensor<64xf32>
+    }""")
+    assert main(["compile", str(good), "--target", "cpu", "-o", str(tmp_path / "o")]) == 0
+    assert "1 kernels" in capsys.readouterr().out
+    assert (tmp_path / "o" / "plan.json").exists()
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f( {\n")
+    assert main(["compile", str(bad), "--target", "cpu"]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:1:" in err and "kfuse: error:" in err
+    assert main(["compile", str(tmp_path / "missing.mlir")]) == 1

@@ -1,0 +1,237 @@
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-fuse-group-bodies))' | FileCheck %s
+
+// Inside each fusion.group, every producer is fused into its consumers and
+// independent ops over the same loops are merged: one linalg.generic per
+// group, whose results are everything the group yields.
+
+#id = affine_map<(d0) -> (d0)>
+
+// CHECK-DAG: #[[$ID2:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COL:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
+
+// A chain of three becomes one generic computing exp, add, log in order.
+// CHECK-LABEL: func.func @chain
+// CHECK: fusion.group "g0" "elementwise" ins(%{{.*}} : tensor<1024xf32>) {
+// CHECK-NEXT: ^bb0(%[[A:[^:]*]]: tensor<1024xf32>):
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[A]] : tensor<1024xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[E]], %{{.*}} : f32
+// CHECK-NEXT: %[[L:.*]] = math.log %[[S]] : f32
+// CHECK-NEXT: linalg.yield %[[L]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield %[[G]] : tensor<1024xf32>
+func.func @chain(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %r = fusion.group "g0" "elementwise" ins(%x : tensor<1024xf32>) {
+  ^bb0(%a: tensor<1024xf32>):
+    %cst = arith.constant 1.000000e+00 : f32
+    %e = tensor.empty() : tensor<1024xf32>
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%0 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %in, %cst : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%1 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.log %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    fusion.yield %2 : tensor<1024xf32>
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
+
+// An intermediate the group yields stays a result of the merged generic.
+// CHECK-LABEL: func.func @yielded_intermediate
+// CHECK: %[[G:.*]]:2 = linalg.generic
+// CHECK: math.exp
+// CHECK: math.log
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK-NEXT: } -> (tensor<1024xf32>, tensor<1024xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield %[[G]]#{{[01]}}, %[[G]]#{{[01]}} : tensor<1024xf32>, tensor<1024xf32>
+func.func @yielded_intermediate(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) {
+  %r:2 = fusion.group "g0" "elementwise" ins(%x : tensor<1024xf32>) {
+  ^bb0(%a: tensor<1024xf32>):
+    %e = tensor.empty() : tensor<1024xf32>
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%0 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.log %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    fusion.yield %0, %1 : tensor<1024xf32>, tensor<1024xf32>
+  } -> tensor<1024xf32>, tensor<1024xf32>
+  return %r#0, %r#1 : tensor<1024xf32>, tensor<1024xf32>
+}
+
+// A producer with two consumers: after producer fusion the consumers are
+// siblings, merged into one generic with all three results.
+// CHECK-LABEL: func.func @siblings
+// CHECK: %[[G:.*]]:3 = linalg.generic
+// CHECK-DAG: math.exp
+// CHECK-DAG: arith.addf
+// CHECK-DAG: arith.mulf
+// CHECK: } -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield %[[G]]#0, %[[G]]#1, %[[G]]#2 :
+func.func @siblings(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) {
+  %r:3 = fusion.group "g0" "elementwise" ins(%x : tensor<1024xf32>) {
+  ^bb0(%a: tensor<1024xf32>):
+    %e = tensor.empty() : tensor<1024xf32>
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%0 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %in, %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%0 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.mulf %in, %in : f32
+      linalg.yield %v : f32
+    } -> tensor<1024xf32>
+    fusion.yield %0, %1, %2 : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
+  } -> tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
+  return %r#0, %r#1, %r#2 : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
+}
+
+// Two unrelated ops over the same loops (horizontal fusion): one generic
+// reading both inputs, results in the order of the ops.
+// CHECK-LABEL: func.func @independent
+// CHECK: ^bb0(%[[A:[^:]*]]: tensor<64xf32>, %[[B:[^:]*]]: tensor<64xf16>):
+// CHECK: %[[G:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<64xf32>, tensor<64xf16>)
+// CHECK-NEXT: ^bb0(%[[I0:[^:]*]]: f32, %[[I1:[^:]*]]: f16, %{{.*}}: f32, %{{.*}}: f16):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[I0]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.negf %[[I1]] : f16
+// CHECK-NEXT: linalg.yield %[[E]], %[[N]] : f32, f16
+// CHECK: fusion.yield %[[G]]#0, %[[G]]#1 : tensor<64xf32>, tensor<64xf16>
+func.func @independent(%x: tensor<64xf32>, %y: tensor<64xf16>) -> (tensor<64xf32>, tensor<64xf16>) {
+  %r:2 = fusion.group "g0" "elementwise" ins(%x, %y : tensor<64xf32>, tensor<64xf16>) {
+  ^bb0(%a: tensor<64xf32>, %b: tensor<64xf16>):
+    %e0 = tensor.empty() : tensor<64xf32>
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<64xf32>) outs(%e0 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<64xf32>
+    %e1 = tensor.empty() : tensor<64xf16>
+    %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%b : tensor<64xf16>) outs(%e1 : tensor<64xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      %v = arith.negf %in : f16
+      linalg.yield %v : f16
+    } -> tensor<64xf16>
+    fusion.yield %0, %1 : tensor<64xf32>, tensor<64xf16>
+  } -> tensor<64xf32>, tensor<64xf16>
+  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf16>
+}
+
+// A broadcast operand keeps its indexing map in the fused op.
+// CHECK-LABEL: func.func @broadcast_bias
+// CHECK: ^bb0(%[[A:[^:]*]]: tensor<4x8xf32>, %[[B:[^:]*]]: tensor<8xf32>):
+// CHECK: linalg.generic {indexing_maps = [#[[$ID2]], #[[$COL]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: arith.addf
+// CHECK: math.tanh
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield
+func.func @broadcast_bias(%x: tensor<4x8xf32>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
+  %r = fusion.group "g0" "elementwise" ins(%x, %bias : tensor<4x8xf32>, tensor<8xf32>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<8xf32>):
+    %e = tensor.empty() : tensor<4x8xf32>
+    %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %bi: f32, %out: f32):
+      %v = arith.addf %in, %bi : f32
+      linalg.yield %v : f32
+    } -> tensor<4x8xf32>
+    %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%0 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.tanh %in : f32
+      linalg.yield %v : f32
+    } -> tensor<4x8xf32>
+    fusion.yield %1 : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A named op cannot be part of an elementwise kernel.
+func.func @matmul_inside(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = fusion.group "mm" "elementwise" ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) {
+  ^bb0(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>):
+    %e = tensor.empty() : tensor<4x4xf32>
+    // expected-error @+1 {{fusion-fuse-group-bodies: 'linalg.matmul' in group 'mm' cannot be part of an elementwise kernel}}
+    %m = linalg.matmul ins(%x, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+    fusion.yield %m : tensor<4x4xf32>
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// Independent ops over different loops cannot become one generic.
+#id = affine_map<(d0) -> (d0)>
+func.func @two_shapes(%a: tensor<4xf32>, %b: tensor<8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  // expected-error @+1 {{fusion-fuse-group-bodies: group 'pair' still has 2 linalg.generic ops after fusion (expected 1)}}
+  %r:2 = fusion.group "pair" "elementwise" ins(%a, %b : tensor<4xf32>, tensor<8xf32>) {
+  ^bb0(%x: tensor<4xf32>, %y: tensor<8xf32>):
+    %e0 = tensor.empty() : tensor<4xf32>
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    %e1 = tensor.empty() : tensor<8xf32>
+    %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%y : tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    fusion.yield %0, %1 : tensor<4xf32>, tensor<8xf32>
+  } -> tensor<4xf32>, tensor<8xf32>
+  return %r#0, %r#1 : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A group with no generic at all is not a kernel either.
+func.func @no_generic(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{fusion-fuse-group-bodies: group 'empty' still has 0 linalg.generic ops after fusion (expected 1)}}
+  %r = fusion.group "empty" "elementwise" ins(%a : tensor<4xf32>) {
+  ^bb0(%x: tensor<4xf32>):
+    fusion.yield %x : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
