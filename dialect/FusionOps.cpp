@@ -83,26 +83,23 @@ struct SimplifyGroupInputs : OpRewritePattern<GroupOp> {
   LogicalResult matchAndRewrite(GroupOp group,
                                 PatternRewriter &rewriter) const override {
     Block &block = group.getBodyBlock();
-    llvm::SmallDenseMap<Value, unsigned> firstUse;
-    llvm::SmallBitVector erase(block.getNumArguments());
-    bool changed = false;
-    rewriter.startOpModification(group);
+    // Redirect every duplicate to the first block argument of its value,
+    // then drop the arguments nothing uses any more.
+    llvm::SmallDenseMap<Value, unsigned> first;
     for (auto [i, input] : llvm::enumerate(group.getInputs())) {
+      auto [it, inserted] = first.try_emplace(input, i);
       BlockArgument arg = block.getArgument(i);
-      auto [it, inserted] = firstUse.try_emplace(input, i);
-      if (!inserted) {
+      if (!inserted && !arg.use_empty()) {
         rewriter.replaceAllUsesWith(arg, block.getArgument(it->second));
-        erase.set(i);
-        changed = true;
-      } else if (arg.use_empty()) {
-        erase.set(i);
-        changed = true;
       }
     }
-    if (!changed) {
-      rewriter.cancelOpModification(group);
-      return failure();
-    }
+    llvm::SmallBitVector erase(block.getNumArguments());
+    for (BlockArgument arg : block.getArguments())
+      if (arg.use_empty())
+        erase.set(arg.getArgNumber());
+    if (erase.none())
+      return failure(); // (a redirected duplicate is always left unused)
+    rewriter.startOpModification(group);
     for (int i = erase.size() - 1; i >= 0; --i) {
       if (!erase.test(i))
         continue;

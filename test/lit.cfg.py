@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import lit.formats
-import lit.util
 
 config.name = "kfuse"
 # lit's internal shell: lit >= 23 rejects ShTest(True) (the external shell)

@@ -47,11 +47,14 @@ static SmallVector<Operation *> usersInBlock(Block *block, Operation *op) {
   return users;
 }
 
-/// True if an op in `targets` is reachable from `sources` along def-use edges
-/// through at least one op outside `sources`.
-static bool reachesThroughOutside(Block *block,
-                                  const llvm::DenseSet<Operation *> &sources,
-                                  const llvm::DenseSet<Operation *> &targets) {
+/// True if an op in `targets` is reachable from `sources` along def-use
+/// edges through at least one op outside `sources`. A group runs as a unit,
+/// so reaching any member of a cluster (`membersOf`) reaches the results of
+/// all its members.
+static bool reachesThroughOutside(
+    Block *block, const llvm::DenseSet<Operation *> &sources,
+    const llvm::DenseSet<Operation *> &targets,
+    llvm::function_ref<SmallVector<Operation *>(Operation *)> membersOf) {
   SmallVector<Operation *> worklist;
   llvm::DenseSet<Operation *> visited;
   for (Operation *s : sources)
@@ -60,18 +63,27 @@ static bool reachesThroughOutside(Block *block,
         worklist.push_back(u);
   while (!worklist.empty()) {
     Operation *x = worklist.pop_back_val();
-    if (!visited.insert(x).second)
-      continue;
     if (targets.contains(x))
       return true;
-    for (Operation *u : usersInBlock(block, x)) {
-      if (targets.contains(u))
+    for (Operation *m : membersOf(x)) {
+      if (sources.contains(m) || !visited.insert(m).second)
+        continue;
+      if (targets.contains(m))
         return true;
-      if (!sources.contains(u))
-        worklist.push_back(u);
+      for (Operation *u : usersInBlock(block, m)) {
+        if (targets.contains(u))
+          return true;
+        if (!sources.contains(u) && !visited.contains(u))
+          worklist.push_back(u);
+      }
     }
   }
   return false;
+}
+
+/// Static loop ranges of an elementwise generic: its iteration space.
+static SmallVector<int64_t> domainOf(Operation *op) {
+  return cast<linalg::GenericOp>(op).getStaticLoopRanges();
 }
 
 /// Values `op` and the ops nested in it use but that are defined outside it
@@ -195,14 +207,43 @@ void FormFusionGroupsPass::runOnOperation() {
                            "fusion cannot merge"});
         continue;
       }
-      llvm::DenseSet<Operation *> merged;
-      for (auto it = classes.findLeader(producer); it != classes.member_end();
-           ++it)
-        merged.insert(*it);
-      for (auto it = classes.findLeader(consumer); it != classes.member_end();
-           ++it)
-        merged.insert(*it);
-      if (reachesThroughOutside(block, merged, merged)) {
+      auto membersOf = [&](Operation *op) {
+        SmallVector<Operation *> members;
+        if (!classes.contains(op))
+          return SmallVector<Operation *>{op};
+        for (auto it = classes.findLeader(op); it != classes.member_end(); ++it)
+          members.push_back(*it);
+        return members;
+      };
+      SmallVector<Operation *> producerSide = membersOf(producer);
+      llvm::DenseSet<Operation *> merged(producerSide.begin(),
+                                         producerSide.end());
+      for (Operation *m : membersOf(consumer))
+        merged.insert(m);
+      // One group is one kernel over one iteration space. A producer side
+      // whose exposed ops run over another space (a broadcast producer) may
+      // join only if it is entirely consumed inside the group, where
+      // elementwise fusion inlines it into its consumers.
+      bool sameDomain = llvm::all_of(producerSide, [&](Operation *m) {
+        bool exposed = llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
+          return !llvm::is_contained(producerSide, u);
+        });
+        return !exposed || domainOf(m) == domainOf(consumer);
+      });
+      if (!sameDomain &&
+          llvm::any_of(producerSide, [&](Operation *m) {
+            return llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
+              return !merged.contains(u);
+            });
+          })) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " stays unfused: its producer runs over another "
+                           "iteration space and is also needed outside "
+                           "this group"});
+        continue;
+      }
+      if (reachesThroughOutside(block, merged, merged, membersOf)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
                            " stays unfused: merging with its producer would "
@@ -311,7 +352,14 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
         for (OpOperand *use : readerUses)
           legal &= linalg::areElementwiseOpsFusable(use);
         if (legal && !operandDefs.empty())
-          legal = !reachesThroughOutside(block, opsOf(reader), operandDefs);
+          legal = !reachesThroughOutside(
+              block, opsOf(reader), operandDefs, [&](Operation *op) {
+                auto c = lookup(op);
+                if (!c)
+                  return SmallVector<Operation *>{op};
+                return SmallVector<Operation *>(clusters[*c].ops.begin(),
+                                                clusters[*c].ops.end());
+              });
 
         llvm::DenseSet<Value> alreadyRead = externalReads(reader);
         int64_t rereadBytes = 0;

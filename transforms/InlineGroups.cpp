@@ -46,6 +46,17 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
 
     SmallVector<fusion::GroupOp> groups;
     func.walk([&](fusion::GroupOp g) { groups.push_back(g); });
+    // Booleans in memory are bytes; fusion-widen-bool-tensors handles the
+    // function boundary, not booleans materialized between two groups.
+    for (fusion::GroupOp group : groups)
+      for (Type t : group.getResultTypes())
+        if (cast<ShapedType>(t).getElementType().isInteger(1)) {
+          group.emitError()
+              << "kfuse cannot generate code for 'fusion.group' yet: group '"
+              << group.getSymName()
+              << "' would write a boolean tensor to memory for another group";
+          return signalPassFailure();
+        }
     for (fusion::GroupOp group : groups) {
       OpBuilder b(group);
       IRMapping mapping;

@@ -39,6 +39,21 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp"> {
+  let summary = "Passes boolean tensors across the function boundary as i8";
+  let description = [{
+    Memory holds booleans one per byte (numpy, torch), and memrefs of i1
+    cannot be loaded or stored by the LLVM lowerings. This pass changes every
+    `tensor<...xi1>` argument and result of the function to `tensor<...xi8>`
+    and converts at the boundary with elementwise generics (`arith.trunci`
+    in, `arith.extui` out), which fusion then folds into the neighbouring
+    groups.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategy
 //===----------------------------------------------------------------------===//

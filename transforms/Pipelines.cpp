@@ -112,7 +112,8 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
-  addPipeline(pm, llvm::formatv("func.func(fusion-form-groups{{recompute={0}}),"
+  addPipeline(pm, llvm::formatv("func.func(fusion-widen-bool-tensors,"
+                                "fusion-form-groups{{recompute={0}}),"
                                 "canonicalize,cse",
                                 o.recompute.getValue())
                       .str());

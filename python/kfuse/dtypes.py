@@ -29,13 +29,14 @@ F16 = DType("f16", 2, "float", 2, 16)
 BF16 = DType("bf16", 2, "float", 4, 16)
 F64 = DType("f64", 8, "float", 2, 64)
 I1 = DType("i1", 1, "bool", 6, 8)
+I8 = DType("i8", 1, "int", 0, 8)
 I32 = DType("i32", 4, "int", 0, 32)
 I64 = DType("i64", 8, "int", 0, 64)
 
-ALL = {d.name: d for d in (F32, F16, BF16, F64, I1, I32, I64)}
+ALL = {d.name: d for d in (F32, F16, BF16, F64, I1, I8, I32, I64)}
 _ALIASES = {
     "float32": F32, "float": F32, "float16": F16, "half": F16, "bfloat16": BF16,
-    "float64": F64, "double": F64, "bool": I1, "int32": I32, "int64": I64,
+    "float64": F64, "double": F64, "bool": I1, "int8": I8, "int32": I32, "int64": I64,
 }
 
 
@@ -73,7 +74,7 @@ def to_numpy(dt: DType) -> np.dtype:
             raise KeyError("bf16 arrays on the host need the ml_dtypes package")
         return bf
     return np.dtype({"f32": "float32", "f16": "float16", "f64": "float64",
-                     "i1": "bool", "i32": "int32", "i64": "int64"}[dt.name])
+                     "i1": "bool", "i8": "int8", "i32": "int32", "i64": "int64"}[dt.name])
 
 
 def from_dlpack(code: int, bits: int) -> DType:

@@ -313,3 +313,29 @@ def test_cli_compile_reports_and_fails_cleanly(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{bad}:1:" in err and "kfuse: error:" in err
     assert main(["compile", str(tmp_path / "missing.mlir")]) == 1
+
+
+def test_boolean_inputs_and_outputs_cross_the_boundary_as_bytes():
+    p = kb.Program("masked")
+    m = p.input("m", (8, 32), "i1")
+    x = p.input("x", (8, 32), "f32")
+    y = kb.where(m, x, -x)
+    p.output(y, name="y")
+    p.output(y > 0.5, name="big")
+    f = _check(p, _inputs(p, np.random.default_rng(7)))
+    assert f.report.after.kernels == 1
+    out = f(np.ones((8, 32), bool), np.full((8, 32), 2.0, np.float32))
+    assert out[1].dtype == np.bool_ and out[1].all()
+    assert "memref<8x32xi8>" in f.stages["codegen"]
+
+
+def test_broadcast_producer_that_is_also_an_output():
+    p = kb.Program("bcast_out")
+    x = p.input("x", (16, 64), "f32")
+    b = p.input("b", (64,), "f32")
+    e = kb.exp(b)
+    p.output(e, name="e")
+    p.output(x + e, name="z")
+    f = _check(p, _inputs(p, np.random.default_rng(8)))
+    assert f.report.after.kernels == 2  # two iteration spaces: two kernels
+    assert any("another iteration space" in d for g in f.report.groups for d in g.decisions)

@@ -1,0 +1,78 @@
+//===- WidenBoolTensors.cpp - booleans cross the function boundary as i8 --===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#define DEBUG_TYPE "fusion-widen-bool-tensors"
+
+namespace kfuse {
+#define GEN_PASS_DEF_WIDENBOOLTENSORS
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+using namespace kfuse;
+
+namespace {
+
+bool isBoolTensor(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && tensor.getElementType().isInteger(1);
+}
+
+RankedTensorType withElement(Type t, Type element) {
+  return cast<RankedTensorType>(t).clone(element);
+}
+
+/// An identity elementwise generic applying `CastOp` to every element.
+template <typename CastOp>
+Value convert(OpBuilder &b, Location loc, Value input, Type element) {
+  auto type = withElement(input.getType(), element);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{input}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value v = CastOp::create(nb, nl, element, args[0]);
+               linalg::YieldOp::create(nb, nl, v);
+             })
+      .getResult(0);
+}
+
+struct WidenBoolTensorsPass
+    : kfuse::impl::WidenBoolTensorsBase<WidenBoolTensorsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    OpBuilder b(func.getContext());
+    Type i8 = b.getI8Type(), i1 = b.getI1Type();
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    for (BlockArgument arg : entry.getArguments()) {
+      if (!isBoolTensor(arg.getType()))
+        continue;
+      arg.setType(withElement(arg.getType(), i8));
+      Value narrowed = convert<arith::TruncIOp>(b, func.getLoc(), arg, i1);
+      arg.replaceAllUsesExcept(narrowed, narrowed.getDefiningOp());
+    }
+    func.walk([&](func::ReturnOp ret) {
+      b.setInsertionPoint(ret);
+      for (OpOperand &operand : ret->getOpOperands())
+        if (isBoolTensor(operand.get().getType()))
+          operand.set(
+              convert<arith::ExtUIOp>(b, ret.getLoc(), operand.get(), i8));
+    });
+    SmallVector<Type> results;
+    for (Type t : func.getResultTypes())
+      results.push_back(isBoolTensor(t) ? withElement(t, i8) : t);
+    func.setType(FunctionType::get(func.getContext(),
+                                   entry.getArgumentTypes(), results));
+  }
+};
+
+} // namespace
