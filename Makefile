@@ -16,7 +16,7 @@ demo: build
 	$(VPY) -m kfuse demo
 
 test: build
-	$(VPY) -m lit -sv test
+	$(VENV)/bin/lit -sv test
 	$(VPY) -m pytest -q test/python
 
 build: $(BUILD)/build.ninja
