@@ -193,6 +193,14 @@ void FormFusionGroupsPass::runOnOperation() {
   // Reasons an edge between two fusible ops stayed unfused, reported on the
   // consumer's group.
   SmallVector<std::pair<Operation *, std::string>> unfused;
+  auto membersOf = [&](Operation *op) {
+    SmallVector<Operation *> members;
+    if (!classes.contains(op))
+      return SmallVector<Operation *>{op};
+    for (auto it = classes.findLeader(op); it != classes.member_end(); ++it)
+      members.push_back(*it);
+    return members;
+  };
   for (Operation *consumer : fusible) {
     for (OpOperand &use : consumer->getOpOperands()) {
       Operation *producer = use.get().getDefiningOp();
@@ -200,6 +208,13 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       if (classes.isEquivalent(producer, consumer))
         continue;
+      if (producer->hasAttr(kMaterializeAttr)) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " stays unfused: its producer carries the "
+                           "fusion.materialize directive"});
+        continue;
+      }
       if (!linalg::areElementwiseOpsFusable(&use)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
@@ -207,14 +222,6 @@ void FormFusionGroupsPass::runOnOperation() {
                            "fusion cannot merge"});
         continue;
       }
-      auto membersOf = [&](Operation *op) {
-        SmallVector<Operation *> members;
-        if (!classes.contains(op))
-          return SmallVector<Operation *>{op};
-        for (auto it = classes.findLeader(op); it != classes.member_end(); ++it)
-          members.push_back(*it);
-        return members;
-      };
       SmallVector<Operation *> producerSide = membersOf(producer);
       llvm::DenseSet<Operation *> merged(producerSide.begin(),
                                          producerSide.end());
@@ -254,6 +261,71 @@ void FormFusionGroupsPass::runOnOperation() {
     }
   }
 
+  // 1b. Horizontal fusion: independent clusters over the same iteration
+  // space that read a common input run as one kernel, so the input is read
+  // once and one launch is saved. Same legality as vertical merges (no path
+  // between them through other ops or groups).
+  auto exposedDomain = [&](ArrayRef<Operation *> members)
+      -> std::optional<SmallVector<int64_t>> {
+    std::optional<SmallVector<int64_t>> domain;
+    for (Operation *m : members) {
+      bool exposed = llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
+        return !llvm::is_contained(members, u);
+      });
+      if (!exposed)
+        continue;
+      if (domain && *domain != domainOf(m))
+        return std::nullopt;
+      domain = domainOf(m);
+    }
+    return domain;
+  };
+  auto externalInputs = [&](ArrayRef<Operation *> members) {
+    llvm::DenseSet<Value> values;
+    for (Operation *m : members)
+      for (Value v : valuesFromOutside(m)) {
+        Operation *def = v.getDefiningOp();
+        if (!isClonedIntoGroups(def) && !llvm::is_contained(members, def))
+          values.insert(v);
+      }
+    return values;
+  };
+  SmallVector<std::pair<Operation *, std::string>> horizontal;
+  for (auto [i, a] : llvm::enumerate(fusible)) {
+    for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
+      if (classes.isEquivalent(a, b))
+        continue;
+      SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
+      auto da = exposedDomain(ma), db = exposedDomain(mb);
+      if (!da || !db || *da != *db)
+        continue;
+      llvm::DenseSet<Value> ia = externalInputs(ma);
+      int64_t shared = 0;
+      for (Value v : externalInputs(mb))
+        if (ia.contains(v))
+          shared += bytesOf(v);
+      if (shared == 0)
+        continue;
+      auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
+        return llvm::any_of(from, [&](Operation *f) {
+          return llvm::any_of(usersInBlock(block, f), [&](Operation *u) {
+            return llvm::is_contained(to, u);
+          });
+        });
+      };
+      if (feeds(ma, mb) || feeds(mb, ma))
+        continue; // dependent, not siblings: vertical fusion decided this edge
+      llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
+      merged.insert(mb.begin(), mb.end());
+      if (reachesThroughOutside(block, merged, merged, membersOf))
+        continue;
+      classes.unionSets(a, b);
+      horizontal.push_back(
+          {b, "fused horizontally with an independent sibling that reads the "
+              "same " + std::to_string(shared) + " B of inputs"});
+    }
+  }
+
   // 2. Clusters in block order of their first op.
   clusters.clear();
   clusterOf.clear();
@@ -271,8 +343,9 @@ void FormFusionGroupsPass::runOnOperation() {
     clusterOf[op] = c;
     clusters[c].ops.insert(op);
   }
-  for (auto &[consumer, reason] : unfused)
-    clusters[clusterOf[consumer]].decisions.push_back(reason);
+  for (auto &[op, reason] : llvm::concat<std::pair<Operation *, std::string>>(
+           unfused, horizontal))
+    clusters[clusterOf[op]].decisions.push_back(reason);
 
   // 3. Producers needed by several groups: recompute or materialize.
   decideMultiConsumer(policy);
@@ -331,7 +404,7 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
         Cluster &rc = clusters[reader];
         // Legal: the producer reads only values from outside its own group,
         // every use in the reader is fusable, and cloning it adds no cycle.
-        bool legal = true;
+        bool legal = !producer->hasAttr(kMaterializeAttr);
         llvm::DenseSet<Operation *> operandDefs;
         for (Value v : producer->getOperands()) {
           Operation *def = v.getDefiningOp();
@@ -393,6 +466,10 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
                           std::to_string(rereadBytes) + " B, materializing " +
                           std::to_string(materializeBytes) + " B");
           break;
+        }
+        if (producer->hasAttr(kMaterializeAttr)) {
+          recomputeIt = false;
+          why = "forced by the fusion.materialize directive";
         }
         std::string what = "result #" + std::to_string(result.getResultNumber()) +
                            " of op " +

@@ -26,6 +26,8 @@ namespace kfuse {
 /// Attribute names shared by the code-generation passes.
 inline constexpr llvm::StringLiteral kKernelAttr = "fusion.kernel";
 inline constexpr llvm::StringLiteral kStrategyAttr = "fusion.strategy";
+/// User directive on an op: its results go to memory; no consumer fuses it.
+inline constexpr llvm::StringLiteral kMaterializeAttr = "fusion.materialize";
 
 /// Registers the fusion dialect (and what its passes need) in `registry`.
 void registerDialects(mlir::DialectRegistry &registry);

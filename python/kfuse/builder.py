@@ -30,7 +30,7 @@ __all__ = [
     "Program", "Tensor",
     "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
     "sigmoid", "relu", "gelu", "silu", "erf", "maximum", "minimum", "pow", "where",
-    "cast", "gt", "ge", "lt", "le", "eq", "ne",
+    "cast", "materialize", "gt", "ge", "lt", "le", "eq", "ne",
 ]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -226,6 +226,7 @@ class Program:
         self._inputs = []   # (name, Tensor)
         self._outputs = []  # (name, Tensor)
         self._count = 0
+        self._materialize = set()  # ids of op tensors marked with materialize()
 
     def _new_id(self):
         self._count += 1
@@ -342,10 +343,11 @@ def _generic(t, values):
     maps = [_indexing_map(a.shape, t.shape) for a in ins] + [_indexing_map(t.shape, t.shape)]
     iterators = ", ".join(['"parallel"'] * len(t.shape))
     bb_args = [f"%in{k}: {a.dtype.mlir}" for k, a in enumerate(ins)]
+    directive = ", fusion.materialize" if t._id in t.program._materialize else ""
     return [
         f"    %e{t._id} = tensor.empty() : {out_type}",
         f"    %t{t._id} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
-        f"iterator_types = [{iterators}]}} "
+        f"iterator_types = [{iterators}]{directive}}} "
         f"ins({', '.join(values[a._id] for a in ins)} : "
         f"{', '.join(_tensor_type(a.shape, a.dtype) for a in ins)}) "
         f"outs(%e{t._id} : {out_type}) {{",
@@ -619,6 +621,17 @@ def where(cond, a, b):
     args = [cond] + [x if isinstance(x, Tensor) else _coerce_scalar("where", x, dt, choices[0])
                      for x in (a, b)]
     return _make("where", dt, args)
+
+
+def materialize(t):
+    """Directive: write ``t`` to memory instead of fusing it into its consumers
+    (the fusion report shows the edges this leaves unfused). Returns ``t``."""
+    if not isinstance(t, Tensor):
+        raise BuilderError(f"materialize: expected a Tensor, got {type(t).__name__}")
+    if t._op == "input":
+        raise BuilderError("materialize: an input is already in memory; mark an op result")
+    t.program._materialize.add(t._id)
+    return t
 
 
 def cast(x, dtype):

@@ -339,3 +339,28 @@ def test_broadcast_producer_that_is_also_an_output():
     f = _check(p, _inputs(p, np.random.default_rng(8)))
     assert f.report.after.kernels == 2  # two iteration spaces: two kernels
     assert any("another iteration space" in d for g in f.report.groups for d in g.decisions)
+
+
+def test_materialize_directive_splits_the_kernel_and_is_reported():
+    p = kb.Program("forced")
+    x = p.input("x", (32, 32), "f32")
+    t = kb.materialize(kb.exp(x))
+    p.output(kb.log(t + 1.0), name="y")
+    f = _check(p, _inputs(p, np.random.default_rng(9)))
+    assert f.report.after.kernels == 2
+    text = str(f.report)
+    assert "fusion.materialize directive" in text
+    assert "fusion.materialize" in f.stages["input"]
+    with pytest.raises(kfuse.BuilderError, match="already in memory"):
+        kb.materialize(x)
+
+
+def test_independent_chains_reading_one_input_fuse_horizontally():
+    p = kb.Program("siblings")
+    x = p.input("x", (64, 64), "f32")
+    p.output(kb.exp(x), name="a")
+    p.output(kb.tanh(x) * 2.0, name="b")
+    f = _check(p, _inputs(p, np.random.default_rng(10)))
+    assert f.report.after.kernels == 1
+    assert f.report.after.bytes_read == 64 * 64 * 4  # x read once
+    assert "horizontally" in str(f.report)

@@ -1,0 +1,66 @@
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(func.func(fusion-form-groups))' | FileCheck %s
+
+// Horizontal fusion: two independent chains over the same iteration space
+// that read the same input become one group (one kernel reads %x once).
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// CHECK-LABEL: func.func @siblings
+// CHECK: %[[G:.*]]:2 = fusion.group "g0" "elementwise" ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK-SAME: decisions = ["fused horizontally with an independent sibling that reads the same 512 B of inputs"]
+// CHECK-COUNT-2: linalg.generic
+// CHECK: fusion.yield
+// CHECK-NOT: fusion.group
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @siblings(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.tanh %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %a, %b : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// Different iteration spaces, or no shared input: separate groups.
+// CHECK-LABEL: func.func @not_siblings
+// CHECK: fusion.group "g0"
+// CHECK-NOT: decisions
+// CHECK: fusion.group "g1"
+// CHECK-NOT: horizontally
+// CHECK: fusion.group "g2"
+// CHECK-NOT: horizontally
+// CHECK: return
+func.func @not_siblings(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  // Reads %x over another space: (d0) only.
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.sqrt %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  // Same space, but reads only %y.
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.tanh %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %a, %c, %d : tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>
+}
