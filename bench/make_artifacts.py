@@ -48,6 +48,46 @@ def test_programs():
     s = p.input("s", (), "f16")
     p.output(kb.cast(kb.sqrt(kb.abs(x) + 1.0) * s, "f32"), name="y")
     progs.append(p)
+    progs += reduction_programs()
+    return progs
+
+
+def reduction_programs(rows=256, cols=1000):
+    """Row-wise groups (issue 3): each compiles to one kernel."""
+    progs = []
+    for dt in ("f32", "f16"):
+        p = kb.Program(f"softmax_{dt}")
+        x = p.input("x", (rows, cols), dt)
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        progs.append(p)
+    p = kb.Program("log_softmax_f32")
+    x = p.input("x", (rows, cols), "f32")
+    s = x - x.max(axis=-1, keepdims=True)
+    p.output(s - kb.log(kb.exp(s).sum(axis=-1, keepdims=True)), name="y")
+    progs.append(p)
+    p = kb.Program("layernorm_f32")
+    x = p.input("x", (rows, cols), "f32")
+    w = p.input("w", (cols,), "f32")
+    b = p.input("b", (cols,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
+    progs.append(p)
+    p = kb.Program("rmsnorm_silu_f32")
+    x = p.input("x", (rows, cols), "f32")
+    w = p.input("w", (cols,), "f32")
+    p.output(kb.silu(x * kb.rsqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * w),
+             name="y")
+    progs.append(p)
+    p = kb.Program("l2norm_f32")
+    x = p.input("x", (1 << 16,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="y")
+    progs.append(p)
+    p = kb.Program("sum_exp_rows_f32")
+    x = p.input("x", (rows, 3, 40), "f32")
+    p.output(kb.exp(x).sum(axis=(1, 2)), name="y")
+    p.output(x.max(axis=-1), name="m")
+    progs.append(p)
     return progs
 
 

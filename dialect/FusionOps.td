@@ -23,7 +23,9 @@ def Fusion_GroupOp : Fusion_Op<"group", [
     used only inside the group (the intermediates of a fused chain) never
     reach memory.
 
-    `kind` names the kind of kernel (`elementwise` is the only kind so far).
+    `kind` names the kind of kernel: `elementwise` (one iteration space,
+    all loops parallel) or `reduction` (row reductions over trailing
+    dimensions with their elementwise producers and row epilogues).
     `name` is the kernel's name in reports and in the generated code.
     `decisions` (optional) records, as sentences, why the planner recomputed
     or materialized values at this group's boundary. `strategy` (optional) is

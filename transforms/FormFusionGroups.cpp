@@ -86,6 +86,32 @@ static SmallVector<int64_t> domainOf(Operation *op) {
   return cast<linalg::GenericOp>(op).getStaticLoopRanges();
 }
 
+/// For ops containing row reductions: whether all reductions share one
+/// (rows, columns) shape and every op runs over the rows or over rows x
+/// columns. std::nullopt when there is no reduction among `ops`.
+static std::optional<bool>
+rowCompatible(const llvm::DenseSet<Operation *> &ops) {
+  std::optional<SmallVector<int64_t>> rows, full;
+  for (Operation *op : ops) {
+    if (!isRowReductionGeneric(op))
+      continue;
+    auto g = cast<linalg::GenericOp>(op);
+    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    SmallVector<int64_t> r(loops.begin(),
+                           loops.begin() + g.getNumParallelLoops());
+    if (rows && (*rows != r || *full != loops))
+      return false;
+    rows = r;
+    full = loops;
+  }
+  if (!rows)
+    return std::nullopt;
+  return llvm::all_of(ops, [&](Operation *op) {
+    SmallVector<int64_t> d = domainOf(op);
+    return d == *rows || d == *full;
+  });
+}
+
 /// Values `op` and the ops nested in it use but that are defined outside it
 /// (canonicalization hoists body constants out of linalg.generic regions).
 static llvm::SetVector<Value> valuesFromOutside(Operation *op) {
@@ -103,7 +129,48 @@ static llvm::SetVector<Value> valuesFromOutside(Operation *op) {
 /// Values defined by these ops are cloned into each group that uses them
 /// instead of becoming group inputs: they cost no memory traffic.
 static bool isClonedIntoGroups(Operation *op) {
-  return op && (isa<tensor::EmptyOp>(op) || matchPattern(op, m_Constant()));
+  return op && (isa<tensor::EmptyOp>(op) || matchPattern(op, m_Constant()) ||
+                isFillLike(op));
+}
+
+/// A fill whose value only initializes other ops' outputs is cloned into
+/// their groups instead of being a group (a kernel) of its own.
+static bool isOnlyAnInit(Operation *op) {
+  return isFillLike(op) && llvm::all_of(op->getUses(), [](OpOperand &use) {
+           auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+           return dps && dps.isDpsInit(&use);
+         });
+}
+
+/// True if `use` reads the result of a row reduction the way a row epilogue
+/// does: indexed by the consumer's leading loops, which run over the
+/// reduction's parallel (row) space.
+static bool isRowEpilogueUse(OpOperand &use) {
+  auto producer = use.get().getDefiningOp<linalg::GenericOp>();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!producer || !consumer || !consumer.isDpsInput(&use))
+    return false;
+  unsigned rows = producer.getNumParallelLoops();
+  AffineMap produced = producer.getIndexingMapMatchingResult(
+      cast<OpResult>(use.get()));
+  AffineMap read = consumer.getMatchingIndexingMap(&use);
+  // Both maps must be (d0, ..., d(rows-1)): the leading loops, in order.
+  auto leading = [&](AffineMap map) {
+    if (map.getNumResults() != rows)
+      return false;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || dim.getPosition() != i)
+        return false;
+    }
+    return true;
+  };
+  if (!leading(produced) || !leading(read) || consumer.getNumLoops() < rows)
+    return false;
+  SmallVector<int64_t> producerLoops = producer.getStaticLoopRanges();
+  SmallVector<int64_t> consumerLoops = consumer.getStaticLoopRanges();
+  return ArrayRef<int64_t>(producerLoops).take_front(rows) ==
+         ArrayRef<int64_t>(consumerLoops).take_front(rows);
 }
 
 struct FormFusionGroupsPass
@@ -185,7 +252,7 @@ void FormFusionGroupsPass::runOnOperation() {
   // 1. Union producers into consumers in program order.
   SmallVector<Operation *> fusible;
   for (Operation &op : *block)
-    if (isElementwiseGeneric(&op))
+    if (isFusibleGeneric(&op) && !isOnlyAnInit(&op))
       fusible.push_back(&op);
   llvm::EquivalenceClasses<Operation *> classes;
   for (Operation *op : fusible)
@@ -202,9 +269,11 @@ void FormFusionGroupsPass::runOnOperation() {
     return members;
   };
   for (Operation *consumer : fusible) {
-    for (OpOperand &use : consumer->getOpOperands()) {
+    for (OpOperand *usePtr :
+         cast<linalg::GenericOp>(consumer).getDpsInputOperands()) {
+      OpOperand &use = *usePtr;
       Operation *producer = use.get().getDefiningOp();
-      if (!producer || !isElementwiseGeneric(producer))
+      if (!producer || !classes.contains(producer))
         continue;
       if (classes.isEquivalent(producer, consumer))
         continue;
@@ -215,7 +284,15 @@ void FormFusionGroupsPass::runOnOperation() {
                            "fusion.materialize directive"});
         continue;
       }
-      if (!linalg::areElementwiseOpsFusable(&use)) {
+      if (isRowReductionGeneric(producer) && !isRowEpilogueUse(use)) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " reads a row reduction through a map that is not "
+                           "a broadcast along its rows"});
+        continue;
+      }
+      if (!isRowReductionGeneric(producer) &&
+          !linalg::areElementwiseOpsFusable(&use)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
                            " is read through an indexing map that elementwise "
@@ -237,7 +314,18 @@ void FormFusionGroupsPass::runOnOperation() {
         });
         return !exposed || domainOf(m) == domainOf(consumer);
       });
-      if (!sameDomain &&
+      // A group with row reductions runs one block per row: every op must
+      // run over the rows, or over the rows x columns, of its reductions.
+      std::optional<bool> rowwise = rowCompatible(merged);
+      if (rowwise.has_value()) {
+        if (!*rowwise) {
+          unfused.push_back(
+              {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                             " stays unfused: the merged group would not run "
+                             "over one row space"});
+          continue;
+        }
+      } else if (!sameDomain &&
           llvm::any_of(producerSide, [&](Operation *m) {
             return llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
               return !merged.contains(u);
@@ -317,6 +405,8 @@ void FormFusionGroupsPass::runOnOperation() {
         continue; // dependent, not siblings: vertical fusion decided this edge
       llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
       merged.insert(mb.begin(), mb.end());
+      if (rowCompatible(merged).value_or(true) == false)
+        continue; // reductions over different rows: two kernels
       if (reachesThroughOutside(block, merged, merged, membersOf))
         continue;
       classes.unionSets(a, b);
@@ -514,17 +604,24 @@ LogicalResult FormFusionGroupsPass::buildGroup(unsigned c, OpBuilder &b) {
     ops.push_back(op);
 
   llvm::SetVector<Value> inputs;
-  llvm::SetVector<Operation *> cloned;
-  for (Operation *op : ops)
-    for (Value v : valuesFromOutside(op)) {
-      Operation *def = v.getDefiningOp();
-      if (def && cl.ops.contains(def))
-        continue;
-      if (isClonedIntoGroups(def))
-        cloned.insert(def);
-      else
-        inputs.insert(v);
+  llvm::SetVector<Operation *> cloned; // in dependency order
+  std::function<void(Value)> need = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && cl.ops.contains(def))
+      return;
+    if (!isClonedIntoGroups(def)) {
+      inputs.insert(v);
+      return;
     }
+    if (cloned.contains(def))
+      return;
+    for (Value operand : valuesFromOutside(def))
+      need(operand);
+    cloned.insert(def);
+  };
+  for (Operation *op : ops)
+    for (Value v : valuesFromOutside(op))
+      need(v);
   SmallVector<Value> results;
   for (Operation *op : ops)
     for (Value r : op->getResults())
@@ -544,7 +641,9 @@ LogicalResult FormFusionGroupsPass::buildGroup(unsigned c, OpBuilder &b) {
     decisions.push_back(b.getStringAttr(d));
   auto group = fusion::GroupOp::create(
       b, ops.front()->getLoc(), resultTypes, inputValues,
-      b.getStringAttr(cl.name), b.getStringAttr("elementwise"),
+      b.getStringAttr(cl.name),
+      b.getStringAttr(llvm::any_of(ops, isRowReductionGeneric) ? "reduction"
+                                                                 : "elementwise"),
       decisions.empty() ? ArrayAttr() : b.getArrayAttr(decisions),
       fusion::StrategyAttr());
   Block *body = new Block();

@@ -1,6 +1,7 @@
 //===- FuseGroupBodies.cpp - one linalg.generic per fusion.group ----------===//
 
 #include "transforms/Passes.h"
+#include "transforms/Utils.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -73,6 +74,30 @@ linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
   return merged;
 }
 
+/// Gives every op its own init tensor: a fill or empty tensor shared as the
+/// init of two ops would make bufferization copy it on the host before the
+/// kernel that computes it.
+void untieSharedInits(fusion::GroupOp group) {
+  for (Operation &op : group.getBodyBlock()) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    if (!dps)
+      continue;
+    for (OpOperand &init : dps.getDpsInitsMutable()) {
+      Operation *def = init.get().getDefiningOp();
+      if (!def || init.get().hasOneUse() ||
+          !(isa<tensor::EmptyOp>(def) || isFillLike(def)))
+        continue;
+      OpBuilder b(&op);
+      IRMapping mapping;
+      // A fill's own init is an empty tensor: clone that too.
+      for (Value v : def->getOperands())
+        if (auto empty = v.getDefiningOp<tensor::EmptyOp>())
+          mapping.map(v, b.clone(*empty)->getResult(0));
+      init.set(b.clone(*def, mapping)->getResult(0));
+    }
+  }
+}
+
 bool dependsOn(linalg::GenericOp user, linalg::GenericOp producer) {
   return llvm::any_of(user->getOperands(), [&](Value v) {
     return v.getDefiningOp() == producer.getOperation();
@@ -97,6 +122,21 @@ struct FuseGroupBodiesPass : kfuse::impl::FuseGroupBodiesBase<FuseGroupBodiesPas
         group.emitError() << "fusion-fuse-group-bodies: fusion of group '"
                           << group.getSymName() << "' did not converge";
         return WalkResult::interrupt();
+      }
+      if (group.getKind() == "reduction") {
+        untieSharedInits(group);
+        // Row-wise groups keep several generics (reductions and their
+        // epilogues run over different spaces); only elementwise producers
+        // were folded into their consumers above.
+        for (Operation &op : group.getBodyBlock())
+          if (!isa<linalg::GenericOp, tensor::EmptyOp, fusion::YieldOp>(op) &&
+              !op.hasTrait<OpTrait::ConstantLike>()) {
+            op.emitError() << "fusion-fuse-group-bodies: '" << op.getName()
+                           << "' cannot be part of reduction group '"
+                           << group.getSymName() << "'";
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
       }
       SmallVector<linalg::GenericOp> siblings;
       for (Operation &op : group.getBodyBlock())

@@ -13,6 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/RowKernelEmitter.h"
+
+#include "llvm/ADT/MapVector.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/AffineExpr.h"
@@ -432,9 +435,11 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
   using GenericToGPUBase::GenericToGPUBase;
 
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> kernels;
+    // Generics of one group share their fusion.kernel name, in program order.
+    llvm::MapVector<StringAttr, SmallVector<linalg::GenericOp>> kernels;
     WalkResult walk = getOperation().walk([&](linalg::GenericOp op) {
-      if (!op->hasAttr(kKernelAttr)) {
+      auto name = op->getAttrOfType<StringAttr>(kKernelAttr);
+      if (!name) {
         op.emitError("fusion-generic-to-gpu: linalg.generic outside any "
                      "fusion group (run fusion-inline-groups first)");
         return WalkResult::interrupt();
@@ -443,12 +448,28 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
         op.emitError("fusion-generic-to-gpu: expects a bufferized generic");
         return WalkResult::interrupt();
       }
-      kernels.push_back(op);
+      kernels[name].push_back(op);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    for (linalg::GenericOp op : kernels) {
+    for (auto &[name, generics] : kernels) {
+      bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {
+        return g.getNumReductionLoops() > 0;
+      });
+      if (rows) {
+        if (failed(emitRowKernel(generics, name.getValue(), rowThreads)))
+          return signalPassFailure();
+        continue;
+      }
+      if (generics.size() != 1) {
+        generics[1].emitError()
+            << "fusion-generic-to-gpu: elementwise kernel '" << name.getValue()
+            << "' has " << generics.size()
+            << " generics (run fusion-fuse-group-bodies first)";
+        return signalPassFailure();
+      }
+      linalg::GenericOp op = generics.front();
       auto strategy = op->getAttrOfType<fusion::StrategyAttr>(kStrategyAttr);
       if (!strategy) {
         op.emitError("fusion-generic-to-gpu: kernel has no #fusion.strategy "

@@ -94,8 +94,10 @@ def FuseGroupBodies : Pass<"fusion-fuse-group-bodies", "::mlir::func::FuncOp"> {
   let description = [{
     Applies upstream elementwise fusion inside every `fusion.group`; the
     producers' values that the group yields stay results of the merged op.
-    Fails with an error naming the group if a group does not end with exactly
-    one `linalg.generic`.
+    An elementwise group must end with exactly one `linalg.generic`
+    (independent siblings over the same loops are merged into one), or the
+    pass fails naming the group; a reduction group keeps one generic per
+    reduction and epilogue.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -122,7 +124,16 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     the results. A remainder loop handles the vectors left after the last
     full trip. Untagged generics and bodies with ops that cannot be
     vectorized are errors.
+
+    The generics of a reduction group (same `fusion.kernel`) become one
+    launch with a block per row: reductions fold their input expressions in
+    per-thread partials combined with `gpu.all_reduce`, elementwise ops are
+    evaluated where needed (RowKernelEmitter.cpp).
   }];
+  let options = [
+    Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
+           "Threads per block (per row) of reduction kernels">,
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::scf::SCFDialect",

@@ -26,7 +26,7 @@ static int64_t defaultSmCount(StringRef chip) {
       .Case("sm_80", 108)
       .Case("sm_86", 84)
       .Case("sm_89", 128)
-      .Cases("sm_90", "sm_90a", 132)
+      .Cases({"sm_90", "sm_90a"}, 132)
       .Default(0);
 }
 
@@ -49,7 +49,7 @@ struct SelectStrategyPass : kfuse::impl::SelectStrategyBase<SelectStrategyPass> 
       return signalPassFailure();
 
     getOperation().walk([&](fusion::GroupOp group) {
-      if (group.getStrategy())
+      if (group.getStrategy() || group.getKind() != "elementwise")
         return;
       // The iteration space is the shape of the group's results (all
       // elementwise groups yield values of their loop shape).

@@ -8,13 +8,11 @@
 
 using namespace mlir;
 
-bool kfuse::isElementwiseGeneric(Operation *op) {
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic || !generic.hasPureTensorSemantics())
+/// Static tensor semantics and a body of elementwise ops.
+static bool hasFusibleShapeAndBody(linalg::GenericOp generic) {
+  if (!generic.hasPureTensorSemantics())
     return false;
-  if (generic.getNumLoops() != generic.getNumParallelLoops())
-    return false;
-  for (Type t : op->getResultTypes())
+  for (Type t : generic->getResultTypes())
     if (!cast<ShapedType>(t).hasStaticShape())
       return false;
   for (Operation &inner : generic.getBody()->getOperations()) {
@@ -24,6 +22,56 @@ bool kfuse::isElementwiseGeneric(Operation *op) {
       return false;
   }
   return true;
+}
+
+bool kfuse::isElementwiseGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops() &&
+         hasFusibleShapeAndBody(generic);
+}
+
+bool kfuse::isRowReductionGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() == 0 ||
+      !hasFusibleShapeAndBody(generic))
+    return false;
+  unsigned parallel = generic.getNumParallelLoops();
+  for (auto [i, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+    if ((i < parallel) != (it == utils::IteratorType::parallel))
+      return false;
+  if (!llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation();
+      }))
+    return false;
+  // An input that is reduced over must be indexed by every row loop too;
+  // otherwise its elements are reused across rows: a contraction (matmul,
+  // convolution), which stays a structured op outside fusion groups.
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    bool reduced = false, allRows = true;
+    for (unsigned d = 0; d < generic.getNumLoops(); ++d) {
+      bool uses = map.isFunctionOfDim(d);
+      if (d < parallel)
+        allRows &= uses;
+      else
+        reduced |= uses;
+    }
+    if (reduced && !allRows)
+      return false;
+  }
+  return true;
+}
+
+bool kfuse::isFusibleGeneric(Operation *op) {
+  return isElementwiseGeneric(op) || isRowReductionGeneric(op);
+}
+
+bool kfuse::isFillLike(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && isElementwiseGeneric(op) &&
+         llvm::none_of(generic.getDpsInputs(), [](Value v) {
+           return isa<ShapedType>(v.getType());
+         });
 }
 
 int64_t kfuse::bytesOf(Value value) {

@@ -1,4 +1,5 @@
-"""The builder API: write an elementwise tensor program in Python, get linalg MLIR text.
+"""The builder API: write a tensor program (elementwise ops and reductions) in Python,
+get linalg MLIR text.
 
     from kfuse import builder as kb
     p = kb.Program("softplus")
@@ -13,8 +14,22 @@ and bodies use only the arith and math dialects. Fusing the generics is the comp
 job, not the builder's. f16 and bf16 ops compute in f32 (extf, compute, truncf), so each
 op is rounded once, like numpy's float16 loops; ``Program.reference`` evaluates a
 program with numpy under exactly those rules, from the same op definitions.
+
+Reductions (``sum``, ``max``, ``min``, ``mean``; also Tensor methods) take numpy's
+``axis`` and ``keepdims``. Each is one ``linalg.generic`` whose loops run over the kept
+dims first and the reduced dims last (``"parallel"...``, ``"reduction"...``), with
+``outs`` a ``linalg.fill`` of the identity (0, -inf, +inf; INT_MIN, INT_MAX) of the
+accumulator type: f32 for f16 and bf16 inputs, whose f32 result a following elementwise
+generic truncates (mean: divides by the count and truncates, in one generic).
+keepdims=True gives the numpy shape (1s in the reduced positions), but the MLIR value
+keeps only the other dims: a Tensor's MLIR type omits its *absent* dims (``_absent``,
+all of size 1), the indexing maps that read it skip them, elementwise ops whose every
+operand lacks a size-1 dim lack it too, and ``Program.output`` of such a tensor adds one
+elementwise generic that writes it at its full numpy shape. No reshapes are emitted; a
+reduction over only such absent dims is a "view" (no op: the operand's MLIR value).
 """
 
+import builtins
 import math
 import numbers
 import re
@@ -31,6 +46,7 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
     "sigmoid", "relu", "gelu", "silu", "erf", "maximum", "minimum", "pow", "where",
     "cast", "materialize", "gt", "ge", "lt", "le", "eq", "ne",
+    "sum", "max", "min", "mean",
 ]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -89,7 +105,7 @@ def _round_bf16(v):
     if not math.isfinite(v) or v == 0:
         return v
     exponent = math.frexp(v)[1]
-    quantum = max(exponent - 8, -133)  # 8 significant bits; subnormal spacing is 2**-133
+    quantum = builtins.max(exponent - 8, -133)  # 8 significant bits; subnormals: 2**-133
     r = math.copysign(math.ldexp(round(math.ldexp(v, -quantum)), quantum), v)
     return r if math.fabs(r) < 2.0 ** 128 else math.copysign(math.inf, v)
 
@@ -150,7 +166,7 @@ def _coerce_scalar(op, value, dt, other):
 def _broadcast(op, operands):
     """The numpy broadcast shape of the tensor operands, or a BuilderError naming them."""
     shapes = [t.shape for t in operands if isinstance(t, Tensor)]
-    rank = max(len(s) for s in shapes)
+    rank = builtins.max(len(s) for s in shapes)
     out = []
     for k in range(rank):
         sizes = {s[k - rank + len(s)] for s in shapes if k - rank + len(s) >= 0} - {1}
@@ -163,19 +179,40 @@ def _broadcast(op, operands):
     return tuple(out)
 
 
-def _indexing_map(in_shape, out_shape):
-    """Right-aligned map of an input onto the output dims; 0 where a size-1 dim stretches."""
+def _indexing_map(in_shape, out_shape, in_absent=(), out_absent=()):
+    """Right-aligned map of an input onto the output dims; 0 where a size-1 dim stretches.
+
+    Absent dims (size 1, left out of a tensor's MLIR type) have no loop when the output
+    lacks them, and no map result when the input lacks them."""
     rank = len(out_shape)
-    dims = ", ".join(f"d{j}" for j in range(rank))
+    loops = {j: f"d{i}" for i, j in enumerate(j for j in range(rank) if j not in out_absent)}
     exprs = []
     for k, size in enumerate(in_shape):
+        if k in in_absent:
+            continue
         j = rank - len(in_shape) + k
-        exprs.append("0" if size == 1 and out_shape[j] != 1 else f"d{j}")
-    return f"affine_map<({dims}) -> ({', '.join(exprs)})>"
+        exprs.append("0" if size == 1 and out_shape[j] != 1 else loops[j])
+    return f"affine_map<({', '.join(loops.values())}) -> ({', '.join(exprs)})>"
+
+
+def _absent_dims(shape, tensors):
+    """An elementwise result's absent dims: the size-1 dims that every operand lacks."""
+    rank = len(shape)
+    return tuple(j for j in range(rank) if shape[j] == 1 and all(
+        j < rank - len(t.shape) or j - rank + len(t.shape) in t._absent for t in tensors))
 
 
 def _tensor_type(shape, dt):
     return "tensor<" + "".join(f"{d}x" for d in shape) + dt.mlir + ">"
+
+
+def _mlir_shape(t):
+    """The shape of ``t``'s MLIR value: its numpy shape without its absent dims."""
+    return tuple(d for k, d in enumerate(t.shape) if k not in t._absent)
+
+
+def _mlir_type(t):
+    return _tensor_type(_mlir_shape(t), t.dtype)
 
 
 # ------------------------------------------------------------------ tensors and program
@@ -183,13 +220,15 @@ def _tensor_type(shape, dt):
 class Tensor:
     """A value of a Program: a static shape and a dtype, the result of an input or an op."""
 
-    __slots__ = ("program", "shape", "dtype", "_op", "_args", "_id")
+    __slots__ = ("program", "shape", "dtype", "_op", "_args", "_id", "_absent", "_attrs")
     __array_ufunc__ = None  # numpy scalars and arrays defer to the reflected operators
     __hash__ = object.__hash__
 
-    def __init__(self, program, shape, dtype, op, args=()):
+    def __init__(self, program, shape, dtype, op, args=(), absent=(), attrs=None):
         self.program, self.shape, self.dtype = program, shape, dtype
         self._op, self._args = op, tuple(args)
+        self._absent = tuple(absent)  # size-1 dims left out of the MLIR value's type
+        self._attrs = attrs           # reductions: (reduced axes, keepdims)
         self._id = program._new_id()
 
     def __repr__(self):
@@ -217,9 +256,14 @@ class Tensor:
     def __eq__(self, o): return eq(self, o)  # elementwise, like numpy
     def __ne__(self, o): return ne(self, o)
 
+    def sum(self, axis=None, keepdims=False): return reduce_sum(self, axis, keepdims)
+    def max(self, axis=None, keepdims=False): return amax(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False): return amin(self, axis, keepdims)
+    def mean(self, axis=None, keepdims=False): return mean(self, axis, keepdims)
+
 
 class Program:
-    """An elementwise tensor program: named inputs, ops on Tensors, named outputs."""
+    """A tensor program: named inputs, ops on Tensors, named outputs."""
 
     def __init__(self, name):
         self.name = _check_identifier("program name", name)
@@ -275,6 +319,8 @@ class Program:
         if name in self._names():
             raise BuilderError(f"output: name {name!r} is already used in program "
                                f"{self.name!r}; give each input and output its own name")
+        if tensor._absent:  # write it at its numpy shape: one elementwise generic
+            tensor = Tensor(self, tensor.shape, tensor.dtype, "expand", [tensor])
         self._outputs.append((name, tensor))
         return name
 
@@ -301,8 +347,11 @@ class Program:
                             for n, t in self._outputs)
         lines = ["module {", f"  func.func @{self.name}({args}) -> ({results}) {{"]
         for t in ops:
+            if t._op == "view":  # the same MLIR value as its operand: no op
+                values[t._id] = values[t._args[0]._id]
+                continue
             values[t._id] = f"%t{t._id}"
-            lines += _generic(t, values)
+            lines += (_reduction if t._op in _REDUCTIONS else _generic)(t, values)
         outs = [t for _, t in self._outputs]
         lines += [f"    return {', '.join(values[t._id] for t in outs)} : "
                   f"{', '.join(_tensor_type(t.shape, t.dtype) for t in outs)}", "  }", "}"]
@@ -327,7 +376,12 @@ class Program:
             env[t._id] = a
         with np.errstate(all="ignore"):
             for t in self._schedule():
-                env[t._id] = _compute(t, _NumpyBody(), lambda x: env[x._id])
+                if t._op == "view":
+                    env[t._id] = env[t._args[0]._id].reshape(t.shape)
+                elif t._op in _REDUCTIONS:
+                    env[t._id] = _np_reduce(t, env[t._args[0]._id])
+                else:
+                    env[t._id] = _compute(t, _NumpyBody(), lambda x: env[x._id])
         # an output that is an input is copied: the caller's array is not handed back
         return [env[t._id].copy() if t._op == "input" else env[t._id]
                 for _, t in self._outputs]
@@ -339,9 +393,10 @@ def _generic(t, values):
     body = _MlirBody()
     block_args = {a._id: body.arg(f"%in{k}", a.dtype) for k, a in enumerate(ins)}
     result = _compute(t, body, lambda a: block_args[a._id])
-    out_type = _tensor_type(t.shape, t.dtype)
-    maps = [_indexing_map(a.shape, t.shape) for a in ins] + [_indexing_map(t.shape, t.shape)]
-    iterators = ", ".join(['"parallel"'] * len(t.shape))
+    out_type = _mlir_type(t)
+    maps = [_indexing_map(a.shape, t.shape, a._absent, t._absent) for a in ins]
+    maps.append(_indexing_map(t.shape, t.shape, t._absent, t._absent))
+    iterators = ", ".join(['"parallel"'] * len(_mlir_shape(t)))
     bb_args = [f"%in{k}: {a.dtype.mlir}" for k, a in enumerate(ins)]
     directive = ", fusion.materialize" if t._id in t.program._materialize else ""
     return [
@@ -349,11 +404,59 @@ def _generic(t, values):
         f"    %t{t._id} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
         f"iterator_types = [{iterators}]{directive}}} "
         f"ins({', '.join(values[a._id] for a in ins)} : "
-        f"{', '.join(_tensor_type(a.shape, a.dtype) for a in ins)}) "
+        f"{', '.join(_mlir_type(a) for a in ins)}) "
         f"outs(%e{t._id} : {out_type}) {{",
         f"    ^bb0({', '.join(bb_args + [f'%out: {t.dtype.mlir}'])}):",
         *("      " + line for line in body.lines),
         f"      linalg.yield {result} : {t.dtype.mlir}",
+        f"    }} -> {out_type}",
+    ]
+
+
+# The reduction ops: op name -> (the binary op that accumulates, the identity).
+_REDUCTIONS = {"reduce_sum": ("add", 0), "reduce_max": ("maximum", -math.inf),
+               "reduce_min": ("minimum", math.inf)}
+
+
+def _identity_literal(op, dt):
+    """The MLIR literal of reduction ``op``'s identity in accumulator dtype ``dt``."""
+    value = _REDUCTIONS[op][1]
+    if dt.is_float:
+        return _float_literal(float(value), dt)
+    limit = 1 << (dt.bits - 1)
+    return str({0: 0, -math.inf: -limit, math.inf: limit - 1}[value])
+
+
+def _reduction(t, values):
+    """The lines of a reduction: its identity constant, the tensor.empty and linalg.fill
+    of its accumulator, and the linalg.generic: kept dims' loops first, reduced last."""
+    x, (axes, _) = t._args[0], t._attrs
+    present = [k for k in range(len(x.shape)) if k not in x._absent]
+    kept = [k for k in present if k not in axes]
+    loops = kept + [k for k in present if k in axes]
+    assert _mlir_shape(t) == tuple(x.shape[k] for k in kept)
+    dims = ", ".join(f"d{i}" for i in range(len(loops)))
+    in_map = f"affine_map<({dims}) -> ({', '.join(f'd{loops.index(k)}' for k in present)})>"
+    out_map = f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(len(kept)))})>"
+    iterators = ", ".join(['"parallel"'] * len(kept)
+                          + ['"reduction"'] * (len(loops) - len(kept)))
+    acc, out_type, in_type = t.dtype, _mlir_type(t), _mlir_type(x)
+    body = _MlirBody()
+    value = body.convert(body.arg("%in0", x.dtype), acc)
+    result = body.binary(_REDUCTIONS[t._op][0], value, body.arg("%out", acc))
+    directive = ", fusion.materialize" if t._id in t.program._materialize else ""
+    n = t._id
+    return [
+        f"    %c{n} = arith.constant {_identity_literal(t._op, acc)} : {acc.mlir}",
+        f"    %e{n} = tensor.empty() : {out_type}",
+        f"    %i{n} = linalg.fill ins(%c{n} : {acc.mlir}) outs(%e{n} : {out_type}) "
+        f"-> {out_type}",
+        f"    %t{n} = linalg.generic {{indexing_maps = [{in_map}, {out_map}], "
+        f"iterator_types = [{iterators}]{directive}}} "
+        f"ins({values[x._id]} : {in_type}) outs(%i{n} : {out_type}) {{",
+        f"    ^bb0(%in0: {x.dtype.mlir}, %out: {acc.mlir}):",
+        *("      " + line for line in body.lines),
+        f"      linalg.yield {result} : {acc.mlir}",
         f"    }} -> {out_type}",
     ]
 
@@ -384,6 +487,8 @@ def _compute(t, be, load):
 
     ``load(tensor)`` gives a tensor operand's element value in the operand's dtype."""
     op, args = t._op, t._args
+    if op == "expand":  # the same values, at the full numpy shape
+        return load(args[0])
     if op == "cast":
         return be.convert(load(args[0]), t.dtype)
     if op == "where":
@@ -507,6 +612,15 @@ _NP_COMPARE = {"gt": np.greater, "ge": np.greater_equal, "lt": np.less,
                "le": np.less_equal, "eq": np.equal, "ne": np.not_equal}
 
 
+def _np_reduce(t, a):
+    """Reduction ``t`` of array ``a`` (numpy shape), accumulated in ``t.dtype``."""
+    axes, keepdims = t._attrs
+    a = a.astype(_numpy_dtype(t.dtype), copy=False)
+    fn = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min}[t._op]
+    extra = {"dtype": a.dtype} if t._op == "reduce_sum" else {}  # no int promotion
+    return np.asarray(fn(a, axis=axes, keepdims=keepdims, **extra), dtype=a.dtype)
+
+
 class _NumpyBody:
     """Backend that evaluates with numpy: values are whole arrays."""
 
@@ -539,7 +653,9 @@ def _tensors(args):
 
 
 def _make(op, dtype, args):
-    return Tensor(_tensors(args)[0].program, _broadcast(op, args), dtype, op, args)
+    tensors = _tensors(args)
+    shape = _broadcast(op, args)
+    return Tensor(tensors[0].program, shape, dtype, op, args, _absent_dims(shape, tensors))
 
 
 def _same_program(op, args):
@@ -630,7 +746,10 @@ def materialize(t):
         raise BuilderError(f"materialize: expected a Tensor, got {type(t).__name__}")
     if t._op == "input":
         raise BuilderError("materialize: an input is already in memory; mark an op result")
-    t.program._materialize.add(t._id)
+    source = t
+    while source._op == "view":  # a view has no op of its own: mark the one it shows
+        source = source._args[0]
+    t.program._materialize.add(source._id)
     return t
 
 
@@ -640,3 +759,93 @@ def cast(x, dtype):
         raise BuilderError(f"cast: expected a kfuse Tensor, got {x!r}")
     dt = _get_dtype(dtype, "cast")
     return x if dt is x.dtype else _make("cast", dt, [x])
+
+
+# ------------------------------------------------------------------------- reductions
+
+def _reduced_axes(op, x, axis):
+    """``axis`` (None, an int or a tuple of ints, numpy style) as sorted dims of ``x``."""
+    rank = len(x.shape)
+    if axis is None:
+        return tuple(range(rank))
+    items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    dims = []
+    for a in items:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Integral):
+            raise BuilderError(f"{op}: axis {axis!r} is not None, an int or a tuple of ints "
+                               f"(reducing the {_describe(x)})")
+        if not -rank <= a < rank:
+            valid = (f"valid axes are {-rank}..{rank - 1}" if rank else
+                     "a 0-d tensor has no axes: use axis=None")
+            raise BuilderError(f"{op}: axis {axis!r} is out of range for the {_describe(x)} "
+                               f"({valid})")
+        k = int(a) % rank
+        if k in dims:
+            raise BuilderError(f"{op}: axis {axis!r} names dim {k} twice (reducing the "
+                               f"{_describe(x)}); list each dim once")
+        dims.append(k)
+    return tuple(sorted(dims))
+
+
+def _reduce(op, x, axis, keepdims):
+    """sum, max, min and mean: one reduction generic, then for f16/bf16 (and mean) one
+    elementwise generic that truncates (and divides by the count)."""
+    if not isinstance(x, Tensor):
+        raise BuilderError(f"{op}: expected a kfuse Tensor, got {x!r}")
+    if x.dtype is I1:
+        raise BuilderError(f"{op}: does not take i1 (bool) tensors, got {_describe(x)} "
+                           f"(axis={axis!r}); kb.cast it to an int or float dtype first")
+    if op == "mean" and not x.dtype.is_float:
+        raise BuilderError(f"mean: needs a float tensor, got {_describe(x)} (axis={axis!r}); "
+                           "kb.cast it to a float dtype (e.g. 'f32') first")
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise BuilderError(f"{op}: keepdims must be True or False, got {keepdims!r}")
+    axes = _reduced_axes(op, x, axis)
+    if not axes:  # numpy: reducing over no dims leaves the values as they are
+        return x
+    kept = [k for k in range(len(x.shape)) if k not in axes]
+    if keepdims:
+        shape = tuple(1 if k in axes else d for k, d in enumerate(x.shape))
+        absent = sorted(set(axes) | set(x._absent))
+    else:
+        shape = tuple(x.shape[k] for k in kept)
+        absent = [i for i, k in enumerate(kept) if k in x._absent]
+    if all(k in x._absent for k in axes):
+        # every reduced dim is a size-1 dim that x's MLIR value lacks: the values are x's,
+        # and so is the MLIR value (a "view": no op, only the numpy shape differs)
+        return Tensor(x.program, shape, x.dtype, "view", [x], absent)
+    acc_dt = _compute_dtype(x.dtype)
+    kind = "reduce_sum" if op in ("sum", "mean") else "reduce_" + op
+    r = Tensor(x.program, shape, acc_dt, kind, [x], absent, (axes, bool(keepdims)))
+    if op == "mean":  # divide in the accumulator type, then round once to x's dtype
+        return _make("div", x.dtype, [r, float(math.prod(x.shape[k] for k in axes))])
+    return r if acc_dt is x.dtype else _make("cast", x.dtype, [r])
+
+
+def reduce_sum(x, axis=None, keepdims=False):
+    """Sum over ``axis`` (None: all dims; an int, negative from the end; a tuple), like
+    numpy; the result has x's dtype (f16/bf16 accumulate in f32). ``kb.sum``."""
+    return _reduce("sum", x, axis, keepdims)
+
+
+def amax(x, axis=None, keepdims=False):
+    """Maximum over ``axis`` (as in ``sum``); nan propagates. ``kb.max``."""
+    return _reduce("max", x, axis, keepdims)
+
+
+def amin(x, axis=None, keepdims=False):
+    """Minimum over ``axis`` (as in ``sum``); nan propagates. ``kb.min``."""
+    return _reduce("min", x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    """Mean over ``axis`` (as in ``sum``) of a float tensor: the sum divided by the count
+    in the accumulator type (f32 for f16/bf16), rounded once to x's dtype."""
+    return _reduce("mean", x, axis, keepdims)
+
+
+# numpy's names. They replace the builtins for all of this module's code (globals are
+# looked up at call time), so the code above calls builtins.max where it means that.
+sum = reduce_sum  # noqa: A001
+max = amax  # noqa: A001
+min = amin  # noqa: A001

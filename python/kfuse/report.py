@@ -140,7 +140,10 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
         if n == "fusion.group":
             attrs = op.operation.attributes
             body = op.regions[0].blocks[0]
-            linalg_ops = [o for o in body.operations if _is_kernel_op(o)]
+            # (fills cloned in to initialize accumulators are not work)
+            linalg_ops = [o for o in body.operations if _is_kernel_op(o)
+                          and any(isinstance(v.type, ir.ShapedType)
+                                  for v in o.operands[:len(o.operands) - len(o.results)])]
             payload = [p for o in linalg_ops for p in _payload(o)]
             read = _reads(op)
             written = sum(value_bytes(r) for r in op.results)

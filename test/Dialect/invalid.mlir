@@ -3,8 +3,8 @@
 // Every verifier error of fusion.group, fusion.yield and #fusion.strategy.
 
 func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'fusion.group' op has unknown kind 'reduction' (expected 'elementwise')}}
-  %r = fusion.group "g0" "reduction" ins(%x : tensor<4xf32>) {
+  // expected-error @+1 {{'fusion.group' op has unknown kind 'pointwise' (expected 'elementwise' or 'reduction')}}
+  %r = fusion.group "g0" "pointwise" ins(%x : tensor<4xf32>) {
   ^bb0(%a: tensor<4xf32>):
     fusion.yield %a : tensor<4xf32>
   } -> tensor<4xf32>

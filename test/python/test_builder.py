@@ -639,3 +639,460 @@ def test_bf16_scalar_rounding_matches_ml_dtypes():
     for v in list(values) + [3.3895313892515355e38, 3.4e38, 1e-39, -0.0, 2.0 ** -133]:
         expected = float(np.float32(v).astype(bf))  # exact float32 inputs: single rounding
         assert kb._round_bf16(float(np.float32(v))) == expected
+
+
+# ------------------------------------------------------------------------ reductions
+
+REDUCE_OPS = ["sum", "max", "min", "mean"]
+REDUCE_AXES = [-1, 0, (0, 1), None]
+NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
+
+
+def reduction_program(op, dtype, shape=(4, 8), axis=-1, keepdims=False):
+    p = kb.Program("r")
+    x = p.input("x", shape, dtype)
+    y = getattr(kb, op)(x, axis=axis, keepdims=keepdims)
+    p.output(y, name="y")
+    return p, x, y
+
+
+def np_reduce(op, dtype, a, axis, keepdims):
+    """The value a reduction should give, by numpy: f16, bf16 and f32 accumulate in f32."""
+    acc = {"f64": np.float64, "i32": np.int32, "i64": np.int64}.get(dtype, np.float32)
+    extra = {"dtype": acc} if op in ("sum", "mean") else {}
+    r = NP_REDUCE[op](a.astype(acc), axis=axis, keepdims=keepdims, **extra)
+    return np.asarray(r).astype(a.dtype)
+
+
+def random_array(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype in ("i32", "i64"):
+        return rng.integers(-1000, 1000, shape).astype(dtypes.to_numpy(dtypes.get(dtype)))
+    return rng.standard_normal(shape).astype(np.float32).astype(
+        dtypes.to_numpy(dtypes.get(dtype)))
+
+
+def reduced_shape(shape, axis, keepdims):
+    axes = range(len(shape)) if axis is None else (
+        axis if isinstance(axis, tuple) else (axis,))
+    axes = {a % len(shape) for a in axes}
+    if keepdims:
+        return tuple(1 if k in axes else d for k, d in enumerate(shape))
+    return tuple(d for k, d in enumerate(shape) if k not in axes)
+
+
+def test_reductions_are_exported_without_shadowing_the_builtins_inside():
+    assert kb.sum is kb.reduce_sum and kb.max is kb.amax and kb.min is kb.amin
+    assert {"sum", "max", "min", "mean"} <= set(kb.__all__)
+    assert kb.max is not max and kb.sum is not sum
+    # the builder's own code still uses the builtins (broadcast rank, bf16 rounding)
+    p = kb.Program("b")
+    x = p.input("x", (4, 1), "f32")
+    assert (x + p.input("y", (3,), "f32")).shape == (4, 3)
+    assert kb._round_bf16(1.0) == 1.0
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", REDUCE_AXES)
+@pytest.mark.parametrize("op", REDUCE_OPS)
+def test_reduction_parses(verify, op, axis, keepdims, dtype):
+    p, x, y = reduction_program(op, dtype, axis=axis, keepdims=keepdims)
+    assert y.shape == reduced_shape((4, 8), axis, keepdims) and y.dtype is x.dtype
+    assert p.outputs == [("y", y.shape, y.dtype)]
+    text = verify(p.to_mlir())
+    assert text.count("linalg.fill") == 1
+    assert text.count('"reduction"') == (2 if axis in (None, (0, 1)) else 1)
+    finish = dtype != "f32" or op == "mean"   # truncation and/or division by the count
+    expand = keepdims                         # the output written at its numpy shape
+    assert generics(text) == 1 + finish + expand
+    assert f"tensor<{'x'.join(map(str, y.shape))}{'x' if y.shape else ''}{dtype}> " \
+           f"{{kfuse.name = \"y\"}}" in text
+    for reshape in ("tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape"):
+        assert reshape not in text
+
+
+@pytest.mark.parametrize("dtype", INTS + ["f64"])
+@pytest.mark.parametrize("axis", REDUCE_AXES)
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+def test_reduction_int_f64_parses(verify, op, axis, dtype):
+    for keepdims in (False, True):
+        p, _, _ = reduction_program(op, dtype, axis=axis, keepdims=keepdims)
+        text = verify(p.to_mlir())
+        assert generics(text) == 1 + keepdims and text.count("linalg.fill") == 1
+
+
+def test_reduction_axis0_structure():
+    p, _, _ = reduction_program("sum", "f32", shape=(16, 32), axis=0)
+    text = p.to_mlir()
+    assert re.search(
+        r"%(c\d+) = arith.constant 0.0 : f32\n"
+        r"\s*%(e\d+) = tensor.empty\(\) : tensor<32xf32>\n"
+        r"\s*%(i\d+) = linalg.fill ins\(%\1 : f32\) outs\(%\2 : tensor<32xf32>\) "
+        r"-> tensor<32xf32>\n"
+        r"\s*%t\d+ = linalg.generic \{indexing_maps = \[affine_map<\(d0, d1\) -> \(d1, d0\)>, "
+        r"affine_map<\(d0, d1\) -> \(d0\)>\], "
+        r"iterator_types = \[\"parallel\", \"reduction\"\]\} "
+        r"ins\(%arg0 : tensor<16x32xf32>\) outs\(%\3 : tensor<32xf32>\)", text)
+    assert body(text) == ["%v0 = arith.addf %in0, %out : f32", "linalg.yield %v0 : f32"]
+    assert "^bb0(%in0: f32, %out: f32):" in text
+    assert generics(text) == 1
+
+
+def test_reduction_last_axis_and_3d_maps():
+    text = reduction_program("max", "f32", shape=(16, 32), axis=-1)[0].to_mlir()
+    assert ("indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],"
+            " iterator_types = [\"parallel\", \"reduction\"]") in text
+    text = reduction_program("min", "f32", shape=(2, 3, 4), axis=1)[0].to_mlir()
+    assert ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, "
+            "affine_map<(d0, d1, d2) -> (d0, d1)>], "
+            "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]") in text
+    assert "tensor.empty() : tensor<2x4xf32>" in text
+    text = reduction_program("sum", "f32", shape=(2, 3, 4), axis=(0, 2))[0].to_mlir()
+    assert ("indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, "
+            "affine_map<(d0, d1, d2) -> (d0)>], "
+            "iterator_types = [\"parallel\", \"reduction\", \"reduction\"]") in text
+
+
+def test_full_reduction_is_zero_d():
+    p, _, y = reduction_program("sum", "f32", axis=None)
+    assert y.shape == ()
+    text = p.to_mlir()
+    assert ("indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], "
+            "iterator_types = [\"reduction\", \"reduction\"]") in text
+    assert "linalg.fill ins(%c2 : f32) outs(%e2 : tensor<f32>) -> tensor<f32>" in text
+    assert "-> (tensor<f32> {kfuse.name = \"y\"})" in text
+
+
+@pytest.mark.parametrize("op, dtype, identity, line", [
+    ("sum", "f32", "0.0 : f32", "arith.addf %in0, %out : f32"),
+    ("max", "f32", "0xFF800000 : f32", "arith.maximumf %in0, %out : f32"),
+    ("min", "f32", "0x7F800000 : f32", "arith.minimumf %in0, %out : f32"),
+    ("mean", "f32", "0.0 : f32", "arith.addf %in0, %out : f32"),
+    ("max", "f64", "0xFFF0000000000000 : f64", "arith.maximumf %in0, %out : f64"),
+    ("sum", "i32", "0 : i32", "arith.addi %in0, %out : i32"),
+    ("max", "i32", "-2147483648 : i32", "arith.maxsi %in0, %out : i32"),
+    ("min", "i32", "2147483647 : i32", "arith.minsi %in0, %out : i32"),
+    ("max", "i64", "-9223372036854775808 : i64", "arith.maxsi %in0, %out : i64"),
+    ("min", "i64", "9223372036854775807 : i64", "arith.minsi %in0, %out : i64"),
+])
+def test_reduction_identity_and_body(op, dtype, identity, line):
+    text = reduction_program(op, dtype)[0].to_mlir()
+    assert f"arith.constant {identity}\n" in text
+    assert body(text)[0] == "%v0 = " + line
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("op, combine", [("sum", "addf"), ("max", "maximumf"),
+                                         ("min", "minimumf"), ("mean", "addf")])
+def test_narrow_float_reductions_accumulate_in_f32(op, combine, dtype):
+    p, _, _ = reduction_program(op, dtype, axis=0)
+    text = p.to_mlir()
+    ident = {"addf": "0.0", "maximumf": "0xFF800000", "minimumf": "0x7F800000"}[combine]
+    assert f"arith.constant {ident} : f32\n" in text
+    assert "linalg.fill ins(%c2 : f32) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>" in text
+    assert f"^bb0(%in0: {dtype}, %out: f32):" in text
+    assert body(text, 0) == [f"%v0 = arith.extf %in0 : {dtype} to f32",
+                             f"%v1 = arith.{combine} %v0, %out : f32",
+                             "linalg.yield %v1 : f32"]
+    if op == "mean":
+        assert body(text, 1) == ["%v0 = arith.constant 4.0 : f32",
+                                 "%v1 = arith.divf %in0, %v0 : f32",
+                                 f"%v2 = arith.truncf %v1 : f32 to {dtype}",
+                                 f"linalg.yield %v2 : {dtype}"]
+    else:
+        assert body(text, 1) == [f"%v0 = arith.truncf %in0 : f32 to {dtype}",
+                                 f"linalg.yield %v0 : {dtype}"]
+    assert generics(text) == 2
+
+
+def test_mean_f32_divides_by_the_count():
+    p, _, _ = reduction_program("mean", "f32", shape=(2, 3, 5), axis=(0, 2))
+    text = p.to_mlir()
+    assert generics(text) == 2
+    assert body(text, 1) == ["%v0 = arith.constant 10.0 : f32",
+                             "%v1 = arith.divf %in0, %v0 : f32", "linalg.yield %v1 : f32"]
+
+
+def test_keepdims_value_omits_the_reduced_dims_from_its_mlir_type():
+    p = kb.Program("k")
+    x = p.input("x", (16, 32), "f32")
+    s = x.sum(axis=-1, keepdims=True)
+    c = x.max(axis=0, keepdims=True)
+    assert s.shape == (16, 1) and c.shape == (1, 32)
+    p.output(x - s + c, name="y")
+    text = p.to_mlir()
+    # the reductions are those of keepdims=False ...
+    assert "linalg.fill ins(%c2 : f32) outs(%e2 : tensor<16xf32>) -> tensor<16xf32>" in text
+    assert "linalg.fill ins(%c3 : f32) outs(%e3 : tensor<32xf32>) -> tensor<32xf32>" in text
+    # ... and their consumers read them with broadcast (projected permutation) maps
+    assert ("indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, "
+            "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%arg0, %t2 : tensor<16x32xf32>, tensor<16xf32>)") in text
+    assert ("indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, "
+            "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%t4, %t3 : tensor<16x32xf32>, tensor<32xf32>)") in text
+    assert "tensor<16x1xf32>" not in text and "tensor<1x32xf32>" not in text
+    assert generics(text) == 4
+
+
+def test_keepdims_output_is_written_at_its_numpy_shape(verify):
+    p = kb.Program("k")
+    x = p.input("x", (16, 32), "f32")
+    s = x.sum(axis=-1, keepdims=True)
+    p.output(s, name="s")
+    text = verify(p.to_mlir())
+    assert "-> (tensor<16x1xf32> {kfuse.name = \"s\"})" in text
+    assert ("%t3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, "
+            "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%t2 : tensor<16xf32>) outs(%e3 : tensor<16x1xf32>)") in text
+    assert body(text, 1) == ["linalg.yield %in0 : f32"]
+    assert p.outputs == [("s", (16, 1), dtypes.F32)]
+    a = random_array("f32", (16, 32))
+    (r,) = p.reference(a)
+    assert r.shape == (16, 1)
+    np.testing.assert_allclose(r, a.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+def test_elementwise_of_keepdims_values_stays_squeezed(verify):
+    p = kb.Program("k")
+    x = p.input("x", (16, 32), "f16")
+    s = x.sum(axis=-1, keepdims=True)
+    r = 1.0 / s
+    assert r.shape == (16, 1)
+    p.output(x * r, name="y")
+    p.output(r, name="r")
+    text = verify(p.to_mlir())
+    # the f16 truncation and the reciprocal run over the 16 rows, not over 16x1
+    assert "ins(%t2 : tensor<16xf32>) outs(%e3 : tensor<16xf16>)" in text
+    assert ("iterator_types = [\"parallel\"]} ins(%t3 : tensor<16xf16>) "
+            "outs(%e4 : tensor<16xf16>)") in text
+    assert "ins(%arg0, %t4 : tensor<16x32xf16>, tensor<16xf16>)" in text
+    assert "ins(%t4 : tensor<16xf16>) outs(%e6 : tensor<16x1xf16>)" in text
+    a = random_array("f16", (16, 32))
+    y, rr = p.reference(a)
+    s_ref = a.astype(np.float32).sum(axis=-1, keepdims=True).astype(np.float16)
+    np.testing.assert_array_equal(rr, (np.float32(1) / s_ref.astype(np.float32))
+                                  .astype(np.float16))
+    np.testing.assert_array_equal(y, a * rr)
+
+
+@pytest.mark.parametrize("axis, keepdims", [(0, False), (1, False), (None, False),
+                                            (0, True), (1, True), (None, True)])
+def test_reduction_of_a_keepdims_value(verify, axis, keepdims):
+    p = kb.Program("k")
+    x = p.input("x", (6, 8), "f32")
+    m = x.max(axis=-1, keepdims=True)           # (6, 1), its MLIR value is 6 elements
+    y = m.sum(axis=axis, keepdims=keepdims)
+    assert y.shape == reduced_shape((6, 1), axis, keepdims)
+    p.output(y, name="y")
+    p.output(x + y if keepdims else y * 2.0, name="z")
+    text = verify(p.to_mlir())
+    if axis == 1:  # only the size-1 dim the MLIR value lacks: a view of m, no op at all
+        assert y._op == "view" and text.count("linalg.fill") == 1
+        assert generics(text) == 1 + keepdims + 1  # max, (y written at (6, 1)), z
+        if not keepdims:
+            assert re.search(r"return %t2, %t\d+ : tensor<6xf32>, tensor<6xf32>", text)
+    else:
+        assert text.count("linalg.fill") == 2
+    a = random_array("f32", (6, 8))
+    yr, zr = p.reference(a)
+    expected = a.max(axis=-1, keepdims=True).sum(axis=axis, keepdims=keepdims)
+    np.testing.assert_allclose(yr, expected, rtol=1e-6)
+    assert yr.shape == expected.shape
+    np.testing.assert_allclose(zr, a + expected if keepdims else expected * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "f64", "i32", "i64"])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", REDUCE_AXES + [1, -2, (1, 0), (-1,)])
+@pytest.mark.parametrize("op", REDUCE_OPS)
+def test_reduction_reference_matches_numpy(op, axis, keepdims, dtype):
+    if dtype == "bf16":
+        ml_dtypes_or_skip()
+    if op == "mean" and dtype in INTS:
+        return
+    p, _, y = reduction_program(op, dtype, shape=(24, 40), axis=axis, keepdims=keepdims)
+    a = random_array(dtype, (24, 40), seed=3)
+    (r,) = p.reference(a)
+    expected = np_reduce(op, dtype, a, axis, keepdims)
+    assert r.dtype == a.dtype and r.shape == expected.shape == y.shape
+    assert isinstance(r, np.ndarray)
+    if op in ("max", "min") or dtype in INTS:
+        np.testing.assert_array_equal(r, expected)
+        return
+    np.testing.assert_array_equal(r, expected)
+    # and near the exact value: float64 numpy, within the dtype's tolerance (the absolute
+    # term covers cancellation: the accumulated rounding is relative to the sum of |a|)
+    exact = NP_REDUCE[op](a.astype(np.float64), axis=axis, keepdims=keepdims)
+    size = NP_REDUCE[op](np.abs(a.astype(np.float64)), axis=axis, keepdims=keepdims)
+    tol = {"f32": 1e-6, "f64": 1e-14, "f16": 1e-3, "bf16": 8e-3}[dtype]
+    assert np.all(np.abs(r.astype(np.float64) - exact) <= tol * size)
+
+
+def test_reduction_reference_rounds_narrow_floats_once():
+    p = kb.Program("h")
+    x = p.input("x", (4096,), "f16")
+    p.output(x.sum(), name="s")
+    p.output(x.mean(), name="m")
+    a = np.full(4096, 0.1, dtype=np.float16)
+    s, m = p.reference(a)
+    exact = np.float32(np.float16(0.1)) * 4096
+    assert s == np.float16(exact) and m == np.float16(exact / np.float32(4096))
+    assert s.dtype == np.float16 and m.dtype == np.float16 and m == a[0]
+
+
+def test_reduction_reference_ints_and_nan():
+    p = kb.Program("i")
+    i = p.input("i", (3, 4), "i32")
+    f = p.input("f", (2, 3), "f32")
+    p.output(i.sum(axis=1), name="s")
+    p.output(f.max(axis=-1), name="mx")
+    p.output(f.min(axis=0), name="mn")
+    ia = np.full((3, 4), 1 << 30, dtype=np.int32)
+    fa = np.array([[1.0, np.nan, 3.0], [-1.0, -2.0, -np.inf]], dtype=np.float32)
+    s, mx, mn = p.reference(ia, fa)
+    assert s.dtype == np.int32 and (s == 0).all()  # wraps like arith.addi
+    np.testing.assert_array_equal(mx, [np.nan, -1.0])
+    np.testing.assert_array_equal(mn, [-1.0, np.nan, -np.inf])
+
+
+def test_reduction_methods_match_functions():
+    p = kb.Program("m")
+    x = p.input("x", (4, 8), "f32")
+    for name, fn in (("sum", kb.sum), ("max", kb.max), ("min", kb.min), ("mean", kb.mean)):
+        a, b = getattr(x, name)(axis=0, keepdims=True), fn(x, 0, True)
+        assert a.shape == b.shape == (1, 8) and a._op == b._op
+    assert x.sum()._op == "reduce_sum" and x.max(1)._op == "reduce_max"
+    assert x.min((0, 1))._op == "reduce_min" and x.mean(-1)._op == "div"
+
+
+def test_reducing_no_dims_is_the_identity():
+    p = kb.Program("n")
+    x = p.input("x", (4, 8), "f16")
+    s = p.input("s", (), "f32")
+    assert kb.sum(x, axis=()) is x and x.mean(axis=(), keepdims=True) is x
+    assert s.max() is s and kb.sum(s, keepdims=True) is s
+
+
+def test_reduction_materialize_directive(verify):
+    p = kb.Program("m")
+    x = p.input("x", (4, 8), "f32")
+    p.output(kb.exp(kb.materialize(x.sum(axis=-1, keepdims=True))) * x)
+    text = verify(p.to_mlir())
+    assert 'iterator_types = ["parallel", "reduction"], fusion.materialize}' in text
+    # a view has no op of its own: the directive goes to the op it shows
+    q = kb.Program("v")
+    x = q.input("x", (4, 8), "f32")
+    v = kb.materialize(x.max(axis=1, keepdims=True).sum(axis=1))
+    assert v._op == "view" and v.shape == (4,)
+    q.output(v + 1.0)
+    assert text.count("fusion.materialize") == 1
+    assert 'iterator_types = ["parallel", "reduction"], fusion.materialize}' in q.to_mlir()
+
+
+def test_reductions_are_one_generic_each_and_only_live():
+    p = kb.Program("g")
+    x = p.input("x", (8, 16), "f32")
+    x.max(axis=0)  # dead: not emitted
+    p.output(x.sum(axis=1) + x.min(axis=1))
+    text = p.to_mlir()
+    assert generics(text) == 3 and text.count("linalg.fill") == 2
+    assert "maximumf" not in text and text.count("tensor.empty()") == 3
+
+
+# --------------------------------------------------------------- reduction errors
+
+def test_error_reduction_axis_out_of_range():
+    p = kb.Program("e")
+    x = p.input("x", (4, 8), "f32")
+    with pytest.raises(BuilderError, match=r"sum: axis 2 is out of range for the f32 tensor of "
+                                           r"shape \(4, 8\) \(valid axes are -2\.\.1\)"):
+        x.sum(axis=2)
+    with pytest.raises(BuilderError, match=r"max: axis -3 is out of range for the f32 tensor"):
+        kb.max(x, axis=-3)
+    with pytest.raises(BuilderError, match=r"min: axis \(0, 5\) is out of range .*\(4, 8\)"):
+        kb.min(x, axis=(0, 5))
+    s = p.input("s", (), "f32")
+    with pytest.raises(BuilderError, match=r"mean: axis 0 is out of range for the f32 tensor "
+                                           r"of shape \(\) \(a 0-d tensor has no axes: use "
+                                           r"axis=None\)"):
+        s.mean(axis=0)
+
+
+def test_error_reduction_duplicate_axes():
+    p = kb.Program("e")
+    x = p.input("x", (4, 8), "f32")
+    with pytest.raises(BuilderError, match=r"sum: axis \(0, 0\) names dim 0 twice \(reducing "
+                                           r"the f32 tensor of shape \(4, 8\)\)"):
+        x.sum(axis=(0, 0))
+    with pytest.raises(BuilderError, match=r"mean: axis \(1, -1\) names dim 1 twice"):
+        kb.mean(x, axis=(1, -1))
+
+
+@pytest.mark.parametrize("axis", [1.0, "0", True, (0, None), [0.5]])
+def test_error_reduction_axis_type(axis):
+    p = kb.Program("e")
+    x = p.input("x", (4, 8), "f32")
+    with pytest.raises(BuilderError, match=rf"max: axis {re.escape(repr(axis))} is not None, "
+                                           r"an int or a tuple of ints \(reducing the f32 "
+                                           r"tensor of shape \(4, 8\)\)"):
+        x.max(axis=axis)
+
+
+@pytest.mark.parametrize("op", REDUCE_OPS)
+def test_error_reduction_of_bool(op):
+    p = kb.Program("e")
+    m = p.input("m", (4, 8), "i1")
+    with pytest.raises(BuilderError, match=rf"{op}: does not take i1 \(bool\) tensors, got i1 "
+                                           r"tensor of shape \(4, 8\) \(axis=-1\).*cast"):
+        getattr(m, op)(axis=-1)
+
+
+@pytest.mark.parametrize("dtype", INTS + ["i8"])
+def test_error_mean_of_ints(dtype):
+    p = kb.Program("e")
+    x = p.input("x", (4, 8), dtype)
+    with pytest.raises(BuilderError, match=rf"mean: needs a float tensor, got {dtype} tensor "
+                                           r"of shape \(4, 8\) \(axis=None\).*cast"):
+        kb.mean(x)
+
+
+def test_error_reduction_operands():
+    p = kb.Program("e")
+    x = p.input("x", (4, 8), "f32")
+    with pytest.raises(BuilderError, match=r"sum: expected a kfuse Tensor, got 3.0"):
+        kb.sum(3.0)
+    with pytest.raises(BuilderError, match=r"max: expected a kfuse Tensor, got \[1, 2\]"):
+        kb.max([1, 2])
+    with pytest.raises(BuilderError, match=r"min: keepdims must be True or False, got 1"):
+        x.min(axis=0, keepdims=1)
+
+
+# ------------------------------------------------------- example: softmax from reductions
+
+@pytest.mark.parametrize("shape", [(8, 128), (2, 3, 50)])
+def test_softmax_from_reductions(verify, shape):
+    p = kb.Program("softmax")
+    x = p.input("x", shape, "f32")
+    m = x.max(axis=-1, keepdims=True)
+    e = kb.exp(x - m)
+    y = e / e.sum(axis=-1, keepdims=True)
+    p.output(y, name="y")
+    text = verify(p.to_mlir())
+    assert generics(text) == 5 and text.count("linalg.fill") == 2  # max, sub, exp, sum, div
+    lead = ", ".join(f"d{k}" for k in range(len(shape) - 1))
+    loops = ", ".join(f"d{k}" for k in range(len(shape)))
+    row = f"affine_map<({loops}) -> ({lead})>"
+    iterators = ", ".join(['"parallel"'] * (len(shape) - 1) + ['"reduction"'])
+    assert text.count(f"{row}], iterator_types = [{iterators}]") == 2
+    assert text.count(f"affine_map<({loops}) -> ({loops})>, {row}, ") == 2  # x - m, e / s
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal(shape) * 4).astype(np.float32)
+    (r,) = p.reference(a)
+    a64 = a.astype(np.float64)
+    z = np.exp(a64 - a64.max(axis=-1, keepdims=True))
+    expected = z / z.sum(axis=-1, keepdims=True)
+    assert r.dtype == np.float32 and r.shape == shape
+    np.testing.assert_allclose(r, expected, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(r.sum(axis=-1), 1.0, atol=1e-5)

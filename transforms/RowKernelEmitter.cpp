@@ -1,0 +1,478 @@
+//===- RowKernelEmitter.cpp - reduction groups as one row-per-block kernel ===//
+//
+// A reduction group computes, for every row (a point of the reductions'
+// parallel loops), reductions over the row's columns and elementwise ops over
+// either the row space or the full row x column space. The kernel gives each
+// row one block:
+//
+//   for each generic, in program order:
+//     reduction:          threads stride over the columns, each folding the
+//                         reduction's input expression into a private partial
+//                         (starting from the combiner's neutral element);
+//                         gpu.all_reduce combines the partials and the init
+//                         value is folded in once
+//     row elementwise:    computed by every thread (a scalar per row)
+//     full elementwise:   nothing yet: evaluated where it is needed
+//   then one column loop stores the group's full-space results, and thread 0
+//   stores its row-space results.
+//
+// Full-space intermediates are never stored: each column loop re-evaluates
+// them from the group's inputs (re-reading a row the block just read, which
+// the caches serve). Values of the same loop iteration are computed once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/RowKernelEmitter.h"
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The associative combiner of a reduction body `acc' = acc (op) f(inputs)`.
+struct Combiner {
+  gpu::AllReduceOperation kind;
+  Operation *op; // the combining op in the body
+};
+
+std::optional<Combiner> findCombiner(linalg::GenericOp g) {
+  if (g.getNumDpsInits() != 1)
+    return std::nullopt;
+  Value acc = g.getBody()->getArguments().back();
+  Operation *op = g.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+  if (!op || op->getNumOperands() != 2 ||
+      (op->getOperand(0) != acc && op->getOperand(1) != acc))
+    return std::nullopt;
+  Value other = op->getOperand(0) == acc ? op->getOperand(1) : op->getOperand(0);
+  if (other == acc || acc.getNumUses() != 1)
+    return std::nullopt;
+  using K = gpu::AllReduceOperation;
+  std::optional<K> kind =
+      llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+          .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+          .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+          .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+          .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+          .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+          .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+          .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+          .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return std::nullopt;
+  return Combiner{*kind, op};
+}
+
+/// The neutral element of `kind` for `type`.
+TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
+  using K = gpu::AllReduceOperation;
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case K::ADD:
+      return b.getFloatAttr(ft, 0.0);
+    case K::MUL:
+      return b.getFloatAttr(ft, 1.0);
+    case K::MAXIMUMF:
+    case K::MAXNUMF:
+      return b.getFloatAttr(ft, APFloat::getInf(sem, /*Negative=*/true));
+    default:
+      return b.getFloatAttr(ft, APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  auto it = cast<IntegerType>(type);
+  unsigned w = it.getWidth();
+  switch (kind) {
+  case K::ADD:
+    return b.getIntegerAttr(it, 0);
+  case K::MUL:
+    return b.getIntegerAttr(it, 1);
+  case K::MAXSI:
+    return b.getIntegerAttr(it, APInt::getSignedMinValue(w));
+  default:
+    return b.getIntegerAttr(it, APInt::getSignedMaxValue(w));
+  }
+}
+
+/// Values of full-space generics (op, result #) in one loop iteration.
+using Cache = llvm::DenseMap<std::pair<Operation *, unsigned>, Value>;
+
+class RowKernel {
+public:
+  RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
+            int64_t threads)
+      : generics(generics), name(name), threads(threads) {}
+
+  LogicalResult emit();
+
+private:
+  ArrayRef<linalg::GenericOp> generics;
+  StringRef name;
+  int64_t threads;
+  SmallVector<int64_t> rowShape, colShape;
+  /// Position of each generic in program order.
+  llvm::DenseMap<Operation *, unsigned> position;
+  /// Row-space values computed for the current row, per buffer, with the
+  /// position of the generic that wrote them (buffers can be reused).
+  llvm::DenseMap<Value, SmallVector<std::pair<unsigned, Value>>> rowValues;
+
+  /// The last generic before position `pos` that writes `buffer`, and which
+  /// of its results it is.
+  std::optional<std::pair<linalg::GenericOp, unsigned>>
+  writerBefore(Value buffer, unsigned pos) {
+    for (unsigned p = pos; p-- > 0;)
+      for (auto [i, init] :
+           llvm::enumerate(linalg::GenericOp(generics[p]).getDpsInits()))
+        if (init == buffer)
+          return std::make_pair(linalg::GenericOp(generics[p]), unsigned(i));
+    return std::nullopt;
+  }
+  Value rowValueBefore(Value buffer, unsigned pos) {
+    Value found;
+    for (auto [p, v] : rowValues.lookup(buffer))
+      if (p < pos)
+        found = v;
+    return found;
+  }
+
+  bool isFullSpace(linalg::GenericOp g) {
+    SmallVector<int64_t> all(rowShape);
+    all.append(colShape);
+    return g.getStaticLoopRanges() == all;
+  }
+  bool isRowSpace(linalg::GenericOp g) {
+    return g.getNumReductionLoops() == 0 &&
+           g.getStaticLoopRanges() == rowShape;
+  }
+  LogicalResult analyze();
+  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                                 ArrayRef<int64_t> shape);
+  FailureOr<Value> valueAt(OpBuilder &b, Location loc, Value buffer,
+                           unsigned pos, AffineMap map, ArrayRef<Value> loopIdx,
+                           Cache &cache);
+  FailureOr<SmallVector<Value>> evalBody(OpBuilder &b, Location loc,
+                                         linalg::GenericOp g,
+                                         ArrayRef<Value> loopIdx,
+                                         Cache &cache,
+                                         Value acc = Value());
+  bool usedOutside(Value buffer);
+};
+
+LogicalResult RowKernel::analyze() {
+  for (linalg::GenericOp g : generics) {
+    if (g.getNumReductionLoops() == 0)
+      continue;
+    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    unsigned rows = g.getNumParallelLoops();
+    SmallVector<int64_t> r(loops.begin(), loops.begin() + rows);
+    SmallVector<int64_t> c(loops.begin() + rows, loops.end());
+    if (rowShape.empty() && colShape.empty()) {
+      rowShape = r;
+      colShape = c;
+    } else if (r != rowShape || c != colShape) {
+      return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
+                              "yet: the reductions of kernel '"
+                           << name << "' do not share one row shape";
+    }
+  }
+  for (linalg::GenericOp g : generics) {
+    if (!isFullSpace(g) && !isRowSpace(g))
+      return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
+                              "yet: an op of kernel '"
+                           << name
+                           << "' runs over neither the rows nor the rows x "
+                              "columns of its reductions";
+    if (g.getNumReductionLoops() > 0 && !findCombiner(g))
+      return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
+                              "yet: the reduction body of kernel '"
+                           << name
+                           << "' is not `acc = acc op f(inputs)` with an "
+                              "associative op (add, mul, max, min)";
+    position[g] = position.size();
+    // The kernel computes these buffers; nothing on the host may touch them
+    // before it runs (bufferization copies would read them too early).
+    for (Value init : g.getDpsInits())
+      for (Operation *user : init.getUsers())
+        if (!isa<linalg::GenericOp>(user) &&
+            user->isBeforeInBlock(generics.back()))
+          return user->emitError()
+                 << "kfuse: internal error: '" << user->getName()
+                 << "' uses a buffer of kernel '" << name
+                 << "' before the kernel runs";
+    for (OpOperand &o : g->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(o.get().getType());
+      if (type && !type.getLayout().isIdentity())
+        return g.emitError() << "fusion-generic-to-gpu: operand #"
+                             << o.getOperandNumber()
+                             << " must have the identity layout";
+    }
+  }
+  return success();
+}
+
+SmallVector<Value> RowKernel::delinearize(OpBuilder &b, Location loc,
+                                          Value linear,
+                                          ArrayRef<int64_t> shape) {
+  SmallVector<Value> idx(shape.size());
+  Value rest = linear;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    if (d == 0) {
+      idx[d] = rest;
+      break;
+    }
+    Value extent = arith::ConstantIndexOp::create(b, loc, shape[d]);
+    idx[d] = arith::RemUIOp::create(b, loc, rest, extent);
+    rest = arith::DivUIOp::create(b, loc, rest, extent);
+  }
+  return idx;
+}
+
+/// The value of `buffer` as the generic at position `pos` reads it, through
+/// `map` at loop indices `loopIdx`: a row value, the evaluation of the
+/// group's generic that last wrote it, or a load from memory.
+FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
+                                    unsigned pos, AffineMap map,
+                                    ArrayRef<Value> loopIdx,
+                                    Cache &cache) {
+  auto w = writerBefore(buffer, pos);
+  if (w && (w->first.getNumReductionLoops() > 0 || isRowSpace(w->first))) {
+    if (Value v = rowValueBefore(buffer, position[w->first] + 1))
+      return v;
+  }
+  if (w) {
+    auto [g, result] = *w;
+    if (g.getNumReductionLoops() > 0 || isRowSpace(g))
+      return emitError(loc) << "kfuse: kernel '" << name
+                            << "' reads a row value before computing it";
+    // A full-space intermediate, read at the same point of the space.
+    if (!map.isIdentity() || loopIdx.size() != rowShape.size() + colShape.size())
+      return emitError(loc)
+             << "kfuse cannot generate code for 'linalg.generic' yet: kernel '"
+             << name << "' reads an intermediate through a non-identity map";
+    // One evaluation per generic and loop iteration.
+    auto key = std::make_pair(g.getOperation(), result);
+    if (Value v = cache.lookup(key))
+      return v;
+    auto values = evalBody(b, loc, g, loopIdx, cache);
+    if (failed(values))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(*values))
+      cache[{g.getOperation(), unsigned(i)}] = v;
+    return (*values)[result];
+  }
+  // From memory (a group input).
+  SmallVector<Value> idx;
+  for (AffineExpr e : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(e))
+      idx.push_back(loopIdx[dim.getPosition()]);
+    else if (auto cst = dyn_cast<AffineConstantExpr>(e))
+      idx.push_back(arith::ConstantIndexOp::create(b, loc, cst.getValue()));
+    else
+      return emitError(loc) << "kfuse: unsupported indexing expression in "
+                               "kernel '"
+                            << name << "'";
+  }
+  return memref::LoadOp::create(b, loc, buffer, idx).getResult();
+}
+
+FailureOr<SmallVector<Value>>
+RowKernel::evalBody(OpBuilder &b, Location loc, linalg::GenericOp g,
+                    ArrayRef<Value> loopIdx,
+                    Cache &cache, Value acc) {
+  Block *body = g.getBody();
+  IRMapping mapping;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    BlockArgument arg = body->getArgument(in->getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    if (!isa<MemRefType>(in->get().getType())) {
+      mapping.map(arg, in->get()); // a scalar operand
+      continue;
+    }
+    auto v = valueAt(b, loc, in->get(), position[g],
+                     g.getMatchingIndexingMap(in), loopIdx, cache);
+    if (failed(v))
+      return failure();
+    mapping.map(arg, *v);
+  }
+  if (acc)
+    mapping.map(body->getArguments().back(), acc);
+  for (Operation &op : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      mapping.map(index.getResult(), loopIdx[index.getDim()]);
+      continue;
+    }
+    b.clone(op, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value v : body->getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
+
+bool RowKernel::usedOutside(Value buffer) {
+  if (isa<BlockArgument>(buffer))
+    return true; // a function argument: a program output
+  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    return !g || !llvm::is_contained(generics, g);
+  });
+}
+
+LogicalResult RowKernel::emit() {
+  if (failed(analyze()))
+    return failure();
+  linalg::GenericOp first = generics.front();
+  Location loc = first.getLoc();
+  OpBuilder b(generics.back());
+  b.setInsertionPointAfter(generics.back());
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  int64_t numRows = 1, numCols = 1;
+  for (int64_t d : rowShape)
+    numRows *= d;
+  for (int64_t d : colShape)
+    numCols *= d;
+  // Fewer threads than columns is pointless; keep whole warps.
+  int64_t t = std::min<int64_t>(threads, std::max<int64_t>(32, (numCols + 31) / 32 * 32));
+  Value one = cIdx(b, 1);
+  auto func = first->getParentOfType<FunctionOpInterface>();
+  auto launch = gpu::LaunchOp::create(
+      b, loc, cIdx(b, numRows), one, one, cIdx(b, t), one, one, nullptr,
+      nullptr, {}, {}, {}, nullptr, nullptr, nullptr,
+      FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
+      FlatSymbolRefAttr::get(b.getContext(),
+                             (func.getName() + "_" + name).str()));
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  Value row = launch.getBlockIds().x, tid = launch.getThreadIds().x;
+  SmallVector<Value> rowIdx = delinearize(kb, loc, row, rowShape);
+
+  // A loop over this thread's columns; `body` gets the full loop indices.
+  auto columnLoop =
+      [&](ValueRange inits,
+          function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, ArrayRef<Value>,
+                                                     ValueRange)>
+              body) -> FailureOr<scf::ForOp> {
+    auto loop = scf::ForOp::create(kb, loc, tid, cIdx(kb, numCols),
+                                   cIdx(kb, t), inits);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    SmallVector<Value> idx(rowIdx);
+    llvm::append_range(idx,
+                       delinearize(lb, loc, loop.getInductionVar(), colShape));
+    auto yielded = body(lb, idx, loop.getRegionIterArgs());
+    if (failed(yielded))
+      return failure();
+    if (!inits.empty()) { // (a loop without results has its yield already)
+      lb.setInsertionPointToEnd(loop.getBody());
+      scf::YieldOp::create(lb, loc, *yielded);
+    }
+    return loop;
+  };
+
+  SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
+  for (linalg::GenericOp g : generics) {
+    if (g.getNumReductionLoops() > 0) {
+      Combiner comb = *findCombiner(g);
+      Type accType = g.getDpsInits()[0].getType();
+      accType = cast<MemRefType>(accType).getElementType();
+      Value identity = arith::ConstantOp::create(
+          kb, loc, neutral(kb, comb.kind, accType));
+      auto loop = columnLoop({identity}, [&](OpBuilder &lb, ArrayRef<Value> idx,
+                                             ValueRange iter) {
+        Cache cache;
+        return evalBody(lb, loc, g, idx, cache, iter[0]);
+      });
+      if (failed(loop))
+        return failure();
+      Value total = gpu::AllReduceOp::create(
+          kb, loc, (*loop).getResult(0),
+          gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
+          /*uniform=*/true);
+      // Fold the init value in once: acc' = init (op) total.
+      Cache cache;
+      Value init = g.getDpsInits()[0];
+      FailureOr<Value> initValue =
+          valueAt(kb, loc, init, position[g],
+                  g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
+                  SmallVector<Value>(rowIdx), cache);
+      if (failed(initValue))
+        return failure();
+      IRMapping m;
+      Value acc = g.getBody()->getArguments().back();
+      m.map(acc, *initValue);
+      Value other = comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
+                                                  : comb.op->getOperand(0);
+      m.map(other, total);
+      Value result = kb.clone(*comb.op, m)->getResult(0);
+      rowValues[init].push_back({position[g], result});
+      if (usedOutside(init))
+        rowOutputs.push_back({init, result});
+    } else if (isRowSpace(g)) {
+      Cache cache;
+      auto values = evalBody(kb, loc, g, rowIdx, cache);
+      if (failed(values))
+        return failure();
+      for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
+        rowValues[init].push_back({position[g], v});
+        if (usedOutside(init))
+          rowOutputs.push_back({init, v});
+      }
+    }
+  }
+  // Full-space results leave in one column loop.
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() == 0 && !isRowSpace(g))
+      for (auto [i, init] : llvm::enumerate(g.getDpsInits()))
+        if (usedOutside(init) &&
+            writerBefore(init, generics.size())->first == g)
+          fullOutputs.push_back({g, unsigned(i)});
+  if (!fullOutputs.empty()) {
+    auto loop = columnLoop({}, [&](OpBuilder &lb, ArrayRef<Value> idx,
+                                   ValueRange) -> FailureOr<SmallVector<Value>> {
+      Cache cache;
+      for (auto [g, i] : fullOutputs) {
+        Value buffer = g.getDpsInits()[i];
+        auto v = valueAt(lb, loc, buffer, position[g] + 1,
+                         lb.getMultiDimIdentityMap(idx.size()), idx, cache);
+        if (failed(v))
+          return failure();
+        SmallVector<Value> at;
+        for (AffineExpr e :
+             g.getMatchingIndexingMap(g.getDpsInitOperand(i)).getResults())
+          at.push_back(idx[cast<AffineDimExpr>(e).getPosition()]);
+        memref::StoreOp::create(lb, loc, *v, buffer, at);
+      }
+      return SmallVector<Value>{};
+    });
+    if (failed(loop))
+      return failure();
+  }
+  if (!rowOutputs.empty()) {
+    Value isFirst = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
+                                          tid, cIdx(kb, 0));
+    auto ifOp = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false);
+    OpBuilder ib = ifOp.getThenBodyBuilder();
+    for (auto [buffer, v] : rowOutputs)
+      memref::StoreOp::create(ib, loc, v, buffer, rowIdx);
+  }
+  gpu::TerminatorOp::create(kb, loc);
+  for (linalg::GenericOp g : llvm::reverse(generics))
+    g.erase();
+  return success();
+}
+
+} // namespace
+
+LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
+                                   StringRef kernelName, int64_t threads) {
+  return RowKernel(generics, kernelName, threads).emit();
+}

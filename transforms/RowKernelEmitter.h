@@ -1,0 +1,19 @@
+//===- RowKernelEmitter.h - one GPU kernel for a reduction group -*- C++ -*-===//
+
+#ifndef KFUSE_TRANSFORMS_ROWKERNELEMITTER_H
+#define KFUSE_TRANSFORMS_ROWKERNELEMITTER_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace kfuse {
+
+/// Lowers the bufferized generics of one reduction group (all tagged with
+/// the same `fusion.kernel`, in program order) to one gpu.launch; see
+/// RowKernelEmitter.cpp. Emits an error and fails on groups it cannot map.
+mlir::LogicalResult
+emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
+              llvm::StringRef kernelName, int64_t threads);
+
+} // namespace kfuse
+
+#endif // KFUSE_TRANSFORMS_ROWKERNELEMITTER_H
