@@ -1,6 +1,7 @@
 //===- InlineGroups.cpp - replace fusion.group ops by their kernels -------===//
 
 #include "transforms/Passes.h"
+#include "transforms/Utils.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -31,7 +32,9 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
     func::FuncOp func = getOperation();
     for (Block &block : func.getBody())
       for (Operation &op : block)
-        if (!isHostOp(op)) {
+        // (a fill left outside only initializes an unsupported op: report
+        // that op instead)
+        if (!isHostOp(op) && !isFillLike(&op)) {
           auto diag = op.emitError()
                       << "kfuse cannot generate code for '" << op.getName()
                       << "' yet: only elementwise linalg.generic ops "
