@@ -13,7 +13,7 @@ from typing import Dict, List
 from mlir import ir
 
 from . import dtypes
-from .errors import CompileError
+from .errors import CompileError, UnsupportedOpError
 from .runtime.plan import (FORMAT, VERSION, BufferArg, BufferSpec, CopyStep, LaunchPlan,
                            LaunchStep, ScalarArg, TensorSpec)
 from .signature import entry_function
@@ -92,6 +92,13 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             buffers.append(BufferSpec("temp", shape, dt))
         elif kind in _VIEW_OPS:
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
+        elif kind == "memref.get_global":
+            err = UnsupportedOpError(
+                f"kfuse cannot generate code for a non-splat tensor constant "
+                f"({ir.FlatSymbolRefAttr(op.operation.attributes['name'])}) on the CUDA "
+                f"target yet: launch plans have no constant buffers (target='cpu' runs it)")
+            err.op = "arith.constant"
+            raise err
         elif kind == "memref.copy":
             steps.append(CopyStep(buffer(op.operands[0], kind), buffer(op.operands[1], kind)))
         elif kind == "gpu.launch_func":

@@ -364,3 +364,36 @@ def test_independent_chains_reading_one_input_fuse_horizontally():
     assert f.report.after.kernels == 1
     assert f.report.after.bytes_read == 64 * 64 * 4  # x read once
     assert "horizontally" in str(f.report)
+
+
+PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
+
+
+def _program(name):
+    with open(os.path.join(PROGRAMS, name)) as f:
+        return f.read()
+
+
+def test_named_data_movement_and_f64_index_programs_run_on_cpu():
+    x = np.random.default_rng(11).standard_normal((16, 32)).astype(np.float32)
+    np.testing.assert_allclose(kfuse.compile(_program("transpose.mlir"), target="cpu")(x),
+                               np.exp(x.T), rtol=1e-6)
+    a, b = np.arange(8, dtype=np.float32), np.ones((4, 8), np.float32)
+    f = kfuse.compile(_program("bcast.mlir"), target="cpu")
+    np.testing.assert_array_equal(f(a, b), a + b)
+    assert f.report.after.kernels == 1  # the broadcast folds into the add
+    d = np.linspace(0, 1, 16)
+    np.testing.assert_array_equal(kfuse.compile(_program("f64.mlir"), target="cpu")(d),
+                                  d + np.arange(16))
+    c = np.ones(4, np.float32)
+    np.testing.assert_array_equal(kfuse.compile(_program("const.mlir"), target="cpu")(c),
+                                  c + np.array([1, 2, 3, 4], np.float32))
+
+
+def test_what_cuda_cannot_compile_yet_is_named():
+    with pytest.raises(kfuse.UnsupportedOpError, match="non-splat tensor constant"):
+        kfuse.compile(_program("const.mlir"), target="cuda")
+    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.collapse_shape'"):
+        kfuse.compile(_program("reshape.mlir"), target="cuda")
+    for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
+        assert kfuse.compile(_program(name), target="cuda").ptx.count(".entry") == 1
