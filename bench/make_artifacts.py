@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kfuse  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
@@ -110,6 +111,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--chip", default="sm_90")
+    ap.add_argument("--suite", action="store_true",
+                    help="also compile the issue-4 workload suite (bench/suite.py)")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
     args = ap.parse_args()
@@ -130,6 +133,17 @@ def main():
             arrays[f"expected{i}"] = a.view(np.uint16) if a.dtype.name == "bfloat16" else a
         np.savez(os.path.join(d, "check.npz"), tol=np.array(tol), **arrays)
         print(f"{d}: {f.report.after.kernels} kernel(s), {time.perf_counter() - t0:.2f} s")
+    if args.suite:
+        from suite import programs
+        for name, prog in programs().items():
+            d = os.path.join(args.out, "suite", name)
+            t0 = time.perf_counter()
+            f = kfuse.compile(prog, target="cuda", chip=args.chip)
+            compile_s = time.perf_counter() - t0
+            f.save(d)
+            with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
+                fh.write(f"{compile_s:.4f}\n")
+            print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
     variants = [dict()]
     if args.variants:  # strategy sweep: (threads, unroll, blocks_per_sm)
         variants += [dict(threads=t, unroll=u, blocks_per_sm=b) for t, u, b in

@@ -24,11 +24,17 @@
 // BADOPT-NOT: fusion.group
 
 // Every elementwise linalg.generic ends up in exactly one fusion.group;
-// other ops stay outside and end fusion.
+// other ops stay outside and end fusion. Row reductions (reduction loops
+// after the parallel ones) are fusible too: they are tested in
+// fusion-form-groups-reductions.mlir. The reductions below run over the
+// LEADING dimension (iterator order ["reduction", "parallel"], read back as
+// (d0, d1) -> (d1)): that is not a row reduction, so the planner treats it as
+// an opaque op, like linalg.matmul.
 
 #id = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-#row = affine_map<(d0, d1) -> (d0)>
+// A column sum's result, indexed by the inner loop of a 2-D space.
+#inner = affine_map<(d0, d1) -> (d1)>
 #col = affine_map<(d0) -> (d0, 0)>
 
 // A chain of three elementwise ops becomes one group: one kernel, and the
@@ -122,8 +128,9 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
   return %e, %a, %b, %e : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
 }
 
-// A reduction is not elementwise: it stays outside, between two groups.
-// CHECK-LABEL: func.func @split_by_reduction
+// A reduction over the leading dimension is not fusible: it stays outside,
+// between two groups, with its (named, so not cloned) linalg.fill.
+// CHECK-LABEL: func.func @split_by_column_reduction
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
 // CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) {
 // CHECK-NOT: "reduction"
@@ -132,17 +139,17 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<64x128xf32>
 // CHECK: linalg.fill
-// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
-// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[S]] : tensor<64xf32>) {
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
+// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[S]] : tensor<128xf32>) {
 // CHECK-NOT: "reduction"
 // CHECK: math.log
 // CHECK-NOT: "reduction"
 // CHECK: math.sqrt
 // CHECK: fusion.yield
-// CHECK-NEXT: } -> tensor<64xf32>
+// CHECK-NEXT: } -> tensor<128xf32>
 // CHECK-NOT: fusion.group
-// CHECK: return %[[G1]] : tensor<64xf32>
-func.func @split_by_reduction(%x: tensor<64x128xf32>) -> tensor<64xf32> {
+// CHECK: return %[[G1]] : tensor<128xf32>
+func.func @split_by_column_reduction(%x: tensor<64x128xf32>) -> tensor<128xf32> {
   %e0 = tensor.empty() : tensor<64x128xf32>
   %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<64x128xf32>) outs(%e0 : tensor<64x128xf32>) {
@@ -157,27 +164,27 @@ func.func @split_by_reduction(%x: tensor<64x128xf32>) -> tensor<64xf32> {
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
   %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%1 : tensor<64x128xf32>) outs(%acc : tensor<64xf32>) {
+  %e1 = tensor.empty() : tensor<128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%1 : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = arith.addf %in, %out : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
+  } -> tensor<128xf32>
   %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%s : tensor<64xf32>) outs(%e1 : tensor<64xf32>) {
+      ins(%s : tensor<128xf32>) outs(%e1 : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = math.log %in : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
+  } -> tensor<128xf32>
   %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%2 : tensor<64xf32>) outs(%e1 : tensor<64xf32>) {
+      ins(%2 : tensor<128xf32>) outs(%e1 : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = math.sqrt %in : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
-  return %3 : tensor<64xf32>
+  } -> tensor<128xf32>
+  return %3 : tensor<128xf32>
 }
 
 // So does a named op such as linalg.matmul.
@@ -213,12 +220,12 @@ func.func @split_by_matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tens
   return %1 : tensor<16x16xf32>
 }
 
-// The consumer c reads exp's value and a reduction of it: putting c into
-// exp's group would make the group depend on itself through the reduction,
-// so c starts its own group. Then exp's value is needed by two kernels:
-// recomputing it costs reading x (32768 B), materializing it costs reading
-// it back (32768 B; it is written for the reduction anyway). A tie
-// materializes under auto.
+// The consumer c reads exp's value and a column reduction of it: putting c
+// into exp's group would make the group depend on itself through the
+// reduction (an op outside every group), so c starts its own group. Then
+// exp's value is needed by two kernels: recomputing it costs reading x
+// (32768 B), materializing it costs reading it back (32768 B; it is written
+// for the reduction anyway). A tie materializes under auto.
 // CHECK-LABEL: func.func @cycle
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
 // CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>)
@@ -229,21 +236,21 @@ func.func @split_by_matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tens
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<64x128xf32>{{$}}
 // CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
-// AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
-// NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
-// ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
+// AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group"
 // AUTO-SAME: ]} {
 // NEVER-SAME: ]} {
 // ALWAYS-SAME: , "recomputes result #0 of op 0 of group 'g0': recompute=always"]} {
-// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: tensor<64x128xf32>, %[[SA:[^:]*]]: tensor<64xf32>):
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: tensor<64x128xf32>, %[[SA:[^:]*]]: tensor<128xf32>):
 // AUTO-NOT: math.exp
 // NEVER-NOT: math.exp
 // ALWAYS: %[[EC:.*]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<64x128xf32>)
 // ALWAYS: math.exp
-// ALWAYS: linalg.generic {{.*}} ins(%[[EC]], %[[SA]] : tensor<64x128xf32>, tensor<64xf32>)
-// AUTO: linalg.generic {{.*}} ins(%[[IN]], %[[SA]] : tensor<64x128xf32>, tensor<64xf32>)
-// NEVER: linalg.generic {{.*}} ins(%[[IN]], %[[SA]] : tensor<64x128xf32>, tensor<64xf32>)
+// ALWAYS: linalg.generic {{.*}} ins(%[[EC]], %[[SA]] : tensor<64x128xf32>, tensor<128xf32>)
+// AUTO: linalg.generic {{.*}} ins(%[[IN]], %[[SA]] : tensor<64x128xf32>, tensor<128xf32>)
+// NEVER: linalg.generic {{.*}} ins(%[[IN]], %[[SA]] : tensor<64x128xf32>, tensor<128xf32>)
 // CHECK: arith.divf
 // CHECK: fusion.yield
 // CHECK-NOT: fusion.group
@@ -257,16 +264,16 @@ func.func @cycle(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
   %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%e : tensor<64x128xf32>) outs(%acc : tensor<64xf32>) {
+  %e1 = tensor.empty() : tensor<128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%e : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = arith.addf %in, %out : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
-  %c = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%e, %s : tensor<64x128xf32>, tensor<64xf32>) outs(%e0 : tensor<64x128xf32>) {
+  } -> tensor<128xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %sum: f32, %out: f32):
     %v = arith.divf %in, %sum : f32
     linalg.yield %v : f32
@@ -275,7 +282,8 @@ func.func @cycle(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 }
 
 // exp's value feeds a (in its own group) and c (another group, split off by
-// the cycle through the reduction of a), and nothing else needs it in memory:
+// the cycle through the column reduction of a), and nothing else needs it in
+// memory:
 // materializing costs a write and a read (65536 B), recomputing a read of x
 // (32768 B), so auto recomputes exp inside g1 and g0 no longer yields it.
 // CHECK-LABEL: func.func @shared
@@ -294,14 +302,14 @@ func.func @cycle(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // AUTO: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
 // ALWAYS: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
 // NEVER: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]]#1 : tensor<64x128xf32>)
-// AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
-// ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
-// NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]]#0, %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
+// AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]]#0, %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group"
 // AUTO-SAME: , "recomputes result #0 of op 0 of group 'g0': re-reading its inputs costs 32768 B, materializing 65536 B"]} {
 // ALWAYS-SAME: , "recomputes result #0 of op 0 of group 'g0': recompute=always"]} {
 // NEVER-SAME: ]} {
-// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: tensor<64x128xf32>, %[[SA:[^:]*]]: tensor<64xf32>):
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: tensor<64x128xf32>, %[[SA:[^:]*]]: tensor<128xf32>):
 // AUTO: %[[EC:.*]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<64x128xf32>)
 // AUTO: math.exp
 // AUTO: linalg.generic {{.*}} ins(%[[EC]], %[[SA]] :
@@ -347,16 +355,16 @@ func.func @shared(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128x
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
   %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%a : tensor<64x128xf32>) outs(%acc : tensor<64xf32>) {
+  %e1 = tensor.empty() : tensor<128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%a : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = arith.addf %in, %out : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
-  %c = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%e, %s : tensor<64x128xf32>, tensor<64xf32>) outs(%e0 : tensor<64x128xf32>) {
+  } -> tensor<128xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %sum: f32, %out: f32):
     %v = arith.mulf %in, %sum : f32
     linalg.yield %v : f32
@@ -448,7 +456,8 @@ func.func @nothing(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK: math.cos
 // CHECK: fusion.yield %[[Q]], %[[A]] :
 // CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]]#1 :
-// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]]#0, %[[S]] :
+// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]]#0, %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group"]} {
 // CHECK-NOT: math.sin
 // CHECK: arith.mulf
 // CHECK: return %[[G0]]#1, %[[G1]] :
@@ -473,16 +482,16 @@ func.func @not_legal(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x1
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
   %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%a : tensor<64x128xf32>) outs(%acc : tensor<64xf32>) {
+  %e1 = tensor.empty() : tensor<128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%a : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = arith.addf %in, %out : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
-  %c = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%q, %s : tensor<64x128xf32>, tensor<64xf32>) outs(%e0 : tensor<64x128xf32>) {
+  } -> tensor<128xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%q, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %sum: f32, %out: f32):
     %v = arith.mulf %in, %sum : f32
     linalg.yield %v : f32
@@ -498,11 +507,12 @@ func.func @not_legal(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x1
 // ALWAYS: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) {
 // NEVER: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recompute=never"]} {
 // CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] :
-// AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
-// AUTO-SAME: "recomputes result #0 of op 0 of group 'g0': re-reading its inputs costs 0 B, materializing 32768 B"]} {
-// ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<64xf32>)
-// ALWAYS-SAME: "recomputes result #0 of op 0 of group 'g0': recompute=always"]} {
-// NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[X]], %[[S]] : tensor<64x128xf32>, tensor<64x128xf32>, tensor<64xf32>)
+// AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// AUTO-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group", "recomputes result #0 of op 0 of group 'g0': re-reading its inputs costs 0 B, materializing 32768 B"]} {
+// ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
+// ALWAYS-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group", "recomputes result #0 of op 0 of group 'g0': recompute=always"]} {
+// NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[X]], %[[S]] : tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>)
+// NEVER-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group"]} {
 // NEVER-NOT: recomputes
 // NEVER-NOT: math.exp
 // AUTO: math.exp
@@ -518,16 +528,16 @@ func.func @free_recompute(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
   %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%e : tensor<64x128xf32>) outs(%acc : tensor<64xf32>) {
+  %e1 = tensor.empty() : tensor<128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%e : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = arith.addf %in, %out : f32
     linalg.yield %v : f32
-  } -> tensor<64xf32>
-  %c = linalg.generic {indexing_maps = [#id2, #id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%e, %x, %s : tensor<64x128xf32>, tensor<64x128xf32>, tensor<64xf32>) outs(%e0 : tensor<64x128xf32>) {
+  } -> tensor<128xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %x, %s : tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %xx: f32, %sum: f32, %out: f32):
     %v = arith.mulf %in, %sum : f32
     %w = arith.addf %v, %xx : f32

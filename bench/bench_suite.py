@@ -1,0 +1,87 @@
+"""Runs the workload suite (bench/suite.py) on one GPU beside torch eager and
+torch.compile, from artifacts compiled elsewhere (make_artifacts.py --suite).
+
+    python3 bench/bench_suite.py --artifacts .artifacts/suite --out results.json
+"""
+
+import argparse
+import datetime
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
+
+import kfuse.runtime as rt  # noqa: E402
+from bench_ew_chain import cuda_time_us, driver_info, versions  # noqa: E402
+from suite import WORKLOADS, torch_reference  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--artifacts", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--only", nargs="*", default=None)
+    args = ap.parse_args()
+    import time
+
+    import torch
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    # Measured copy bandwidth on a 1 GiB buffer (bytes = read + write).
+    src = torch.empty(1 << 28, dtype=torch.float32, device=dev).normal_()
+    dst = torch.empty_like(src)
+    copy_us, _ = cuda_time_us(torch, lambda: dst.copy_(src), args.reps, 5)
+    copy_bw = 2 * src.numel() * 4 / (copy_us * 1e-6)
+    del src, dst
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+               "device": torch.cuda.get_device_name(), "versions": versions(torch),
+               "driver": driver_info(), "copy_GBps": copy_bw / 1e9, "workloads": {}}
+    print(f"# {results['device']}  copy bandwidth {copy_bw / 1e9:.0f} GB/s  {results['date']}")
+    print("| workload | kfuse us | eager us | compile us | kfuse/copy BW | eager/copy | "
+          "compile/copy | compile cold s | kfuse compile s | max err |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in args.only or WORKLOADS:
+        d = os.path.join(args.artifacts, name)
+        exe = rt.load(d)
+        ins = []
+        for spec in exe.plan.inputs:
+            t = torch.randn(spec.shape, dtype=torch.float32, device=dev)
+            if name == "relu_bn_add_relu" and spec.name in ("scale", "shift"):
+                t = t.reshape(spec.shape)
+            ins.append(t)
+        ref = torch_reference(name)
+        refargs = ins
+        byts = sum(t.numel() * 4 for t in ins) + sum(s.numel * 4 for s in exe.plan.outputs)
+        out = exe(*ins)
+        expect = ref(*[t.double() for t in refargs]).float()
+        err = (out.reshape(expect.shape) - expect).abs().max().item()
+        k_us, _ = cuda_time_us(torch, lambda: exe(*ins), args.reps, 3)
+        e_us, _ = cuda_time_us(torch, lambda: ref(*refargs), args.reps, 3)
+        comp = torch.compile(ref)
+        t0 = time.perf_counter()
+        comp(*refargs)
+        torch.cuda.synchronize()
+        cold = time.perf_counter() - t0
+        c_us, _ = cuda_time_us(torch, lambda: comp(*refargs), args.reps, 3)
+        with open(os.path.join(d, "compile_seconds.txt")) as f:
+            kfuse_compile = float(f.read())
+        frac = lambda us: byts / (us * 1e-6) / copy_bw  # noqa: E731
+        row = {"bytes": byts, "kfuse_us": k_us, "eager_us": e_us, "compile_us": c_us,
+               "kfuse_frac": frac(k_us), "eager_frac": frac(e_us), "compile_frac": frac(c_us),
+               "compile_cold_s": cold, "kfuse_compile_s": kfuse_compile, "max_abs_err": err}
+        results["workloads"][name] = row
+        print(f"| {name} | {k_us:.1f} | {e_us:.1f} | {c_us:.1f} | {frac(k_us):.3f} | "
+              f"{frac(e_us):.3f} | {frac(c_us):.3f} | {cold:.2f} | {kfuse_compile:.2f} | "
+              f"{err:.2e} |", flush=True)
+        del ins, out, expect
+        torch.cuda.empty_cache()
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""The issue-4 workloads as kfuse programs, with their torch definitions.
+
+Imported on the compile side (`make_artifacts.py --suite`, needs MLIR) for the
+programs and on the GPU machine (`bench_suite.py`, needs torch) for the
+references; each side imports only what it has."""
+
+WORKLOADS = ["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
+             "layernorm", "rmsnorm_silu"]
+
+
+def programs():
+    from kfuse import builder as kb
+    progs = {}
+    p = kb.Program("ew_chain")
+    x = p.input("x", (1 << 26,), "f32")
+    p.output(kb.log(kb.exp(x) + 1.0), name="y")
+    progs["ew_chain"] = p
+    p = kb.Program("bias_gelu")
+    x = p.input("x", (8192, 8192), "f32")
+    b = p.input("bias", (8192,), "f32")
+    p.output(kb.gelu(x + b), name="y")
+    progs["bias_gelu"] = p
+    p = kb.Program("relu_bn_add_relu")
+    x = p.input("x", (64, 256, 56, 56), "f32")
+    r = p.input("r", (64, 256, 56, 56), "f32")
+    scale = p.input("scale", (256, 1, 1), "f32")
+    shift = p.input("shift", (256, 1, 1), "f32")
+    p.output(kb.relu(kb.relu(x) * scale + shift + r), name="y")
+    progs["relu_bn_add_relu"] = p
+    p = kb.Program("l2norm")
+    x = p.input("x", (1 << 26,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="y")
+    progs["l2norm"] = p
+    p = kb.Program("softmax")
+    x = p.input("x", (8192, 8192), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs["softmax"] = p
+    p = kb.Program("layernorm")
+    x = p.input("x", (8192, 8192), "f32")
+    w = p.input("w", (8192,), "f32")
+    b = p.input("b", (8192,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
+    progs["layernorm"] = p
+    p = kb.Program("rmsnorm_silu")
+    x = p.input("x", (8192, 8192), "f32")
+    w = p.input("w", (8192,), "f32")
+    p.output(kb.silu(x * kb.rsqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * w), name="y")
+    progs["rmsnorm_silu"] = p
+    return progs
+
+
+def torch_reference(name):
+    import torch
+    import torch.nn.functional as F
+    return {
+        "ew_chain": lambda x: torch.log(torch.exp(x) + 1),
+        "bias_gelu": lambda x, b: F.gelu(x + b),
+        "relu_bn_add_relu": lambda x, r, s, t: torch.relu(torch.relu(x) * s + t + r),
+        "l2norm": lambda x: torch.sqrt((x * x).sum()),
+        "softmax": lambda x: torch.softmax(x, dim=-1),
+        "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
+        "rmsnorm_silu": lambda x, w: F.silu(
+            x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
+    }[name]
