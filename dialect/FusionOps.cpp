@@ -11,7 +11,7 @@ using namespace mlir;
 using namespace kfuse::fusion;
 
 bool kfuse::fusion::isKnownGroupKind(llvm::StringRef kind) {
-  return kind == "elementwise" || kind == "reduction";
+  return kind == "elementwise" || kind == "reduction" || kind == "contraction";
 }
 
 YieldOp GroupOp::getYield() {
@@ -31,7 +31,7 @@ static LogicalResult checkStatic(Operation *op, Type type, StringRef what,
 LogicalResult GroupOp::verify() {
   if (!isKnownGroupKind(getKind()))
     return emitOpError() << "has unknown kind '" << getKind()
-                         << "' (expected 'elementwise' or 'reduction')";
+                         << "' (expected 'elementwise', 'reduction' or 'contraction')";
   if (getSymName().empty())
     return emitOpError() << "needs a non-empty name";
   for (auto [i, t] : llvm::enumerate(getInputs().getTypes()))

@@ -25,7 +25,9 @@ def Fusion_GroupOp : Fusion_Op<"group", [
 
     `kind` names the kind of kernel: `elementwise` (one iteration space,
     all loops parallel) or `reduction` (row reductions over trailing
-    dimensions with their elementwise producers and row epilogues).
+    dimensions with their elementwise producers and row epilogues) or
+    `contraction` (a matmul, convolution or other reduction that reads its
+    inputs many times, with elementwise epilogues over its output).
     `name` is the kernel's name in reports and in the generated code.
     `decisions` (optional) records, as sentences, why the planner recomputed
     or materialized values at this group's boundary. `strategy` (optional) is

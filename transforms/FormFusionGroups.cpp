@@ -91,6 +91,19 @@ static SmallVector<int64_t> domainOf(Operation *op) {
 /// columns. std::nullopt when there is no reduction among `ops`.
 static std::optional<bool>
 rowCompatible(const llvm::DenseSet<Operation *> &ops) {
+  // A contraction takes only epilogues over its output space.
+  unsigned contractions = llvm::count_if(ops, isContractionGeneric);
+  if (contractions > 0) {
+    if (contractions > 1 || llvm::any_of(ops, isRowReductionGeneric))
+      return false;
+    auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, isContractionGeneric));
+    SmallVector<int64_t> loops = c.getStaticLoopRanges();
+    SmallVector<int64_t> out(loops.begin(),
+                             loops.begin() + c.getNumParallelLoops());
+    return llvm::all_of(ops, [&](Operation *op) {
+      return op == c.getOperation() || domainOf(op) == out;
+    });
+  }
   std::optional<SmallVector<int64_t>> rows, full;
   for (Operation *op : ops) {
     if (!isRowReductionGeneric(op))
@@ -284,6 +297,23 @@ void FormFusionGroupsPass::runOnOperation() {
                            "fusion.materialize directive"});
         continue;
       }
+      if (isContractionGeneric(consumer)) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " stays unfused: a contraction reads each input "
+                           "element many times, so producers stay outside"});
+        continue;
+      }
+      if (isContractionGeneric(producer) &&
+          !(isElementwiseGeneric(consumer) && isRowEpilogueUse(use) &&
+            domainOf(consumer).size() ==
+                cast<linalg::GenericOp>(producer).getNumParallelLoops())) {
+        unfused.push_back(
+            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
+                           " stays unfused: only elementwise epilogues over "
+                           "a contraction's output space join its group"});
+        continue;
+      }
       if (isRowReductionGeneric(producer) && !isRowEpilogueUse(use)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
@@ -291,7 +321,7 @@ void FormFusionGroupsPass::runOnOperation() {
                            "a broadcast along its rows"});
         continue;
       }
-      if (!isRowReductionGeneric(producer) &&
+      if (isElementwiseGeneric(producer) &&
           !linalg::areElementwiseOpsFusable(&use)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
@@ -384,6 +414,9 @@ void FormFusionGroupsPass::runOnOperation() {
       if (classes.isEquivalent(a, b))
         continue;
       SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
+      if (llvm::any_of(ma, isContractionGeneric) ||
+          llvm::any_of(mb, isContractionGeneric))
+        continue; // their inputs are read many times: nothing to share
       auto da = exposedDomain(ma), db = exposedDomain(mb);
       if (!da || !db || *da != *db)
         continue;
@@ -513,7 +546,8 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
                    c && *c == reader)
             legal = false; // nested use: keep it simple, materialize
         for (OpOperand *use : readerUses)
-          legal &= linalg::areElementwiseOpsFusable(use);
+          legal &= linalg::areElementwiseOpsFusable(use) &&
+                   !isContractionGeneric(use->getOwner());
         if (legal && !operandDefs.empty())
           legal = !reachesThroughOutside(
               block, opsOf(reader), operandDefs, [&](Operation *op) {
@@ -642,7 +676,8 @@ LogicalResult FormFusionGroupsPass::buildGroup(unsigned c, OpBuilder &b) {
   auto group = fusion::GroupOp::create(
       b, ops.front()->getLoc(), resultTypes, inputValues,
       b.getStringAttr(cl.name),
-      b.getStringAttr(llvm::any_of(ops, isRowReductionGeneric) ? "reduction"
+      b.getStringAttr(llvm::any_of(ops, isContractionGeneric) ? "contraction"
+                      : llvm::any_of(ops, isRowReductionGeneric) ? "reduction"
                                                                  : "elementwise"),
       decisions.empty() ? ArrayAttr() : b.getArrayAttr(decisions),
       fusion::StrategyAttr());

@@ -123,7 +123,7 @@ struct FuseGroupBodiesPass : kfuse::impl::FuseGroupBodiesBase<FuseGroupBodiesPas
                           << group.getSymName() << "' did not converge";
         return WalkResult::interrupt();
       }
-      if (group.getKind() == "reduction") {
+      if (group.getKind() != "elementwise") {
         untieSharedInits(group);
         // Row-wise groups keep several generics (reductions and their
         // epilogues run over different spaces); only elementwise producers

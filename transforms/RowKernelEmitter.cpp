@@ -16,6 +16,10 @@
 //   then one column loop stores the group's full-space results, and thread 0
 //   stores its row-space results.
 //
+// A contraction group (a matmul or convolution with its epilogues) uses the
+// same evaluation with one thread per output point instead of one block per
+// row: each thread folds the whole reduction space itself, no all_reduce.
+//
 // Full-space intermediates are never stored: each column loop re-evaluates
 // them from the group's inputs (re-reading a row the block just read, which
 // the caches serve). Values of the same loop iteration are computed once.
@@ -24,7 +28,9 @@
 
 #include "transforms/RowKernelEmitter.h"
 #include "transforms/Passes.h"
+#include "transforms/Utils.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -108,7 +114,11 @@ class RowKernel {
 public:
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
             int64_t threads)
-      : generics(generics), name(name), threads(threads) {}
+      : generics(generics), name(name), threads(threads),
+        perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
+          return g.getNumReductionLoops() > 0 &&
+                 kfuse::reusesInputsAcrossRows(g);
+        })) {}
 
   LogicalResult emit();
 
@@ -116,6 +126,7 @@ private:
   ArrayRef<linalg::GenericOp> generics;
   StringRef name;
   int64_t threads;
+  bool perThread; // one thread per row (contractions) or one block per row
   SmallVector<int64_t> rowShape, colShape;
   /// Position of each generic in program order.
   llvm::DenseMap<Operation *, unsigned> position;
@@ -171,6 +182,12 @@ LogicalResult RowKernel::analyze() {
       continue;
     SmallVector<int64_t> loops = g.getStaticLoopRanges();
     unsigned rows = g.getNumParallelLoops();
+    for (auto [i, it] : llvm::enumerate(g.getIteratorTypesArray()))
+      if ((i < rows) != (it == utils::IteratorType::parallel))
+        return g.emitError()
+               << "kfuse cannot generate code for 'linalg.generic' yet: "
+                  "kernel '"
+               << name << "' has reduction loops before parallel ones";
     SmallVector<int64_t> r(loops.begin(), loops.begin() + rows);
     SmallVector<int64_t> c(loops.begin() + rows, loops.end());
     if (rowShape.empty() && colShape.empty()) {
@@ -274,10 +291,8 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       idx.push_back(loopIdx[dim.getPosition()]);
     else if (auto cst = dyn_cast<AffineConstantExpr>(e))
       idx.push_back(arith::ConstantIndexOp::create(b, loc, cst.getValue()));
-    else
-      return emitError(loc) << "kfuse: unsupported indexing expression in "
-                               "kernel '"
-                            << name << "'";
+    else // e.g. d2 + d5 in a convolution
+      idx.push_back(affine::expandAffineExpr(b, loc, e, loopIdx, {}));
   }
   return memref::LoadOp::create(b, loc, buffer, idx).getResult();
 }
@@ -342,17 +357,33 @@ LogicalResult RowKernel::emit() {
   for (int64_t d : colShape)
     numCols *= d;
   // Fewer threads than columns is pointless; keep whole warps.
-  int64_t t = std::min<int64_t>(threads, std::max<int64_t>(32, (numCols + 31) / 32 * 32));
+  int64_t t = perThread ? threads
+                        : std::min<int64_t>(
+                              threads,
+                              std::max<int64_t>(32, (numCols + 31) / 32 * 32));
+  int64_t blocks = perThread ? (numRows + t - 1) / t : numRows;
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
   auto launch = gpu::LaunchOp::create(
-      b, loc, cIdx(b, numRows), one, one, cIdx(b, t), one, one, nullptr,
+      b, loc, cIdx(b, blocks), one, one, cIdx(b, t), one, one, nullptr,
       nullptr, {}, {}, {}, nullptr, nullptr, nullptr,
       FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
       FlatSymbolRefAttr::get(b.getContext(),
                              (func.getName() + "_" + name).str()));
   OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
   Value row = launch.getBlockIds().x, tid = launch.getThreadIds().x;
+  Value colStart = tid, colStep = cIdx(kb, t);
+  if (perThread) {
+    // Thread per row: a guarded row index, and every column to itself.
+    row = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, t)), tid);
+    Value inside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                         row, cIdx(kb, numRows));
+    auto guard = scf::IfOp::create(kb, loc, inside, /*withElse=*/false);
+    kb.setInsertionPoint(guard.thenBlock()->getTerminator());
+    colStart = cIdx(kb, 0);
+    colStep = cIdx(kb, 1);
+  }
   SmallVector<Value> rowIdx = delinearize(kb, loc, row, rowShape);
 
   // A loop over this thread's columns; `body` gets the full loop indices.
@@ -361,8 +392,8 @@ LogicalResult RowKernel::emit() {
           function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, ArrayRef<Value>,
                                                      ValueRange)>
               body) -> FailureOr<scf::ForOp> {
-    auto loop = scf::ForOp::create(kb, loc, tid, cIdx(kb, numCols),
-                                   cIdx(kb, t), inits);
+    auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
+                                   colStep, inits);
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     SmallVector<Value> idx(rowIdx);
     llvm::append_range(idx,
@@ -392,10 +423,12 @@ LogicalResult RowKernel::emit() {
       });
       if (failed(loop))
         return failure();
-      Value total = gpu::AllReduceOp::create(
-          kb, loc, (*loop).getResult(0),
-          gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
-          /*uniform=*/true);
+      Value total = (*loop).getResult(0);
+      if (!perThread)
+        total = gpu::AllReduceOp::create(
+            kb, loc, total,
+            gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
+            /*uniform=*/true);
       // Fold the init value in once: acc' = init (op) total.
       Cache cache;
       Value init = g.getDpsInits()[0];
@@ -457,14 +490,28 @@ LogicalResult RowKernel::emit() {
       return failure();
   }
   if (!rowOutputs.empty()) {
-    Value isFirst = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
-                                          tid, cIdx(kb, 0));
-    auto ifOp = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false);
-    OpBuilder ib = ifOp.getThenBodyBuilder();
-    for (auto [buffer, v] : rowOutputs)
-      memref::StoreOp::create(ib, loc, v, buffer, rowIdx);
+    OpBuilder ib = kb;
+    if (!perThread) {
+      Value isFirst = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
+                                            tid, cIdx(kb, 0));
+      ib = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false)
+               .getThenBodyBuilder();
+    }
+    for (auto [buffer, v] : rowOutputs) {
+      // Stored through the writer's output map (a projected permutation).
+      SmallVector<Value> at(rowIdx);
+      if (auto w = writerBefore(buffer, generics.size())) {
+        at.clear();
+        for (AffineExpr e : w->first.getMatchingIndexingMap(
+                                 w->first.getDpsInitOperand(w->second))
+                                .getResults())
+          at.push_back(rowIdx[cast<AffineDimExpr>(e).getPosition()]);
+      }
+      memref::StoreOp::create(ib, loc, v, buffer, at);
+    }
   }
-  gpu::TerminatorOp::create(kb, loc);
+  OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(tb, loc);
   for (linalg::GenericOp g : llvm::reverse(generics))
     g.erase();
   return success();

@@ -30,6 +30,26 @@ bool kfuse::isElementwiseGeneric(Operation *op) {
          hasFusibleShapeAndBody(generic);
 }
 
+bool kfuse::reusesInputsAcrossRows(linalg::GenericOp generic) {
+  unsigned parallel = generic.getNumParallelLoops();
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (!isa<ShapedType>(input->get().getType()))
+      continue;
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    bool reduced = false, allRows = true;
+    for (unsigned d = 0; d < generic.getNumLoops(); ++d) {
+      bool uses = map.isFunctionOfDim(d);
+      if (d < parallel)
+        allRows &= uses;
+      else
+        reduced |= uses;
+    }
+    if (reduced && !allRows)
+      return true;
+  }
+  return false;
+}
+
 bool kfuse::isRowReductionGeneric(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumReductionLoops() == 0 ||
@@ -45,25 +65,30 @@ bool kfuse::isRowReductionGeneric(Operation *op) {
     return false;
   // An input that is reduced over must be indexed by every row loop too;
   // otherwise its elements are reused across rows: a contraction (matmul,
-  // convolution), which stays a structured op outside fusion groups.
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    bool reduced = false, allRows = true;
-    for (unsigned d = 0; d < generic.getNumLoops(); ++d) {
-      bool uses = map.isFunctionOfDim(d);
-      if (d < parallel)
-        allRows &= uses;
-      else
-        reduced |= uses;
-    }
-    if (reduced && !allRows)
+  // convolution), grouped only with its epilogues (isContractionGeneric).
+  return !reusesInputsAcrossRows(generic);
+}
+
+bool kfuse::isContractionGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() == 0 ||
+      generic.getNumDpsInits() != 1 || isRowReductionGeneric(op) ||
+      !hasFusibleShapeAndBody(generic))
+    return false;
+  AffineMap out = generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+  if (!out.isProjectedPermutation() ||
+      out.getNumResults() != generic.getNumParallelLoops())
+    return false;
+  for (AffineExpr e : out.getResults())
+    if (generic.getIteratorTypesArray()[cast<AffineDimExpr>(e).getPosition()] !=
+        utils::IteratorType::parallel)
       return false;
-  }
   return true;
 }
 
 bool kfuse::isFusibleGeneric(Operation *op) {
-  return isElementwiseGeneric(op) || isRowReductionGeneric(op);
+  return isElementwiseGeneric(op) || isRowReductionGeneric(op) ||
+         isContractionGeneric(op);
 }
 
 bool kfuse::isFillLike(Operation *op) {

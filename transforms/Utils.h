@@ -3,6 +3,7 @@
 #ifndef KFUSE_TRANSFORMS_UTILS_H
 #define KFUSE_TRANSFORMS_UTILS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -20,7 +21,19 @@ bool isElementwiseGeneric(mlir::Operation *op);
 /// reduction over trailing dimensions ("rows") that fusion can group.
 bool isRowReductionGeneric(mlir::Operation *op);
 
-/// An elementwise generic or a row reduction: what fusion groups contain.
+/// A linalg.generic with reduction loops that is not a row reduction: a
+/// contraction (generalized matmul, batch_matmul, convolution), a reduction
+/// over leading dimensions... It has one output, indexed by its parallel
+/// loops through a projected permutation, and an elementwise body. Fusion
+/// keeps its inputs as group inputs and may attach elementwise epilogues.
+bool isContractionGeneric(mlir::Operation *op);
+
+/// True if some input the generic reduces over is not indexed by all its
+/// (leading) parallel loops, so each input element feeds many outputs.
+bool reusesInputsAcrossRows(mlir::linalg::GenericOp generic);
+
+/// An elementwise generic, a row reduction or a contraction: what fusion
+/// groups contain.
 bool isFusibleGeneric(mlir::Operation *op);
 
 /// An elementwise generic with no tensor inputs (a generalized linalg.fill):

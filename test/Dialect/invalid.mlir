@@ -3,7 +3,7 @@
 // Every verifier error of fusion.group, fusion.yield and #fusion.strategy.
 
 func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'fusion.group' op has unknown kind 'pointwise' (expected 'elementwise' or 'reduction')}}
+  // expected-error @+1 {{'fusion.group' op has unknown kind 'pointwise' (expected 'elementwise', 'reduction' or 'contraction')}}
   %r = fusion.group "g0" "pointwise" ins(%x : tensor<4xf32>) {
   ^bb0(%a: tensor<4xf32>):
     fusion.yield %a : tensor<4xf32>

@@ -64,22 +64,49 @@ def test_softmax_from_mlir_text_is_one_group():
     assert launch.grid == (64, 1, 1) and launch.block == (128, 1, 1)
 
 
-def test_matmul_epilogue_is_not_grouped_with_the_matmul():
-    text = """
-    #id = affine_map<(d0, d1) -> (d0, d1)>
-    func.func @mm(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
-      %z = arith.constant 0.0 : f32
-      %e = tensor.empty() : tensor<8x4xf32>
-      %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
-      %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>)
-                         outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
-      %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-          ins(%m : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
-      ^bb0(%in: f32, %o: f32):
-        %v = arith.maximumf %in, %z : f32
-        linalg.yield %v : f32
-      } -> tensor<8x4xf32>
-      return %r : tensor<8x4xf32>
-    }"""
-    with pytest.raises(kfuse.UnsupportedOpError, match="linalg.matmul"):
-        kfuse.compile(text, target="cpu")
+def _text(name):
+    with open(os.path.join(os.path.dirname(__file__), "programs", name)) as f:
+        return f.read()
+
+
+def _conv_ref(x, w):
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    out = np.zeros((n, f, h - kh + 1, wd - kw + 1), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i:i + out.shape[2], j:j + out.shape[3]].astype(np.float64)
+            out += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j].astype(np.float64))
+    return out
+
+
+@pytest.mark.parametrize("name", ["matmul_epilogue.mlir", "conv_bias_relu.mlir",
+                                  "batch_matmul.mlir"])
+def test_contraction_with_epilogue_is_one_group(name, tmp_path):
+    text = _text(name)
+    f = kfuse.compile(text, target="cpu")
+    assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s.shape).astype(np.float32) for s in f.inputs]
+    if name == "matmul_epilogue.mlir":
+        a, b, bias, res = args
+        want = np.maximum(a.astype(np.float64) @ b + bias, 0) + res
+    elif name == "batch_matmul.mlir":
+        want = np.matmul(args[0].astype(np.float64), args[1]) * 0.125
+    else:
+        want = np.maximum(_conv_ref(args[0], args[1]) + args[2][None, :, None, None], 0)
+    np.testing.assert_allclose(f(*args), want, rtol=1e-5, atol=1e-5)
+    cuda = kfuse.compile(text, target="cuda")
+    assert cuda.ptx.count(".entry") == 1 and "shfl" not in cuda.ptx  # a thread per output
+
+
+def test_producers_of_a_contraction_stay_outside_its_group():
+    text = _text("matmul_epilogue.mlir").replace(
+        "%m = linalg.matmul ins(%a, %b", "%ea = linalg.exp ins(%a : tensor<64x48xf32>) outs("
+        "%ee : tensor<64x48xf32>) -> tensor<64x48xf32>\n  %m = linalg.matmul ins(%ea, %b").replace(
+        "%e = tensor.empty() : tensor<64x32xf32>",
+        "%e = tensor.empty() : tensor<64x32xf32>\n  %ee = tensor.empty() : tensor<64x48xf32>")
+    f = kfuse.compile(text, target="cpu")
+    assert [g.kind for g in f.report.groups] == ["elementwise", "contraction"]
+    assert any("reads each input element many times" in d
+               for g in f.report.groups for d in g.decisions)
