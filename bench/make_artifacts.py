@@ -144,6 +144,25 @@ def main():
             with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
                 fh.write(f"{compile_s:.4f}\n")
             print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
+    # Programs written as MLIR (torch-mlir style): expected values from the
+    # CPU target, which the tests check against numpy.
+    prog_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                            "python", "programs")
+    for fname in ("matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
+                  "softmax.mlir", "transpose.mlir", "bcast.mlir"):
+        with open(os.path.join(prog_dir, fname)) as fh:
+            text = fh.read()
+        cpu = kfuse.compile(text, target="cpu")
+        f = kfuse.compile(text, target="cuda", chip=args.chip)
+        d = os.path.join(args.out, "tests", "mlir_" + fname[:-5])
+        f.save(d)
+        ins = [rng.standard_normal(s.shape).astype(np.float32) for s in cpu.inputs]
+        exps = cpu(*ins)
+        exps = exps if isinstance(exps, tuple) else (exps,)
+        arrays = {f"in{i}": a for i, a in enumerate(ins)}
+        arrays.update({f"expected{i}": a for i, a in enumerate(exps)})
+        np.savez(os.path.join(d, "check.npz"), tol=np.array((1e-4, 1e-5)), **arrays)
+        print(f"{d}: {f.report.after.kernels} kernel(s)")
     variants = [dict()]
     if args.variants:  # strategy sweep: (threads, unroll, blocks_per_sm)
         variants += [dict(threads=t, unroll=u, blocks_per_sm=b) for t, u, b in
