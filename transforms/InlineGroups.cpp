@@ -19,7 +19,9 @@ using namespace kfuse;
 /// Ops that may stay outside groups: code generation handles them on the host
 /// or they vanish in bufferization.
 static bool isHostOp(Operation &op) {
-  return isa<fusion::GroupOp, func::ReturnOp, tensor::EmptyOp>(op) ||
+  // Reshapes of contiguous tensors bufferize to views of the same buffer.
+  return isa<fusion::GroupOp, func::ReturnOp, tensor::EmptyOp,
+             tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) ||
          (op.hasTrait<OpTrait::ConstantLike>() &&
           !isa<ShapedType>(op.getResult(0).getType()));
 }

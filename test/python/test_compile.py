@@ -388,10 +388,18 @@ def test_named_data_movement_and_f64_index_programs_run_on_cpu():
                                   c + np.array([1, 2, 3, 4], np.float32))
 
 
+def test_reshapes_are_views_on_both_targets():
+    x = np.random.default_rng(12).standard_normal((4, 8)).astype(np.float32)
+    y = np.random.default_rng(13).standard_normal(32).astype(np.float32)
+    r, t = kfuse.compile(_program("reshape.mlir"), target="cpu")(x, y)
+    np.testing.assert_array_equal(r, x.ravel() + y)
+    np.testing.assert_allclose(t, -np.exp(x.ravel() + y).reshape(2, 16), rtol=1e-6)
+    plan = kfuse.compile(_program("reshape.mlir"), target="cuda").plan
+    assert [s.op for s in plan.steps] == ["launch", "launch"]  # no copies for views
+
+
 def test_what_cuda_cannot_compile_yet_is_named():
     with pytest.raises(kfuse.UnsupportedOpError, match="non-splat tensor constant"):
         kfuse.compile(_program("const.mlir"), target="cuda")
-    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.collapse_shape'"):
-        kfuse.compile(_program("reshape.mlir"), target="cuda")
     for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
         assert kfuse.compile(_program(name), target="cuda").ptx.count(".entry") == 1
