@@ -290,6 +290,12 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       if (classes.isEquivalent(producer, consumer))
         continue;
+      if (noFusion) {
+        unfused.push_back({consumer, "operand #" +
+                                         std::to_string(use.getOperandNumber()) +
+                                         " stays unfused: no-fusion was asked for"});
+        continue;
+      }
       if (producer->hasAttr(kMaterializeAttr)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
@@ -409,7 +415,8 @@ void FormFusionGroupsPass::runOnOperation() {
     return values;
   };
   SmallVector<std::pair<Operation *, std::string>> horizontal;
-  for (auto [i, a] : llvm::enumerate(fusible)) {
+  for (auto [i, a] : llvm::enumerate(noFusion ? ArrayRef<Operation *>()
+                                              : ArrayRef<Operation *>(fusible))) {
     for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
       if (classes.isEquivalent(a, b))
         continue;
@@ -470,8 +477,9 @@ void FormFusionGroupsPass::runOnOperation() {
            unfused, horizontal))
     clusters[clusterOf[op]].decisions.push_back(reason);
 
-  // 3. Producers needed by several groups: recompute or materialize.
-  decideMultiConsumer(policy);
+  // 3. Producers needed by several groups: recompute or materialize (never
+  // recompute when fusion is off: a clone would fuse the producer anyway).
+  decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
 
   // 4. One fusion.group per cluster.
   OpBuilder b(func.getContext());

@@ -33,6 +33,8 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
     Option<"recompute", "recompute", "std::string", /*default=*/"\"auto\"",
            "Multi-consumer producers: 'auto' (cost model), 'never' (always "
            "materialize) or 'always' (recompute whenever legal)">,
+    Option<"noFusion", "no-fusion", "bool", /*default=*/"false",
+           "Put every op in a group of its own (the unfused baseline)">,
   ];
   let dependentDialects = ["::kfuse::fusion::FusionDialect",
                            "::mlir::linalg::LinalgDialect",
@@ -52,6 +54,21 @@ def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
+  let summary = "Chooses how freely floating-point arithmetic may be rewritten";
+  let description = [{
+    `mode=strict` keeps every floating-point op's fast-math flags as the
+    input wrote them: no contraction into FMA and no reassociation beyond
+    the input, so on the CPU target a fused program computes the same bits as
+    the unfused one. `mode=fast` adds `contract` to every arith op that
+    takes fast-math flags, so mul-add pairs may become FMAs.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"fast\"",
+           "'strict' or 'fast'">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//

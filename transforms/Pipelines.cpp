@@ -64,11 +64,23 @@ struct PlanOptions : PassPipelineOptions<PlanOptions> {
       *this, "recompute",
       llvm::cl::desc("Multi-consumer producers: auto, never or always"),
       llvm::cl::init("auto")};
+  Option<bool> noFusion{*this, "no-fusion",
+                        llvm::cl::desc("Every op in a group of its own"),
+                        llvm::cl::init(false)};
+};
+
+struct CpuCodegenOptions : PassPipelineOptions<CpuCodegenOptions> {
+  Option<std::string> numerics{*this, "numerics",
+                               llvm::cl::desc("strict or fast"),
+                               llvm::cl::init("fast")};
 };
 
 struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip"),
                            llvm::cl::init("sm_90")};
+  Option<std::string> numerics{*this, "numerics",
+                               llvm::cl::desc("strict or fast"),
+                               llvm::cl::init("fast")};
   Option<int64_t> smCount{*this, "sm-count",
                           llvm::cl::desc("SM count (0: the chip's default)"),
                           llvm::cl::init(0)};
@@ -113,9 +125,9 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
   addPipeline(pm, llvm::formatv("func.func(fusion-widen-bool-tensors,"
-                                "fusion-form-groups{{recompute={0}}),"
+                                "fusion-form-groups{{recompute={0} no-fusion={1}}),"
                                 "canonicalize,cse",
-                                o.recompute.getValue())
+                                o.recompute.getValue(), o.noFusion.getValue())
                       .str());
 }
 
@@ -131,12 +143,14 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
       llvm::formatv(
           "fusion-select-strategy{{chip={0} sm-count={1} threads={2} "
           "unroll={3} blocks-per-sm={4}},"
-          "func.func(fusion-fuse-group-bodies,fusion-inline-groups),{5},"
+          "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
+          "fusion-inline-groups),{5},"
           "func.func(fusion-generic-to-gpu),cse,canonicalize,"
           "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
           "cse,canonicalize",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
-          o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize)
+          o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
+          o.numerics.getValue())
           .str());
 }
 
@@ -160,9 +174,9 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
               .str());
 }
 
-void buildCpuCodegenPipeline(OpPassManager &pm, const NoOptions &) {
-  addPipeline(pm, std::string("func.func(fusion-fuse-group-bodies,"
-                              "fusion-inline-groups),") +
+void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
+  addPipeline(pm, "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
+                      "},fusion-fuse-group-bodies,fusion-inline-groups)," +
                       kBufferize +
                       ",buffer-deallocation-pipeline,"
                       "func.func(convert-linalg-to-loops,"
@@ -191,7 +205,7 @@ void registerPipelines() {
   PassPipelineRegistration<CudaTargetOptions>(
       "fusion-target-cuda", "GPU kernels to PTX in a gpu.binary",
       buildCudaTargetPipeline);
-  PassPipelineRegistration<NoOptions>(
+  PassPipelineRegistration<CpuCodegenOptions>(
       "fusion-codegen-cpu", "Fusion groups to bufferized loop nests",
       buildCpuCodegenPipeline);
   PassPipelineRegistration<NoOptions>(

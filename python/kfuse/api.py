@@ -105,12 +105,16 @@ class CompiledProgram:
 
 def compile(program: Union[Program, str], target: str = "auto", *,
             chip: Optional[str] = None, recompute: str = "auto",
+            numerics: str = "fast", fuse: bool = True,
             filename: str = "<input>", **strategy) -> CompiledProgram:
     """Compiles a builder Program or MLIR text (linalg-on-tensors, one public
     function) for `target`: 'cuda', 'cpu', or 'auto' (CUDA when a GPU is
     present, else CPU). CUDA programs compile without a GPU (for artifacts);
     calling one needs a GPU. `strategy` overrides threads, unroll,
-    blocks_per_sm, sm_count. `filename` names MLIR text in diagnostics."""
+    blocks_per_sm, sm_count. `numerics="strict"` forbids FMA contraction and
+    reassociation beyond the input (on the CPU target the fused program then
+    computes the same bits as the unfused one); `fuse=False` compiles every
+    op as its own kernel. `filename` names MLIR text in diagnostics."""
     if isinstance(program, Program):
         text, filename = program.to_mlir(), f"<program {program.name}>"
     elif isinstance(program, str):
@@ -125,7 +129,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
-    options = Options(target=target, chip=chip or "sm_90", recompute=recompute, **strategy)
+    options = Options(target=target, chip=chip or "sm_90", recompute=recompute,
+                      numerics=numerics, fuse=fuse, **strategy)
 
     with ir.Context(), ir.Location.unknown():
         module = parse_module(text, ir.Context.current, filename)

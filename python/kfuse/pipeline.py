@@ -23,6 +23,7 @@ from .errors import CompileError, ParseError, UnsupportedOpError
 
 TARGETS = ("cpu", "cuda")
 RECOMPUTE = ("auto", "never", "always")
+NUMERICS = ("fast", "strict")
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,14 @@ class Options:
     unroll: int = 4
     blocks_per_sm: int = 0     # 0: grid covers the space once
     recompute: str = "auto"
+    numerics: str = "fast"     # "strict": no FMA contraction or reassociation
+    fuse: bool = True          # False: every op its own kernel (the baseline)
 
     def __post_init__(self):
         if self.target not in TARGETS:
             raise CompileError(f"unknown target {self.target!r}: use one of {TARGETS} or 'auto'")
+        if self.numerics not in NUMERICS:
+            raise CompileError(f"numerics must be one of {NUMERICS}, got {self.numerics!r}")
         if self.recompute not in RECOMPUTE:
             raise CompileError(f"recompute must be one of {RECOMPUTE}, got {self.recompute!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm"):
@@ -50,14 +55,16 @@ class Options:
 
     def stages(self) -> List[Tuple[str, str]]:
         """(stage name, pipeline) in order; the pipelines are fuse-opt syntax."""
-        plan = f"fusion-plan{{recompute={self.recompute}}}"
+        plan = (f"fusion-plan{{recompute={self.recompute} "
+                f"no-fusion={int(not self.fuse)}}}")
         if self.target == "cuda":
             codegen = (f"fusion-codegen-cuda{{chip={self.chip} sm-count={self.sm_count} "
                        f"threads={self.threads} unroll={self.unroll} "
-                       f"blocks-per-sm={self.blocks_per_sm}}}")
+                       f"blocks-per-sm={self.blocks_per_sm} numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:
-            codegen, target = "fusion-codegen-cpu", "fusion-target-cpu"
+            codegen = f"fusion-codegen-cpu{{numerics={self.numerics}}}"
+            target = "fusion-target-cpu"
         return [("normalize", "fusion-normalize"), ("plan", plan),
                 ("codegen", codegen), ("target", target)]
 

@@ -122,10 +122,17 @@ class FusionReport:
         return "\n".join(lines)
 
 
+def _is_fill(op) -> bool:
+    """An op with no tensor inputs (linalg.fill, or generalized): it only
+    initializes accumulators, which a reduction kernel does in registers."""
+    n_in = len(op.operands) - len(op.results)
+    return not any(isinstance(v.type, ir.ShapedType) for v in op.operands[:n_in])
+
+
 def baseline(module: ir.Module) -> Traffic:
     t = Traffic()
     for op in entry_function(module).regions[0].blocks[0].operations:
-        if _is_kernel_op(op):
+        if _is_kernel_op(op) and not _is_fill(op):
             t.kernels += 1
             t.bytes_read += _reads(op)
             t.bytes_written += sum(value_bytes(r) for r in op.results)
@@ -141,9 +148,8 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
             attrs = op.operation.attributes
             body = op.regions[0].blocks[0]
             # (fills cloned in to initialize accumulators are not work)
-            linalg_ops = [o for o in body.operations if _is_kernel_op(o)
-                          and any(isinstance(v.type, ir.ShapedType)
-                                  for v in o.operands[:len(o.operands) - len(o.results)])]
+            linalg_ops = [o for o in body.operations
+                          if _is_kernel_op(o) and not _is_fill(o)]
             payload = [p for o in linalg_ops for p in _payload(o)]
             read = _reads(op)
             written = sum(value_bytes(r) for r in op.results)

@@ -44,7 +44,7 @@
 // CODEGEN-NEXT: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CODEGEN-NEXT: %[[A:.*]] = memref.load %[[X]][%[[I]], %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: %[[M:.*]] = memref.load %[[MAX]][%[[I]]] : memref<64xf32>
-// CODEGEN-NEXT: %[[R:.*]] = arith.maximumf %[[A]], %[[M]] : f32
+// CODEGEN-NEXT: %[[R:.*]] = arith.maximumf %[[A]], %[[M]] fastmath<contract> : f32
 // CODEGEN-NEXT: memref.store %[[R]], %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: }
@@ -54,9 +54,9 @@
 // CODEGEN-NEXT: %[[A:.*]] = memref.load %[[X]][%[[I]], %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: %[[M:.*]] = memref.load %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[S:.*]] = memref.load %[[SUM]][%[[I]]] : memref<64xf32>
-// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] : f32
-// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
-// CODEGEN-NEXT: %[[R:.*]] = arith.addf %[[E]], %[[S]] : f32
+// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[R:.*]] = arith.addf %[[E]], %[[S]] fastmath<contract> : f32
 // CODEGEN-NEXT: memref.store %[[R]], %[[SUM]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: }
@@ -66,9 +66,9 @@
 // CODEGEN-NEXT: %[[A:.*]] = memref.load %[[X]][%[[I]], %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: %[[M:.*]] = memref.load %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[S:.*]] = memref.load %[[SUM]][%[[I]]] : memref<64xf32>
-// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] : f32
-// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
-// CODEGEN-NEXT: %[[R:.*]] = arith.divf %[[E]], %[[S]] : f32
+// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[R:.*]] = arith.divf %[[E]], %[[S]] fastmath<contract> : f32
 // CODEGEN-NEXT: memref.store %[[R]], %[[Y]][%[[I]], %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: }

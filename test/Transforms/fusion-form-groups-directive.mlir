@@ -31,3 +31,34 @@ func.func @forced(%x: tensor<64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %b : tensor<64xf32>
 }
+
+// no-fusion (the unfused baseline): every op alone, nothing recomputed.
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-plan{no-fusion=1})' | FileCheck %s --check-prefix=NOFUSE
+// NOFUSE-LABEL: func.func @chain2
+// NOFUSE: fusion.group "g0"
+// NOFUSE: fusion.group "g1"
+// NOFUSE-SAME: "operand #0 stays unfused: no-fusion was asked for"
+// NOFUSE: fusion.group "g2"
+// NOFUSE-NOT: recomputes
+func.func @chain2(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.log %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.sqrt %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  return %b, %c : tensor<64xf32>, tensor<64xf32>
+}

@@ -403,3 +403,26 @@ def test_what_cuda_cannot_compile_yet_is_named():
         kfuse.compile(_program("const.mlir"), target="cuda")
     for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
         assert kfuse.compile(_program(name), target="cuda").ptx.count(".entry") == 1
+
+
+def test_strict_numerics_fused_is_bit_identical_to_unfused_on_cpu():
+    p = kb.Program("fma_chain")
+    x = p.input("x", (64, 256), "f32")
+    y = p.input("y", (64, 256), "f32")
+    z = p.input("z", (256,), "f32")
+    t = x * y + z
+    p.output(kb.tanh(t * t + x) * 0.5 + t, name="o")
+    p.output((t * 3.0 + y).sum(axis=-1), name="s")
+    args = _inputs(p, np.random.default_rng(14))
+    strict = kfuse.compile(p, target="cpu", numerics="strict")
+    unfused = kfuse.compile(p, target="cpu", numerics="strict", fuse=False)
+    assert strict.report.after.kernels == 1
+    assert unfused.report.after.kernels == unfused.report.before.kernels
+    for a, b in zip(strict(*args), unfused(*args)):
+        assert np.array_equal(a, b)  # bits, not tolerance
+    fast = kfuse.compile(p, target="cpu")
+    assert "contract" in fast.stages["codegen"] and "contract" not in strict.stages["codegen"]
+    for a, b in zip(fast(*args), unfused(*args)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    with pytest.raises(kfuse.CompileError, match="numerics"):
+        kfuse.compile(p, target="cpu", numerics="loose")
