@@ -4,8 +4,9 @@ Imported on the compile side (`make_artifacts.py --suite`, needs MLIR) for the
 programs and on the GPU machine (`bench_suite.py`, needs torch) for the
 references; each side imports only what it has."""
 
-WORKLOADS = ["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
-             "layernorm", "rmsnorm_silu"]
+SOFTMAX_WIDTHS = [256, 1024, 4096, 32768, 262144]  # rows of 2^26 floats in all
+WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
+              "layernorm", "rmsnorm_silu"] + [f"softmax_w{w}" for w in SOFTMAX_WIDTHS])
 
 
 def programs():
@@ -48,6 +49,12 @@ def programs():
     w = p.input("w", (8192,), "f32")
     p.output(kb.silu(x * kb.rsqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * w), name="y")
     progs["rmsnorm_silu"] = p
+    for w in SOFTMAX_WIDTHS:
+        p = kb.Program(f"softmax_w{w}")
+        x = p.input("x", ((1 << 26) // w, w), "f32")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        progs[f"softmax_w{w}"] = p
     return progs
 
 
@@ -60,6 +67,7 @@ def torch_reference(name):
         "relu_bn_add_relu": lambda x, r, s, t: torch.relu(torch.relu(x) * s + t + r),
         "l2norm": lambda x: torch.sqrt((x * x).sum()),
         "softmax": lambda x: torch.softmax(x, dim=-1),
+        **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),

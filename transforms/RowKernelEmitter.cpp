@@ -35,6 +35,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -107,8 +108,11 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
   }
 }
 
-/// Values of full-space generics (op, result #) in one loop iteration.
-using Cache = llvm::DenseMap<std::pair<Operation *, unsigned>, Value>;
+/// Values of full-space generics: (op, result #, column chunk). Streaming
+/// mode keeps one per loop iteration (chunk 0); register mode keeps one for
+/// the whole kernel, so later phases reuse what earlier ones computed.
+using Cache =
+    llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
 class RowKernel {
 public:
@@ -127,7 +131,32 @@ private:
   StringRef name;
   int64_t threads;
   bool perThread; // one thread per row (contractions) or one block per row
+  /// Register mode: each thread owns `chunks` chunks of `width` consecutive
+  /// columns of its row, unrolled, so values stay in registers across
+  /// phases. Streaming mode (chunks == 0) loops over the columns instead.
+  int64_t width = 1, chunks = 0;
   SmallVector<int64_t> rowShape, colShape;
+  /// Register mode: input vectors already loaded, by (buffer, map, chunk).
+  llvm::DenseMap<std::tuple<void *, void *, int64_t>, Value> loaded;
+
+  Type vectorOf(Type t) const {
+    return width == 1 ? t : VectorType::get({width}, t);
+  }
+  bool vectorized(ArrayRef<Value> loopIdx) const {
+    return width > 1 && loopIdx.size() == rowShape.size() + colShape.size();
+  }
+  Value splat(OpBuilder &b, Location loc, Value scalar) {
+    return width == 1 ? scalar
+                      : vector::BroadcastOp::create(
+                            b, loc, vectorOf(scalar.getType()), scalar)
+                            .getResult();
+  }
+  Value loadFromMemory(OpBuilder &b, Location loc, Value buffer, AffineMap map,
+                       ArrayRef<Value> loopIdx);
+  LogicalResult emitRegisterPhases(OpBuilder &kb, Location loc, Value tid,
+                                   ArrayRef<Value> rowIdx, int64_t t,
+                                   int64_t numCols,
+                                   SmallVector<std::pair<Value, Value>> &rowOutputs);
   /// Position of each generic in program order.
   llvm::DenseMap<Operation *, unsigned> position;
   /// Row-space values computed for the current row, per buffer, with the
@@ -167,12 +196,13 @@ private:
                                  ArrayRef<int64_t> shape);
   FailureOr<Value> valueAt(OpBuilder &b, Location loc, Value buffer,
                            unsigned pos, AffineMap map, ArrayRef<Value> loopIdx,
-                           Cache &cache);
+                           Cache &cache, int64_t chunk = 0);
   FailureOr<SmallVector<Value>> evalBody(OpBuilder &b, Location loc,
                                          linalg::GenericOp g,
                                          ArrayRef<Value> loopIdx,
                                          Cache &cache,
-                                         Value acc = Value());
+                                         Value acc = Value(),
+                                         int64_t chunk = 0);
   bool usedOutside(Value buffer);
 };
 
@@ -257,11 +287,11 @@ SmallVector<Value> RowKernel::delinearize(OpBuilder &b, Location loc,
 FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
                                     unsigned pos, AffineMap map,
                                     ArrayRef<Value> loopIdx,
-                                    Cache &cache) {
+                                    Cache &cache, int64_t chunk) {
   auto w = writerBefore(buffer, pos);
   if (w && (w->first.getNumReductionLoops() > 0 || isRowSpace(w->first))) {
     if (Value v = rowValueBefore(buffer, position[w->first] + 1))
-      return v;
+      return vectorized(loopIdx) ? splat(b, loc, v) : v;
   }
   if (w) {
     auto [g, result] = *w;
@@ -273,62 +303,142 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       return emitError(loc)
              << "kfuse cannot generate code for 'linalg.generic' yet: kernel '"
              << name << "' reads an intermediate through a non-identity map";
-    // One evaluation per generic and loop iteration.
-    auto key = std::make_pair(g.getOperation(), result);
+    // One evaluation per generic and loop iteration (or chunk).
+    auto key = std::make_tuple(g.getOperation(), result, chunk);
     if (Value v = cache.lookup(key))
       return v;
-    auto values = evalBody(b, loc, g, loopIdx, cache);
+    auto values = evalBody(b, loc, g, loopIdx, cache, Value(), chunk);
     if (failed(values))
       return failure();
     for (auto [i, v] : llvm::enumerate(*values))
-      cache[{g.getOperation(), unsigned(i)}] = v;
+      cache[std::make_tuple(g.getOperation(), unsigned(i), chunk)] = v;
     return (*values)[result];
   }
-  // From memory (a group input).
-  SmallVector<Value> idx;
-  for (AffineExpr e : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(e))
-      idx.push_back(loopIdx[dim.getPosition()]);
-    else if (auto cst = dyn_cast<AffineConstantExpr>(e))
-      idx.push_back(arith::ConstantIndexOp::create(b, loc, cst.getValue()));
-    else // e.g. d2 + d5 in a convolution
-      idx.push_back(affine::expandAffineExpr(b, loc, e, loopIdx, {}));
+  // From memory (a group input), once per chunk in register mode.
+  if (chunks == 0 || !vectorized(loopIdx))
+    return loadFromMemory(b, loc, buffer, map, loopIdx);
+  auto key = std::make_tuple(buffer.getAsOpaquePointer(),
+                             const_cast<void *>(map.getAsOpaquePointer()), chunk);
+  Value &slot = loaded[key];
+  if (!slot)
+    slot = loadFromMemory(b, loc, buffer, map, loopIdx);
+  return slot;
+}
+
+/// Loads `buffer` through `map` at `loopIdx`: one element, or (vectorized)
+/// `width` elements along the innermost column: one aligned vector.load
+/// when the buffer is contiguous along it, a broadcast scalar when it does
+/// not depend on it, gathered scalars otherwise.
+Value RowKernel::loadFromMemory(OpBuilder &b, Location loc, Value buffer,
+                                AffineMap map, ArrayRef<Value> loopIdx) {
+  auto indicesAt = [&](int64_t lane) {
+    SmallVector<Value> at(loopIdx);
+    if (lane)
+      at.back() = arith::AddIOp::create(
+          b, loc, at.back(), arith::ConstantIndexOp::create(b, loc, lane));
+    SmallVector<Value> idx;
+    for (AffineExpr e : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        idx.push_back(at[dim.getPosition()]);
+      else if (auto cst = dyn_cast<AffineConstantExpr>(e))
+        idx.push_back(arith::ConstantIndexOp::create(b, loc, cst.getValue()));
+      else // e.g. d2 + d5 in a convolution
+        idx.push_back(affine::expandAffineExpr(b, loc, e, at, {}));
+    }
+    return idx;
+  };
+  if (!vectorized(loopIdx))
+    return memref::LoadOp::create(b, loc, buffer, indicesAt(0)).getResult();
+  auto type = cast<MemRefType>(buffer.getType());
+  unsigned inner = loopIdx.size() - 1, uses = 0;
+  for (AffineExpr e : map.getResults())
+    uses += e.isFunctionOfDim(inner);
+  if (uses == 0)
+    return splat(b, loc,
+                 memref::LoadOp::create(b, loc, buffer, indicesAt(0)));
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  Type elem = type.getElementType();
+  if (uses == 1 && last && last.getPosition() == inner &&
+      type.getShape().back() % width == 0) {
+    unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+    return vector::LoadOp::create(b, loc, cast<VectorType>(vectorOf(elem)),
+                                  buffer, indicesAt(0), /*nontemporal=*/false,
+                                  llvm::MaybeAlign(width * bytes));
   }
-  return memref::LoadOp::create(b, loc, buffer, idx).getResult();
+  SmallVector<Value> lanes;
+  for (int64_t lane = 0; lane < width; ++lane)
+    lanes.push_back(memref::LoadOp::create(b, loc, buffer, indicesAt(lane)));
+  return vector::FromElementsOp::create(
+      b, loc, cast<VectorType>(vectorOf(elem)), lanes);
 }
 
 FailureOr<SmallVector<Value>>
 RowKernel::evalBody(OpBuilder &b, Location loc, linalg::GenericOp g,
                     ArrayRef<Value> loopIdx,
-                    Cache &cache, Value acc) {
+                    Cache &cache, Value acc, int64_t chunk) {
   Block *body = g.getBody();
+  bool vec = vectorized(loopIdx);
   IRMapping mapping;
   for (OpOperand *in : g.getDpsInputOperands()) {
     BlockArgument arg = body->getArgument(in->getOperandNumber());
     if (arg.use_empty())
       continue;
     if (!isa<MemRefType>(in->get().getType())) {
-      mapping.map(arg, in->get()); // a scalar operand
+      mapping.map(arg, vec ? splat(b, loc, in->get()) : in->get());
       continue;
     }
     auto v = valueAt(b, loc, in->get(), position[g],
-                     g.getMatchingIndexingMap(in), loopIdx, cache);
+                     g.getMatchingIndexingMap(in), loopIdx, cache, chunk);
     if (failed(v))
       return failure();
     mapping.map(arg, *v);
   }
   if (acc)
     mapping.map(body->getArguments().back(), acc);
+  // Values from outside the body are the same in every lane.
+  auto lookup = [&](Value v) -> Value {
+    if (Value m = mapping.lookupOrNull(v))
+      return m;
+    return vec ? splat(b, loc, v) : v;
+  };
   for (Operation &op : body->without_terminator()) {
     if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(index.getResult(), loopIdx[index.getDim()]);
+      Value i = loopIdx[index.getDim()];
+      Value v = vec ? splat(b, loc, i) : i;
+      if (vec && index.getDim() == loopIdx.size() - 1)
+        v = arith::AddIOp::create(
+            b, loc, v,
+            vector::StepOp::create(
+                b, loc, cast<VectorType>(vectorOf(b.getIndexType()))));
+      mapping.map(index.getResult(), v);
       continue;
     }
-    b.clone(op, mapping);
+    if (!vec) {
+      b.clone(op, mapping);
+      continue;
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      mapping.map(cst.getResult(),
+                  arith::ConstantOp::create(
+                      b, loc,
+                      DenseElementsAttr::get(
+                          cast<ShapedType>(vectorOf(cst.getType())),
+                          cst.getValue())));
+      continue;
+    }
+    OperationState state(loc, op.getName());
+    for (Value v : op.getOperands())
+      state.addOperands(lookup(v));
+    for (Type t : op.getResultTypes())
+      state.addTypes(vectorOf(t));
+    state.addAttributes(op.getAttrs());
+    Operation *clone = b.create(state);
+    for (auto [oldR, newR] : llvm::zip(op.getResults(), clone->getResults()))
+      mapping.map(oldR, newR);
   }
   SmallVector<Value> results;
   for (Value v : body->getTerminator()->getOperands())
-    results.push_back(mapping.lookupOrDefault(v));
+    results.push_back(lookup(v));
   return results;
 }
 
@@ -339,6 +449,161 @@ bool RowKernel::usedOutside(Value buffer) {
     auto g = dyn_cast<linalg::GenericOp>(user);
     return !g || !llvm::is_contained(generics, g);
   });
+}
+
+static vector::CombiningKind combiningKind(gpu::AllReduceOperation k) {
+  using K = gpu::AllReduceOperation;
+  using C = vector::CombiningKind;
+  switch (k) {
+  case K::ADD:
+    return C::ADD;
+  case K::MUL:
+    return C::MUL;
+  case K::MAXIMUMF:
+    return C::MAXIMUMF;
+  case K::MINIMUMF:
+    return C::MINIMUMF;
+  case K::MAXNUMF:
+    return C::MAXNUMF;
+  case K::MINNUMF:
+    return C::MINNUMF;
+  case K::MAXSI:
+    return C::MAXSI;
+  default:
+    return C::MINSI;
+  }
+}
+
+/// Register mode: thread `tid` owns columns [(k * t + tid) * width, +width)
+/// for k < chunks. Everything is straight-line code, so a value computed in
+/// one phase (e.g. exp(x - max) for the sum) is reused by the next (the
+/// division) from registers, and each input element is loaded once.
+LogicalResult RowKernel::emitRegisterPhases(
+    OpBuilder &kb, Location loc, Value tid, ArrayRef<Value> rowIdx, int64_t t,
+    int64_t numCols, SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(kb, loc, v);
+  };
+  bool ragged = numCols % (t * width) != 0;
+  SmallVector<SmallVector<Value>> points;
+  SmallVector<Value> valid; // per chunk, only when the row is ragged
+  for (int64_t k = 0; k < chunks; ++k) {
+    Value col = arith::MulIOp::create(
+        kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(k * t)),
+        cIdx(width));
+    if (ragged) {
+      Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, col,
+                                       cIdx(numCols));
+      valid.push_back(ok);
+      col = arith::SelectOp::create(kb, loc, ok, col, cIdx(0)); // in bounds
+    }
+    SmallVector<Value> idx(rowIdx);
+    llvm::append_range(idx, delinearize(kb, loc, col, colShape));
+    points.push_back(idx);
+  }
+  Cache cache; // one for the kernel: phases share what they computed
+  for (linalg::GenericOp g : generics) {
+    if (g.getNumReductionLoops() > 0) {
+      Combiner comb = *findCombiner(g);
+      Type accType =
+          cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+      Value partial = arith::ConstantOp::create(
+          kb, loc, neutral(kb, comb.kind, accType));
+      partial = splat(kb, loc, partial);
+      for (int64_t k = 0; k < chunks; ++k) {
+        auto next = evalBody(kb, loc, g, points[k], cache, partial, k);
+        if (failed(next))
+          return failure();
+        partial = ragged ? arith::SelectOp::create(kb, loc, valid[k],
+                                                   (*next)[0], partial)
+                               .getResult()
+                         : (*next)[0];
+      }
+      if (width > 1)
+        partial = vector::ReductionOp::create(kb, loc,
+                                              combiningKind(comb.kind), partial);
+      Value total = gpu::AllReduceOp::create(
+          kb, loc, partial,
+          gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
+          /*uniform=*/true);
+      Value init = g.getDpsInits()[0];
+      Cache rowCache;
+      auto initValue =
+          valueAt(kb, loc, init, position[g],
+                  g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
+                  SmallVector<Value>(rowIdx), rowCache);
+      if (failed(initValue))
+        return failure();
+      IRMapping m;
+      Value acc = g.getBody()->getArguments().back();
+      m.map(acc, *initValue);
+      m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
+                                          : comb.op->getOperand(0),
+            total);
+      Value result = kb.clone(*comb.op, m)->getResult(0);
+      rowValues[init].push_back({position[g], result});
+      if (usedOutside(init))
+        rowOutputs.push_back({init, result});
+    } else if (isRowSpace(g)) {
+      Cache rowCache;
+      auto values = evalBody(kb, loc, g, rowIdx, rowCache);
+      if (failed(values))
+        return failure();
+      for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
+        rowValues[init].push_back({position[g], v});
+        if (usedOutside(init))
+          rowOutputs.push_back({init, v});
+      }
+    }
+  }
+  // Full-space results: each chunk stored once, from registers.
+  for (linalg::GenericOp g : generics) {
+    if (g.getNumReductionLoops() > 0 || isRowSpace(g))
+      continue;
+    for (auto [i, init] : llvm::enumerate(g.getDpsInits())) {
+      if (!usedOutside(init) || writerBefore(init, generics.size())->first != g)
+        continue;
+      AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+      Type elem = cast<MemRefType>(init.getType()).getElementType();
+      unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+      for (int64_t k = 0; k < chunks; ++k) {
+        auto v = valueAt(kb, loc, init, position[g] + 1,
+                         kb.getMultiDimIdentityMap(points[k].size()), points[k],
+                         cache, k);
+        if (failed(v))
+          return failure();
+        OpBuilder sb = kb;
+        if (ragged)
+          sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
+                   .getThenBodyBuilder();
+        auto at = [&](int64_t lane) {
+          SmallVector<Value> idx;
+          for (AffineExpr e : outMap.getResults()) {
+            Value x = points[k][cast<AffineDimExpr>(e).getPosition()];
+            if (lane && cast<AffineDimExpr>(e).getPosition() ==
+                            points[k].size() - 1)
+              x = arith::AddIOp::create(
+                  sb, loc, x, arith::ConstantIndexOp::create(sb, loc, lane));
+            idx.push_back(x);
+          }
+          return idx;
+        };
+        if (width == 1) {
+          memref::StoreOp::create(sb, loc, *v, init, at(0));
+        } else if (outMap.isIdentity()) {
+          vector::StoreOp::create(sb, loc, *v, init, at(0),
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(width * bytes));
+        } else {
+          for (int64_t lane = 0; lane < width; ++lane)
+            memref::StoreOp::create(
+                sb, loc, vector::ExtractOp::create(sb, loc, *v, lane), init,
+                at(lane));
+        }
+      }
+    }
+  }
+  return success();
 }
 
 LogicalResult RowKernel::emit() {
@@ -356,8 +621,29 @@ LogicalResult RowKernel::emit() {
     numRows *= d;
   for (int64_t d : colShape)
     numCols *= d;
+  if (!perThread) {
+    // Register mode when a thread's share of a row fits in a few vectors.
+    unsigned widest = 1;
+    for (linalg::GenericOp g : generics)
+      for (Value v : g->getOperands())
+        if (auto m = dyn_cast<MemRefType>(v.getType()))
+          widest = std::max<unsigned>(
+              widest, (m.getElementTypeBitWidth() + 7) / 8);
+    width = std::min<int64_t>(8, 16 / widest);
+    while (width > 1 && colShape.back() % width != 0)
+      width /= 2;
+    int64_t wanted = (numCols + width * 8 - 1) / (width * 8);
+    int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
+    chunks = (numCols + t * width - 1) / (t * width);
+    if (chunks > 16) {
+      width = 1;
+      chunks = 0;
+    } else {
+      threads = t;
+    }
+  }
   // Fewer threads than columns is pointless; keep whole warps.
-  int64_t t = perThread ? threads
+  int64_t t = perThread || chunks ? threads
                         : std::min<int64_t>(
                               threads,
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
@@ -409,6 +695,11 @@ LogicalResult RowKernel::emit() {
   };
 
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
+  if (chunks > 0) {
+    if (failed(emitRegisterPhases(kb, loc, tid, rowIdx, t, numCols,
+                                  rowOutputs)))
+      return failure();
+  } else {
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
       Combiner comb = *findCombiner(g);
@@ -489,6 +780,7 @@ LogicalResult RowKernel::emit() {
     if (failed(loop))
       return failure();
   }
+  } // streaming mode
   if (!rowOutputs.empty()) {
     OpBuilder ib = kb;
     if (!perThread) {

@@ -618,27 +618,44 @@ func.func @transposed_read(%x: tensor<8x16xf32>, %y: tensor<16x8xf32>) -> tensor
 }
 
 // Negative: a sum over the leading loop (iterator order reduction,
-// parallel) is not a row reduction: it is grouped with nothing, and neither
-// is its fill; exp and log form two elementwise groups around it.
+// parallel) is not a row reduction: no group has kind "reduction". It is a
+// contraction, in a "contraction" group of its own, with the generalized
+// fill that only initializes it cloned in. exp, its producer, stays in its
+// own group (a contraction takes no producers, and recomputing exp in it is
+// not legal); log reads the sum through its own leading loop, but the sum's
+// result is indexed by its trailing loop, so log is no epilogue of it and
+// starts a third group.
 // CHECK-LABEL: func.func @column_sum
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<16x8xf32>)
 // CHECK-NOT: "reduction" ins
-// CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<16x8xf32>) {
+// CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<16x8xf32>) attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recomputing is not legal here"]} {
 // CHECK: math.exp
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<16x8xf32>
-// CHECK-NEXT: %[[ACC:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)
-// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[G0]] : tensor<16x8xf32>) outs(%[[ACC]] : tensor<8xf32>)
-// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[S]] : tensor<8xf32>) {
+// CHECK: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]] : tensor<16x8xf32>) attributes {decisions = ["operand #0 stays unfused: a contraction reads each input element many times, so producers stay outside", "materializes result #0 of op 0 of group 'g1' for group 'g2': recomputing is not legal here"]} {
+// CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<16x8xf32>):
+// CHECK-NOT: math.exp
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[XA]] : tensor<16x8xf32>) outs(%[[ACC]] : tensor<8xf32>)
+// CHECK: fusion.yield %[[S]] : tensor<8xf32>
+// CHECK-NEXT: } -> tensor<8xf32>
+// CHECK-NEXT: %[[G2:.*]] = fusion.group "g2" "elementwise" ins(%[[G1]] : tensor<8xf32>) attributes {decisions = ["operand #0 stays unfused: only elementwise epilogues over a contraction's output space join its group"]} {
+// CHECK-NOT: "reduction"
 // CHECK: math.log
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<8xf32>
-// CHECK-NEXT: return %[[G1]] : tensor<8xf32>
+// CHECK-NEXT: return %[[G2]] : tensor<8xf32>
 
 // PLAN-LABEL: func.func @column_sum
+// PLAN-NOT: "reduction" ins
 // PLAN: fusion.group "g0" "elementwise"
+// PLAN: math.exp
+// PLAN: fusion.group "g1" "contraction"
+// PLAN-NOT: math.exp
 // PLAN: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]}
-// PLAN: fusion.group "g1" "elementwise"
+// PLAN: fusion.group "g2" "elementwise"
+// PLAN: math.log
 // PLAN-NOT: "reduction" ins
 // PLAN: return
 func.func @column_sum(%x: tensor<16x8xf32>) -> tensor<8xf32> {
@@ -759,20 +776,29 @@ func.func @two_row_lengths(%x: tensor<8x16xf32>, %y: tensor<8x32xf32>) -> tensor
 
 // softmax(a @ b): the matmul is no row reduction; generalized (by
 // fusion-normalize) it has projected-permutation maps and its reduction
-// loop last, but its operands are reused across rows: a contraction, which
-// stays outside with its fill. The softmax group reads its result.
+// loop last, but its operands are reused across rows: a contraction, in a
+// "contraction" group of its own with its fill cloned in. The softmax row
+// reductions are not elementwise epilogues, so the softmax group (kind
+// "reduction") reads its result. Under fusion-form-groups alone the named
+// linalg.matmul is not grouped at all.
 // CHECK-LABEL: func.func @matmul_softmax
 // CHECK: %[[MM:.*]] = linalg.matmul
 // CHECK: fusion.group "g0" "reduction" ins(%[[MM]], %{{.*}}, %{{.*}} : tensor<16x128xf32>, tensor<16xf32>, tensor<16xf32>) {
 
 // PLAN-LABEL: func.func @matmul_softmax
 // PLAN-SAME: (%[[A:[^:]*]]: tensor<16x32xf32>, %[[B:[^:]*]]: tensor<32x128xf32>)
-// PLAN-NOT: fusion.group
+// PLAN-NEXT: %[[MM:.*]] = fusion.group "g0" "contraction" ins(%[[A]], %[[B]] : tensor<16x32xf32>, tensor<32x128xf32>) attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recomputing is not legal here"]} {
+// PLAN-NEXT: ^bb0(%[[AA:[^:]*]]: tensor<16x32xf32>, %[[BA:[^:]*]]: tensor<32x128xf32>):
 // PLAN: %[[F:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<16x128xf32>)
-// PLAN-NOT: fusion.group
-// PLAN: %[[MM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<16x32xf32>, tensor<32x128xf32>) outs(%[[F]] : tensor<16x128xf32>)
-// PLAN-NOT: fusion.group
-// PLAN: %[[G:.*]] = fusion.group "g0" "reduction" ins(%[[MM]] : tensor<16x128xf32>) {
+// PLAN-NEXT: ^bb0
+// PLAN-NEXT: linalg.yield
+// PLAN-NEXT: }
+// PLAN-NEXT: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[AA]], %[[BA]] : tensor<16x32xf32>, tensor<32x128xf32>) outs(%[[F]] : tensor<16x128xf32>)
+// PLAN-NOT: linalg.generic
+// PLAN: fusion.yield %[[M]] : tensor<16x128xf32>
+// PLAN-NEXT: } -> tensor<16x128xf32>
+// PLAN-NEXT: %[[G:.*]] = fusion.group "g1" "reduction" ins(%[[MM]] : tensor<16x128xf32>) attributes {decisions = ["operand #0 stays unfused: only elementwise epilogues over a contraction's output space join its group", "operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group"]} {
+// PLAN-NOT: "parallel", "parallel", "reduction"
 // PLAN-COUNT-2: ["parallel", "reduction"]
 // PLAN: fusion.yield %{{.*}} : tensor<16x128xf32>
 // PLAN-NEXT: } -> tensor<16x128xf32>

@@ -26,14 +26,20 @@
 // Every elementwise linalg.generic ends up in exactly one fusion.group;
 // other ops stay outside and end fusion. Row reductions (reduction loops
 // after the parallel ones) are fusible too: they are tested in
-// fusion-form-groups-reductions.mlir. The reductions below run over the
-// LEADING dimension (iterator order ["reduction", "parallel"], read back as
-// (d0, d1) -> (d1)): that is not a row reduction, so the planner treats it as
-// an opaque op, like linalg.matmul.
+// fusion-form-groups-reductions.mlir. A reduction over the LEADING dimension
+// (iterator order ["reduction", "parallel"], read back as (d0, d1) -> (d1))
+// is not a row reduction but a "contraction": it gets a group of its own,
+// which no producer joins (contractions are tested in
+// fusion-form-groups-contractions.mlir). The cases about recomputation and
+// cycles below need an op that no group may take, so they go through a row
+// slice of the value (tensor.extract_slice, which the planner never groups),
+// or through a named op (linalg.matmul: the pass alone does not generalize
+// it).
 
 #id = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-// A column sum's result, indexed by the inner loop of a 2-D space.
+// A column sum's (or a row slice's) result, indexed by the inner loop of a
+// 2-D space.
 #inner = affine_map<(d0, d1) -> (d1)>
 #col = affine_map<(d0) -> (d0, 0)>
 
@@ -128,19 +134,37 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
   return %e, %a, %b, %e : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
 }
 
-// A reduction over the leading dimension is not fusible: it stays outside,
-// between two groups, with its (named, so not cloned) linalg.fill.
+// A reduction over the leading dimension splits the chain: it is a
+// contraction, in a "contraction" group of its own that exp and mul (a
+// producer) do not join; its (named, so not cloned) linalg.fill is an input
+// of that group. log and sqrt start a third group: the epilogue rule only
+// takes consumers that read the contraction's result through its leading
+// loops, and a column sum's result is indexed by its trailing loop.
 // CHECK-LABEL: func.func @split_by_column_reduction
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
-// CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) {
+// CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>)
+// CHECK-SAME: attributes {decisions = ["materializes result #0 of op 1 of group 'g0' for group 'g1':
+// AUTO-SAME: recomputing is not legal here"]} {
+// ALWAYS-SAME: recomputing is not legal here"]} {
+// NEVER-SAME: recompute=never"]} {
 // CHECK-NOT: "reduction"
 // CHECK-COUNT-2: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
 // CHECK-NOT: "reduction"
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<64x128xf32>
-// CHECK: linalg.fill
-// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
-// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[S]] : tensor<128xf32>) {
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]], %[[F]] : tensor<64x128xf32>, tensor<128xf32>)
+// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: a contraction reads each input element many times, so producers stay outside", "materializes result #0 of op 0 of group 'g1' for group 'g2':
+// AUTO-SAME: recomputing is not legal here"]} {
+// ALWAYS-SAME: recomputing is not legal here"]} {
+// NEVER-SAME: recompute=never"]} {
+// CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<64x128xf32>, %[[FA:[^:]*]]: tensor<128xf32>):
+// CHECK-NEXT: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[XA]] : tensor<64x128xf32>) outs(%[[FA]] : tensor<128xf32>)
+// CHECK-NOT: math.
+// CHECK: fusion.yield %[[S]] : tensor<128xf32>
+// CHECK-NEXT: } -> tensor<128xf32>
+// CHECK-NEXT: %[[G2:.*]] = fusion.group "g2" "elementwise" ins(%[[G1]] : tensor<128xf32>)
+// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: only elementwise epilogues over a contraction's output space join its group"]} {
 // CHECK-NOT: "reduction"
 // CHECK: math.log
 // CHECK-NOT: "reduction"
@@ -148,7 +172,7 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<128xf32>
 // CHECK-NOT: fusion.group
-// CHECK: return %[[G1]] : tensor<128xf32>
+// CHECK: return %[[G2]] : tensor<128xf32>
 func.func @split_by_column_reduction(%x: tensor<64x128xf32>) -> tensor<128xf32> {
   %e0 = tensor.empty() : tensor<64x128xf32>
   %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
@@ -187,7 +211,9 @@ func.func @split_by_column_reduction(%x: tensor<64x128xf32>) -> tensor<128xf32> 
   return %3 : tensor<128xf32>
 }
 
-// So does a named op such as linalg.matmul.
+// A named op such as linalg.matmul is opaque to the pass alone (only
+// linalg.generic ops are grouped; fusion-normalize would generalize it into a
+// contraction): it stays outside, between two groups.
 // CHECK-LABEL: func.func @split_by_matmul
 // CHECK-SAME: (%[[A:[^:]*]]: tensor<16x16xf32>, %[[B:[^:]*]]: tensor<16x16xf32>)
 // CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[A]] : tensor<16x16xf32>) {
@@ -220,12 +246,12 @@ func.func @split_by_matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tens
   return %1 : tensor<16x16xf32>
 }
 
-// The consumer c reads exp's value and a column reduction of it: putting c
-// into exp's group would make the group depend on itself through the
-// reduction (an op outside every group), so c starts its own group. Then
-// exp's value is needed by two kernels: recomputing it costs reading x
-// (32768 B), materializing it costs reading it back (32768 B; it is written
-// for the reduction anyway). A tie materializes under auto.
+// The consumer c reads exp's value and a row slice of it: putting c into
+// exp's group would make the group depend on itself through the slice (an op
+// outside every group), so c starts its own group. Then exp's value is
+// needed by two kernels: recomputing it costs reading x (32768 B),
+// materializing it costs reading it back (32768 B; it is written for the
+// slice anyway). A tie materializes under auto.
 // CHECK-LABEL: func.func @cycle
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
 // CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>)
@@ -235,7 +261,7 @@ func.func @split_by_matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tens
 // CHECK: math.exp
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<64x128xf32>{{$}}
-// CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[G0]][0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
 // AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
@@ -263,15 +289,7 @@ func.func @cycle(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
     %v = math.exp %in : f32
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
-  %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
-      ins(%e : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %v = arith.addf %in, %out : f32
-    linalg.yield %v : f32
-  } -> tensor<128xf32>
+  %s = tensor.extract_slice %e[0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
   %c = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%e, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %sum: f32, %out: f32):
@@ -282,7 +300,7 @@ func.func @cycle(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 }
 
 // exp's value feeds a (in its own group) and c (another group, split off by
-// the cycle through the column reduction of a), and nothing else needs it in
+// the cycle through the row slice of a), and nothing else needs it in
 // memory:
 // materializing costs a write and a read (65536 B), recomputing a read of x
 // (32768 B), so auto recomputes exp inside g1 and g0 no longer yields it.
@@ -299,9 +317,9 @@ func.func @cycle(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // AUTO: fusion.yield %[[A]] : tensor<64x128xf32>
 // ALWAYS: fusion.yield %[[A]] : tensor<64x128xf32>
 // NEVER: fusion.yield %[[E]], %[[A]] : tensor<64x128xf32>, tensor<64x128xf32>
-// AUTO: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
-// ALWAYS: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] : tensor<64x128xf32>)
-// NEVER: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]]#1 : tensor<64x128xf32>)
+// AUTO: %[[S:.*]] = tensor.extract_slice %[[G0]][0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
+// ALWAYS: %[[S:.*]] = tensor.extract_slice %[[G0]][0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
+// NEVER: %[[S:.*]] = tensor.extract_slice %[[G0]]#1[0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
 // AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // NEVER: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]]#0, %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
@@ -354,15 +372,7 @@ func.func @shared(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128x
     %v = arith.addf %in, %one : f32
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
-  %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
-      ins(%a : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %v = arith.addf %in, %out : f32
-    linalg.yield %v : f32
-  } -> tensor<128xf32>
+  %s = tensor.extract_slice %a[0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
   %c = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%e, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %sum: f32, %out: f32):
@@ -455,7 +465,7 @@ func.func @nothing(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[Q]] :
 // CHECK: math.cos
 // CHECK: fusion.yield %[[Q]], %[[A]] :
-// CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]]#1 :
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[G0]]#1[0, 0] [1, 128] [1, 1] :
 // CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[G0]]#0, %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group"]} {
 // CHECK-NOT: math.sin
@@ -481,15 +491,7 @@ func.func @not_legal(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x1
     %v = math.cos %in : f32
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
-  %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
-      ins(%a : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %v = arith.addf %in, %out : f32
-    linalg.yield %v : f32
-  } -> tensor<128xf32>
+  %s = tensor.extract_slice %a[0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
   %c = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%q, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %sum: f32, %out: f32):
@@ -506,7 +508,7 @@ func.func @not_legal(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x1
 // AUTO: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) {
 // ALWAYS: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) {
 // NEVER: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>) attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recompute=never"]} {
-// CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[G0]] :
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[G0]][0, 0] [1, 128] [1, 1] :
 // AUTO: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
 // AUTO-SAME: attributes {decisions = ["operand #0 stays unfused: merging with its producer would create a cycle through an op outside the group", "recomputes result #0 of op 0 of group 'g0': re-reading its inputs costs 0 B, materializing 32768 B"]} {
 // ALWAYS: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[S]] : tensor<64x128xf32>, tensor<128xf32>)
@@ -527,15 +529,7 @@ func.func @free_recompute(%x: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor
     %v = math.exp %in : f32
     linalg.yield %v : f32
   } -> tensor<64x128xf32>
-  %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
-  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
-      ins(%e : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %v = arith.addf %in, %out : f32
-    linalg.yield %v : f32
-  } -> tensor<128xf32>
+  %s = tensor.extract_slice %e[0, 0] [1, 128] [1, 1] : tensor<64x128xf32> to tensor<128xf32>
   %c = linalg.generic {indexing_maps = [#id2, #id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%e, %x, %s : tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
   ^bb0(%in: f32, %xx: f32, %sum: f32, %out: f32):

@@ -61,7 +61,9 @@ def test_softmax_from_mlir_text_is_one_group():
     np.testing.assert_allclose(f(x), e / e.sum(1, keepdims=True), rtol=1e-6, atol=1e-7)
     cuda = kfuse.compile(text, target="cuda")
     (launch,) = cuda.plan.steps
-    assert launch.grid == (64, 1, 1) and launch.block == (128, 1, 1)
+    # register mode: one warp per 128-wide row, a vector<4xf32> chunk per thread
+    assert launch.grid == (64, 1, 1) and launch.block == (32, 1, 1) and launch.align == 16
+    assert "ld.global.v4" in cuda.ptx
 
 
 def _text(name):

@@ -1,0 +1,24 @@
+// REQUIRES: ptxas
+//
+// The PTX that fusion-target-cuda emits for the contraction kernels (one
+// thread per output point) is accepted by ptxas, for the default chip and
+// for sm_80 (no GPU needed): the matmul with its epilogue of
+// cuda-contraction.mlir and the convolution of cuda-contraction-conv.mlir.
+//
+// RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.matmul.mlir
+// RUN: %python %S/extract_ptx.py %t.matmul.mlir > %t.matmul.ptx
+// RUN: %ptxas -arch=sm_90 %t.matmul.ptx -o %t.matmul.cubin
+// RUN: FileCheck %s --check-prefix=MATMUL --input-file=%t.matmul.ptx
+//
+// RUN: fuse-opt %S/cuda-contraction-conv.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.conv.mlir
+// RUN: %python %S/extract_ptx.py %t.conv.mlir > %t.conv.ptx
+// RUN: %ptxas -arch=sm_90 %t.conv.ptx -o %t.conv.cubin
+// RUN: FileCheck %s --check-prefix=CONV --input-file=%t.conv.ptx
+//
+// RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80},fusion-target-cuda{chip=sm_80})' -o %t.sm80.mlir
+// RUN: %python %S/extract_ptx.py %t.sm80.mlir > %t.sm80.ptx
+// RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
+// RUN: FileCheck %s --check-prefix=MATMUL --input-file=%t.sm80.ptx
+
+// MATMUL: .visible .entry matmul_epilogue_g0(
+// CONV: .visible .entry conv_bias_relu_g0(
