@@ -306,8 +306,9 @@ void FormFusionGroupsPass::runOnOperation() {
       if (isContractionGeneric(consumer)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " stays unfused: a contraction reads each input "
-                           "element many times, so producers stay outside"});
+                           " stays unfused: producers stay outside contraction "
+                           "groups (a contraction may read each input element "
+                           "many times)"});
         continue;
       }
       if (isContractionGeneric(producer) &&

@@ -204,6 +204,13 @@ private:
                                          Value acc = Value(),
                                          int64_t chunk = 0);
   bool usedOutside(Value buffer);
+  /// Records the value a row-space buffer ends with (a later write, e.g. a
+  /// reduction over its fill, replaces an earlier one: one store each).
+  static void addRowOutput(SmallVector<std::pair<Value, Value>> &outputs,
+                           Value buffer, Value value) {
+    llvm::erase_if(outputs, [&](auto &o) { return o.first == buffer; });
+    outputs.push_back({buffer, value});
+  }
 };
 
 LogicalResult RowKernel::analyze() {
@@ -543,7 +550,7 @@ LogicalResult RowKernel::emitRegisterPhases(
       Value result = kb.clone(*comb.op, m)->getResult(0);
       rowValues[init].push_back({position[g], result});
       if (usedOutside(init))
-        rowOutputs.push_back({init, result});
+        addRowOutput(rowOutputs, init, result);
     } else if (isRowSpace(g)) {
       Cache rowCache;
       auto values = evalBody(kb, loc, g, rowIdx, rowCache);
@@ -552,7 +559,7 @@ LogicalResult RowKernel::emitRegisterPhases(
       for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
         rowValues[init].push_back({position[g], v});
         if (usedOutside(init))
-          rowOutputs.push_back({init, v});
+          addRowOutput(rowOutputs, init, v);
       }
     }
   }
@@ -738,7 +745,7 @@ LogicalResult RowKernel::emit() {
       Value result = kb.clone(*comb.op, m)->getResult(0);
       rowValues[init].push_back({position[g], result});
       if (usedOutside(init))
-        rowOutputs.push_back({init, result});
+        addRowOutput(rowOutputs, init, result);
     } else if (isRowSpace(g)) {
       Cache cache;
       auto values = evalBody(kb, loc, g, rowIdx, cache);
@@ -747,7 +754,7 @@ LogicalResult RowKernel::emit() {
       for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
         rowValues[init].push_back({position[g], v});
         if (usedOutside(init))
-          rowOutputs.push_back({init, v});
+          addRowOutput(rowOutputs, init, v);
       }
     }
   }

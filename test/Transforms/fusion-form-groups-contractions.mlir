@@ -140,7 +140,7 @@ func.func @conv_bias_relu(%x: tensor<1x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %b
 // CHECK: math.exp
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<64x32xf32>
-// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]], %[[B]] : tensor<64x32xf32>, tensor<32x128xf32>) attributes {decisions = ["operand #0 stays unfused: a contraction reads each input element many times, so producers stay outside"]} {
+// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]], %[[B]] : tensor<64x32xf32>, tensor<32x128xf32>) attributes {decisions = ["operand #0 stays unfused: producers stay outside contraction groups (a contraction may read each input element many times)"]} {
 // CHECK-NOT: math.exp
 // CHECK: iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK-NOT: math.exp

@@ -632,7 +632,7 @@ func.func @transposed_read(%x: tensor<8x16xf32>, %y: tensor<16x8xf32>) -> tensor
 // CHECK: math.exp
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<16x8xf32>
-// CHECK: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]] : tensor<16x8xf32>) attributes {decisions = ["operand #0 stays unfused: a contraction reads each input element many times, so producers stay outside", "materializes result #0 of op 0 of group 'g1' for group 'g2': recomputing is not legal here"]} {
+// CHECK: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]] : tensor<16x8xf32>) attributes {decisions = ["operand #0 stays unfused: producers stay outside contraction groups (a contraction may read each input element many times)", "materializes result #0 of op 0 of group 'g1' for group 'g2': recomputing is not legal here"]} {
 // CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<16x8xf32>):
 // CHECK-NOT: math.exp
 // CHECK: %[[ACC:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)

@@ -154,7 +154,7 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
 // CHECK-NEXT: } -> tensor<64x128xf32>
 // CHECK: %[[F:.*]] = linalg.fill
 // CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]], %[[F]] : tensor<64x128xf32>, tensor<128xf32>)
-// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: a contraction reads each input element many times, so producers stay outside", "materializes result #0 of op 0 of group 'g1' for group 'g2':
+// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: producers stay outside contraction groups (a contraction may read each input element many times)", "materializes result #0 of op 0 of group 'g1' for group 'g2':
 // AUTO-SAME: recomputing is not legal here"]} {
 // ALWAYS-SAME: recomputing is not legal here"]} {
 // NEVER-SAME: recompute=never"]} {
