@@ -49,15 +49,20 @@ def main():
         exe = rt.load(d)
         ins = []
         for spec in exe.plan.inputs:
+            if spec.dtype.name == "i64":  # class labels
+                ins.append(torch.randint(0, exe.plan.inputs[0].shape[-1], spec.shape,
+                                         device=dev))
+                continue
             t = torch.randn(spec.shape, dtype=torch.float32, device=dev)
             if name == "relu_bn_add_relu" and spec.name in ("scale", "shift"):
                 t = t.reshape(spec.shape)
             ins.append(t)
         ref = torch_reference(name)
         refargs = ins
-        byts = sum(t.numel() * 4 for t in ins) + sum(s.numel * 4 for s in exe.plan.outputs)
+        byts = sum(t.numel() * t.element_size() for t in ins) + \
+            sum(s.nbytes for s in exe.plan.outputs)
         out = exe(*ins)
-        expect = ref(*[t.double() for t in refargs]).float()
+        expect = ref(*[t.double() if t.is_floating_point() else t for t in refargs]).float()
         err = (out.reshape(expect.shape) - expect).abs().max().item()
         k_us, _ = cuda_time_us(torch, lambda: exe(*ins), args.reps, 3)
         e_us, _ = cuda_time_us(torch, lambda: ref(*refargs), args.reps, 3)

@@ -149,14 +149,17 @@ def main():
     prog_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
                             "python", "programs")
     for fname in ("matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
-                  "softmax.mlir", "transpose.mlir", "bcast.mlir"):
+                  "softmax.mlir", "transpose.mlir", "bcast.mlir", "const.mlir",
+                  "softmax_xent.mlir"):
         with open(os.path.join(prog_dir, fname)) as fh:
             text = fh.read()
         cpu = kfuse.compile(text, target="cpu")
         f = kfuse.compile(text, target="cuda", chip=args.chip)
         d = os.path.join(args.out, "tests", "mlir_" + fname[:-5])
         f.save(d)
-        ins = [rng.standard_normal(s.shape).astype(np.float32) for s in cpu.inputs]
+        ins = [rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
+               if s.dtype.name == "i64" else rng.standard_normal(s.shape).astype(np.float32)
+               for s in cpu.inputs]
         exps = cpu(*ins)
         exps = exps if isinstance(exps, tuple) else (exps,)
         arrays = {f"in{i}": a for i, a in enumerate(ins)}

@@ -6,7 +6,20 @@ references; each side imports only what it has."""
 
 SOFTMAX_WIDTHS = [256, 1024, 4096, 32768, 262144]  # rows of 2^26 floats in all
 WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
-              "layernorm", "rmsnorm_silu"] + [f"softmax_w{w}" for w in SOFTMAX_WIDTHS])
+              "layernorm", "rmsnorm_silu", "softmax_xent"] +
+             [f"softmax_w{w}" for w in SOFTMAX_WIDTHS])
+
+
+def _xent_text(rows, cols):
+    """Softmax cross-entropy as linalg (the builder has no gather): the test
+    program test/python/programs/softmax_xent.mlir at another size."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "python",
+                        "programs", "softmax_xent.mlir")
+    with open(path) as f:
+        return f.read().replace("256x1000", f"{rows}x{cols}").replace("256x", f"{rows}x") \
+            .replace("<256x", f"<{rows}x").replace("tensor<256xf32>", f"tensor<{rows}xf32>") \
+            .replace("tensor<256xi64>", f"tensor<{rows}xi64>")
 
 
 def programs():
@@ -49,6 +62,7 @@ def programs():
     w = p.input("w", (8192,), "f32")
     p.output(kb.silu(x * kb.rsqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * w), name="y")
     progs["rmsnorm_silu"] = p
+    progs["softmax_xent"] = _xent_text(8192, 32000)
     for w in SOFTMAX_WIDTHS:
         p = kb.Program(f"softmax_w{w}")
         x = p.input("x", ((1 << 26) // w, w), "f32")
@@ -67,6 +81,7 @@ def torch_reference(name):
         "relu_bn_add_relu": lambda x, r, s, t: torch.relu(torch.relu(x) * s + t + r),
         "l2norm": lambda x: torch.sqrt((x * x).sum()),
         "softmax": lambda x: torch.softmax(x, dim=-1),
+        "softmax_xent": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "rmsnorm_silu": lambda x, w: F.silu(

@@ -630,12 +630,17 @@ LogicalResult RowKernel::emit() {
     numCols *= d;
   if (!perThread) {
     // Register mode when a thread's share of a row fits in a few vectors.
+    // The vector width follows the widest element read or written along
+    // the columns (row-space operands such as labels are scalars).
     unsigned widest = 1;
+    unsigned inner = rowShape.size() + colShape.size() - 1;
     for (linalg::GenericOp g : generics)
-      for (Value v : g->getOperands())
-        if (auto m = dyn_cast<MemRefType>(v.getType()))
-          widest = std::max<unsigned>(
-              widest, (m.getElementTypeBitWidth() + 7) / 8);
+      for (OpOperand &o : g->getOpOperands())
+        if (auto m = dyn_cast<MemRefType>(o.get().getType()))
+          if (isFullSpace(g) &&
+              g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
+            widest = std::max<unsigned>(
+                widest, (m.getElementTypeBitWidth() + 7) / 8);
     width = std::min<int64_t>(8, 16 / widest);
     while (width > 1 && colShape.back() % width != 0)
       width /= 2;

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+
+import numpy as np
 from typing import Optional, Union
 
 from mlir import ir
@@ -43,7 +45,8 @@ class CompiledProgram:
     Keeps the IR after every stage (`stages`), the PTX (`ptx`, CUDA only), the
     launch plan (`plan`) and the fusion report (`report`)."""
 
-    def __init__(self, name, options, stages, report, plan, ptx=None, llvm=None):
+    def __init__(self, name, options, stages, report, plan, ptx=None, llvm=None,
+                 constants=None):
         self.name = name
         self.options = options
         self.stages = stages
@@ -51,6 +54,7 @@ class CompiledProgram:
         self.plan = plan
         self.ptx = ptx
         self.llvm = llvm
+        self.constants = constants or {}  # CUDA: tensor constants, by plan file name
         self._exe = None
 
     @property
@@ -68,7 +72,8 @@ class CompiledProgram:
     def _executable(self):
         if self._exe is None:
             if self.target == "cuda":
-                self._exe = runtime.CudaExecutable(self.plan, self.ptx.encode())
+                self._exe = runtime.CudaExecutable(self.plan, self.ptx.encode(),
+                                                   constants=self.constants)
             else:
                 from .targets.cpu import CpuExecutable
                 self._exe = CpuExecutable(self.plan, self.llvm)
@@ -86,6 +91,8 @@ class CompiledProgram:
         if self.target == "cuda":
             with open(os.path.join(path, PTX_FILE), "w") as f:
                 f.write(self.ptx)
+            for file, data in self.constants.items():
+                np.save(os.path.join(path, file), data, allow_pickle=False)
         else:
             from .targets.cpu import save_cpu
             save_cpu(self.plan, self.llvm, path)
@@ -143,14 +150,14 @@ def compile(program: Union[Program, str], target: str = "auto", *,
             elif stage == "plan":
                 holder["report"] = report_mod.planned(mod, name, holder["before"])
             elif stage == "codegen" and options.target == "cuda":
-                holder["plan"] = build_plan(mod, name, inputs, outputs, options.chip,
-                                            PTX_FILE)
+                holder["plan"], holder["constants"] = build_plan(
+                    mod, name, inputs, outputs, options.chip, PTX_FILE)
 
         stages = run_stages(module, options, after)
         if options.target == "cuda":
             ptx = _extract_ptx(module)
             return CompiledProgram(name, options, stages, holder["report"], holder["plan"],
-                                   ptx=ptx)
+                                   ptx=ptx, constants=holder["constants"])
         plan = LaunchPlan(
             name=name, target="cpu", inputs=tuple(inputs), outputs=tuple(outputs),
             buffers=tuple([BufferSpec("input", s.shape, s.dtype, i)

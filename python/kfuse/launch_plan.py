@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+import numpy as np
 from mlir import ir
 
 from . import dtypes
@@ -58,7 +59,8 @@ def kernel_alignments(module: ir.Module) -> Dict[str, int]:
 
 
 def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
-               outputs: List[TensorSpec], chip: str, ptx_file: str) -> LaunchPlan:
+               outputs: List[TensorSpec], chip: str, ptx_file: str):
+    """Returns (plan, {constant file: data})."""
     kernel_alignment = kernel_alignments(module)
     func = entry_function(module)
     block = func.regions[0].blocks[0]
@@ -82,6 +84,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
         return buffer_of[v]
 
     steps = []
+    constants: Dict[str, "np.ndarray"] = {}
     for op in block.operations:
         kind = op.operation.name
         if kind in ("arith.constant", "func.return", "memref.dealloc"):
@@ -93,12 +96,13 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
         elif kind in _VIEW_OPS:
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
         elif kind == "memref.get_global":
-            err = UnsupportedOpError(
-                f"kfuse cannot generate code for a non-splat tensor constant "
-                f"({ir.FlatSymbolRefAttr(op.operation.attributes['name'])}) on the CUDA "
-                f"target yet: launch plans have no constant buffers (target='cpu' runs it)")
-            err.op = "arith.constant"
-            raise err
+            name = ir.FlatSymbolRefAttr(op.operation.attributes["name"]).value
+            data = _global_data(module, name)
+            file = f"const{len(constants)}.npy"
+            constants[file] = data
+            shape, dt = _memref_spec(op.result.type)
+            buffer_of[op.result] = len(buffers)
+            buffers.append(BufferSpec("const", shape, dt, None, file))
         elif kind == "memref.copy":
             steps.append(CopyStep(buffer(op.operands[0], kind), buffer(op.operands[1], kind)))
         elif kind == "gpu.launch_func":
@@ -132,6 +136,29 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
         else:
             raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
                                f"generation (internal error)")
-    return LaunchPlan(name=name, target="cuda", inputs=tuple(inputs),
+    plan = LaunchPlan(name=name, target="cuda", inputs=tuple(inputs),
                       outputs=tuple(outputs), buffers=tuple(buffers), steps=tuple(steps),
                       chip=chip, ptx=ptx_file)
+    return plan, constants
+
+
+def _global_data(module: ir.Module, name: str) -> "np.ndarray":
+    """The initial value of memref.global @name as a numpy array."""
+    for op in module.body.operations:
+        if op.operation.name == "memref.global" and \
+                ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
+            shape, dt = _memref_spec(ir.TypeAttr(op.operation.attributes["type"]).value)
+            attr = op.operation.attributes["initial_value"]
+            try:
+                np_dt = dtypes.to_numpy(dt)
+            except KeyError as e:
+                raise UnsupportedOpError(f"kfuse: constant @{name}: {e}") from None
+            if dt.name == "i1":
+                raise UnsupportedOpError(f"kfuse cannot generate code for boolean tensor "
+                                         f"constant @{name} on the CUDA target yet")
+            if attr.is_splat:
+                v = attr.get_splat_value()
+                v = ir.FloatAttr(v).value if dt.is_float else ir.IntegerAttr(v).value
+                return np.full(shape, v, dtype=np_dt)
+            return np.array(attr, dtype=np_dt).reshape(shape)
+    raise CompileError(f"kfuse: memref.global @{name} not found (internal error)")

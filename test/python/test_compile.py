@@ -398,9 +398,17 @@ def test_reshapes_are_views_on_both_targets():
     assert [s.op for s in plan.steps] == ["launch", "launch"]  # no copies for views
 
 
-def test_what_cuda_cannot_compile_yet_is_named():
-    with pytest.raises(kfuse.UnsupportedOpError, match="non-splat tensor constant"):
-        kfuse.compile(_program("const.mlir"), target="cuda")
+def test_tensor_constants_become_constant_buffers_on_cuda(tmp_path):
+    f = kfuse.compile(_program("const.mlir"), target="cuda")
+    (const,) = [b for b in f.plan.buffers if b.kind == "const"]
+    np.testing.assert_array_equal(f.constants[const.file], [1, 2, 3, 4])
+    f.save(tmp_path / "c")
+    np.testing.assert_array_equal(np.load(tmp_path / "c" / const.file), [1, 2, 3, 4])
+    exe = kfuse.runtime.load(tmp_path / "c")  # the runtime reads the .npy back
+    assert exe.plan.buffers == f.plan.buffers
+
+
+def test_cuda_compiles_data_movement_and_index_programs():
     for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
         assert kfuse.compile(_program(name), target="cuda").ptx.count(".entry") == 1
 

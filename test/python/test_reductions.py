@@ -112,3 +112,18 @@ def test_producers_of_a_contraction_stay_outside_its_group():
     assert [g.kind for g in f.report.groups] == ["elementwise", "contraction"]
     assert any("producers stay outside contraction groups" in d
                for g in f.report.groups for d in g.decisions)
+
+
+def test_softmax_cross_entropy_with_int64_labels_is_one_group():
+    text = _text("softmax_xent.mlir")
+    f = kfuse.compile(text, target="cpu")
+    assert f.report.after.kernels == 1 and f.report.groups[0].kind == "reduction"
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((256, 1000)).astype(np.float32)
+    labels = rng.integers(0, 1000, 256).astype(np.int64)
+    x64 = x.astype(np.float64)
+    m = x64.max(1)
+    want = np.log(np.exp(x64 - m[:, None]).sum(1)) + m - x64[np.arange(256), labels]
+    np.testing.assert_allclose(f(x, labels), want, rtol=1e-5, atol=1e-5)
+    cuda = kfuse.compile(text, target="cuda")
+    assert cuda.ptx.count(".entry") == 1 and "ld.global.v4" in cuda.ptx

@@ -9,6 +9,7 @@ in place; numpy arrays are copied to the device and the results copied back.
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -17,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
-from ..errors import CallError, DeviceError
+from ..errors import ArtifactError, CallError, DeviceError
 from . import dlpack
 from .plan import BufferArg, CopyStep, LaunchPlan, LaunchStep, ScalarArg
 
@@ -232,6 +233,14 @@ class _DeviceState:
             "querying memory pool support")
         self.async_alloc = bool(pools)
         with self.current():
+            # the program's tensor constants live on the device for its lifetime
+            self.constants = {}
+            for b, data in exe._constants:
+                p = int(_check(cu.cuMemAlloc(max(1, data.nbytes)),
+                               f"allocating constant buffer {b}"))
+                _check(cu.cuMemcpyHtoD(p, data.ctypes.data, data.nbytes),
+                       f"uploading constant buffer {b}")
+                self.constants[b] = p
             self.module = _load_module(exe._ptx_image, exe.plan.name)
             self.functions = {}
             for k in exe.plan.kernels:
@@ -380,7 +389,7 @@ class CudaExecutable:
     Returns one array when the program has one output, else a tuple."""
 
     def __init__(self, plan: LaunchPlan, ptx_text, device: Optional[int] = None,
-                 path: Optional[str] = None):
+                 path: Optional[str] = None, constants: Optional[Dict[str, np.ndarray]] = None):
         if plan.target != "cuda":
             raise DeviceError(f"{plan.name!r} was compiled for target {plan.target!r}, not 'cuda'")
         plan.validate()                 # plans built in Python get the from_json checks too
@@ -410,7 +419,7 @@ class CudaExecutable:
         self._align_checks = []
         for b, (al, k) in sorted(need_align.items()):
             buf = plan.buffers[b]
-            if al > 1 and buf.kind != "temp":
+            if al > 1 and buf.kind not in ("temp", "const"):
                 pos = buf.index if buf.kind == "input" else n_in + buf.index
                 self._align_checks.append((pos, b, al, k))
         self._temps = [(i, b.nbytes) for i, b in enumerate(plan.buffers) if b.kind == "temp"]
@@ -422,6 +431,25 @@ class CudaExecutable:
             elif b.kind == "output":
                 self._arg_buf[n_in + b.index] = i
         self._nbuf = len(plan.buffers)
+        # constant buffers: host data now, uploaded once per device
+        self._constants = []
+        for i, b in enumerate(plan.buffers):
+            if b.kind != "const":
+                continue
+            if constants is not None and b.file in constants:
+                data = constants[b.file]
+            elif path is not None:
+                try:
+                    data = np.load(os.path.join(path, b.file), allow_pickle=False)
+                except (OSError, ValueError) as e:
+                    raise ArtifactError(f"{path}: cannot read constant {b.file!r}: {e}") from None
+            else:
+                raise ArtifactError(f"{plan.name!r}: no data for constant buffer {b.file!r}")
+            data = np.ascontiguousarray(data)
+            if data.nbytes != b.nbytes:
+                raise ArtifactError(f"{plan.name!r}: constant {b.file!r} holds {data.nbytes} "
+                                    f"bytes, the plan says {b.nbytes}")
+            self._constants.append((i, data))
 
     # ---- introspection
 
@@ -665,6 +693,8 @@ class CudaExecutable:
                     host_outs.append((a.obj, p, nbytes))
             for b, nbytes in self._temps:
                 ptrs[b] = alloc(nbytes)
+            for b, p in st.constants.items():
+                ptrs[b] = p
 
             launch = cu.cuLaunchKernel
             funcs = st.functions

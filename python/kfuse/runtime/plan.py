@@ -14,7 +14,8 @@ Schema (version 1), every field required unless marked optional::
       "inputs":  [{"name": str, "shape": [int >= 0, ...], "dtype": kfuse dtype name}],
       "outputs": [ same as inputs ],
       "buffers": [{"kind": "input" | "output", "index": int, "shape": [...], "dtype": str}
-                  | {"kind": "temp", "shape": [...], "dtype": str}],
+                  | {"kind": "temp", "shape": [...], "dtype": str}
+                  | {"kind": "const", "shape": [...], "dtype": str, "file": "const0.npy"}],
       "steps":   [{"op": "launch", "kernel": str, "grid": [3 ints >= 1],
                    "block": [3 ints >= 1], "smem": int >= 0 (optional, default 0),
                    "args": [{"buffer": int} | {"scalar": number, "type": i32|i64|f32|f64|index}],
@@ -42,7 +43,7 @@ FORMAT = "kfuse-plan"
 VERSION = 1
 PLAN_FILE = "plan.json"
 TARGETS = ("cuda", "cpu")
-BUFFER_KINDS = ("input", "output", "temp")
+BUFFER_KINDS = ("input", "output", "temp", "const")
 SCALAR_TYPES = ("i32", "i64", "f32", "f64", "index")
 
 _KNOWN_KEYS = {"format", "version", "name", "target", "chip", "ptx", "inputs", "outputs",
@@ -72,11 +73,14 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class BufferSpec:
-    """One device buffer a step refers to: an input, an output, or a per-call temporary."""
-    kind: str                       # "input", "output", "temp"
+    """One device buffer a step refers to: an input, an output, a per-call temporary,
+    or a constant (a tensor constant of the program, stored as .npy next to the plan
+    and uploaded once per device)."""
+    kind: str                       # "input", "output", "temp", "const"
     shape: Tuple[int, ...]
     dtype: DType
     index: Optional[int] = None     # index into plan.inputs / plan.outputs (None for temp)
+    file: Optional[str] = None      # const only: .npy file in the plan directory
 
     @property
     def numel(self) -> int:
@@ -92,6 +96,8 @@ class BufferSpec:
             d["index"] = self.index
         d["shape"] = list(self.shape)
         d["dtype"] = self.dtype.name
+        if self.file is not None:
+            d["file"] = self.file
         return d
 
 
@@ -224,6 +230,13 @@ def _buffer_spec(d, where: str, n_in: int, n_out: int) -> BufferSpec:
     if kind not in BUFFER_KINDS:
         _fail(f"{where}.kind", f"expected one of {', '.join(BUFFER_KINDS)}, got {kind!r}")
     index = None
+    if kind == "const":
+        if "index" in d:
+            _fail(f"{where}.index", "a const buffer has no index")
+        f = _str(d, "file", where)
+        if os.path.isabs(f) or ".." in f.replace("\\", "/").split("/"):
+            _fail(f"{where}.file", f"must be a file name inside the plan directory, got {f!r}")
+        return BufferSpec(kind, _shape(d, where), _dtype(d, where), None, f)
     if kind != "temp":
         index = _int(d, "index", where, lo=0)
         n = n_in if kind == "input" else n_out
@@ -281,8 +294,8 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
         for key, b in (("src", src), ("dst", dst)):
             if b >= n_buf:
                 _fail(f"{where}.{key}", f"buffer index {b} out of range: the plan has {n_buf} buffers")
-        if buffers[dst].kind == "input":
-            _fail(f"{where}.dst", "a copy must not write into an input buffer")
+        if buffers[dst].kind in ("input", "const"):
+            _fail(f"{where}.dst", f"a copy must not write into an {buffers[dst].kind} buffer")
         if buffers[dst].nbytes < buffers[src].nbytes:
             _fail(f"{where}.dst", f"buffer {dst} ({buffers[dst].nbytes} bytes) is smaller than "
                                   f"source buffer {src} ({buffers[src].nbytes} bytes)")
@@ -444,6 +457,10 @@ class LaunchPlan:
             raise ArtifactError(f"{plan_file}: {e}") from None
         if plan.ptx is not None and not os.path.isfile(os.path.join(plan_dir, plan.ptx)):
             raise ArtifactError(f"{plan_file}: ptx: file {plan.ptx!r} is missing from {plan_dir}")
+        for b in plan.buffers:
+            if b.kind == "const" and not os.path.isfile(os.path.join(plan_dir, b.file)):
+                raise ArtifactError(f"{plan_file}: constant file {b.file!r} is missing from "
+                                    f"{plan_dir}")
         return plan
 
     def save(self, path: Union[str, os.PathLike]) -> str:
