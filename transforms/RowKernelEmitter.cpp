@@ -823,7 +823,246 @@ LogicalResult RowKernel::emit() {
 
 } // namespace
 
+/// Few, very long rows (a full reduction such as an L2 norm, or a handful of
+/// rows) leave most SMs idle with one block per row. Such a group is split
+/// in two kernels: the first views every row as `slices` rows of `len`
+/// columns (memref.expand_shape, no copy) and reduces each slice to a
+/// partial; the second reduces the partials of a row and runs the row-space
+/// epilogue. Applies to groups with one reduction over one column dimension
+/// whose full-space ops only feed it. Returns std::nullopt when it does not
+/// apply.
+static std::optional<LogicalResult>
+splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
+              int64_t threads, int64_t targetBlocks) {
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0)
+      reductions.push_back(g);
+  if (reductions.size() != 1 || reductions[0].getNumReductionLoops() != 1 ||
+      kfuse::reusesInputsAcrossRows(reductions[0]))
+    return std::nullopt;
+  linalg::GenericOp red = reductions[0];
+  SmallVector<int64_t> loops = red.getStaticLoopRanges();
+  unsigned rows = red.getNumParallelLoops();
+  int64_t numRows = 1;
+  for (unsigned d = 0; d < rows; ++d)
+    numRows *= loops[d];
+  int64_t cols = loops.back();
+  if (numRows >= targetBlocks / 2 || cols < (int64_t(1) << 16))
+    return std::nullopt;
+  // slices: a power of two dividing cols, about targetBlocks blocks in all,
+  // leaving slices of at least 4096 columns.
+  int64_t slices = 1;
+  while (slices * 2 * numRows <= targetBlocks && cols % (slices * 2) == 0 &&
+         cols / (slices * 2) >= 4096)
+    slices *= 2;
+  if (slices < 2)
+    return std::nullopt;
+  int64_t len = cols / slices;
+
+  // Which generics run over the full space (they must only feed `red`).
+  SmallVector<linalg::GenericOp> full, rest;
+  for (linalg::GenericOp g : generics) {
+    if (g == red)
+      continue;
+    if (g.getStaticLoopRanges() == loops) {
+      for (Value init : g.getDpsInits())
+        for (Operation *user : init.getUsers())
+          if (user != g.getOperation() && user != red.getOperation() &&
+              !(isa<linalg::GenericOp>(user) &&
+                llvm::is_contained(full, cast<linalg::GenericOp>(user))) &&
+              user->isBeforeInBlock(red) == false)
+            return std::nullopt; // a full-space value needed after the reduction
+      full.push_back(g);
+    } else {
+      rest.push_back(g);
+    }
+  }
+
+  OpBuilder b(red);
+  Location loc = red.getLoc();
+  MLIRContext *ctx = red.getContext();
+  unsigned inner = loops.size() - 1;
+  // Re-expresses a full-space generic over (rows..., slice, column): every
+  // operand indexed by the column loop is viewed with that dimension split.
+  IRMapping buffers; // full-space intermediates -> their split views
+  auto split = [&](linalg::GenericOp g, bool isReduction,
+                   Value partialInit) -> FailureOr<linalg::GenericOp> {
+    SmallVector<Value> ins, outs;
+    SmallVector<AffineMap> maps;
+    unsigned n = loops.size() + 1;
+    for (OpOperand &o : g->getOpOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(&o);
+      bool isInit = g.isDpsInit(&o);
+      if (isInit && isReduction) {
+        // Partials: (rows..., slice).
+        SmallVector<AffineExpr> r;
+        for (unsigned d = 0; d <= rows; ++d)
+          r.push_back(getAffineDimExpr(d, ctx));
+        outs.push_back(partialInit);
+        maps.push_back(AffineMap::get(n, 0, r, ctx));
+        continue;
+      }
+      Value v = buffers.lookupOrDefault(o.get());
+      SmallVector<AffineExpr> r;
+      int splitDim = -1;
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (dim && dim.getPosition() == inner) {
+          splitDim = i;
+          r.push_back(getAffineDimExpr(inner, ctx));     // slice
+          r.push_back(getAffineDimExpr(inner + 1, ctx)); // column in slice
+        } else if (e.isFunctionOfDim(inner)) {
+          return failure();
+        } else {
+          r.push_back(e); // dims below `inner` keep their numbers
+        }
+      }
+      if (splitDim >= 0) {
+        auto type = cast<MemRefType>(v.getType());
+        if (!type.getLayout().isIdentity())
+          return failure();
+        SmallVector<int64_t> shape;
+        SmallVector<ReassociationIndices> assoc;
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          if (d == splitDim) {
+            assoc.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
+            shape.push_back(slices);
+            shape.push_back(len);
+          } else {
+            assoc.push_back({int64_t(shape.size())});
+            shape.push_back(type.getDimSize(d));
+          }
+        }
+        v = memref::ExpandShapeOp::create(
+            b, loc, MemRefType::get(shape, type.getElementType()), v, assoc);
+        if (isInit)
+          buffers.map(o.get(), v);
+      }
+      (isInit ? outs : ins).push_back(v);
+      maps.push_back(AffineMap::get(n, 0, r, ctx));
+    }
+    SmallVector<utils::IteratorType> iters(loops.size(),
+                                           utils::IteratorType::parallel);
+    iters.push_back(isReduction ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    auto ng = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps,
+                                        iters);
+    IRMapping m;
+    g.getRegion().cloneInto(&ng.getRegion(), m);
+    // linalg.index of the column becomes slice * len + column.
+    SmallVector<linalg::IndexOp> indices;
+    ng.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+    for (linalg::IndexOp i : indices) {
+      if (i.getDim() != inner)
+        continue;
+      OpBuilder ib(i);
+      Value s = linalg::IndexOp::create(ib, loc, inner);
+      Value c = linalg::IndexOp::create(ib, loc, inner + 1);
+      Value col = arith::AddIOp::create(
+          ib, loc,
+          arith::MulIOp::create(ib, loc, s,
+                                arith::ConstantIndexOp::create(ib, loc, len)),
+          c);
+      i.replaceAllUsesWith(col);
+      i.erase();
+    }
+    for (NamedAttribute a : g->getDiscardableAttrs())
+      ng->setAttr(a.getName(), a.getValue());
+    return ng;
+  };
+
+  auto comb = findCombiner(red);
+  if (!comb)
+    return std::nullopt;
+  Type accType = cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+  SmallVector<int64_t> partialShape(loops.begin(), loops.begin() + rows);
+  partialShape.push_back(slices);
+  Value partial = memref::AllocOp::create(
+      b, loc, MemRefType::get(partialShape, accType));
+  // The partials start from the combiner's neutral element.
+  SmallVector<AffineExpr> rowDims;
+  for (unsigned d = 0; d <= rows; ++d)
+    rowDims.push_back(getAffineDimExpr(d, ctx));
+  Value neutralValue = arith::ConstantOp::create(b, loc, neutral(b, comb->kind, accType));
+  auto fill = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{neutralValue}, ValueRange{partial},
+      ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, {}, ctx),
+                          AffineMap::get(rows + 1, 0, rowDims, ctx)},
+      SmallVector<utils::IteratorType>(rows + 1, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, args[0]);
+      });
+  std::string firstName = (name + "_partial").str();
+  fill->setAttr(kfuse::kKernelAttr, b.getStringAttr(firstName));
+  SmallVector<linalg::GenericOp> first{fill};
+  for (linalg::GenericOp g : full) {
+    auto ng = split(g, false, Value());
+    if (failed(ng))
+      return std::nullopt; // (nothing erased yet: only dead views were added)
+    first.push_back(*ng);
+  }
+  auto nred = split(red, true, partial);
+  if (failed(nred))
+    return std::nullopt;
+  first.push_back(*nred);
+  for (linalg::GenericOp g : first)
+    g->setAttr(kfuse::kKernelAttr, b.getStringAttr(firstName));
+
+  // Second kernel: combine the partials into the original init, then the
+  // row-space ops that followed.
+  SmallVector<AffineExpr> rowOnly(rowDims.begin(), rowDims.end() - 1);
+  Value acc = red.getDpsInits()[0];
+  AffineMap accMap = red.getMatchingIndexingMap(red.getDpsInitOperand(0));
+  SmallVector<AffineExpr> accResults;
+  for (AffineExpr e : accMap.getResults())
+    accResults.push_back(e); // rows only (a projected permutation of them)
+  auto combine = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{partial}, ValueRange{acc},
+      ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, rowDims, ctx),
+                          AffineMap::get(rows + 1, 0, accResults, ctx)},
+      [&] {
+        SmallVector<utils::IteratorType> it(rows, utils::IteratorType::parallel);
+        it.push_back(utils::IteratorType::reduction);
+        return it;
+      }(),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        IRMapping m;
+        Value a = red.getBody()->getArguments().back();
+        m.map(a, args[1]);
+        m.map(comb->op->getOperand(0) == a ? comb->op->getOperand(1)
+                                           : comb->op->getOperand(0),
+              args[0]);
+        linalg::YieldOp::create(nb, nl, nb.clone(*comb->op, m)->getResult(0));
+      });
+  for (NamedAttribute a : red->getDiscardableAttrs())
+    combine->setAttr(a.getName(), a.getValue());
+  SmallVector<linalg::GenericOp> second;
+  for (linalg::GenericOp g : rest)
+    if (g->isBeforeInBlock(red))
+      second.push_back(g);
+  second.push_back(combine);
+  for (linalg::GenericOp g : rest)
+    if (!g->isBeforeInBlock(red))
+      second.push_back(g);
+  red.erase();
+  for (linalg::GenericOp g : full)
+    g.erase();
+  if (failed(RowKernel(first, firstName, threads).emit()))
+    return failure();
+  SmallVector<linalg::GenericOp> ordered;
+  for (linalg::GenericOp g : second)
+    ordered.push_back(g);
+  llvm::sort(ordered, [](linalg::GenericOp x, linalg::GenericOp y) {
+    return x->isBeforeInBlock(y);
+  });
+  return RowKernel(ordered, name, threads).emit();
+}
+
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName, int64_t threads) {
+  // Enough blocks to fill an H100 (132 SMs) several times over.
+  if (auto split = splitLongRows(generics, kernelName, threads, 132 * 8))
+    return *split;
   return RowKernel(generics, kernelName, threads).emit();
 }

@@ -40,7 +40,7 @@ def test_cpu_numerics_and_one_group(name):
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_cuda_row_kernel_assembles(name, tmp_path):
     f = kfuse.compile(PROGRAMS[name], target="cuda", chip="sm_90")
-    assert f.ptx.count(".entry") == f.report.after.kernels
+    assert f.ptx.count(".entry") == len(f.plan.steps)  # (long rows split in two)
     assert "shfl.sync.bfly" in f.ptx  # the block reduction
     ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
     if not os.path.exists(ptxas):
@@ -127,3 +127,13 @@ def test_softmax_cross_entropy_with_int64_labels_is_one_group():
     np.testing.assert_allclose(f(x, labels), want, rtol=1e-5, atol=1e-5)
     cuda = kfuse.compile(text, target="cuda")
     assert cuda.ptx.count(".entry") == 1 and "ld.global.v4" in cuda.ptx
+
+
+def test_few_long_rows_split_into_partials_and_a_finish_kernel():
+    f = kfuse.compile(PROGRAMS["l2norm_f32"], target="cuda")  # one row of 65536
+    partial, finish = f.plan.steps
+    assert partial.kernel.endswith("_partial") and partial.grid[0] == 16
+    assert finish.grid == (1, 1, 1)
+    (temp,) = [b for b in f.plan.buffers if b.kind == "temp"]
+    assert temp.shape == (16,)  # one partial sum per slice
+    assert f.report.after.kernels == 1  # one group: the split is code generation's
