@@ -36,7 +36,7 @@ $(BUILD)/build.ninja: $(STAMP) CMakeLists.txt
 
 # Compiled CUDA programs for the GPU tests and benchmarks (no GPU needed here).
 bench-artifacts: build
-	$(VPY) bench/make_artifacts.py --out .artifacts
+	$(VPY) bench/make_artifacts.py --out .artifacts --suite
 
 clean:
 	rm -rf $(BUILD) $(VENV)
