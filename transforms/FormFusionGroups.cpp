@@ -97,9 +97,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
     if (contractions > 1 || llvm::any_of(ops, isRowReductionGeneric))
       return false;
     auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, isContractionGeneric));
-    SmallVector<int64_t> loops = c.getStaticLoopRanges();
-    SmallVector<int64_t> out(loops.begin(),
-                             loops.begin() + c.getNumParallelLoops());
+    SmallVector<int64_t> out = parallelExtents(c);
     return llvm::all_of(ops, [&](Operation *op) {
       return op == c.getOperation() || domainOf(op) == out;
     });
@@ -153,6 +151,31 @@ static bool isOnlyAnInit(Operation *op) {
            auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
            return dps && dps.isDpsInit(&use);
          });
+}
+
+/// True if `use` is an elementwise epilogue of a contraction: the consumer
+/// runs over the contraction's output space and reads its result at the same
+/// point (the result's map lists the parallel loops in order).
+static bool isContractionEpilogueUse(OpOperand &use) {
+  auto producer = use.get().getDefiningOp<linalg::GenericOp>();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!producer || !consumer || !isElementwiseGeneric(consumer) ||
+      !consumer.isDpsInput(&use))
+    return false;
+  AffineMap produced =
+      producer.getIndexingMapMatchingResult(cast<OpResult>(use.get()));
+  SmallVector<utils::IteratorType> iters = producer.getIteratorTypesArray();
+  unsigned expected = 0;
+  for (AffineExpr e : produced.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    while (expected < iters.size() &&
+           iters[expected] != utils::IteratorType::parallel)
+      ++expected;
+    if (!dim || dim.getPosition() != expected++)
+      return false;
+  }
+  return consumer.getMatchingIndexingMap(&use).isIdentity() &&
+         consumer.getStaticLoopRanges() == parallelExtents(producer);
 }
 
 /// True if `use` reads the result of a row reduction the way a row epilogue
@@ -311,10 +334,7 @@ void FormFusionGroupsPass::runOnOperation() {
                            "many times)"});
         continue;
       }
-      if (isContractionGeneric(producer) &&
-          !(isElementwiseGeneric(consumer) && isRowEpilogueUse(use) &&
-            domainOf(consumer).size() ==
-                cast<linalg::GenericOp>(producer).getNumParallelLoops())) {
+      if (isContractionGeneric(producer) && !isContractionEpilogueUse(use)) {
         unfused.push_back(
             {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
                            " stays unfused: only elementwise epilogues over "

@@ -120,9 +120,39 @@ public:
             int64_t threads)
       : generics(generics), name(name), threads(threads),
         perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
+          // Contractions, and reductions over leading dimensions (a thread
+          // per output column keeps the loads coalesced).
           return g.getNumReductionLoops() > 0 &&
-                 kfuse::reusesInputsAcrossRows(g);
+                 (kfuse::reusesInputsAcrossRows(g) || !reductionsTrail(g));
         })) {}
+
+  static bool reductionsTrail(linalg::GenericOp g) {
+    unsigned rows = g.getNumParallelLoops();
+    for (auto [i, it] : llvm::enumerate(g.getIteratorTypesArray()))
+      if ((i < rows) != (it == utils::IteratorType::parallel))
+        return false;
+    return true;
+  }
+
+  /// Loop indices of `g` in its own loop order from row indices and column
+  /// indices (zeros when only the row part matters).
+  SmallVector<Value> orderLoops(OpBuilder &b, Location loc, linalg::GenericOp g,
+                                ArrayRef<Value> rowIdx,
+                                ArrayRef<Value> colIdx = {}) {
+    if (g.getNumReductionLoops() == 0)
+      return SmallVector<Value>(rowIdx.begin(), rowIdx.end());
+    SmallVector<Value> idx;
+    unsigned r = 0, c = 0;
+    for (utils::IteratorType it : g.getIteratorTypesArray()) {
+      if (it == utils::IteratorType::parallel)
+        idx.push_back(rowIdx[r++]);
+      else if (c < colIdx.size())
+        idx.push_back(colIdx[c++]);
+      else
+        idx.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    }
+    return idx;
+  }
 
   LogicalResult emit();
 
@@ -217,16 +247,14 @@ LogicalResult RowKernel::analyze() {
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() == 0)
       continue;
-    SmallVector<int64_t> loops = g.getStaticLoopRanges();
-    unsigned rows = g.getNumParallelLoops();
-    for (auto [i, it] : llvm::enumerate(g.getIteratorTypesArray()))
-      if ((i < rows) != (it == utils::IteratorType::parallel))
-        return g.emitError()
-               << "kfuse cannot generate code for 'linalg.generic' yet: "
-                  "kernel '"
-               << name << "' has reduction loops before parallel ones";
-    SmallVector<int64_t> r(loops.begin(), loops.begin() + rows);
-    SmallVector<int64_t> c(loops.begin() + rows, loops.end());
+    if (!perThread && !reductionsTrail(g))
+      return g.emitError()
+             << "kfuse cannot generate code for 'linalg.generic' yet: kernel '"
+             << name << "' has reduction loops before parallel ones";
+    SmallVector<int64_t> r, c;
+    for (auto [range, it] :
+         llvm::zip(g.getStaticLoopRanges(), g.getIteratorTypesArray()))
+      (it == utils::IteratorType::parallel ? r : c).push_back(range);
     if (rowShape.empty() && colShape.empty()) {
       rowShape = r;
       colShape = c;
@@ -237,7 +265,7 @@ LogicalResult RowKernel::analyze() {
     }
   }
   for (linalg::GenericOp g : generics) {
-    if (!isFullSpace(g) && !isRowSpace(g))
+    if (g.getNumReductionLoops() == 0 && !isFullSpace(g) && !isRowSpace(g))
       return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
                               "yet: an op of kernel '"
                            << name
@@ -722,7 +750,9 @@ LogicalResult RowKernel::emit() {
       auto loop = columnLoop({identity}, [&](OpBuilder &lb, ArrayRef<Value> idx,
                                              ValueRange iter) {
         Cache cache;
-        return evalBody(lb, loc, g, idx, cache, iter[0]);
+        SmallVector<Value> loopIdx = orderLoops(
+            lb, loc, g, idx.take_front(rowIdx.size()), idx.drop_front(rowIdx.size()));
+        return evalBody(lb, loc, g, loopIdx, cache, iter[0]);
       });
       if (failed(loop))
         return failure();
@@ -738,7 +768,7 @@ LogicalResult RowKernel::emit() {
       FailureOr<Value> initValue =
           valueAt(kb, loc, init, position[g],
                   g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
-                  SmallVector<Value>(rowIdx), cache);
+                  orderLoops(kb, loc, g, rowIdx), cache);
       if (failed(initValue))
         return failure();
       IRMapping m;
@@ -805,11 +835,12 @@ LogicalResult RowKernel::emit() {
       // Stored through the writer's output map (a projected permutation).
       SmallVector<Value> at(rowIdx);
       if (auto w = writerBefore(buffer, generics.size())) {
+        SmallVector<Value> loopIdx = orderLoops(ib, loc, w->first, rowIdx);
         at.clear();
         for (AffineExpr e : w->first.getMatchingIndexingMap(
                                  w->first.getDpsInitOperand(w->second))
                                 .getResults())
-          at.push_back(rowIdx[cast<AffineDimExpr>(e).getPosition()]);
+          at.push_back(loopIdx[cast<AffineDimExpr>(e).getPosition()]);
       }
       memref::StoreOp::create(ib, loc, v, buffer, at);
     }

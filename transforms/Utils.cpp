@@ -31,7 +31,7 @@ bool kfuse::isElementwiseGeneric(Operation *op) {
 }
 
 bool kfuse::reusesInputsAcrossRows(linalg::GenericOp generic) {
-  unsigned parallel = generic.getNumParallelLoops();
+  SmallVector<utils::IteratorType> iters = generic.getIteratorTypesArray();
   for (OpOperand *input : generic.getDpsInputOperands()) {
     if (!isa<ShapedType>(input->get().getType()))
       continue;
@@ -39,7 +39,7 @@ bool kfuse::reusesInputsAcrossRows(linalg::GenericOp generic) {
     bool reduced = false, allRows = true;
     for (unsigned d = 0; d < generic.getNumLoops(); ++d) {
       bool uses = map.isFunctionOfDim(d);
-      if (d < parallel)
+      if (iters[d] == utils::IteratorType::parallel)
         allRows &= uses;
       else
         reduced |= uses;
@@ -48,6 +48,15 @@ bool kfuse::reusesInputsAcrossRows(linalg::GenericOp generic) {
       return true;
   }
   return false;
+}
+
+SmallVector<int64_t> kfuse::parallelExtents(linalg::GenericOp generic) {
+  SmallVector<int64_t> extents;
+  for (auto [range, it] : llvm::zip(generic.getStaticLoopRanges(),
+                                    generic.getIteratorTypesArray()))
+    if (it == utils::IteratorType::parallel)
+      extents.push_back(range);
+  return extents;
 }
 
 bool kfuse::isRowReductionGeneric(Operation *op) {

@@ -29,8 +29,11 @@ bool isRowReductionGeneric(mlir::Operation *op);
 bool isContractionGeneric(mlir::Operation *op);
 
 /// True if some input the generic reduces over is not indexed by all its
-/// (leading) parallel loops, so each input element feeds many outputs.
+/// parallel loops, so each input element feeds many outputs.
 bool reusesInputsAcrossRows(mlir::linalg::GenericOp generic);
+
+/// Static extents of the parallel loops, in loop order (the output space).
+llvm::SmallVector<int64_t> parallelExtents(mlir::linalg::GenericOp generic);
 
 /// An elementwise generic, a row reduction or a contraction: what fusion
 /// groups contain.

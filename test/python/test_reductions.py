@@ -137,3 +137,15 @@ def test_few_long_rows_split_into_partials_and_a_finish_kernel():
     (temp,) = [b for b in f.plan.buffers if b.kind == "temp"]
     assert temp.shape == (16,)  # one partial sum per slice
     assert f.report.after.kernels == 1  # one group: the split is code generation's
+
+
+def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
+    text = _text("column_mean.mlir")
+    f = kfuse.compile(text, target="cpu")
+    assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
+    x = np.random.default_rng(6).standard_normal((512, 96)).astype(np.float32)
+    np.testing.assert_allclose(f(x), x.astype(np.float64).mean(0), rtol=1e-5, atol=1e-6)
+    cuda = kfuse.compile(text, target="cuda")
+    (launch,) = cuda.plan.steps
+    assert launch.grid == (1, 1, 1) and launch.block == (256, 1, 1)  # 96 columns
+    assert "shfl" not in cuda.ptx
