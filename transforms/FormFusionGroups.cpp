@@ -551,8 +551,9 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
             " (" + std::to_string(bytesOf(result)) + " B): read by " +
             writtenFor);
 
-      bool written = mustWrite;
-      for (unsigned reader : readers) {
+      // Legality first, for every reader: a reader that cannot recompute
+      // makes the value be written anyway, whichever reader comes first.
+      auto recomputeLegality = [&](unsigned reader) {
         Cluster &rc = clusters[reader];
         // Legal: the producer reads only values from outside its own group,
         // every use in the reader is fusable, and cloning it adds no cycle.
@@ -586,6 +587,19 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
                 return SmallVector<Operation *>(clusters[*c].ops.begin(),
                                                 clusters[*c].ops.end());
               });
+        return std::make_pair(legal, readerUses);
+      };
+      llvm::DenseMap<unsigned, std::pair<bool, SmallVector<OpOperand *>>>
+          legality;
+      bool written = mustWrite || policy == RecomputePolicy::Never ||
+                     producer->hasAttr(kMaterializeAttr);
+      for (unsigned reader : readers) {
+        legality[reader] = recomputeLegality(reader);
+        written |= !legality[reader].first;
+      }
+      for (unsigned reader : readers) {
+        Cluster &rc = clusters[reader];
+        auto [legal, readerUses] = legality[reader];
 
         llvm::DenseSet<Value> alreadyRead = externalReads(reader);
         int64_t rereadBytes = 0;
