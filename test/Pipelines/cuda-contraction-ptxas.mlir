@@ -3,7 +3,9 @@
 // The PTX that fusion-target-cuda emits for the contraction kernels (one
 // thread per output point) is accepted by ptxas, for the default chip and
 // for sm_80 (no GPU needed): the matmul with its epilogue of
-// cuda-contraction.mlir and the convolution of cuda-contraction-conv.mlir.
+// cuda-contraction.mlir, the convolution of cuda-contraction-conv.mlir and
+// the column mean (a reduction over the leading loop, one thread per output
+// column) of cuda-column-reduction.mlir.
 //
 // RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.matmul.mlir
 // RUN: %python %S/extract_ptx.py %t.matmul.mlir > %t.matmul.ptx
@@ -15,6 +17,16 @@
 // RUN: %ptxas -arch=sm_90 %t.conv.ptx -o %t.conv.cubin
 // RUN: FileCheck %s --check-prefix=CONV --input-file=%t.conv.ptx
 //
+// RUN: fuse-opt %S/cuda-column-reduction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.column.mlir
+// RUN: %python %S/extract_ptx.py %t.column.mlir > %t.column.ptx
+// RUN: %ptxas -arch=sm_90 %t.column.ptx -o %t.column.cubin
+// RUN: FileCheck %s --check-prefix=COLUMN --input-file=%t.column.ptx
+//
+// RUN: fuse-opt %S/cuda-column-reduction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80},fusion-target-cuda{chip=sm_80})' -o %t.column80.mlir
+// RUN: %python %S/extract_ptx.py %t.column80.mlir > %t.column80.ptx
+// RUN: %ptxas -arch=sm_80 %t.column80.ptx -o %t.column80.cubin
+// RUN: FileCheck %s --check-prefix=COLUMN --input-file=%t.column80.ptx
+//
 // RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80},fusion-target-cuda{chip=sm_80})' -o %t.sm80.mlir
 // RUN: %python %S/extract_ptx.py %t.sm80.mlir > %t.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
@@ -22,3 +34,6 @@
 
 // MATMUL: .visible .entry matmul_epilogue_g0(
 // CONV: .visible .entry conv_bias_relu_g0(
+// COLUMN-COUNT-1: .visible .entry column_mean_g0(
+// COLUMN-NOT: .entry
+// COLUMN-NOT: shfl

@@ -29,7 +29,9 @@
 // fusion-form-groups-reductions.mlir. A reduction over the LEADING dimension
 // (iterator order ["reduction", "parallel"], read back as (d0, d1) -> (d1))
 // is not a row reduction but a "contraction": it gets a group of its own,
-// which no producer joins (contractions are tested in
+// which no producer joins and which only elementwise epilogues over its
+// output space (the parallel extents, in loop order, read through the
+// identity map) join (contractions are tested in
 // fusion-form-groups-contractions.mlir). The cases about recomputation and
 // cycles below need an op that no group may take, so they go through a row
 // slice of the value (tensor.extract_slice, which the planner never groups),
@@ -135,11 +137,13 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
 }
 
 // A reduction over the leading dimension splits the chain: it is a
-// contraction, in a "contraction" group of its own that exp and mul (a
-// producer) do not join; its (named, so not cloned) linalg.fill is an input
-// of that group. log and sqrt start a third group: the epilogue rule only
-// takes consumers that read the contraction's result through its leading
-// loops, and a column sum's result is indexed by its trailing loop.
+// contraction, in a "contraction" group that exp and mul (a producer) do
+// not join; its (named, so not cloned) linalg.fill is an input of that
+// group. log and sqrt are elementwise epilogues over the column sum's output
+// space ([128], the parallel extent, read through the identity map): they
+// join the contraction group, which yields sqrt's value only (no other group
+// reads the sum, so nothing in g1 is materialized and g1 carries no
+// materialize decision under any recompute policy).
 // CHECK-LABEL: func.func @split_by_column_reduction
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
 // CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<64x128xf32>)
@@ -150,29 +154,24 @@ func.func @two_consumers(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024
 // CHECK-NOT: "reduction"
 // CHECK-COUNT-2: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
 // CHECK-NOT: "reduction"
+// CHECK-NOT: math.log
 // CHECK: fusion.yield
 // CHECK-NEXT: } -> tensor<64x128xf32>
 // CHECK: %[[F:.*]] = linalg.fill
 // CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%[[G0]], %[[F]] : tensor<64x128xf32>, tensor<128xf32>)
-// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: producers stay outside contraction groups (a contraction may read each input element many times)", "materializes result #0 of op 0 of group 'g1' for group 'g2':
-// AUTO-SAME: recomputing is not legal here"]} {
-// ALWAYS-SAME: recomputing is not legal here"]} {
-// NEVER-SAME: recompute=never"]} {
+// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: producers stay outside contraction groups (a contraction may read each input element many times)"]} {
 // CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<64x128xf32>, %[[FA:[^:]*]]: tensor<128xf32>):
-// CHECK-NEXT: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[XA]] : tensor<64x128xf32>) outs(%[[FA]] : tensor<128xf32>)
-// CHECK-NOT: math.
-// CHECK: fusion.yield %[[S]] : tensor<128xf32>
-// CHECK-NEXT: } -> tensor<128xf32>
-// CHECK-NEXT: %[[G2:.*]] = fusion.group "g2" "elementwise" ins(%[[G1]] : tensor<128xf32>)
-// CHECK-SAME: attributes {decisions = ["operand #0 stays unfused: only elementwise epilogues over a contraction's output space join its group"]} {
-// CHECK-NOT: "reduction"
+// CHECK-NOT: math.exp
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[XA]] : tensor<64x128xf32>) outs(%[[FA]] : tensor<128xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[L:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[S]] : tensor<128xf32>)
 // CHECK: math.log
-// CHECK-NOT: "reduction"
+// CHECK: %[[Q:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[L]] : tensor<128xf32>)
 // CHECK: math.sqrt
-// CHECK: fusion.yield
+// CHECK: fusion.yield %[[Q]] : tensor<128xf32>
 // CHECK-NEXT: } -> tensor<128xf32>
 // CHECK-NOT: fusion.group
-// CHECK: return %[[G2]] : tensor<128xf32>
+// CHECK: return %[[G1]] : tensor<128xf32>
 func.func @split_by_column_reduction(%x: tensor<64x128xf32>) -> tensor<128xf32> {
   %e0 = tensor.empty() : tensor<64x128xf32>
   %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
@@ -209,6 +208,102 @@ func.func @split_by_column_reduction(%x: tensor<64x128xf32>) -> tensor<128xf32> 
     linalg.yield %v : f32
   } -> tensor<128xf32>
   return %3 : tensor<128xf32>
+}
+
+// Negative: the column sum read back over ANOTHER space, [64, 128] (a
+// broadcast of s along the rows, through (d0, d1) -> (d1)), is no epilogue
+// of the contraction: y starts its own group and reads s from memory
+// (recomputing a contraction is never legal, even under recompute=always).
+// CHECK-LABEL: func.func @column_sum_broadcast
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK-NEXT: %[[G0:.*]] = fusion.group "g0" "contraction" ins(%[[X]], %[[F]] : tensor<64x128xf32>, tensor<128xf32>)
+// AUTO-SAME: attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recomputing is not legal here"]} {
+// ALWAYS-SAME: attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recomputing is not legal here"]} {
+// NEVER-SAME: attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recompute=never"]} {
+// CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<64x128xf32>, %[[FA:[^:]*]]: tensor<128xf32>):
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[XA]] : tensor<64x128xf32>) outs(%[[FA]] : tensor<128xf32>)
+// CHECK-NOT: arith.divf
+// CHECK: fusion.yield %[[S]] : tensor<128xf32>
+// CHECK-NEXT: } -> tensor<128xf32>
+// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[G0]] : tensor<64x128xf32>, tensor<128xf32>)
+// CHECK-SAME: attributes {decisions = ["operand #1 stays unfused: only elementwise epilogues over a contraction's output space join its group"]} {
+// CHECK-NOT: "reduction"
+// CHECK: arith.divf
+// CHECK: fusion.yield
+// CHECK-NEXT: } -> tensor<64x128xf32>
+// CHECK-NEXT: return %[[G1]] : tensor<64x128xf32>
+func.func @column_sum_broadcast(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<128xf32>
+  %e2 = tensor.empty() : tensor<64x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<128xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<64x128xf32>, tensor<128xf32>) outs(%e2 : tensor<64x128xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %v = arith.divf %in, %sum : f32
+    linalg.yield %v : f32
+  } -> tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}
+
+// Column centering: the column mean m = s / 64 is an epilogue over the
+// contraction's output space and joins it; y = x - m reads m broadcast back
+// over [64, 128]: it runs over another space than the contraction group's
+// ops, so it stays in a group of its own, which reads m (g0 yields m, not
+// s).
+// CHECK-LABEL: func.func @column_mean_broadcast
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<64x128xf32>)
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK-NEXT: %[[G0:.*]] = fusion.group "g0" "contraction" ins(%[[X]], %[[F]] : tensor<64x128xf32>, tensor<128xf32>)
+// AUTO-SAME: attributes {decisions = ["materializes result #0 of op 1 of group 'g0' for group 'g1': recomputing is not legal here"]} {
+// ALWAYS-SAME: attributes {decisions = ["materializes result #0 of op 1 of group 'g0' for group 'g1': recomputing is not legal here"]} {
+// NEVER-SAME: attributes {decisions = ["materializes result #0 of op 1 of group 'g0' for group 'g1': recompute=never"]} {
+// CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<64x128xf32>, %[[FA:[^:]*]]: tensor<128xf32>):
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[XA]] : tensor<64x128xf32>) outs(%[[FA]] : tensor<128xf32>)
+// CHECK: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[S]] : tensor<128xf32>)
+// CHECK: arith.divf
+// CHECK-NOT: arith.subf
+// CHECK: fusion.yield %[[M]] : tensor<128xf32>
+// CHECK-NEXT: } -> tensor<128xf32>
+// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[X]], %[[G0]] : tensor<64x128xf32>, tensor<128xf32>)
+// CHECK-SAME: attributes {decisions = ["operand #1 stays unfused: the merged group would not run over one row space"]} {
+// CHECK-NOT: "reduction"
+// CHECK: arith.subf
+// CHECK: fusion.yield
+// CHECK-NEXT: } -> tensor<64x128xf32>
+// CHECK-NEXT: return %[[G1]] : tensor<64x128xf32>
+func.func @column_mean_broadcast(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 64.0 : f32
+  %e1 = tensor.empty() : tensor<128xf32>
+  %e2 = tensor.empty() : tensor<64x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<128xf32>) -> tensor<128xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #inner], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<64x128xf32>) outs(%acc : tensor<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<128xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%s : tensor<128xf32>) outs(%e1 : tensor<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.divf %in, %n : f32
+    linalg.yield %v : f32
+  } -> tensor<128xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #inner, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<64x128xf32>, tensor<128xf32>) outs(%e2 : tensor<64x128xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %v = arith.subf %in, %mu : f32
+    linalg.yield %v : f32
+  } -> tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
 }
 
 // A named op such as linalg.matmul is opaque to the pass alone (only
