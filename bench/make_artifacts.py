@@ -84,6 +84,11 @@ def reduction_programs(rows=256, cols=1000):
     x = p.input("x", (1 << 16,), "f32")
     p.output(kb.sqrt((x * x).sum()), name="y")
     progs.append(p)
+    p = kb.Program("softmax_wide_f32")  # rows too long for registers: streaming
+    x = p.input("x", (4, 1 << 17), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
     p = kb.Program("sum_exp_rows_f32")
     x = p.input("x", (rows, 3, 40), "f32")
     p.output(kb.exp(x).sum(axis=(1, 2)), name="y")

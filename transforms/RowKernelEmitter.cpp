@@ -676,8 +676,10 @@ LogicalResult RowKernel::emit() {
     int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
     chunks = (numCols + t * width - 1) / (t * width);
     if (chunks > 16) {
-      width = 1;
+      // Streaming mode, still `width` columns per access; rows this long
+      // are few per SM, so give each the most threads.
       chunks = 0;
+      threads = 1024;
     } else {
       threads = t;
     }
@@ -698,7 +700,8 @@ LogicalResult RowKernel::emit() {
                              (func.getName() + "_" + name).str()));
   OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
   Value row = launch.getBlockIds().x, tid = launch.getThreadIds().x;
-  Value colStart = tid, colStep = cIdx(kb, t);
+  Value colStart = arith::MulIOp::create(kb, loc, tid, cIdx(kb, width));
+  Value colStep = cIdx(kb, t * width);
   if (perThread) {
     // Thread per row: a guarded row index, and every column to itself.
     row = arith::AddIOp::create(
@@ -745,8 +748,8 @@ LogicalResult RowKernel::emit() {
       Combiner comb = *findCombiner(g);
       Type accType = g.getDpsInits()[0].getType();
       accType = cast<MemRefType>(accType).getElementType();
-      Value identity = arith::ConstantOp::create(
-          kb, loc, neutral(kb, comb.kind, accType));
+      Value identity = splat(kb, loc, arith::ConstantOp::create(
+                                          kb, loc, neutral(kb, comb.kind, accType)));
       auto loop = columnLoop({identity}, [&](OpBuilder &lb, ArrayRef<Value> idx,
                                              ValueRange iter) {
         Cache cache;
@@ -757,6 +760,9 @@ LogicalResult RowKernel::emit() {
       if (failed(loop))
         return failure();
       Value total = (*loop).getResult(0);
+      if (width > 1)
+        total = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
+                                            total);
       if (!perThread)
         total = gpu::AllReduceOp::create(
             kb, loc, total,
@@ -768,7 +774,11 @@ LogicalResult RowKernel::emit() {
       FailureOr<Value> initValue =
           valueAt(kb, loc, init, position[g],
                   g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
-                  orderLoops(kb, loc, g, rowIdx), cache);
+                  // (trailing reductions: the row indices are the leading
+                  // loops, and a scalar is wanted, not a vector)
+                  width > 1 ? SmallVector<Value>(rowIdx)
+                            : orderLoops(kb, loc, g, rowIdx),
+                  cache);
       if (failed(initValue))
         return failure();
       IRMapping m;
@@ -811,11 +821,32 @@ LogicalResult RowKernel::emit() {
                          lb.getMultiDimIdentityMap(idx.size()), idx, cache);
         if (failed(v))
           return failure();
-        SmallVector<Value> at;
-        for (AffineExpr e :
-             g.getMatchingIndexingMap(g.getDpsInitOperand(i)).getResults())
-          at.push_back(idx[cast<AffineDimExpr>(e).getPosition()]);
-        memref::StoreOp::create(lb, loc, *v, buffer, at);
+        AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+        auto at = [&](int64_t lane) {
+          SmallVector<Value> r;
+          for (AffineExpr e : outMap.getResults()) {
+            unsigned pos = cast<AffineDimExpr>(e).getPosition();
+            Value x = idx[pos];
+            if (lane && pos == idx.size() - 1)
+              x = arith::AddIOp::create(lb, loc, x,
+                                        arith::ConstantIndexOp::create(lb, loc, lane));
+            r.push_back(x);
+          }
+          return r;
+        };
+        if (width == 1) {
+          memref::StoreOp::create(lb, loc, *v, buffer, at(0));
+        } else if (outMap.isIdentity()) {
+          Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+          unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+          vector::StoreOp::create(lb, loc, *v, buffer, at(0), /*nontemporal=*/false,
+                                  llvm::MaybeAlign(width * bytes));
+        } else {
+          for (int64_t lane = 0; lane < width; ++lane)
+            memref::StoreOp::create(lb, loc,
+                                    vector::ExtractOp::create(lb, loc, *v, lane),
+                                    buffer, at(lane));
+        }
       }
       return SmallVector<Value>{};
     });
