@@ -14,6 +14,7 @@
 
 #include "transforms/Passes.h"
 #include "transforms/RowKernelEmitter.h"
+#include "transforms/Utils.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -60,7 +61,6 @@ private:
   Type vectorOf(Type scalar) const {
     return width == 1 ? scalar : VectorType::get({width}, scalar);
   }
-  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear);
   Value offsetOf(OpBuilder &b, Location loc, const Operand &operand,
                  ArrayRef<Value> indices, int64_t lane);
   Value load(OpBuilder &b, Location loc, const Operand &operand,
@@ -150,22 +150,6 @@ LogicalResult KernelEmitter::prepare(OpBuilder &b) {
     operands.push_back(operand);
   }
   return success();
-}
-
-SmallVector<Value> KernelEmitter::delinearize(OpBuilder &b, Location loc,
-                                              Value linear) {
-  SmallVector<Value> indices(loops.size());
-  Value rest = linear;
-  for (int64_t d = loops.size() - 1; d >= 0; --d) {
-    if (d == 0) {
-      indices[d] = rest;
-      break;
-    }
-    Value extent = arith::ConstantIndexOp::create(b, loc, loops[d]);
-    indices[d] = arith::RemUIOp::create(b, loc, rest, extent);
-    rest = arith::DivUIOp::create(b, loc, rest, extent);
-  }
-  return indices;
 }
 
 Value KernelEmitter::offsetOf(OpBuilder &b, Location loc,
@@ -279,41 +263,16 @@ KernelEmitter::compute(OpBuilder &b, Location loc, ArrayRef<Value> blockValues,
     return vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
   };
   for (Operation &inner : body->without_terminator()) {
-    if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
-      Attribute value = cst.getValue();
-      if (width > 1)
-        value = DenseElementsAttr::get(
-            cast<ShapedType>(vectorOf(cst.getType())), value);
-      mapping.map(cst.getResult(),
-                  arith::ConstantOp::create(b, loc, cast<TypedAttr>(value)));
-      continue;
-    }
-    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      Value i = indices[index.getDim()];
-      Value v = width == 1 ? i
-                           : vector::BroadcastOp::create(
-                                 b, loc, vectorOf(b.getIndexType()), i);
-      if (width > 1 && index.getDim() == loops.size() - 1) {
-        Value step = vector::StepOp::create(
-            b, loc, cast<VectorType>(vectorOf(b.getIndexType())));
-        v = arith::AddIOp::create(b, loc, v, step);
-      }
-      mapping.map(index.getResult(), v);
-      continue;
-    }
-    if (!inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() != 0)
+    auto cloned = cloneOnVectors(
+        b, loc, inner, width, lookup, [&](unsigned dim) {
+          return std::make_pair(indices[dim], dim == loops.size() - 1);
+        });
+    if (failed(cloned))
       return inner.emitError()
              << "fusion-generic-to-gpu: cannot vectorize '" << inner.getName()
              << "' in the body of kernel '"
              << op->getAttrOfType<StringAttr>(kKernelAttr).getValue() << "'";
-    OperationState state(loc, inner.getName());
-    for (Value v : inner.getOperands())
-      state.addOperands(lookup(v));
-    for (Type t : inner.getResultTypes())
-      state.addTypes(vectorOf(t));
-    state.addAttributes(inner.getAttrs());
-    Operation *clone = b.create(state);
-    for (auto [oldR, newR] : llvm::zip(inner.getResults(), clone->getResults()))
+    for (auto [oldR, newR] : llvm::zip(inner.getResults(), *cloned))
       mapping.map(oldR, newR);
   }
   SmallVector<Value> results;
@@ -375,7 +334,7 @@ LogicalResult KernelEmitter::emit() {
     SmallVector<SmallVector<Value>> blockValues;
     for (Value vid : vectorIds) {
       Value linear = arith::MulIOp::create(bb, loc, vid, cIdx(bb, width));
-      indexSets.push_back(delinearize(bb, loc, linear));
+      indexSets.push_back(kfuse::delinearize(bb, loc, linear, loops));
       indexSets.back().push_back(linear);
       SmallVector<Value> values;
       for (auto [i, operand] : llvm::enumerate(operands)) {

@@ -183,6 +183,20 @@ private:
   }
   Value loadFromMemory(OpBuilder &b, Location loc, Value buffer, AffineMap map,
                        ArrayRef<Value> loopIdx);
+  /// Folds a reduction's block (or thread) total into its init value once,
+  /// and records the row value: acc' = init (op) total.
+  LogicalResult finishReduction(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                                const Combiner &comb, Value total,
+                                ArrayRef<Value> initIdx,
+                                SmallVector<std::pair<Value, Value>> &rowOutputs);
+  /// Evaluates a row-space generic for the current row.
+  LogicalResult evalRowSpace(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                             ArrayRef<Value> rowIdx,
+                             SmallVector<std::pair<Value, Value>> &rowOutputs);
+  /// Stores `value` (a vector of `width` columns, or a scalar) into output
+  /// `buffer` through `map` at loop indices `idx`.
+  void storeColumns(OpBuilder &b, Location loc, Value value, Value buffer,
+                    AffineMap map, ArrayRef<Value> idx);
   LogicalResult emitRegisterPhases(OpBuilder &kb, Location loc, Value tid,
                                    ArrayRef<Value> rowIdx, int64_t t,
                                    int64_t numCols,
@@ -222,8 +236,6 @@ private:
            g.getStaticLoopRanges() == rowShape;
   }
   LogicalResult analyze();
-  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                                 ArrayRef<int64_t> shape);
   FailureOr<Value> valueAt(OpBuilder &b, Location loc, Value buffer,
                            unsigned pos, AffineMap map, ArrayRef<Value> loopIdx,
                            Cache &cache, int64_t chunk = 0);
@@ -297,23 +309,6 @@ LogicalResult RowKernel::analyze() {
     }
   }
   return success();
-}
-
-SmallVector<Value> RowKernel::delinearize(OpBuilder &b, Location loc,
-                                          Value linear,
-                                          ArrayRef<int64_t> shape) {
-  SmallVector<Value> idx(shape.size());
-  Value rest = linear;
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    if (d == 0) {
-      idx[d] = rest;
-      break;
-    }
-    Value extent = arith::ConstantIndexOp::create(b, loc, shape[d]);
-    idx[d] = arith::RemUIOp::create(b, loc, rest, extent);
-    rest = arith::DivUIOp::create(b, loc, rest, extent);
-  }
-  return idx;
 }
 
 /// The value of `buffer` as the generic at position `pos` reads it, through
@@ -437,38 +432,14 @@ RowKernel::evalBody(OpBuilder &b, Location loc, linalg::GenericOp g,
     return vec ? splat(b, loc, v) : v;
   };
   for (Operation &op : body->without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      Value i = loopIdx[index.getDim()];
-      Value v = vec ? splat(b, loc, i) : i;
-      if (vec && index.getDim() == loopIdx.size() - 1)
-        v = arith::AddIOp::create(
-            b, loc, v,
-            vector::StepOp::create(
-                b, loc, cast<VectorType>(vectorOf(b.getIndexType()))));
-      mapping.map(index.getResult(), v);
-      continue;
-    }
-    if (!vec) {
-      b.clone(op, mapping);
-      continue;
-    }
-    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
-      mapping.map(cst.getResult(),
-                  arith::ConstantOp::create(
-                      b, loc,
-                      DenseElementsAttr::get(
-                          cast<ShapedType>(vectorOf(cst.getType())),
-                          cst.getValue())));
-      continue;
-    }
-    OperationState state(loc, op.getName());
-    for (Value v : op.getOperands())
-      state.addOperands(lookup(v));
-    for (Type t : op.getResultTypes())
-      state.addTypes(vectorOf(t));
-    state.addAttributes(op.getAttrs());
-    Operation *clone = b.create(state);
-    for (auto [oldR, newR] : llvm::zip(op.getResults(), clone->getResults()))
+    auto cloned = kfuse::cloneOnVectors(
+        b, loc, op, vec ? width : 1, lookup, [&](unsigned dim) {
+          return std::make_pair(loopIdx[dim], dim == loopIdx.size() - 1);
+        });
+    if (failed(cloned))
+      return op.emitError() << "kfuse cannot generate code for '"
+                            << op.getName() << "' in kernel '" << name << "'";
+    for (auto [oldR, newR] : llvm::zip(op.getResults(), *cloned))
       mapping.map(oldR, newR);
   }
   SmallVector<Value> results;
@@ -533,7 +504,7 @@ LogicalResult RowKernel::emitRegisterPhases(
       col = arith::SelectOp::create(kb, loc, ok, col, cIdx(0)); // in bounds
     }
     SmallVector<Value> idx(rowIdx);
-    llvm::append_range(idx, delinearize(kb, loc, col, colShape));
+    llvm::append_range(idx, kfuse::delinearize(kb, loc, col, colShape));
     points.push_back(idx);
   }
   Cache cache; // one for the kernel: phases share what they computed
@@ -561,34 +532,11 @@ LogicalResult RowKernel::emitRegisterPhases(
           kb, loc, partial,
           gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
           /*uniform=*/true);
-      Value init = g.getDpsInits()[0];
-      Cache rowCache;
-      auto initValue =
-          valueAt(kb, loc, init, position[g],
-                  g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
-                  SmallVector<Value>(rowIdx), rowCache);
-      if (failed(initValue))
+      if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
-      IRMapping m;
-      Value acc = g.getBody()->getArguments().back();
-      m.map(acc, *initValue);
-      m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
-                                          : comb.op->getOperand(0),
-            total);
-      Value result = kb.clone(*comb.op, m)->getResult(0);
-      rowValues[init].push_back({position[g], result});
-      if (usedOutside(init))
-        addRowOutput(rowOutputs, init, result);
     } else if (isRowSpace(g)) {
-      Cache rowCache;
-      auto values = evalBody(kb, loc, g, rowIdx, rowCache);
-      if (failed(values))
+      if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
         return failure();
-      for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
-        rowValues[init].push_back({position[g], v});
-        if (usedOutside(init))
-          addRowOutput(rowOutputs, init, v);
-      }
     }
   }
   // Full-space results: each chunk stored once, from registers.
@@ -599,8 +547,6 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (!usedOutside(init) || writerBefore(init, generics.size())->first != g)
         continue;
       AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-      Type elem = cast<MemRefType>(init.getType()).getElementType();
-      unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
       for (int64_t k = 0; k < chunks; ++k) {
         auto v = valueAt(kb, loc, init, position[g] + 1,
                          kb.getMultiDimIdentityMap(points[k].size()), points[k],
@@ -611,34 +557,81 @@ LogicalResult RowKernel::emitRegisterPhases(
         if (ragged)
           sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
                    .getThenBodyBuilder();
-        auto at = [&](int64_t lane) {
-          SmallVector<Value> idx;
-          for (AffineExpr e : outMap.getResults()) {
-            Value x = points[k][cast<AffineDimExpr>(e).getPosition()];
-            if (lane && cast<AffineDimExpr>(e).getPosition() ==
-                            points[k].size() - 1)
-              x = arith::AddIOp::create(
-                  sb, loc, x, arith::ConstantIndexOp::create(sb, loc, lane));
-            idx.push_back(x);
-          }
-          return idx;
-        };
-        if (width == 1) {
-          memref::StoreOp::create(sb, loc, *v, init, at(0));
-        } else if (outMap.isIdentity()) {
-          vector::StoreOp::create(sb, loc, *v, init, at(0),
-                                  /*nontemporal=*/false,
-                                  llvm::MaybeAlign(width * bytes));
-        } else {
-          for (int64_t lane = 0; lane < width; ++lane)
-            memref::StoreOp::create(
-                sb, loc, vector::ExtractOp::create(sb, loc, *v, lane), init,
-                at(lane));
-        }
+        storeColumns(sb, loc, *v, init, outMap, points[k]);
       }
     }
   }
   return success();
+}
+
+LogicalResult RowKernel::finishReduction(
+    OpBuilder &kb, Location loc, linalg::GenericOp g, const Combiner &comb,
+    Value total, ArrayRef<Value> initIdx,
+    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  Value init = g.getDpsInits()[0];
+  Cache rowCache;
+  auto initValue =
+      valueAt(kb, loc, init, position[g],
+              g.getMatchingIndexingMap(g.getDpsInitOperand(0)), initIdx,
+              rowCache);
+  if (failed(initValue))
+    return failure();
+  IRMapping m;
+  Value acc = g.getBody()->getArguments().back();
+  m.map(acc, *initValue);
+  m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
+                                      : comb.op->getOperand(0),
+        total);
+  Value result = kb.clone(*comb.op, m)->getResult(0);
+  rowValues[init].push_back({position[g], result});
+  if (usedOutside(init))
+    addRowOutput(rowOutputs, init, result);
+  return success();
+}
+
+LogicalResult
+RowKernel::evalRowSpace(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                        ArrayRef<Value> rowIdx,
+                        SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  Cache rowCache;
+  auto values = evalBody(kb, loc, g, rowIdx, rowCache);
+  if (failed(values))
+    return failure();
+  for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
+    rowValues[init].push_back({position[g], v});
+    if (usedOutside(init))
+      addRowOutput(rowOutputs, init, v);
+  }
+  return success();
+}
+
+void RowKernel::storeColumns(OpBuilder &b, Location loc, Value value,
+                             Value buffer, AffineMap map, ArrayRef<Value> idx) {
+  auto at = [&](int64_t lane) {
+    SmallVector<Value> r;
+    for (AffineExpr e : map.getResults()) {
+      unsigned pos = cast<AffineDimExpr>(e).getPosition();
+      Value x = idx[pos];
+      if (lane && pos == idx.size() - 1)
+        x = arith::AddIOp::create(b, loc, x,
+                                  arith::ConstantIndexOp::create(b, loc, lane));
+      r.push_back(x);
+    }
+    return r;
+  };
+  if (width == 1) {
+    memref::StoreOp::create(b, loc, value, buffer, at(0));
+  } else if (map.isIdentity()) {
+    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+    unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+    vector::StoreOp::create(b, loc, value, buffer, at(0),
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(width * bytes));
+  } else {
+    for (int64_t lane = 0; lane < width; ++lane)
+      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, value, lane),
+                              buffer, at(lane));
+  }
 }
 
 LogicalResult RowKernel::emit() {
@@ -713,7 +706,7 @@ LogicalResult RowKernel::emit() {
     colStart = cIdx(kb, 0);
     colStep = cIdx(kb, 1);
   }
-  SmallVector<Value> rowIdx = delinearize(kb, loc, row, rowShape);
+  SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
 
   // A loop over this thread's columns; `body` gets the full loop indices.
   auto columnLoop =
@@ -726,7 +719,7 @@ LogicalResult RowKernel::emit() {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     SmallVector<Value> idx(rowIdx);
     llvm::append_range(idx,
-                       delinearize(lb, loc, loop.getInductionVar(), colShape));
+                       kfuse::delinearize(lb, loc, loop.getInductionVar(), colShape));
     auto yielded = body(lb, idx, loop.getRegionIterArgs());
     if (failed(yielded))
       return failure();
@@ -768,39 +761,15 @@ LogicalResult RowKernel::emit() {
             kb, loc, total,
             gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
             /*uniform=*/true);
-      // Fold the init value in once: acc' = init (op) total.
-      Cache cache;
-      Value init = g.getDpsInits()[0];
-      FailureOr<Value> initValue =
-          valueAt(kb, loc, init, position[g],
-                  g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
-                  // (trailing reductions: the row indices are the leading
-                  // loops, and a scalar is wanted, not a vector)
-                  width > 1 ? SmallVector<Value>(rowIdx)
-                            : orderLoops(kb, loc, g, rowIdx),
-                  cache);
-      if (failed(initValue))
+      // (trailing reductions: the row indices are the leading loops, and a
+      // scalar is wanted, not a vector)
+      SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)
+                                             : orderLoops(kb, loc, g, rowIdx);
+      if (failed(finishReduction(kb, loc, g, comb, total, initIdx, rowOutputs)))
         return failure();
-      IRMapping m;
-      Value acc = g.getBody()->getArguments().back();
-      m.map(acc, *initValue);
-      Value other = comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
-                                                  : comb.op->getOperand(0);
-      m.map(other, total);
-      Value result = kb.clone(*comb.op, m)->getResult(0);
-      rowValues[init].push_back({position[g], result});
-      if (usedOutside(init))
-        addRowOutput(rowOutputs, init, result);
     } else if (isRowSpace(g)) {
-      Cache cache;
-      auto values = evalBody(kb, loc, g, rowIdx, cache);
-      if (failed(values))
+      if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
         return failure();
-      for (auto [init, v] : llvm::zip(g.getDpsInits(), *values)) {
-        rowValues[init].push_back({position[g], v});
-        if (usedOutside(init))
-          addRowOutput(rowOutputs, init, v);
-      }
     }
   }
   // Full-space results leave in one column loop.
@@ -821,32 +790,8 @@ LogicalResult RowKernel::emit() {
                          lb.getMultiDimIdentityMap(idx.size()), idx, cache);
         if (failed(v))
           return failure();
-        AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-        auto at = [&](int64_t lane) {
-          SmallVector<Value> r;
-          for (AffineExpr e : outMap.getResults()) {
-            unsigned pos = cast<AffineDimExpr>(e).getPosition();
-            Value x = idx[pos];
-            if (lane && pos == idx.size() - 1)
-              x = arith::AddIOp::create(lb, loc, x,
-                                        arith::ConstantIndexOp::create(lb, loc, lane));
-            r.push_back(x);
-          }
-          return r;
-        };
-        if (width == 1) {
-          memref::StoreOp::create(lb, loc, *v, buffer, at(0));
-        } else if (outMap.isIdentity()) {
-          Type elem = cast<MemRefType>(buffer.getType()).getElementType();
-          unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
-          vector::StoreOp::create(lb, loc, *v, buffer, at(0), /*nontemporal=*/false,
-                                  llvm::MaybeAlign(width * bytes));
-        } else {
-          for (int64_t lane = 0; lane < width; ++lane)
-            memref::StoreOp::create(lb, loc,
-                                    vector::ExtractOp::create(lb, loc, *v, lane),
-                                    buffer, at(lane));
-        }
+        storeColumns(lb, loc, *v, buffer,
+                     g.getMatchingIndexingMap(g.getDpsInitOperand(i)), idx);
       }
       return SmallVector<Value>{};
     });

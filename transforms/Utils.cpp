@@ -3,6 +3,7 @@
 #include "transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -106,6 +107,60 @@ bool kfuse::isFillLike(Operation *op) {
          llvm::none_of(generic.getDpsInputs(), [](Value v) {
            return isa<ShapedType>(v.getType());
          });
+}
+
+FailureOr<SmallVector<Value>>
+kfuse::cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
+                      function_ref<Value(Value)> lookup,
+                      function_ref<std::pair<Value, bool>(unsigned)> index) {
+  auto vectorOf = [&](Type t) -> Type {
+    return width == 1 ? t : VectorType::get({width}, t);
+  };
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    Attribute value = cst.getValue();
+    if (width > 1)
+      value = DenseElementsAttr::get(cast<ShapedType>(vectorOf(cst.getType())),
+                                     value);
+    return SmallVector<Value>{
+        arith::ConstantOp::create(b, loc, cast<TypedAttr>(value))};
+  }
+  if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+    auto [i, innermost] = index(idx.getDim());
+    if (width == 1)
+      return SmallVector<Value>{i};
+    Value v = vector::BroadcastOp::create(b, loc, vectorOf(b.getIndexType()), i);
+    if (innermost)
+      v = arith::AddIOp::create(
+          b, loc, v,
+          vector::StepOp::create(b, loc,
+                                 cast<VectorType>(vectorOf(b.getIndexType()))));
+    return SmallVector<Value>{v};
+  }
+  if (!op.hasTrait<OpTrait::Elementwise>() || op.getNumRegions() != 0)
+    return failure();
+  OperationState state(loc, op.getName());
+  for (Value v : op.getOperands())
+    state.addOperands(lookup(v));
+  for (Type t : op.getResultTypes())
+    state.addTypes(vectorOf(t));
+  state.addAttributes(op.getAttrs());
+  return SmallVector<Value>(b.create(state)->getResults());
+}
+
+SmallVector<Value> kfuse::delinearize(OpBuilder &b, Location loc, Value linear,
+                                      ArrayRef<int64_t> shape) {
+  SmallVector<Value> idx(shape.size());
+  Value rest = linear;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    if (d == 0) {
+      idx[d] = rest;
+      break;
+    }
+    Value extent = arith::ConstantIndexOp::create(b, loc, shape[d]);
+    idx[d] = arith::RemUIOp::create(b, loc, rest, extent);
+    rest = arith::DivUIOp::create(b, loc, rest, extent);
+  }
+  return idx;
 }
 
 int64_t kfuse::bytesOf(Value value) {

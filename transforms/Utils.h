@@ -4,6 +4,7 @@
 #define KFUSE_TRANSFORMS_UTILS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -42,6 +43,22 @@ bool isFusibleGeneric(mlir::Operation *op);
 /// An elementwise generic with no tensor inputs (a generalized linalg.fill):
 /// free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
+
+/// Clones a body op of an elementwise generic onto `width`-wide vectors
+/// (width 1: plain scalars): constants become splats, linalg.index becomes
+/// `index` (+ 0..width-1 when `innermost`), other ops get vector result types
+/// and their operands from `lookup`. Returns the new op's results, or
+/// failure for an op that does not act element by element.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+cloneOnVectors(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation &op,
+               int64_t width, llvm::function_ref<mlir::Value(mlir::Value)> lookup,
+               llvm::function_ref<std::pair<mlir::Value, bool>(unsigned)> index);
+
+/// Row-major indices of `linear` in a space of static `shape` (the first
+/// index is not reduced modulo its extent).
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value linear,
+                                           llvm::ArrayRef<int64_t> shape);
 
 /// Bytes a value of static shaped type occupies in memory (i1 takes a byte).
 int64_t bytesOf(mlir::Value value);
