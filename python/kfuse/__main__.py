@@ -3,7 +3,8 @@
     python -m kfuse demo [--target cpu|cuda|auto] [--size N]
     python -m kfuse compile FILE.mlir [--target ...] [--chip sm_90] [-o DIR]
 
-The demo builds two elementwise programs with the builder, compiles them for
+The demo builds three programs with the builder (an elementwise chain, a
+bias + gelu with two outputs in f16, a row softmax), compiles them for
 the default target (CUDA when a GPU is present, else the CPU), prints the
 fusion report, runs them and checks the results against numpy."""
 
@@ -29,7 +30,12 @@ def _demo_programs(n: int):
     t = a + b
     bias_gelu.output(kb.gelu(t), name="y")
     bias_gelu.output(kb.sigmoid(t) * 2.0, name="gate")
-    return [softplus, bias_gelu]
+
+    softmax = kb.Program("softmax_rows")
+    z = softmax.input("x", (rows, 1024), "f32")
+    e = kb.exp(z - z.max(axis=-1, keepdims=True))
+    softmax.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    return [softplus, bias_gelu, softmax]
 
 
 def demo(target: str, n: int) -> int:
@@ -79,7 +85,7 @@ def compile_file(path: str, target: str, chip, out) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="kfuse")
     sub = parser.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("demo", help="compile, run and check two demo programs")
+    d = sub.add_parser("demo", help="compile, run and check three demo programs")
     d.add_argument("--target", default="auto", choices=["auto", "cpu", "cuda"])
     d.add_argument("--size", type=int, default=1 << 20, help="elements per program")
     c = sub.add_parser("compile", help="compile an .mlir file, print its fusion report")
