@@ -155,7 +155,7 @@ def main():
                             "python", "programs")
     for fname in ("matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
                   "softmax.mlir", "transpose.mlir", "bcast.mlir", "const.mlir",
-                  "softmax_xent.mlir", "column_mean.mlir"):
+                  "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir"):
         with open(os.path.join(prog_dir, fname)) as fh:
             text = fh.read()
         cpu = kfuse.compile(text, target="cpu")

@@ -156,9 +156,33 @@ def _global_data(module: ir.Module, name: str) -> "np.ndarray":
             if dt.name == "i1":
                 raise UnsupportedOpError(f"kfuse cannot generate code for boolean tensor "
                                          f"constant @{name} on the CUDA target yet")
+            text = str(attr)
+            if text.startswith("dense_resource<"):
+                return _resource_data(module, text, name, shape, np_dt)
+            if not isinstance(attr, ir.DenseElementsAttr):
+                raise UnsupportedOpError(f"kfuse: constant @{name} has an initial value "
+                                         f"kfuse cannot read ({text[:60]})")
             if attr.is_splat:
                 v = attr.get_splat_value()
                 v = ir.FloatAttr(v).value if dt.is_float else ir.IntegerAttr(v).value
                 return np.full(shape, v, dtype=np_dt)
             return np.array(attr, dtype=np_dt).reshape(shape)
     raise CompileError(f"kfuse: memref.global @{name} not found (internal error)")
+
+
+def _resource_data(module: ir.Module, attr_text: str, name: str, shape, np_dt):
+    """Data of a `dense_resource<key>` constant: the blob in the module's
+    `dialect_resources` section (4 bytes of alignment, then the elements)."""
+    import re
+    key = re.match(r"dense_resource<([^>]+)>", attr_text).group(1)
+    asm = module.operation.get_asm(large_elements_limit=None)
+    m = re.search(r'\b' + re.escape(key) + r'\s*:\s*"0x([0-9A-Fa-f]*)"', asm)
+    if not m:
+        raise UnsupportedOpError(f"kfuse: the data of constant @{name} "
+                                 f"(dense_resource<{key}>) is not in the module")
+    blob = bytes.fromhex(m.group(1))[4:]
+    count = int(np.prod(shape))
+    if len(blob) != count * np.dtype(np_dt).itemsize:
+        raise CompileError(f"kfuse: dense_resource<{key}> holds {len(blob)} bytes, "
+                           f"constant @{name} needs {count * np.dtype(np_dt).itemsize}")
+    return np.frombuffer(blob, dtype=np_dt).reshape(shape).copy()

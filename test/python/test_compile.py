@@ -408,6 +408,15 @@ def test_tensor_constants_become_constant_buffers_on_cuda(tmp_path):
     assert exe.plan.buffers == f.plan.buffers
 
 
+def test_dense_resource_constants_on_both_targets():
+    text = _program("dense_resource.mlir")
+    x = np.ones(4, np.float32)
+    np.testing.assert_array_equal(kfuse.compile(text, target="cpu")(x), [2, 3, 4, 5])
+    f = kfuse.compile(text, target="cuda")
+    (data,) = f.constants.values()
+    np.testing.assert_array_equal(data, [1, 2, 3, 4])
+
+
 def test_cuda_compiles_data_movement_and_index_programs():
     for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
         assert kfuse.compile(_program(name), target="cuda").ptx.count(".entry") == 1
