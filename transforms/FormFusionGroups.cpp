@@ -91,6 +91,13 @@ static SmallVector<int64_t> domainOf(Operation *op) {
 /// columns. std::nullopt when there is no reduction among `ops`.
 static std::optional<bool>
 rowCompatible(const llvm::DenseSet<Operation *> &ops) {
+  // An elementwise op consumed only inside the group is inlined into its
+  // consumers by elementwise fusion: its own iteration space does not matter.
+  auto inlined = [&](Operation *op) {
+    return isElementwiseGeneric(op) &&
+           llvm::all_of(op->getUsers(),
+                        [&](Operation *u) { return ops.contains(u); });
+  };
   // A contraction takes only epilogues over its output space.
   unsigned contractions = llvm::count_if(ops, isContractionGeneric);
   if (contractions > 0) {
@@ -99,7 +106,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
     auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, isContractionGeneric));
     SmallVector<int64_t> out = parallelExtents(c);
     return llvm::all_of(ops, [&](Operation *op) {
-      return op == c.getOperation() || domainOf(op) == out;
+      return op == c.getOperation() || domainOf(op) == out || inlined(op);
     });
   }
   std::optional<SmallVector<int64_t>> rows, full;
@@ -119,7 +126,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
     return std::nullopt;
   return llvm::all_of(ops, [&](Operation *op) {
     SmallVector<int64_t> d = domainOf(op);
-    return d == *rows || d == *full;
+    return d == *rows || d == *full || inlined(op);
   });
 }
 

@@ -149,3 +149,14 @@ def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
     (launch,) = cuda.plan.steps
     assert launch.grid == (1, 1, 1) and launch.block == (256, 1, 1)  # 96 columns
     assert "shfl" not in cuda.ptx
+
+
+def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_order():
+    # y = exp(bias) + (a @ b): exp(bias) runs over [32], is consumed only by y
+    # and is inlined there, so the whole thing is one contraction kernel.
+    f = kfuse.compile(_text("matmul_bias_first.mlir"), target="cpu")
+    assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
+    rng = np.random.default_rng(7)
+    a, b, bias = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 32), (32,)])
+    np.testing.assert_allclose(f(a, b, bias), np.exp(bias) + a.astype(np.float64) @ b,
+                               rtol=1e-5, atol=1e-5)
