@@ -25,6 +25,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--variants", action="store_true",
+                    help="also run the name__variant artifacts in --artifacts")
     args = ap.parse_args()
     import time
 
@@ -44,7 +46,10 @@ def main():
     print("| workload | kfuse us | eager us | compile us | kfuse/copy BW | eager/copy | "
           "compile/copy | compile cold s | kfuse compile s | max err |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name in args.only or WORKLOADS:
+    names = args.only or WORKLOADS
+    if args.variants:  # strategy variants compiled beside the workloads (name__...)
+        names = names + sorted(d for d in os.listdir(args.artifacts) if "__" in d)
+    for name in names:
         d = os.path.join(args.artifacts, name)
         exe = rt.load(d)
         ins = []
@@ -57,7 +62,7 @@ def main():
             if name == "relu_bn_add_relu" and spec.name in ("scale", "shift"):
                 t = t.reshape(spec.shape)
             ins.append(t)
-        ref = torch_reference(name)
+        ref = torch_reference(name.split("__")[0])  # name__variant: same workload
         refargs = ins
         byts = sum(t.numel() * t.element_size() for t in ins) + \
             sum(s.nbytes for s in exe.plan.outputs)

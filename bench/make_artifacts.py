@@ -118,6 +118,8 @@ def main():
     ap.add_argument("--chip", default="sm_90")
     ap.add_argument("--suite", action="store_true",
                     help="also compile the issue-4 workload suite (bench/suite.py)")
+    ap.add_argument("--row-variants", action="store_true",
+                    help="with --suite: also row kernels with 4 and 16 chunks per thread")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
     args = ap.parse_args()
@@ -149,6 +151,15 @@ def main():
             with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
                 fh.write(f"{compile_s:.4f}\n")
             print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
+            if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
+                                              "softmax_xent", "softmax_w32768"):
+                for chunks in (4, 16):
+                    t0 = time.perf_counter()
+                    f = kfuse.compile(prog, target="cuda", chip=args.chip, row_chunks=chunks)
+                    dv = f"{d}__c{chunks}"
+                    f.save(dv)
+                    with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
+                        fh.write(f"{time.perf_counter() - t0:.4f}\n")
     # Programs written as MLIR (torch-mlir style): expected values from the
     # CPU target, which the tests check against numpy.
     prog_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",

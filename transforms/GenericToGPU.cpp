@@ -417,7 +417,8 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
         return g.getNumReductionLoops() > 0;
       });
       if (rows) {
-        if (failed(emitRowKernel(generics, name.getValue(), rowThreads)))
+        if (failed(emitRowKernel(generics, name.getValue(), rowThreads,
+                                 rowChunks)))
           return signalPassFailure();
         continue;
       }

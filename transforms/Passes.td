@@ -149,7 +149,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
-           "Threads per block (per row) of reduction kernels">,
+           "Threads per block (per row) of streaming reduction kernels">,
+    Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"8",
+           "Vector chunks of its row each thread keeps in registers (the "
+           "block size follows from the row width)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::vector::VectorDialect",

@@ -90,6 +90,10 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<int64_t> unroll{*this, "unroll",
                          llvm::cl::desc("Vector accesses in flight per thread"),
                          llvm::cl::init(4)};
+  Option<int64_t> rowChunks{
+      *this, "row-chunks",
+      llvm::cl::desc("Row-kernel vector chunks per thread kept in registers"),
+      llvm::cl::init(8)};
   Option<int64_t> blocksPerSm{
       *this, "blocks-per-sm",
       llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
@@ -145,12 +149,12 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "unroll={3} blocks-per-sm={4}},"
           "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
           "fusion-inline-groups),{5},"
-          "func.func(fusion-generic-to-gpu),cse,canonicalize,"
+          "func.func(fusion-generic-to-gpu{{row-chunks={7}}),cse,canonicalize,"
           "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
           "cse,canonicalize",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
-          o.numerics.getValue())
+          o.numerics.getValue(), o.rowChunks.getValue())
           .str());
 }
 

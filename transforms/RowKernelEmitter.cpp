@@ -117,8 +117,9 @@ using Cache =
 class RowKernel {
 public:
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
-            int64_t threads)
+            int64_t threads, int64_t chunksPerThread = 8)
       : generics(generics), name(name), threads(threads),
+        chunksPerThread(chunksPerThread),
         perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
           // Contractions, and reductions over leading dimensions (a thread
           // per output column keeps the loads coalesced).
@@ -160,6 +161,7 @@ private:
   ArrayRef<linalg::GenericOp> generics;
   StringRef name;
   int64_t threads;
+  int64_t chunksPerThread; // register mode: chunks each thread aims for
   bool perThread; // one thread per row (contractions) or one block per row
   /// Register mode: each thread owns `chunks` chunks of `width` consecutive
   /// columns of its row, unrolled, so values stay in registers across
@@ -665,10 +667,11 @@ LogicalResult RowKernel::emit() {
     width = std::min<int64_t>(8, 16 / widest);
     while (width > 1 && colShape.back() % width != 0)
       width /= 2;
-    int64_t wanted = (numCols + width * 8 - 1) / (width * 8);
+    int64_t wanted = (numCols + width * chunksPerThread - 1) /
+                     (width * chunksPerThread);
     int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
     chunks = (numCols + t * width - 1) / (t * width);
-    if (chunks > 16) {
+    if (chunks > std::max<int64_t>(16, chunksPerThread)) {
       // Streaming mode, still `width` columns per access; rows this long
       // are few per SM, so give each the most threads.
       chunks = 0;
@@ -1067,9 +1070,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 }
 
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
-                                   StringRef kernelName, int64_t threads) {
+                                   StringRef kernelName, int64_t threads,
+                                   int64_t chunksPerThread) {
   // Enough blocks to fill an H100 (132 SMs) several times over.
   if (auto split = splitLongRows(generics, kernelName, threads, 132 * 8))
     return *split;
-  return RowKernel(generics, kernelName, threads).emit();
+  return RowKernel(generics, kernelName, threads, chunksPerThread).emit();
 }

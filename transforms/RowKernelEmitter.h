@@ -12,7 +12,8 @@ namespace kfuse {
 /// RowKernelEmitter.cpp. Emits an error and fails on groups it cannot map.
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
-              llvm::StringRef kernelName, int64_t threads);
+              llvm::StringRef kernelName, int64_t threads,
+              int64_t chunksPerThread = 8);
 
 } // namespace kfuse
 

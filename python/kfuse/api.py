@@ -118,7 +118,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     function) for `target`: 'cuda', 'cpu', or 'auto' (CUDA when a GPU is
     present, else CPU). CUDA programs compile without a GPU (for artifacts);
     calling one needs a GPU. `strategy` overrides threads, unroll,
-    blocks_per_sm, sm_count. `numerics="strict"` forbids FMA contraction and
+    blocks_per_sm, sm_count (elementwise kernels) and row_chunks (row kernels). `numerics="strict"` forbids FMA contraction and
     reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one); `fuse=False` compiles every
     op as its own kernel. `filename` names MLIR text in diagnostics."""
@@ -133,7 +133,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         detected = _detect_chip()
         target = "cuda" if detected else "cpu"
         chip = chip or detected
-    unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count"}
+    unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,

@@ -37,6 +37,7 @@ class Options:
     threads: int = 256
     unroll: int = 4
     blocks_per_sm: int = 0     # 0: grid covers the space once
+    row_chunks: int = 8        # row kernels: vector chunks per thread in registers
     recompute: str = "auto"
     numerics: str = "fast"     # "strict": no FMA contraction or reassociation
     fuse: bool = True          # False: every op its own kernel (the baseline)
@@ -48,9 +49,10 @@ class Options:
             raise CompileError(f"numerics must be one of {NUMERICS}, got {self.numerics!r}")
         if self.recompute not in RECOMPUTE:
             raise CompileError(f"recompute must be one of {RECOMPUTE}, got {self.recompute!r}")
-        for name in ("sm_count", "threads", "unroll", "blocks_per_sm"):
+        for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks"):
             v = getattr(self, name)
-            if not isinstance(v, int) or v < 0 or (v == 0 and name in ("threads", "unroll")):
+            if not isinstance(v, int) or v < 0 or \
+                    (v == 0 and name in ("threads", "unroll", "row_chunks")):
                 raise CompileError(f"option {name} must be a positive integer, got {v!r}")
 
     def stages(self) -> List[Tuple[str, str]]:
@@ -60,7 +62,8 @@ class Options:
         if self.target == "cuda":
             codegen = (f"fusion-codegen-cuda{{chip={self.chip} sm-count={self.sm_count} "
                        f"threads={self.threads} unroll={self.unroll} "
-                       f"blocks-per-sm={self.blocks_per_sm} numerics={self.numerics}}}")
+                       f"blocks-per-sm={self.blocks_per_sm} row-chunks={self.row_chunks} "
+                       f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:
             codegen = f"fusion-codegen-cpu{{numerics={self.numerics}}}"
