@@ -160,3 +160,16 @@ def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_orde
     a, b, bias = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 32), (32,)])
     np.testing.assert_allclose(f(a, b, bias), np.exp(bias) + a.astype(np.float64) @ b,
                                rtol=1e-5, atol=1e-5)
+
+
+def test_row_chunks_option_sets_threads_per_row():
+    from kfuse import builder as kb
+    p = kb.Program("sm")
+    x = p.input("x", (4, 8192), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    blocks = {c: kfuse.compile(p, target="cuda", row_chunks=c).plan.steps[0].block[0]
+              for c in (4, 8, 16)}
+    assert blocks == {4: 512, 8: 256, 16: 128}  # 8192 columns / (4 lanes x chunks)
+    with pytest.raises(kfuse.CompileError, match="row_chunks"):
+        kfuse.compile(p, target="cuda", row_chunks=0)
