@@ -52,12 +52,8 @@ _KNOWN_KEYS = {"format", "version", "name", "target", "chip", "ptx", "inputs", "
 
 # --------------------------------------------------------------------------- records
 
-@dataclass(frozen=True)
-class TensorSpec:
-    """One program input or output."""
-    name: str
-    shape: Tuple[int, ...]
-    dtype: DType
+class _Sized:
+    """Element count and byte size of a record with `shape` and `dtype`."""
 
     @property
     def numel(self) -> int:
@@ -67,12 +63,20 @@ class TensorSpec:
     def nbytes(self) -> int:
         return self.numel * self.dtype.itemsize
 
+
+@dataclass(frozen=True)
+class TensorSpec(_Sized):
+    """One program input or output."""
+    name: str
+    shape: Tuple[int, ...]
+    dtype: DType
+
     def to_json(self) -> dict:
         return {"name": self.name, "shape": list(self.shape), "dtype": self.dtype.name}
 
 
 @dataclass(frozen=True)
-class BufferSpec:
+class BufferSpec(_Sized):
     """One device buffer a step refers to: an input, an output, a per-call temporary,
     or a constant (a tensor constant of the program, stored as .npy next to the plan
     and uploaded once per device)."""
@@ -81,14 +85,6 @@ class BufferSpec:
     dtype: DType
     index: Optional[int] = None     # index into plan.inputs / plan.outputs (None for temp)
     file: Optional[str] = None      # const only: .npy file in the plan directory
-
-    @property
-    def numel(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def nbytes(self) -> int:
-        return self.numel * self.dtype.itemsize
 
     def to_json(self) -> dict:
         d = {"kind": self.kind}
