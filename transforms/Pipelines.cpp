@@ -5,7 +5,8 @@
 // these same pipelines (`fusion-plan{recompute=auto}`), so a stage is never
 // written twice.
 //
-//   fusion-normalize      canonical linalg-on-tensors (named ops generalized)
+//   fusion-normalize      canonical linalg-on-tensors (named ops generalized,
+//                         unit dimensions folded)
 //   fusion-plan           fusion.group formation
 //   fusion-codegen-cuda   strategy, one kernel per group, bufferize, gpu.launch,
 //                         outlining; the host function is left as the launch plan
@@ -124,7 +125,11 @@ const char *kBufferize =
 namespace kfuse {
 
 void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
-  addPipeline(pm, "canonicalize,func.func(linalg-generalize-named-ops),cse");
+  // Unit dimensions (torch-mlir's keepdims reductions write tensor<Nx1xT>
+  // through (d0, 0) maps) are folded away, so reductions and their epilogues
+  // index rows with plain projected permutations.
+  addPipeline(pm, "canonicalize,func.func(linalg-generalize-named-ops,"
+                  "linalg-fold-unit-extent-dims),canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {

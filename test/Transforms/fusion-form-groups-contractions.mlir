@@ -100,33 +100,33 @@ func.func @batch_matmul_scale(%a: tensor<4x16x32xf32>, %b: tensor<4x32x8xf32>) -
 
 // conv_2d_nchw_fchw + per-channel bias + relu: the generalized convolution
 // (input map (d0, d4, d2 + d5, d3 + d6), not a projected permutation) is a
-// contraction over the output space [1, 8, 8, 8]; the bias (read through
+// contraction over the output space [2, 8, 8, 8]; the bias (read through
 // (n, c, h, w) -> (c)) and relu epilogue joins it.
 // CHECK-LABEL: func.func @conv_bias_relu
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x3x10x10xf32>, %[[W:[^:]*]]: tensor<8x3x3x3xf32>, %[[BIAS:[^:]*]]: tensor<8xf32>)
-// CHECK-NEXT: %[[G:.*]] = fusion.group "g0" "contraction" ins(%[[X]], %[[W]], %[[BIAS]] : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) {
-// CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<1x3x10x10xf32>, %[[WA:[^:]*]]: tensor<8x3x3x3xf32>, %[[BA:[^:]*]]: tensor<8xf32>):
-// CHECK: %[[C:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XA]], %[[WA]] : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>)
-// CHECK: %[[R:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[C]], %[[BA]] : tensor<1x8x8x8xf32>, tensor<8xf32>)
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x10x10xf32>, %[[W:[^:]*]]: tensor<8x3x3x3xf32>, %[[BIAS:[^:]*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[G:.*]] = fusion.group "g0" "contraction" ins(%[[X]], %[[W]], %[[BIAS]] : tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) {
+// CHECK-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<2x3x10x10xf32>, %[[WA:[^:]*]]: tensor<8x3x3x3xf32>, %[[BA:[^:]*]]: tensor<8xf32>):
+// CHECK: %[[C:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XA]], %[[WA]] : tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[C]], %[[BA]] : tensor<2x8x8x8xf32>, tensor<8xf32>)
 // CHECK: arith.addf
 // CHECK: arith.maximumf
-// CHECK: fusion.yield %[[R]] : tensor<1x8x8x8xf32>
-// CHECK-NEXT: } -> tensor<1x8x8x8xf32>
-// CHECK-NEXT: return %[[G]] : tensor<1x8x8x8xf32>
-func.func @conv_bias_relu(%x: tensor<1x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %bias: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+// CHECK: fusion.yield %[[R]] : tensor<2x8x8x8xf32>
+// CHECK-NEXT: } -> tensor<2x8x8x8xf32>
+// CHECK-NEXT: return %[[G]] : tensor<2x8x8x8xf32>
+func.func @conv_bias_relu(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %bias: tensor<8xf32>) -> tensor<2x8x8x8xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x8x8x8xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %e = tensor.empty() : tensor<2x8x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+      ins(%x, %w : tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%f : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
   %r = linalg.generic {indexing_maps = [#id4, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%c, %bias : tensor<1x8x8x8xf32>, tensor<8xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+      ins(%c, %bias : tensor<2x8x8x8xf32>, tensor<8xf32>) outs(%e : tensor<2x8x8x8xf32>) {
   ^bb0(%in: f32, %bv: f32, %out: f32):
     %s = arith.addf %in, %bv : f32
     %v = arith.maximumf %s, %zero : f32
     linalg.yield %v : f32
-  } -> tensor<1x8x8x8xf32>
-  return %r : tensor<1x8x8x8xf32>
+  } -> tensor<2x8x8x8xf32>
+  return %r : tensor<2x8x8x8xf32>
 }
 
 // Negative: exp(a) feeds the matmul. A contraction reads each element of

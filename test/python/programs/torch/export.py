@@ -1,0 +1,48 @@
+"""Exports the PyTorch modules below to linalg on tensors with torch-mlir's FX
+importer and records inputs and PyTorch's outputs next to them.
+
+Run by hand (not in CI) with torch-mlir 20261001 and torch 2.13.0 (CPU) from PyPI:
+    python export.py   # in this directory
+"""
+import torch, numpy as np
+from torch_mlir import fx
+
+class Softmax(torch.nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+class LayerNorm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(256)
+        torch.manual_seed(0)
+        with torch.no_grad():
+            self.ln.weight.uniform_(0.5, 1.5); self.ln.bias.uniform_(-0.5, 0.5)
+    def forward(self, x):
+        return self.ln(x)
+
+class MLPBlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.fc = torch.nn.Linear(64, 32)
+    def forward(self, x, r):
+        return torch.nn.functional.gelu(self.fc(x)) + r
+
+class BiasGelu(torch.nn.Module):
+    def forward(self, x, b):
+        return torch.nn.functional.gelu(x + b)
+
+cases = {
+    "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
+    "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
+    "torch_linear_gelu_residual": (MLPBlock(), (torch.randn(8, 64), torch.randn(8, 32))),
+    "torch_bias_gelu": (BiasGelu(), (torch.randn(16, 128), torch.randn(128))),
+}
+for name, (m, args) in cases.items():
+    mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
+    open(f"{name}.mlir", "w").write(str(mod))
+    with torch.no_grad():
+        out = m(*args)
+    np.savez(f"{name}.npz", **{f"in{i}": a.numpy() for i, a in enumerate(args)}, expected0=out.numpy())
+    print(name, "ok")
