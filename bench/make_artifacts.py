@@ -166,12 +166,15 @@ def main():
                             "python", "programs")
     for fname in ("matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
                   "softmax.mlir", "transpose.mlir", "bcast.mlir", "const.mlir",
-                  "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir"):
+                  "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir",
+                  "matmul_bias_first.mlir", "torch/torch_softmax.mlir",
+                  "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
+                  "torch/torch_bias_gelu.mlir"):
         with open(os.path.join(prog_dir, fname)) as fh:
             text = fh.read()
         cpu = kfuse.compile(text, target="cpu")
         f = kfuse.compile(text, target="cuda", chip=args.chip)
-        d = os.path.join(args.out, "tests", "mlir_" + fname[:-5])
+        d = os.path.join(args.out, "tests", "mlir_" + os.path.basename(fname)[:-5])
         f.save(d)
         ins = [rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
                if s.dtype.name == "i64" else rng.standard_normal(s.shape).astype(np.float32)
