@@ -81,6 +81,11 @@ static bool reachesThroughOutside(
   return false;
 }
 
+/// The report's sentence for an unfused edge: "operand #N <why>".
+static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
+  return "operand #" + std::to_string(use.getOperandNumber()) + " " + why.str();
+}
+
 /// Static loop ranges of an elementwise generic: its iteration space.
 static SmallVector<int64_t> domainOf(Operation *op) {
   return cast<linalg::GenericOp>(op).getStaticLoopRanges();
@@ -194,8 +199,8 @@ static bool isRowEpilogueUse(OpOperand &use) {
   if (!producer || !consumer || !consumer.isDpsInput(&use))
     return false;
   unsigned rows = producer.getNumParallelLoops();
-  AffineMap produced = producer.getIndexingMapMatchingResult(
-      cast<OpResult>(use.get()));
+  AffineMap produced =
+      producer.getIndexingMapMatchingResult(cast<OpResult>(use.get()));
   AffineMap read = consumer.getMatchingIndexingMap(&use);
   // Both maps must be (d0, ..., d(rows-1)): the leading loops, in order.
   auto leading = [&](AffineMap map) {
@@ -321,46 +326,47 @@ void FormFusionGroupsPass::runOnOperation() {
       if (classes.isEquivalent(producer, consumer))
         continue;
       if (noFusion) {
-        unfused.push_back({consumer, "operand #" +
-                                         std::to_string(use.getOperandNumber()) +
-                                         " stays unfused: no-fusion was asked for"});
+        unfused.push_back(
+            {consumer,
+             edgeReason(use, "stays unfused: no-fusion was asked for")});
         continue;
       }
       if (producer->hasAttr(kMaterializeAttr)) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " stays unfused: its producer carries the "
-                           "fusion.materialize directive"});
+            {consumer,
+             edgeReason(use, "stays unfused: its producer carries the "
+                             "fusion.materialize directive")});
         continue;
       }
       if (isContractionGeneric(consumer)) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " stays unfused: producers stay outside contraction "
-                           "groups (a contraction may read each input element "
-                           "many times)"});
+            {consumer,
+             edgeReason(use,
+                        "stays unfused: producers stay outside contraction "
+                        "groups (a contraction may read each input element "
+                        "many times)")});
         continue;
       }
       if (isContractionGeneric(producer) && !isContractionEpilogueUse(use)) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " stays unfused: only elementwise epilogues over "
-                           "a contraction's output space join its group"});
+            {consumer,
+             edgeReason(use, "stays unfused: only elementwise epilogues over "
+                             "a contraction's output space join its group")});
         continue;
       }
       if (isRowReductionGeneric(producer) && !isRowEpilogueUse(use)) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " reads a row reduction through a map that is not "
-                           "a broadcast along its rows"});
+            {consumer,
+             edgeReason(use, "reads a row reduction through a map that is not "
+                             "a broadcast along its rows")});
         continue;
       }
       if (isElementwiseGeneric(producer) &&
           !linalg::areElementwiseOpsFusable(&use)) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " is read through an indexing map that elementwise "
-                           "fusion cannot merge"});
+            {consumer,
+             edgeReason(use, "is read through an indexing map that elementwise "
+                             "fusion cannot merge")});
         continue;
       }
       SmallVector<Operation *> producerSide = membersOf(producer);
@@ -384,29 +390,29 @@ void FormFusionGroupsPass::runOnOperation() {
       if (rowwise.has_value()) {
         if (!*rowwise) {
           unfused.push_back(
-              {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                             " stays unfused: the merged group would not run "
-                             "over one row space"});
+              {consumer,
+               edgeReason(use, "stays unfused: the merged group would not run "
+                               "over one row space")});
           continue;
         }
-      } else if (!sameDomain &&
-          llvm::any_of(producerSide, [&](Operation *m) {
-            return llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
-              return !merged.contains(u);
-            });
-          })) {
+      } else if (!sameDomain && llvm::any_of(producerSide, [&](Operation *m) {
+                   return llvm::any_of(
+                       usersInBlock(block, m),
+                       [&](Operation *u) { return !merged.contains(u); });
+                 })) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " stays unfused: its producer runs over another "
-                           "iteration space and is also needed outside "
-                           "this group"});
+            {consumer,
+             edgeReason(use, "stays unfused: its producer runs over another "
+                             "iteration space and is also needed outside "
+                             "this group")});
         continue;
       }
       if (reachesThroughOutside(block, merged, merged, membersOf)) {
         unfused.push_back(
-            {consumer, "operand #" + std::to_string(use.getOperandNumber()) +
-                           " stays unfused: merging with its producer would "
-                           "create a cycle through an op outside the group"});
+            {consumer,
+             edgeReason(use,
+                        "stays unfused: merging with its producer would "
+                        "create a cycle through an op outside the group")});
         continue;
       }
       classes.unionSets(producer, consumer);
@@ -443,8 +449,9 @@ void FormFusionGroupsPass::runOnOperation() {
     return values;
   };
   SmallVector<std::pair<Operation *, std::string>> horizontal;
-  for (auto [i, a] : llvm::enumerate(noFusion ? ArrayRef<Operation *>()
-                                              : ArrayRef<Operation *>(fusible))) {
+  for (auto [i, a] :
+       llvm::enumerate(noFusion ? ArrayRef<Operation *>()
+                                : ArrayRef<Operation *>(fusible))) {
     for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
       if (classes.isEquivalent(a, b))
         continue;
@@ -480,7 +487,8 @@ void FormFusionGroupsPass::runOnOperation() {
       classes.unionSets(a, b);
       horizontal.push_back(
           {b, "fused horizontally with an independent sibling that reads the "
-              "same " + std::to_string(shared) + " B of inputs"});
+              "same " +
+                  std::to_string(shared) + " B of inputs"});
     }
   }
 
@@ -501,8 +509,8 @@ void FormFusionGroupsPass::runOnOperation() {
     clusterOf[op] = c;
     clusters[c].ops.insert(op);
   }
-  for (auto &[op, reason] : llvm::concat<std::pair<Operation *, std::string>>(
-           unfused, horizontal))
+  for (auto &[op, reason] :
+       llvm::concat<std::pair<Operation *, std::string>>(unfused, horizontal))
     clusters[clusterOf[op]].decisions.push_back(reason);
 
   // 3. Producers needed by several groups: recompute or materialize (never
@@ -554,9 +562,8 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
       if (mustWrite && usedInside)
         clusters[home].decisions.push_back(
             "materializes result #" + std::to_string(result.getResultNumber()) +
-            " of op " + std::to_string(opIndex(home, producer)) +
-            " (" + std::to_string(bytesOf(result)) + " B): read by " +
-            writtenFor);
+            " of op " + std::to_string(opIndex(home, producer)) + " (" +
+            std::to_string(bytesOf(result)) + " B): read by " + writtenFor);
 
       // Legality first, for every reader: a reader that cannot recompute
       // makes the value be written anyway, whichever reader comes first.
@@ -578,8 +585,8 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
         for (OpOperand &use : result.getUses())
           if (rc.ops.contains(use.getOwner()))
             readerUses.push_back(&use);
-          else if (auto c = lookup(block->findAncestorOpInBlock(
-                       *use.getOwner()));
+          else if (auto c =
+                       lookup(block->findAncestorOpInBlock(*use.getOwner()));
                    c && *c == reader)
             legal = false; // nested use: keep it simple, materialize
         for (OpOperand *use : readerUses)
@@ -620,8 +627,8 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
             continue; // inits of elementwise generics are never read
           rereadBytes += bytesOf(v);
         }
-        int64_t materializeBytes = (written ? 0 : bytesOf(result)) +
-                                   bytesOf(result);
+        int64_t materializeBytes =
+            (written ? 0 : bytesOf(result)) + bytesOf(result);
         bool recomputeIt;
         std::string why;
         switch (policy) {
@@ -645,9 +652,9 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
           recomputeIt = false;
           why = "forced by the fusion.materialize directive";
         }
-        std::string what = "result #" + std::to_string(result.getResultNumber()) +
-                           " of op " +
-                           std::to_string(opIndex(home, producer)) +
+        std::string what = "result #" +
+                           std::to_string(result.getResultNumber()) +
+                           " of op " + std::to_string(opIndex(home, producer)) +
                            " of group '" + clusters[home].name + "'";
         if (!recomputeIt) {
           written = true;
@@ -673,8 +680,9 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
   // Keep each cluster in block order (clones were appended).
   for (Cluster &cl : clusters) {
     SmallVector<Operation *> ordered(cl.ops.begin(), cl.ops.end());
-    llvm::sort(ordered,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     cl.ops.clear();
     cl.ops.insert(ordered.begin(), ordered.end());
   }
@@ -727,8 +735,9 @@ LogicalResult FormFusionGroupsPass::buildGroup(unsigned c, OpBuilder &b) {
       b, ops.front()->getLoc(), resultTypes, inputValues,
       b.getStringAttr(cl.name),
       b.getStringAttr(llvm::any_of(ops, isContractionGeneric) ? "contraction"
-                      : llvm::any_of(ops, isRowReductionGeneric) ? "reduction"
-                                                                 : "elementwise"),
+                      : llvm::any_of(ops, isRowReductionGeneric)
+                          ? "reduction"
+                          : "elementwise"),
       decisions.empty() ? ArrayAttr() : b.getArrayAttr(decisions),
       fusion::StrategyAttr());
   Block *body = new Block();

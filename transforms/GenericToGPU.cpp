@@ -37,8 +37,8 @@ namespace {
 enum class Access { Contiguous, Splat, Gather };
 
 struct Operand {
-  Value flat;          // 1-D view of the buffer
-  AffineMap map;       // loop indices -> buffer indices
+  Value flat;                   // 1-D view of the buffer
+  AffineMap map;                // loop indices -> buffer indices
   SmallVector<int64_t> strides; // row-major strides of the buffer
   Access access;
   Type elementType;
@@ -113,12 +113,12 @@ LogicalResult KernelEmitter::prepare(OpBuilder &b) {
     operand.access = classify(operand.map, innermost);
     for (AffineExpr e : operand.map.getResults())
       if (!isa<AffineDimExpr, AffineConstantExpr>(e))
-        return op.emitError() << "fusion-generic-to-gpu: operand #"
-                              << opOperand.getOperandNumber()
-                              << " uses the indexing map "
-                              << AffineMapAttr::get(operand.map)
-                              << "; only loop indices and constants are "
-                                 "supported as results";
+        return op.emitError()
+               << "fusion-generic-to-gpu: operand #"
+               << opOperand.getOperandNumber() << " uses the indexing map "
+               << AffineMapAttr::get(operand.map)
+               << "; only loop indices and constants are "
+                  "supported as results";
     if (width > 1 && operand.elementType.isInteger(1))
       return op.emitError("fusion-generic-to-gpu: boolean operands need "
                           "vector width 1");
@@ -157,8 +157,7 @@ Value KernelEmitter::offsetOf(OpBuilder &b, Location loc,
                               int64_t lane) {
   // `indices` ends with the linear element index: an operand laid out like
   // the iteration space is addressed by it directly.
-  if (operand.map.isIdentity() &&
-      operand.map.getNumResults() == loops.size()) {
+  if (operand.map.isIdentity() && operand.map.getNumResults() == loops.size()) {
     Value linear = indices.back();
     if (lane == 0)
       return linear;
@@ -194,10 +193,10 @@ Value KernelEmitter::load(OpBuilder &b, Location loc, const Operand &operand,
   case Access::Contiguous:
     if (width > 1) {
       Value offset = offsetOf(b, loc, operand, indices, 0);
-      return vector::LoadOp::create(
-          b, loc, cast<VectorType>(vectorOf(elem)), operand.flat,
-          ValueRange{offset}, /*nontemporal=*/false,
-          llvm::MaybeAlign(width * bytes));
+      return vector::LoadOp::create(b, loc, cast<VectorType>(vectorOf(elem)),
+                                    operand.flat, ValueRange{offset},
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(width * bytes));
     }
     [[fallthrough]];
   case Access::Splat: {
@@ -254,31 +253,19 @@ KernelEmitter::compute(OpBuilder &b, Location loc, ArrayRef<Value> blockValues,
   IRMapping mapping;
   for (auto [arg, v] : llvm::zip(body->getArguments(), blockValues))
     mapping.map(arg, v);
-  auto lookup = [&](Value v) -> Value {
-    if (Value mapped = mapping.lookupOrNull(v))
-      return mapped;
-    // Defined outside the body: the same value in every lane.
-    if (width == 1)
-      return v;
-    return vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
-  };
-  for (Operation &inner : body->without_terminator()) {
-    auto cloned = cloneOnVectors(
-        b, loc, inner, width, lookup, [&](unsigned dim) {
-          return std::make_pair(indices[dim], dim == loops.size() - 1);
-        });
-    if (failed(cloned))
-      return inner.emitError()
-             << "fusion-generic-to-gpu: cannot vectorize '" << inner.getName()
-             << "' in the body of kernel '"
-             << op->getAttrOfType<StringAttr>(kKernelAttr).getValue() << "'";
-    for (auto [oldR, newR] : llvm::zip(inner.getResults(), *cloned))
-      mapping.map(oldR, newR);
-  }
-  SmallVector<Value> results;
-  for (Value v : body->getTerminator()->getOperands())
-    results.push_back(lookup(v));
-  return results;
+  Operation *failedOp = nullptr;
+  auto results = cloneBodyOnVectors(
+      b, loc, *body, mapping, width,
+      [&](unsigned dim) {
+        return std::make_pair(indices[dim], dim == loops.size() - 1);
+      },
+      &failedOp);
+  if (failed(results))
+    return failedOp->emitError()
+           << "fusion-generic-to-gpu: cannot vectorize '" << failedOp->getName()
+           << "' in the body of kernel '"
+           << op->getAttrOfType<StringAttr>(kKernelAttr).getValue() << "'";
+  return *results;
 }
 
 LogicalResult KernelEmitter::emit() {
@@ -329,7 +316,8 @@ LogicalResult KernelEmitter::emit() {
   Block *body = op.getBody();
   // One vector step: loads of every vector first, so they are in flight
   // together, then arithmetic, then stores.
-  auto emitVectors = [&](OpBuilder &bb, ArrayRef<Value> vectorIds) -> LogicalResult {
+  auto emitVectors = [&](OpBuilder &bb,
+                         ArrayRef<Value> vectorIds) -> LogicalResult {
     SmallVector<SmallVector<Value>> indexSets;
     SmallVector<SmallVector<Value>> blockValues;
     for (Value vid : vectorIds) {
@@ -359,8 +347,8 @@ LogicalResult KernelEmitter::emit() {
 
   bool ok = true;
   if (fullTrips > 0) {
-    auto loop = scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, fullTrips),
-                                   one);
+    auto loop =
+        scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, fullTrips), one);
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value base = arith::AddIOp::create(
         lb, loc,
@@ -369,10 +357,10 @@ LogicalResult KernelEmitter::emit() {
         tid);
     SmallVector<Value> ids;
     for (int64_t k = 0; k < unroll; ++k)
-      ids.push_back(k == 0 ? base
-                           : arith::AddIOp::create(lb, loc, base,
-                                                   cIdx(lb, k * stride))
-                                 .getResult());
+      ids.push_back(
+          k == 0 ? base
+                 : arith::AddIOp::create(lb, loc, base, cIdx(lb, k * stride))
+                       .getResult());
     ok &= succeeded(emitVectors(lb, ids));
   }
   int64_t done = fullTrips * stride * unroll;

@@ -57,7 +57,8 @@ std::optional<Combiner> findCombiner(linalg::GenericOp g) {
   if (!op || op->getNumOperands() != 2 ||
       (op->getOperand(0) != acc && op->getOperand(1) != acc))
     return std::nullopt;
-  Value other = op->getOperand(0) == acc ? op->getOperand(1) : op->getOperand(0);
+  Value other =
+      op->getOperand(0) == acc ? op->getOperand(1) : op->getOperand(0);
   if (other == acc || acc.getNumUses() != 1)
     return std::nullopt;
   using K = gpu::AllReduceOperation;
@@ -111,8 +112,7 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
 /// Values of full-space generics: (op, result #, column chunk). Streaming
 /// mode keeps one per loop iteration (chunk 0); register mode keeps one for
 /// the whole kernel, so later phases reuse what earlier ones computed.
-using Cache =
-    llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
+using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
 class RowKernel {
 public:
@@ -187,10 +187,10 @@ private:
                        ArrayRef<Value> loopIdx);
   /// Folds a reduction's block (or thread) total into its init value once,
   /// and records the row value: acc' = init (op) total.
-  LogicalResult finishReduction(OpBuilder &kb, Location loc, linalg::GenericOp g,
-                                const Combiner &comb, Value total,
-                                ArrayRef<Value> initIdx,
-                                SmallVector<std::pair<Value, Value>> &rowOutputs);
+  LogicalResult
+  finishReduction(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                  const Combiner &comb, Value total, ArrayRef<Value> initIdx,
+                  SmallVector<std::pair<Value, Value>> &rowOutputs);
   /// Evaluates a row-space generic for the current row.
   LogicalResult evalRowSpace(OpBuilder &kb, Location loc, linalg::GenericOp g,
                              ArrayRef<Value> rowIdx,
@@ -199,10 +199,10 @@ private:
   /// `buffer` through `map` at loop indices `idx`.
   void storeColumns(OpBuilder &b, Location loc, Value value, Value buffer,
                     AffineMap map, ArrayRef<Value> idx);
-  LogicalResult emitRegisterPhases(OpBuilder &kb, Location loc, Value tid,
-                                   ArrayRef<Value> rowIdx, int64_t t,
-                                   int64_t numCols,
-                                   SmallVector<std::pair<Value, Value>> &rowOutputs);
+  LogicalResult
+  emitRegisterPhases(OpBuilder &kb, Location loc, Value tid,
+                     ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
+                     SmallVector<std::pair<Value, Value>> &rowOutputs);
   /// Position of each generic in program order.
   llvm::DenseMap<Operation *, unsigned> position;
   /// Row-space values computed for the current row, per buffer, with the
@@ -234,8 +234,7 @@ private:
     return g.getStaticLoopRanges() == all;
   }
   bool isRowSpace(linalg::GenericOp g) {
-    return g.getNumReductionLoops() == 0 &&
-           g.getStaticLoopRanges() == rowShape;
+    return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == rowShape;
   }
   LogicalResult analyze();
   FailureOr<Value> valueAt(OpBuilder &b, Location loc, Value buffer,
@@ -243,8 +242,7 @@ private:
                            Cache &cache, int64_t chunk = 0);
   FailureOr<SmallVector<Value>> evalBody(OpBuilder &b, Location loc,
                                          linalg::GenericOp g,
-                                         ArrayRef<Value> loopIdx,
-                                         Cache &cache,
+                                         ArrayRef<Value> loopIdx, Cache &cache,
                                          Value acc = Value(),
                                          int64_t chunk = 0);
   bool usedOutside(Value buffer);
@@ -305,9 +303,9 @@ LogicalResult RowKernel::analyze() {
     for (OpOperand &o : g->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(o.get().getType());
       if (type && !type.getLayout().isIdentity())
-        return g.emitError() << "fusion-generic-to-gpu: operand #"
-                             << o.getOperandNumber()
-                             << " must have the identity layout";
+        return g.emitError()
+               << "fusion-generic-to-gpu: operand #" << o.getOperandNumber()
+               << " must have the identity layout";
     }
   }
   return success();
@@ -318,8 +316,8 @@ LogicalResult RowKernel::analyze() {
 /// group's generic that last wrote it, or a load from memory.
 FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
                                     unsigned pos, AffineMap map,
-                                    ArrayRef<Value> loopIdx,
-                                    Cache &cache, int64_t chunk) {
+                                    ArrayRef<Value> loopIdx, Cache &cache,
+                                    int64_t chunk) {
   auto w = writerBefore(buffer, pos);
   if (w && (w->first.getNumReductionLoops() > 0 || isRowSpace(w->first))) {
     if (Value v = rowValueBefore(buffer, position[w->first] + 1))
@@ -331,7 +329,8 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       return emitError(loc) << "kfuse: kernel '" << name
                             << "' reads a row value before computing it";
     // A full-space intermediate, read at the same point of the space.
-    if (!map.isIdentity() || loopIdx.size() != rowShape.size() + colShape.size())
+    if (!map.isIdentity() ||
+        loopIdx.size() != rowShape.size() + colShape.size())
       return emitError(loc)
              << "kfuse cannot generate code for 'linalg.generic' yet: kernel '"
              << name << "' reads an intermediate through a non-identity map";
@@ -349,8 +348,9 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
   // From memory (a group input), once per chunk in register mode.
   if (chunks == 0 || !vectorized(loopIdx))
     return loadFromMemory(b, loc, buffer, map, loopIdx);
-  auto key = std::make_tuple(buffer.getAsOpaquePointer(),
-                             const_cast<void *>(map.getAsOpaquePointer()), chunk);
+  auto key =
+      std::make_tuple(buffer.getAsOpaquePointer(),
+                      const_cast<void *>(map.getAsOpaquePointer()), chunk);
   Value &slot = loaded[key];
   if (!slot)
     slot = loadFromMemory(b, loc, buffer, map, loopIdx);
@@ -386,8 +386,7 @@ Value RowKernel::loadFromMemory(OpBuilder &b, Location loc, Value buffer,
   for (AffineExpr e : map.getResults())
     uses += e.isFunctionOfDim(inner);
   if (uses == 0)
-    return splat(b, loc,
-                 memref::LoadOp::create(b, loc, buffer, indicesAt(0)));
+    return splat(b, loc, memref::LoadOp::create(b, loc, buffer, indicesAt(0)));
   auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
   Type elem = type.getElementType();
   if (uses == 1 && last && last.getPosition() == inner &&
@@ -404,10 +403,11 @@ Value RowKernel::loadFromMemory(OpBuilder &b, Location loc, Value buffer,
       b, loc, cast<VectorType>(vectorOf(elem)), lanes);
 }
 
-FailureOr<SmallVector<Value>>
-RowKernel::evalBody(OpBuilder &b, Location loc, linalg::GenericOp g,
-                    ArrayRef<Value> loopIdx,
-                    Cache &cache, Value acc, int64_t chunk) {
+FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
+                                                  linalg::GenericOp g,
+                                                  ArrayRef<Value> loopIdx,
+                                                  Cache &cache, Value acc,
+                                                  int64_t chunk) {
   Block *body = g.getBody();
   bool vec = vectorized(loopIdx);
   IRMapping mapping;
@@ -427,27 +427,18 @@ RowKernel::evalBody(OpBuilder &b, Location loc, linalg::GenericOp g,
   }
   if (acc)
     mapping.map(body->getArguments().back(), acc);
-  // Values from outside the body are the same in every lane.
-  auto lookup = [&](Value v) -> Value {
-    if (Value m = mapping.lookupOrNull(v))
-      return m;
-    return vec ? splat(b, loc, v) : v;
-  };
-  for (Operation &op : body->without_terminator()) {
-    auto cloned = kfuse::cloneOnVectors(
-        b, loc, op, vec ? width : 1, lookup, [&](unsigned dim) {
-          return std::make_pair(loopIdx[dim], dim == loopIdx.size() - 1);
-        });
-    if (failed(cloned))
-      return op.emitError() << "kfuse cannot generate code for '"
-                            << op.getName() << "' in kernel '" << name << "'";
-    for (auto [oldR, newR] : llvm::zip(op.getResults(), *cloned))
-      mapping.map(oldR, newR);
-  }
-  SmallVector<Value> results;
-  for (Value v : body->getTerminator()->getOperands())
-    results.push_back(lookup(v));
-  return results;
+  Operation *failedOp = nullptr;
+  auto results = kfuse::cloneBodyOnVectors(
+      b, loc, *body, mapping, vec ? width : 1,
+      [&](unsigned dim) {
+        return std::make_pair(loopIdx[dim], dim == loopIdx.size() - 1);
+      },
+      &failedOp);
+  if (failed(results))
+    return failedOp->emitError()
+           << "kfuse cannot generate code for '" << failedOp->getName()
+           << "' in kernel '" << name << "'";
+  return *results;
 }
 
 bool RowKernel::usedOutside(Value buffer) {
@@ -497,8 +488,7 @@ LogicalResult RowKernel::emitRegisterPhases(
   SmallVector<Value> valid; // per chunk, only when the row is ragged
   for (int64_t k = 0; k < chunks; ++k) {
     Value col = arith::MulIOp::create(
-        kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(k * t)),
-        cIdx(width));
+        kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(k * t)), cIdx(width));
     if (ragged) {
       Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, col,
                                        cIdx(numCols));
@@ -515,8 +505,8 @@ LogicalResult RowKernel::emitRegisterPhases(
       Combiner comb = *findCombiner(g);
       Type accType =
           cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
-      Value partial = arith::ConstantOp::create(
-          kb, loc, neutral(kb, comb.kind, accType));
+      Value partial =
+          arith::ConstantOp::create(kb, loc, neutral(kb, comb.kind, accType));
       partial = splat(kb, loc, partial);
       for (int64_t k = 0; k < chunks; ++k) {
         auto next = evalBody(kb, loc, g, points[k], cache, partial, k);
@@ -528,8 +518,8 @@ LogicalResult RowKernel::emitRegisterPhases(
                          : (*next)[0];
       }
       if (width > 1)
-        partial = vector::ReductionOp::create(kb, loc,
-                                              combiningKind(comb.kind), partial);
+        partial = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
+                                              partial);
       Value total = gpu::AllReduceOp::create(
           kb, loc, partial,
           gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
@@ -566,16 +556,16 @@ LogicalResult RowKernel::emitRegisterPhases(
   return success();
 }
 
-LogicalResult RowKernel::finishReduction(
-    OpBuilder &kb, Location loc, linalg::GenericOp g, const Combiner &comb,
-    Value total, ArrayRef<Value> initIdx,
-    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+LogicalResult
+RowKernel::finishReduction(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                           const Combiner &comb, Value total,
+                           ArrayRef<Value> initIdx,
+                           SmallVector<std::pair<Value, Value>> &rowOutputs) {
   Value init = g.getDpsInits()[0];
   Cache rowCache;
-  auto initValue =
-      valueAt(kb, loc, init, position[g],
-              g.getMatchingIndexingMap(g.getDpsInitOperand(0)), initIdx,
-              rowCache);
+  auto initValue = valueAt(kb, loc, init, position[g],
+                           g.getMatchingIndexingMap(g.getDpsInitOperand(0)),
+                           initIdx, rowCache);
   if (failed(initValue))
     return failure();
   IRMapping m;
@@ -631,7 +621,8 @@ void RowKernel::storeColumns(OpBuilder &b, Location loc, Value value,
                             llvm::MaybeAlign(width * bytes));
   } else {
     for (int64_t lane = 0; lane < width; ++lane)
-      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, value, lane),
+      memref::StoreOp::create(b, loc,
+                              vector::ExtractOp::create(b, loc, value, lane),
                               buffer, at(lane));
   }
 }
@@ -662,13 +653,13 @@ LogicalResult RowKernel::emit() {
         if (auto m = dyn_cast<MemRefType>(o.get().getType()))
           if (isFullSpace(g) &&
               g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
-            widest = std::max<unsigned>(
-                widest, (m.getElementTypeBitWidth() + 7) / 8);
+            widest = std::max<unsigned>(widest,
+                                        (m.getElementTypeBitWidth() + 7) / 8);
     width = std::min<int64_t>(8, 16 / widest);
     while (width > 1 && colShape.back() % width != 0)
       width /= 2;
-    int64_t wanted = (numCols + width * chunksPerThread - 1) /
-                     (width * chunksPerThread);
+    int64_t wanted =
+        (numCols + width * chunksPerThread - 1) / (width * chunksPerThread);
     int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
     chunks = (numCols + t * width - 1) / (t * width);
     if (chunks > std::max<int64_t>(16, chunksPerThread)) {
@@ -681,16 +672,17 @@ LogicalResult RowKernel::emit() {
     }
   }
   // Fewer threads than columns is pointless; keep whole warps.
-  int64_t t = perThread || chunks ? threads
-                        : std::min<int64_t>(
-                              threads,
+  int64_t t =
+      perThread || chunks
+          ? threads
+          : std::min<int64_t>(threads,
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
   int64_t blocks = perThread ? (numRows + t - 1) / t : numRows;
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
   auto launch = gpu::LaunchOp::create(
-      b, loc, cIdx(b, blocks), one, one, cIdx(b, t), one, one, nullptr,
-      nullptr, {}, {}, {}, nullptr, nullptr, nullptr,
+      b, loc, cIdx(b, blocks), one, one, cIdx(b, t), one, one, nullptr, nullptr,
+      {}, {}, {}, nullptr, nullptr, nullptr,
       FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
       FlatSymbolRefAttr::get(b.getContext(),
                              (func.getName() + "_" + name).str()));
@@ -712,17 +704,16 @@ LogicalResult RowKernel::emit() {
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
 
   // A loop over this thread's columns; `body` gets the full loop indices.
-  auto columnLoop =
-      [&](ValueRange inits,
-          function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, ArrayRef<Value>,
-                                                     ValueRange)>
-              body) -> FailureOr<scf::ForOp> {
+  auto columnLoop = [&](ValueRange inits,
+                        function_ref<FailureOr<SmallVector<Value>>(
+                            OpBuilder &, ArrayRef<Value>, ValueRange)>
+                            body) -> FailureOr<scf::ForOp> {
     auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
                                    colStep, inits);
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     SmallVector<Value> idx(rowIdx);
-    llvm::append_range(idx,
-                       kfuse::delinearize(lb, loc, loop.getInductionVar(), colShape));
+    llvm::append_range(
+        idx, kfuse::delinearize(lb, loc, loop.getInductionVar(), colShape));
     auto yielded = body(lb, idx, loop.getRegionIterArgs());
     if (failed(yielded))
       return failure();
@@ -735,72 +726,80 @@ LogicalResult RowKernel::emit() {
 
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
   if (chunks > 0) {
-    if (failed(emitRegisterPhases(kb, loc, tid, rowIdx, t, numCols,
-                                  rowOutputs)))
+    if (failed(
+            emitRegisterPhases(kb, loc, tid, rowIdx, t, numCols, rowOutputs)))
       return failure();
   } else {
-  for (linalg::GenericOp g : generics) {
-    if (g.getNumReductionLoops() > 0) {
-      Combiner comb = *findCombiner(g);
-      Type accType = g.getDpsInits()[0].getType();
-      accType = cast<MemRefType>(accType).getElementType();
-      Value identity = splat(kb, loc, arith::ConstantOp::create(
-                                          kb, loc, neutral(kb, comb.kind, accType)));
-      auto loop = columnLoop({identity}, [&](OpBuilder &lb, ArrayRef<Value> idx,
-                                             ValueRange iter) {
-        Cache cache;
-        SmallVector<Value> loopIdx = orderLoops(
-            lb, loc, g, idx.take_front(rowIdx.size()), idx.drop_front(rowIdx.size()));
-        return evalBody(lb, loc, g, loopIdx, cache, iter[0]);
-      });
+    for (linalg::GenericOp g : generics) {
+      if (g.getNumReductionLoops() > 0) {
+        Combiner comb = *findCombiner(g);
+        Type accType = g.getDpsInits()[0].getType();
+        accType = cast<MemRefType>(accType).getElementType();
+        Value identity = splat(kb, loc,
+                               arith::ConstantOp::create(
+                                   kb, loc, neutral(kb, comb.kind, accType)));
+        auto loop =
+            columnLoop({identity}, [&](OpBuilder &lb, ArrayRef<Value> idx,
+                                       ValueRange iter) {
+              Cache cache;
+              SmallVector<Value> loopIdx =
+                  orderLoops(lb, loc, g, idx.take_front(rowIdx.size()),
+                             idx.drop_front(rowIdx.size()));
+              return evalBody(lb, loc, g, loopIdx, cache, iter[0]);
+            });
+        if (failed(loop))
+          return failure();
+        Value total = (*loop).getResult(0);
+        if (width > 1)
+          total = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
+                                              total);
+        if (!perThread)
+          total = gpu::AllReduceOp::create(
+              kb, loc, total,
+              gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
+              /*uniform=*/true);
+        // (trailing reductions: the row indices are the leading loops, and a
+        // scalar is wanted, not a vector)
+        SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)
+                                               : orderLoops(kb, loc, g, rowIdx);
+        if (failed(
+                finishReduction(kb, loc, g, comb, total, initIdx, rowOutputs)))
+          return failure();
+      } else if (isRowSpace(g)) {
+        if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
+          return failure();
+      }
+    }
+    // Full-space results leave in one column loop.
+    SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
+    for (linalg::GenericOp g : generics)
+      if (g.getNumReductionLoops() == 0 && !isRowSpace(g))
+        for (auto [i, init] : llvm::enumerate(g.getDpsInits()))
+          if (usedOutside(init) &&
+              writerBefore(init, generics.size())->first == g)
+            fullOutputs.push_back({g, unsigned(i)});
+    if (!fullOutputs.empty()) {
+      auto loop = columnLoop(
+          {},
+          [&](OpBuilder &lb, ArrayRef<Value> idx,
+              ValueRange) -> FailureOr<SmallVector<Value>> {
+            Cache cache;
+            for (auto [g, i] : fullOutputs) {
+              Value buffer = g.getDpsInits()[i];
+              auto v =
+                  valueAt(lb, loc, buffer, position[g] + 1,
+                          lb.getMultiDimIdentityMap(idx.size()), idx, cache);
+              if (failed(v))
+                return failure();
+              storeColumns(lb, loc, *v, buffer,
+                           g.getMatchingIndexingMap(g.getDpsInitOperand(i)),
+                           idx);
+            }
+            return SmallVector<Value>{};
+          });
       if (failed(loop))
         return failure();
-      Value total = (*loop).getResult(0);
-      if (width > 1)
-        total = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
-                                            total);
-      if (!perThread)
-        total = gpu::AllReduceOp::create(
-            kb, loc, total,
-            gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
-            /*uniform=*/true);
-      // (trailing reductions: the row indices are the leading loops, and a
-      // scalar is wanted, not a vector)
-      SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)
-                                             : orderLoops(kb, loc, g, rowIdx);
-      if (failed(finishReduction(kb, loc, g, comb, total, initIdx, rowOutputs)))
-        return failure();
-    } else if (isRowSpace(g)) {
-      if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
-        return failure();
     }
-  }
-  // Full-space results leave in one column loop.
-  SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
-  for (linalg::GenericOp g : generics)
-    if (g.getNumReductionLoops() == 0 && !isRowSpace(g))
-      for (auto [i, init] : llvm::enumerate(g.getDpsInits()))
-        if (usedOutside(init) &&
-            writerBefore(init, generics.size())->first == g)
-          fullOutputs.push_back({g, unsigned(i)});
-  if (!fullOutputs.empty()) {
-    auto loop = columnLoop({}, [&](OpBuilder &lb, ArrayRef<Value> idx,
-                                   ValueRange) -> FailureOr<SmallVector<Value>> {
-      Cache cache;
-      for (auto [g, i] : fullOutputs) {
-        Value buffer = g.getDpsInits()[i];
-        auto v = valueAt(lb, loc, buffer, position[g] + 1,
-                         lb.getMultiDimIdentityMap(idx.size()), idx, cache);
-        if (failed(v))
-          return failure();
-        storeColumns(lb, loc, *v, buffer,
-                     g.getMatchingIndexingMap(g.getDpsInitOperand(i)), idx);
-      }
-      return SmallVector<Value>{};
-    });
-    if (failed(loop))
-      return failure();
-  }
   } // streaming mode
   if (!rowOutputs.empty()) {
     OpBuilder ib = kb;
@@ -816,9 +815,10 @@ LogicalResult RowKernel::emit() {
       if (auto w = writerBefore(buffer, generics.size())) {
         SmallVector<Value> loopIdx = orderLoops(ib, loc, w->first, rowIdx);
         at.clear();
-        for (AffineExpr e : w->first.getMatchingIndexingMap(
-                                 w->first.getDpsInitOperand(w->second))
-                                .getResults())
+        for (AffineExpr e :
+             w->first
+                 .getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
+                 .getResults())
           at.push_back(loopIdx[cast<AffineDimExpr>(e).getPosition()]);
       }
       memref::StoreOp::create(ib, loc, v, buffer, at);
@@ -882,7 +882,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
               !(isa<linalg::GenericOp>(user) &&
                 llvm::is_contained(full, cast<linalg::GenericOp>(user))) &&
               user->isBeforeInBlock(red) == false)
-            return std::nullopt; // a full-space value needed after the reduction
+            return std::nullopt; // a full-space value needed after the
+                                 // reduction
       full.push_back(g);
     } else {
       rest.push_back(g);
@@ -956,8 +957,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                                            utils::IteratorType::parallel);
     iters.push_back(isReduction ? utils::IteratorType::reduction
                                 : utils::IteratorType::parallel);
-    auto ng = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps,
-                                        iters);
+    auto ng =
+        linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps, iters);
     IRMapping m;
     g.getRegion().cloneInto(&ng.getRegion(), m);
     // linalg.index of the column becomes slice * len + column.
@@ -985,16 +986,18 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   auto comb = findCombiner(red);
   if (!comb)
     return std::nullopt;
-  Type accType = cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+  Type accType =
+      cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
   SmallVector<int64_t> partialShape(loops.begin(), loops.begin() + rows);
   partialShape.push_back(slices);
-  Value partial = memref::AllocOp::create(
-      b, loc, MemRefType::get(partialShape, accType));
+  Value partial =
+      memref::AllocOp::create(b, loc, MemRefType::get(partialShape, accType));
   // The partials start from the combiner's neutral element.
   SmallVector<AffineExpr> rowDims;
   for (unsigned d = 0; d <= rows; ++d)
     rowDims.push_back(getAffineDimExpr(d, ctx));
-  Value neutralValue = arith::ConstantOp::create(b, loc, neutral(b, comb->kind, accType));
+  Value neutralValue =
+      arith::ConstantOp::create(b, loc, neutral(b, comb->kind, accType));
   auto fill = linalg::GenericOp::create(
       b, loc, TypeRange{}, ValueRange{neutralValue}, ValueRange{partial},
       ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, {}, ctx),
@@ -1032,7 +1035,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, rowDims, ctx),
                           AffineMap::get(rows + 1, 0, accResults, ctx)},
       [&] {
-        SmallVector<utils::IteratorType> it(rows, utils::IteratorType::parallel);
+        SmallVector<utils::IteratorType> it(rows,
+                                            utils::IteratorType::parallel);
         it.push_back(utils::IteratorType::reduction);
         return it;
       }(),

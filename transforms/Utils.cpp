@@ -3,8 +3,8 @@
 #include "transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -69,9 +69,8 @@ bool kfuse::isRowReductionGeneric(Operation *op) {
   for (auto [i, it] : llvm::enumerate(generic.getIteratorTypesArray()))
     if ((i < parallel) != (it == utils::IteratorType::parallel))
       return false;
-  if (!llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap m) {
-        return m.isProjectedPermutation();
-      }))
+  if (!llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
     return false;
   // An input that is reduced over must be indexed by every row loop too;
   // otherwise its elements are reused across rows: a contraction (matmul,
@@ -104,15 +103,15 @@ bool kfuse::isFusibleGeneric(Operation *op) {
 bool kfuse::isFillLike(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   return generic && isElementwiseGeneric(op) &&
-         llvm::none_of(generic.getDpsInputs(), [](Value v) {
-           return isa<ShapedType>(v.getType());
-         });
+         llvm::none_of(generic.getDpsInputs(),
+                       [](Value v) { return isa<ShapedType>(v.getType()); });
 }
 
-FailureOr<SmallVector<Value>>
-kfuse::cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
-                      function_ref<Value(Value)> lookup,
-                      function_ref<std::pair<Value, bool>(unsigned)> index) {
+/// One body op of cloneBodyOnVectors.
+static FailureOr<SmallVector<Value>>
+cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
+               function_ref<Value(Value)> lookup,
+               function_ref<std::pair<Value, bool>(unsigned)> index) {
   auto vectorOf = [&](Type t) -> Type {
     return width == 1 ? t : VectorType::get({width}, t);
   };
@@ -128,7 +127,8 @@ kfuse::cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
     auto [i, innermost] = index(idx.getDim());
     if (width == 1)
       return SmallVector<Value>{i};
-    Value v = vector::BroadcastOp::create(b, loc, vectorOf(b.getIndexType()), i);
+    Value v =
+        vector::BroadcastOp::create(b, loc, vectorOf(b.getIndexType()), i);
     if (innermost)
       v = arith::AddIOp::create(
           b, loc, v,
@@ -161,6 +161,34 @@ SmallVector<Value> kfuse::delinearize(OpBuilder &b, Location loc, Value linear,
     rest = arith::DivUIOp::create(b, loc, rest, extent);
   }
   return idx;
+}
+
+FailureOr<SmallVector<Value>>
+kfuse::cloneBodyOnVectors(OpBuilder &b, Location loc, Block &body,
+                          IRMapping &mapping, int64_t width,
+                          function_ref<std::pair<Value, bool>(unsigned)> index,
+                          Operation **failedOp) {
+  auto lookup = [&](Value v) -> Value {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    if (width == 1)
+      return v;
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get({width}, v.getType()), v);
+  };
+  for (Operation &op : body.without_terminator()) {
+    auto cloned = cloneOnVectors(b, loc, op, width, lookup, index);
+    if (failed(cloned)) {
+      *failedOp = &op;
+      return failure();
+    }
+    for (auto [oldR, newR] : llvm::zip(op.getResults(), *cloned))
+      mapping.map(oldR, newR);
+  }
+  SmallVector<Value> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(lookup(v));
+  return results;
 }
 
 int64_t kfuse::bytesOf(Value value) {

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -44,19 +45,23 @@ bool isFusibleGeneric(mlir::Operation *op);
 /// free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
 
-/// Clones a body op of an elementwise generic onto `width`-wide vectors
-/// (width 1: plain scalars): constants become splats, linalg.index becomes
-/// `index` (+ 0..width-1 when `innermost`), other ops get vector result types
-/// and their operands from `lookup`. Returns the new op's results, or
-/// failure for an op that does not act element by element.
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-cloneOnVectors(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation &op,
-               int64_t width, llvm::function_ref<mlir::Value(mlir::Value)> lookup,
-               llvm::function_ref<std::pair<mlir::Value, bool>(unsigned)> index);
+/// Evaluates the body of an elementwise (or reduction) generic on
+/// `width`-wide vectors (width 1: plain scalars). `mapping` must map the
+/// block arguments; values defined outside the body are broadcast to every
+/// lane; constants become splats; `linalg.index` of loop `d` becomes
+/// `index(d).first` (+ 0..width-1 when `index(d).second`, the innermost
+/// loop). Returns the yielded values, or failure with `*failedOp` set to an
+/// op that does not act element by element.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Block &body,
+    mlir::IRMapping &mapping, int64_t width,
+    llvm::function_ref<std::pair<mlir::Value, bool>(unsigned)> index,
+    mlir::Operation **failedOp);
 
 /// Row-major indices of `linear` in a space of static `shape` (the first
 /// index is not reduced modulo its extent).
-llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
+                                           mlir::Location loc,
                                            mlir::Value linear,
                                            llvm::ArrayRef<int64_t> shape);
 
