@@ -122,12 +122,15 @@ def main():
                     help="with --suite: also row kernels with 4 and 16 chunks per thread")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
+    ap.add_argument("--row-chunks", type=int, default=None,
+                    help="compile the test programs with this row_chunks (default: kfuse's)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
+    test_opts = {} if args.row_chunks is None else {"row_chunks": args.row_chunks}
     for prog in test_programs():
         d = os.path.join(args.out, "tests", prog.name)
         t0 = time.perf_counter()
-        f = kfuse.compile(prog, target="cuda", chip=args.chip)
+        f = kfuse.compile(prog, target="cuda", chip=args.chip, **test_opts)
         f.save(d)
         ins = _inputs(prog, rng)
         exps = prog.reference(*ins)
@@ -173,7 +176,7 @@ def main():
         with open(os.path.join(prog_dir, fname)) as fh:
             text = fh.read()
         cpu = kfuse.compile(text, target="cpu")
-        f = kfuse.compile(text, target="cuda", chip=args.chip)
+        f = kfuse.compile(text, target="cuda", chip=args.chip, **test_opts)
         d = os.path.join(args.out, "tests", "mlir_" + os.path.basename(fname)[:-5])
         f.save(d)
         ins = [rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)

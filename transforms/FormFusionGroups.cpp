@@ -221,6 +221,33 @@ static bool isRowEpilogueUse(OpOperand &use) {
          ArrayRef<int64_t>(consumerLoops).take_front(rows);
 }
 
+/// The init operand of contraction `consumer` when it is produced by an
+/// elementwise generic (not a fill, which is cloned anyway) used only there,
+/// running over the contraction's output space and read at the same point.
+static OpOperand *contractionInitProducedAlone(Operation *consumer) {
+  auto contraction = cast<linalg::GenericOp>(consumer);
+  OpOperand *init = contraction.getDpsInitOperand(0);
+  auto producer = init->get().getDefiningOp<linalg::GenericOp>();
+  if (!producer || !isElementwiseGeneric(producer) || isFillLike(producer) ||
+      !init->get().hasOneUse() || producer->hasAttr(kMaterializeAttr) ||
+      domainOf(producer) != parallelExtents(contraction) ||
+      !producer.getIndexingMapMatchingResult(cast<OpResult>(init->get()))
+           .isIdentity())
+    return nullptr;
+  // The contraction writes its output at its parallel loops in order.
+  unsigned expected = 0;
+  SmallVector<utils::IteratorType> iters = contraction.getIteratorTypesArray();
+  for (AffineExpr e : contraction.getMatchingIndexingMap(init).getResults()) {
+    while (expected < iters.size() &&
+           iters[expected] != utils::IteratorType::parallel)
+      ++expected;
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || dim.getPosition() != expected++)
+      return nullptr;
+  }
+  return init;
+}
+
 struct FormFusionGroupsPass
     : kfuse::impl::FormFusionGroupsBase<FormFusionGroupsPass> {
   using FormFusionGroupsBase::FormFusionGroupsBase;
@@ -417,6 +444,30 @@ void FormFusionGroupsPass::runOnOperation() {
       }
       classes.unionSets(producer, consumer);
     }
+    // A contraction's accumulator may start from an elementwise value over
+    // its output space (PyTorch's convolution bias, broadcast into the
+    // output): read once per output element, it joins the contraction's
+    // group, which evaluates it where the accumulation starts instead of
+    // writing and re-reading it.
+    if (!noFusion && isContractionGeneric(consumer))
+      if (OpOperand *init = contractionInitProducedAlone(consumer))
+        if (Operation *producer = init->get().getDefiningOp();
+            classes.contains(producer) &&
+            !classes.isEquivalent(producer, consumer)) {
+          SmallVector<Operation *> side = membersOf(producer);
+          llvm::DenseSet<Operation *> merged(side.begin(), side.end());
+          for (Operation *m : membersOf(consumer))
+            merged.insert(m);
+          bool contained = llvm::all_of(side, [&](Operation *m) {
+            return llvm::all_of(usersInBlock(block, m), [&](Operation *u) {
+              return merged.contains(u);
+            });
+          });
+          if (contained && !llvm::any_of(side, isContractionGeneric) &&
+              !llvm::any_of(side, isRowReductionGeneric) &&
+              !reachesThroughOutside(block, merged, merged, membersOf))
+            classes.unionSets(producer, consumer);
+        }
   }
 
   // 1b. Horizontal fusion: independent clusters over the same iteration
@@ -573,7 +624,7 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
         // every use in the reader is fusable, and cloning it adds no cycle.
         bool legal = !producer->hasAttr(kMaterializeAttr);
         llvm::DenseSet<Operation *> operandDefs;
-        for (Value v : producer->getOperands()) {
+        for (Value v : valuesFromOutside(producer)) {
           Operation *def = v.getDefiningOp();
           if (def && clusters[home].ops.contains(def) &&
               !isClonedIntoGroups(def))
@@ -617,7 +668,7 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
 
         llvm::DenseSet<Value> alreadyRead = externalReads(reader);
         int64_t rereadBytes = 0;
-        for (Value v : producer->getOperands()) {
+        for (Value v : valuesFromOutside(producer)) {
           Operation *def = v.getDefiningOp();
           if (isClonedIntoGroups(def) || alreadyRead.contains(v))
             continue;

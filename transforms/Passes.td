@@ -41,6 +41,50 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites static tensor.pad ops as elementwise gathers";
+  let description = [{
+    A `tensor.pad` with static shapes, constant amounts (non-negative) and a
+    padding value that does not depend on the position becomes a
+    `linalg.generic` over the padded space that reads the source with
+    `tensor.extract` at the clamped position and selects the padding value
+    outside the source: `out[i] = inside(i) ? src[clamp(i - low)] : pad`.
+    Planning then treats it as an elementwise op whose inputs are the bytes
+    of the source. Other pads are left unchanged (opaque to planning).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
+  let summary = "Moves reshapes above elementwise producers";
+  let description = [{
+    A `tensor.expand_shape` or `tensor.collapse_shape` of the only use of an
+    elementwise `linalg.generic` whose operands all use the identity map
+    (and whose body does not read `linalg.index`) is rewritten as the
+    generic over the reshaped space on reshaped inputs. Repeated, this moves
+    reshapes to the program's inputs and constants (free views), so the
+    elementwise ops on both sides of a `view` fuse. Producers with
+    broadcasts, transposes or several uses keep their reshape, which then
+    separates two groups.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def DropBodyAsserts : Pass<"fusion-drop-body-asserts", "::mlir::func::FuncOp"> {
+  let summary = "Removes cf.assert ops from linalg.generic bodies";
+  let description = [{
+    torch-mlir guards some element computations with `cf.assert` (batch
+    norm's reciprocal of the variance: "unimplemented: tensor with zero
+    element"). A kernel has no way to report a failed assertion, so these are
+    removed: the arithmetic then follows IEEE rules (a division by zero gives
+    an infinity) instead of aborting. Assertions outside linalg bodies are
+    kept and stop planning as opaque ops.
+  }];
+}
+
 def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp"> {
   let summary = "Passes boolean tensors across the function boundary as i8";
   let description = [{

@@ -6,7 +6,8 @@
 // written twice.
 //
 //   fusion-normalize      canonical linalg-on-tensors (named ops generalized,
-//                         unit dimensions folded)
+//                         static pads as gathers, unit dimensions folded,
+//                         reshapes hoisted to the inputs)
 //   fusion-plan           fusion.group formation
 //   fusion-codegen-cuda   strategy, one kernel per group, bufferize, gpu.launch,
 //                         outlining; the host function is left as the launch plan
@@ -128,8 +129,14 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // Unit dimensions (torch-mlir's keepdims reductions write tensor<Nx1xT>
   // through (d0, 0) maps) are folded away, so reductions and their epilogues
   // index rows with plain projected permutations.
+  // Static pads become elementwise gathers (fusion-pad-to-generic);
+  // assertions in element bodies are dropped (fusion-drop-body-asserts);
+  // reshapes move above elementwise producers to the inputs
+  // (fusion-hoist-reshapes).
   addPipeline(pm, "canonicalize,func.func(linalg-generalize-named-ops,"
-                  "linalg-fold-unit-extent-dims),canonicalize,cse");
+                  "fusion-pad-to-generic,fusion-drop-body-asserts,"
+                  "linalg-fold-unit-extent-dims,fusion-hoist-reshapes),"
+                  "canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {

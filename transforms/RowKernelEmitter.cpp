@@ -292,14 +292,20 @@ LogicalResult RowKernel::analyze() {
     position[g] = position.size();
     // The kernel computes these buffers; nothing on the host may touch them
     // before it runs (bufferization copies would read them too early).
+    // (Kernels emitted before this one, gpu.launch ops by now, may write
+    // them: that is a dependency, not a premature read.)
+    Block *block = generics.back()->getBlock();
     for (Value init : g.getDpsInits())
-      for (Operation *user : init.getUsers())
-        if (!isa<linalg::GenericOp>(user) &&
-            user->isBeforeInBlock(generics.back()))
+      for (Operation *user : init.getUsers()) {
+        Operation *host = block->findAncestorOpInBlock(*user);
+        if (!host || isa<linalg::GenericOp, gpu::LaunchOp>(host))
+          continue;
+        if (host->isBeforeInBlock(generics.back()))
           return user->emitError()
                  << "kfuse: internal error: '" << user->getName()
                  << "' uses a buffer of kernel '" << name
                  << "' before the kernel runs";
+      }
     for (OpOperand &o : g->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(o.get().getType());
       if (type && !type.getLayout().isIdentity())

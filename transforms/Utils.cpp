@@ -4,12 +4,28 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
 
-/// Static tensor semantics and a body of elementwise ops.
+/// A tensor.extract in the body of `generic` that reads a tensor of static
+/// shape defined outside it: a gather (fusion-pad-to-generic makes these).
+static bool isGatherRead(Operation &inner, linalg::GenericOp generic) {
+  auto extract = dyn_cast<tensor::ExtractOp>(inner);
+  return extract && extract.getTensor().getType().hasStaticShape() &&
+         !generic->isAncestor(extract.getTensor().getParentBlock()->getParentOp());
+}
+
+bool kfuse::hasGatherReads(linalg::GenericOp generic) {
+  return llvm::any_of(generic.getBody()->getOperations(), [&](Operation &op) {
+    return isa<tensor::ExtractOp>(op);
+  });
+}
+
+/// Static tensor semantics and a body of elementwise ops (and gathers).
 static bool hasFusibleShapeAndBody(linalg::GenericOp generic) {
   if (!generic.hasPureTensorSemantics())
     return false;
@@ -17,7 +33,8 @@ static bool hasFusibleShapeAndBody(linalg::GenericOp generic) {
     if (!cast<ShapedType>(t).hasStaticShape())
       return false;
   for (Operation &inner : generic.getBody()->getOperations()) {
-    if (isa<linalg::YieldOp, linalg::IndexOp, arith::ConstantOp>(inner))
+    if (isa<linalg::YieldOp, linalg::IndexOp, arith::ConstantOp>(inner) ||
+        isGatherRead(inner, generic))
       continue;
     if (!inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() != 0)
       return false;
@@ -102,7 +119,7 @@ bool kfuse::isFusibleGeneric(Operation *op) {
 
 bool kfuse::isFillLike(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  return generic && isElementwiseGeneric(op) &&
+  return generic && isElementwiseGeneric(op) && !hasGatherReads(generic) &&
          llvm::none_of(generic.getDpsInputs(),
                        [](Value v) { return isa<ShapedType>(v.getType()); });
 }
@@ -135,6 +152,25 @@ cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
           vector::StepOp::create(b, loc,
                                  cast<VectorType>(vectorOf(b.getIndexType()))));
     return SmallVector<Value>{v};
+  }
+  if (auto gather = dyn_cast<memref::LoadOp>(op)) {
+    // A gather (a bufferized tensor.extract): the buffer is used as is, one
+    // scalar load per lane.
+    Value memref = gather.getMemRef();
+    SmallVector<Value> indices;
+    for (Value i : gather.getIndices())
+      indices.push_back(lookup(i));
+    if (width == 1)
+      return SmallVector<Value>{memref::LoadOp::create(b, loc, memref, indices)};
+    SmallVector<Value> lanes;
+    for (int64_t lane = 0; lane < width; ++lane) {
+      SmallVector<Value> at;
+      for (Value i : indices)
+        at.push_back(vector::ExtractOp::create(b, loc, i, lane));
+      lanes.push_back(memref::LoadOp::create(b, loc, memref, at));
+    }
+    return SmallVector<Value>{vector::FromElementsOp::create(
+        b, loc, cast<VectorType>(vectorOf(gather.getType())), lanes)};
   }
   if (!op.hasTrait<OpTrait::Elementwise>() || op.getNumRegions() != 0)
     return failure();

@@ -41,14 +41,18 @@ llvm::SmallVector<int64_t> parallelExtents(mlir::linalg::GenericOp generic);
 /// groups contain.
 bool isFusibleGeneric(mlir::Operation *op);
 
-/// An elementwise generic with no tensor inputs (a generalized linalg.fill):
+/// True if the body reads a tensor defined outside the generic with
+/// tensor.extract (a gather, such as a rewritten tensor.pad).
+bool hasGatherReads(mlir::linalg::GenericOp generic);
+
+/// An elementwise generic with no tensor inputs and no gathers (a generalized linalg.fill):
 /// free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
 
 /// Evaluates the body of an elementwise (or reduction) generic on
 /// `width`-wide vectors (width 1: plain scalars). `mapping` must map the
 /// block arguments; values defined outside the body are broadcast to every
-/// lane; constants become splats; `linalg.index` of loop `d` becomes
+/// lane; a memref.load (a bufferized gather) loads lane by lane; constants become splats; `linalg.index` of loop `d` becomes
 /// `index(d).first` (+ 0..width-1 when `index(d).second`, the innermost
 /// loop). Returns the yielded values, or failure with `*failedOp` set to an
 /// op that does not act element by element.

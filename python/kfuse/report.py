@@ -32,18 +32,32 @@ def value_bytes(v: ir.Value) -> int:
 def _payload(op) -> List[str]:
     """The arithmetic of a linalg op's body, e.g. ['math.exp', 'arith.addf']."""
     names = []
+    gathers = bool(_gathered(op))
     for region in op.regions:
         for blk in region.blocks:
             for inner in blk.operations:
                 n = inner.operation.name
-                if n not in ("linalg.yield", "arith.constant", "arith.extf", "arith.truncf"):
-                    names.append(n)
+                if n in ("linalg.yield", "arith.constant", "arith.extf", "arith.truncf"):
+                    continue
+                # Position arithmetic of a gather (indices, bounds tests) is
+                # not payload.
+                if gathers and (n == "linalg.index" or inner.results and all(
+                        str(r.type) in ("index", "i1") for r in inner.results)):
+                    continue
+                names.append(n)
     return names
 
 
 def _is_kernel_op(op) -> bool:
     n = op.operation.name
     return n.startswith("linalg.") and n not in ("linalg.yield", "linalg.index")
+
+
+def _gathered(op) -> list:
+    """Tensors a linalg op's body reads with tensor.extract (a gather, as a
+    rewritten tensor.pad does): they are read like operands."""
+    return [inner.operands[0] for region in op.regions for blk in region.blocks
+            for inner in blk.operations if inner.operation.name == "tensor.extract"]
 
 
 def _reads(op) -> int:
@@ -53,7 +67,8 @@ def _reads(op) -> int:
         # DPS inits of elementwise ops are never read (outs come from tensor.empty).
         for v in op.operands[len(op.operands) - len(op.results):]:
             inits.add(v)
-    for v in op.operands:
+    for v in list(op.operands) + (_gathered(op) if op.operation.name.startswith("linalg.")
+                                  else []):
         if v in seen or v in inits:
             continue
         seen.add(v)
@@ -123,10 +138,12 @@ class FusionReport:
 
 
 def _is_fill(op) -> bool:
-    """An op with no tensor inputs (linalg.fill, or generalized): it only
-    initializes accumulators, which a reduction kernel does in registers."""
+    """An op with no tensor inputs and no gathers (linalg.fill, or
+    generalized): it only initializes accumulators, which a reduction kernel
+    does in registers."""
     n_in = len(op.operands) - len(op.results)
-    return not any(isinstance(v.type, ir.ShapedType) for v in op.operands[:n_in])
+    return not (any(isinstance(v.type, ir.ShapedType) for v in op.operands[:n_in])
+                or _gathered(op))
 
 
 def baseline(module: ir.Module) -> Traffic:

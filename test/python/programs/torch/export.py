@@ -33,11 +33,47 @@ class BiasGelu(torch.nn.Module):
     def forward(self, x, b):
         return torch.nn.functional.gelu(x + b)
 
+class ConvBlock(torch.nn.Module):
+    """3x3 convolution with zero padding (tensor.pad), bias and relu."""
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(2)
+        self.conv = torch.nn.Conv2d(4, 8, 3, padding=1)
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+class ResidualConv(torch.nn.Module):
+    """Padded 3x3 convolution, batch norm (eval), residual add and relu."""
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(8).eval()
+        with torch.no_grad():
+            self.bn.running_mean.uniform_(-0.5, 0.5); self.bn.running_var.uniform_(0.5, 2.0)
+            self.bn.weight.uniform_(0.5, 1.5); self.bn.bias.uniform_(-0.5, 0.5)
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)) + x)
+
+class PadRelu(torch.nn.Module):
+    """Constant padding of an elementwise result, then an elementwise op."""
+    def forward(self, x):
+        return torch.nn.functional.pad(torch.exp(x), (2, 1, 0, 3), value=-1.0) * 2.0
+
+class ViewChain(torch.nn.Module):
+    """Elementwise ops on both sides of a view (expand/collapse_shape)."""
+    def forward(self, x):
+        return torch.tanh(torch.sigmoid(x).view(2, 16, 8)) + 1.0
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
     "torch_linear_gelu_residual": (MLPBlock(), (torch.randn(8, 64), torch.randn(8, 32))),
     "torch_bias_gelu": (BiasGelu(), (torch.randn(16, 128), torch.randn(128))),
+    "torch_conv_relu": (ConvBlock(), (torch.randn(2, 4, 10, 12),)),
+    "torch_residual_conv": (ResidualConv(), (torch.randn(2, 8, 9, 9),)),
+    "torch_pad": (PadRelu(), (torch.randn(3, 5, 7),)),
+    "torch_view_chain": (ViewChain(), (torch.randn(4, 8, 8),)),
 }
 for name, (m, args) in cases.items():
     mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
