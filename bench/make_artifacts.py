@@ -49,6 +49,15 @@ def test_programs():
     s = p.input("s", (), "f16")
     p.output(kb.cast(kb.sqrt(kb.abs(x) + 1.0) * s, "f32"), name="y")
     progs.append(p)
+    p = kb.Program("pad_exp_f32")             # a gather (padding) fused both ways
+    x = p.input("x", (64, 1020), "f32")
+    b = p.input("b", (1024,), "f32")
+    p.output(kb.pad(kb.exp(x), ((2, 1), (3, 1)), value=-0.5) * b, name="y")
+    progs.append(p)
+    p = kb.Program("pad_f16")
+    x = p.input("x", (30, 37), "f16")
+    p.output(kb.tanh(kb.pad(x, ((1, 1), (0, 3)))), name="y")
+    progs.append(p)
     progs += reduction_programs()
     return progs
 
@@ -172,7 +181,9 @@ def main():
                   "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir",
                   "matmul_bias_first.mlir", "torch/torch_softmax.mlir",
                   "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
-                  "torch/torch_bias_gelu.mlir"):
+                  "torch/torch_bias_gelu.mlir", "torch/torch_conv_relu.mlir",
+                  "torch/torch_residual_conv.mlir", "torch/torch_pad.mlir",
+                  "torch/torch_view_chain.mlir"):
         with open(os.path.join(prog_dir, fname)) as fh:
             text = fh.read()
         cpu = kfuse.compile(text, target="cpu")

@@ -25,12 +25,18 @@
 // are left alone; planning then treats them as opaque and code generation
 // reports them.
 //
+// A gather of the only use of an elementwise producer reads the producer's
+// inputs instead and evaluates its body at the gathered point
+// (GatherThroughProducer), so the producer fuses through the pad.
+//
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "fusion-pad-to-generic"
@@ -119,10 +125,59 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   }
 };
 
+/// A gather (tensor.extract in a generic body) of the only use of an
+/// elementwise generic's result reads the producer's inputs at that point and
+/// computes the producer's body there instead: `pad(exp(x))` reads x, and the
+/// producer's kernel and its intermediate tensor disappear.
+struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    auto producer = extract.getTensor().getDefiningOp<linalg::GenericOp>();
+    if (!producer || !isa<linalg::GenericOp>(extract->getParentOp()) ||
+        !extract.getTensor().hasOneUse() || producer.getNumResults() != 1 ||
+        !producer.hasPureTensorSemantics() ||
+        producer.getNumLoops() != producer.getNumParallelLoops() ||
+        producer->hasAttr(kMaterializeAttr) ||
+        !producer.getIndexingMapMatchingResult(producer->getResult(0))
+             .isIdentity())
+      return failure();
+    Block *body = producer.getBody();
+    if (!body->getOps<linalg::IndexOp>().empty())
+      return failure();
+    for (Operation &op : body->without_terminator())
+      if (op.getNumRegions() != 0 || !isPure(&op))
+        return failure();
+    IRMapping mapping;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      AffineMap map = producer.getMatchingIndexingMap(input);
+      if (!map.isProjectedPermutation())
+        return failure();
+      Value value = input->get();
+      if (isa<RankedTensorType>(value.getType())) {
+        SmallVector<Value> at;
+        for (AffineExpr e : map.getResults())
+          at.push_back(
+              extract.getIndices()[cast<AffineDimExpr>(e).getPosition()]);
+        value = tensor::ExtractOp::create(rewriter, extract.getLoc(), value, at);
+      }
+      mapping.map(body->getArgument(input->getOperandNumber()), value);
+    }
+    for (Operation &op : body->without_terminator())
+      rewriter.clone(op, mapping);
+    Value result = mapping.lookupOrDefault(
+        cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
+    rewriter.replaceOp(extract, result);
+    rewriter.eraseOp(producer);
+    return success();
+  }
+};
+
 struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PadAsGather>(&getContext());
+    patterns.add<PadAsGather, GatherThroughProducer>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

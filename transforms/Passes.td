@@ -51,6 +51,12 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
     outside the source: `out[i] = inside(i) ? src[clamp(i - low)] : pad`.
     Planning then treats it as an elementwise op whose inputs are the bytes
     of the source. Other pads are left unchanged (opaque to planning).
+
+    A gather that reads the only use of an elementwise producer (identity
+    output map, projected-permutation inputs, no `linalg.index`) reads the
+    producer's inputs at that point and evaluates the producer's body there,
+    so `pad(exp(x))` is one op that reads `x`. A producer marked
+    `fusion.materialize` is kept.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

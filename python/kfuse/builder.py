@@ -27,6 +27,9 @@ all of size 1), the indexing maps that read it skip them, elementwise ops whose 
 operand lacks a size-1 dim lack it too, and ``Program.output`` of such a tensor adds one
 elementwise generic that writes it at its full numpy shape. No reshapes are emitted; a
 reduction over only such absent dims is a "view" (no op: the operand's MLIR value).
+
+``pad`` (constant padding, numpy's ``pad_width``) is a ``tensor.pad``; fusion-normalize
+turns it into an elementwise generic that gathers from its operand.
 """
 
 import builtins
@@ -45,7 +48,7 @@ __all__ = [
     "Program", "Tensor",
     "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
     "sigmoid", "relu", "gelu", "silu", "erf", "maximum", "minimum", "pow", "where",
-    "cast", "materialize", "gt", "ge", "lt", "le", "eq", "ne",
+    "cast", "materialize", "pad", "gt", "ge", "lt", "le", "eq", "ne",
     "sum", "max", "min", "mean",
 ]
 
@@ -351,7 +354,9 @@ class Program:
                 values[t._id] = values[t._args[0]._id]
                 continue
             values[t._id] = f"%t{t._id}"
-            lines += (_reduction if t._op in _REDUCTIONS else _generic)(t, values)
+            emit = (_reduction if t._op in _REDUCTIONS else
+                    _pad if t._op == "pad" else _generic)
+            lines += emit(t, values)
         outs = [t for _, t in self._outputs]
         lines += [f"    return {', '.join(values[t._id] for t in outs)} : "
                   f"{', '.join(_tensor_type(t.shape, t.dtype) for t in outs)}", "  }", "}"]
@@ -380,6 +385,10 @@ class Program:
                     env[t._id] = env[t._args[0]._id].reshape(t.shape)
                 elif t._op in _REDUCTIONS:
                     env[t._id] = _np_reduce(t, env[t._args[0]._id])
+                elif t._op == "pad":
+                    widths, value = t._attrs
+                    env[t._id] = np.pad(env[t._args[0]._id], widths,
+                                        constant_values=value).astype(_numpy_dtype(t.dtype))
                 else:
                     env[t._id] = _compute(t, _NumpyBody(), lambda x: env[x._id])
         # an output that is an input is copied: the caller's array is not handed back
@@ -410,6 +419,24 @@ def _generic(t, values):
         *("      " + line for line in body.lines),
         f"      linalg.yield {result} : {t.dtype.mlir}",
         f"    }} -> {out_type}",
+    ]
+
+
+def _pad(t, values):
+    """The lines of a tensor.pad (fusion-normalize makes it a gather generic)."""
+    x, (widths, value) = t._args[0], t._attrs
+    present = [k for k in range(len(x.shape)) if k not in x._absent]
+    low = ", ".join(str(widths[k][0]) for k in present)
+    high = ", ".join(str(widths[k][1]) for k in present)
+    dt, n = t.dtype, t._id
+    literal = _float_literal(value, dt) if dt.is_float else str(value)
+    idx = ", ".join(f"%i{n}_{k}: index" for k in range(len(present)))
+    return [
+        f"    %c{n} = arith.constant {literal} : {dt.mlir}",
+        f"    %t{n} = tensor.pad {values[x._id]} low[{low}] high[{high}] {{",
+        f"    ^bb0({idx}):",
+        f"      tensor.yield %c{n} : {dt.mlir}",
+        f"    }} : {_mlir_type(x)} to {_mlir_type(t)}",
     ]
 
 
@@ -737,6 +764,42 @@ def where(cond, a, b):
     args = [cond] + [x if isinstance(x, Tensor) else _coerce_scalar("where", x, dt, choices[0])
                      for x in (a, b)]
     return _make("where", dt, args)
+
+
+def pad(x, pad_width, value=0):
+    """Constant padding, like ``numpy.pad(x, pad_width, constant_values=value)``:
+    ``pad_width`` is one ``(before, after)`` pair per dim (or a single pair for every
+    dim) of non-negative ints; ``value`` a python scalar of x's kind. Fuses with the
+    elementwise ops that read the result (each output element reads x once, or
+    not at all in the border)."""
+    if not isinstance(x, Tensor):
+        raise BuilderError(f"pad: expected a kfuse Tensor, got {x!r}")
+    if x.dtype is I1:
+        raise BuilderError(f"pad: does not take i1 (bool) tensors, got {_describe(x)}; "
+                           "kb.cast it to an int or float dtype first")
+    rank = len(x.shape)
+    try:
+        if len(pad_width) == 2 and all(isinstance(w, numbers.Integral) for w in pad_width):
+            pairs = [tuple(pad_width)] * rank  # one pair for every dim
+        else:
+            pairs = [tuple(p) for p in pad_width]
+    except TypeError:
+        pairs = None
+    if (pairs is None or len(pairs) != rank or any(len(p) != 2 for p in pairs) or any(
+            isinstance(w, (bool, np.bool_)) or not isinstance(w, numbers.Integral) or w < 0
+            for p in pairs for w in p)):
+        raise BuilderError(f"pad: pad_width {pad_width!r} must be one (before, after) pair "
+                           f"of non-negative ints per dim of the {_describe(x)} (or one "
+                           "pair for every dim)")
+    widths = tuple((int(a), int(b)) for a, b in pairs)
+    for k in x._absent:
+        if widths[k] != (0, 0):
+            raise BuilderError(f"pad: dim {k} of the {_describe(x)} is a size-1 dim kept by "
+                               "a keepdims reduction; padding it is not supported (reduce "
+                               "with keepdims=False and pad the result)")
+    v = _coerce_scalar("pad", value, x.dtype, x)
+    shape = tuple(d + a + b for d, (a, b) in zip(x.shape, widths))
+    return Tensor(x.program, shape, x.dtype, "pad", [x], list(x._absent), (widths, v))
 
 
 def materialize(t):

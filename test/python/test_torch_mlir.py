@@ -4,7 +4,8 @@ test/python/programs/torch/ holds the exported .mlir (generated with
 export.py there: torch-mlir 20261001, torch 2.13.0) with the inputs and
 PyTorch's outputs. They use what torch-mlir emits: keepdims reductions into
 tensor<Nx1xT> through (d0, 0) maps, f64 accumulation, dense_resource weights,
-a transposed weight feeding a matmul."""
+a transposed weight feeding a matmul, tensor.pad before convolutions, cf.assert
+in batch norm's arithmetic, views between elementwise ops."""
 
 import os
 
@@ -21,6 +22,14 @@ EXPECTED = {
     "torch_layernorm": (1, ["reduction"]),
     "torch_linear_gelu_residual": (2, ["elementwise", "contraction"]),
     "torch_bias_gelu": (1, ["elementwise"]),
+    # tensor.pad -> a gather kernel; the bias init and relu join the convolution
+    "torch_conv_relu": (2, ["elementwise", "contraction"]),
+    # batch norm's per-channel math (with its cf.assert) and the residual too
+    "torch_residual_conv": (2, ["elementwise", "contraction"]),
+    # exp fused through the pad into the multiply
+    "torch_pad": (1, ["elementwise"]),
+    # sigmoid, view (collapse + expand), tanh, add: one kernel
+    "torch_view_chain": (1, ["elementwise"]),
 }
 
 

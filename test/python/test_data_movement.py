@@ -1,0 +1,165 @@
+"""Padding and views: data movement that fusion folds into indexing.
+
+tensor.pad (builder: kb.pad) becomes an elementwise gather in fusion-normalize
+and fuses with its elementwise neighbours; reshapes move above elementwise
+producers to the inputs. Numerics on the CPU target against numpy; the CUDA
+target must compile the same plan to one PTX kernel per group."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mlir")
+import kfuse  # noqa: E402
+from kfuse import BuilderError  # noqa: E402
+from kfuse import builder as kb  # noqa: E402
+from kfuse import dtypes  # noqa: E402
+
+
+def _run(prog, *arrays, kernels):
+    f = kfuse.compile(prog, target="cpu")
+    assert f.report.after.kernels == kernels, str(f.report)
+    got = f(*arrays)
+    got = got if isinstance(got, tuple) else (got,)
+    for g, w in zip(got, prog.reference(*arrays)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
+                                   rtol=2e-3 if g.dtype == np.float16 else 1e-6,
+                                   atol=1e-6)
+    cuda = kfuse.compile(prog, target="cuda")
+    assert cuda.ptx.count(".entry") == kernels
+    return f
+
+
+@pytest.mark.parametrize("dt", ["f32", "f16", "i32", "f64"])
+def test_pad_numerics_per_dtype(dt):
+    p = kb.Program(f"pad_{dt}")
+    x = p.input("x", (5, 7), dt)
+    value = -3 if dt == "i32" else 0.25
+    p.output(kb.pad(x, ((1, 2), (0, 3)), value=value) * 2, name="y")
+    rng = np.random.default_rng(1)
+    a = (rng.integers(-9, 9, (5, 7)) if dt == "i32"
+         else rng.standard_normal((5, 7))).astype(dtypes.to_numpy(dtypes.get(dt)))
+    _run(p, a, kernels=1)
+
+
+def test_pad_fuses_producer_and_consumer_into_one_kernel():
+    # exp runs at the gathered points (never on the padding), the broadcast
+    # add and relu over the padded space: one kernel reading x and b once.
+    p = kb.Program("pad_chain")
+    x = p.input("x", (6, 10), "f32")
+    b = p.input("b", (14,), "f32")
+    p.output(kb.relu(kb.pad(kb.exp(x), ((1, 2), (3, 1)), value=-1.5) + b), name="y")
+    rng = np.random.default_rng(0)
+    f = _run(p, rng.standard_normal((6, 10)).astype(np.float32),
+             rng.standard_normal(14).astype(np.float32), kernels=1)
+    g = f.report.groups[0]
+    assert "math.exp" in g.ops and "tensor.extract" in g.ops
+    assert g.bytes_read == (6 * 10 + 14) * 4 and g.bytes_written == 9 * 14 * 4
+
+
+def test_pad_of_a_value_used_twice_is_a_gather_of_the_materialized_value():
+    p = kb.Program("pad_shared")
+    x = p.input("x", (8, 8), "f32")
+    e = kb.exp(x)
+    p.output(e + 1.0, name="e")
+    p.output(kb.pad(e, ((1, 1), (1, 1))), name="p")
+    rng = np.random.default_rng(2)
+    _run(p, rng.standard_normal((8, 8)).astype(np.float32), kernels=2)
+
+
+def test_pad_all_zero_widths_and_one_pair_for_every_dim():
+    p = kb.Program("pad_forms")
+    x = p.input("x", (3, 4, 5), "f32")
+    p.output(kb.pad(x, (2, 1)), name="a")
+    p.output(kb.pad(x, ((0, 0), (0, 0), (0, 0))) + 1.0, name="b")
+    rng = np.random.default_rng(3)
+    # two output spaces (6x7x8 and 3x4x5): two kernels; the empty pad folds away
+    f = _run(p, rng.standard_normal((3, 4, 5)).astype(np.float32), kernels=2)
+    assert f.report.groups[1].ops == ["arith.addf"]
+
+
+@pytest.mark.parametrize("widths, match", [
+    (((1, 1),), "one .before, after. pair"),
+    (((1, -1), (0, 0)), "non-negative"),
+    (((1, 1.5), (0, 0)), "non-negative ints"),
+    ("ab", "pair"),
+])
+def test_pad_rejects_bad_widths(widths, match):
+    p = kb.Program("bad")
+    x = p.input("x", (4, 4), "f32")
+    with pytest.raises(BuilderError, match=match):
+        kb.pad(x, widths)
+
+
+def test_pad_rejects_bool_and_mismatched_scalar():
+    p = kb.Program("bad")
+    x = p.input("x", (4, 4), "f32")
+    i = p.input("i", (4, 4), "i32")
+    with pytest.raises(BuilderError, match="i1"):
+        kb.pad(x > 0.0, (1, 1))
+    with pytest.raises(BuilderError, match="float"):
+        kb.pad(i, (1, 1), value=0.5)
+
+
+def test_pad_of_a_keepdims_dim_is_rejected():
+    p = kb.Program("bad")
+    x = p.input("x", (4, 6), "f32")
+    s = kb.sum(x, axis=1, keepdims=True)
+    with pytest.raises(BuilderError, match="keepdims"):
+        kb.pad(s, ((0, 0), (1, 1)))
+    kb.pad(s, ((1, 1), (0, 0)))  # padding the kept dim is fine
+
+
+VIEW_CHAIN = """
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bias = affine_map<(d0, d1, d2) -> (d2)>
+func.func @view_chain(%x: tensor<4x8x8xf32>, %b: tensor<8xf32>) -> tensor<2x16x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<4x8x8xf32>) outs(%e0 : tensor<4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8x8xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<4x8x8xf32> into tensor<32x8xf32>
+  %v = tensor.expand_shape %c [[0, 1], [2]] output_shape [2, 16, 8] : tensor<32x8xf32> into tensor<2x16x8xf32>
+  %e1 = tensor.empty() : tensor<2x16x8xf32>
+  %y = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %b : tensor<2x16x8xf32>, tensor<8xf32>) outs(%e1 : tensor<2x16x8xf32>) {
+  ^bb0(%in: f32, %bb: f32, %out: f32):
+    %w = arith.addf %in, %bb : f32
+    linalg.yield %w : f32
+  } -> tensor<2x16x8xf32>
+  return %y : tensor<2x16x8xf32>
+}
+"""
+
+
+def test_view_between_elementwise_ops_is_one_kernel():
+    f = kfuse.compile(VIEW_CHAIN, target="cpu")
+    assert f.report.after.kernels == 1, str(f.report)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 8, 8)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    np.testing.assert_allclose(f(x, b), np.exp(x).reshape(2, 16, 8) + b, rtol=1e-6, atol=1e-6)
+    assert kfuse.compile(VIEW_CHAIN, target="cuda").ptx.count(".entry") == 1
+
+
+def test_view_of_a_broadcasting_producer_still_splits_correctly():
+    # The producer reads a broadcast operand: the reshape cannot move above
+    # it, so it separates two kernels (and the answer is still right).
+    text = VIEW_CHAIN.replace(
+        "ins(%x : tensor<4x8x8xf32>) outs(%e0", "ins(%b : tensor<8xf32>) outs(%e0").replace(
+        "#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>\n",
+        "#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>\n"
+        "#b3 = affine_map<(d0, d1, d2) -> (d2)>\n").replace(
+        "{indexing_maps = [#map, #map], iterator_types = [\"parallel\", \"parallel\", "
+        "\"parallel\"]}\n      ins(%b", "{indexing_maps = [#b3, #map], iterator_types = "
+        "[\"parallel\", \"parallel\", \"parallel\"]}\n      ins(%b")
+    f = kfuse.compile(text, target="cpu")
+    assert f.report.after.kernels == 2, str(f.report)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 8, 8)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    want = np.broadcast_to(np.exp(b), (4, 8, 8)).reshape(2, 16, 8) + b
+    np.testing.assert_allclose(f(x, b), want, rtol=1e-6)
