@@ -121,6 +121,24 @@ def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
   ];
 }
 
+def IeeeSqrt : Pass<"fusion-ieee-sqrt"> {
+  let summary = "Correctly rounded square roots in GPU code (strict numerics)";
+  let description = [{
+    The NVVM lowering of `math.sqrt` calls libdevice's `__nv_sqrtf`, which
+    (without `__CUDA_PREC_SQRT`) is `sqrt.approx`, and `math.rsqrt` becomes
+    `rsqrt.approx`. Under strict numerics this pass rewrites them (f32, f64
+    and vectors of them, lane by lane) to the NVVM intrinsic of the correctly
+    rounded `sqrt.rn`, and `1 / sqrt(x)` (division is `div.rn`),
+    as the CPU lowering computes them. With no FMA contraction (strict mode
+    adds no `contract` flag) a CUDA kernel then rounds each op once, like
+    the CPU target; libdevice's exp, log, tanh... still differ from libm by
+    an ulp or so.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategy
 //===----------------------------------------------------------------------===//

@@ -163,10 +163,12 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "fusion-inline-groups),{5},"
           "func.func(fusion-generic-to-gpu{{row-chunks={7}}),cse,canonicalize,"
           "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
-          "cse,canonicalize",
+          "cse,canonicalize{8}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
-          o.numerics.getValue(), o.rowChunks.getValue())
+          o.numerics.getValue(), o.rowChunks.getValue(),
+          o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
+                                            : "")
           .str());
 }
 

@@ -120,7 +120,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     calling one needs a GPU. `strategy` overrides threads, unroll,
     blocks_per_sm, sm_count (elementwise kernels) and row_chunks (row kernels). `numerics="strict"` forbids FMA contraction and
     reassociation beyond the input (on the CPU target the fused program then
-    computes the same bits as the unfused one); `fuse=False` compiles every
+    computes the same bits as the unfused one; on CUDA square roots and
+    divisions are correctly rounded too); `fuse=False` compiles every
     op as its own kernel. `filename` names MLIR text in diagnostics."""
     if isinstance(program, Program):
         text, filename = program.to_mlir(), f"<program {program.name}>"
