@@ -179,7 +179,7 @@ def main():
     for fname in ("matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
                   "softmax.mlir", "transpose.mlir", "bcast.mlir", "const.mlir",
                   "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir",
-                  "matmul_bias_first.mlir", "torch/torch_softmax.mlir",
+                  "matmul_bias_first.mlir", "two_matmuls.mlir", "torch/torch_softmax.mlir",
                   "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
                   "torch/torch_bias_gelu.mlir", "torch/torch_conv_relu.mlir",
                   "torch/torch_residual_conv.mlir", "torch/torch_pad.mlir",

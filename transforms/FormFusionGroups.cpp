@@ -103,15 +103,24 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
            llvm::all_of(op->getUsers(),
                         [&](Operation *u) { return ops.contains(u); });
   };
-  // A contraction takes only epilogues over its output space.
+  // A contraction takes only epilogues over its output space. Several
+  // contractions share a group (an epilogue combining their results, one
+  // thread per output computing each) only over identical loop nests.
   unsigned contractions = llvm::count_if(ops, isContractionGeneric);
   if (contractions > 0) {
-    if (contractions > 1 || llvm::any_of(ops, isRowReductionGeneric))
+    if (llvm::any_of(ops, isRowReductionGeneric))
       return false;
     auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, isContractionGeneric));
+    for (Operation *op : ops)
+      if (isContractionGeneric(op)) {
+        auto other = cast<linalg::GenericOp>(op);
+        if (other.getStaticLoopRanges() != c.getStaticLoopRanges() ||
+            other.getIteratorTypesArray() != c.getIteratorTypesArray())
+          return false;
+      }
     SmallVector<int64_t> out = parallelExtents(c);
     return llvm::all_of(ops, [&](Operation *op) {
-      return op == c.getOperation() || domainOf(op) == out || inlined(op);
+      return isContractionGeneric(op) || domainOf(op) == out || inlined(op);
     });
   }
   std::optional<SmallVector<int64_t>> rows, full;

@@ -277,18 +277,15 @@ func.func @two_matmuls_same_input(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, 
   return %m1, %m2 : tensor<16x64xf32>, tensor<16x64xf32>
 }
 
-// Negative: an epilogue that adds two matmul results joins the first
-// matmul's group; the second matmul keeps a group of its own (a group holds
-// at most one contraction) and is read from memory.
+// An epilogue that adds two matmul results over identical loop nests takes
+// both into its group: one kernel computes both dot products per output.
 // CHECK-LABEL: func.func @epilogue_of_two_matmuls
 // CHECK-SAME: (%[[A:[^:]*]]: tensor<16x32xf32>, %[[B:[^:]*]]: tensor<32x64xf32>, %[[C:[^:]*]]: tensor<32x64xf32>)
-// CHECK-NEXT: %[[M2:.*]] = fusion.group "g1" "contraction" ins(%[[A]], %[[C]] : tensor<16x32xf32>, tensor<32x64xf32>) attributes {decisions = ["materializes result #0 of op 0 of group 'g1' for group 'g0': recomputing is not legal here"]} {
-// CHECK: fusion.yield %{{.*}} : tensor<16x64xf32>
-// CHECK-NEXT: } -> tensor<16x64xf32>
-// CHECK-NEXT: %[[G0:.*]] = fusion.group "g0" "contraction" ins(%[[A]], %[[B]], %[[M2]] : tensor<16x32xf32>, tensor<32x64xf32>, tensor<16x64xf32>) attributes {decisions = ["operand #1 stays unfused: the merged group would not run over one row space"]} {
-// CHECK-NEXT: ^bb0(%[[AA:[^:]*]]: tensor<16x32xf32>, %[[BA:[^:]*]]: tensor<32x64xf32>, %[[M2A:[^:]*]]: tensor<16x64xf32>):
+// CHECK-NEXT: %[[G0:.*]] = fusion.group "g0" "contraction" ins(%[[A]], %[[B]], %[[C]] : tensor<16x32xf32>, tensor<32x64xf32>, tensor<32x64xf32>) {
+// CHECK-NEXT: ^bb0(%[[AA:[^:]*]]: tensor<16x32xf32>, %[[BA:[^:]*]]: tensor<32x64xf32>, %[[CA:[^:]*]]: tensor<32x64xf32>):
 // CHECK: %[[M1:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[AA]], %[[BA]] :
-// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[M1]], %[[M2A]] : tensor<16x64xf32>, tensor<16x64xf32>)
+// CHECK: %[[M2:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[AA]], %[[CA]] :
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[M1]], %[[M2]] : tensor<16x64xf32>, tensor<16x64xf32>)
 // CHECK: fusion.yield %[[S]] : tensor<16x64xf32>
 // CHECK-NEXT: } -> tensor<16x64xf32>
 // CHECK-NEXT: return %[[G0]] : tensor<16x64xf32>
@@ -298,6 +295,28 @@ func.func @epilogue_of_two_matmuls(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>,
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
   %m1 = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
   %m2 = linalg.matmul ins(%a, %c : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m1, %m2 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %v = arith.addf %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<16x64xf32>
+  return %s : tensor<16x64xf32>
+}
+
+// Negative: matmuls over different reduction extents (K = 32 and K = 8) do
+// not share a kernel; the epilogue joins the first, the second is read from
+// memory.
+// CHECK-LABEL: func.func @epilogue_of_two_matmuls_different_k
+// CHECK: fusion.group "g1" "contraction"
+// CHECK: fusion.group "g0" "contraction" {{.*}}decisions = ["operand #1 stays unfused: the merged group would not run over one row space"]
+// CHECK-NOT: fusion.group
+func.func @epilogue_of_two_matmuls_different_k(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x8xf32>, %d: tensor<8x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m2 = linalg.matmul ins(%c, %d : tensor<16x8xf32>, tensor<8x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
   %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%m1, %m2 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):

@@ -162,6 +162,18 @@ def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_orde
                                rtol=1e-5, atol=1e-5)
 
 
+def test_epilogue_of_two_contractions_over_one_loop_nest_is_one_kernel():
+    f = kfuse.compile(_text("two_matmuls.mlir"), target="cpu")
+    assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
+    rng = np.random.default_rng(8)
+    a, b, c, d = (rng.standard_normal(s).astype(np.float32)
+                  for s in [(64, 32), (32, 16), (64, 32), (32, 16)])
+    want = a.astype(np.float64) @ b + c.astype(np.float64) @ d
+    np.testing.assert_allclose(f(a, b, c, d), want, rtol=1e-5, atol=1e-5)
+    cuda = kfuse.compile(_text("two_matmuls.mlir"), target="cuda")
+    assert cuda.ptx.count(".entry") == 1
+
+
 def test_row_chunks_option_sets_threads_per_row():
     from kfuse import builder as kb
     p = kb.Program("sm")
