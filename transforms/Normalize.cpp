@@ -53,6 +53,14 @@ using namespace kfuse;
 
 namespace {
 
+/// True if the body reads an `outs` block argument (the generic updates a
+/// tensor rather than producing a fresh one).
+bool readsItsOutputs(linalg::GenericOp generic) {
+  return llvm::any_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+    return !generic.getMatchingBlockArgument(&init).use_empty();
+  });
+}
+
 struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -144,7 +152,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
              .isIdentity())
       return failure();
     Block *body = producer.getBody();
-    if (!body->getOps<linalg::IndexOp>().empty())
+    if (!body->getOps<linalg::IndexOp>().empty() ||
+        readsItsOutputs(producer))
       return failure();
     for (Operation &op : body->without_terminator())
       if (op.getNumRegions() != 0 || !isPure(&op))
@@ -210,8 +219,13 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
     if (!llvm::all_of(producer.getIndexingMapsArray(),
                       [](AffineMap m) { return m.isIdentity(); }))
       return failure();
-    if (!producer.getBody()->template getOps<linalg::IndexOp>().empty())
+    if (!producer.getBody()->template getOps<linalg::IndexOp>().empty() ||
+        readsItsOutputs(producer))
       return failure();
+    for (Value in : producer.getDpsInputs())
+      if (auto t = dyn_cast<RankedTensorType>(in.getType());
+          !t || !t.hasStaticShape())
+        return failure();
     // Reshapes that only add or drop unit dimensions are
     // linalg-fold-unit-extent-dims' business: moving them would bring unit
     // dimensions back.
@@ -230,8 +244,6 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
         reshape.getReassociationIndices();
     SmallVector<Value> inputs;
     for (Value in : producer.getDpsInputs()) {
-      if (!isa<RankedTensorType>(in.getType()))
-        return failure(); // (identity maps: every operand is a tensor)
       auto inType = cast<RankedTensorType>(in.getType());
       inputs.push_back(ReshapeOp::create(
           rewriter, loc, type.clone(inType.getElementType()), in, reassoc));

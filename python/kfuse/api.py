@@ -6,7 +6,7 @@ import json
 import os
 
 import numpy as np
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 from mlir import ir
 from mlir.dialects import gpu
@@ -23,8 +23,8 @@ from .signature import signature
 PTX_FILE = "kernels.ptx"
 
 
-def _detect_chip() -> Optional[str]:
-    """sm_XY of GPU 0, or None without a usable GPU."""
+def _detect_device() -> Optional[Tuple[str, int]]:
+    """(sm_XY, number of SMs) of GPU 0, or None without a usable GPU."""
     if not runtime.cuda_available():
         return None
     try:
@@ -34,7 +34,8 @@ def _detect_chip() -> Optional[str]:
         A = cu.CUdevice_attribute
         _, major = cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)
         _, minor = cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
-        return f"sm_{major}{minor}"
+        _, sms = cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)
+        return f"sm_{major}{minor}", int(sms)
     except Exception:
         return None
 
@@ -117,8 +118,11 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     """Compiles a builder Program or MLIR text (linalg-on-tensors, one public
     function) for `target`: 'cuda', 'cpu', or 'auto' (CUDA when a GPU is
     present, else CPU). CUDA programs compile without a GPU (for artifacts);
-    calling one needs a GPU. `strategy` overrides threads, unroll,
-    blocks_per_sm, sm_count (elementwise kernels) and row_chunks (row kernels). `numerics="strict"` forbids FMA contraction and
+    calling one needs a GPU. Without `chip`, CUDA code targets the GPU that is
+    here (chip and SM count queried through cuda-python), or sm_90 with its
+    132 SMs where there is none. `strategy` overrides threads, unroll,
+    blocks_per_sm, sm_count (elementwise kernels) and row_chunks (row
+    kernels). `numerics="strict"` forbids FMA contraction and
     reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every
@@ -130,10 +134,16 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     else:
         raise CompileError(f"kfuse.compile takes a kfuse.builder.Program or MLIR text, "
                            f"got {type(program).__name__}")
-    if target == "auto":
-        detected = _detect_chip()
-        target = "cuda" if detected else "cpu"
-        chip = chip or detected
+    if target in ("auto", "cuda") and chip is None:
+        # Target the GPU that is here: its chip and SM count (grid sizes).
+        detected = _detect_device()
+        if target == "auto":
+            target = "cuda" if detected else "cpu"
+        if detected and target == "cuda":
+            chip = detected[0]
+            strategy.setdefault("sm_count", detected[1])
+    elif target == "auto":
+        target = "cuda" if _detect_device() else "cpu"
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")

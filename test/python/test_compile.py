@@ -443,3 +443,26 @@ def test_strict_numerics_fused_is_bit_identical_to_unfused_on_cpu():
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     with pytest.raises(kfuse.CompileError, match="numerics"):
         kfuse.compile(p, target="cpu", numerics="loose")
+
+
+def test_cuda_without_chip_targets_the_device_that_is_here(monkeypatch):
+    # The chip and SM count come from the device (queried through cuda-python);
+    # grids capped per SM (blocks_per_sm) follow the SM count.
+    import kfuse.api as api
+    p = kb.Program("dev")
+    x = p.input("x", (1 << 24,), "f32")
+    p.output(kb.exp(x), name="y")
+    monkeypatch.setattr(api, "_detect_device", lambda: ("sm_80", 108))
+    a100 = kfuse.compile(p, target="cuda", blocks_per_sm=4)
+    assert a100.options.chip == "sm_80" and a100.options.sm_count == 108
+    assert ".target sm_80" in a100.ptx
+    auto = kfuse.compile(p)  # target="auto" with a GPU here: CUDA
+    assert auto.target == "cuda" and auto.options.sm_count == 108
+    explicit = kfuse.compile(p, target="cuda", chip="sm_90", blocks_per_sm=4)
+    assert explicit.options.chip == "sm_90" and explicit.options.sm_count == 0
+    assert a100.plan.steps[0].grid[0] == 108 * 4
+    assert explicit.plan.steps[0].grid[0] == 132 * 4
+    monkeypatch.setattr(api, "_detect_device", lambda: None)
+    none = kfuse.compile(p, target="cuda")
+    assert none.options.chip == "sm_90" and none.options.sm_count == 0
+    assert kfuse.compile(p).target == "cpu"

@@ -1,0 +1,307 @@
+// RUN: fuse-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fusion-hoist-reshapes))' \
+// RUN:   | FileCheck %s
+
+// fusion-hoist-reshapes: a tensor.expand_shape / tensor.collapse_shape of
+// the only use of an elementwise linalg.generic whose operands all use the
+// identity map (and whose body does not read linalg.index) becomes the same
+// generic over the reshaped space, on reshaped inputs. Repeated, reshapes
+// reach the function's arguments, and the elementwise ops on both sides of a
+// view meet. Producers with broadcasts, several uses or linalg.index keep
+// their reshape, and reshapes that only add or drop unit dimensions are left
+// to linalg-fold-unit-extent-dims.
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// tanh(exp(x).view(24).view(2, 12)): both reshapes move above exp, onto the
+// argument, and exp and tanh both run over [2, 12], exp directly feeding
+// tanh.
+// CHECK-LABEL: func.func @view_between_elementwise
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x6xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.expand_shape %[[C]] {{\[}}[0, 1]] output_shape [2, 12] : tensor<24xf32> into tensor<2x12xf32>
+// CHECK-NOT: tensor.{{(collapse|expand)}}_shape
+// CHECK: %[[E:.*]] = linalg.generic {indexing_maps = [#[[MAP:.*]], #[[MAP]]], iterator_types = ["parallel", "parallel"]} ins(%[[V]] : tensor<2x12xf32>) outs(%{{.*}} : tensor<2x12xf32>)
+// CHECK: math.exp
+// CHECK: } -> tensor<2x12xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]]], iterator_types = ["parallel", "parallel"]} ins(%[[E]] : tensor<2x12xf32>) outs(%{{.*}} : tensor<2x12xf32>)
+// CHECK: math.tanh
+// CHECK: } -> tensor<2x12xf32>
+// CHECK-NEXT: return %[[T]] : tensor<2x12xf32>
+func.func @view_between_elementwise(%x: tensor<4x6xf32>) -> tensor<2x12xf32> {
+  %e = tensor.empty() : tensor<4x6xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x6xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+  %r = tensor.expand_shape %c [[0, 1]] output_shape [2, 12] : tensor<24xf32> into tensor<2x12xf32>
+  %e2 = tensor.empty() : tensor<2x12xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<2x12xf32>) outs(%e2 : tensor<2x12xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.tanh %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x12xf32>
+  return %t : tensor<2x12xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Through a chain of two elementwise producers with two inputs each (one of
+// another element type): every input is reshaped with its own element type
+// and both generics run over [2, 4]; the producers' attributes are kept.
+// CHECK-LABEL: func.func @chain_two_inputs
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[Y:[^:]*]]: tensor<8xf16>, %[[Z:[^:]*]]: tensor<8xf32>) -> tensor<2x4xf32>
+// CHECK-DAG: %[[XV:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK-DAG: %[[YV:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf16> into tensor<2x4xf16>
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[XV]], %[[YV]] : tensor<2x4xf32>, tensor<2x4xf16>) outs(%{{.*}} : tensor<2x4xf32>) attrs = {tag = "first"}
+// CHECK: arith.extf
+// CHECK: arith.addf
+// CHECK: } -> tensor<2x4xf32>
+// CHECK-NOT: tensor.expand_shape %[[A]]
+// CHECK: %[[ZV:.*]] = tensor.expand_shape %[[Z]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK-NOT: tensor.expand_shape %[[A]]
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[ZV]] : tensor<2x4xf32>, tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf32>) attrs = {tag = "second"}
+// CHECK: arith.mulf
+// CHECK: } -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[B]] : tensor<2x4xf32>
+func.func @chain_two_inputs(%x: tensor<8xf32>, %y: tensor<8xf16>, %z: tensor<8xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<8xf32>, tensor<8xf16>) outs(%e : tensor<8xf32>) attrs = {tag = "first"} {
+  ^bb0(%in: f32, %in2: f16, %out: f32):
+    %w = arith.extf %in2 : f16 to f32
+    %v = arith.addf %in, %w : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%a, %z : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) attrs = {tag = "second"} {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %v = arith.mulf %in, %in2 : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = tensor.expand_shape %b [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A collapse of a constant's consumer: the reshape lands on the constant,
+// where it folds away (a reshaped constant is a constant).
+// CHECK-LABEL: func.func @onto_constant
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x4xf32>) -> tensor<8xf32>
+// CHECK-DAG: %[[CST:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<8xf32>
+// CHECK-DAG: %[[XV:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[XV]], %[[CST]] : tensor<8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return %[[G]] : tensor<8xf32>
+func.func @onto_constant(%x: tensor<2x4xf32>) -> tensor<8xf32> {
+  %c = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %e = tensor.empty() : tensor<2x4xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %k: f32, %out: f32):
+    %v = arith.mulf %in, %k : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4xf32>
+  %r = tensor.collapse_shape %s [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+
+// Negative: the producer broadcasts its input ((d0, d1) -> (d1)): it keeps
+// its reshape, and still runs over [4, 6].
+// CHECK-LABEL: func.func @broadcast_producer
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<6xf32>) outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK: } -> tensor<4x6xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @broadcast_producer(%x: tensor<6xf32>) -> tensor<24xf32> {
+  %e = tensor.empty() : tensor<4x6xf32>
+  %s = linalg.generic {indexing_maps = [#cols, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<6xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x6xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+  return %c : tensor<24xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// Negative: the producer transposes its input: it keeps its reshape.
+// CHECK-LABEL: func.func @transpose_producer
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<6x4xf32>) outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK: } -> tensor<4x6xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @transpose_producer(%x: tensor<6x4xf32>) -> tensor<24xf32> {
+  %e = tensor.empty() : tensor<4x6xf32>
+  %s = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<6x4xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x6xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+  return %c : tensor<24xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Negative: the producer's result has a second use (it is also returned):
+// the reshape stays below it.
+// CHECK-LABEL: func.func @two_uses
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
+// CHECK-NOT: tensor.expand_shape %[[X]]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: } -> tensor<8xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[G]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK-NEXT: return %[[R]], %[[G]] : tensor<2x4xf32>, tensor<8xf32>
+func.func @two_uses(%x: tensor<8xf32>) -> (tensor<2x4xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %r, %s : tensor<2x4xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Negative: the producer's body reads linalg.index (its value depends on the
+// position in the 1-D space, which the reshape would change): it keeps its
+// reshape.
+// CHECK-LABEL: func.func @index_producer
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: linalg.index 0 : index
+// CHECK: } -> tensor<8xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[G]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @index_producer(%x: tensor<8xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %n = arith.index_cast %i : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %v = arith.addf %in, %f : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Negative: the reshape only adds a unit dimension (tensor<8xf32> to
+// tensor<8x1xf32>): it is not moved (linalg-fold-unit-extent-dims removes
+// unit dimensions; moving it would bring them back).
+// CHECK-LABEL: func.func @unit_dim_only
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
+// CHECK-NOT: tensor.expand_shape %[[X]]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: } -> tensor<8xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[G]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @unit_dim_only(%x: tensor<8xf32>) -> tensor<8x1xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = tensor.expand_shape %s [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  return %r : tensor<8x1xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Negative: the same for a collapse that only drops a unit dimension.
+// CHECK-LABEL: func.func @unit_dim_collapse
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x8xf32>)
+// CHECK-NOT: tensor.collapse_shape %[[X]]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x8xf32>) outs(%{{.*}} : tensor<1x8xf32>)
+// CHECK: } -> tensor<1x8xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @unit_dim_collapse(%x: tensor<1x8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<1x8xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1x8xf32>) outs(%e : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<1x8xf32>
+  %r = tensor.collapse_shape %s [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Negative: a producer whose body reads its outs operand (it updates %acc)
+// keeps its reshape: a fresh init would drop %acc.
+// CHECK-LABEL: func.func @reads_its_output
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf32>)
+// CHECK: tensor.expand_shape %[[G]]
+func.func @reads_its_output(%x: tensor<8xf32>, %acc: tensor<8xf32>) -> tensor<2x4xf32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// Negative: an input of dynamic shape cannot be reshaped to the static
+// result shape: the reshape stays.
+// CHECK-LABEL: func.func @dynamic_input
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?xf32>)
+// CHECK: tensor.expand_shape %[[G]]
+func.func @dynamic_input(%x: tensor<?xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
