@@ -49,6 +49,14 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
           return signalPassFailure();
         }
 
+    // The arguments are the caller's tensors: bufferization must not write
+    // into them (a contraction accumulating into an argument it was given
+    // as `outs` gets a copy instead).
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (isa<TensorType>(func.getArgument(i).getType()))
+        func.setArgAttr(i, "bufferization.writable",
+                        BoolAttr::get(func.getContext(), false));
+
     SmallVector<fusion::GroupOp> groups;
     func.walk([&](fusion::GroupOp g) { groups.push_back(g); });
     // Booleans in memory are bytes; fusion-widen-bool-tensors handles the

@@ -193,7 +193,9 @@ def InlineGroups : Pass<"fusion-inline-groups", "::mlir::func::FuncOp"> {
     Moves the single `linalg.generic` of each group into the enclosing
     function and tags it with the group's name (`fusion.kernel`) and strategy
     (`fusion.strategy`), which `fusion-generic-to-gpu` reads after
-    bufferization.
+    bufferization. Marks the function's tensor arguments
+    `bufferization.writable = false`: they are the caller's inputs, never
+    written in place.
   }];
 }
 

@@ -300,6 +300,11 @@ LogicalResult RowKernel::analyze() {
         Operation *host = block->findAncestorOpInBlock(*user);
         if (!host || isa<linalg::GenericOp, gpu::LaunchOp>(host))
           continue;
+        // A copy into the buffer is its initial value (the accumulator of
+        // a contraction whose init is also needed elsewhere).
+        if (auto copy = dyn_cast<memref::CopyOp>(host);
+            copy && copy.getTarget() == init)
+          continue;
         if (host->isBeforeInBlock(generics.back()))
           return user->emitError()
                  << "kfuse: internal error: '" << user->getName()

@@ -172,6 +172,9 @@ def test_torch_zero_copy(case):
     torch.cuda.synchronize()
     _compare(tuple(_torch_to_host(torch, g, s) for g, s in zip(got_t, exe.plan.outputs)),
              exps, exe, rtol, atol)
+    # the caller's device inputs are never written (zero copy: kernels see them)
+    for t, a, s in zip(t_ins, ins, exe.plan.inputs):
+        assert torch.equal(t, _torch_input(torch, a, s)), f"input {s.name!r} was written"
 
     # on a side stream made current by torch, and with out=
     side = torch.cuda.Stream()

@@ -174,6 +174,38 @@ def test_epilogue_of_two_contractions_over_one_loop_nest_is_one_kernel():
     assert cuda.ptx.count(".entry") == 1
 
 
+
+
+def test_contraction_into_an_argument_leaves_the_argument_unchanged():
+    # c + a @ b: the accumulator starts from the caller's c, which must not be
+    # written (CUDA: a device copy into the output, then the kernel).
+    f = kfuse.compile(_text("accumulate_into_arg.mlir"), target="cpu")
+    rng = np.random.default_rng(9)
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(64, 32), (32, 128), (64, 128)])
+    c0 = c.copy()
+    np.testing.assert_allclose(f(a, b, c), c0 + a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(c, c0)
+    cuda = kfuse.compile(_text("accumulate_into_arg.mlir"), target="cuda")
+    assert [s.op for s in cuda.plan.steps] == ["copy", "launch"]
+    copy, launch = cuda.plan.steps
+    assert cuda.plan.buffers[copy.src].kind == "input"
+    assert cuda.plan.buffers[copy.dst].kind == "output"
+    assert launch.args[-1].buffer == copy.dst
+
+
+def test_contraction_init_needed_elsewhere_is_copied_before_the_kernel():
+    text = _text("init_twice.mlir")
+    f = kfuse.compile(text, target="cpu")
+    assert f.report.after.kernels == 2
+    rng = np.random.default_rng(10)
+    a, b, bias = (rng.standard_normal(s).astype(np.float32) for s in [(64, 32), (32, 128), (128,)])
+    m, init = f(a, b, bias)
+    np.testing.assert_allclose(m, a.astype(np.float64) @ b + bias, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(init, np.broadcast_to(bias, (64, 128)))
+    cuda = kfuse.compile(text, target="cuda")
+    assert [s.op for s in cuda.plan.steps] == ["launch", "copy", "launch"]
+
+
 def test_row_chunks_option_sets_threads_per_row():
     from kfuse import builder as kb
     p = kb.Program("sm")
