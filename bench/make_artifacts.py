@@ -184,7 +184,7 @@ def main():
                   "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
                   "torch/torch_bias_gelu.mlir", "torch/torch_conv_relu.mlir",
                   "torch/torch_residual_conv.mlir", "torch/torch_pad.mlir",
-                  "torch/torch_view_chain.mlir"):
+                  "torch/torch_view_chain.mlir", "torch/torch_transformer_block.mlir"):
         with open(os.path.join(prog_dir, fname)) as fh:
             text = fh.read()
         cpu = kfuse.compile(text, target="cpu")

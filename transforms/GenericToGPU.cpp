@@ -18,6 +18,7 @@
 
 #include "llvm/ADT/MapVector.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/IRMapping.h"
@@ -73,7 +74,10 @@ private:
   LogicalResult prepare(OpBuilder &b);
 };
 
-static Access classify(AffineMap map, unsigned innermost) {
+/// How an operand of memref type `type` read through `map` is accessed by
+/// `width` consecutive iterations of the innermost loop.
+static Access classify(AffineMap map, unsigned innermost, MemRefType type,
+                       int64_t width) {
   if (map.getNumDims() == 0)
     return Access::Splat;
   unsigned uses = 0;
@@ -82,9 +86,20 @@ static Access classify(AffineMap map, unsigned innermost) {
   if (uses == 0)
     return Access::Splat;
   if (uses == 1 && map.getNumResults() > 0) {
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    AffineExpr lastExpr = map.getResults().back();
+    auto last = dyn_cast<AffineDimExpr>(lastExpr);
     if (last && last.getPosition() == innermost)
       return Access::Contiguous;
+    // A slice along the last dimension, d + c: still one aligned vector when
+    // c and the rows of the buffer are multiples of the vector.
+    if (auto sum = dyn_cast<AffineBinaryOpExpr>(lastExpr);
+        sum && sum.getKind() == AffineExprKind::Add) {
+      auto dim = dyn_cast<AffineDimExpr>(sum.getLHS());
+      auto cst = dyn_cast<AffineConstantExpr>(sum.getRHS());
+      if (dim && cst && dim.getPosition() == innermost &&
+          cst.getValue() % width == 0 && type.getShape().back() % width == 0)
+        return Access::Contiguous;
+    }
   }
   return Access::Gather;
 }
@@ -110,15 +125,17 @@ LogicalResult KernelEmitter::prepare(OpBuilder &b) {
     Operand operand;
     operand.map = op.getMatchingIndexingMap(&opOperand);
     operand.elementType = type.getElementType();
-    operand.access = classify(operand.map, innermost);
-    for (AffineExpr e : operand.map.getResults())
-      if (!isa<AffineDimExpr, AffineConstantExpr>(e))
-        return op.emitError()
-               << "fusion-generic-to-gpu: operand #"
-               << opOperand.getOperandNumber() << " uses the indexing map "
-               << AffineMapAttr::get(operand.map)
-               << "; only loop indices and constants are "
-                  "supported as results";
+    operand.access = classify(operand.map, innermost, type, width);
+    bool isOutput = opOperand.getOperandNumber() >= op.getNumDpsInputs();
+    if (isOutput && llvm::any_of(operand.map.getResults(), [](AffineExpr e) {
+          return !isa<AffineDimExpr, AffineConstantExpr>(e);
+        }))
+      return op.emitError()
+             << "fusion-generic-to-gpu: output #"
+             << opOperand.getOperandNumber() - op.getNumDpsInputs()
+             << " is written through the indexing map "
+             << AffineMapAttr::get(operand.map)
+             << "; only loop indices and constants are supported as results";
     if (width > 1 && operand.elementType.isInteger(1))
       return op.emitError("fusion-generic-to-gpu: boolean operands need "
                           "vector width 1");
@@ -165,18 +182,19 @@ Value KernelEmitter::offsetOf(OpBuilder &b, Location loc,
                                  arith::ConstantIndexOp::create(b, loc, lane));
   }
   Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+  // The loop indices of this lane (the innermost one advanced by `lane`).
+  SmallVector<Value> at(indices.take_front(loops.size()));
+  if (lane != 0 && !at.empty())
+    at.back() = arith::AddIOp::create(
+        b, loc, at.back(), arith::ConstantIndexOp::create(b, loc, lane));
   for (auto [pos, expr] : llvm::enumerate(operand.map.getResults())) {
     Value index;
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      index = indices[dim.getPosition()];
-      if (lane != 0 && dim.getPosition() == loops.size() - 1)
-        index = arith::AddIOp::create(
-            b, loc, index, arith::ConstantIndexOp::create(b, loc, lane));
-    } else if (auto cst = dyn_cast<AffineConstantExpr>(expr)) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      index = at[dim.getPosition()];
+    else if (auto cst = dyn_cast<AffineConstantExpr>(expr))
       index = arith::ConstantIndexOp::create(b, loc, cst.getValue());
-    } else {
-      llvm_unreachable("prepare() admits only dim and constant exprs");
-    }
+    else // a slice or strided view folded into the map: d * s + c
+      index = affine::expandAffineExpr(b, loc, expr, at, {});
     Value term = arith::MulIOp::create(
         b, loc, index,
         arith::ConstantIndexOp::create(b, loc, operand.strides[pos]));

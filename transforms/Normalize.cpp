@@ -1,7 +1,8 @@
 //===- Normalize.cpp - front-end forms rewritten for planning -------------===//
 //
-// fusion-pad-to-generic, fusion-hoist-reshapes and fusion-drop-body-asserts:
-// rewrites of fusion-normalize for what front ends (torch-mlir) emit.
+// fusion-pad-to-generic, fusion-fold-copies, fusion-hoist-reshapes and
+// fusion-drop-body-asserts: rewrites of fusion-normalize for what front ends
+// (torch-mlir) emit.
 //
 //===----------------------------------------------------------------------===//
 //
@@ -32,11 +33,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/Utils.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "fusion-pad-to-generic"
@@ -45,6 +49,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_PADTOGENERIC
 #define GEN_PASS_DEF_DROPBODYASSERTS
 #define GEN_PASS_DEF_HOISTRESHAPES
+#define GEN_PASS_DEF_FOLDCOPIES
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -275,6 +280,240 @@ struct HoistReshapesPass
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Copies folded into indexing maps.
+//
+// A copy generic (one tensor input, a body that yields it, identity output
+// map: a generalized transpose or broadcast) is data movement only. A generic
+// reading its result reads the copy's input instead, through the composed
+// map: the transpose of a weight feeding a matmul is never written to memory.
+// Row reductions keep a copy whose composed map is not a projected
+// permutation (their kernels need plain row indexing).
+//
+// A static tensor.extract_slice becomes a gather, like a pad: it fuses with
+// elementwise neighbours; a contraction reads it from memory.
+//===----------------------------------------------------------------------===//
+
+/// tensor.extract_slice with static offsets, sizes and strides as a gather
+/// over the slice: out[i] = src[offset + i * stride]. (Not a copy generic
+/// with an offset input map: linalg infers loop ranges from operand shapes,
+/// so a slice starting at 0 cannot be an input map of a larger tensor.)
+struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = slice.getResultType();
+    if (!type.hasStaticShape() || !slice.getSourceType().hasStaticShape() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+        ShapedType::isDynamicShape(slice.getStaticStrides()))
+      return rewriter.notifyMatchFailure(slice, "dynamic slice");
+    if (type.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(slice, "empty slice");
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    if (slice.getSourceType().getRank() - dropped.count() !=
+        size_t(type.getRank()))
+      return rewriter.notifyMatchFailure(slice, "unexpected rank reduction");
+    Location loc = slice.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    auto gather = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
+        iters, [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> at;
+          unsigned d = 0;
+          for (auto [k, offset, stride] :
+               llvm::enumerate(slice.getStaticOffsets(),
+                               slice.getStaticStrides())) {
+            if (dropped.test(k)) {
+              at.push_back(arith::ConstantIndexOp::create(b, l, offset));
+              continue;
+            }
+            Value i = linalg::IndexOp::create(b, l, d++);
+            if (stride != 1)
+              i = arith::MulIOp::create(
+                  b, l, i, arith::ConstantIndexOp::create(b, l, stride));
+            if (offset != 0)
+              i = arith::AddIOp::create(
+                  b, l, i, arith::ConstantIndexOp::create(b, l, offset));
+            at.push_back(i);
+          }
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{tensor::ExtractOp::create(b, l, slice.getSource(), at)});
+        });
+    rewriter.replaceOp(slice, gather.getResults());
+    return success();
+  }
+};
+
+/// A generic that only moves data: its single (tensor) input, unchanged.
+bool isCopy(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops() ||
+      !g.hasPureTensorSemantics() ||
+      !isa<RankedTensorType>(g.getDpsInputs()[0].getType()) ||
+      !g.getIndexingMapsArray().back().isIdentity() ||
+      g->hasAttr(kMaterializeAttr))
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  return yield.getValues()[0] == g.getBody()->getArgument(0);
+}
+
+struct FoldCopyIntoReader : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp reader,
+                                PatternRewriter &rewriter) const override {
+    if (!reader.hasPureTensorSemantics())
+      return failure();
+    bool rowReduction = kfuse::isRowReductionGeneric(reader);
+    for (OpOperand *input : reader.getDpsInputOperands()) {
+      auto copy = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!copy || !isCopy(copy))
+        continue;
+      AffineMap composed = copy.getIndexingMapsArray()[0].compose(
+          reader.getMatchingIndexingMap(input));
+      if (rowReduction && !composed.isProjectedPermutation())
+        continue;
+      SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
+      maps[input->getOperandNumber()] = composed;
+      // Linalg infers loop ranges from the operands a loop indexes directly:
+      // they must still give the same ranges (a slice starting at 0 reads
+      // `i` of a larger tensor) and cover every loop.
+      SmallVector<int64_t> loops = reader.getStaticLoopRanges();
+      SmallVector<bool> covered(loops.size(), false);
+      bool consistent = true;
+      for (OpOperand &operand : reader->getOpOperands()) {
+        Value v = &operand == input ? copy.getDpsInputs()[0] : operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type)
+          continue;
+        for (auto [pos, e] :
+             llvm::enumerate(maps[operand.getOperandNumber()].getResults()))
+          if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+            covered[dim.getPosition()] = true;
+            consistent &= type.getDimSize(pos) == loops[dim.getPosition()];
+          }
+      }
+      if (!consistent || llvm::is_contained(covered, false))
+        continue;
+      rewriter.modifyOpInPlace(reader, [&] {
+        input->set(copy.getDpsInputs()[0]);
+        reader.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// A generic without inputs whose body gathers (tensor.extract) and computes
+/// its value from the position alone: a rewritten pad or slice.
+bool isPositionalGather(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 0 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops() ||
+      !g.hasPureTensorSemantics() || !hasGatherReads(g) ||
+      !g.getIndexingMapsArray()[0].isIdentity() || readsItsOutputs(g) ||
+      g->hasAttr(kMaterializeAttr))
+    return false;
+  return llvm::all_of(g.getBody()->without_terminator(), [](Operation &op) {
+    return op.getNumRegions() == 0 && isPure(&op);
+  });
+}
+
+/// A generic reading the result of a positional gather evaluates the gather
+/// at the point it reads instead (the gather's loop indices are the reader's
+/// indexing map applied to the reader's loop indices). Each read stays one
+/// load of the gathered tensor, so this costs no traffic even where the
+/// reader reads an element many times (a matmul reading a q/k/v slice).
+struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp reader,
+                                PatternRewriter &rewriter) const override {
+    if (!reader.hasPureTensorSemantics())
+      return failure();
+    // Without the operand, linalg must still find every loop's range in
+    // another operand that indexes it directly.
+    auto stillCovered = [&](OpOperand *dropped) {
+      SmallVector<bool> covered(reader.getNumLoops(), false);
+      for (OpOperand &o : reader->getOpOperands())
+        if (&o != dropped && isa<ShapedType>(o.get().getType()))
+          for (AffineExpr e : reader.getMatchingIndexingMap(&o).getResults())
+            if (auto dim = dyn_cast<AffineDimExpr>(e))
+              covered[dim.getPosition()] = true;
+      return !llvm::is_contained(covered, false);
+    };
+    OpOperand *input = nullptr;
+    linalg::GenericOp gather;
+    for (OpOperand *in : reader.getDpsInputOperands()) {
+      gather = in->get().getDefiningOp<linalg::GenericOp>();
+      if (gather && isPositionalGather(gather) && stillCovered(in)) {
+        input = in;
+        break;
+      }
+    }
+    if (!input)
+      return failure();
+    unsigned argNo = input->getOperandNumber();
+    AffineMap readMap = reader.getMatchingIndexingMap(input);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand &o : reader->getOpOperands())
+      if (&o != input) {
+        if (reader.isDpsInput(&o))
+          inputs.push_back(o.get());
+        maps.push_back(reader.getMatchingIndexingMap(&o));
+      }
+    Location loc = reader.getLoc();
+    auto fused = linalg::GenericOp::create(
+        rewriter, loc, reader.getResultTypes(), inputs, reader.getDpsInits(),
+        maps, reader.getIteratorTypesArray());
+    fused->setDiscardableAttrs(reader->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(reader.getRegion(), fused.getRegion(),
+                                fused.getRegion().begin());
+    Block *body = fused.getBody();
+    // The gather's body, at the point the reader reads.
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(body);
+    SmallVector<Value> loopIdx;
+    for (unsigned d = 0; d < fused.getNumLoops(); ++d)
+      loopIdx.push_back(linalg::IndexOp::create(rewriter, loc, d));
+    IRMapping mapping;
+    for (Operation &op : gather.getBody()->without_terminator()) {
+      if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(idx.getResult(),
+                    affine::expandAffineExpr(rewriter, loc,
+                                             readMap.getResult(idx.getDim()),
+                                             loopIdx, {}));
+        continue;
+      }
+      rewriter.clone(op, mapping);
+    }
+    Value value = mapping.lookupOrDefault(
+        cast<linalg::YieldOp>(gather.getBody()->getTerminator()).getValues()[0]);
+    rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
+    body->eraseArgument(argNo);
+    rewriter.replaceOp(reader, fused.getResults());
+    return success();
+  }
+};
+
+struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -63,6 +63,27 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
+  let summary = "Folds transposes and broadcasts into indexing maps; slices as gathers";
+  let description = [{
+    A copy `linalg.generic` (one tensor input, a body that yields it,
+    identity output map: generalized transposes and broadcasts) is folded
+    into every generic that reads it: the reader takes the copy's input
+    through the composed indexing map, so the copy is never written to
+    memory. This includes contractions (a matmul reads a transposed weight
+    in place). A fold is skipped where linalg could no longer infer the
+    reader's loop ranges from its operands, and for a row reduction whose
+    composed map would not be a projected permutation.
+
+    A static `tensor.extract_slice` becomes an elementwise gather over the
+    slice (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic
+    does for pads): it fuses with elementwise neighbours.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
   let summary = "Moves reshapes above elementwise producers";
   let description = [{

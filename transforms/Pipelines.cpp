@@ -133,10 +133,12 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // assertions in element bodies are dropped (fusion-drop-body-asserts);
   // reshapes move above elementwise producers to the inputs
   // (fusion-hoist-reshapes).
+  // Copies (transposes, broadcasts, slices) fold into their readers' maps
+  // (fusion-fold-copies).
   addPipeline(pm, "canonicalize,func.func(linalg-generalize-named-ops,"
                   "fusion-pad-to-generic,fusion-drop-body-asserts,"
-                  "linalg-fold-unit-extent-dims,fusion-hoist-reshapes),"
-                  "canonicalize,cse");
+                  "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
+                  "fusion-fold-copies),canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {

@@ -1,7 +1,8 @@
 """The fusion report: what runs together, what it costs in HBM traffic, and why.
 
-'Before' counts every linalg op of the normalized program as its own kernel
-that reads its tensor operands and writes its results (the unfused baseline);
+'Before' counts every linalg op of the input program (and every tensor.pad and
+tensor.extract_slice, which move data) as its own kernel that reads its tensor
+operands and writes its results (the unfused baseline);
 'after' counts every fusion.group as one kernel that reads its inputs once and
 writes its results once. Bytes are exact for static shapes: broadcast
 operands count at their own size, which assumes caches absorb re-reads."""
@@ -50,7 +51,8 @@ def _payload(op) -> List[str]:
 
 def _is_kernel_op(op) -> bool:
     n = op.operation.name
-    return n.startswith("linalg.") and n not in ("linalg.yield", "linalg.index")
+    return ((n.startswith("linalg.") and n not in ("linalg.yield", "linalg.index"))
+            or n in ("tensor.pad", "tensor.extract_slice"))
 
 
 def _gathered(op) -> list:
@@ -141,6 +143,8 @@ def _is_fill(op) -> bool:
     """An op with no tensor inputs and no gathers (linalg.fill, or
     generalized): it only initializes accumulators, which a reduction kernel
     does in registers."""
+    if not op.operation.name.startswith("linalg."):
+        return False
     n_in = len(op.operands) - len(op.results)
     return not (any(isinstance(v.type, ir.ShapedType) for v in op.operands[:n_in])
                 or _gathered(op))

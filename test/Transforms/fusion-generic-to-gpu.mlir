@@ -293,10 +293,45 @@ func.func @not_vectorizable(%x: memref<8xf32>, %y: memref<8xf32>) {
 
 // -----
 
+// A strided read (d0 * 2) is gathered lane by lane; the stride is applied to
+// each lane's index.
+// CHECK-LABEL: func.func @affine_expr
+// CHECK: gpu.launch
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<16xf32>
+// CHECK: vector.from_elements
+// CHECK: vector.store
 func.func @affine_expr(%x: memref<16xf32>, %y: memref<8xf32>) {
-  // expected-error @+1 {{fusion-generic-to-gpu: operand #0 uses the indexing map affine_map<(d0) -> (d0 * 2)>; only loop indices and constants are supported as results}}
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       ins(%x : memref<16xf32>) outs(%y : memref<8xf32>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @affine_output(%x: memref<8xf32>, %y: memref<16xf32>) {
+  // expected-error @+1 {{fusion-generic-to-gpu: output #0 is written through the indexing map affine_map<(d0) -> (d0 * 2)>; only loop indices and constants are supported as results}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0 * 2)>], iterator_types = ["parallel"]}
+      ins(%x : memref<8xf32>) outs(%y : memref<16xf32>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// A slice along the last dimension (d1 + 4, rows of 12) stays one aligned
+// vector load.
+// CHECK-LABEL: func.func @slice_read
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} : memref<96xf32>, vector<4xf32>
+// CHECK: vector.store
+func.func @slice_read(%x: memref<8x12xf32>, %y: memref<8x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 + 4)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x12xf32>) outs(%y : memref<8x4xf32>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
   ^bb0(%a: f32, %out: f32):
     linalg.yield %a : f32
   }

@@ -65,6 +65,23 @@ class ViewChain(torch.nn.Module):
     def forward(self, x):
         return torch.tanh(torch.sigmoid(x).view(2, 16, 8)) + 1.0
 
+class Block(torch.nn.Module):
+    """A pre-norm transformer block: layernorm, single-head attention (fused
+    q/k/v projection split into slices, scaled softmax), residual, layernorm,
+    MLP with GELU, residual."""
+    def __init__(self, d=64, h=128):
+        super().__init__()
+        torch.manual_seed(4)
+        self.ln1 = torch.nn.LayerNorm(d); self.ln2 = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d); self.proj = torch.nn.Linear(d, d)
+        self.fc1 = torch.nn.Linear(d, h); self.fc2 = torch.nn.Linear(h, d)
+        self.d = d
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(self.d, dim=-1)
+        a = torch.softmax(q @ k.transpose(-1, -2) / self.d ** 0.5, dim=-1)
+        x = x + self.proj(a @ v)
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -74,6 +91,7 @@ cases = {
     "torch_residual_conv": (ResidualConv(), (torch.randn(2, 8, 9, 9),)),
     "torch_pad": (PadRelu(), (torch.randn(3, 5, 7),)),
     "torch_view_chain": (ViewChain(), (torch.randn(4, 8, 8),)),
+    "torch_transformer_block": (Block().eval(), (torch.randn(2, 16, 64),)),
 }
 for name, (m, args) in cases.items():
     mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
