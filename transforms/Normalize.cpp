@@ -36,6 +36,7 @@
 #include "transforms/Utils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -209,6 +210,18 @@ struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
 // sides meet and fuse (`y = tanh(sigmoid(x).view(...))` is one kernel).
 //===----------------------------------------------------------------------===//
 
+/// True if two shapes differ only in dimensions of size 1.
+bool onlyUnitDims(RankedTensorType a, RankedTensorType b) {
+  auto nonUnit = [](RankedTensorType t) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : t.getShape())
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  return nonUnit(a) == nonUnit(b);
+}
+
 template <typename ReshapeOp>
 struct HoistReshape : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern<ReshapeOp>::OpRewritePattern;
@@ -234,14 +247,7 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
     // Reshapes that only add or drop unit dimensions are
     // linalg-fold-unit-extent-dims' business: moving them would bring unit
     // dimensions back.
-    auto nonUnit = [](RankedTensorType t) {
-      SmallVector<int64_t> dims;
-      for (int64_t d : t.getShape())
-        if (d != 1)
-          dims.push_back(d);
-      return dims;
-    };
-    if (nonUnit(reshape.getSrcType()) == nonUnit(reshape.getResultType()))
+    if (onlyUnitDims(reshape.getSrcType(), reshape.getResultType()))
       return failure();
     Location loc = reshape.getLoc();
     RankedTensorType type = reshape.getResultType();
@@ -271,12 +277,67 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// A reshape of a fill (an elementwise generic without tensor inputs or
+/// linalg.index) is the same fill at the new shape, whatever its other uses:
+/// fills are recomputed wherever they are needed.
+template <typename ReshapeOp>
+struct ReshapeOfFill : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    auto fill = reshape.getSrc().template getDefiningOp<linalg::GenericOp>();
+    if (!fill || !kfuse::isFillLike(fill) || fill.getNumResults() != 1 ||
+        readsItsOutputs(fill) ||
+        !fill.getBody()->template getOps<linalg::IndexOp>().empty() ||
+        !reshape.getResultType().hasStaticShape())
+      return failure();
+    RankedTensorType type = reshape.getResultType();
+    Location loc = reshape.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<AffineMap> maps(
+        fill.getNumDpsInputs(),
+        AffineMap::get(type.getRank(), 0, {}, rewriter.getContext()));
+    maps.push_back(rewriter.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    auto fresh = linalg::GenericOp::create(rewriter, loc, TypeRange{type},
+                                           fill.getDpsInputs(),
+                                           ValueRange{init}, maps, iters);
+    IRMapping mapping;
+    fill.getRegion().cloneInto(&fresh.getRegion(), mapping);
+    rewriter.replaceOp(reshape, fresh.getResults());
+    return success();
+  }
+};
+
 struct HoistReshapesPass
     : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<HoistReshape<tensor::ExpandShapeOp>,
-                 HoistReshape<tensor::CollapseShapeOp>>(&getContext());
+                 HoistReshape<tensor::CollapseShapeOp>,
+                 ReshapeOfFill<tensor::ExpandShapeOp>,
+                 ReshapeOfFill<tensor::CollapseShapeOp>>(&getContext());
+    // An expand_shape of the only use of any other generic with projected
+    // permutation maps (a contraction and its epilogue, a broadcast):
+    // upstream expansion runs the generic over the expanded loops, reading
+    // its inputs through expanded views.
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        patterns, [](OpOperand *fused) {
+          auto expand = dyn_cast<tensor::ExpandShapeOp>(fused->getOwner());
+          auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+          if (!expand || !producer || !fused->get().hasOneUse() ||
+              !expand.getResultType().hasStaticShape() ||
+              onlyUnitDims(expand.getSrcType(), expand.getResultType()) ||
+              !producer.getBody()->getOps<linalg::IndexOp>().empty())
+            return false;
+          return llvm::all_of(producer->getOperandTypes(), [](Type t) {
+            auto shaped = dyn_cast<ShapedType>(t);
+            return !shaped || shaped.hasStaticShape();
+          });
+        });
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());

@@ -4,8 +4,10 @@
 tensor.extract_slice, which move data) as its own kernel that reads its tensor
 operands and writes its results (the unfused baseline);
 'after' counts every fusion.group as one kernel that reads its inputs once and
-writes its results once. Bytes are exact for static shapes: broadcast
-operands count at their own size, which assumes caches absorb re-reads."""
+writes its results once, tensor constants (weights) included. Bytes are exact
+for static shapes: broadcast operands, and tensors read through a gather
+(pads, slices), count at their own size, which assumes caches absorb re-reads
+(for a slice it is an upper bound)."""
 
 from __future__ import annotations
 
@@ -60,6 +62,22 @@ def _gathered(op) -> list:
     rewritten tensor.pad does): they are read like operands."""
     return [inner.operands[0] for region in op.regions for blk in region.blocks
             for inner in blk.operations if inner.operation.name == "tensor.extract"]
+
+
+def _constant_bytes(block) -> int:
+    """Tensor constants a group's body uses (weights cloned into the group):
+    they live in device memory and are read like inputs. Splat constants
+    become scalars and cost nothing."""
+    total = 0
+    for o in block.operations:
+        if o.operation.name != "arith.constant" or not isinstance(
+                o.result.type, ir.RankedTensorType):
+            continue
+        value = o.attributes["value"]
+        if isinstance(value, ir.DenseElementsAttr) and value.is_splat:
+            continue
+        total += value_bytes(o.result)
+    return total
 
 
 def _reads(op) -> int:
@@ -172,7 +190,7 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
             linalg_ops = [o for o in body.operations
                           if _is_kernel_op(o) and not _is_fill(o)]
             payload = [p for o in linalg_ops for p in _payload(o)]
-            read = _reads(op)
+            read = _reads(op) + _constant_bytes(body)
             written = sum(value_bytes(r) for r in op.results)
             decisions = ([ir.StringAttr(d).value for d in ir.ArrayAttr(attrs["decisions"])]
                          if "decisions" in attrs else [])

@@ -271,11 +271,15 @@ func.func @unit_dim_collapse(%x: tensor<1x8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Negative: a producer whose body reads its outs operand (it updates %acc)
-// keeps its reshape: a fresh init would drop %acc.
+// A producer whose body reads its outs operand (it updates %acc) is expanded
+// with its init (upstream expansion): %acc is reshaped too, never dropped.
 // CHECK-LABEL: func.func @reads_its_output
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf32>)
-// CHECK: tensor.expand_shape %[[G]]
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[ACC:[^:]*]]: tensor<8xf32>)
+// CHECK-DAG: %[[XE:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1]] output_shape [2, 4]
+// CHECK-DAG: %[[AE:.*]] = tensor.expand_shape %[[ACC]] {{\[}}[0, 1]] output_shape [2, 4]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[XE]] : tensor<2x4xf32>) outs(%[[AE]] : tensor<2x4xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[G]]
 func.func @reads_its_output(%x: tensor<8xf32>, %acc: tensor<8xf32>) -> tensor<2x4xf32> {
   %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       ins(%x : tensor<8xf32>) outs(%acc : tensor<8xf32>) {
@@ -304,4 +308,52 @@ func.func @dynamic_input(%x: tensor<?xf32>) -> tensor<2x4xf32> {
   } -> tensor<8xf32>
   %r = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
   return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// An expand_shape of a contraction's epilogue with a broadcast operand moves
+// above both (upstream expansion): the matmul runs over [2, 16, 64] reading
+// an expanded view of %a, the bias keeps its own shape (only d2 reads it),
+// and the residual add that follows meets the epilogue with no reshape in
+// between.
+// CHECK-LABEL: func.func @expand_contraction_epilogue
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<32x8xf32>, %[[W:[^:]*]]: tensor<8x64xf32>, %[[B:[^:]*]]: tensor<64xf32>, %[[R:[^:]*]]: tensor<2x16x64xf32>)
+// CHECK: %[[AE:.*]] = tensor.expand_shape %[[A]] {{\[}}[0, 1], [2]] output_shape [2, 16, 8]
+// CHECK: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[AE]], %[[W]] : tensor<2x16x8xf32>, tensor<8x64xf32>)
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[B]] : tensor<2x16x64xf32>, tensor<64xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %[[R]] : tensor<2x16x64xf32>, tensor<2x16x64xf32>)
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#n2 = affine_map<(d0, d1) -> (d1)>
+#id2b = affine_map<(d0, d1) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @expand_contraction_epilogue(%a: tensor<32x8xf32>, %w: tensor<8x64xf32>, %b: tensor<64xf32>, %r: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %m = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<32x8xf32>, tensor<8x64xf32>) outs(%f : tensor<32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  %eb = linalg.generic {indexing_maps = [#id2b, #n2, #id2b], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %b : tensor<32x64xf32>, tensor<64xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  %v = tensor.expand_shape %eb [[0, 1], [2]] output_shape [2, 16, 64] : tensor<32x64xf32> into tensor<2x16x64xf32>
+  %e3 = tensor.empty() : tensor<2x16x64xf32>
+  %out = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %r : tensor<2x16x64xf32>, tensor<2x16x64xf32>) outs(%e3 : tensor<2x16x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x64xf32>
+  return %out : tensor<2x16x64xf32>
 }
