@@ -62,6 +62,23 @@ def test_programs():
     return progs
 
 
+def cluster_programs():
+    """Rows too long for one block's registers, compiled with row_cluster=8:
+    each row spread over a thread-block cluster (sm_90)."""
+    progs = []
+    p = kb.Program("cluster_softmax_f32")     # 4 blocks per row, 8 chunks each
+    x = p.input("x", (4, 131072), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
+    p = kb.Program("cluster_logsumexp_f32")   # ragged blocks, a row-space output
+    x = p.input("x", (3, 100000), "f32")
+    m = x.max(axis=-1, keepdims=True)
+    p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="lse")
+    progs.append(p)
+    return progs
+
+
 def reduction_programs(rows=256, cols=1000):
     """Row-wise groups (issue 3): each compiles to one kernel."""
     progs = []
@@ -128,7 +145,8 @@ def main():
     ap.add_argument("--suite", action="store_true",
                     help="also compile the issue-4 workload suite (bench/suite.py)")
     ap.add_argument("--row-variants", action="store_true",
-                    help="with --suite: also row kernels with 4 and 16 chunks per thread")
+                    help="with --suite: also row kernels with 4 and 16 chunks per thread, "
+                         "and the 262144-wide softmax over thread-block clusters")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
     ap.add_argument("--row-chunks", type=int, default=None,
@@ -136,10 +154,13 @@ def main():
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     test_opts = {} if args.row_chunks is None else {"row_chunks": args.row_chunks}
-    for prog in test_programs():
+    for prog in test_programs() + cluster_programs():
         d = os.path.join(args.out, "tests", prog.name)
         t0 = time.perf_counter()
-        f = kfuse.compile(prog, target="cuda", chip=args.chip, **test_opts)
+        opts = dict(test_opts)
+        if prog.name.startswith("cluster_"):
+            opts["row_cluster"] = 8
+        f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
         f.save(d)
         ins = _inputs(prog, rng)
         exps = prog.reference(*ins)
@@ -163,6 +184,13 @@ def main():
             with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
                 fh.write(f"{compile_s:.4f}\n")
             print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
+            if args.row_variants and name == "softmax_w262144":
+                t0 = time.perf_counter()
+                f = kfuse.compile(prog, target="cuda", chip=args.chip, row_cluster=8)
+                dv = f"{d}__cl8"
+                f.save(dv)
+                with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
+                    fh.write(f"{time.perf_counter() - t0:.4f}\n")
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "softmax_xent", "softmax_w32768"):
                 for chunks in (4, 16):

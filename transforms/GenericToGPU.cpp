@@ -21,12 +21,15 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "fusion-generic-to-gpu"
 
 namespace kfuse {
 #define GEN_PASS_DEF_GENERICTOGPU
+#define GEN_PASS_DEF_CLUSTERDIMS
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -424,7 +427,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       });
       if (rows) {
         if (failed(emitRowKernel(generics, name.getValue(), rowThreads,
-                                 rowChunks)))
+                                 rowChunks, rowCluster)))
           return signalPassFailure();
         continue;
       }
@@ -448,4 +451,44 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
   }
 };
 
+} // namespace
+
+namespace {
+struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
+      if (!launch.hasClusterSize())
+        return WalkResult::advance();
+      SmallVector<int32_t> dims;
+      for (Value v : {launch.getClusterSizeX(), launch.getClusterSizeY(),
+                      launch.getClusterSizeZ()}) {
+        APInt c;
+        if (!matchPattern(v, m_ConstantInt(&c))) {
+          launch.emitError("fusion-cluster-dims: cluster size is not a "
+                           "constant");
+          return WalkResult::interrupt();
+        }
+        dims.push_back(c.getSExtValue());
+      }
+      auto func = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (!func) {
+        launch.emitError("fusion-cluster-dims: kernel not found");
+        return WalkResult::interrupt();
+      }
+      auto attr = DenseI32ArrayAttr::get(&getContext(), dims);
+      if (auto old = func->getAttrOfType<DenseI32ArrayAttr>("nvvm.cluster_dim");
+          old && old != attr) {
+        launch.emitError("fusion-cluster-dims: kernel launched with two "
+                         "cluster sizes");
+        return WalkResult::interrupt();
+      }
+      func->setAttr("nvvm.cluster_dim", attr);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
+  }
+};
 } // namespace

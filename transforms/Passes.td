@@ -236,7 +236,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     The generics of a reduction group (same `fusion.kernel`) become one
     launch with a block per row: reductions fold their input expressions in
     per-thread partials combined with `gpu.all_reduce`, elementwise ops are
-    evaluated where needed (RowKernelEmitter.cpp).
+    evaluated where needed (RowKernelEmitter.cpp). With `row-cluster`, a
+    row too long for one block's registers is spread over the blocks of a
+    thread-block cluster, whose totals are combined through distributed
+    shared memory (the row still read from memory once).
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
@@ -244,12 +247,28 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"8",
            "Vector chunks of its row each thread keeps in registers (the "
            "block size follows from the row width)">,
+    Option<"rowCluster", "row-cluster", "int64_t", /*default=*/"0",
+           "Most blocks of a thread-block cluster a row too long for one "
+           "block's registers is spread over (0: none; sm_90 and later)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
+  let summary = "Gives kernels launched in clusters their compile-time cluster size";
+  let description = [{
+    For every `gpu.launch_func` with constant cluster sizes, sets
+    `nvvm.cluster_dim` on the launched `gpu.func`, which becomes
+    `.reqnctapercluster` in the PTX: the kernel then runs in clusters when
+    launched plainly (cuLaunchKernel). Two launches of one kernel with
+    different cluster sizes are an error.
+  }];
 }
 
 #endif // KFUSE_TRANSFORMS_PASSES_TD

@@ -96,6 +96,11 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       *this, "row-chunks",
       llvm::cl::desc("Row-kernel vector chunks per thread kept in registers"),
       llvm::cl::init(8)};
+  Option<int64_t> rowCluster{
+      *this, "row-cluster",
+      llvm::cl::desc("Most blocks per cluster for rows too long for one "
+                     "block (0: none; 2, 4 or 8 on sm_90 and later)"),
+      llvm::cl::init(0)};
   Option<int64_t> blocksPerSm{
       *this, "blocks-per-sm",
       llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
@@ -156,6 +161,21 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         "'"));
     return;
   }
+  int64_t cluster = o.rowCluster;
+  if (cluster != 0 && cluster != 1 && cluster != 2 && cluster != 4 &&
+      cluster != 8) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-cluster must be 0, 2, 4 or 8, got " +
+        std::to_string(cluster)));
+    return;
+  }
+  if (cluster > 1 && std::stoi(o.chip.getValue().substr(3)) < 90) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-cluster needs thread-block clusters "
+        "(sm_90 or later), chip is " +
+        o.chip.getValue()));
+    return;
+  }
   addPipeline(
       pm,
       llvm::formatv(
@@ -163,14 +183,15 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "unroll={3} blocks-per-sm={4}},"
           "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
           "fusion-inline-groups),{5},"
-          "func.func(fusion-generic-to-gpu{{row-chunks={7}}),cse,canonicalize,"
-          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
-          "cse,canonicalize{8}",
+          "func.func(fusion-generic-to-gpu{{row-chunks={7} row-cluster={9}}),"
+          "cse,canonicalize,gpu-launch-sink-index-computations,"
+          "gpu-kernel-outlining,fusion-cluster-dims,cse,canonicalize{8}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
           o.numerics.getValue(), o.rowChunks.getValue(),
           o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
-                                            : "")
+                                            : "",
+          cluster)
           .str());
 }
 

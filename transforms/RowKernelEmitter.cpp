@@ -33,9 +33,12 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -117,9 +120,10 @@ using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 class RowKernel {
 public:
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
-            int64_t threads, int64_t chunksPerThread = 8)
+            int64_t threads, int64_t chunksPerThread = 8,
+            int64_t maxCluster = 0)
       : generics(generics), name(name), threads(threads),
-        chunksPerThread(chunksPerThread),
+        chunksPerThread(chunksPerThread), maxCluster(maxCluster),
         perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
           // Contractions, and reductions over leading dimensions (a thread
           // per output column keeps the loads coalesced).
@@ -162,7 +166,21 @@ private:
   StringRef name;
   int64_t threads;
   int64_t chunksPerThread; // register mode: chunks each thread aims for
+  int64_t maxCluster;      // most blocks a row may be spread over (0: one)
   bool perThread; // one thread per row (contractions) or one block per row
+  /// Cluster mode (sm_90): a row too long for one block's registers is
+  /// spread over the `cluster` blocks of a thread-block cluster, each holding
+  /// `colsPerBlock` columns from `colBase` on; reductions combine the
+  /// blocks' totals through distributed shared memory (`slots`, one
+  /// workgroup buffer per reduction, read with mapa from every block).
+  int64_t cluster = 1, colsPerBlock = 0;
+  Value colBase, rank;
+  SmallVector<Value> slots;
+  unsigned nextSlot = 0;
+  /// Combines a block's total over the cluster: every block gets the same
+  /// value (the same order of combination everywhere).
+  Value clusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
+                       gpu::AllReduceOperation kind);
   /// Register mode: each thread owns `chunks` chunks of `width` consecutive
   /// columns of its row, unrolled, so values stay in registers across
   /// phases. Streaming mode (chunks == 0) loops over the columns instead.
@@ -484,6 +502,37 @@ static vector::CombiningKind combiningKind(gpu::AllReduceOperation k) {
   }
 }
 
+Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
+                                Value total, gpu::AllReduceOperation kind) {
+  Value slot = slots[nextSlot++];
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c0);
+  auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  {
+    OpBuilder sb = store.getThenBodyBuilder();
+    memref::StoreOp::create(sb, loc, total, slot, ValueRange{c0});
+  }
+  // Every block's total is in its slot once the whole cluster has arrived
+  // (arrive releases, wait acquires).
+  NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, slot);
+  Value shared = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), address)});
+  Value acc;
+  for (int64_t j = 0; j < cluster; ++j) {
+    Value remote = NVVM::MapaOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), shared,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
+    Value v = LLVM::LoadOp::create(b, loc, total.getType(), remote);
+    acc = acc ? vector::makeArithReduction(b, loc, combiningKind(kind), acc, v)
+              : v;
+  }
+  return acc;
+}
+
 /// Register mode: thread `tid` owns columns [(k * t + tid) * width, +width)
 /// for k < chunks. Everything is straight-line code, so a value computed in
 /// one phase (e.g. exp(x - max) for the sum) is reused by the next (the
@@ -494,6 +543,7 @@ LogicalResult RowKernel::emitRegisterPhases(
   auto cIdx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(kb, loc, v);
   };
+  // (cluster mode: this block's share of the row, from colBase on)
   bool ragged = numCols % (t * width) != 0;
   SmallVector<SmallVector<Value>> points;
   SmallVector<Value> valid; // per chunk, only when the row is ragged
@@ -506,6 +556,8 @@ LogicalResult RowKernel::emitRegisterPhases(
       valid.push_back(ok);
       col = arith::SelectOp::create(kb, loc, ok, col, cIdx(0)); // in bounds
     }
+    if (colBase)
+      col = arith::AddIOp::create(kb, loc, colBase, col);
     SmallVector<Value> idx(rowIdx);
     llvm::append_range(idx, kfuse::delinearize(kb, loc, col, colShape));
     points.push_back(idx);
@@ -535,6 +587,8 @@ LogicalResult RowKernel::emitRegisterPhases(
           kb, loc, partial,
           gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
           /*uniform=*/true);
+      if (cluster > 1)
+        total = clusterCombine(kb, loc, tid, total, comb.kind);
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
     } else if (isRowSpace(g)) {
@@ -669,11 +723,33 @@ LogicalResult RowKernel::emit() {
     width = std::min<int64_t>(8, 16 / widest);
     while (width > 1 && colShape.back() % width != 0)
       width /= 2;
-    int64_t wanted =
-        (numCols + width * chunksPerThread - 1) / (width * chunksPerThread);
-    int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
-    chunks = (numCols + t * width - 1) / (t * width);
-    if (chunks > std::max<int64_t>(16, chunksPerThread)) {
+    // Threads and chunks per thread for `cols` columns per block.
+    auto shape = [&](int64_t cols) {
+      int64_t wanted =
+          (cols + width * chunksPerThread - 1) / (width * chunksPerThread);
+      int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
+      return std::make_pair(t, (cols + t * width - 1) / (t * width));
+    };
+    int64_t most = std::max<int64_t>(16, chunksPerThread);
+    auto [t, c] = shape(numCols);
+    chunks = c;
+    if (chunks > most) {
+      // Too long for one block's registers: spread the row over a cluster
+      // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
+      // chunks, else `most`), each block holding an equal whole-vector share.
+      for (int64_t limit : {chunksPerThread, most}) {
+        for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2)
+          if (numCols % (n * width) == 0 && shape(numCols / n).second <= limit)
+            cluster = n;
+        if (cluster > 1)
+          break;
+      }
+    }
+    if (cluster > 1) {
+      colsPerBlock = numCols / cluster;
+      std::tie(t, chunks) = shape(colsPerBlock);
+      threads = t;
+    } else if (chunks > most) {
       // Streaming mode, still `width` columns per access; rows this long
       // are few per SM, so give each the most threads.
       chunks = 0;
@@ -688,17 +764,46 @@ LogicalResult RowKernel::emit() {
           ? threads
           : std::min<int64_t>(threads,
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
-  int64_t blocks = perThread ? (numRows + t - 1) / t : numRows;
+  int64_t blocks = perThread ? (numRows + t - 1) / t : numRows * cluster;
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
+  // Cluster mode: one workgroup slot per reduction for its block total.
+  SmallVector<Type> slotTypes;
+  if (cluster > 1)
+    for (linalg::GenericOp g : generics)
+      if (g.getNumReductionLoops() > 0)
+        slotTypes.push_back(MemRefType::get(
+            {1}, cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType(),
+            MemRefLayoutAttrInterface(),
+            gpu::AddressSpaceAttr::get(b.getContext(),
+                                       gpu::AddressSpace::Workgroup)));
+  Value clusterSize = cluster > 1 ? cIdx(b, cluster) : Value();
   auto launch = gpu::LaunchOp::create(
       b, loc, cIdx(b, blocks), one, one, cIdx(b, t), one, one, nullptr, nullptr,
-      {}, {}, {}, nullptr, nullptr, nullptr,
+      {}, slotTypes, {}, clusterSize, cluster > 1 ? one : Value(),
+      cluster > 1 ? one : Value(),
       FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
       FlatSymbolRefAttr::get(b.getContext(),
                              (func.getName() + "_" + name).str()));
-  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  Block &launchBody = launch.getBody().front();
+  if (cluster > 1) {
+    // (LaunchOp's builder leaves out the six cluster id and size arguments
+    // that a launch with clusters has after the twelve grid and block ones.)
+    unsigned expected = launch.getNumConfigRegionAttributes() +
+                        unsigned(slotTypes.size());
+    for (unsigned i = 0; launchBody.getNumArguments() < expected; ++i)
+      launchBody.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes + i,
+                                b.getIndexType(), loc);
+  }
+  OpBuilder kb = OpBuilder::atBlockEnd(&launchBody);
   Value row = launch.getBlockIds().x, tid = launch.getThreadIds().x;
+  if (cluster > 1) {
+    // Consecutive blocks form a cluster; the cluster is the row.
+    rank = arith::RemUIOp::create(kb, loc, row, cIdx(kb, cluster));
+    row = arith::DivUIOp::create(kb, loc, row, cIdx(kb, cluster));
+    colBase = arith::MulIOp::create(kb, loc, rank, cIdx(kb, colsPerBlock));
+    llvm::append_range(slots, launch.getWorkgroupAttributions());
+  }
   Value colStart = arith::MulIOp::create(kb, loc, tid, cIdx(kb, width));
   Value colStep = cIdx(kb, t * width);
   if (perThread) {
@@ -737,8 +842,9 @@ LogicalResult RowKernel::emit() {
 
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
   if (chunks > 0) {
-    if (failed(
-            emitRegisterPhases(kb, loc, tid, rowIdx, t, numCols, rowOutputs)))
+    if (failed(emitRegisterPhases(kb, loc, tid, rowIdx, t,
+                                  cluster > 1 ? colsPerBlock : numCols,
+                                  rowOutputs)))
       return failure();
   } else {
     for (linalg::GenericOp g : generics) {
@@ -817,6 +923,11 @@ LogicalResult RowKernel::emit() {
     if (!perThread) {
       Value isFirst = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
                                             tid, cIdx(kb, 0));
+      if (cluster > 1) // (the first block of the cluster stores)
+        isFirst = arith::AndIOp::create(
+            kb, loc, isFirst,
+            arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, rank,
+                                  cIdx(kb, 0)));
       ib = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false)
                .getThenBodyBuilder();
     }
@@ -836,6 +947,11 @@ LogicalResult RowKernel::emit() {
     }
   }
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  if (cluster > 1) {
+    // No block may exit while another still reads its slots.
+    NVVM::ClusterArriveOp::create(tb, loc, tb.getUnitAttr());
+    NVVM::ClusterWaitOp::create(tb, loc, tb.getUnitAttr());
+  }
   gpu::TerminatorOp::create(tb, loc);
   for (linalg::GenericOp g : llvm::reverse(generics))
     g.erase();
@@ -1086,9 +1202,11 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName, int64_t threads,
-                                   int64_t chunksPerThread) {
+                                   int64_t chunksPerThread,
+                                   int64_t maxCluster) {
   // Enough blocks to fill an H100 (132 SMs) several times over.
   if (auto split = splitLongRows(generics, kernelName, threads, 132 * 8))
     return *split;
-  return RowKernel(generics, kernelName, threads, chunksPerThread).emit();
+  return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster)
+      .emit();
 }

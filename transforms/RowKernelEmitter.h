@@ -10,10 +10,12 @@ namespace kfuse {
 /// Lowers the bufferized generics of one reduction group (all tagged with
 /// the same `fusion.kernel`, in program order) to one gpu.launch; see
 /// RowKernelEmitter.cpp. Emits an error and fails on groups it cannot map.
+/// `maxCluster` > 1 lets rows too long for one block's registers spread over
+/// a thread-block cluster of up to that many blocks (sm_90 and later).
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
               llvm::StringRef kernelName, int64_t threads,
-              int64_t chunksPerThread = 8);
+              int64_t chunksPerThread = 8, int64_t maxCluster = 0);
 
 } // namespace kfuse
 

@@ -217,3 +217,39 @@ def test_row_chunks_option_sets_threads_per_row():
     assert blocks == {4: 512, 8: 256, 16: 128}  # 8192 columns / (4 lanes x chunks)
     with pytest.raises(kfuse.CompileError, match="row_chunks"):
         kfuse.compile(p, target="cuda", row_chunks=0)
+
+
+def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
+    # 256 rows of 262144 floats: too long for one block's registers. With
+    # row_cluster=8 each row is 8 blocks of 1024 threads holding 8 vectors
+    # each; without, one block per row streams the row (three passes).
+    from kfuse import builder as kb
+    p = kb.Program("wide")
+    x = p.input("x", (256, 262144), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    clustered = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=8)
+    (step,) = clustered.plan.steps
+    assert step.grid == (256 * 8, 1, 1) and step.block == (1024, 1, 1)
+    assert ".reqnctapercluster 8, 1, 1" in clustered.ptx
+    assert clustered.ptx.count("mapa.shared::cluster") == 16  # 8 per reduction
+    assert clustered.ptx.count("ld.global.v4") == 8  # each input vector read once
+    streamed = kfuse.compile(p, target="cuda", chip="sm_90")
+    (step,) = streamed.plan.steps
+    assert step.grid == (256, 1, 1) and "mapa" not in streamed.ptx
+    # rows that fit one block do not use clusters
+    q = kb.Program("narrow")
+    y = q.input("y", (64, 4096), "f32")
+    q.output(y - y.max(axis=-1, keepdims=True), name="z")
+    assert "reqnctapercluster" not in kfuse.compile(q, target="cuda", row_cluster=8).ptx
+
+
+def test_row_cluster_option_is_checked():
+    from kfuse import builder as kb
+    p = kb.Program("wide")
+    x = p.input("x", (4, 131072), "f32")
+    p.output(x - x.max(axis=-1, keepdims=True), name="y")
+    with pytest.raises(kfuse.CompileError, match="row_cluster must be 0, 2, 4 or 8"):
+        kfuse.compile(p, target="cuda", row_cluster=3)
+    with pytest.raises(kfuse.CompileError, match="sm_90 or later"):
+        kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)

@@ -1,0 +1,764 @@
+// RUN: fuse-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline='builtin.module(func.func(fusion-fold-copies))' \
+// RUN:   | FileCheck %s
+// RUN: fuse-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
+// RUN:   | FileCheck %s --check-prefix=PLAN
+
+// fusion-fold-copies: a copy linalg.generic (one tensor input, a body that
+// yields it, identity output map, all loops parallel: a generalized
+// transpose or broadcast) is folded into every generic that reads it: the
+// reader reads the copy's input through the composed map (copy input map
+// composed with the reader's map for the copy). A fold is skipped where
+// linalg could no longer infer a loop's range from an operand, and for a row
+// reduction whose composed map is not a projected permutation.
+//
+// A static tensor.extract_slice becomes a generic with no inputs over the
+// slice whose body gathers out[i] = src[offset + i * stride] with
+// tensor.extract (a "positional gather"); a generic reading a positional
+// gather evaluates the gather's body at the point it reads, unless the
+// operand is the only one that gives some loop its range.
+//
+// -mlir-print-local-scope prints the indexing maps inline, so the composed
+// maps are checked exactly. The PLAN run (fusion-normalize, fusion-plan)
+// only checks the last case.
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// A transpose read by an elementwise generic: the copy's input map (d1, d0)
+// composed with the reader's identity map is (d1, d0), so exp reads %x
+// through (d1, d0). The copy had no other use: it is gone.
+// CHECK-LABEL: func.func @transpose_into_elementwise
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x8xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x8xf32>) outs(%[[E]] : tensor<8x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[V:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NEXT: } -> tensor<8x4xf32>
+// CHECK-NEXT: return %[[R]] : tensor<8x4xf32>
+// CHECK-NOT: linalg.generic
+func.func @transpose_into_elementwise(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// The same transpose, also returned: the reader still reads %x directly,
+// and the copy stays for its other use (the function's second result).
+// CHECK-LABEL: func.func @transpose_with_other_use
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x8xf32>)
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: return %[[R]], %[[T]] : tensor<8x4xf32>, tensor<8x4xf32>
+func.func @transpose_with_other_use(%x: tensor<4x8xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  return %r, %t : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// A copy reading a copy is a reader too: transpose(transpose(x)) composes to
+// the identity, and exp reads %x as it is. Both copies are gone.
+// CHECK-LABEL: func.func @two_transposes
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[V:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NEXT: } -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4x8xf32>
+func.func @two_transposes(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %t2 = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<8x4xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t2 : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+
+// A broadcast of a row vector read by an add: the composed map is the
+// broadcast map (d0, d1) -> (d1), so the add reads the 8-element vector
+// itself. Loop d0 still gets its range from %a and the output.
+// CHECK-LABEL: func.func @broadcast_into_elementwise
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<4x8xf32>, %[[B:[^:]*]]: tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[P:[^:]*]]: f32, %[[Q:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[V:.*]] = arith.addf %[[P]], %[[Q]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NEXT: } -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4x8xf32>
+func.func @broadcast_into_elementwise(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %bb = linalg.generic {indexing_maps = [#cols, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %v = arith.addf %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#unit = affine_map<(d0, d1) -> (0, d1)>
+
+// Broadcasts as torch-mlir writes them: from a 0-d tensor (map to ()) and
+// from a keepdims row (constant index 0). The composed maps keep the
+// constant and the empty result list; the output alone gives both loops
+// their ranges.
+// CHECK-LABEL: func.func @scalar_and_unit_broadcasts
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<f32>, %[[B:[^:]*]]: tensor<1x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[S]], %[[B]] : tensor<f32>, tensor<1x8xf32>) outs(%[[E]] : tensor<4x8xf32>) {
+// CHECK: arith.addf
+// CHECK: } -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4x8xf32>
+func.func @scalar_and_unit_broadcasts(%s: tensor<f32>, %b: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %sb = linalg.generic {indexing_maps = [#scalar, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<f32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %bb = linalg.generic {indexing_maps = [#unit, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<1x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%sb, %bb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %v = arith.addf %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// x @ w^T (a linear layer's weight, [out, in] = 32x64): the matmul reads the
+// transposed weight through (d2, d1); composed with the transpose (d1, d0)
+// that is (d0, d1, d2) -> (d1, d2): the matmul reads %w in place, and the
+// 64x32 transpose is never built.
+// CHECK-LABEL: func.func @transpose_into_matmul
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x64xf32>, %[[W:[^:]*]]: tensor<32x64xf32>, %[[ACC:[^:]*]]: tensor<8x32xf32>) -> tensor<8x32xf32>
+// CHECK-NOT: tensor<64x32xf32>
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : tensor<8x64xf32>, tensor<32x64xf32>) outs(%[[ACC]] : tensor<8x32xf32>) {
+// CHECK-NEXT: ^bb0(%[[P:[^:]*]]: f32, %[[Q:[^:]*]]: f32, %[[O:[^:]*]]: f32):
+// CHECK-NEXT: %[[MUL:.*]] = arith.mulf %[[P]], %[[Q]] : f32
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[O]], %[[MUL]] : f32
+// CHECK-NEXT: linalg.yield %[[ADD]] : f32
+// CHECK-NEXT: } -> tensor<8x32xf32>
+// CHECK-NEXT: return %[[M]] : tensor<8x32xf32>
+func.func @transpose_into_matmul(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %acc: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %e = tensor.empty() : tensor<64x32xf32>
+  %wt = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<32x64xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<64x32xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wt : tensor<8x64xf32>, tensor<64x32xf32>) outs(%acc : tensor<8x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %v = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %m : tensor<8x32xf32>
+}
+
+// -----
+
+// Static slices returned as they are: each becomes a positional gather (no
+// inputs, identity output map, all loops parallel) over the slice.
+//  - [0, 0, 64] [2, 16, 64] [1, 1, 1] of 2x16x192: only the last index is
+//    offset (k + 64); unit strides and zero offsets add no arithmetic.
+//  - [0, 1] [4, 3] [1, 2] of 4x8: column j reads j * 2 + 1.
+//  - [1, 0] [1, 8] [1, 1] of 4x8 to tensor<8xf32> (rank-reducing): the
+//    dropped dimension reads the constant offset 1, the kept one the loop.
+// The index constants are hoisted to the function's entry.
+// CHECK-LABEL: func.func @slices_returned
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x16x192xf32>, %[[Y:[^:]*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<2x16x64xf32>
+// CHECK-NEXT: %[[A:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%[[E0]] : tensor<2x16x64xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[K64:.*]] = arith.addi %[[K]], %[[C64]] : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J]], %[[K64]]] : tensor<2x16x192xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NEXT: } -> tensor<2x16x64xf32>
+// CHECK-NEXT: %[[E1:.*]] = tensor.empty() : tensor<4x3xf32>
+// CHECK-NEXT: %[[B:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E1]] : tensor<4x3xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[J2:.*]] = arith.muli %[[J]], %[[C2]] : index
+// CHECK-NEXT: %[[J21:.*]] = arith.addi %[[J2]], %[[C1]] : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[Y]][%[[I]], %[[J21]]] : tensor<4x8xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NEXT: } -> tensor<4x3xf32>
+// CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT: %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[E2]] : tensor<8xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[J:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[Y]][%[[C1]], %[[J]]] : tensor<4x8xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NEXT: } -> tensor<8xf32>
+// CHECK-NEXT: return %[[A]], %[[B]], %[[C]] : tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>
+func.func @slices_returned(%x: tensor<2x16x192xf32>, %y: tensor<4x8xf32>) -> (tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>) {
+  %a = tensor.extract_slice %x[0, 0, 64] [2, 16, 64] [1, 1, 1] : tensor<2x16x192xf32> to tensor<2x16x64xf32>
+  %b = tensor.extract_slice %y[0, 1] [4, 3] [1, 2] : tensor<4x8xf32> to tensor<4x3xf32>
+  %c = tensor.extract_slice %y[1, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+  return %a, %b, %c : tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A slice read by an elementwise generic: the reader evaluates the gather
+// where it reads (column j + 64 of %x), its slice operand is gone, and so is
+// the gather. The reader keeps its attributes.
+// CHECK-LABEL: func.func @slice_into_elementwise
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x192xf32>) -> tensor<4x64xf32>
+// CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x64xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<4x64xf32>) attrs = {tag = "reader"} {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[J64:.*]] = arith.addi %[[J]], %[[C64]] : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J64]]] : tensor<4x192xf32>
+// CHECK-NEXT: %[[EXP:.*]] = math.exp %[[V]] : f32
+// CHECK-NEXT: linalg.yield %[[EXP]] : f32
+// CHECK-NEXT: } -> tensor<4x64xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4x64xf32>
+func.func @slice_into_elementwise(%x: tensor<4x192xf32>) -> tensor<4x64xf32> {
+  %s = tensor.extract_slice %x[0, 64] [4, 64] [1, 1] : tensor<4x192xf32> to tensor<4x64xf32>
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) attrs = {tag = "reader"} {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#cols = affine_map<(d0, d1) -> (d1)>
+
+// The gather is evaluated at the reader's map applied to its loops, not at
+// its own loops: read transposed ((d1, d0): out[i, j] = exp(s[j, i]) =
+// exp(x[j, i + 8])), and a strided rank-reducing slice (row 2, every other
+// column) read as a broadcast ((d1): out[i, j] = exp(x[2, j * 2])), where
+// loop d0 is not used at all.
+// CHECK-LABEL: func.func @slices_read_through_maps
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x16xf32>)
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<8x4xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[I8:.*]] = arith.addi %[[I]], %[[C8]] : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[J]], %[[I8]]] : tensor<4x16xf32>
+// CHECK-NEXT: math.exp %[[V]] : f32
+// CHECK: } -> tensor<8x4xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<3x8xf32>
+// CHECK-NEXT: %[[Q:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<3x8xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[J2:.*]] = arith.muli %[[J]], %[[C2]] : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[C2]], %[[J2]]] : tensor<4x16xf32>
+// CHECK-NEXT: math.exp %[[V]] : f32
+// CHECK: } -> tensor<3x8xf32>
+// CHECK-NEXT: return %[[R]], %[[Q]] : tensor<8x4xf32>, tensor<3x8xf32>
+func.func @slices_read_through_maps(%x: tensor<4x16xf32>) -> (tensor<8x4xf32>, tensor<3x8xf32>) {
+  %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %v = tensor.extract_slice %x[2, 0] [1, 8] [1, 2] : tensor<4x16xf32> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %w = math.exp %in : f32
+    linalg.yield %w : f32
+  } -> tensor<8x4xf32>
+  %e2 = tensor.empty() : tensor<3x8xf32>
+  %q = linalg.generic {indexing_maps = [#cols, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%v : tensor<8xf32>) outs(%e2 : tensor<3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %w = math.exp %in : f32
+    linalg.yield %w : f32
+  } -> tensor<3x8xf32>
+  return %r, %q : tensor<8x4xf32>, tensor<3x8xf32>
+}
+
+// -----
+
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A slice as a matmul's right operand (the k half of a fused kv tensor):
+// %a still gives the reduction loop d2 its range, so the gather folds; the
+// matmul reads x[k, j + 8] (d2 and d1 + 8) in its body, one load per use.
+// CHECK-LABEL: func.func @slice_into_matmul
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<8x8xf32>, %[[X:[^:]*]]: tensor<8x16xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
+// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]] : tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[P:[^:]*]]: f32, %[[O:[^:]*]]: f32):
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[J8:.*]] = arith.addi %[[J]], %[[C8]] : index
+// CHECK-NEXT: %[[Q:.*]] = tensor.extract %[[X]][%[[K]], %[[J8]]] : tensor<8x16xf32>
+// CHECK-NEXT: %[[MUL:.*]] = arith.mulf %[[P]], %[[Q]] : f32
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[O]], %[[MUL]] : f32
+// CHECK-NEXT: linalg.yield %[[ADD]] : f32
+// CHECK-NEXT: } -> tensor<8x8xf32>
+// CHECK-NEXT: return %[[M]] : tensor<8x8xf32>
+func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %q : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %t = arith.mulf %u, %v : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Both matmul operands are slices of the same tensor. Only one of them can
+// fold: after the first fold, the other is the only operand that indexes the
+// reduction loop d2 directly, and linalg must infer d2's range from it. So
+// exactly one gather generic stays (as the matmul's only input) and the
+// matmul body reads %x exactly once (which of the two folds is the pattern
+// driver's order, not checked).
+// CHECK-LABEL: func.func @two_slices_into_matmul
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x16xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<8x8xf32>) {
+// CHECK: tensor.extract %[[X]]
+// CHECK: } -> tensor<8x8xf32>
+// CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> {{.*}}>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[G]] : tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
+// CHECK-NEXT: ^bb0(%{{[^:]*}}: f32, %{{[^:]*}}: f32):
+// CHECK: tensor.extract %[[X]]
+// CHECK-NOT: tensor.extract
+// CHECK: arith.mulf
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+// CHECK-NEXT: } -> tensor<8x8xf32>
+// CHECK-NEXT: return %[[M]] : tensor<8x8xf32>
+func.func @two_slices_into_matmul(%x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %p = tensor.extract_slice %x[0, 0] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p, %q : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %t = arith.mulf %u, %v : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// Negative: a copy and a gather marked fusion.materialize are neither folded
+// nor erased; their readers still read them as operands.
+// CHECK-LABEL: func.func @materialized
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x8xf32>, %[[Y:[^:]*]]: tensor<64xf32>)
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<8x4xf32>) attrs = {fusion.materialize}
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[T]] : tensor<8x4xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<8xf32>) attrs = {fusion.materialize}
+// CHECK: tensor.extract %[[Y]]
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[G]] : tensor<8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @materialized(%x: tensor<4x8xf32>, %y: tensor<64xf32>) -> (tensor<8x4xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) attrs = {fusion.materialize} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %c8 = arith.constant 8 : index
+  %e1 = tensor.empty() : tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e1 : tensor<8xf32>) attrs = {fusion.materialize} {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.addi %i, %c8 : index
+    %v = tensor.extract %y[%j] : tensor<64xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%g : tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r, %s : tensor<8x4xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// A row reduction (parallel, reduction; projected-permutation maps) reading
+// a transpose folds: the composed map (d1, d0) is a permutation, and %x
+// (16x8) still gives d0 (8) and the reduction loop d1 (16) their ranges.
+// CHECK-LABEL: func.func @transpose_into_row_reduction
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<16x8xf32>, %[[INIT:[^:]*]]: tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<16x8xf32>) outs(%[[INIT]] : tensor<8xf32>) {
+// CHECK: arith.addf
+// CHECK: } -> tensor<8xf32>
+// CHECK-NEXT: return %[[R]] : tensor<8xf32>
+func.func @transpose_into_row_reduction(%x: tensor<16x8xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#strided = affine_map<(d0, d1) -> (d0, d1 * 2)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// Negative for row reductions: a strided copy (every other column of %x)
+// read by a row reduction (a dot product of rows with %y, which also gives
+// every loop its range) is kept, because the composed map (d0, d1 * 2) is
+// not a projected permutation. The elementwise exp reading the same copy
+// does fold (row-reduction rule only), so the copy stays for the reduction
+// alone.
+// CHECK-LABEL: func.func @strided_copy_into_row_reduction
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x16xf32>, %[[Y:[^:]*]]: tensor<4x8xf32>, %[[INIT:[^:]*]]: tensor<4xf32>)
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 * 2)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x16xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[Y]], %[[T]] : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK: %[[Z:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 * 2)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x16xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK: return %[[R]], %[[Z]]
+func.func @strided_copy_into_row_reduction(%x: tensor<4x16xf32>, %y: tensor<4x8xf32>, %init: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [#strided, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%y, %t : tensor<4x8xf32>, tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    %v = arith.addf %m, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %z = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r, %z : tensor<4xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// Negative (loop ranges): a row sum of a broadcast is not folded. The
+// composed map (d0, d1) -> (d0) is a projected permutation, but then no
+// operand would index the reduction loop d1, and linalg could not infer its
+// range (16).
+// CHECK-LABEL: func.func @broadcast_into_row_reduction
+// CHECK-SAME: (%[[B:[^:]*]]: tensor<8xf32>, %[[INIT:[^:]*]]: tensor<8xf32>)
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[B]] : tensor<8xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[T]] : tensor<8x16xf32>) outs(%[[INIT]] : tensor<8xf32>)
+// CHECK: return %[[R]]
+func.func @broadcast_into_row_reduction(%b: tensor<8xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.generic {indexing_maps = [#rows, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// Negative (loop ranges): a row sum of a slice becomes a gather, but the
+// gather stays the reduction's operand: it is the only operand indexing the
+// reduction loop d1.
+// CHECK-LABEL: func.func @slice_into_row_reduction
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x16xf32>, %[[INIT:[^:]*]]: tensor<4xf32>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]]
+func.func @slice_into_row_reduction(%x: tensor<4x16xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Negative: a slice at a dynamic offset is left as it is (no gather), and
+// its reader keeps reading it.
+// CHECK-LABEL: func.func @dynamic_slice
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<64xf32>, %[[I:[^:]*]]: index)
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %[[X]][%[[I]]] [8] [1] : tensor<64xf32> to tensor<8xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[S]] : tensor<8xf32>) outs(%[[E]] : tensor<8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]]
+func.func @dynamic_slice(%x: tensor<64xf32>, %i: index) -> tensor<8xf32> {
+  %s = tensor.extract_slice %x[%i] [8] [1] : tensor<64xf32> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%s : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Negative: a generic with no inputs that gathers but also reads its outs
+// argument (it adds the gathered value to %acc) is not a positional gather:
+// its value depends on %acc, so its reader keeps it as an operand.
+// CHECK-LABEL: func.func @gather_reads_outs
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<64xf32>, %[[ACC:[^:]*]]: tensor<8xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[ACC]] : tensor<8xf32>)
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[G]] : tensor<8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]]
+func.func @gather_reads_outs(%x: tensor<64xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %c8 = arith.constant 8 : index
+  %g = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%acc : tensor<8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.addi %i, %c8 : index
+    %v = tensor.extract %x[%j] : tensor<64xf32>
+    %s = arith.addf %v, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%g : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+#rev = affine_map<(d0) -> (7 - d0)>
+
+// Negative: a generic with one input that yields its outs argument is not a
+// copy of its input: its result is %acc, so the reader must not read %x.
+// CHECK-LABEL: func.func @yields_outs_not_copy
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[ACC:[^:]*]]: tensor<8xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (-d0 + 7)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[X]] : tensor<8xf32>) outs(%[[ACC]] : tensor<8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[G]] : tensor<8xf32>)
+// CHECK: return %[[R]]
+func.func @yields_outs_not_copy(%x: tensor<8xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %g = linalg.generic {indexing_maps = [#rev, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %out : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%g : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+
+// End to end, a linear layer as torch-mlir emits it: linalg.transpose of
+// the [out, in] weight, linalg.matmul into a zero fill, bias add.
+//
+// fusion-fold-copies alone sees no copy generic (named ops are generalized
+// by fusion-normalize first): the transpose stays.
+// CHECK-LABEL: func.func @linear
+// CHECK: linalg.transpose
+// CHECK: linalg.matmul
+//
+// Through fusion-normalize and fusion-plan the generalized transpose folds
+// into the matmul, which reads the 32x64 weight through (d1, d2): one
+// "contraction" group (fill, matmul, bias add) reading x, w and b, and no
+// transpose kernel or 64x32 tensor anywhere.
+// PLAN-LABEL: func.func @linear
+// PLAN-SAME: (%[[X:[^:]*]]: tensor<8x64xf32>, %[[W:[^:]*]]: tensor<32x64xf32>, %[[B:[^:]*]]: tensor<32xf32>) -> tensor<8x32xf32>
+// PLAN-NEXT: %[[G:.*]] = fusion.group "g0" "contraction" ins(%[[X]], %[[W]], %[[B]] : tensor<8x64xf32>, tensor<32x64xf32>, tensor<32xf32>) {
+// PLAN-NEXT: ^bb0(%[[XA:[^:]*]]: tensor<8x64xf32>, %[[WA:[^:]*]]: tensor<32x64xf32>, %[[BA:[^:]*]]: tensor<32xf32>):
+// PLAN-NOT: tensor<64x32xf32>
+// PLAN: %[[F:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// PLAN-NOT: tensor<64x32xf32>
+// PLAN: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[XA]], %[[WA]] : tensor<8x64xf32>, tensor<32x64xf32>) outs(%[[F]] : tensor<8x32xf32>)
+// PLAN: arith.mulf
+// PLAN: arith.addf
+// PLAN: %[[S:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[M]], %[[BA]] : tensor<8x32xf32>, tensor<32xf32>)
+// PLAN: arith.addf
+// PLAN: fusion.yield %[[S]] : tensor<8x32xf32>
+// PLAN-NEXT: } -> tensor<8x32xf32>
+// PLAN-NEXT: return %[[G]] : tensor<8x32xf32>
+// PLAN-NOT: fusion.group
+// PLAN-NOT: tensor<64x32xf32>
+func.func @linear(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<64x32xf32>
+  %transposed = linalg.transpose ins(%w : tensor<32x64xf32>) outs(%0 : tensor<64x32xf32>) permutation = [1, 0]
+  %1 = tensor.empty() : tensor<8x32xf32>
+  %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %3 = linalg.matmul ins(%x, %transposed : tensor<8x64xf32>, tensor<64x32xf32>) outs(%2 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %4 = linalg.generic {indexing_maps = [#id2, #cols, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%3, %b : tensor<8x32xf32>, tensor<32xf32>) outs(%1 : tensor<8x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.addf %in, %in_0 : f32
+    linalg.yield %5 : f32
+  } -> tensor<8x32xf32>
+  return %4 : tensor<8x32xf32>
+}
