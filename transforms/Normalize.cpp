@@ -142,7 +142,9 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
 /// A gather (tensor.extract in a generic body) of the only use of an
 /// elementwise generic's result reads the producer's inputs at that point and
 /// computes the producer's body there instead: `pad(exp(x))` reads x, and the
-/// producer's kernel and its intermediate tensor disappear.
+/// producer's kernel and its intermediate tensor disappear. The producer may
+/// itself gather (a slice of a slice, a pad of a slice): its loop indices are
+/// the gathered indices.
 struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -158,8 +160,7 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
              .isIdentity())
       return failure();
     Block *body = producer.getBody();
-    if (!body->getOps<linalg::IndexOp>().empty() ||
-        readsItsOutputs(producer))
+    if (readsItsOutputs(producer))
       return failure();
     for (Operation &op : body->without_terminator())
       if (op.getNumRegions() != 0 || !isPure(&op))
@@ -179,8 +180,13 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
       }
       mapping.map(body->getArgument(input->getOperandNumber()), value);
     }
-    for (Operation &op : body->without_terminator())
-      rewriter.clone(op, mapping);
+    // (identity output map: the producer's loop d is the gathered index d)
+    for (Operation &op : body->without_terminator()) {
+      if (auto idx = dyn_cast<linalg::IndexOp>(op))
+        mapping.map(idx.getResult(), extract.getIndices()[idx.getDim()]);
+      else
+        rewriter.clone(op, mapping);
+    }
     Value result = mapping.lookupOrDefault(
         cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
     rewriter.replaceOp(extract, result);
@@ -573,8 +579,8 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
 struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader>(
-        &getContext());
+    patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
+                 GatherThroughProducer>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -53,7 +53,8 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
     of the source. Other pads are left unchanged (opaque to planning).
 
     A gather that reads the only use of an elementwise producer (identity
-    output map, projected-permutation inputs, no `linalg.index`) reads the
+    output map, projected-permutation inputs; `linalg.index` becomes the
+    gathered index, so gathers of gathers compose) reads the
     producer's inputs at that point and evaluates the producer's body there,
     so `pad(exp(x))` is one op that reads `x`. A producer marked
     `fusion.materialize` is kept.
@@ -77,7 +78,9 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
 
     A static `tensor.extract_slice` becomes an elementwise gather over the
     slice (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic
-    does for pads): it fuses with elementwise neighbours.
+    does for pads): it fuses with elementwise neighbours, and reads through
+    an elementwise producer or another gather the way fusion-pad-to-generic
+    describes (a slice of a slice is one gather).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

@@ -357,18 +357,20 @@ func.func @pad_of_materialized(%x: tensor<8xf32>) -> tensor<10xf32> {
 
 // -----
 
-// Negative (gather through a producer): a producer that reads linalg.index,
-// and a row reduction (not elementwise), are kept and gathered from.
+// Gather through a producer that reads linalg.index: the producer's index
+// is the gathered (clamped) position, so it is evaluated there too. A row
+// reduction (not elementwise) below is kept and gathered from.
 #id1 = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @pad_of_index_producer
-// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
-// CHECK: arith.sitofp
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
+// CHECK-NOT: ins(
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<10xf32>)
-// CHECK-NOT: arith.sitofp
-// CHECK: tensor.extract %[[T]][%{{.*}}] : tensor<8xf32>
-// CHECK-NOT: arith.sitofp
+// CHECK: %[[CL:.*]] = arith.minsi
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%[[CL]]] : tensor<8xf32>
+// CHECK: %[[N:.*]] = arith.index_cast %[[CL]] : index to i32
+// CHECK: arith.sitofp %[[N]]
 // CHECK: return
 func.func @pad_of_index_producer(%x: tensor<8xf32>) -> tensor<10xf32> {
   %e = tensor.empty() : tensor<8xf32>

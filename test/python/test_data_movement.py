@@ -163,3 +163,25 @@ def test_view_of_a_broadcasting_producer_still_splits_correctly():
     b = rng.standard_normal(8).astype(np.float32)
     want = np.broadcast_to(np.exp(b), (4, 8, 8)).reshape(2, 16, 8) + b
     np.testing.assert_allclose(f(x, b), want, rtol=1e-6)
+
+
+SLICES = """
+func.func @slices(%x: tensor<8x64xf32>) -> tensor<4x8xf32> {
+  %t = linalg.transpose ins(%x : tensor<8x64xf32>) outs(%e : tensor<64x8xf32>) permutation = [1, 0]
+  %s = tensor.extract_slice %t[8, 0] [32, 8] [1, 1] : tensor<64x8xf32> to tensor<32x8xf32>
+  %ss = tensor.extract_slice %s[2, 0] [4, 8] [3, 1] : tensor<32x8xf32> to tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.exp ins(%ss : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+""".replace("func.func @slices(%x: tensor<8x64xf32>) -> tensor<4x8xf32> {",
+            "func.func @slices(%x: tensor<8x64xf32>) -> tensor<4x8xf32> {\n"
+            "  %e = tensor.empty() : tensor<64x8xf32>")
+
+
+def test_slice_of_a_slice_of_a_transpose_is_one_gather_kernel():
+    f = kfuse.compile(SLICES, target="cpu")
+    assert f.report.after.kernels == 1, str(f.report)
+    x = np.random.default_rng(6).standard_normal((8, 64)).astype(np.float32)
+    np.testing.assert_allclose(f(x), np.exp(x.T[8:40][2:14:3]), rtol=1e-6)
+    assert kfuse.compile(SLICES, target="cuda").ptx.count(".entry") == 1
