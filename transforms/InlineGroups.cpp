@@ -6,6 +6,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
 #define DEBUG_TYPE "fusion-inline-groups"
 
 namespace kfuse {
@@ -89,6 +91,21 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
         result.replaceAllUsesWith(mapping.lookupOrDefault(yielded));
       group.erase();
     }
+    // Each result is its own output buffer: a computed tensor returned more
+    // than once is copied for every repeat (a device-to-device copy after
+    // bufferization). Returned arguments are copied by bufferization.
+    func.walk([&](func::ReturnOp ret) {
+      llvm::DenseSet<Value> seen;
+      OpBuilder b(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type || isa<BlockArgument>(v) || seen.insert(v).second)
+          continue;
+        operand.set(bufferization::AllocTensorOp::create(b, ret.getLoc(), type,
+                                                         ValueRange{}, v));
+      }
+    });
   }
 };
 } // namespace

@@ -219,7 +219,9 @@ def InlineGroups : Pass<"fusion-inline-groups", "::mlir::func::FuncOp"> {
     (`fusion.strategy`), which `fusion-generic-to-gpu` reads after
     bufferization. Marks the function's tensor arguments
     `bufferization.writable = false`: they are the caller's inputs, never
-    written in place.
+    written in place. A computed tensor returned more than once gets a copy
+    (`bufferization.alloc_tensor ... copy`) for each repeat, since every
+    result is its own buffer.
   }];
 }
 

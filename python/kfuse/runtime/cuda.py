@@ -241,7 +241,9 @@ class _DeviceState:
                 _check(cu.cuMemcpyHtoD(p, data.ctypes.data, data.nbytes),
                        f"uploading constant buffer {b}")
                 self.constants[b] = p
-            self.module = _load_module(exe._ptx_image, exe.plan.name)
+            # (a program of copies only has no kernels and no PTX to load)
+            self.module = (_load_module(exe._ptx_image, exe.plan.name)
+                           if exe.plan.kernels else None)
             self.functions = {}
             for k in exe.plan.kernels:
                 self.functions[k] = _check(cu.cuModuleGetFunction(self.module, k.encode()),
