@@ -139,6 +139,20 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   }
 };
 
+/// A generic whose body computes nothing on the data: positions (index
+/// arithmetic and tests), the gathered load, and a select of the value or a
+/// constant.
+bool onlyMovesData(linalg::GenericOp g) {
+  return llvm::all_of(g.getBody()->without_terminator(), [](Operation &op) {
+    if (isa<linalg::IndexOp, tensor::ExtractOp, arith::ConstantOp,
+            arith::SelectOp>(op))
+      return true;
+    return llvm::all_of(op.getResultTypes(), [](Type t) {
+      return t.isIndex() || t.isInteger(1);
+    });
+  });
+}
+
 /// A gather (tensor.extract in a generic body) of the only use of an
 /// elementwise generic's result reads the producer's inputs at that point and
 /// computes the producer's body there instead: `pad(exp(x))` reads x, and the
@@ -161,6 +175,12 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
       return failure();
     Block *body = producer.getBody();
     if (readsItsOutputs(producer))
+      return failure();
+    // A reader with reduction loops may gather an element many times: it
+    // takes no arithmetic from the producer (which stays one kernel).
+    if (cast<linalg::GenericOp>(extract->getParentOp()).getNumReductionLoops() >
+            0 &&
+        !onlyMovesData(producer))
       return failure();
     for (Operation &op : body->without_terminator())
       if (op.getNumRegions() != 0 || !isPure(&op))
@@ -521,11 +541,17 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
               covered[dim.getPosition()] = true;
       return !llvm::is_contained(covered, false);
     };
+    // A reader with reduction loops (a convolution, a matmul) may read an
+    // element many times: it takes only gathers that do no arithmetic on the
+    // data (a pad or slice, not a pad of exp(x)), which cost the same load
+    // whether folded or not.
+    bool rereads = reader.getNumReductionLoops() > 0;
     OpOperand *input = nullptr;
     linalg::GenericOp gather;
     for (OpOperand *in : reader.getDpsInputOperands()) {
       gather = in->get().getDefiningOp<linalg::GenericOp>();
-      if (gather && isPositionalGather(gather) && stillCovered(in)) {
+      if (gather && isPositionalGather(gather) && stillCovered(in) &&
+          (!rereads || onlyMovesData(gather))) {
         input = in;
         break;
       }

@@ -762,3 +762,67 @@ func.func @linear(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
   } -> tensor<8x32xf32>
   return %4 : tensor<8x32xf32>
 }
+
+// -----
+
+// A gather that computes on the data (here exp, pulled through a slice) is
+// not folded into a contraction, which would recompute it for every read;
+// an elementwise reader takes it.
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// (the slice itself, pure data movement, is folded into the matmul, which
+// gathers from exp's result)
+// CHECK-LABEL: func.func @arithmetic_gather_into_matmul
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<8x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: tensor.extract %[[EXP]]
+// CHECK-NOT: math.exp
+// CHECK: } -> tensor<8x8xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} outs(
+// CHECK: tensor.extract %{{.*}} : tensor<8x16xf32>
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: math.tanh
+// Planned: exp is one kernel the matmul reads; the tanh reader computes exp
+// itself where it gathers.
+// PLAN-LABEL: func.func @arithmetic_gather_into_matmul
+// PLAN: %[[E:.*]] = fusion.group "g0" "elementwise"
+// PLAN: fusion.group "g1" "contraction" ins(%[[E]],
+// PLAN: fusion.group "g2" "elementwise"
+// PLAN-NOT: fusion.group
+func.func @arithmetic_gather_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  %q = tensor.extract_slice %ex[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %q : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %t = arith.mulf %u, %v : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %ex2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  %q2 = tensor.extract_slice %ex2[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%q2 : tensor<8x8xf32>) outs(%e2 : tensor<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.tanh %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x8xf32>
+  return %m, %t : tensor<8x8xf32>, tensor<8x8xf32>
+}
