@@ -34,9 +34,11 @@ $(BUILD)/build.ninja: $(STAMP) CMakeLists.txt
 	  -DKFUSE_SITE_PACKAGES=$$($(VPY) -c 'import site; print(site.getsitepackages()[0])') \
 	  -DPython3_EXECUTABLE=$(CURDIR)/$(VPY)
 
-# Compiled CUDA programs for the GPU tests and benchmarks (no GPU needed here).
+# Compiled CUDA programs for the GPU tests and benchmarks (no GPU needed here);
+# bench/gpu_session.sh runs them all on the GPU machine.
 bench-artifacts: build
-	$(VPY) bench/make_artifacts.py --out .artifacts --suite
+	$(VPY) bench/make_artifacts.py --out .artifacts --suite --row-variants
+	$(VPY) bench/make_artifacts.py --out .artifacts/c4 --row-chunks 4
 
 clean:
 	rm -rf $(BUILD) $(VENV)

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Everything a GPU session checks, in one command on the GPU machine (from the
-# repository root, artifacts compiled here first with
-#   python bench/make_artifacts.py --out .artifacts --suite --row-variants
-#   python bench/make_artifacts.py --out .artifacts/c4 --row-chunks 4
-# and carried along). Writes logs and JSON under $OUT (or ./gpu-out):
+# repository root, artifacts compiled here first with `make bench-artifacts`
+# and carried along: about 55 MB). Writes logs and JSON under $OUT (or
+# ./gpu-out):
 #   tests.log      test_gpu.py + test_runtime.py on .artifacts/tests
 #   tests_c4.log   test_gpu.py on .artifacts/c4/tests (row_chunks=4), if present
 #   suite.json     bench_suite.py with every variant (name__...), and its log
