@@ -163,6 +163,19 @@ def IeeeSqrt : Pass<"fusion-ieee-sqrt"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def CpuBf16Bits : Pass<"fusion-cpu-bf16-bits"> {
+  let summary = "Moves bf16 values as i16 bits in the CPU target's LLVM dialect";
+  let description = [{
+    Without native bf16 the x86 backend promotes a bf16 value it has to
+    materialize (a select of two bf16 values, a stored bf16 constant) to f32
+    and back, calling `__truncsfbf2`, which the JIT does not provide. Selects
+    and stores only move bits: this pass rewrites `llvm.select` and
+    `llvm.store` of bf16 values (and vectors of them) as the same ops on
+    bitcast i16 values.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategy
 //===----------------------------------------------------------------------===//

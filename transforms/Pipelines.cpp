@@ -225,11 +225,12 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
 }
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
-  // arith-expand: the JIT has no runtime library for bf16 conversions.
+  // arith-expand and fusion-cpu-bf16-bits: the JIT has no runtime library
+  // for bf16 conversions.
   addPipeline(pm, "func.func(arith-expand{include-bf16=1}),"
                   "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
                   "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
-                  "reconcile-unrealized-casts");
+                  "reconcile-unrealized-casts,fusion-cpu-bf16-bits");
 }
 
 void registerPipelines() {

@@ -798,6 +798,8 @@ def pad(x, pad_width, value=0):
                                "a keepdims reduction; padding it is not supported (reduce "
                                "with keepdims=False and pad the result)")
     v = _coerce_scalar("pad", value, x.dtype, x)
+    if all(w == (0, 0) for w in widths):  # (a 0-d tensor too): nothing to pad
+        return x
     shape = tuple(d + a + b for d, (a, b) in zip(x.shape, widths))
     return Tensor(x.program, shape, x.dtype, "pad", [x], list(x._absent), (widths, v))
 
