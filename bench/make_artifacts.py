@@ -223,9 +223,15 @@ def main():
                   "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
                   "torch/torch_bias_gelu.mlir", "torch/torch_conv_relu.mlir",
                   "torch/torch_residual_conv.mlir", "torch/torch_pad.mlir",
-                  "torch/torch_view_chain.mlir", "torch/torch_transformer_block.mlir"):
-        with open(os.path.join(prog_dir, fname)) as fh:
-            text = fh.read()
+                  "torch/torch_view_chain.mlir", "torch/torch_transformer_block.mlir",
+                  *(f"random:{seed}" for seed in range(12))):
+        if fname.startswith("random:"):  # data-movement programs from random_programs
+            from random_programs import random_mlir_program
+            text = random_mlir_program(int(fname[7:]))[0]
+            fname = f"random_mlir_{fname[7:]}.mlir"
+        else:
+            with open(os.path.join(prog_dir, fname)) as fh:
+                text = fh.read()
         cpu = kfuse.compile(text, target="cpu")
         f = kfuse.compile(text, target="cuda", chip=args.chip, **test_opts)
         d = os.path.join(args.out, "tests", "mlir_" + os.path.basename(fname)[:-5])

@@ -62,3 +62,109 @@ def random_inputs(prog: kb.Program, seed: int):
     rng = np.random.default_rng(seed + 7)
     return [rng.standard_normal(shape).astype(np.float32).astype(dtypes.to_numpy(dt))
             for _, shape, dt in prog.inputs]
+
+
+# ---------------------------------------------------------------- MLIR text
+
+# Random linalg-on-tensors written the way front ends write it: named ops
+# (linalg.transpose, linalg.exp/tanh/abs/negf/add, linalg.matmul with a fill
+# init and a transposed operand), tensor.extract_slice with offsets and
+# strides, tensor.pad, tensor.collapse_shape. A numpy reference is built
+# beside the text.
+
+class _Text:
+    """The lines of a function being written, and fresh SSA names."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.lines = []
+        self.n = 0
+
+    def name(self):
+        self.n += 1
+        return f"%v{self.n}"
+
+    def ty(self, shape):
+        return "tensor<" + "x".join(map(str, shape)) + ("x" if shape else "") + "f32>"
+
+    def empty(self, shape):
+        e = self.name()
+        self.lines.append(f"{e} = tensor.empty() : {self.ty(shape)}")
+        return e
+
+
+def random_mlir_program(seed: int):
+    """(MLIR text of func @m<seed>(%a0, %a1), the input shape, one numpy
+    reference function per result taking {"a0": ..., "a1": ...})."""
+    g = _Text(seed); rng = g.rng
+    shape = tuple(int(rng.integers(2, 7)) for _ in range(int(rng.integers(2, 4))))
+    args = [("%a0", shape), ("%a1", shape)]
+    env = [("%a0", shape, lambda e: e["a0"]), ("%a1", shape, lambda e: e["a1"])]
+    outs = []
+    for step in range(int(rng.integers(2, 8))):
+        v, sh, f = env[int(rng.integers(0, len(env)))]
+        k = int(rng.integers(0, 7))
+        if k == 0 and len(sh) >= 2:  # transpose
+            perm = list(rng.permutation(len(sh)))
+            nsh = tuple(sh[p] for p in perm)
+            e = g.empty(nsh); r = g.name()
+            g.lines.append(f"{r} = linalg.transpose ins({v} : {g.ty(sh)}) outs({e} : {g.ty(nsh)}) permutation = [{', '.join(map(str, perm))}]")
+            nf = (lambda f, perm: lambda en: np.transpose(f(en), perm))(f, perm)
+        elif k == 1:  # slice
+            off = [int(rng.integers(0, d)) for d in sh]
+            size = [int(rng.integers(1, d - o + 1)) for d, o in zip(sh, off)]
+            stride = [int(rng.integers(1, 3)) if (d - o) >= 2 * s else 1 for d, o, s in zip(sh, off, size)]
+            size = [min(s, (d - o + st - 1) // st) for d, o, s, st in zip(sh, off, size, stride)]
+            nsh = tuple(size); r = g.name()
+            g.lines.append(f"{r} = tensor.extract_slice {v}[{', '.join(map(str, off))}] [{', '.join(map(str, size))}] [{', '.join(map(str, stride))}] : {g.ty(sh)} to {g.ty(nsh)}")
+            sl = tuple(slice(o, o + s * st, st) for o, s, st in zip(off, size, stride))
+            nf = (lambda f, sl: lambda en: f(en)[sl])(f, sl)
+        elif k == 2:  # pad
+            lo = [int(rng.integers(0, 3)) for _ in sh]; hi = [int(rng.integers(0, 3)) for _ in sh]
+            nsh = tuple(d + a + b for d, a, b in zip(sh, lo, hi)); r = g.name(); c = g.name()
+            val = float(rng.integers(-2, 3))
+            g.lines.append(f"{c} = arith.constant {val} : f32")
+            idx = ", ".join(f"%i{j}: index" for j in range(len(sh)))
+            g.lines.append(f"{r} = tensor.pad {v} low[{', '.join(map(str, lo))}] high[{', '.join(map(str, hi))}] {{\n  ^bb0({idx}):\n    tensor.yield {c} : f32\n  }} : {g.ty(sh)} to {g.ty(nsh)}")
+            nf = (lambda f, w, val: lambda en: np.pad(f(en), w, constant_values=val))(f, list(zip(lo, hi)), val)
+        elif k == 3 and len(sh) >= 2:  # collapse then maybe expand
+            i = int(rng.integers(0, len(sh) - 1))
+            nsh = sh[:i] + (sh[i] * sh[i + 1],) + sh[i + 2:]
+            reassoc = [[j] for j in range(i)] + [[i, i + 1]] + [[j + 1] for j in range(i + 1, len(sh) - 1)]
+            r = g.name()
+            g.lines.append(f"{r} = tensor.collapse_shape {v} {reassoc} : {g.ty(sh)} into {g.ty(nsh)}")
+            nf = (lambda f, nsh: lambda en: f(en).reshape(nsh))(f, nsh)
+        elif k == 4:  # exp / tanh named elementwise
+            op = ["exp", "tanh", "abs", "negf"][int(rng.integers(0, 4))]
+            e = g.empty(sh); r = g.name(); nsh = sh
+            g.lines.append(f"{r} = linalg.{op} ins({v} : {g.ty(sh)}) outs({e} : {g.ty(sh)}) -> {g.ty(sh)}")
+            npf = {"exp": np.exp, "tanh": np.tanh, "abs": np.abs, "negf": np.negative}[op]
+            nf = (lambda f, npf: lambda en: npf(f(en)))(f, npf)
+        elif k == 5:  # add with another value of the same shape
+            same = [(w, s2, f2) for (w, s2, f2) in env if s2 == sh]
+            w, _, f2 = same[int(rng.integers(0, len(same)))]
+            e = g.empty(sh); r = g.name(); nsh = sh
+            g.lines.append(f"{r} = linalg.add ins({v}, {w} : {g.ty(sh)}, {g.ty(sh)}) outs({e} : {g.ty(sh)}) -> {g.ty(sh)}")
+            nf = (lambda f, f2: lambda en: f(en) + f2(en))(f, f2)
+        elif k == 6 and len(sh) == 2:  # matmul with its own transpose
+            e = g.empty((sh[0], sh[0])); z = g.name(); fl = g.name()
+            g.lines.append(f"{z} = arith.constant 0.0 : f32")
+            g.lines.append(f"{fl} = linalg.fill ins({z} : f32) outs({e} : {g.ty((sh[0], sh[0]))}) -> {g.ty((sh[0], sh[0]))}")
+            te = g.empty((sh[1], sh[0])); t = g.name()
+            g.lines.append(f"{t} = linalg.transpose ins({v} : {g.ty(sh)}) outs({te} : {g.ty((sh[1], sh[0]))}) permutation = [1, 0]")
+            r = g.name(); nsh = (sh[0], sh[0])
+            g.lines.append(f"{r} = linalg.matmul ins({v}, {t} : {g.ty(sh)}, {g.ty((sh[1], sh[0]))}) outs({fl} : {g.ty(nsh)}) -> {g.ty(nsh)}")
+            nf = (lambda f: lambda en: f(en).astype(np.float64) @ f(en).T.astype(np.float64))(f)
+        else:
+            continue
+        env.append((r, nsh, nf))
+        if rng.random() < 0.3: outs.append(env[-1])
+    outs.append(env[-1])
+    # distinct outputs only (repeats are tested elsewhere)
+    seen, uniq = set(), []
+    for o in outs:
+        if o[0] not in seen: seen.add(o[0]); uniq.append(o)
+    sig = ", ".join(f"{a}: {g.ty(s)}" for a, s in args)
+    res = ", ".join(g.ty(o[1]) for o in uniq)
+    text = f"func.func @m{seed}({sig}) -> ({res}) {{\n  " + "\n  ".join(g.lines) + f"\n  return {', '.join(o[0] for o in uniq)} : {res}\n}}\n"
+    return text, shape, [o[2] for o in uniq]

@@ -56,3 +56,20 @@ def test_repeated_and_passthrough_outputs():
     only_copies = kfuse.compile(q, target="cuda")
     assert only_copies.ptx == "" and not only_copies.plan.kernels
     assert [s.op for s in only_copies.plan.steps] == ["copy"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_mlir_program(seed):
+    from random_programs import random_mlir_program
+    text, shape, refs = random_mlir_program(seed)
+    rng = np.random.default_rng(seed + 3)
+    a0, a1 = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    f = kfuse.compile(text, target="cpu")
+    got = f(a0, a1)
+    got = got if isinstance(got, tuple) else (got,)
+    for g, ref in zip(got, refs):
+        want = ref({"a0": a0, "a1": a1})
+        assert g.shape == want.shape
+        np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
+    cuda = kfuse.compile(text, target="cuda")
+    assert cuda.ptx.count(".entry") == len(cuda.plan.kernels)
