@@ -56,3 +56,14 @@ def test_torch_exported_program(name):
     np.testing.assert_allclose(f(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
     cuda = kfuse.compile(text, target="cuda")
     assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == kernels
+
+
+def test_demo_runs_and_checks_the_transformer_block():
+    # `make demo` (python -m kfuse demo) on the CPU target, small sizes
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "kfuse", "demo", "--target", "cpu",
+                        "--size", "4096"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "torch_transformer_block" in r.stdout and "check vs PyTorch" in r.stdout
+    assert r.stdout.rstrip().endswith("demo passed")
