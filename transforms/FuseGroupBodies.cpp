@@ -115,6 +115,8 @@ struct FuseGroupBodiesPass : kfuse::impl::FuseGroupBodiesBase<FuseGroupBodiesPas
         patterns, [](OpOperand *) { return true; });
     linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, &getContext());
+    // (a conversion a group starts with may be read by a gather)
+    populateGatherThroughProducerPatterns(patterns);
     FrozenRewritePatternSet frozen(std::move(patterns));
 
     WalkResult result = getOperation().walk([&](fusion::GroupOp group) {

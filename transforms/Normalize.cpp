@@ -627,3 +627,7 @@ struct DropBodyAssertsPass
 };
 
 } // namespace
+
+void kfuse::populateGatherThroughProducerPatterns(RewritePatternSet &patterns) {
+  patterns.add<GatherThroughProducer>(patterns.getContext());
+}

@@ -31,6 +31,11 @@ inline constexpr llvm::StringLiteral kStrategyAttr = "fusion.strategy";
 /// User directive on an op: its results go to memory; no consumer fuses it.
 inline constexpr llvm::StringLiteral kMaterializeAttr = "fusion.materialize";
 
+/// A gather (tensor.extract in a generic body) of the only use of an
+/// elementwise producer evaluates the producer there (Normalize.cpp); the
+/// group-body fusion uses it too.
+void populateGatherThroughProducerPatterns(mlir::RewritePatternSet &patterns);
+
 /// Registers the fusion dialect (and what its passes need) in `registry`.
 void registerDialects(mlir::DialectRegistry &registry);
 

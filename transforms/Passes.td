@@ -130,6 +130,20 @@ def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp">
                            "::mlir::arith::ArithDialect"];
 }
 
+def WidenBoolResults : Pass<"fusion-widen-bool-results", "::mlir::func::FuncOp"> {
+  let summary = "Passes boolean tensors between fusion groups as i8";
+  let description = [{
+    A boolean tensor one group writes for another (a comparison materialized
+    by the cost model, a directive, or no-fusion) is written as bytes: the
+    producing group yields `arith.extui` of it, every reading group starts
+    with `arith.trunci` of its input; elementwise fusion folds both
+    conversions into the kernels.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
   let summary = "Chooses how freely floating-point arithmetic may be rewritten";
   let description = [{

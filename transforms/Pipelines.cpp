@@ -148,7 +148,8 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
   addPipeline(pm, llvm::formatv("func.func(fusion-widen-bool-tensors,"
-                                "fusion-form-groups{{recompute={0} no-fusion={1}}),"
+                                "fusion-form-groups{{recompute={0} no-fusion={1}},"
+                                "fusion-widen-bool-results),"
                                 "canonicalize,cse",
                                 o.recompute.getValue(), o.noFusion.getValue())
                       .str());

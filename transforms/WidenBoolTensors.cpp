@@ -8,6 +8,7 @@
 
 namespace kfuse {
 #define GEN_PASS_DEF_WIDENBOOLTENSORS
+#define GEN_PASS_DEF_WIDENBOOLRESULTS
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -72,6 +73,49 @@ struct WidenBoolTensorsPass
       results.push_back(isBoolTensor(t) ? withElement(t, i8) : t);
     func.setType(FunctionType::get(func.getContext(),
                                    entry.getArgumentTypes(), results));
+  }
+};
+
+struct WidenBoolResultsPass
+    : kfuse::impl::WidenBoolResultsBase<WidenBoolResultsPass> {
+  void runOnOperation() override {
+    OpBuilder b(&getContext());
+    Type i8 = b.getI8Type(), i1 = b.getI1Type();
+    SmallVector<fusion::GroupOp> groups;
+    getOperation().walk([&](fusion::GroupOp g) { groups.push_back(g); });
+    for (fusion::GroupOp group : groups) {
+      fusion::YieldOp yield = group.getYield();
+      for (OpResult result : group->getResults()) {
+        if (!isBoolTensor(result.getType()) || result.use_empty())
+          continue;
+        SmallVector<OpOperand *> uses;
+        for (OpOperand &use : result.getUses())
+          uses.push_back(&use);
+        for (OpOperand *use : uses)
+          if (!isa<fusion::GroupOp>(use->getOwner())) {
+            use->getOwner()->emitError()
+                << "fusion-widen-bool-results: a boolean tensor of group '"
+                << group.getSymName() << "' is used outside any group";
+            return signalPassFailure();
+          }
+        // The producing group writes bytes...
+        b.setInsertionPoint(yield);
+        unsigned i = result.getResultNumber();
+        yield->setOperand(i, convert<arith::ExtUIOp>(
+                                 b, yield.getLoc(), yield->getOperand(i), i8));
+        result.setType(withElement(result.getType(), i8));
+        // ... and every reading group narrows them back.
+        for (OpOperand *use : uses) {
+          auto reader = cast<fusion::GroupOp>(use->getOwner());
+          BlockArgument arg =
+              reader.getBodyBlock().getArgument(use->getOperandNumber());
+          arg.setType(result.getType());
+          b.setInsertionPointToStart(&reader.getBodyBlock());
+          Value narrowed = convert<arith::TruncIOp>(b, reader.getLoc(), arg, i1);
+          arg.replaceAllUsesExcept(narrowed, narrowed.getDefiningOp());
+        }
+      }
+    }
   }
 };
 

@@ -73,3 +73,37 @@ def test_random_mlir_program(seed):
         np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
     cuda = kfuse.compile(text, target="cuda")
     assert cuda.ptx.count(".entry") == len(cuda.plan.kernels)
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 3))
+def test_random_program_under_every_planning_option(seed):
+    # no fusion, never/always recompute and strict numerics compute the same
+    # values (booleans written between kernels travel as bytes)
+    prog = random_program(seed)
+    args = random_inputs(prog, seed)
+    tol = TOLERANCE[prog.inputs[0][2].name]
+
+    def run(**opts):
+        got = kfuse.compile(prog, target="cpu", **opts)(*args)
+        return [np.asarray(g, np.float64) for g in (got if isinstance(got, tuple) else (got,))]
+
+    base = run()
+    for opts in (dict(fuse=False), dict(recompute="never"), dict(recompute="always"),
+                 dict(numerics="strict")):
+        for g, b in zip(run(**opts), base):
+            np.testing.assert_allclose(g, b, rtol=tol, atol=tol, err_msg=str(opts))
+
+
+def test_unfused_where_writes_its_mask_as_bytes():
+    from kfuse import builder as kb
+    p = kb.Program("mask")
+    x = p.input("x", (64, 32), "f32")
+    p.output(kb.where(x > 0.0, x, x * 0.1), name="y")
+    f = kfuse.compile(p, target="cpu", fuse=False)
+    assert [g.ops for g in f.report.groups] == [["arith.cmpf", "arith.extui"], ["arith.mulf"],
+                                                ["arith.trunci", "arith.select"]]
+    xs = np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32)
+    np.testing.assert_allclose(f(xs), np.where(xs > 0, xs, xs * np.float32(0.1)), rtol=1e-6)
+    cuda = kfuse.compile(p, target="cuda", fuse=False)
+    assert len(cuda.plan.steps) == 3
+    assert [b.dtype.name for b in cuda.plan.buffers if b.kind == "temp"].count("i8") == 1
