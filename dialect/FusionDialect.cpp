@@ -25,10 +25,9 @@ void FusionDialect::initialize() {
       >();
 }
 
-LogicalResult
-StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     int64_t threads, int64_t vector, int64_t unroll,
-                     int64_t blocks) {
+LogicalResult StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t threads, int64_t vector,
+                                   int64_t unroll, int64_t blocks) {
   if (threads <= 0 || threads > 1024 || threads % 32 != 0)
     return emitError() << "threads must be a positive multiple of 32 and at "
                           "most 1024, got "

@@ -22,16 +22,17 @@ static LogicalResult checkStatic(Operation *op, Type type, StringRef what,
                                  unsigned index) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
-    return op->emitOpError() << what << " #" << index
-                             << " must be a tensor of static shape, got "
-                             << type;
+    return op->emitOpError()
+           << what << " #" << index << " must be a tensor of static shape, got "
+           << type;
   return success();
 }
 
 LogicalResult GroupOp::verify() {
   if (!isKnownGroupKind(getKind()))
-    return emitOpError() << "has unknown kind '" << getKind()
-                         << "' (expected 'elementwise', 'reduction' or 'contraction')";
+    return emitOpError()
+           << "has unknown kind '" << getKind()
+           << "' (expected 'elementwise', 'reduction' or 'contraction')";
   if (getSymName().empty())
     return emitOpError() << "needs a non-empty name";
   for (auto [i, t] : llvm::enumerate(getInputs().getTypes()))
@@ -49,9 +50,8 @@ LogicalResult GroupOp::verifyRegions() {
     return emitOpError() << "has " << getInputs().size()
                          << " inputs but its block has "
                          << block.getNumArguments() << " arguments";
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(getInputs().getTypes(),
-                                 block.getArgumentTypes()))) {
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(getInputs().getTypes(), block.getArgumentTypes()))) {
     auto [inType, argType] = pair;
     if (inType != argType)
       return emitOpError() << "input #" << i << " has type " << inType
@@ -61,8 +61,7 @@ LogicalResult GroupOp::verifyRegions() {
   YieldOp yield = getYield();
   if (yield.getValues().size() != getNumResults())
     return emitOpError() << "yields " << yield.getValues().size()
-                         << " values but has " << getNumResults()
-                         << " results";
+                         << " values but has " << getNumResults() << " results";
   for (auto [i, pair] : llvm::enumerate(
            llvm::zip(yield.getValues().getTypes(), getResultTypes()))) {
     auto [yType, rType] = pair;
@@ -129,8 +128,8 @@ struct SimplifyGroupResults : OpRewritePattern<GroupOp> {
         continue;
       if (auto arg = dyn_cast<BlockArgument>(yielded);
           arg && arg.getOwner() == &group.getBodyBlock()) {
-        forwards.push_back({cast<OpResult>(result),
-                            group.getInputs()[arg.getArgNumber()]});
+        forwards.push_back(
+            {cast<OpResult>(result), group.getInputs()[arg.getArgNumber()]});
         continue;
       }
       keptValues.push_back(yielded);
@@ -142,10 +141,10 @@ struct SimplifyGroupResults : OpRewritePattern<GroupOp> {
 
     for (auto [result, input] : forwards)
       rewriter.replaceAllUsesWith(result, input);
-    auto newGroup = GroupOp::create(
-        rewriter, group.getLoc(), keptTypes, group.getInputs(),
-        group.getSymNameAttr(), group.getKindAttr(), group.getDecisionsAttr(),
-        group.getStrategyAttr());
+    auto newGroup =
+        GroupOp::create(rewriter, group.getLoc(), keptTypes, group.getInputs(),
+                        group.getSymNameAttr(), group.getKindAttr(),
+                        group.getDecisionsAttr(), group.getStrategyAttr());
     rewriter.inlineRegionBefore(group.getBody(), newGroup.getBody(),
                                 newGroup.getBody().end());
     rewriter.setInsertionPoint(yield);

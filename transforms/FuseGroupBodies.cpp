@@ -104,7 +104,8 @@ bool dependsOn(linalg::GenericOp user, linalg::GenericOp producer) {
   });
 }
 
-struct FuseGroupBodiesPass : kfuse::impl::FuseGroupBodiesBase<FuseGroupBodiesPass> {
+struct FuseGroupBodiesPass
+    : kfuse::impl::FuseGroupBodiesBase<FuseGroupBodiesPass> {
   using FuseGroupBodiesBase::FuseGroupBodiesBase;
 
   void runOnOperation() override {

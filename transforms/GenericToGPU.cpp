@@ -21,9 +21,9 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "fusion-generic-to-gpu"
 

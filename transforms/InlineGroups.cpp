@@ -44,8 +44,7 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
                       << "' yet: only elementwise linalg.generic ops "
                          "(inside fusion groups) are supported";
           if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-              linalgOp &&
-              linalgOp.getNumReductionLoops() > 0)
+              linalgOp && linalgOp.getNumReductionLoops() > 0)
             diag << " (this one has reduction loops: a reduction, or a "
                     "contraction such as a generalized linalg.matmul)";
           return signalPassFailure();

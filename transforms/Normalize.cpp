@@ -41,8 +41,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #define DEBUG_TYPE "fusion-pad-to-generic"
 
@@ -94,8 +94,7 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
     Value src = pad.getSource();
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                          type.getElementType());
-    SmallVector<utils::IteratorType> iters(rank,
-                                           utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
@@ -113,10 +112,10 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
               continue;
             }
             // low <= i < low + size, and the clamped source index.
-            Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                             i, cst(low[d]));
-            Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                             i, cst(low[d] + size));
+            Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
+                                             cst(low[d]));
+            Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i,
+                                             cst(low[d] + size));
             Value in = arith::AndIOp::create(b, l, ge, lt);
             inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
             Value shifted = arith::SubIOp::create(b, l, i, cst(low[d]));
@@ -147,9 +146,8 @@ bool onlyMovesData(linalg::GenericOp g) {
     if (isa<linalg::IndexOp, tensor::ExtractOp, arith::ConstantOp,
             arith::SelectOp>(op))
       return true;
-    return llvm::all_of(op.getResultTypes(), [](Type t) {
-      return t.isIndex() || t.isInteger(1);
-    });
+    return llvm::all_of(op.getResultTypes(),
+                        [](Type t) { return t.isIndex() || t.isInteger(1); });
   });
 }
 
@@ -196,7 +194,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
         for (AffineExpr e : map.getResults())
           at.push_back(
               extract.getIndices()[cast<AffineDimExpr>(e).getPosition()]);
-        value = tensor::ExtractOp::create(rewriter, extract.getLoc(), value, at);
+        value =
+            tensor::ExtractOp::create(rewriter, extract.getLoc(), value, at);
       }
       mapping.map(body->getArgument(input->getOperandNumber()), value);
     }
@@ -254,7 +253,8 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
 
   LogicalResult matchAndRewrite(ReshapeOp reshape,
                                 PatternRewriter &rewriter) const override {
-    auto producer = reshape.getSrc().template getDefiningOp<linalg::GenericOp>();
+    auto producer =
+        reshape.getSrc().template getDefiningOp<linalg::GenericOp>();
     if (!producer || !reshape.getSrc().hasOneUse() ||
         producer.getNumResults() != 1 || !producer.hasPureTensorSemantics() ||
         producer.getNumLoops() != producer.getNumParallelLoops() ||
@@ -287,13 +287,12 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
     }
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                          type.getElementType());
-    SmallVector<AffineMap> maps(inputs.size() + 1,
-                                rewriter.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<AffineMap> maps(
+        inputs.size() + 1, rewriter.getMultiDimIdentityMap(type.getRank()));
     SmallVector<utils::IteratorType> iters(type.getRank(),
                                            utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(rewriter, loc, TypeRange{type},
-                                             inputs, ValueRange{init}, maps,
-                                             iters);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iters);
     rewriter.inlineRegionBefore(producer.getRegion(), generic.getRegion(),
                                 generic.getRegion().begin());
     generic->setDiscardableAttrs(producer->getDiscardableAttrDictionary());
@@ -338,8 +337,7 @@ struct ReshapeOfFill : OpRewritePattern<ReshapeOp> {
   }
 };
 
-struct HoistReshapesPass
-    : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
+struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<HoistReshape<tensor::ExpandShapeOp>,
@@ -418,9 +416,8 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
         iters, [&](OpBuilder &b, Location l, ValueRange) {
           SmallVector<Value> at;
           unsigned d = 0;
-          for (auto [k, offset, stride] :
-               llvm::enumerate(slice.getStaticOffsets(),
-                               slice.getStaticStrides())) {
+          for (auto [k, offset, stride] : llvm::enumerate(
+                   slice.getStaticOffsets(), slice.getStaticStrides())) {
             if (dropped.test(k)) {
               at.push_back(arith::ConstantIndexOp::create(b, l, offset));
               continue;
@@ -434,9 +431,9 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
                   b, l, i, arith::ConstantIndexOp::create(b, l, offset));
             at.push_back(i);
           }
-          linalg::YieldOp::create(
-              b, l,
-              ValueRange{tensor::ExtractOp::create(b, l, slice.getSource(), at)});
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{tensor::ExtractOp::create(
+                                      b, l, slice.getSource(), at)});
         });
     rewriter.replaceOp(slice, gather.getResults());
     return success();
@@ -594,7 +591,8 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
       rewriter.clone(op, mapping);
     }
     Value value = mapping.lookupOrDefault(
-        cast<linalg::YieldOp>(gather.getBody()->getTerminator()).getValues()[0]);
+        cast<linalg::YieldOp>(gather.getBody()->getTerminator())
+            .getValues()[0]);
     rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
     body->eraseArgument(argNo);
     rewriter.replaceOp(reader, fused.getResults());

@@ -9,8 +9,10 @@
 //                         static pads as gathers, unit dimensions folded,
 //                         reshapes hoisted to the inputs)
 //   fusion-plan           fusion.group formation
-//   fusion-codegen-cuda   strategy, one kernel per group, bufferize, gpu.launch,
-//                         outlining; the host function is left as the launch plan
+//   fusion-codegen-cuda   strategy, one kernel per group, bufferize,
+//   gpu.launch,
+//                         outlining; the host function is left as the launch
+//                         plan
 //   fusion-target-cuda    gpu.module -> NVVM -> PTX (gpu.binary)
 //   fusion-codegen-cpu    one loop nest per group, bufferized, C interface
 //   fusion-target-cpu     -> LLVM dialect, for the ExecutionEngine
@@ -86,8 +88,7 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<int64_t> smCount{*this, "sm-count",
                           llvm::cl::desc("SM count (0: the chip's default)"),
                           llvm::cl::init(0)};
-  Option<int64_t> threads{*this, "threads",
-                          llvm::cl::desc("Threads per block"),
+  Option<int64_t> threads{*this, "threads", llvm::cl::desc("Threads per block"),
                           llvm::cl::init(256)};
   Option<int64_t> unroll{*this, "unroll",
                          llvm::cl::desc("Vector accesses in flight per thread"),
@@ -123,7 +124,8 @@ struct NoOptions : PassPipelineOptions<NoOptions> {};
 const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries=1 "
     "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
+    "buffer-results-to-out-params{hoist-static-allocs=1 "
+    "modify-public-functions=1},"
     "cse,canonicalize";
 
 } // namespace
@@ -147,12 +149,13 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
-  addPipeline(pm, llvm::formatv("func.func(fusion-widen-bool-tensors,"
-                                "fusion-form-groups{{recompute={0} no-fusion={1}},"
-                                "fusion-widen-bool-results),"
-                                "canonicalize,cse",
-                                o.recompute.getValue(), o.noFusion.getValue())
-                      .str());
+  addPipeline(pm,
+              llvm::formatv("func.func(fusion-widen-bool-tensors,"
+                            "fusion-form-groups{{recompute={0} no-fusion={1}},"
+                            "fusion-widen-bool-results),"
+                            "canonicalize,cse",
+                            o.recompute.getValue(), o.noFusion.getValue())
+                  .str());
 }
 
 void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
@@ -197,32 +200,32 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
 }
 
 void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
-  if (!isChip(o.chip) || o.features.getValue().find_first_of(" ,{}") !=
-                             std::string::npos) {
+  if (!isChip(o.chip) ||
+      o.features.getValue().find_first_of(" ,{}") != std::string::npos) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-target-cuda: bad chip '" + o.chip + "' or features '" +
         o.features + "'"));
     return;
   }
   addPipeline(
-      pm, llvm::formatv(
-              "nvvm-attach-target{{chip={0} features={1} O={2}},"
-              "gpu.module(expand-strided-metadata,lower-affine,"
-              "convert-scf-to-cf,convert-vector-to-llvm,"
-              "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
-              "cse,canonicalize,reconcile-unrealized-casts),"
-              "gpu-module-to-binary{{format=isa}",
-              o.chip.getValue(), o.features.getValue(), o.optLevel.getValue())
+      pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
+                        "gpu.module(expand-strided-metadata,lower-affine,"
+                        "convert-scf-to-cf,convert-vector-to-llvm,"
+                        "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
+                        "cse,canonicalize,reconcile-unrealized-casts),"
+                        "gpu-module-to-binary{{format=isa}",
+                        o.chip.getValue(), o.features.getValue(),
+                        o.optLevel.getValue())
               .str());
 }
 
 void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
-  addPipeline(pm, "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
-                      "},fusion-fuse-group-bodies,fusion-inline-groups)," +
-                      kBufferize +
-                      ",buffer-deallocation-pipeline,"
-                      "func.func(convert-linalg-to-loops,"
-                      "llvm-request-c-wrappers)");
+  addPipeline(
+      pm, "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
+              "},fusion-fuse-group-bodies,fusion-inline-groups)," + kBufferize +
+              ",buffer-deallocation-pipeline,"
+              "func.func(convert-linalg-to-loops,"
+              "llvm-request-c-wrappers)");
 }
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
@@ -251,9 +254,9 @@ void registerPipelines() {
   PassPipelineRegistration<CpuCodegenOptions>(
       "fusion-codegen-cpu", "Fusion groups to bufferized loop nests",
       buildCpuCodegenPipeline);
-  PassPipelineRegistration<NoOptions>(
-      "fusion-target-cpu", "Loop nests to the LLVM dialect",
-      buildCpuTargetPipeline);
+  PassPipelineRegistration<NoOptions>("fusion-target-cpu",
+                                      "Loop nests to the LLVM dialect",
+                                      buildCpuTargetPipeline);
 }
 
 } // namespace kfuse

@@ -773,7 +773,8 @@ LogicalResult RowKernel::emit() {
     for (linalg::GenericOp g : generics)
       if (g.getNumReductionLoops() > 0)
         slotTypes.push_back(MemRefType::get(
-            {1}, cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType(),
+            {1},
+            cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType(),
             MemRefLayoutAttrInterface(),
             gpu::AddressSpaceAttr::get(b.getContext(),
                                        gpu::AddressSpace::Workgroup)));
@@ -789,8 +790,8 @@ LogicalResult RowKernel::emit() {
   if (cluster > 1) {
     // (LaunchOp's builder leaves out the six cluster id and size arguments
     // that a launch with clusters has after the twelve grid and block ones.)
-    unsigned expected = launch.getNumConfigRegionAttributes() +
-                        unsigned(slotTypes.size());
+    unsigned expected =
+        launch.getNumConfigRegionAttributes() + unsigned(slotTypes.size());
     for (unsigned i = 0; launchBody.getNumArguments() < expected; ++i)
       launchBody.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes + i,
                                 b.getIndexType(), loc);

@@ -1,4 +1,5 @@
-//===- RowKernelEmitter.h - one GPU kernel for a reduction group -*- C++ -*-===//
+//===- RowKernelEmitter.h - one GPU kernel for a reduction group -*- C++
+//-*-===//
 
 #ifndef KFUSE_TRANSFORMS_ROWKERNELEMITTER_H
 #define KFUSE_TRANSFORMS_ROWKERNELEMITTER_H

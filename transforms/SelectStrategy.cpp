@@ -30,7 +30,8 @@ static int64_t defaultSmCount(StringRef chip) {
       .Default(0);
 }
 
-struct SelectStrategyPass : kfuse::impl::SelectStrategyBase<SelectStrategyPass> {
+struct SelectStrategyPass
+    : kfuse::impl::SelectStrategyBase<SelectStrategyPass> {
   using SelectStrategyBase::SelectStrategyBase;
 
   void runOnOperation() override {
@@ -44,7 +45,8 @@ struct SelectStrategyPass : kfuse::impl::SelectStrategyBase<SelectStrategyPass> 
     }
     auto check = fusion::StrategyAttr::getChecked(
         [&] { return getOperation().emitError("fusion-select-strategy: "); },
-        &getContext(), int64_t(threads), int64_t(1), int64_t(unroll), int64_t(1));
+        &getContext(), int64_t(threads), int64_t(1), int64_t(unroll),
+        int64_t(1));
     if (!check)
       return signalPassFailure();
 

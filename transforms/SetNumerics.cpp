@@ -35,9 +35,10 @@ struct SetNumericsPass : kfuse::impl::SetNumericsBase<SetNumericsPass> {
       arith::FastMathFlagsAttr old = op.getFastMathFlagsAttr();
       arith::FastMathFlags flags =
           old ? old.getValue() : arith::FastMathFlags::none;
-      op->setAttr(op.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(
-                      op->getContext(), flags | arith::FastMathFlags::contract));
+      op->setAttr(
+          op.getFastMathAttrName(),
+          arith::FastMathFlagsAttr::get(
+              op->getContext(), flags | arith::FastMathFlags::contract));
     });
   }
 };
@@ -53,8 +54,8 @@ bool isIeeeFloat(Type t) {
 Value sqrtRn(OpBuilder &b, Location loc, Value x) {
   auto vec = dyn_cast<VectorType>(x.getType());
   Type elem = getElementTypeOrSelf(x.getType());
-  auto intrinsic =
-      b.getStringAttr(elem.isF32() ? "llvm.nvvm.sqrt.rn.f" : "llvm.nvvm.sqrt.rn.d");
+  auto intrinsic = b.getStringAttr(elem.isF32() ? "llvm.nvvm.sqrt.rn.f"
+                                                : "llvm.nvvm.sqrt.rn.d");
   auto one = [&](Value v) -> Value {
     return LLVM::CallIntrinsicOp::create(b, loc, elem, intrinsic, ValueRange{v})
         .getResult(0);

@@ -16,7 +16,8 @@ using namespace mlir;
 static bool isGatherRead(Operation &inner, linalg::GenericOp generic) {
   auto extract = dyn_cast<tensor::ExtractOp>(inner);
   return extract && extract.getTensor().getType().hasStaticShape() &&
-         !generic->isAncestor(extract.getTensor().getParentBlock()->getParentOp());
+         !generic->isAncestor(
+             extract.getTensor().getParentBlock()->getParentOp());
 }
 
 bool kfuse::hasGatherReads(linalg::GenericOp generic) {
@@ -161,7 +162,8 @@ cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
     for (Value i : gather.getIndices())
       indices.push_back(lookup(i));
     if (width == 1)
-      return SmallVector<Value>{memref::LoadOp::create(b, loc, memref, indices)};
+      return SmallVector<Value>{
+          memref::LoadOp::create(b, loc, memref, indices)};
     SmallVector<Value> lanes;
     for (int64_t lane = 0; lane < width; ++lane) {
       SmallVector<Value> at;

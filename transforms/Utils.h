@@ -45,17 +45,18 @@ bool isFusibleGeneric(mlir::Operation *op);
 /// tensor.extract (a gather, such as a rewritten tensor.pad).
 bool hasGatherReads(mlir::linalg::GenericOp generic);
 
-/// An elementwise generic with no tensor inputs and no gathers (a generalized linalg.fill):
-/// free to recompute wherever its value is needed.
+/// An elementwise generic with no tensor inputs and no gathers (a generalized
+/// linalg.fill): free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
 
 /// Evaluates the body of an elementwise (or reduction) generic on
 /// `width`-wide vectors (width 1: plain scalars). `mapping` must map the
 /// block arguments; values defined outside the body are broadcast to every
-/// lane; a memref.load (a bufferized gather) loads lane by lane; constants become splats; `linalg.index` of loop `d` becomes
-/// `index(d).first` (+ 0..width-1 when `index(d).second`, the innermost
-/// loop). Returns the yielded values, or failure with `*failedOp` set to an
-/// op that does not act element by element.
+/// lane; a memref.load (a bufferized gather) loads lane by lane; constants
+/// become splats; `linalg.index` of loop `d` becomes `index(d).first` (+
+/// 0..width-1 when `index(d).second`, the innermost loop). Returns the yielded
+/// values, or failure with `*failedOp` set to an op that does not act element
+/// by element.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Block &body,
     mlir::IRMapping &mapping, int64_t width,

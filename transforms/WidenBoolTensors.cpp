@@ -71,8 +71,8 @@ struct WidenBoolTensorsPass
     SmallVector<Type> results;
     for (Type t : func.getResultTypes())
       results.push_back(isBoolTensor(t) ? withElement(t, i8) : t);
-    func.setType(FunctionType::get(func.getContext(),
-                                   entry.getArgumentTypes(), results));
+    func.setType(FunctionType::get(func.getContext(), entry.getArgumentTypes(),
+                                   results));
   }
 };
 
@@ -101,8 +101,8 @@ struct WidenBoolResultsPass
         // The producing group writes bytes...
         b.setInsertionPoint(yield);
         unsigned i = result.getResultNumber();
-        yield->setOperand(i, convert<arith::ExtUIOp>(
-                                 b, yield.getLoc(), yield->getOperand(i), i8));
+        yield->setOperand(i, convert<arith::ExtUIOp>(b, yield.getLoc(),
+                                                     yield->getOperand(i), i8));
         result.setType(withElement(result.getType(), i8));
         // ... and every reading group narrows them back.
         for (OpOperand *use : uses) {
@@ -111,7 +111,8 @@ struct WidenBoolResultsPass
               reader.getBodyBlock().getArgument(use->getOperandNumber());
           arg.setType(result.getType());
           b.setInsertionPointToStart(&reader.getBodyBlock());
-          Value narrowed = convert<arith::TruncIOp>(b, reader.getLoc(), arg, i1);
+          Value narrowed =
+              convert<arith::TruncIOp>(b, reader.getLoc(), arg, i1);
           arg.replaceAllUsesExcept(narrowed, narrowed.getDefiningOp());
         }
       }
