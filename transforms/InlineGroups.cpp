@@ -6,8 +6,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-
 #define DEBUG_TYPE "fusion-inline-groups"
 
 namespace kfuse {
@@ -50,18 +48,10 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
           return signalPassFailure();
         }
 
-    // The arguments are the caller's tensors: bufferization must not write
-    // into them (a contraction accumulating into an argument it was given
-    // as `outs` gets a copy instead).
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (isa<TensorType>(func.getArgument(i).getType()))
-        func.setArgAttr(i, "bufferization.writable",
-                        BoolAttr::get(func.getContext(), false));
-
     SmallVector<fusion::GroupOp> groups;
     func.walk([&](fusion::GroupOp g) { groups.push_back(g); });
-    // Booleans in memory are bytes; fusion-widen-bool-tensors handles the
-    // function boundary, not booleans materialized between two groups.
+    // Booleans in memory are bytes: fusion-widen-bool-tensors (function
+    // boundary) and fusion-widen-bool-results (between groups) make them i8.
     for (fusion::GroupOp group : groups)
       for (Type t : group.getResultTypes())
         if (cast<ShapedType>(t).getElementType().isInteger(1)) {
@@ -90,21 +80,6 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
         result.replaceAllUsesWith(mapping.lookupOrDefault(yielded));
       group.erase();
     }
-    // Each result is its own output buffer: a computed tensor returned more
-    // than once is copied for every repeat (a device-to-device copy after
-    // bufferization). Returned arguments are copied by bufferization.
-    func.walk([&](func::ReturnOp ret) {
-      llvm::DenseSet<Value> seen;
-      OpBuilder b(ret);
-      for (OpOperand &operand : ret->getOpOperands()) {
-        Value v = operand.get();
-        auto type = dyn_cast<RankedTensorType>(v.getType());
-        if (!type || isa<BlockArgument>(v) || seen.insert(v).second)
-          continue;
-        operand.set(bufferization::AllocTensorOp::create(b, ret.getLoc(), type,
-                                                         ValueRange{}, v));
-      }
-    });
   }
 };
 } // namespace

@@ -440,6 +440,29 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
   }
 };
 
+/// Linalg infers a generic's loop ranges from the operands that index a loop
+/// directly (a plain dimension in their map). True if `reader`, given
+/// `operands` read through `maps` instead of its own, still has every loop so
+/// indexed, by an operand whose extent is the loop's current range (a tensor
+/// read at `i` over a smaller range would make linalg infer a wrong one).
+bool keepsLoopRanges(linalg::GenericOp reader, ArrayRef<Value> operands,
+                     ArrayRef<AffineMap> maps) {
+  SmallVector<int64_t> loops = reader.getStaticLoopRanges();
+  SmallVector<bool> covered(loops.size(), false);
+  for (auto [v, map] : llvm::zip(operands, maps)) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      continue;
+    for (auto [pos, e] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+        if (type.getDimSize(pos) != loops[dim.getPosition()])
+          return false;
+        covered[dim.getPosition()] = true;
+      }
+  }
+  return !llvm::is_contained(covered, false);
+}
+
 /// A generic that only moves data: its single (tensor) input, unchanged.
 bool isCopy(linalg::GenericOp g) {
   if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
@@ -469,27 +492,11 @@ struct FoldCopyIntoReader : OpRewritePattern<linalg::GenericOp> {
           reader.getMatchingIndexingMap(input));
       if (rowReduction && !composed.isProjectedPermutation())
         continue;
+      SmallVector<Value> operands(reader->getOperands());
       SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
+      operands[input->getOperandNumber()] = copy.getDpsInputs()[0];
       maps[input->getOperandNumber()] = composed;
-      // Linalg infers loop ranges from the operands a loop indexes directly:
-      // they must still give the same ranges (a slice starting at 0 reads
-      // `i` of a larger tensor) and cover every loop.
-      SmallVector<int64_t> loops = reader.getStaticLoopRanges();
-      SmallVector<bool> covered(loops.size(), false);
-      bool consistent = true;
-      for (OpOperand &operand : reader->getOpOperands()) {
-        Value v = &operand == input ? copy.getDpsInputs()[0] : operand.get();
-        auto type = dyn_cast<RankedTensorType>(v.getType());
-        if (!type)
-          continue;
-        for (auto [pos, e] :
-             llvm::enumerate(maps[operand.getOperandNumber()].getResults()))
-          if (auto dim = dyn_cast<AffineDimExpr>(e)) {
-            covered[dim.getPosition()] = true;
-            consistent &= type.getDimSize(pos) == loops[dim.getPosition()];
-          }
-      }
-      if (!consistent || llvm::is_contained(covered, false))
+      if (!keepsLoopRanges(reader, operands, maps))
         continue;
       rewriter.modifyOpInPlace(reader, [&] {
         input->set(copy.getDpsInputs()[0]);
@@ -527,16 +534,13 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     if (!reader.hasPureTensorSemantics())
       return failure();
-    // Without the operand, linalg must still find every loop's range in
-    // another operand that indexes it directly.
+    // Without the operand, linalg must still find every loop's range.
     auto stillCovered = [&](OpOperand *dropped) {
-      SmallVector<bool> covered(reader.getNumLoops(), false);
-      for (OpOperand &o : reader->getOpOperands())
-        if (&o != dropped && isa<ShapedType>(o.get().getType()))
-          for (AffineExpr e : reader.getMatchingIndexingMap(&o).getResults())
-            if (auto dim = dyn_cast<AffineDimExpr>(e))
-              covered[dim.getPosition()] = true;
-      return !llvm::is_contained(covered, false);
+      SmallVector<Value> operands(reader->getOperands());
+      SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
+      operands.erase(operands.begin() + dropped->getOperandNumber());
+      maps.erase(maps.begin() + dropped->getOperandNumber());
+      return keepsLoopRanges(reader, operands, maps);
     };
     // A reader with reduction loops (a convolution, a matmul) may read an
     // element many times: it takes only gathers that do no arithmetic on the

@@ -244,12 +244,20 @@ def InlineGroups : Pass<"fusion-inline-groups", "::mlir::func::FuncOp"> {
     Moves the single `linalg.generic` of each group into the enclosing
     function and tags it with the group's name (`fusion.kernel`) and strategy
     (`fusion.strategy`), which `fusion-generic-to-gpu` reads after
-    bufferization. Marks the function's tensor arguments
-    `bufferization.writable = false`: they are the caller's inputs, never
-    written in place. A computed tensor returned more than once gets a copy
-    (`bufferization.alloc_tensor ... copy`) for each repeat, since every
-    result is its own buffer.
+    bufferization.
   }];
+}
+
+def BufferizationBoundary : Pass<"fusion-bufferization-boundary", "::mlir::func::FuncOp"> {
+  let summary = "States the function boundary for one-shot bufferization";
+  let description = [{
+    Marks the function's tensor arguments `bufferization.writable = false`:
+    they are the caller's inputs, never written in place (a contraction that
+    accumulates into an argument gets a copy). A computed tensor returned
+    more than once gets a copy (`bufferization.alloc_tensor ... copy`) for
+    each repeat, since every result is its own buffer.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
 def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {

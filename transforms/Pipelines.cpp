@@ -186,7 +186,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "fusion-select-strategy{{chip={0} sm-count={1} threads={2} "
           "unroll={3} blocks-per-sm={4}},"
           "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
-          "fusion-inline-groups),{5},"
+          "fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{row-chunks={7} row-cluster={9}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,cse,canonicalize{8}",
@@ -220,12 +220,14 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
 }
 
 void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
-  addPipeline(
-      pm, "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
-              "},fusion-fuse-group-bodies,fusion-inline-groups)," + kBufferize +
-              ",buffer-deallocation-pipeline,"
-              "func.func(convert-linalg-to-loops,"
-              "llvm-request-c-wrappers)");
+  addPipeline(pm,
+              "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
+                  "},fusion-fuse-group-bodies,fusion-inline-groups,fusion-"
+                  "bufferization-boundary)," +
+                  kBufferize +
+                  ",buffer-deallocation-pipeline,"
+                  "func.func(convert-linalg-to-loops,"
+                  "llvm-request-c-wrappers)");
 }
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {

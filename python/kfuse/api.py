@@ -17,7 +17,7 @@ from .builder import Program
 from .errors import CompileError
 from .launch_plan import build_plan
 from .pipeline import Options, parse_module, run_stages
-from .runtime.plan import BufferSpec, LaunchPlan
+from .runtime.plan import BufferSpec, HoldsPlan, LaunchPlan
 from .signature import signature
 
 PTX_FILE = "kernels.ptx"
@@ -40,7 +40,7 @@ def _detect_device() -> Optional[Tuple[str, int]]:
         return None
 
 
-class CompiledProgram:
+class CompiledProgram(HoldsPlan):
     """A compiled kfuse program: call it like a function.
 
     Keeps the IR after every stage (`stages`), the PTX (`ptx`, CUDA only), the
@@ -61,14 +61,6 @@ class CompiledProgram:
     @property
     def target(self) -> str:
         return self.options.target
-
-    @property
-    def inputs(self):
-        return self.plan.inputs
-
-    @property
-    def outputs(self):
-        return self.plan.outputs
 
     def _executable(self):
         if self._exe is None:

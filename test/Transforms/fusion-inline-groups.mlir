@@ -7,7 +7,7 @@
 #id = affine_map<(d0) -> (d0)>
 
 // CHECK-LABEL: func.func @with_strategy
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<1024xf32> {bufferization.writable = false})
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1024xf32>)
 // CHECK-NOT: fusion.group
 // CHECK: %[[CST:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<1024xf32>
@@ -38,7 +38,7 @@ func.func @with_strategy(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // results map to the right values; host ops (tensor.empty, scalar
 // constants) may stay outside.
 // CHECK-LABEL: func.func @two_groups
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32> {bufferization.writable = false})
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
 // CHECK: %[[G0:.*]]:2 = linalg.generic
 // CHECK-SAME: ins(%[[X]] : tensor<8xf32>)
 // CHECK-SAME: attrs = {fusion.kernel = "first"}

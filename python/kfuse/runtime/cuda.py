@@ -20,7 +20,7 @@ from .. import dtypes
 from ..dtypes import DType
 from ..errors import ArtifactError, CallError, DeviceError
 from . import dlpack
-from .plan import BufferArg, CopyStep, LaunchPlan, LaunchStep, ScalarArg
+from .plan import BufferArg, CopyStep, HoldsPlan, LaunchPlan, LaunchStep, ScalarArg
 
 _NO_DEVICE_HINT = "use target='cpu' to run on the host"
 
@@ -372,7 +372,7 @@ def _host_arg(arr) -> _Arg:
 
 # --------------------------------------------------------------------------- the executable
 
-class CudaExecutable:
+class CudaExecutable(HoldsPlan):
     """A compiled kfuse program loaded for CUDA. Call it like a function:
 
     ``y = exe(x)``; ``y1, y2 = exe(a, b, stream=s, out=(o1, o2))``.
@@ -458,14 +458,6 @@ class CudaExecutable:
     @property
     def name(self) -> str:
         return self.plan.name
-
-    @property
-    def inputs(self):
-        return self.plan.inputs
-
-    @property
-    def outputs(self):
-        return self.plan.outputs
 
     @property
     def ptx(self) -> str:

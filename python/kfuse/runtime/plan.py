@@ -336,6 +336,18 @@ def _plural(n: int, word: str) -> str:
 
 # --------------------------------------------------------------------------- the plan
 
+class HoldsPlan:
+    """The signature of an object that runs a LaunchPlan held as ``plan``."""
+
+    @property
+    def inputs(self):
+        return self.plan.inputs
+
+    @property
+    def outputs(self):
+        return self.plan.outputs
+
+
 @dataclass
 class LaunchPlan:
     name: str
