@@ -69,7 +69,8 @@ def random_inputs(prog: kb.Program, seed: int):
 # Random linalg-on-tensors written the way front ends write it: named ops
 # (linalg.transpose, linalg.exp/tanh/abs/negf/add, linalg.matmul with a fill
 # init and a transposed operand), tensor.extract_slice with offsets and
-# strides, tensor.pad, tensor.collapse_shape. A numpy reference is built
+# strides (aligned blocks and lanes too), tensor.pad, tensor.collapse_shape,
+# a softmax over the last dimension (linalg.generic row reduction). A numpy reference is built
 # beside the text.
 
 class _Text:
@@ -103,13 +104,27 @@ def random_mlir_program(seed: int):
     outs = []
     for step in range(int(rng.integers(2, 8))):
         v, sh, f = env[int(rng.integers(0, len(env)))]
-        k = int(rng.integers(0, 7))
+        k = int(rng.integers(0, 8))
         if k == 0 and len(sh) >= 2:  # transpose
             perm = list(rng.permutation(len(sh)))
             nsh = tuple(sh[p] for p in perm)
             e = g.empty(nsh); r = g.name()
             g.lines.append(f"{r} = linalg.transpose ins({v} : {g.ty(sh)}) outs({e} : {g.ty(nsh)}) permutation = [{', '.join(map(str, perm))}]")
             nf = (lambda f, perm: lambda en: np.transpose(f(en), perm))(f, perm)
+        elif k == 1 and rng.random() < 0.4:  # aligned slice: a block or a lane of one dim
+            i = int(rng.integers(0, len(sh)))
+            d = sh[i]
+            divs = [t for t in range(1, d + 1) if d % t == 0]
+            t = divs[int(rng.integers(0, len(divs)))]
+            off, size, stride = [0] * len(sh), list(sh), [1] * len(sh)
+            if rng.random() < 0.5:  # block j of size t: [j*t, (j+1)*t)
+                off[i], size[i] = int(rng.integers(0, d // t)) * t, t
+            else:  # lane o of t: o::t
+                off[i], size[i], stride[i] = int(rng.integers(0, t)), d // t, t
+            nsh = tuple(size); r = g.name()
+            g.lines.append(f"{r} = tensor.extract_slice {v}[{', '.join(map(str, off))}] [{', '.join(map(str, size))}] [{', '.join(map(str, stride))}] : {g.ty(sh)} to {g.ty(nsh)}")
+            sl = tuple(slice(o, o + s * st, st) for o, s, st in zip(off, size, stride))
+            nf = (lambda f, sl: lambda en: f(en)[sl])(f, sl)
         elif k == 1:  # slice
             off = [int(rng.integers(0, d)) for d in sh]
             size = [int(rng.integers(1, d - o + 1)) for d, o in zip(sh, off)]
@@ -155,6 +170,24 @@ def random_mlir_program(seed: int):
             r = g.name(); nsh = (sh[0], sh[0])
             g.lines.append(f"{r} = linalg.matmul ins({v}, {t} : {g.ty(sh)}, {g.ty((sh[1], sh[0]))}) outs({fl} : {g.ty(nsh)}) -> {g.ty(nsh)}")
             nf = (lambda f: lambda en: f(en).astype(np.float64) @ f(en).T.astype(np.float64))(f)
+        elif k == 7:  # softmax of tanh(x) over the last dimension (a row reduction;
+            # tanh keeps exp finite after chains of exp)
+            n = len(sh)
+            dims = ", ".join(f"d{j}" for j in range(n))
+            rows = ", ".join(f"d{j}" for j in range(n - 1))
+            ident = f"affine_map<({dims}) -> ({dims})>"
+            rowmap = f"affine_map<({dims}) -> ({rows})>"
+            z = g.name(); fl = g.name(); sm = g.name(); r = g.name(); nsh = sh
+            g.lines.append(f"{z} = arith.constant 0.0 : f32")
+            e = g.empty(sh[:-1])
+            g.lines.append(f"{fl} = linalg.fill ins({z} : f32) outs({e} : {g.ty(sh[:-1])}) -> {g.ty(sh[:-1])}")
+            iters = ", ".join(['"parallel"'] * (n - 1) + ['"reduction"'])
+            g.lines.append(f"{sm} = linalg.generic {{indexing_maps = [{ident}, {rowmap}], iterator_types = [{iters}]}} ins({v} : {g.ty(sh)}) outs({fl} : {g.ty(sh[:-1])}) {{\n  ^bb0(%in: f32, %acc: f32):\n    %t = math.tanh %in : f32\n    %ex = math.exp %t : f32\n    %s = arith.addf %ex, %acc : f32\n    linalg.yield %s : f32\n  }} -> {g.ty(sh[:-1])}")
+            e = g.empty(sh)
+            par = ", ".join(['"parallel"'] * n)
+            g.lines.append(f"{r} = linalg.generic {{indexing_maps = [{ident}, {rowmap}, {ident}], iterator_types = [{par}]}} ins({v}, {sm} : {g.ty(sh)}, {g.ty(sh[:-1])}) outs({e} : {g.ty(sh)}) {{\n  ^bb0(%in: f32, %s: f32, %o: f32):\n    %t = math.tanh %in : f32\n    %ex = math.exp %t : f32\n    %q = arith.divf %ex, %s : f32\n    linalg.yield %q : f32\n  }} -> {g.ty(sh)}")
+            nf = (lambda f: lambda en: (lambda a: a / a.sum(-1, keepdims=True))(
+                np.exp(np.tanh(f(en).astype(np.float64)))))(f)
         else:
             continue
         env.append((r, nsh, nf))

@@ -380,8 +380,10 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
 // Row reductions keep a copy whose composed map is not a projected
 // permutation (their kernels need plain row indexing).
 //
-// A static tensor.extract_slice becomes a gather, like a pad: it fuses with
-// elementwise neighbours; a contraction reads it from memory.
+// A static tensor.extract_slice of whole aligned blocks becomes a view (an
+// expand_shape of its source read by a copy with constant indices), which
+// folds like any copy. Any other static slice becomes a gather, like a pad:
+// it fuses with elementwise neighbours and is evaluated where it is read.
 //===----------------------------------------------------------------------===//
 
 /// tensor.extract_slice with static offsets, sizes and strides as a gather
@@ -436,6 +438,98 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
                                       b, l, slice.getSource(), at)});
         });
     rewriter.replaceOp(slice, gather.getResults());
+    return success();
+  }
+};
+
+/// A static slice that takes whole aligned blocks of its source as a view:
+/// the source is expanded so that the slice is one index of a new outer
+/// dimension (x[..., k*s:(k+1)*s] of a dimension of n*s) or of a new inner
+/// one (x[..., o::t] of a dimension of s*t), and a copy generic reads it with
+/// constant indices in its map. Unlike a gather, the copy keeps an operand
+/// that indexes every loop, so it folds into any reader, a contraction that
+/// reads two slices of one projection (q @ k^T out of a fused qkv) included.
+struct AlignedSliceAsView : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = slice.getResultType();
+    RankedTensorType srcType = slice.getSourceType();
+    if (!type.hasStaticShape() || !srcType.hasStaticShape() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+        ShapedType::isDynamicShape(slice.getStaticStrides()))
+      return rewriter.notifyMatchFailure(slice, "dynamic slice");
+    if (type.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(slice, "empty slice");
+    // The only use of a generic's result stays a gather, which pulls the
+    // producer into the slice's readers (GatherThroughProducer); behind a
+    // view the producer would be a kernel of its own.
+    if (slice.getSource().getDefiningOp<linalg::GenericOp>() &&
+        slice.getSource().hasOneUse())
+      return rewriter.notifyMatchFailure(slice, "slice of a generic");
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    if (srcType.getRank() - dropped.count() != size_t(type.getRank()))
+      return rewriter.notifyMatchFailure(slice, "unexpected rank reduction");
+    MLIRContext *ctx = getContext();
+    SmallVector<ReassociationIndices> reassociation;
+    SmallVector<int64_t> expanded;
+    SmallVector<AffineExpr> reads;
+    unsigned d = 0;
+    for (auto [k, n, offset, size, stride] :
+         llvm::enumerate(srcType.getShape(), slice.getStaticOffsets(),
+                         slice.getStaticSizes(), slice.getStaticStrides())) {
+      auto group = [&](ArrayRef<int64_t> dims) {
+        ReassociationIndices r;
+        for (int64_t extent : dims) {
+          r.push_back(expanded.size());
+          expanded.push_back(extent);
+        }
+        reassociation.push_back(r);
+      };
+      if (size == 1) { // one index, kept as a unit dimension or dropped
+        group({n});
+        reads.push_back(getAffineConstantExpr(offset, ctx));
+        d += dropped.test(k) ? 0 : 1;
+        continue;
+      }
+      AffineExpr loop = getAffineDimExpr(d++, ctx);
+      if (offset == 0 && size == n && stride == 1) {
+        group({n});
+        reads.push_back(loop);
+      } else if (stride == 1 && n % size == 0 && offset % size == 0) {
+        group({n / size, size});
+        reads.push_back(getAffineConstantExpr(offset / size, ctx));
+        reads.push_back(loop);
+      } else if (stride > 1 && size * stride == n && offset < stride) {
+        group({size, stride});
+        reads.push_back(loop);
+        reads.push_back(getAffineConstantExpr(offset, ctx));
+      } else {
+        return rewriter.notifyMatchFailure(slice, "not whole aligned blocks");
+      }
+    }
+    Location loc = slice.getLoc();
+    Value source = slice.getSource();
+    if (expanded.size() != size_t(srcType.getRank()))
+      source = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(expanded, srcType.getElementType()), source,
+          reassociation);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(type.getRank(), 0, reads, ctx),
+        rewriter.getMultiDimIdentityMap(type.getRank())};
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    auto copy = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{source}, ValueRange{init},
+        maps, iters, [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+    rewriter.replaceOp(slice, copy.getResults());
     return success();
   }
 };
@@ -609,6 +703,7 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
                  GatherThroughProducer>(&getContext());
+    patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -65,7 +65,7 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
 }
 
 def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
-  let summary = "Folds transposes and broadcasts into indexing maps; slices as gathers";
+  let summary = "Folds transposes, broadcasts and slices into indexing maps";
   let description = [{
     A copy `linalg.generic` (one tensor input, a body that yields it,
     identity output map: generalized transposes and broadcasts) is folded
@@ -76,10 +76,20 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     reader's loop ranges from its operands, and for a row reduction whose
     composed map would not be a projected permutation.
 
-    A static `tensor.extract_slice` becomes an elementwise gather over the
-    slice (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic
-    does for pads): it fuses with elementwise neighbours, and reads through
-    an elementwise producer or another gather the way fusion-pad-to-generic
+    A static `tensor.extract_slice` that takes whole aligned blocks of its
+    source (`x[..., j*s:(j+1)*s]` of a dimension of `n*s`, `x[..., o::t]` of
+    a dimension of `s*t`, single indices) becomes a view: a
+    `tensor.expand_shape` of the source and a copy generic reading it with
+    constant indices (`(d0, d1) -> (d0, 1, d1)`), folded into its readers
+    like any copy. Unlike a gather, the view still gives the reader's loops
+    their ranges, so a matmul reads two slices of one tensor in place
+    (q @ k^T from a fused qkv). A slice of the only use of a generic's
+    result is not made a view (the gather below pulls the producer in).
+
+    Any other static slice becomes an elementwise gather over the slice
+    (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic does for
+    pads): it fuses with elementwise neighbours, and reads through an
+    elementwise producer or another gather the way fusion-pad-to-generic
     describes (a slice of a slice is one gather).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",

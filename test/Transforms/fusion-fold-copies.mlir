@@ -11,7 +11,11 @@
 // linalg could no longer infer a loop's range from an operand, and for a row
 // reduction whose composed map is not a projected permutation.
 //
-// A static tensor.extract_slice becomes a generic with no inputs over the
+// A static tensor.extract_slice that takes whole aligned blocks of its source
+// (x[..., k*s:(k+1)*s] of a dimension of n*s, x[..., o::t] of a dimension of
+// s*t, single indices) becomes a view: an expand_shape of the source and a
+// copy generic with constant indices in its input map, which then folds like
+// any copy. Any other static slice becomes a generic with no inputs over the
 // slice whose body gathers out[i] = src[offset + i * stride] with
 // tensor.extract (a "positional gather"); a generic reading a positional
 // gather evaluates the gather's body at the point it reads, unless the
@@ -234,16 +238,16 @@ func.func @transpose_into_matmul(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %a
 
 // -----
 
-// Static slices returned as they are: each becomes a positional gather (no
-// inputs, identity output map, all loops parallel) over the slice.
-//  - [0, 0, 64] [2, 16, 64] [1, 1, 1] of 2x16x192: only the last index is
+// Unaligned static slices returned as they are: each becomes a positional
+// gather (no inputs, identity output map, all loops parallel) over the slice.
+//  - [0, 0, 64] [2, 16, 64] [1, 1, 1] of 2x16x200: only the last index is
 //    offset (k + 64); unit strides and zero offsets add no arithmetic.
-//  - [0, 1] [4, 3] [1, 2] of 4x8: column j reads j * 2 + 1.
-//  - [1, 0] [1, 8] [1, 1] of 4x8 to tensor<8xf32> (rank-reducing): the
+//  - [0, 1] [4, 3] [1, 2] of 4x9: column j reads j * 2 + 1.
+//  - [1, 0] [1, 8] [1, 1] of 4x9 to tensor<8xf32> (rank-reducing): the
 //    dropped dimension reads the constant offset 1, the kept one the loop.
 // The index constants are hoisted to the function's entry.
 // CHECK-LABEL: func.func @slices_returned
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x16x192xf32>, %[[Y:[^:]*]]: tensor<4x8xf32>)
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x16x200xf32>, %[[Y:[^:]*]]: tensor<4x9xf32>)
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
@@ -255,7 +259,7 @@ func.func @transpose_into_matmul(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %a
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
 // CHECK-NEXT: %[[K64:.*]] = arith.addi %[[K]], %[[C64]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J]], %[[K64]]] : tensor<2x16x192xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J]], %[[K64]]] : tensor<2x16x200xf32>
 // CHECK-NEXT: linalg.yield %[[V]] : f32
 // CHECK-NEXT: } -> tensor<2x16x64xf32>
 // CHECK-NEXT: %[[E1:.*]] = tensor.empty() : tensor<4x3xf32>
@@ -265,21 +269,21 @@ func.func @transpose_into_matmul(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %a
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[J2:.*]] = arith.muli %[[J]], %[[C2]] : index
 // CHECK-NEXT: %[[J21:.*]] = arith.addi %[[J2]], %[[C1]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[Y]][%[[I]], %[[J21]]] : tensor<4x8xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[Y]][%[[I]], %[[J21]]] : tensor<4x9xf32>
 // CHECK-NEXT: linalg.yield %[[V]] : f32
 // CHECK-NEXT: } -> tensor<4x3xf32>
 // CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<8xf32>
 // CHECK-NEXT: %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[E2]] : tensor<8xf32>) {
 // CHECK-NEXT: ^bb0(%{{.*}}: f32):
 // CHECK-NEXT: %[[J:.*]] = linalg.index 0 : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[Y]][%[[C1]], %[[J]]] : tensor<4x8xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[Y]][%[[C1]], %[[J]]] : tensor<4x9xf32>
 // CHECK-NEXT: linalg.yield %[[V]] : f32
 // CHECK-NEXT: } -> tensor<8xf32>
 // CHECK-NEXT: return %[[A]], %[[B]], %[[C]] : tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>
-func.func @slices_returned(%x: tensor<2x16x192xf32>, %y: tensor<4x8xf32>) -> (tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>) {
-  %a = tensor.extract_slice %x[0, 0, 64] [2, 16, 64] [1, 1, 1] : tensor<2x16x192xf32> to tensor<2x16x64xf32>
-  %b = tensor.extract_slice %y[0, 1] [4, 3] [1, 2] : tensor<4x8xf32> to tensor<4x3xf32>
-  %c = tensor.extract_slice %y[1, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+func.func @slices_returned(%x: tensor<2x16x200xf32>, %y: tensor<4x9xf32>) -> (tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>) {
+  %a = tensor.extract_slice %x[0, 0, 64] [2, 16, 64] [1, 1, 1] : tensor<2x16x200xf32> to tensor<2x16x64xf32>
+  %b = tensor.extract_slice %y[0, 1] [4, 3] [1, 2] : tensor<4x9xf32> to tensor<4x3xf32>
+  %c = tensor.extract_slice %y[1, 0] [1, 8] [1, 1] : tensor<4x9xf32> to tensor<8xf32>
   return %a, %b, %c : tensor<2x16x64xf32>, tensor<4x3xf32>, tensor<8xf32>
 }
 
@@ -287,11 +291,11 @@ func.func @slices_returned(%x: tensor<2x16x192xf32>, %y: tensor<4x8xf32>) -> (te
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 
-// A slice read by an elementwise generic: the reader evaluates the gather
+// An unaligned slice read by an elementwise generic: the reader evaluates the gather
 // where it reads (column j + 64 of %x), its slice operand is gone, and so is
 // the gather. The reader keeps its attributes.
 // CHECK-LABEL: func.func @slice_into_elementwise
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x192xf32>) -> tensor<4x64xf32>
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x200xf32>) -> tensor<4x64xf32>
 // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x64xf32>
 // CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<4x64xf32>) attrs = {tag = "reader"} {
@@ -299,13 +303,13 @@ func.func @slices_returned(%x: tensor<2x16x192xf32>, %y: tensor<4x8xf32>) -> (te
 // CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[J64:.*]] = arith.addi %[[J]], %[[C64]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J64]]] : tensor<4x192xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J64]]] : tensor<4x200xf32>
 // CHECK-NEXT: %[[EXP:.*]] = math.exp %[[V]] : f32
 // CHECK-NEXT: linalg.yield %[[EXP]] : f32
 // CHECK-NEXT: } -> tensor<4x64xf32>
 // CHECK-NEXT: return %[[R]] : tensor<4x64xf32>
-func.func @slice_into_elementwise(%x: tensor<4x192xf32>) -> tensor<4x64xf32> {
-  %s = tensor.extract_slice %x[0, 64] [4, 64] [1, 1] : tensor<4x192xf32> to tensor<4x64xf32>
+func.func @slice_into_elementwise(%x: tensor<4x200xf32>) -> tensor<4x64xf32> {
+  %s = tensor.extract_slice %x[0, 64] [4, 64] [1, 1] : tensor<4x200xf32> to tensor<4x64xf32>
   %e = tensor.empty() : tensor<4x64xf32>
   %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%s : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) attrs = {tag = "reader"} {
@@ -328,7 +332,7 @@ func.func @slice_into_elementwise(%x: tensor<4x192xf32>) -> tensor<4x64xf32> {
 // column) read as a broadcast ((d1): out[i, j] = exp(x[2, j * 2])), where
 // loop d0 is not used at all.
 // CHECK-LABEL: func.func @slices_read_through_maps
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x16xf32>)
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x20xf32>)
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NOT: tensor.extract_slice
@@ -337,7 +341,7 @@ func.func @slice_into_elementwise(%x: tensor<4x192xf32>) -> tensor<4x64xf32> {
 // CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[I8:.*]] = arith.addi %[[I]], %[[C8]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[J]], %[[I8]]] : tensor<4x16xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[J]], %[[I8]]] : tensor<4x20xf32>
 // CHECK-NEXT: math.exp %[[V]] : f32
 // CHECK: } -> tensor<8x4xf32>
 // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<3x8xf32>
@@ -345,13 +349,13 @@ func.func @slice_into_elementwise(%x: tensor<4x192xf32>) -> tensor<4x64xf32> {
 // CHECK-NEXT: ^bb0(%{{.*}}: f32):
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[J2:.*]] = arith.muli %[[J]], %[[C2]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[C2]], %[[J2]]] : tensor<4x16xf32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[C2]], %[[J2]]] : tensor<4x20xf32>
 // CHECK-NEXT: math.exp %[[V]] : f32
 // CHECK: } -> tensor<3x8xf32>
 // CHECK-NEXT: return %[[R]], %[[Q]] : tensor<8x4xf32>, tensor<3x8xf32>
-func.func @slices_read_through_maps(%x: tensor<4x16xf32>) -> (tensor<8x4xf32>, tensor<3x8xf32>) {
-  %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
-  %v = tensor.extract_slice %x[2, 0] [1, 8] [1, 2] : tensor<4x16xf32> to tensor<8xf32>
+func.func @slices_read_through_maps(%x: tensor<4x20xf32>) -> (tensor<8x4xf32>, tensor<3x8xf32>) {
+  %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1] : tensor<4x20xf32> to tensor<4x8xf32>
+  %v = tensor.extract_slice %x[2, 0] [1, 8] [1, 2] : tensor<4x20xf32> to tensor<8xf32>
   %e = tensor.empty() : tensor<8x4xf32>
   %r = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%s : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
@@ -375,25 +379,25 @@ func.func @slices_read_through_maps(%x: tensor<4x16xf32>) -> (tensor<8x4xf32>, t
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
 #acc = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// A slice as a matmul's right operand (the k half of a fused kv tensor):
+// An unaligned slice as a matmul's right operand (8 columns of 20):
 // %a still gives the reduction loop d2 its range, so the gather folds; the
 // matmul reads x[k, j + 8] (d2 and d1 + 8) in its body, one load per use.
 // CHECK-LABEL: func.func @slice_into_matmul
-// CHECK-SAME: (%[[A:[^:]*]]: tensor<8x8xf32>, %[[X:[^:]*]]: tensor<8x16xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<8x8xf32>, %[[X:[^:]*]]: tensor<8x20xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
 // CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]] : tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
 // CHECK-NEXT: ^bb0(%[[P:[^:]*]]: f32, %[[O:[^:]*]]: f32):
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
 // CHECK-NEXT: %[[J8:.*]] = arith.addi %[[J]], %[[C8]] : index
-// CHECK-NEXT: %[[Q:.*]] = tensor.extract %[[X]][%[[K]], %[[J8]]] : tensor<8x16xf32>
+// CHECK-NEXT: %[[Q:.*]] = tensor.extract %[[X]][%[[K]], %[[J8]]] : tensor<8x20xf32>
 // CHECK-NEXT: %[[MUL:.*]] = arith.mulf %[[P]], %[[Q]] : f32
 // CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[O]], %[[MUL]] : f32
 // CHECK-NEXT: linalg.yield %[[ADD]] : f32
 // CHECK-NEXT: } -> tensor<8x8xf32>
 // CHECK-NEXT: return %[[M]] : tensor<8x8xf32>
-func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x20xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x20xf32> to tensor<8x8xf32>
   %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %q : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) {
   ^bb0(%u: f32, %v: f32, %o: f32):
@@ -410,14 +414,14 @@ func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf32>, %acc: te
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
 #acc = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// Both matmul operands are slices of the same tensor. Only one of them can
+// Both matmul operands are unaligned slices of one tensor. Only one of them can
 // fold: after the first fold, the other is the only operand that indexes the
 // reduction loop d2 directly, and linalg must infer d2's range from it. So
 // exactly one gather generic stays (as the matmul's only input) and the
 // matmul body reads %x exactly once (which of the two folds is the pattern
 // driver's order, not checked).
 // CHECK-LABEL: func.func @two_slices_into_matmul
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x16xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x20xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
 // CHECK-NOT: tensor.extract_slice
 // CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<8x8xf32>) {
 // CHECK: tensor.extract %[[X]]
@@ -431,9 +435,9 @@ func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf32>, %acc: te
 // CHECK: linalg.yield
 // CHECK-NEXT: } -> tensor<8x8xf32>
 // CHECK-NEXT: return %[[M]] : tensor<8x8xf32>
-func.func @two_slices_into_matmul(%x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %p = tensor.extract_slice %x[0, 0] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
-  %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+func.func @two_slices_into_matmul(%x: tensor<8x20xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %p = tensor.extract_slice %x[0, 0] [8, 8] [1, 1] : tensor<8x20xf32> to tensor<8x8xf32>
+  %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x20xf32> to tensor<8x8xf32>
   %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%p, %q : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) {
   ^bb0(%u: f32, %v: f32, %o: f32):
@@ -602,19 +606,19 @@ func.func @broadcast_into_row_reduction(%b: tensor<8xf32>, %init: tensor<8xf32>)
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
 
-// Negative (loop ranges): a row sum of a slice becomes a gather, but the
+// Negative (loop ranges): a row sum of an unaligned slice becomes a gather, but the
 // gather stays the reduction's operand: it is the only operand indexing the
 // reduction loop d1.
 // CHECK-LABEL: func.func @slice_into_row_reduction
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x16xf32>, %[[INIT:[^:]*]]: tensor<4xf32>)
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x20xf32>, %[[INIT:[^:]*]]: tensor<4xf32>)
 // CHECK-NOT: tensor.extract_slice
 // CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x8xf32>)
 // CHECK: tensor.extract %[[X]]
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%[[INIT]] : tensor<4xf32>)
 // CHECK-NOT: tensor.extract
 // CHECK: return %[[R]]
-func.func @slice_into_row_reduction(%x: tensor<4x16xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
-  %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+func.func @slice_into_row_reduction(%x: tensor<4x20xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1] : tensor<4x20xf32> to tensor<4x8xf32>
   %r = linalg.generic {indexing_maps = [#id2, #rows], iterator_types = ["parallel", "reduction"]}
       ins(%s : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%in: f32, %out: f32):
@@ -794,6 +798,7 @@ func.func @linear(%x: tensor<8x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
 // PLAN: fusion.group "g1" "contraction" ins(%[[E]],
 // PLAN: fusion.group "g2" "elementwise"
 // PLAN-NOT: fusion.group
+// PLAN: return
 func.func @arithmetic_gather_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
   %e = tensor.empty() : tensor<8x16xf32>
   %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
@@ -825,4 +830,93 @@ func.func @arithmetic_gather_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x16xf3
     linalg.yield %v : f32
   } -> tensor<8x8xf32>
   return %m, %t : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Aligned slices returned as they are: each becomes an expand_shape of the
+// source (where a dimension splits) and a copy generic with constant indices
+// in its input map.
+//  - [0, 0, 64] [2, 16, 64] of 2x16x192 (the k third of a fused qkv): the
+//    last dimension splits into 3x64, read at block 1.
+//  - [0, 1] [4, 4] [1, 2] of 4x8 (odd columns): 8 splits into 4x2, read at
+//    lane 1.
+//  - [1, 0] [1, 8] of 4x8 to tensor<8xf32> (a row, rank-reducing): no split,
+//    the dropped dimension reads the constant 1.
+// CHECK-LABEL: func.func @aligned_slices_returned
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x16x192xf32>, %[[Y:[^:]*]]: tensor<4x8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK-DAG: %[[XV:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [2, 16, 3, 64] : tensor<2x16x192xf32> into tensor<2x16x3x64xf32>
+// CHECK-DAG: %[[YV:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0], [1, 2]] output_shape [4, 4, 2] : tensor<4x8xf32> into tensor<4x4x2xf32>
+// CHECK-DAG: %[[A:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, 1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[XV]] : tensor<2x16x3x64xf32>) outs(%{{.*}} : tensor<2x16x64xf32>)
+// CHECK-DAG: %[[B:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1, 1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[YV]] : tensor<4x4x2xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK-DAG: %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (1, d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[Y]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[A]], %[[B]], %[[C]] : tensor<2x16x64xf32>, tensor<4x4xf32>, tensor<8xf32>
+func.func @aligned_slices_returned(%x: tensor<2x16x192xf32>, %y: tensor<4x8xf32>) -> (tensor<2x16x64xf32>, tensor<4x4xf32>, tensor<8xf32>) {
+  %a = tensor.extract_slice %x[0, 0, 64] [2, 16, 64] [1, 1, 1] : tensor<2x16x192xf32> to tensor<2x16x64xf32>
+  %b = tensor.extract_slice %y[0, 1] [4, 4] [1, 2] : tensor<4x8xf32> to tensor<4x4xf32>
+  %c = tensor.extract_slice %y[1, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+  return %a, %b, %c : tensor<2x16x64xf32>, tensor<4x4xf32>, tensor<8xf32>
+}
+
+// -----
+
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhsT = affine_map<(d0, d1, d2) -> (d1, d2)>
+#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// q @ k^T with q and k the two aligned halves of one tensor: both slices
+// fold, since each view still indexes the reduction loop d2 directly. The
+// matmul reads %x (as 8x2x8) twice, at blocks 0 and 1; nothing gathers and
+// no copy is left. Planned, it is one contraction group and nothing else.
+// CHECK-LABEL: func.func @aligned_slices_into_matmul
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x16xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d1, 1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<8x2x8xf32>, tensor<8x2x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[M]] : tensor<8x8xf32>
+// PLAN-LABEL: func.func @aligned_slices_into_matmul
+// PLAN: fusion.group "g0" "contraction"
+// PLAN-NOT: tensor.extract
+// PLAN-NOT: fusion.group
+// PLAN: return
+func.func @aligned_slices_into_matmul(%x: tensor<8x16xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %q = tensor.extract_slice %x[0, 0] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %k = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhsT, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %t = arith.mulf %u, %v : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Negative for views: an aligned slice of the only use of a generic's result
+// stays a gather, so the producer (exp) is evaluated where the slice reads:
+// one generic reading %x, no expand_shape, no exp kernel of its own.
+// CHECK-LABEL: func.func @aligned_slice_of_a_generic
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x16xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: %[[V:.*]] = tensor.extract %[[X]]
+// CHECK-NEXT: math.exp %[[V]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[G]]
+func.func @aligned_slice_of_a_generic(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x16xf32>
+  %s = tensor.extract_slice %ex[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
 }
