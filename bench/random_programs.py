@@ -70,6 +70,7 @@ def random_inputs(prog: kb.Program, seed: int):
 # (linalg.transpose, linalg.exp/tanh/abs/negf/add, linalg.matmul with a fill
 # init and a transposed operand), tensor.extract_slice with offsets and
 # strides (aligned blocks and lanes too), tensor.pad, tensor.collapse_shape,
+# tensor.expand_shape,
 # a softmax over the last dimension (linalg.generic row reduction). A numpy reference is built
 # beside the text.
 
@@ -104,7 +105,7 @@ def random_mlir_program(seed: int):
     outs = []
     for step in range(int(rng.integers(2, 8))):
         v, sh, f = env[int(rng.integers(0, len(env)))]
-        k = int(rng.integers(0, 8))
+        k = int(rng.integers(0, 9))
         if k == 0 and len(sh) >= 2:  # transpose
             perm = list(rng.permutation(len(sh)))
             nsh = tuple(sh[p] for p in perm)
@@ -170,6 +171,15 @@ def random_mlir_program(seed: int):
             r = g.name(); nsh = (sh[0], sh[0])
             g.lines.append(f"{r} = linalg.matmul ins({v}, {t} : {g.ty(sh)}, {g.ty((sh[1], sh[0]))}) outs({fl} : {g.ty(nsh)}) -> {g.ty(nsh)}")
             nf = (lambda f: lambda en: f(en).astype(np.float64) @ f(en).T.astype(np.float64))(f)
+        elif k == 8 and len(sh) <= 3 and any(
+                a for d in sh for a in range(2, d) if d % a == 0):  # expand (split a dim)
+            cands = [(i, a) for i, d in enumerate(sh) for a in range(2, d) if d % a == 0]
+            i, a = cands[int(rng.integers(0, len(cands)))]
+            nsh = sh[:i] + (a, sh[i] // a) + sh[i + 1:]
+            reassoc = [[j] for j in range(i)] + [[i, i + 1]] + [[j + 1] for j in range(i + 1, len(sh))]
+            r = g.name()
+            g.lines.append(f"{r} = tensor.expand_shape {v} {reassoc} output_shape [{', '.join(map(str, nsh))}] : {g.ty(sh)} into {g.ty(nsh)}")
+            nf = (lambda f, nsh: lambda en: f(en).reshape(nsh))(f, nsh)
         elif k == 7:  # softmax of tanh(x) over the last dimension (a row reduction;
             # tanh keeps exp finite after chains of exp)
             n = len(sh)

@@ -442,6 +442,26 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
   }
 };
 
+/// A copy generic over `type` reading `input` through `map`.
+Value copyOver(PatternRewriter &rewriter, Location loc, RankedTensorType type,
+               Value input, AffineMap map) {
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{type}, ValueRange{input},
+             ValueRange{init},
+             ArrayRef<AffineMap>{map,
+                                 rewriter.getMultiDimIdentityMap(
+                                     type.getRank())},
+             iters,
+             [](OpBuilder &b, Location l, ValueRange args) {
+               linalg::YieldOp::create(b, l, args[0]);
+             })
+      .getResult(0);
+}
+
 /// A static slice that takes whole aligned blocks of its source as a view:
 /// the source is expanded so that the slice is one index of a new outer
 /// dimension (x[..., k*s:(k+1)*s] of a dimension of n*s) or of a new inner
@@ -517,19 +537,9 @@ struct AlignedSliceAsView : OpRewritePattern<tensor::ExtractSliceOp> {
           rewriter, loc,
           RankedTensorType::get(expanded, srcType.getElementType()), source,
           reassociation);
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(type.getRank(), 0, reads, ctx),
-        rewriter.getMultiDimIdentityMap(type.getRank())};
-    SmallVector<utils::IteratorType> iters(type.getRank(),
-                                           utils::IteratorType::parallel);
-    auto copy = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{source}, ValueRange{init},
-        maps, iters, [](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, args[0]);
-        });
-    rewriter.replaceOp(slice, copy.getResults());
+    rewriter.replaceOp(slice,
+                       copyOver(rewriter, loc, type, source,
+                                AffineMap::get(type.getRank(), 0, reads, ctx)));
     return success();
   }
 };
@@ -569,6 +579,114 @@ bool isCopy(linalg::GenericOp g) {
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
   return yield.getValues()[0] == g.getBody()->getArgument(0);
 }
+
+/// A reshape of a copy is a copy over the reshaped space, reading the copy's
+/// input through the copy's map with the reshape's index arithmetic put in:
+///  - collapse: a loop c over dims (d_0, ..., d_k) of sizes (s_0, ..., s_k)
+///    gives d_i = (c floordiv (s_{i+1} * ... * s_k)) mod s_i;
+///  - expand: a dim d split into loops (e_0, ..., e_k) of sizes (s_0, ...,
+///    s_k) is read at (e_0, ..., e_k) of the input, itself expanded, where
+///    the copy reads the input at d directly (so linalg can still infer the
+///    loops' ranges from it), and at e_0 * (s_1 * ... * s_k) + ... + e_k
+///    elsewhere.
+/// Heads split out of a projection, transposed and merged into a batch
+/// (torch's multi-head attention) so become one copy that folds into the
+/// batch_matmul reading it, instead of a transpose written to memory.
+struct CollapseOfCopy : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto copy = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+    if (!copy || !isCopy(copy) || !collapse.getResultType().hasStaticShape() ||
+        !collapse.getSrcType().hasStaticShape())
+      return failure();
+    MLIRContext *ctx = getContext();
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    SmallVector<AffineExpr> dims(shape.size());
+    for (auto [c, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      AffineExpr loop = getAffineDimExpr(c, ctx);
+      int64_t inner = 1;
+      for (int64_t d : llvm::reverse(group)) {
+        AffineExpr e = inner == 1 ? loop : loop.floorDiv(inner);
+        dims[d] = d == group.front() ? e : e % shape[d];
+        inner *= shape[d];
+      }
+    }
+    AffineMap map = simplifyAffineMap(
+        copy.getIndexingMapsArray()[0].replaceDimsAndSymbols(
+            dims, {}, collapse.getResultType().getRank(), 0));
+    rewriter.replaceOp(collapse, copyOver(rewriter, collapse.getLoc(),
+                                          collapse.getResultType(),
+                                          copy.getDpsInputs()[0], map));
+    return success();
+  }
+};
+
+struct ExpandOfCopy : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto copy = expand.getSrc().getDefiningOp<linalg::GenericOp>();
+    RankedTensorType type = expand.getResultType();
+    if (!copy || !isCopy(copy) || !type.hasStaticShape() ||
+        !expand.getSrcType().hasStaticShape())
+      return failure();
+    MLIRContext *ctx = getContext();
+    Value input = copy.getDpsInputs()[0];
+    auto inputType = cast<RankedTensorType>(input.getType());
+    if (!inputType.hasStaticShape())
+      return failure();
+    AffineMap old = copy.getIndexingMapsArray()[0];
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    // Each old dim as a linear combination of its new loops.
+    SmallVector<AffineExpr> linear;
+    for (const ReassociationIndices &group : groups) {
+      AffineExpr e = getAffineConstantExpr(0, ctx);
+      for (int64_t d : group)
+        e = e * type.getDimSize(d) + getAffineDimExpr(d, ctx);
+      linear.push_back(e);
+    }
+    // Old dims read directly (at exactly one input position).
+    SmallVector<unsigned> uses(groups.size(), 0);
+    for (AffineExpr e : old.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        ++uses[dim.getPosition()];
+    SmallVector<ReassociationIndices> inputGroups;
+    SmallVector<int64_t> inputShape;
+    SmallVector<AffineExpr> reads;
+    for (auto [p, e] : llvm::enumerate(old.getResults())) {
+      ReassociationIndices g;
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (dim && uses[dim.getPosition()] == 1) {
+        for (int64_t d : groups[dim.getPosition()]) {
+          g.push_back(inputShape.size());
+          inputShape.push_back(type.getDimSize(d));
+          reads.push_back(getAffineDimExpr(d, ctx));
+        }
+      } else {
+        g.push_back(inputShape.size());
+        inputShape.push_back(inputType.getDimSize(p));
+        reads.push_back(simplifyAffineExpr(
+            e.replaceDimsAndSymbols(linear, {}), type.getRank(), 0));
+      }
+      inputGroups.push_back(g);
+    }
+    Location loc = expand.getLoc();
+    if (inputShape.size() != size_t(inputType.getRank()))
+      input = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(inputShape, inputType.getElementType()), input,
+          inputGroups);
+    rewriter.replaceOp(expand,
+                       copyOver(rewriter, loc, type, input,
+                                AffineMap::get(type.getRank(), 0, reads, ctx)));
+    return success();
+  }
+};
 
 struct FoldCopyIntoReader : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -702,7 +820,8 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
-                 GatherThroughProducer>(&getContext());
+                 GatherThroughProducer, CollapseOfCopy, ExpandOfCopy>(
+        &getContext());
     patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

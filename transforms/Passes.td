@@ -86,6 +86,15 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     (q @ k^T from a fused qkv). A slice of the only use of a generic's
     result is not made a view (the gather below pulls the producer in).
 
+    A `tensor.collapse_shape` or `tensor.expand_shape` of a copy is a copy
+    over the reshaped space: a loop `c` collapsing dims of sizes (.., a, b)
+    reads them at (.., (c floordiv b) mod a, c mod b); a dimension split by
+    an expand is read at its new loops where the copy read it directly (the
+    copy's input is expanded the same way, so linalg still finds the loops'
+    ranges) and at their linear combination elsewhere. Multi-head
+    attention's head split (view, transpose, merge into the batch) is read
+    in place by the batch_matmul.
+
     Any other static slice becomes an elementwise gather over the slice
     (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic does for
     pads): it fuses with elementwise neighbours, and reads through an

@@ -11,6 +11,10 @@
 // linalg could no longer infer a loop's range from an operand, and for a row
 // reduction whose composed map is not a projected permutation.
 //
+// A reshape of a copy is a copy over the reshaped space (a collapsed loop
+// c over dims of sizes (.., s) reads them at c floordiv s, c mod s; an
+// expanded dimension read directly expands the copy's input too).
+//
 // A static tensor.extract_slice that takes whole aligned blocks of its source
 // (x[..., k*s:(k+1)*s] of a dimension of n*s, x[..., o::t] of a dimension of
 // s*t, single indices) becomes a view: an expand_shape of the source and a
@@ -919,4 +923,128 @@ func.func @aligned_slice_of_a_generic(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x16xf32>
   %s = tensor.extract_slice %ex[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
   return %s : tensor<4x8xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#heads = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#bl = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#br = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#bo = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// Multi-head attention's head split: q (2x16x64) viewed as 4 heads of 16,
+// transposed to (batch, head, seq, dim) and merged into a batch of 8. The
+// collapse of the transpose is a copy over 8x16x16 reading the view at
+// (b floordiv 4, s, b mod 4, d), and it folds into the batch matmul, which
+// still finds the reduction loop's range (16) in that operand. No copy is
+// left. Planned, it is one contraction group.
+// CHECK-LABEL: func.func @heads_into_batch_matmul
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x16x64xf32>, %[[K:[^:]*]]: tensor<8x16x16xf32>, %[[ACC:[^:]*]]: tensor<8x16x16xf32>)
+// CHECK-NEXT: %[[V:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1], [2, 3]] output_shape [2, 16, 4, 16]
+// CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0 floordiv 4, d1, d0 mod 4, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[V]], %[[K]] : tensor<2x16x4x16xf32>, tensor<8x16x16xf32>) outs(%[[ACC]] : tensor<8x16x16xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[M]]
+// PLAN-LABEL: func.func @heads_into_batch_matmul
+// PLAN: fusion.group "g0" "contraction"
+// PLAN-NOT: fusion.group
+// PLAN: return
+func.func @heads_into_batch_matmul(%q: tensor<2x16x64xf32>, %k: tensor<8x16x16xf32>, %acc: tensor<8x16x16xf32>) -> tensor<8x16x16xf32> {
+  %v = tensor.expand_shape %q [[0], [1], [2, 3]] output_shape [2, 16, 4, 16] : tensor<2x16x64xf32> into tensor<2x16x4x16xf32>
+  %e = tensor.empty() : tensor<2x4x16x16xf32>
+  %t = linalg.generic {indexing_maps = [#heads, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<2x16x4x16xf32>) outs(%e : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4x16x16xf32>
+  %c = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<2x4x16x16xf32> into tensor<8x16x16xf32>
+  %m = linalg.generic {indexing_maps = [#bl, #br, #bo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%c, %k : tensor<8x16x16xf32>, tensor<8x16x16xf32>) outs(%acc : tensor<8x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16x16xf32>
+  return %m : tensor<8x16x16xf32>
+}
+
+// -----
+
+// Expands of copies. A transpose split along a dimension it reads directly
+// (d1 of 6x8 reads x at d1): x is expanded too (8 -> 2x4), and the copy
+// reads it at (d1, d2, d0), folded into exp. A strided copy (d0, d1 * 2)
+// split along d1 (8 -> 2x4): d1 is not read directly, so it becomes
+// d1 * 4 + d2, times 2: (d0, d1 * 8 + d2 * 2), folded into negf.
+// CHECK-LABEL: func.func @expand_of_copies
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x6xf32>, %[[Y:[^:]*]]: tensor<4x16xf32>)
+// CHECK-NEXT: %[[XV:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1], [2]] output_shape [2, 4, 6] : tensor<8x6xf32> into tensor<2x4x6xf32>
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2, d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[XV]] : tensor<2x4x6xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK: tensor.empty
+// CHECK-NEXT: %[[N:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1 * 8 + d2 * 2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[Y]] : tensor<4x16xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.negf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]], %[[N]]
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#strided = affine_map<(d0, d1) -> (d0, d1 * 2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @expand_of_copies(%x: tensor<8x6xf32>, %y: tensor<4x16xf32>) -> (tensor<6x2x4xf32>, tensor<4x2x4xf32>) {
+  %e = tensor.empty() : tensor<6x8xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x6xf32>) outs(%e : tensor<6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<6x8xf32>
+  %te = tensor.expand_shape %t [[0], [1, 2]] output_shape [6, 2, 4] : tensor<6x8xf32> into tensor<6x2x4xf32>
+  %e1 = tensor.empty() : tensor<6x2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%te : tensor<6x2x4xf32>) outs(%e1 : tensor<6x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %w = math.exp %in : f32
+    linalg.yield %w : f32
+  } -> tensor<6x2x4xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#strided, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<4x16xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %se = tensor.expand_shape %s [[0], [1, 2]] output_shape [4, 2, 4] : tensor<4x8xf32> into tensor<4x2x4xf32>
+  %e3 = tensor.empty() : tensor<4x2x4xf32>
+  %n = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%se : tensor<4x2x4xf32>) outs(%e3 : tensor<4x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %w = arith.negf %in : f32
+    linalg.yield %w : f32
+  } -> tensor<4x2x4xf32>
+  return %r, %n : tensor<6x2x4xf32>, tensor<4x2x4xf32>
+}
+
+// -----
+
+// Negative: a reshape of a generic that computes (exp) is not a copy; the
+// collapse stays (fusion-hoist-reshapes moves such reshapes).
+// CHECK-LABEL: func.func @collapse_of_compute
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK: tensor.collapse_shape %[[T]] {{\[}}[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @collapse_of_compute(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %w = math.exp %in : f32
+    linalg.yield %w : f32
+  } -> tensor<4x8xf32>
+  %c = tensor.collapse_shape %t [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  return %c : tensor<32xf32>
 }

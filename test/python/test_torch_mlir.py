@@ -39,6 +39,11 @@ EXPECTED = {
     "torch_transformer_block": (9, ["reduction", "contraction", "contraction",
                                     "reduction", "contraction", "contraction",
                                     "reduction", "contraction", "contraction"]),
+    # 4 heads: qkv matmul+bias | q@k^T /4 (heads viewed, transposed and
+    # batched: read in place through floordiv/mod maps) | softmax | a@v |
+    # proj+bias+residual reading a@v's heads transposed back in place
+    "torch_mha": (5, ["contraction", "contraction", "reduction", "contraction",
+                      "contraction"]),
 }
 
 

@@ -82,6 +82,22 @@ class Block(torch.nn.Module):
         x = x + self.proj(a @ v)
         return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
 
+class MultiHeadAttention(torch.nn.Module):
+    """Self-attention with 4 heads: fused q/k/v projection split into thirds,
+    each viewed as heads, transposed to (batch, head, seq, dim) and batched;
+    the heads' outputs transposed back and merged; projection + residual."""
+    def __init__(self, d=64, heads=4):
+        super().__init__()
+        torch.manual_seed(5)
+        self.qkv = torch.nn.Linear(d, 3 * d); self.proj = torch.nn.Linear(d, d)
+        self.d, self.h = d, heads
+    def forward(self, x):
+        b, s, _ = x.shape
+        q, k, v = (t.view(b, s, self.h, -1).transpose(1, 2)
+                   for t in self.qkv(x).split(self.d, dim=-1))
+        a = torch.softmax(q @ k.transpose(-1, -2) / (self.d // self.h) ** 0.5, dim=-1)
+        return x + self.proj((a @ v).transpose(1, 2).reshape(b, s, self.d))
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -92,6 +108,7 @@ cases = {
     "torch_pad": (PadRelu(), (torch.randn(3, 5, 7),)),
     "torch_view_chain": (ViewChain(), (torch.randn(4, 8, 8),)),
     "torch_transformer_block": (Block().eval(), (torch.randn(2, 16, 64),)),
+    "torch_mha": (MultiHeadAttention().eval(), (torch.randn(2, 16, 64),)),
 }
 for name, (m, args) in cases.items():
     mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
