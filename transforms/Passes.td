@@ -196,6 +196,22 @@ def IeeeSqrt : Pass<"fusion-ieee-sqrt"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def BoolBytes : Pass<"fusion-bool-bytes", "::mlir::func::FuncOp"> {
+  let summary = "Boolean buffers hold one byte per element";
+  let description = [{
+    A boolean tensor a group keeps between its loop nests (a row reduction
+    with `arith.andi`, as torch's safe softmax writes) bufferizes to a memref
+    of i1, which the LLVM lowering cannot load or store. Every i1 buffer the
+    function allocates, and every view of it (expand/collapse_shape,
+    subview, cast), becomes i8: `memref.store` writes `arith.extui` of the
+    value and `memref.load` reads `arith.trunci` of the byte. Any other use
+    of such a buffer is reported as unsupported rather than crashing the
+    lowering.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CpuBf16Bits : Pass<"fusion-cpu-bf16-bits"> {
   let summary = "Moves bf16 values as i16 bits in the CPU target's LLVM dialect";
   let description = [{

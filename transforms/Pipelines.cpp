@@ -226,7 +226,7 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
                   "bufferization-boundary)," +
                   kBufferize +
                   ",buffer-deallocation-pipeline,"
-                  "func.func(convert-linalg-to-loops,"
+                  "func.func(convert-linalg-to-loops,fusion-bool-bytes,"
                   "llvm-request-c-wrappers)");
 }
 

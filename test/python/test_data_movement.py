@@ -5,6 +5,8 @@ and fuses with its elementwise neighbours; reshapes move above elementwise
 producers to the inputs. Numerics on the CPU target against numpy; the CUDA
 target must compile the same plan to one PTX kernel per group."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,11 @@ import kfuse  # noqa: E402
 from kfuse import BuilderError  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
+
+
+def _program(name):
+    with open(os.path.join(os.path.dirname(__file__), "programs", name)) as f:
+        return f.read()
 
 
 def _run(prog, *arrays, kernels):
@@ -190,37 +197,7 @@ def test_slice_of_a_slice_of_a_transpose_is_one_gather_kernel():
 # Attention scores from one fused projection: q, k and v are the three
 # aligned thirds of qkv = x @ w. The thirds become views of qkv (reshaped to
 # 16x3x32, read at block 0, 1 or 2), so q @ k^T reads both operands in place.
-ATTENTION = """
-#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
-#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
-#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
-#id2 = affine_map<(d0, d1) -> (d0, d1)>
-func.func @attention(%x: tensor<16x24xf32>, %w: tensor<24x96xf32>) -> tensor<16x32xf32> {
-  %z = arith.constant 0.0 : f32
-  %c = arith.constant 0.25 : f32
-  %e0 = tensor.empty() : tensor<16x96xf32>
-  %f0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<16x96xf32>) -> tensor<16x96xf32>
-  %qkv = linalg.matmul ins(%x, %w : tensor<16x24xf32>, tensor<24x96xf32>) outs(%f0 : tensor<16x96xf32>) -> tensor<16x96xf32>
-  %q = tensor.extract_slice %qkv[0, 0] [16, 32] [1, 1] : tensor<16x96xf32> to tensor<16x32xf32>
-  %k = tensor.extract_slice %qkv[0, 32] [16, 32] [1, 1] : tensor<16x96xf32> to tensor<16x32xf32>
-  %v = tensor.extract_slice %qkv[0, 64] [16, 32] [1, 1] : tensor<16x96xf32> to tensor<16x32xf32>
-  %e1 = tensor.empty() : tensor<32x16xf32>
-  %kt = linalg.transpose ins(%k : tensor<16x32xf32>) outs(%e1 : tensor<32x16xf32>) permutation = [1, 0]
-  %e2 = tensor.empty() : tensor<16x16xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<16x16xf32>) -> tensor<16x16xf32>
-  %s = linalg.matmul ins(%q, %kt : tensor<16x32xf32>, tensor<32x16xf32>) outs(%f2 : tensor<16x16xf32>) -> tensor<16x16xf32>
-  %sc = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%s : tensor<16x16xf32>) outs(%e2 : tensor<16x16xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %m = arith.mulf %in, %c : f32
-    linalg.yield %m : f32
-  } -> tensor<16x16xf32>
-  %e3 = tensor.empty() : tensor<16x32xf32>
-  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<16x32xf32>) -> tensor<16x32xf32>
-  %o = linalg.matmul ins(%sc, %v : tensor<16x16xf32>, tensor<16x32xf32>) outs(%f3 : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %o : tensor<16x32xf32>
-}
-"""
+ATTENTION = _program("attention_slices.mlir")
 
 
 def test_aligned_slices_of_a_projection_are_read_in_place():
@@ -238,35 +215,7 @@ def test_aligned_slices_of_a_projection_are_read_in_place():
     assert kfuse.compile(ATTENTION, target="cuda").ptx.count(".entry") == 3
 
 
-ALIGNED_INTO_ROWS = """
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#row = affine_map<(d0, d1) -> (d0)>
-func.func @rows(%x: tensor<8x192xf32>) -> (tensor<8x64xf32>, tensor<8x96xf32>) {
-  %s = tensor.extract_slice %x[0, 64] [8, 64] [1, 1] : tensor<8x192xf32> to tensor<8x64xf32>
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%s : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %ex = math.exp %in : f32
-    %v = arith.addf %ex, %out : f32
-    linalg.yield %v : f32
-  } -> tensor<8xf32>
-  %e2 = tensor.empty() : tensor<8x64xf32>
-  %t = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%s, %r : tensor<8x64xf32>, tensor<8xf32>) outs(%e2 : tensor<8x64xf32>) {
-  ^bb0(%in: f32, %d: f32, %out: f32):
-    %ex = math.exp %in : f32
-    %v = arith.divf %ex, %d : f32
-    linalg.yield %v : f32
-  } -> tensor<8x64xf32>
-  %odd = tensor.extract_slice %x[0, 1] [8, 96] [1, 2] : tensor<8x192xf32> to tensor<8x96xf32>
-  %e3 = tensor.empty() : tensor<8x96xf32>
-  %n = linalg.negf ins(%odd : tensor<8x96xf32>) outs(%e3 : tensor<8x96xf32>) -> tensor<8x96xf32>
-  return %t, %n : tensor<8x64xf32>, tensor<8x96xf32>
-}
-"""
+ALIGNED_INTO_ROWS = _program("aligned_rows.mlir")
 
 
 def test_aligned_slices_into_a_softmax_and_an_elementwise_op():

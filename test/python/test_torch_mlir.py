@@ -71,3 +71,22 @@ def test_demo_runs_and_checks_the_transformer_block():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "torch_transformer_block" in r.stdout and "check vs PyTorch" in r.stdout
     assert r.stdout.rstrip().endswith("demo passed")
+
+
+def test_causal_sdpa_on_the_cpu_and_a_named_limit_on_cuda():
+    # torch's scaled_dot_product_attention(is_causal=True): the mask from
+    # iota comparisons, torch.max with indices and a safe softmax whose
+    # "every score of the row masked" reduction keeps a boolean row buffer
+    # (bytes on the CPU: fusion-bool-bytes)
+    name = "torch_sdpa_causal"
+    with open(os.path.join(HERE, f"{name}.mlir")) as f:
+        text = f.read()
+    data = np.load(os.path.join(HERE, f"{name}.npz"))
+    f = kfuse.compile(text, target="cpu")
+    assert f.report.after.kernels == 5, str(f.report)
+    ins = [data[f"in{i}"] for i in range(3)]
+    np.testing.assert_allclose(f(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
+    # the row emitter has no combiner for the argmax-style select and andi
+    # reductions yet: a kfuse error naming the op, not a crash
+    with pytest.raises(kfuse.UnsupportedOpError, match="reduction body"):
+        kfuse.compile(text, target="cuda", chip="sm_90")

@@ -98,6 +98,13 @@ class MultiHeadAttention(torch.nn.Module):
         a = torch.softmax(q @ k.transpose(-1, -2) / (self.d // self.h) ** 0.5, dim=-1)
         return x + self.proj((a @ v).transpose(1, 2).reshape(b, s, self.d))
 
+class CausalAttention(torch.nn.Module):
+    """torch's scaled_dot_product_attention with a causal mask: the mask
+    from iota comparisons, a safe softmax (rows that are all masked give 0:
+    a boolean `all` reduction) and torch.max with indices."""
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -109,6 +116,7 @@ cases = {
     "torch_view_chain": (ViewChain(), (torch.randn(4, 8, 8),)),
     "torch_transformer_block": (Block().eval(), (torch.randn(2, 16, 64),)),
     "torch_mha": (MultiHeadAttention().eval(), (torch.randn(2, 16, 64),)),
+    "torch_sdpa_causal": (CausalAttention(), tuple(torch.randn(2, 4, 16, 16) for _ in range(3))),
 }
 for name, (m, args) in cases.items():
     mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
