@@ -138,6 +138,78 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   }
 };
 
+/// tensor.concat of static shapes as a gather over the result: along the
+/// concatenated dimension, position i reads input k at i - offset_k where
+/// offset_k <= i < offset_k + size_k. Every input is read at a clamped
+/// (in-bounds) position and a select chain picks the right one, so the
+/// kernel needs no branch (torch.cat of a rotary embedding's halves).
+struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ConcatOp concat,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = concat.getResultType();
+    if (!type.hasStaticShape() ||
+        llvm::any_of(concat.getInputs(), [](Value v) {
+          return !cast<RankedTensorType>(v.getType()).hasStaticShape();
+        }))
+      return rewriter.notifyMatchFailure(concat, "dynamic shape");
+    uint64_t dim = concat.getDim();
+    SmallVector<Value> inputs;
+    SmallVector<int64_t> offsets;
+    int64_t offset = 0;
+    for (Value v : concat.getInputs()) {
+      int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(dim);
+      if (size > 0) { // (empty inputs add nothing)
+        inputs.push_back(v);
+        offsets.push_back(offset);
+      }
+      offset += size;
+    }
+    if (inputs.empty() || type.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(concat, "empty result");
+    Location loc = concat.getLoc();
+    int64_t rank = type.getRank();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          Value i = at[dim], v;
+          for (int64_t k = inputs.size() - 1; k >= 0; --k) {
+            int64_t size =
+                cast<RankedTensorType>(inputs[k].getType()).getDimSize(dim);
+            SmallVector<Value> here(at);
+            Value shifted =
+                offsets[k] ? arith::SubIOp::create(b, l, i, cst(offsets[k]))
+                           : i;
+            here[dim] = arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, shifted, cst(0)),
+                cst(size - 1));
+            Value read = tensor::ExtractOp::create(b, l, inputs[k], here);
+            if (!v) {
+              v = read;
+              continue;
+            }
+            Value before = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, i, cst(offsets[k + 1]));
+            v = arith::SelectOp::create(b, l, before, read, v);
+          }
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(concat, generic.getResults());
+    return success();
+  }
+};
+
 /// A generic whose body computes nothing on the data: positions (index
 /// arithmetic and tests), the gathered load, and a select of the value or a
 /// constant.
@@ -186,14 +258,17 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
     IRMapping mapping;
     for (OpOperand *input : producer.getDpsInputOperands()) {
       AffineMap map = producer.getMatchingIndexingMap(input);
-      if (!map.isProjectedPermutation())
-        return failure();
       Value value = input->get();
       if (isa<RankedTensorType>(value.getType())) {
+        // (any affine map: a view's constant block index, a merged loop's
+        // floordiv and mod)
         SmallVector<Value> at;
         for (AffineExpr e : map.getResults())
           at.push_back(
-              extract.getIndices()[cast<AffineDimExpr>(e).getPosition()]);
+              isa<AffineDimExpr>(e)
+                  ? extract.getIndices()[cast<AffineDimExpr>(e).getPosition()]
+                  : affine::expandAffineExpr(rewriter, extract.getLoc(), e,
+                                             extract.getIndices(), {}));
         value =
             tensor::ExtractOp::create(rewriter, extract.getLoc(), value, at);
       }
@@ -217,7 +292,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
 struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PadAsGather, GatherThroughProducer>(&getContext());
+    patterns.add<PadAsGather, ConcatAsGather, GatherThroughProducer>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -42,7 +42,7 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
 }
 
 def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
-  let summary = "Rewrites static tensor.pad ops as elementwise gathers";
+  let summary = "Rewrites static tensor.pad and tensor.concat ops as elementwise gathers";
   let description = [{
     A `tensor.pad` with static shapes, constant amounts (non-negative) and a
     padding value that does not depend on the position becomes a
@@ -52,8 +52,13 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
     Planning then treats it as an elementwise op whose inputs are the bytes
     of the source. Other pads are left unchanged (opaque to planning).
 
+    A `tensor.concat` of static shapes becomes a gather the same way: along
+    the concatenated dimension every input is read at its clamped position
+    and a chain of selects picks the input the position falls in
+    (`torch.cat` of a rotary embedding's halves fuses with its neighbours).
+
     A gather that reads the only use of an elementwise producer (identity
-    output map, projected-permutation inputs; `linalg.index` becomes the
+    output map, inputs through any affine map; `linalg.index` becomes the
     gathered index, so gathers of gathers compose) reads the
     producer's inputs at that point and evaluates the producer's body there,
     so `pad(exp(x))` is one op that reads `x`. A producer marked

@@ -432,3 +432,46 @@ func.func @gather_of_an_update(%x: tensor<8xf32>, %acc: tensor<8xf32>) -> tensor
   } : tensor<8xf32> to tensor<10xf32>
   return %p : tensor<10xf32>
 }
+
+// -----
+
+// tensor.concat of static shapes: a gather over the result. Along the
+// concatenated dimension (1), each input is read at its clamped position
+// (b at j - 3, clamped to [0, 4]; a at j, clamped to [0, 2]) and a select
+// picks a where j < 3: no branch, every read in bounds.
+// CHECK-LABEL: func.func @concat_two
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<4x3xf32>, %[[B:[^:]*]]: tensor<4x5xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[JB:.*]] = arith.subi %[[J]], %[[C3]] : index
+// CHECK-NEXT: %[[JB0:.*]] = arith.maxsi %[[JB]], %[[C0]] : index
+// CHECK-NEXT: %[[JB1:.*]] = arith.minsi %[[JB0]], %[[C4]] : index
+// CHECK-NEXT: %[[VB:.*]] = tensor.extract %[[B]][%[[I]], %[[JB1]]] : tensor<4x5xf32>
+// CHECK-NEXT: %[[JA0:.*]] = arith.maxsi %[[J]], %[[C0]] : index
+// CHECK-NEXT: %[[JA1:.*]] = arith.minsi %[[JA0]], %[[C2]] : index
+// CHECK-NEXT: %[[VA:.*]] = tensor.extract %[[A]][%[[I]], %[[JA1]]] : tensor<4x3xf32>
+// CHECK-NEXT: %[[IN_A:.*]] = arith.cmpi slt, %[[J]], %[[C3]] : index
+// CHECK-NEXT: %[[V:.*]] = arith.select %[[IN_A]], %[[VA]], %[[VB]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK-NOT: tensor.concat
+func.func @concat_two(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %c = tensor.concat dim(1) %a, %b : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
+// Negative: a concat of dynamic shapes is left as it is.
+// CHECK-LABEL: func.func @concat_dynamic
+// CHECK-NEXT: tensor.concat dim(0)
+// CHECK-NOT: linalg.generic
+func.func @concat_dynamic(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %c : tensor<?x3xf32>
+}

@@ -200,14 +200,14 @@ def test_unsupported_op_names_the_op_and_gives_a_repro():
     }"""
     # (a matmul is a contraction group now; see test_reductions.py)
     assert kfuse.compile(text, target="cpu").report.groups[0].kind == "contraction"
-    concat = """
-    func.func @cat(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<8xf32> {
-      %r = tensor.concat dim(0) %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+    insert = """
+    func.func @ins(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+      %r = tensor.insert_slice %a into %b[2] [4] [1] : tensor<4xf32> into tensor<8xf32>
       return %r : tensor<8xf32>
     }"""
-    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.concat'") as e:
-        kfuse.compile(concat, target="cuda")
-    assert e.value.op == "tensor.concat"
+    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.insert_slice'") as e:
+        kfuse.compile(insert, target="cuda")
+    assert e.value.op == "tensor.insert_slice"
     assert "fuse-opt" in e.value.repro and os.path.exists(e.value.repro.split()[1].strip("'"))
 
 

@@ -42,6 +42,8 @@ EXPECTED = {
     # 4 heads: qkv matmul+bias | q@k^T /4 (heads viewed, transposed and
     # batched: read in place through floordiv/mod maps) | softmax | a@v |
     # proj+bias+residual reading a@v's heads transposed back in place
+    # slices of the halves, negf, torch.cat (a gather), * cos + x * sin
+    "torch_rotary": (1, ["elementwise"]),
     "torch_mha": (5, ["contraction", "contraction", "reduction", "contraction",
                       "contraction"]),
 }

@@ -105,6 +105,13 @@ class CausalAttention(torch.nn.Module):
     def forward(self, q, k, v):
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
 
+class Rotary(torch.nn.Module):
+    """Rotary position embedding: the halves of the last dimension (slices),
+    one negated, concatenated (torch.cat), times cos and sin."""
+    def forward(self, x, cos, sin):
+        h = x.shape[-1] // 2
+        return x * cos + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * sin
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -117,6 +124,7 @@ cases = {
     "torch_transformer_block": (Block().eval(), (torch.randn(2, 16, 64),)),
     "torch_mha": (MultiHeadAttention().eval(), (torch.randn(2, 16, 64),)),
     "torch_sdpa_causal": (CausalAttention(), tuple(torch.randn(2, 4, 16, 16) for _ in range(3))),
+    "torch_rotary": (Rotary(), (torch.randn(2, 8, 16, 32), torch.randn(16, 32), torch.randn(16, 32))),
 }
 for name, (m, args) in cases.items():
     mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
