@@ -86,15 +86,15 @@ struct BoolBytesPass : kfuse::impl::BoolBytesBase<BoolBytesPass> {
       if (auto load = dyn_cast<memref::LoadOp>(op)) {
         Value byte = memref::LoadOp::create(b, load.getLoc(), load.getMemRef(),
                                             load.getIndices());
-        Value bit = arith::TruncIOp::create(b, load.getLoc(), b.getI1Type(),
-                                            byte);
+        Value bit =
+            arith::TruncIOp::create(b, load.getLoc(), b.getI1Type(), byte);
         load.getResult().replaceAllUsesWith(bit);
         load.erase();
         continue;
       }
       auto store = cast<memref::StoreOp>(op);
-      store.getValueMutable().assign(
-          arith::ExtUIOp::create(b, store.getLoc(), i8, store.getValueToStore()));
+      store.getValueMutable().assign(arith::ExtUIOp::create(
+          b, store.getLoc(), i8, store.getValueToStore()));
     }
   }
 };

@@ -67,6 +67,27 @@ bool readsItsOutputs(linalg::GenericOp generic) {
   });
 }
 
+/// A generic with no inputs over `type` whose body yields `value(b, loc, at)`
+/// at the loop indices `at`: the form pads, concats and slices take.
+Value positionalGather(
+    PatternRewriter &rewriter, Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> value) {
+  int64_t rank = type.getRank();
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
+             [&](OpBuilder &b, Location l, ValueRange) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d)
+                 at.push_back(linalg::IndexOp::create(b, l, d));
+               linalg::YieldOp::create(b, l, value(b, l, at));
+             })
+      .getResult(0);
+}
+
 struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -89,23 +110,17 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
     if (srcType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(pad, "empty source");
 
-    Location loc = pad.getLoc();
-    int64_t rank = type.getRank();
     Value src = pad.getSource();
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value gather = positionalGather(
+        rewriter, pad.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
           auto cst = [&](int64_t v) -> Value {
             return arith::ConstantIndexOp::create(b, l, v);
           };
           Value inside;
           SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d) {
-            Value i = linalg::IndexOp::create(b, l, d);
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            Value i = idx[d];
             int64_t size = srcType.getDimSize(d);
             if (low[d] == 0 && size == type.getDimSize(d)) {
               at.push_back(i);
@@ -131,9 +146,9 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
               fill = b.clone(*fill.getDefiningOp())->getResult(0);
             v = arith::SelectOp::create(b, l, inside, v, fill);
           }
-          linalg::YieldOp::create(b, l, v);
+          return v;
         });
-    rewriter.replaceOp(pad, generic.getResults());
+    rewriter.replaceOp(pad, gather);
     return success();
   }
 };
@@ -149,8 +164,7 @@ struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
   LogicalResult matchAndRewrite(tensor::ConcatOp concat,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType type = concat.getResultType();
-    if (!type.hasStaticShape() ||
-        llvm::any_of(concat.getInputs(), [](Value v) {
+    if (!type.hasStaticShape() || llvm::any_of(concat.getInputs(), [](Value v) {
           return !cast<RankedTensorType>(v.getType()).hasStaticShape();
         }))
       return rewriter.notifyMatchFailure(concat, "dynamic shape");
@@ -168,21 +182,12 @@ struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
     }
     if (inputs.empty() || type.getNumElements() == 0)
       return rewriter.notifyMatchFailure(concat, "empty result");
-    Location loc = concat.getLoc();
-    int64_t rank = type.getRank();
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value gather = positionalGather(
+        rewriter, concat.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> at) {
           auto cst = [&](int64_t v) -> Value {
             return arith::ConstantIndexOp::create(b, l, v);
           };
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(linalg::IndexOp::create(b, l, d));
           Value i = at[dim], v;
           for (int64_t k = inputs.size() - 1; k >= 0; --k) {
             int64_t size =
@@ -203,9 +208,9 @@ struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
                 b, l, arith::CmpIPredicate::slt, i, cst(offsets[k + 1]));
             v = arith::SelectOp::create(b, l, before, read, v);
           }
-          linalg::YieldOp::create(b, l, v);
+          return v;
         });
-    rewriter.replaceOp(concat, generic.getResults());
+    rewriter.replaceOp(concat, gather);
     return success();
   }
 };
@@ -483,15 +488,9 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
     if (slice.getSourceType().getRank() - dropped.count() !=
         size_t(type.getRank()))
       return rewriter.notifyMatchFailure(slice, "unexpected rank reduction");
-    Location loc = slice.getLoc();
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<utils::IteratorType> iters(type.getRank(),
-                                           utils::IteratorType::parallel);
-    auto gather = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
-        iters, [&](OpBuilder &b, Location l, ValueRange) {
+    Value gather = positionalGather(
+        rewriter, slice.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
           SmallVector<Value> at;
           unsigned d = 0;
           for (auto [k, offset, stride] : llvm::enumerate(
@@ -500,7 +499,7 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
               at.push_back(arith::ConstantIndexOp::create(b, l, offset));
               continue;
             }
-            Value i = linalg::IndexOp::create(b, l, d++);
+            Value i = idx[d++];
             if (stride != 1)
               i = arith::MulIOp::create(
                   b, l, i, arith::ConstantIndexOp::create(b, l, stride));
@@ -509,11 +508,9 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
                   b, l, i, arith::ConstantIndexOp::create(b, l, offset));
             at.push_back(i);
           }
-          linalg::YieldOp::create(b, l,
-                                  ValueRange{tensor::ExtractOp::create(
-                                      b, l, slice.getSource(), at)});
+          return tensor::ExtractOp::create(b, l, slice.getSource(), at);
         });
-    rewriter.replaceOp(slice, gather.getResults());
+    rewriter.replaceOp(slice, gather);
     return success();
   }
 };
@@ -528,9 +525,8 @@ Value copyOver(PatternRewriter &rewriter, Location loc, RankedTensorType type,
   return linalg::GenericOp::create(
              rewriter, loc, TypeRange{type}, ValueRange{input},
              ValueRange{init},
-             ArrayRef<AffineMap>{map,
-                                 rewriter.getMultiDimIdentityMap(
-                                     type.getRank())},
+             ArrayRef<AffineMap>{
+                 map, rewriter.getMultiDimIdentityMap(type.getRank())},
              iters,
              [](OpBuilder &b, Location l, ValueRange args) {
                linalg::YieldOp::create(b, l, args[0]);
@@ -690,8 +686,8 @@ struct CollapseOfCopy : OpRewritePattern<tensor::CollapseShapeOp> {
         inner *= shape[d];
       }
     }
-    AffineMap map = simplifyAffineMap(
-        copy.getIndexingMapsArray()[0].replaceDimsAndSymbols(
+    AffineMap map =
+        simplifyAffineMap(copy.getIndexingMapsArray()[0].replaceDimsAndSymbols(
             dims, {}, collapse.getResultType().getRank(), 0));
     rewriter.replaceOp(collapse, copyOver(rewriter, collapse.getLoc(),
                                           collapse.getResultType(),
@@ -716,8 +712,7 @@ struct ExpandOfCopy : OpRewritePattern<tensor::ExpandShapeOp> {
     if (!inputType.hasStaticShape())
       return failure();
     AffineMap old = copy.getIndexingMapsArray()[0];
-    SmallVector<ReassociationIndices> groups =
-        expand.getReassociationIndices();
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
     // Each old dim as a linear combination of its new loops.
     SmallVector<AffineExpr> linear;
     for (const ReassociationIndices &group : groups) {
@@ -746,8 +741,8 @@ struct ExpandOfCopy : OpRewritePattern<tensor::ExpandShapeOp> {
       } else {
         g.push_back(inputShape.size());
         inputShape.push_back(inputType.getDimSize(p));
-        reads.push_back(simplifyAffineExpr(
-            e.replaceDimsAndSymbols(linear, {}), type.getRank(), 0));
+        reads.push_back(simplifyAffineExpr(e.replaceDimsAndSymbols(linear, {}),
+                                           type.getRank(), 0));
       }
       inputGroups.push_back(g);
     }

@@ -106,13 +106,13 @@ func.func @pad_inner_constant(%src: tensor<4x6xf32>) -> tensor<4x9xf32> {
 // CHECK-NEXT: ^bb0(%{{.*}}: f32):
 // CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
 // CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
 // CHECK-NEXT: %[[JGE:.*]] = arith.cmpi sge, %[[J]], %[[C1]] : index
 // CHECK-NEXT: %[[JLT:.*]] = arith.cmpi slt, %[[J]], %[[C4]] : index
 // CHECK-NEXT: %[[JIN:.*]] = arith.andi %[[JGE]], %[[JLT]] : i1
 // CHECK-NEXT: %[[JSH:.*]] = arith.subi %[[J]], %[[C1]] : index
 // CHECK-NEXT: %[[JLO:.*]] = arith.maxsi %[[JSH]], %[[C0]] : index
 // CHECK-NEXT: %[[JAT:.*]] = arith.minsi %[[JLO]], %[[C2]] : index
-// CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
 // CHECK-NEXT: %[[KGE:.*]] = arith.cmpi sge, %[[K]], %[[C0]] : index
 // CHECK-NEXT: %[[KLT:.*]] = arith.cmpi slt, %[[K]], %[[C4]] : index
 // CHECK-NEXT: %[[KIN:.*]] = arith.andi %[[KGE]], %[[KLT]] : i1
