@@ -467,6 +467,24 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
 // it fuses with elementwise neighbours and is evaluated where it is read.
 //===----------------------------------------------------------------------===//
 
+/// Static offsets, sizes, strides and shapes, not empty, and a rank
+/// reduction (if any) that drops only unit dimensions.
+LogicalResult matchStaticSlice(tensor::ExtractSliceOp slice,
+                               PatternRewriter &rewriter) {
+  RankedTensorType type = slice.getResultType();
+  if (!type.hasStaticShape() || !slice.getSourceType().hasStaticShape() ||
+      ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+      ShapedType::isDynamicShape(slice.getStaticStrides()))
+    return rewriter.notifyMatchFailure(slice, "dynamic slice");
+  if (type.getNumElements() == 0)
+    return rewriter.notifyMatchFailure(slice, "empty slice");
+  if (slice.getSourceType().getRank() - slice.getDroppedDims().count() !=
+      size_t(type.getRank()))
+    return rewriter.notifyMatchFailure(slice, "unexpected rank reduction");
+  return success();
+}
+
 /// tensor.extract_slice with static offsets, sizes and strides as a gather
 /// over the slice: out[i] = src[offset + i * stride]. (Not a copy generic
 /// with an offset input map: linalg infers loop ranges from operand shapes,
@@ -477,17 +495,9 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
   LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType type = slice.getResultType();
-    if (!type.hasStaticShape() || !slice.getSourceType().hasStaticShape() ||
-        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
-        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
-        ShapedType::isDynamicShape(slice.getStaticStrides()))
-      return rewriter.notifyMatchFailure(slice, "dynamic slice");
-    if (type.getNumElements() == 0)
-      return rewriter.notifyMatchFailure(slice, "empty slice");
+    if (failed(matchStaticSlice(slice, rewriter)))
+      return failure();
     llvm::SmallBitVector dropped = slice.getDroppedDims();
-    if (slice.getSourceType().getRank() - dropped.count() !=
-        size_t(type.getRank()))
-      return rewriter.notifyMatchFailure(slice, "unexpected rank reduction");
     Value gather = positionalGather(
         rewriter, slice.getLoc(), type,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
@@ -548,13 +558,8 @@ struct AlignedSliceAsView : OpRewritePattern<tensor::ExtractSliceOp> {
                                 PatternRewriter &rewriter) const override {
     RankedTensorType type = slice.getResultType();
     RankedTensorType srcType = slice.getSourceType();
-    if (!type.hasStaticShape() || !srcType.hasStaticShape() ||
-        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
-        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
-        ShapedType::isDynamicShape(slice.getStaticStrides()))
-      return rewriter.notifyMatchFailure(slice, "dynamic slice");
-    if (type.getNumElements() == 0)
-      return rewriter.notifyMatchFailure(slice, "empty slice");
+    if (failed(matchStaticSlice(slice, rewriter)))
+      return failure();
     // The only use of a generic's result stays a gather, which pulls the
     // producer into the slice's readers (GatherThroughProducer); behind a
     // view the producer would be a kernel of its own.
@@ -562,8 +567,6 @@ struct AlignedSliceAsView : OpRewritePattern<tensor::ExtractSliceOp> {
         slice.getSource().hasOneUse())
       return rewriter.notifyMatchFailure(slice, "slice of a generic");
     llvm::SmallBitVector dropped = slice.getDroppedDims();
-    if (srcType.getRank() - dropped.count() != size_t(type.getRank()))
-      return rewriter.notifyMatchFailure(slice, "unexpected rank reduction");
     MLIRContext *ctx = getContext();
     SmallVector<ReassociationIndices> reassociation;
     SmallVector<int64_t> expanded;
