@@ -269,11 +269,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
         // floordiv and mod)
         SmallVector<Value> at;
         for (AffineExpr e : map.getResults())
-          at.push_back(
-              isa<AffineDimExpr>(e)
-                  ? extract.getIndices()[cast<AffineDimExpr>(e).getPosition()]
-                  : affine::expandAffineExpr(rewriter, extract.getLoc(), e,
-                                             extract.getIndices(), {}));
+          at.push_back(affine::expandAffineExpr(rewriter, extract.getLoc(), e,
+                                                extract.getIndices(), {}));
         value =
             tensor::ExtractOp::create(rewriter, extract.getLoc(), value, at);
       }
@@ -459,7 +456,8 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
 // reading its result reads the copy's input instead, through the composed
 // map: the transpose of a weight feeding a matmul is never written to memory.
 // Row reductions keep a copy whose composed map is not a projected
-// permutation (their kernels need plain row indexing).
+// permutation: planning recognizes a row reduction by projected-permutation
+// maps (the copy then joins its group as an elementwise producer).
 //
 // A static tensor.extract_slice of whole aligned blocks becomes a view (an
 // expand_shape of its source read by a copy with constant indices), which

@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
+from _programs import program_text  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
 
@@ -364,42 +365,34 @@ def test_independent_chains_reading_one_input_fuse_horizontally():
     assert "horizontally" in str(f.report)
 
 
-PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
-
-
-def _program(name):
-    with open(os.path.join(PROGRAMS, name)) as f:
-        return f.read()
-
-
 def test_named_data_movement_and_f64_index_programs_run_on_cpu():
     x = np.random.default_rng(11).standard_normal((16, 32)).astype(np.float32)
-    np.testing.assert_allclose(kfuse.compile(_program("transpose.mlir"), target="cpu")(x),
+    np.testing.assert_allclose(kfuse.compile(program_text("transpose.mlir"), target="cpu")(x),
                                np.exp(x.T), rtol=1e-6)
     a, b = np.arange(8, dtype=np.float32), np.ones((4, 8), np.float32)
-    f = kfuse.compile(_program("bcast.mlir"), target="cpu")
+    f = kfuse.compile(program_text("bcast.mlir"), target="cpu")
     np.testing.assert_array_equal(f(a, b), a + b)
     assert f.report.after.kernels == 1  # the broadcast folds into the add
     d = np.linspace(0, 1, 16)
-    np.testing.assert_array_equal(kfuse.compile(_program("f64.mlir"), target="cpu")(d),
+    np.testing.assert_array_equal(kfuse.compile(program_text("f64.mlir"), target="cpu")(d),
                                   d + np.arange(16))
     c = np.ones(4, np.float32)
-    np.testing.assert_array_equal(kfuse.compile(_program("const.mlir"), target="cpu")(c),
+    np.testing.assert_array_equal(kfuse.compile(program_text("const.mlir"), target="cpu")(c),
                                   c + np.array([1, 2, 3, 4], np.float32))
 
 
 def test_reshapes_are_views_on_both_targets():
     x = np.random.default_rng(12).standard_normal((4, 8)).astype(np.float32)
     y = np.random.default_rng(13).standard_normal(32).astype(np.float32)
-    r, t = kfuse.compile(_program("reshape.mlir"), target="cpu")(x, y)
+    r, t = kfuse.compile(program_text("reshape.mlir"), target="cpu")(x, y)
     np.testing.assert_array_equal(r, x.ravel() + y)
     np.testing.assert_allclose(t, -np.exp(x.ravel() + y).reshape(2, 16), rtol=1e-6)
-    plan = kfuse.compile(_program("reshape.mlir"), target="cuda").plan
+    plan = kfuse.compile(program_text("reshape.mlir"), target="cuda").plan
     assert [s.op for s in plan.steps] == ["launch", "launch"]  # no copies for views
 
 
 def test_tensor_constants_become_constant_buffers_on_cuda(tmp_path):
-    f = kfuse.compile(_program("const.mlir"), target="cuda")
+    f = kfuse.compile(program_text("const.mlir"), target="cuda")
     (const,) = [b for b in f.plan.buffers if b.kind == "const"]
     np.testing.assert_array_equal(f.constants[const.file], [1, 2, 3, 4])
     f.save(tmp_path / "c")
@@ -409,7 +402,7 @@ def test_tensor_constants_become_constant_buffers_on_cuda(tmp_path):
 
 
 def test_dense_resource_constants_on_both_targets():
-    text = _program("dense_resource.mlir")
+    text = program_text("dense_resource.mlir")
     x = np.ones(4, np.float32)
     np.testing.assert_array_equal(kfuse.compile(text, target="cpu")(x), [2, 3, 4, 5])
     f = kfuse.compile(text, target="cuda")
@@ -419,7 +412,7 @@ def test_dense_resource_constants_on_both_targets():
 
 def test_cuda_compiles_data_movement_and_index_programs():
     for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
-        assert kfuse.compile(_program(name), target="cuda").ptx.count(".entry") == 1
+        assert kfuse.compile(program_text(name), target="cuda").ptx.count(".entry") == 1
 
 
 def test_strict_numerics_fused_is_bit_identical_to_unfused_on_cpu():

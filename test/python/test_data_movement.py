@@ -5,21 +5,15 @@ and fuses with its elementwise neighbours; reshapes move above elementwise
 producers to the inputs. Numerics on the CPU target against numpy; the CUDA
 target must compile the same plan to one PTX kernel per group."""
 
-import os
-
 import numpy as np
 import pytest
+from _programs import program_text
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
 from kfuse import BuilderError  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
-
-
-def _program(name):
-    with open(os.path.join(os.path.dirname(__file__), "programs", name)) as f:
-        return f.read()
 
 
 def _run(prog, *arrays, kernels):
@@ -197,7 +191,7 @@ def test_slice_of_a_slice_of_a_transpose_is_one_gather_kernel():
 # Attention scores from one fused projection: q, k and v are the three
 # aligned thirds of qkv = x @ w. The thirds become views of qkv (reshaped to
 # 16x3x32, read at block 0, 1 or 2), so q @ k^T reads both operands in place.
-ATTENTION = _program("attention_slices.mlir")
+ATTENTION = program_text("attention_slices.mlir")
 
 
 def test_aligned_slices_of_a_projection_are_read_in_place():
@@ -215,7 +209,7 @@ def test_aligned_slices_of_a_projection_are_read_in_place():
     assert kfuse.compile(ATTENTION, target="cuda").ptx.count(".entry") == 3
 
 
-ALIGNED_INTO_ROWS = _program("aligned_rows.mlir")
+ALIGNED_INTO_ROWS = program_text("aligned_rows.mlir")
 
 
 def test_aligned_slices_into_a_softmax_and_an_elementwise_op():

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
+from _programs import program_text  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from make_artifacts import reduction_programs  # noqa: E402
@@ -52,7 +53,7 @@ def test_cuda_row_kernel_assembles(name, tmp_path):
 
 
 def test_softmax_from_mlir_text_is_one_group():
-    text = open(os.path.join(os.path.dirname(__file__), "programs", "softmax.mlir")).read()
+    text = program_text("softmax.mlir")
     f = kfuse.compile(text, target="cpu")
     assert f.report.after.kernels == 1 and f.report.groups[0].kind == "reduction"
     assert f.report.before.kernels == 4  # 2 reductions, 2 elementwise (fills are free)
@@ -64,11 +65,6 @@ def test_softmax_from_mlir_text_is_one_group():
     # register mode: one warp per 128-wide row, a vector<4xf32> chunk per thread
     assert launch.grid == (64, 1, 1) and launch.block == (32, 1, 1) and launch.align == 16
     assert "ld.global.v4" in cuda.ptx
-
-
-def _text(name):
-    with open(os.path.join(os.path.dirname(__file__), "programs", name)) as f:
-        return f.read()
 
 
 def _conv_ref(x, w):
@@ -85,7 +81,7 @@ def _conv_ref(x, w):
 @pytest.mark.parametrize("name", ["matmul_epilogue.mlir", "conv_bias_relu.mlir",
                                   "batch_matmul.mlir"])
 def test_contraction_with_epilogue_is_one_group(name, tmp_path):
-    text = _text(name)
+    text = program_text(name)
     f = kfuse.compile(text, target="cpu")
     assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
     rng = np.random.default_rng(3)
@@ -103,7 +99,7 @@ def test_contraction_with_epilogue_is_one_group(name, tmp_path):
 
 
 def test_producers_of_a_contraction_stay_outside_its_group():
-    text = _text("matmul_epilogue.mlir").replace(
+    text = program_text("matmul_epilogue.mlir").replace(
         "%m = linalg.matmul ins(%a, %b", "%ea = linalg.exp ins(%a : tensor<64x48xf32>) outs("
         "%ee : tensor<64x48xf32>) -> tensor<64x48xf32>\n  %m = linalg.matmul ins(%ea, %b").replace(
         "%e = tensor.empty() : tensor<64x32xf32>",
@@ -115,7 +111,7 @@ def test_producers_of_a_contraction_stay_outside_its_group():
 
 
 def test_softmax_cross_entropy_with_int64_labels_is_one_group():
-    text = _text("softmax_xent.mlir")
+    text = program_text("softmax_xent.mlir")
     f = kfuse.compile(text, target="cpu")
     assert f.report.after.kernels == 1 and f.report.groups[0].kind == "reduction"
     rng = np.random.default_rng(5)
@@ -140,7 +136,7 @@ def test_few_long_rows_split_into_partials_and_a_finish_kernel():
 
 
 def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
-    text = _text("column_mean.mlir")
+    text = program_text("column_mean.mlir")
     f = kfuse.compile(text, target="cpu")
     assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
     x = np.random.default_rng(6).standard_normal((512, 96)).astype(np.float32)
@@ -154,7 +150,7 @@ def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
 def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_order():
     # y = exp(bias) + (a @ b): exp(bias) runs over [32], is consumed only by y
     # and is inlined there, so the whole thing is one contraction kernel.
-    f = kfuse.compile(_text("matmul_bias_first.mlir"), target="cpu")
+    f = kfuse.compile(program_text("matmul_bias_first.mlir"), target="cpu")
     assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
     rng = np.random.default_rng(7)
     a, b, bias = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 32), (32,)])
@@ -163,14 +159,14 @@ def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_orde
 
 
 def test_epilogue_of_two_contractions_over_one_loop_nest_is_one_kernel():
-    f = kfuse.compile(_text("two_matmuls.mlir"), target="cpu")
+    f = kfuse.compile(program_text("two_matmuls.mlir"), target="cpu")
     assert f.report.after.kernels == 1 and f.report.groups[0].kind == "contraction"
     rng = np.random.default_rng(8)
     a, b, c, d = (rng.standard_normal(s).astype(np.float32)
                   for s in [(64, 32), (32, 16), (64, 32), (32, 16)])
     want = a.astype(np.float64) @ b + c.astype(np.float64) @ d
     np.testing.assert_allclose(f(a, b, c, d), want, rtol=1e-5, atol=1e-5)
-    cuda = kfuse.compile(_text("two_matmuls.mlir"), target="cuda")
+    cuda = kfuse.compile(program_text("two_matmuls.mlir"), target="cuda")
     assert cuda.ptx.count(".entry") == 1
 
 
@@ -179,13 +175,13 @@ def test_epilogue_of_two_contractions_over_one_loop_nest_is_one_kernel():
 def test_contraction_into_an_argument_leaves_the_argument_unchanged():
     # c + a @ b: the accumulator starts from the caller's c, which must not be
     # written (CUDA: a device copy into the output, then the kernel).
-    f = kfuse.compile(_text("accumulate_into_arg.mlir"), target="cpu")
+    f = kfuse.compile(program_text("accumulate_into_arg.mlir"), target="cpu")
     rng = np.random.default_rng(9)
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(64, 32), (32, 128), (64, 128)])
     c0 = c.copy()
     np.testing.assert_allclose(f(a, b, c), c0 + a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(c, c0)
-    cuda = kfuse.compile(_text("accumulate_into_arg.mlir"), target="cuda")
+    cuda = kfuse.compile(program_text("accumulate_into_arg.mlir"), target="cuda")
     assert [s.op for s in cuda.plan.steps] == ["copy", "launch"]
     copy, launch = cuda.plan.steps
     assert cuda.plan.buffers[copy.src].kind == "input"
@@ -194,7 +190,7 @@ def test_contraction_into_an_argument_leaves_the_argument_unchanged():
 
 
 def test_contraction_init_needed_elsewhere_is_copied_before_the_kernel():
-    text = _text("init_twice.mlir")
+    text = program_text("init_twice.mlir")
     f = kfuse.compile(text, target="cpu")
     assert f.report.after.kernels == 2
     rng = np.random.default_rng(10)

@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
+from _programs import program_text  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(__file__), "programs", "torch")
 # name -> (kernels after fusion, group kinds)
@@ -49,11 +50,14 @@ EXPECTED = {
 }
 
 
+def _exported(name):
+    """The exported .mlir text and the .npz of inputs and PyTorch's outputs."""
+    return program_text(f"torch/{name}.mlir"), np.load(os.path.join(HERE, f"{name}.npz"))
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_torch_exported_program(name):
-    with open(os.path.join(HERE, f"{name}.mlir")) as f:
-        text = f.read()
-    data = np.load(os.path.join(HERE, f"{name}.npz"))
+    text, data = _exported(name)
     f = kfuse.compile(text, target="cpu")
     kernels, kinds = EXPECTED[name]
     assert f.report.after.kernels == kernels
@@ -80,10 +84,7 @@ def test_causal_sdpa_on_the_cpu_and_a_named_limit_on_cuda():
     # iota comparisons, torch.max with indices and a safe softmax whose
     # "every score of the row masked" reduction keeps a boolean row buffer
     # (bytes on the CPU: fusion-bool-bytes)
-    name = "torch_sdpa_causal"
-    with open(os.path.join(HERE, f"{name}.mlir")) as f:
-        text = f.read()
-    data = np.load(os.path.join(HERE, f"{name}.npz"))
+    text, data = _exported("torch_sdpa_causal")
     f = kfuse.compile(text, target="cpu")
     assert f.report.after.kernels == 5, str(f.report)
     ins = [data[f"in{i}"] for i in range(3)]
