@@ -480,9 +480,10 @@ void FormFusionGroupsPass::runOnOperation() {
   }
 
   // 1b. Horizontal fusion: independent clusters over the same iteration
-  // space that read a common input run as one kernel, so the input is read
-  // once and one launch is saved. Same legality as vertical merges (no path
-  // between them through other ops or groups).
+  // space (with row reductions: over the same rows) that read a common
+  // input run as one kernel, so the input is read once and one launch is
+  // saved. Same legality as vertical merges (no path between them through
+  // other ops or groups).
   auto exposedDomain = [&](ArrayRef<Operation *> members)
       -> std::optional<SmallVector<int64_t>> {
     std::optional<SmallVector<int64_t>> domain;
@@ -519,8 +520,15 @@ void FormFusionGroupsPass::runOnOperation() {
       if (llvm::any_of(ma, isContractionGeneric) ||
           llvm::any_of(mb, isContractionGeneric))
         continue; // their inputs are read many times: nothing to share
+      // Row groups need only share their rows (one block per row computes
+      // both); others must expose one iteration space.
+      llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
+      merged.insert(mb.begin(), mb.end());
+      std::optional<bool> rowwise = rowCompatible(merged);
+      if (rowwise.has_value() && !*rowwise)
+        continue; // reductions over different rows: two kernels
       auto da = exposedDomain(ma), db = exposedDomain(mb);
-      if (!da || !db || *da != *db)
+      if (!rowwise && (!da || !db || *da != *db))
         continue;
       llvm::DenseSet<Value> ia = externalInputs(ma);
       int64_t shared = 0;
@@ -538,10 +546,6 @@ void FormFusionGroupsPass::runOnOperation() {
       };
       if (feeds(ma, mb) || feeds(mb, ma))
         continue; // dependent, not siblings: vertical fusion decided this edge
-      llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
-      merged.insert(mb.begin(), mb.end());
-      if (rowCompatible(merged).value_or(true) == false)
-        continue; // reductions over different rows: two kernels
       if (reachesThroughOutside(block, merged, merged, membersOf))
         continue;
       classes.unionSets(a, b);

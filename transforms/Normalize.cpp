@@ -49,6 +49,7 @@
 namespace kfuse {
 #define GEN_PASS_DEF_PADTOGENERIC
 #define GEN_PASS_DEF_DROPBODYASSERTS
+#define GEN_PASS_DEF_DROPDEADRESULTS
 #define GEN_PASS_DEF_HOISTRESHAPES
 #define GEN_PASS_DEF_FOLDCOPIES
 #include "transforms/Passes.h.inc"
@@ -911,6 +912,16 @@ struct DropBodyAssertsPass
     });
     for (Operation *op : asserts)
       op->erase();
+  }
+};
+
+struct DropDeadResultsPass
+    : kfuse::impl::DropDeadResultsBase<DropDeadResultsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
   }
 };
 

@@ -139,6 +139,21 @@ def DropBodyAsserts : Pass<"fusion-drop-body-asserts", "::mlir::func::FuncOp"> {
   }];
 }
 
+def DropDeadResults : Pass<"fusion-drop-dead-results", "::mlir::func::FuncOp"> {
+  let summary = "Removes results of linalg.generic ops that nothing reads";
+  let description = [{
+    Decompositions compute more than a program uses: torch's `max(dim)`
+    yields the maximum and its index from one generic (a compare and a select
+    of `linalg.index` carried next to the max), and a softmax that needs only
+    the maximum leaves the index result unread. A result with no uses, whose
+    output argument feeds only its own yielded value, is dropped with its
+    init operand and the body ops that computed it (linalg's
+    erase-unused-operands-and-results patterns). The reduction that is left
+    combines with one associative op, which the GPU row kernels can emit.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp"> {
   let summary = "Passes boolean tensors across the function boundary as i8";
   let description = [{
@@ -161,7 +176,9 @@ def WidenBoolResults : Pass<"fusion-widen-bool-results", "::mlir::func::FuncOp">
     by the cost model, a directive, or no-fusion) is written as bytes: the
     producing group yields `arith.extui` of it, every reading group starts
     with `arith.trunci` of its input; elementwise fusion folds both
-    conversions into the kernels.
+    conversions into the kernels. Reshapes between the groups (a unit
+    dimension restored) carry the bytes; any other use of the boolean tensor
+    outside a group is an error.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

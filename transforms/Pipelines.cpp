@@ -137,15 +137,19 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // through (d0, 0) maps) are folded away, so reductions and their epilogues
   // index rows with plain projected permutations.
   // Static pads become elementwise gathers (fusion-pad-to-generic);
-  // assertions in element bodies are dropped (fusion-drop-body-asserts);
+  // assertions in element bodies are dropped (fusion-drop-body-asserts), so
+  // are results nothing reads (fusion-drop-dead-results: torch.max's
+  // indices when only the maximum is used);
   // reshapes move above elementwise producers to the inputs
   // (fusion-hoist-reshapes).
   // Copies (transposes, broadcasts, slices) fold into their readers' maps
   // (fusion-fold-copies).
-  addPipeline(pm, "canonicalize,func.func(linalg-generalize-named-ops,"
-                  "fusion-pad-to-generic,fusion-drop-body-asserts,"
-                  "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
-                  "fusion-fold-copies),canonicalize,cse");
+  addPipeline(
+      pm,
+      "canonicalize,func.func(linalg-generalize-named-ops,"
+      "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
+      "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
+      "fusion-fold-copies),canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {

@@ -75,6 +75,11 @@ std::optional<Combiner> findCombiner(linalg::GenericOp g) {
           .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
           .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
           .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+          .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+          .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+          .Case<arith::AndIOp>([](auto) { return K::AND; })
+          .Case<arith::OrIOp>([](auto) { return K::OR; })
+          .Case<arith::XOrIOp>([](auto) { return K::XOR; })
           .Default([](Operation *) { return std::nullopt; });
   if (!kind)
     return std::nullopt;
@@ -102,9 +107,15 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
   unsigned w = it.getWidth();
   switch (kind) {
   case K::ADD:
-    return b.getIntegerAttr(it, 0);
+  case K::OR:
+  case K::XOR:
+  case K::MAXUI:
+    return b.getIntegerAttr(it, APInt::getZero(w));
   case K::MUL:
-    return b.getIntegerAttr(it, 1);
+    return b.getIntegerAttr(it, APInt(w, 1));
+  case K::AND:
+  case K::MINUI:
+    return b.getIntegerAttr(it, APInt::getAllOnes(w));
   case K::MAXSI:
     return b.getIntegerAttr(it, APInt::getSignedMinValue(w));
   default:
@@ -181,6 +192,12 @@ private:
   /// value (the same order of combination everywhere).
   Value clusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
                        gpu::AllReduceOperation kind);
+  /// Combines the threads' partials of a block (and, in cluster mode, the
+  /// blocks' totals): every thread gets the row's total. Integers narrower
+  /// than 32 bits (booleans of an "all" or "any") travel as i32, the width
+  /// warp shuffles and the cluster slots hold.
+  Value blockCombine(OpBuilder &b, Location loc, Value tid, Value partial,
+                     gpu::AllReduceOperation kind);
   /// Register mode: each thread owns `chunks` chunks of `width` consecutive
   /// columns of its row, unrolled, so values stay in registers across
   /// phases. Streaming mode (chunks == 0) loops over the columns instead.
@@ -302,11 +319,12 @@ LogicalResult RowKernel::analyze() {
                            << "' runs over neither the rows nor the rows x "
                               "columns of its reductions";
     if (g.getNumReductionLoops() > 0 && !findCombiner(g))
-      return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
-                              "yet: the reduction body of kernel '"
-                           << name
-                           << "' is not `acc = acc op f(inputs)` with an "
-                              "associative op (add, mul, max, min)";
+      return g.emitError()
+             << "kfuse cannot generate code for 'linalg.generic' "
+                "yet: the reduction body of kernel '"
+             << name
+             << "' is not `acc = acc op f(inputs)` with an "
+                "associative op (add, mul, max, min, and, or, xor)";
     position[g] = position.size();
     // The kernel computes these buffers; nothing on the host may touch them
     // before it runs (bufferization copies would read them too early).
@@ -497,9 +515,20 @@ static vector::CombiningKind combiningKind(gpu::AllReduceOperation k) {
     return C::MINNUMF;
   case K::MAXSI:
     return C::MAXSI;
-  default:
+  case K::MINSI:
     return C::MINSI;
+  case K::MAXUI:
+    return C::MAXUI;
+  case K::MINUI:
+    return C::MINUI;
+  case K::AND:
+    return C::AND;
+  case K::OR:
+    return C::OR;
+  case K::XOR:
+    return C::XOR;
   }
+  llvm_unreachable("unknown all-reduce operation");
 }
 
 Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
@@ -531,6 +560,30 @@ Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
               : v;
   }
   return acc;
+}
+
+/// The type a reduction's partials are combined in across threads.
+static Type combinedType(Type t) {
+  auto it = dyn_cast<IntegerType>(t);
+  return it && it.getWidth() < 32 ? IntegerType::get(t.getContext(), 32) : t;
+}
+
+Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
+                              Value partial, gpu::AllReduceOperation kind) {
+  using K = gpu::AllReduceOperation;
+  Type type = partial.getType(), wide = combinedType(type);
+  if (wide != type)
+    partial = kind == K::MAXSI || kind == K::MINSI
+                  ? arith::ExtSIOp::create(b, loc, wide, partial).getResult()
+                  : arith::ExtUIOp::create(b, loc, wide, partial).getResult();
+  Value total = gpu::AllReduceOp::create(
+      b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+      /*uniform=*/true);
+  if (cluster > 1)
+    total = clusterCombine(b, loc, tid, total, kind);
+  if (wide != type)
+    total = arith::TruncIOp::create(b, loc, type, total);
+  return total;
 }
 
 /// Register mode: thread `tid` owns columns [(k * t + tid) * width, +width)
@@ -583,12 +636,7 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (width > 1)
         partial = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
                                               partial);
-      Value total = gpu::AllReduceOp::create(
-          kb, loc, partial,
-          gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
-          /*uniform=*/true);
-      if (cluster > 1)
-        total = clusterCombine(kb, loc, tid, total, comb.kind);
+      Value total = blockCombine(kb, loc, tid, partial, comb.kind);
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
     } else if (isRowSpace(g)) {
@@ -774,7 +822,8 @@ LogicalResult RowKernel::emit() {
       if (g.getNumReductionLoops() > 0)
         slotTypes.push_back(MemRefType::get(
             {1},
-            cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType(),
+            combinedType(cast<MemRefType>(g.getDpsInits()[0].getType())
+                             .getElementType()),
             MemRefLayoutAttrInterface(),
             gpu::AddressSpaceAttr::get(b.getContext(),
                                        gpu::AddressSpace::Workgroup)));
@@ -872,10 +921,7 @@ LogicalResult RowKernel::emit() {
           total = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
                                               total);
         if (!perThread)
-          total = gpu::AllReduceOp::create(
-              kb, loc, total,
-              gpu::AllReduceOperationAttr::get(kb.getContext(), comb.kind),
-              /*uniform=*/true);
+          total = blockCombine(kb, loc, tid, total, comb.kind);
         // (trailing reductions: the row indices are the leading loops, and a
         // scalar is wanted, not a vector)
         SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)

@@ -88,28 +88,43 @@ struct WidenBoolResultsPass
       for (OpResult result : group->getResults()) {
         if (!isBoolTensor(result.getType()) || result.use_empty())
           continue;
+        // The readers: groups, directly or through reshapes (a unit
+        // dimension restored before the value reaches another group).
+        SmallVector<Operation *> reshapes;
         SmallVector<OpOperand *> uses;
-        for (OpOperand &use : result.getUses())
-          uses.push_back(&use);
-        for (OpOperand *use : uses)
-          if (!isa<fusion::GroupOp>(use->getOwner())) {
-            use->getOwner()->emitError()
-                << "fusion-widen-bool-results: a boolean tensor of group '"
-                << group.getSymName() << "' is used outside any group";
-            return signalPassFailure();
+        SmallVector<Value> worklist{result};
+        while (!worklist.empty()) {
+          Value v = worklist.pop_back_val();
+          for (OpOperand &use : v.getUses()) {
+            Operation *user = use.getOwner();
+            if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user)) {
+              reshapes.push_back(user);
+              worklist.push_back(user->getResult(0));
+            } else if (isa<fusion::GroupOp>(user)) {
+              uses.push_back(&use);
+            } else {
+              user->emitError()
+                  << "fusion-widen-bool-results: a boolean tensor of group '"
+                  << group.getSymName() << "' is used outside any group";
+              return signalPassFailure();
+            }
           }
-        // The producing group writes bytes...
+        }
+        // The producing group writes bytes (reshapes move bytes)...
         b.setInsertionPoint(yield);
         unsigned i = result.getResultNumber();
         yield->setOperand(i, convert<arith::ExtUIOp>(b, yield.getLoc(),
                                                      yield->getOperand(i), i8));
         result.setType(withElement(result.getType(), i8));
+        for (Operation *reshape : reshapes)
+          reshape->getResult(0).setType(
+              withElement(reshape->getResult(0).getType(), i8));
         // ... and every reading group narrows them back.
         for (OpOperand *use : uses) {
           auto reader = cast<fusion::GroupOp>(use->getOwner());
           BlockArgument arg =
               reader.getBodyBlock().getArgument(use->getOperandNumber());
-          arg.setType(result.getType());
+          arg.setType(use->get().getType());
           b.setInsertionPointToStart(&reader.getBodyBlock());
           Value narrowed =
               convert<arith::TruncIOp>(b, reader.getLoc(), arg, i1);

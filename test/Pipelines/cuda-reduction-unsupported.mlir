@@ -1,9 +1,10 @@
 // A row reduction the CUDA code generator cannot emit yet: its body,
-// acc = acc - x, has no associative combiner (add, mul, max, min), which the
-// row-per-block kernels need to combine per-thread partials. The planner
-// groups it (its body is elementwise), fusion-codegen-cuda reports it
-// naming the kernel, and nothing is printed. The CPU pipelines, which run the
-// reduction sequentially, accept it.
+// acc = acc - x, has no associative combiner (add, mul, max, min, and, or,
+// xor), which the row-per-block kernels need to combine per-thread
+// partials. The planner groups it (its body is elementwise),
+// fusion-codegen-cuda reports it naming the kernel, and nothing is
+// printed. The CPU pipelines, which run the reduction sequentially, accept
+// it.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
 // RUN:   | FileCheck %s --check-prefix=PLAN
@@ -17,7 +18,7 @@
 // PLAN: arith.subf
 // PLAN: fusion.yield %{{.*}} : tensor<64xf32>
 
-// CUDA: error: kfuse cannot generate code for 'linalg.generic' yet: the reduction body of kernel 'g0' is not `acc = acc op f(inputs)` with an associative op (add, mul, max, min)
+// CUDA: error: kfuse cannot generate code for 'linalg.generic' yet: the reduction body of kernel 'g0' is not `acc = acc op f(inputs)` with an associative op (add, mul, max, min, and, or, xor)
 // CUDA-NOT: gpu.launch_func
 // CUDA-NOT: func.func
 

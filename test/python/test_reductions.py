@@ -38,18 +38,47 @@ def test_cpu_numerics_and_one_group(name):
     assert "reduction" in kinds
 
 
+def _assembles(ptx, tmp_path):
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not os.path.exists(ptxas):
+        pytest.skip("ptxas not installed")
+    (tmp_path / "k.ptx").write_text(ptx)
+    r = subprocess.run([ptxas, "-arch=sm_90", str(tmp_path / "k.ptx"), "-o", os.devnull],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_cuda_row_kernel_assembles(name, tmp_path):
     f = kfuse.compile(PROGRAMS[name], target="cuda", chip="sm_90")
     assert f.ptx.count(".entry") == len(f.plan.steps)  # (long rows split in two)
     assert "shfl.sync.bfly" in f.ptx  # the block reduction
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    if not os.path.exists(ptxas):
-        pytest.skip("ptxas not installed")
-    (tmp_path / "k.ptx").write_text(f.ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90", str(tmp_path / "k.ptx"), "-o", os.devnull],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    _assembles(f.ptx, tmp_path)
+
+
+@pytest.mark.parametrize("rows", [64, 1])
+def test_boolean_all_and_any_rows(rows, tmp_path):
+    # andi / ori reductions over i1: one row kernel on both targets (the two
+    # reductions read the same x: horizontal fusion); with one row the unit
+    # dimension is folded away and the boolean result reaches the return
+    # through a reshape
+    text = program_text("masked_rows.mlir").replace("64x", f"{rows}x").replace(
+        "tensor<64xi1>", f"tensor<{rows}xi1>")
+    x = np.random.default_rng(7).standard_normal((rows, 1024)).astype(np.float32)
+    if rows == 1:
+        x[0, 5] = 3.5  # any: true, all: true
+    f = kfuse.compile(text, target="cpu")
+    y, anyrow = f(x)
+    every = (x > -3.0).all(axis=1)
+    assert anyrow.dtype == np.bool_
+    np.testing.assert_array_equal(anyrow, (x > 3.2).any(axis=1))
+    np.testing.assert_array_equal(y, np.where(every[:, None], x, 0))
+    assert f.report.groups[0].kind == "reduction"
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert "shfl.sync.bfly" in cuda.ptx
+    _assembles(cuda.ptx, tmp_path)
+    if rows == 64:
+        assert f.report.after.kernels == 1 and cuda.ptx.count(".entry") == 1
 
 
 def test_softmax_from_mlir_text_is_one_group():
