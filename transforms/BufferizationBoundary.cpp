@@ -2,18 +2,22 @@
 //
 // What one-shot bufferization must know about the compiled function's
 // boundary: its tensor arguments are the caller's inputs (never written in
-// place), and each of its results is a buffer of its own.
+// place), and each of its results is a buffer of its own. After
+// bufferization, results that reach their output buffer through reshapes
+// are computed in that buffer (fusion-results-in-place).
 //
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #define DEBUG_TYPE "fusion-bufferization-boundary"
 
 namespace kfuse {
 #define GEN_PASS_DEF_BUFFERIZATIONBOUNDARY
+#define GEN_PASS_DEF_RESULTSINPLACE
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -47,6 +51,76 @@ struct BufferizationBoundaryPass
                                                          ValueRange{}, v));
       }
     });
+  }
+};
+
+/// `memref.copy %src, %out` into an output argument, where %src is a
+/// buffer allocated in the function seen through reshapes: the buffer
+/// becomes the inverse reshapes of %out.
+struct ResultsInPlacePass
+    : kfuse::impl::ResultsInPlaceBase<ResultsInPlacePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    Block &body = func.getBody().front();
+    SmallVector<memref::CopyOp> copies;
+    for (auto copy : body.getOps<memref::CopyOp>())
+      copies.push_back(copy);
+    for (memref::CopyOp copy : copies)
+      inPlace(copy);
+  }
+
+  static void inPlace(memref::CopyOp copy) {
+    auto out = dyn_cast<BlockArgument>(copy.getTarget());
+    if (!out || out.getOwner() != copy->getBlock() || !out.hasOneUse() ||
+        !cast<MemRefType>(out.getType()).getLayout().isIdentity())
+      return;
+    // The reshapes from the buffer to the copy, each used once, all of
+    // identity layout.
+    SmallVector<Operation *> chain;
+    Value v = copy.getSource();
+    while (v.hasOneUse() &&
+           isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+               v.getDefiningOp()) &&
+           cast<MemRefType>(v.getType()).getLayout().isIdentity()) {
+      chain.push_back(v.getDefiningOp());
+      v = v.getDefiningOp()->getOperand(0);
+    }
+    auto alloc = v.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != copy->getBlock() ||
+        !alloc.getType().getLayout().isIdentity() ||
+        !alloc.getType().hasStaticShape())
+      return;
+    // Everything else that touches the buffer runs before the copy.
+    Operation *last = chain.empty() ? copy.getOperation() : chain.back();
+    for (Operation *user : alloc->getUsers()) {
+      if (user == last)
+        continue;
+      Operation *top = copy->getBlock()->findAncestorOpInBlock(*user);
+      if (!top || !top->isBeforeInBlock(copy))
+        return;
+    }
+    // The output seen as the buffer: the reshapes undone, in reverse.
+    OpBuilder b(alloc);
+    Location loc = copy.getLoc();
+    Value view = out;
+    for (Operation *reshape : chain) {
+      if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+        view = memref::CollapseShapeOp::create(
+            b, loc, view, expand.getReassociationIndices());
+      else
+        view = memref::ExpandShapeOp::create(
+            b, loc, cast<memref::CollapseShapeOp>(reshape).getSrcType(), view,
+            cast<memref::CollapseShapeOp>(reshape).getReassociationIndices());
+    }
+    // (identity layouts throughout: each inverse has its reshape's source
+    // type, so `view` has the buffer's type)
+    copy.erase();
+    for (Operation *reshape : chain)
+      reshape->erase();
+    alloc.replaceAllUsesWith(view);
+    alloc.erase();
   }
 };
 } // namespace

@@ -317,6 +317,22 @@ def BufferizationBoundary : Pass<"fusion-bufferization-boundary", "::mlir::func:
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def ResultsInPlace : Pass<"fusion-results-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Computes results in their output buffers across reshapes";
+  let description = [{
+    Runs after bufferization. Unit dimensions are folded away before
+    planning, so a result of shape [1, 128, 768] is computed as [128, 768]
+    and restored by a reshape before the return; bufferization then writes
+    it into a buffer of its own and copies that into the output argument (a
+    whole extra read and write of the result). When the copied buffer is
+    allocated in the function, reaches the copy only through reshapes, and
+    nothing touches it after the copy, it is replaced by the output argument
+    seen through the inverse reshapes, and the copy goes. Output arguments
+    used elsewhere, and buffers read after the copy, keep the copy.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Lowers tagged elementwise linalg.generic ops on memrefs to gpu.launch";
   let description = [{

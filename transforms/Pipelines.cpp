@@ -126,7 +126,7 @@ const char *kBufferize =
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=1 "
     "modify-public-functions=1},"
-    "cse,canonicalize";
+    "cse,canonicalize,func.func(fusion-results-in-place)";
 
 } // namespace
 

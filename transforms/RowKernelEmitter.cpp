@@ -489,8 +489,10 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
 }
 
 bool RowKernel::usedOutside(Value buffer) {
-  if (isa<BlockArgument>(buffer))
-    return true; // a function argument: a program output
+  // Only a buffer allocated for the group can be private to the kernel;
+  // anything else (a function argument, a view of one) is a program output.
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return true;
   return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
     auto g = dyn_cast<linalg::GenericOp>(user);
     return !g || !llvm::is_contained(generics, g);

@@ -391,6 +391,31 @@ def test_reshapes_are_views_on_both_targets():
     assert [s.op for s in plan.steps] == ["launch", "launch"]  # no copies for views
 
 
+def test_results_with_unit_dims_are_written_in_place():
+    # batch 1: the unit dims are folded away before planning and restored by
+    # reshapes of the results; the kernels write the outputs themselves (no
+    # buffer of their own copied into each output afterwards)
+    p = kb.Program("batch1")
+    x = p.input("x", (1, 128, 768), "f32")
+    p.output(x.sum(axis=-1, keepdims=True), name="s")
+    p.output(kb.exp(x) * 2.0, name="e")
+    a = np.random.default_rng(3).standard_normal((1, 128, 768)).astype(np.float32)
+    s, e = kfuse.compile(p, target="cpu")(a)
+    np.testing.assert_allclose(s, a.sum(-1, keepdims=True), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(e, np.exp(a) * 2.0, rtol=1e-6)
+    plan = kfuse.compile(p, target="cuda").plan
+    assert [st.op for st in plan.steps] == ["launch"]
+    assert {plan.buffers[a.buffer].kind for a in plan.steps[0].args} == {"input", "output"}
+    # the same from torch-mlir-style text: keepdims (d0, d1, 0) maps
+    text = program_text("batch1_rows.mlir")
+    x = a[:, :64, :256].copy()
+    mean, centred = kfuse.compile(text, target="cpu")(x)
+    np.testing.assert_allclose(mean, x.mean(-1, keepdims=True), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(centred, x - x.mean(-1, keepdims=True), rtol=1e-5, atol=1e-6)
+    plan = kfuse.compile(text, target="cuda").plan
+    assert [st.op for st in plan.steps] == ["launch"]
+
+
 def test_tensor_constants_become_constant_buffers_on_cuda(tmp_path):
     f = kfuse.compile(program_text("const.mlir"), target="cuda")
     (const,) = [b for b in f.plan.buffers if b.kind == "const"]
