@@ -256,6 +256,32 @@ def test_call_with_wrong_dtype(small):
         small(np.zeros(4, np.float64))
 
 
+def test_out_must_not_share_memory_with_inputs_or_outputs():
+    # kernels read their inputs while they write outputs: out= must not alias
+    p = kb.Program("rows")
+    a = p.input("a", (16, 16), "f32")
+    p.output(a - a.max(axis=-1, keepdims=True), name="y")
+    p.output(a * 2.0, name="z")
+    f = kfuse.compile(p, target="cpu")
+    x = np.random.default_rng(1).standard_normal((16, 16)).astype(np.float32)
+    with pytest.raises(kfuse.CallError, match="output 'y' .* shares memory with input 'a'"):
+        f(x, out=(x, np.empty_like(x)))
+    both = np.empty((2, 16, 16), np.float32)
+    with pytest.raises(kfuse.CallError, match="output 'z' .* shares memory with output 'y'"):
+        f(x, out=(both[0], both[0]))
+    y, z = f(x, out=(both[0], both[1]))  # adjacent, not overlapping
+    assert y.base is both and z.base is both
+    np.testing.assert_array_equal(y, x - x.max(axis=-1, keepdims=True))
+    np.testing.assert_array_equal(z, x * 2)
+    # the same check on device pointers (the CUDA runtime's spans), no GPU needed
+    plan = kfuse.compile(p, target="cuda").plan
+    plan.check_disjoint_outputs([("device", 4096)], [("device", 8192), ("device", 4096 + 1024)])
+    with pytest.raises(kfuse.CallError, match="output 'z'.*input 'a'"):
+        plan.check_disjoint_outputs([("device", 4096)],
+                                    [("device", 8192), ("device", 4096 + 1020)])
+    plan.check_disjoint_outputs([None], [("device", 0), None])  # staged host arrays
+
+
 def test_unknown_target_and_option():
     p = kb.Program("t")
     x = p.input("x", (4,), "f32")

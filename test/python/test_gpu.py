@@ -188,6 +188,11 @@ def test_torch_zero_copy(case):
     side.synchronize()
     _compare(tuple(_torch_to_host(torch, o, s) for o, s in zip(outs, exe.plan.outputs)),
              exps, exe, rtol, atol)
+    # out= aliasing an input of the same shape and dtype is refused before any launch
+    same = [t for t in t_ins if t.shape == outs[0].shape and t.dtype == outs[0].dtype]
+    if same:
+        with pytest.raises(CallError, match="shares memory with input"):
+            exe(*t_ins, out=[same[0]] + outs[1:])
 
     # explicit stream= (a torch stream object and a raw int handle)
     for st in (side, side.cuda_stream):

@@ -387,7 +387,8 @@ class CudaExecutable(HoldsPlan):
       the call waits for the GPU.
 
     Arrays must be C-contiguous, and start on the alignment the kernels were compiled for.
-    ``out=`` (one array, or a tuple/list) receives the results instead of new arrays.
+    ``out=`` (one array, or a tuple/list) receives the results instead of new arrays; it
+    must not share memory with an input or another output (CallError).
     Returns one array when the program has one output, else a tuple."""
 
     def __init__(self, plan: LaunchPlan, ptx_text, device: Optional[int] = None,
@@ -532,6 +533,11 @@ class CudaExecutable(HoldsPlan):
                 if a.host and not (a.obj.flags.c_contiguous and a.obj.flags.writeable):
                     raise CallError(f"output {spec.name!r} must be a writeable C-contiguous "
                                     f"numpy array")
+            # (host arrays are staged through device copies; device pointers are
+            # unique across devices: unified addressing)
+            span = lambda a: None if a.host else ("device", a.ptr)  # noqa: E731
+            plan.check_disjoint_outputs([span(a) for a in in_recs],
+                                        [span(a) for a in out_recs])
 
         ordinal = self._pick_device(recs)
         st = self._state(ordinal)

@@ -543,6 +543,26 @@ class LaunchPlan:
         for spec, arg in zip(self.outputs, outs):
             self.check_arg(spec, arg, describe, "output")
 
+    def check_disjoint_outputs(self, in_spans: Sequence, out_spans: Sequence) -> None:
+        """Raises CallError when an output given with ``out=`` shares memory with an
+        input or another output: kernels read inputs while they write outputs, so an
+        aliased output would give wrong results silently. A span is ``(space, start)``
+        (space: anything naming one address space, e.g. a device ordinal; start: the
+        first byte) or None for an argument that is staged through a copy."""
+        def ranges(specs, spans, role):
+            for spec, span in zip(specs, spans):
+                if span is not None:
+                    nbytes = math.prod(spec.shape) * spec.dtype.itemsize
+                    yield role, spec.name, span[0], span[1], span[1] + nbytes
+        ins = list(ranges(self.inputs, in_spans, "input"))
+        outs = list(ranges(self.outputs, out_spans, "output"))
+        for i, (_, name, space, lo, hi) in enumerate(outs):
+            for role, other, space2, lo2, hi2 in ins + outs[:i]:
+                if space == space2 and lo < hi2 and lo2 < hi:
+                    raise CallError(f"output {name!r} (out=) shares memory with {role} "
+                                    f"{other!r}; the kernels read their inputs while "
+                                    f"writing outputs, so pass a separate array")
+
     def _check_count(self, args, specs, word, got):
         if len(args) != len(specs):
             names = ", ".join(s.name for s in specs)

@@ -75,6 +75,8 @@ class CpuExecutable:
             for o, s in zip(outs, plan.outputs):
                 if not isinstance(o, np.ndarray) or not o.flags.c_contiguous:
                     raise CallError(f"output '{s.name}': out= needs C-contiguous numpy arrays")
+            span = lambda a: ("host", a.__array_interface__["data"][0])  # noqa: E731
+            plan.check_disjoint_outputs([span(a) for a in host], [span(o) for o in outs])
         else:
             outs = [np.empty(s.shape, dtype=d) for s, d in zip(plan.outputs, np_out)]
         ptrs = [_descriptor(a) for a in host] + [_descriptor(o) for o in outs]
