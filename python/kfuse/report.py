@@ -5,9 +5,11 @@ tensor.extract_slice, which move data) as its own kernel that reads its tensor
 operands and writes its results (the unfused baseline);
 'after' counts every fusion.group as one kernel that reads its inputs once and
 writes its results once, tensor constants (weights) included. Bytes are exact
-for static shapes: broadcast operands, and tensors read through a gather
-(pads, slices), count at their own size, which assumes caches absorb re-reads
-(for a slice it is an upper bound)."""
+for static shapes: broadcast operands count at their own size, which assumes
+caches absorb re-reads. A group input read only through indexing maps (views
+of it included) counts the boxes its maps reach (q @ k^T reading two aligned
+thirds of qkv is charged two thirds); tensors read through a gather (pads,
+unaligned slices) count whole, an upper bound."""
 
 from __future__ import annotations
 
@@ -93,6 +95,107 @@ def _reads(op) -> int:
             continue
         seen.add(v)
         total += value_bytes(v)
+    return total
+
+
+def _interval(e, ranges):
+    """(lo, hi) of affine expression ``e`` over loops 0 <= d_i < ranges[i], or
+    None when unknown (a symbol, a product of two loop indices)."""
+    if isinstance(e, ir.AffineDimExpr):
+        r = ranges[e.position]
+        return None if r is None else (0, r - 1)
+    if isinstance(e, ir.AffineConstantExpr):
+        return (e.value, e.value)
+    if not isinstance(e, ir.AffineBinaryExpr):
+        return None
+    a, b = _interval(e.lhs, ranges), _interval(e.rhs, ranges)
+    if a is None or b is None:
+        return None
+    if isinstance(e, ir.AffineAddExpr):
+        return (a[0] + b[0], a[1] + b[1])
+    if b[0] != b[1]:
+        return None  # (a product or division by a loop index)
+    c = b[0]
+    if isinstance(e, ir.AffineMulExpr):
+        return (min(a[0] * c, a[1] * c), max(a[0] * c, a[1] * c))
+    if c <= 0:
+        return None
+    if isinstance(e, ir.AffineFloorDivExpr):
+        return (a[0] // c, a[1] // c)
+    if isinstance(e, ir.AffineCeilDivExpr):
+        return (-(-a[0] // c), -(-a[1] // c))
+    if isinstance(e, ir.AffineModExpr):
+        return (a[0] % c, a[1] % c) if a[0] // c == a[1] // c else (0, c - 1)
+    return None
+
+
+def _loop_ranges(op, maps):
+    """Static loop ranges of a linalg.generic from the operands its maps
+    index with plain loop indices."""
+    ranges = [None] * maps[0].n_dims
+    for v, m in zip(op.operands, maps):
+        if not isinstance(v.type, ir.ShapedType):
+            continue
+        shape = ir.ShapedType(v.type).shape
+        for size, e in zip(shape, m.results):
+            if isinstance(e, ir.AffineDimExpr):
+                ranges[e.position] = size
+    return ranges
+
+
+def _elements_read(value, chain=()) -> list:
+    """What a group's body reads of ``value`` (through views): one
+    (key, elements) per distinct access, or None for a whole read."""
+    accesses = []
+    for use in value.uses:
+        owner = use.owner
+        name = owner.operation.name
+        if name in ("tensor.expand_shape", "tensor.collapse_shape"):
+            sub = _elements_read(owner.results[0], chain + (str(owner.results[0].type),))
+            if sub is None:
+                return None
+            accesses += sub
+            continue
+        if name != "linalg.generic":
+            return None  # a gather, an init, any other op: the whole tensor
+        n_in = len(owner.operands) - len(owner.results)
+        if use.operand_number >= n_in:
+            return None
+        maps = [ir.AffineMapAttr(a).value
+                for a in ir.ArrayAttr(owner.attributes["indexing_maps"])]
+        ranges = _loop_ranges(owner, maps)
+        m = maps[use.operand_number]
+        shape = ir.ShapedType(value.type).shape
+        box = []
+        for size, e in zip(shape, m.results):
+            span = _interval(e, ranges)
+            box.append((0, size - 1) if span is None else
+                       (max(0, span[0]), min(size - 1, span[1])))
+        n = 1
+        for lo, hi in box:
+            n *= max(0, hi - lo + 1)
+        accesses.append(((chain, tuple(box)), n))
+    return accesses
+
+
+def _group_reads(op) -> int:
+    """Bytes a group reads from its inputs: for an input read only through
+    indexing maps (views included), the boxes its maps reach (a slice of qkv
+    costs the slice); otherwise the whole tensor."""
+    total, seen = 0, set()
+    args = op.regions[0].blocks[0].arguments
+    for v, arg in zip(op.operands, args):
+        if v in seen:
+            continue
+        seen.add(v)
+        full = value_bytes(v)
+        accesses = _elements_read(arg)
+        if accesses is None or not accesses:
+            total += full if accesses is None else 0
+            continue
+        elements = sum(dict(accesses).values())  # (each distinct access once)
+        itemsize = dtypes.get(str(ir.ShapedType(v.type).element_type)).itemsize
+        total += min(full, elements * itemsize)
     return total
 
 
@@ -190,7 +293,7 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
             linalg_ops = [o for o in body.operations
                           if _is_kernel_op(o) and not _is_fill(o)]
             payload = [p for o in linalg_ops for p in _payload(o)]
-            read = _reads(op) + _constant_bytes(body)
+            read = _group_reads(op) + _constant_bytes(body)
             written = sum(value_bytes(r) for r in op.results)
             decisions = ([ir.StringAttr(d).value for d in ir.ArrayAttr(attrs["decisions"])]
                          if "decisions" in attrs else [])

@@ -207,6 +207,11 @@ def test_aligned_slices_of_a_projection_are_read_in_place():
     q, k, v = qkv[:, :32], qkv[:, 32:64], qkv[:, 64:]
     np.testing.assert_allclose(f(x, w), (q @ k.T * 0.25) @ v, rtol=1e-4, atol=1e-3)
     assert kfuse.compile(ATTENTION, target="cuda").ptx.count(".entry") == 3
+    # the report charges what the views reach: q @ k^T reads two thirds of
+    # qkv (2 x 16x32 f32), scores @ v reads the scores and the v third
+    qk, sv = f.report.groups[1], f.report.groups[2]
+    assert qk.bytes_read == 2 * 16 * 32 * 4, str(f.report)
+    assert sv.bytes_read == (16 * 16 + 16 * 32) * 4, str(f.report)
 
 
 ALIGNED_INTO_ROWS = program_text("aligned_rows.mlir")
@@ -222,4 +227,6 @@ def test_aligned_slices_into_a_softmax_and_an_elementwise_op():
     s = np.exp(x[:, 64:128].astype(np.float64))
     np.testing.assert_allclose(t, s / s.sum(1, keepdims=True), rtol=1e-5)
     np.testing.assert_array_equal(n, -x[:, 1::2])
+    # each kernel is charged the columns it reads: a third, every other one
+    assert [g.bytes_read for g in f.report.groups] == [8 * 64 * 4, 8 * 96 * 4]
     assert kfuse.compile(ALIGNED_INTO_ROWS, target="cuda").ptx.count(".entry") == 2
