@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -489,14 +490,31 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
 }
 
 bool RowKernel::usedOutside(Value buffer) {
-  // Only a buffer allocated for the group can be private to the kernel;
-  // anything else (a function argument, a view of one) is a program output.
-  if (!buffer.getDefiningOp<memref::AllocOp>())
+  // Views of a buffer are the buffer: only an allocation made for the group
+  // can be private to the kernel; anything else (a function argument, a
+  // view of one) is a program output.
+  Value base = buffer;
+  while (auto view = base.getDefiningOp<ViewLikeOpInterface>())
+    base = view.getViewSource();
+  if (!base.getDefiningOp<memref::AllocOp>())
     return true;
-  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
-    auto g = dyn_cast<linalg::GenericOp>(user);
-    return !g || !llvm::is_contained(generics, g);
-  });
+  // Private unless something besides this kernel's generics reads the
+  // allocation or a view of it.
+  SmallVector<Value> worklist{base};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == v) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      if (!g || !llvm::is_contained(generics, g))
+        return true;
+    }
+  }
+  return false;
 }
 
 static vector::CombiningKind combiningKind(gpu::AllReduceOperation k) {
