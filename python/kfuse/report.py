@@ -190,8 +190,8 @@ def _group_reads(op) -> int:
         seen.add(v)
         full = value_bytes(v)
         accesses = _elements_read(arg)
-        if accesses is None or not accesses:
-            total += full if accesses is None else 0
+        if accesses is None:
+            total += full
             continue
         elements = sum(dict(accesses).values())  # (each distinct access once)
         itemsize = dtypes.get(str(ir.ShapedType(v.type).element_type)).itemsize
