@@ -333,6 +333,24 @@ void FormFusionGroupsPass::runOnOperation() {
   }
   block = &func.getBody().front();
 
+  // 0. A fill that some op reads (not only initializes) and that has other
+  // uses (CSE merges equal fills) gives each use its own copy: shared by an
+  // op that reads it and an op that accumulates into it, it would tie their
+  // groups together (the accumulator's group would wait for the other to
+  // write the fill), and fills cost nothing to recompute.
+  for (Operation &op : llvm::make_early_inc_range(*block)) {
+    if (!isFillLike(&op) || op.hasOneUse() || op.use_empty() ||
+        isOnlyAnInit(&op))
+      continue;
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op.getUses())
+      uses.push_back(&use);
+    OpBuilder b(&op);
+    for (OpOperand *use : ArrayRef<OpOperand *>(uses).drop_front())
+      use->set(
+          b.clone(op)->getResult(cast<OpResult>(use->get()).getResultNumber()));
+  }
+
   // 1. Union producers into consumers in program order.
   SmallVector<Operation *> fusible;
   for (Operation &op : *block)

@@ -64,3 +64,54 @@ func.func @not_siblings(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> (tensor<8
   } -> tensor<8x16xf32>
   return %a, %c, %d : tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>
 }
+
+// One fill read by a row epilogue and accumulated into by a sibling row
+// reduction (CSE merges equal fills): each use gets its own copy, so the
+// reduction's group does not wait for another group to write the fill, and
+// the two row groups over %x fuse horizontally.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK: %[[G:.*]]:2 = fusion.group "g0" "reduction" ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK-SAME: decisions = ["fused horizontally with an independent sibling that reads the same 512 B of inputs"]
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[FM:.*]] = linalg.generic {{.*}} ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[FA:.*]] = linalg.generic {{.*}} ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %[[FA]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x16xf32>) outs(%[[FM]] : tensor<8xf32>)
+// CHECK: fusion.yield
+// CHECK-NOT: fusion.group
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @shared_fill(%x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %fill = linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%ninf : f32) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%s, %fill : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %v = arith.maximumf %in, %f : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%fill : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.maximumf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %a, %m : tensor<8xf32>, tensor<8xf32>
+}
