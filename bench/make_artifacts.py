@@ -226,7 +226,7 @@ def main():
                   "torch/torch_view_chain.mlir", "torch/torch_transformer_block.mlir",
                   "torch/torch_mha.mlir", "torch/torch_rotary.mlir", "attention_slices.mlir",
                   "aligned_rows.mlir", "torch/torch_sdpa_causal.mlir", "masked_rows.mlir",
-                  "batch1_rows.mlir",
+                  "batch1_rows.mlir", "arg_rows.mlir", "torch/torch_greedy.mlir",
                   *(f"random:{seed}" for seed in range(12))):
         if fname.startswith("random:"):  # data-movement programs from random_programs
             from random_programs import random_mlir_program

@@ -154,6 +154,26 @@ def DropDeadResults : Pass<"fusion-drop-dead-results", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def SplitArgReductions : Pass<"fusion-split-arg-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites argmax/argmin generics as one-result reductions";
+  let description = [{
+    torch's argmax, argmin and max/min(dim) with indices are one generic with
+    two accumulators: the running extremum and, updated by a compare and a
+    select of `linalg.index`, its column. Folded in order, the index is the
+    first column holding the extremum (the last for a non-strict compare),
+    and a NaN stops all later updates. The generic is rewritten as
+    reductions with one associative combiner each, which a GPU row kernel
+    may combine in any order and still give exactly that answer: the first
+    NaN column (floats), the extremum before it, the first (or last) column
+    holding that extremum, and a row epilogue that keeps the initial index
+    unless the extremum passes the original compare against the initial
+    value. The extremum result, if read, is a reduction of its own with the
+    original combiner. Generics of any other form are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp"> {
   let summary = "Passes boolean tensors across the function boundary as i8";
   let description = [{

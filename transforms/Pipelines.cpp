@@ -139,7 +139,8 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // Static pads become elementwise gathers (fusion-pad-to-generic);
   // assertions in element bodies are dropped (fusion-drop-body-asserts), so
   // are results nothing reads (fusion-drop-dead-results: torch.max's
-  // indices when only the maximum is used);
+  // indices when only the maximum is used); argmax/argmin generics become
+  // one-result reductions (fusion-split-arg-reductions);
   // reshapes move above elementwise producers to the inputs
   // (fusion-hoist-reshapes).
   // Copies (transposes, broadcasts, slices) fold into their readers' maps
@@ -148,6 +149,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       pm,
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
+      "fusion-split-arg-reductions,"
       "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
       "fusion-fold-copies),canonicalize,cse");
 }

@@ -2,8 +2,9 @@
 importer and records inputs and PyTorch's outputs next to them.
 
 Run by hand (not in CI) with torch-mlir 20261001 and torch 2.13.0 (CPU) from PyPI:
-    python export.py   # in this directory
+    python export.py [name ...]   # in this directory; all cases by default
 """
+import sys
 import torch, numpy as np
 from torch_mlir import fx
 
@@ -105,6 +106,13 @@ class CausalAttention(torch.nn.Module):
     def forward(self, q, k, v):
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
 
+class Greedy(torch.nn.Module):
+    """Greedy decoding: each row's top token (torch.max with indices: a
+    generic with a running maximum and its column) and its probability."""
+    def forward(self, logits):
+        conf, tok = torch.max(torch.softmax(logits, dim=-1), dim=-1)
+        return tok, conf
+
 class Rotary(torch.nn.Module):
     """Rotary position embedding: the halves of the last dimension (slices),
     one negated, concatenated (torch.cat), times cos and sin."""
@@ -125,11 +133,17 @@ cases = {
     "torch_mha": (MultiHeadAttention().eval(), (torch.randn(2, 16, 64),)),
     "torch_sdpa_causal": (CausalAttention(), tuple(torch.randn(2, 4, 16, 16) for _ in range(3))),
     "torch_rotary": (Rotary(), (torch.randn(2, 8, 16, 32), torch.randn(16, 32), torch.randn(16, 32))),
+    "torch_greedy": (Greedy(), (torch.randn(16, 1000),)),
 }
+# python export.py [name ...]: only the cases named (all by default)
 for name, (m, args) in cases.items():
+    if sys.argv[1:] and name not in sys.argv[1:]:
+        continue
     mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
     open(f"{name}.mlir", "w").write(str(mod))
     with torch.no_grad():
         out = m(*args)
-    np.savez(f"{name}.npz", **{f"in{i}": a.numpy() for i, a in enumerate(args)}, expected0=out.numpy())
+    outs = out if isinstance(out, tuple) else (out,)
+    np.savez(f"{name}.npz", **{f"in{i}": a.numpy() for i, a in enumerate(args)},
+             **{f"expected{i}": o.numpy() for i, o in enumerate(outs)})
     print(name, "ok")

@@ -1,0 +1,143 @@
+"""Arg-reductions (torch's argmax, argmin, max/min with indices) end to end.
+
+fusion-split-arg-reductions rewrites the generic that carries an extremum and
+its column as one-result reductions. The answer must be the sequential fold of
+the original body, ties and NaNs included (a NaN stops every later index
+update): checked here on the CPU target against a plain Python fold of each
+body, in fast and strict numerics. On CUDA the reductions become ordinary row
+kernels (block reductions with warp shuffles); their PTX must assemble."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mlir")
+import kfuse  # noqa: E402
+from _programs import program_text  # noqa: E402
+from test_reductions import _assembles  # noqa: E402
+
+
+def _fold(xs, m, i, update, extremum):
+    """The original body, element by element: i' = update(x, m) ? k : i and
+    m' = extremum(x, m) (NaN-propagating for floats)."""
+    for k, x in enumerate(xs):
+        hit = update(x, m)
+        m = extremum(x, m)
+        if hit:
+            i = k
+    return m, i
+
+
+def _arg_rows_inputs():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((64, 1000)).astype(np.float32),
+            rng.standard_normal(64).astype(np.float32))
+
+
+def _arg_rows_reference(x, thr):
+    """arg_rows.mlir's five results, by folding each body in order."""
+    t = np.floor(x * np.float32(2)).astype(np.float32)
+    for r in range(3, 64, 8):
+        t[r, (13 * r) % 1000] = np.nan
+    amax = [_fold(t[r], np.float32(3) * thr[r], -1, lambda v, m: v > m, np.maximum)
+            for r in range(64)]
+    amin = [_fold(t[r], np.float32(np.inf), 0, lambda v, m: m >= v, np.minimum)
+            for r in range(64)]
+    ints = np.floor(x * np.float32(2)).astype(np.int32)
+    imax = [_fold(ints[r], -2**31, 0, lambda v, m: v > m, max) for r in range(64)]
+    cmax = [_fold(t[:, c], np.float32(-np.inf), 0, lambda v, m: v > m, np.maximum)
+            for c in range(1000)]
+    return (np.array([i for _, i in amax], np.int64),
+            np.array([m for m, _ in amax], np.float32),
+            np.array([i for _, i in amin], np.int32),
+            np.array([i for _, i in imax], np.int64),
+            np.array([i for _, i in cmax], np.int64))
+
+
+@pytest.mark.parametrize("numerics", ["fast", "strict"])
+def test_arg_rows_equal_the_sequential_fold(numerics):
+    f = kfuse.compile(program_text("arg_rows.mlir"), target="cpu", numerics=numerics)
+    x, thr = _arg_rows_inputs()
+    got = f(x, thr)
+    want = _arg_rows_reference(x, thr)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)  # (NaN where NaN: the maxima of NaN rows)
+    # the inputs exercise what the rewrite must get right
+    amax, value = got[0], got[1]
+    assert np.isnan(value[3::8]).all()              # rows with a NaN
+    assert (amax == -1).any() and (amax >= 0).any()  # initial value kept / beaten
+    assert len(set(got[2].tolist())) > 1
+    # the row reductions over x form one kernel (amax, amin, the value and
+    # the integer rows: fused horizontally), the column reduction another
+    assert f.report.after.kernels == 2
+    assert not any("materializes" in d for g in f.report.groups for d in g.decisions)
+
+
+def test_arg_rows_cuda_kernels_assemble(tmp_path):
+    f = kfuse.compile(program_text("arg_rows.mlir"), target="cuda", chip="sm_90")
+    assert f.ptx.count(".entry") == len(f.plan.steps) == 2
+    assert "shfl.sync.bfly" in f.ptx
+    _assembles(f.ptx, tmp_path)
+
+
+def _argmax_text(rows, cols):
+    return f"""
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+func.func @argmax(%x: tensor<{rows}x{cols}xf32>) -> (tensor<{rows}xi64>, tensor<{rows}xf32>) {{
+  %c0 = arith.constant 0 : i64
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<{rows}xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<{rows}xf32>) -> tensor<{rows}xf32>
+  %e1 = tensor.empty() : tensor<{rows}xi64>
+  %i0 = linalg.fill ins(%c0 : i64) outs(%e1 : tensor<{rows}xi64>) -> tensor<{rows}xi64>
+  %r:2 = linalg.generic {{indexing_maps = [#row, #red, #red], iterator_types = ["parallel", "reduction"]}} ins(%x : tensor<{rows}x{cols}xf32>) outs(%m0, %i0 : tensor<{rows}xf32>, tensor<{rows}xi64>) {{
+  ^bb0(%in: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %mx = arith.maximumf %in, %m : f32
+    %gt = arith.cmpf ogt, %in, %m : f32
+    %sel = arith.select %gt, %ji, %i : i64
+    linalg.yield %mx, %sel : f32, i64
+  }} -> (tensor<{rows}xf32>, tensor<{rows}xi64>)
+  return %r#1, %r#0 : tensor<{rows}xi64>, tensor<{rows}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("cols", [1000, 262144])
+def test_argmax_rows_cpu(cols):
+    # torch.max(x, -1) as torch-mlir writes it; numpy's argmax is the first
+    # maximum too (no NaN here); ties from rounding to quarters
+    f = kfuse.compile(_argmax_text(8, cols), target="cpu")
+    assert f.report.after.kernels == 1
+    x = np.round(np.random.default_rng(1).standard_normal((8, cols)) * 4).astype(np.float32)
+    x[2] = -np.inf  # no element beats the initial value: index 0
+    index, value = f(x)
+    np.testing.assert_array_equal(index, np.argmax(x, axis=1))
+    np.testing.assert_array_equal(value, x.max(axis=1))
+
+
+@pytest.mark.parametrize("cols,cluster", [(1000, 0), (262144, 0), (262144, 8)])
+def test_argmax_rows_cuda_assemble(cols, cluster, tmp_path):
+    # register mode, streaming mode (rows too long for registers) and rows
+    # spread over clusters of blocks
+    f = kfuse.compile(_argmax_text(8, cols), target="cuda", chip="sm_90",
+                      row_cluster=cluster)
+    assert f.ptx.count(".entry") == len(f.plan.steps) == 1
+    if cluster:
+        assert "mapa.shared::cluster" in f.ptx
+    _assembles(f.ptx, tmp_path)
+
+
+def test_unmatched_two_accumulator_reduction_is_a_clean_cuda_error():
+    # maxnumf skips NaNs instead of propagating them: not an arg-reduction
+    # this rewrite proves exact, so it stays one generic with two
+    # accumulators; the CPU target folds it in order, CUDA says it cannot
+    text = _argmax_text(8, 1000).replace("arith.maximumf", "arith.maxnumf")
+    f = kfuse.compile(text, target="cpu")
+    x = np.random.default_rng(2).standard_normal((8, 1000)).astype(np.float32)
+    index, value = f(x)
+    np.testing.assert_array_equal(index, np.argmax(x, axis=1))
+    with pytest.raises(kfuse.UnsupportedOpError, match="linalg.generic"):
+        kfuse.compile(text, target="cuda", chip="sm_90")

@@ -1,0 +1,492 @@
+//===- SplitArgReductions.cpp - argmax/argmin as one-result reductions ----===//
+//
+// torch's argmax, argmin and max/min(dim) with indices decompose into one
+// linalg.generic that carries two accumulators, the running extremum m and
+// its index i:
+//
+//   m' = maximumf(x, m)
+//   i' = select(cmpf ogt(x, m), index_cast(linalg.index r), i)
+//
+// Folded in iteration order, i ends at the first column holding the row's
+// maximum, except that a NaN stops every later update (a compare with NaN is
+// false) while m becomes NaN. Nothing else in kfuse combines two coupled
+// accumulators, and a GPU row kernel combines partials in no fixed order, so
+// this pass rewrites the generic as one-result reductions that give exactly
+// the sequential answer in any order of combination:
+//
+//   p = min over k of (isnan(x_k) ? k : INT_MAX)           (floats only)
+//   v = max over k < p of x_k                               (maximumf)
+//   j = min over k < p with x_k == v of k                   (first column)
+//   i = (v > m0 && j found) ? j : i0                        (row epilogue)
+//   m = maximumf over k of x_k, from m0                     (if m is used)
+//
+// A non-strict compare (oge: the last column of the maximum) takes the
+// largest such k instead; min/minimumf mirror max. Integer elements need no
+// p. Column numbers are carried as i32 (as i64 for reduced extents of 2^31 or
+// more) and extended to the index type in the epilogue. All reductions share
+// the rows of the original, so planning puts them and the epilogue in one
+// row group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+#include "transforms/Utils.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#define DEBUG_TYPE "fusion-split-arg-reductions"
+
+namespace kfuse {
+#define GEN_PASS_DEF_SPLITARGREDUCTIONS
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+
+namespace {
+
+/// The compare `lhs pred rhs` written as `rhs pred' lhs`.
+arith::CmpFPredicate swapped(arith::CmpFPredicate p) {
+  using P = arith::CmpFPredicate;
+  switch (p) {
+  case P::OGT:
+    return P::OLT;
+  case P::OLT:
+    return P::OGT;
+  case P::OGE:
+    return P::OLE;
+  case P::OLE:
+    return P::OGE;
+  default:
+    return p;
+  }
+}
+arith::CmpIPredicate swapped(arith::CmpIPredicate p) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::sgt:
+    return P::slt;
+  case P::slt:
+    return P::sgt;
+  case P::sge:
+    return P::sle;
+  case P::sle:
+    return P::sge;
+  case P::ugt:
+    return P::ult;
+  case P::ult:
+    return P::ugt;
+  case P::uge:
+    return P::ule;
+  case P::ule:
+    return P::uge;
+  default:
+    return p;
+  }
+}
+
+/// A matched arg-reduction generic.
+struct ArgReduction {
+  linalg::GenericOp op;
+  unsigned redDim;      // the one reduction loop
+  unsigned valueResult; // which result is the extremum (the other: index)
+  Operation *extremum;  // maximumf / minimumf / maxsi / ... in the body
+  Value x;              // the element folded, computed in the body
+  Operation *compare;   // x <pred> m (either operand order)
+  bool isFloat, strict; // strict: first column of the extremum; else last
+  int64_t extent;       // of the reduction loop
+  llvm::SetVector<Operation *> slice;           // body ops computing x
+  llvm::SmallSetVector<unsigned, 4> usedInputs; // inputs they read
+};
+
+/// `linalg.index r` (possibly index_cast to the index accumulator's type).
+bool isColumnNumber(Value v, unsigned redDim, Type type) {
+  if (v.getType() != type)
+    return false;
+  if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+    v = cast.getIn();
+  auto index = v.getDefiningOp<linalg::IndexOp>();
+  return index && index.getDim() == redDim;
+}
+
+/// The body ops `a.x` is computed by and the block arguments they read;
+/// false if any is not an input (x depends on an accumulator).
+bool collectSlice(ArgReduction &a) {
+  Block *body = a.op.getBody();
+  unsigned inputs = a.op.getNumDpsInputs();
+  bool onlyInputs = true;
+  auto use = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+      onlyInputs &= arg.getArgNumber() < inputs;
+      a.usedInputs.insert(arg.getArgNumber());
+    }
+  };
+  SmallVector<Value> work{a.x};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    use(v);
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body || !a.slice.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+    def->walk([&](Operation *nested) {
+      if (nested != def)
+        for (Value operand : nested->getOperands())
+          use(operand);
+    });
+  }
+  return onlyInputs;
+}
+
+std::optional<ArgReduction> match(linalg::GenericOp g) {
+  if (!g.hasPureTensorSemantics() || g.getNumDpsInits() != 2 ||
+      g.getNumReductionLoops() != 1 || g.hasDynamicShape())
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+  unsigned redDim =
+      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  for (OpOperand &init : g.getDpsInitsMutable())
+    if (g.getMatchingIndexingMap(&init).isFunctionOfDim(redDim) ||
+        !g.getMatchingIndexingMap(&init).isProjectedPermutation())
+      return std::nullopt;
+  Block *body = g.getBody();
+  unsigned n = body->getNumArguments();
+  Operation *yield = body->getTerminator();
+  for (unsigned valueResult : {0u, 1u}) {
+    BlockArgument m = body->getArgument(n - 2 + valueResult);
+    BlockArgument i = body->getArgument(n - 1 - valueResult);
+    Operation *ext = yield->getOperand(valueResult).getDefiningOp();
+    auto sel =
+        yield->getOperand(1 - valueResult).getDefiningOp<arith::SelectOp>();
+    if (!ext || !sel ||
+        !isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxSIOp,
+             arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(ext))
+      continue;
+    Value x = ext->getOperand(0) == m ? ext->getOperand(1) : ext->getOperand(0);
+    if (x == m || (ext->getOperand(0) != m && ext->getOperand(1) != m) ||
+        sel.getFalseValue() != i ||
+        !isColumnNumber(sel.getTrueValue(), redDim, i.getType()) ||
+        !m.hasNUses(2) || !i.hasOneUse())
+      continue;
+    Operation *cmp = sel.getCondition().getDefiningOp();
+    if (!cmp || !isa<arith::CmpFOp, arith::CmpIOp>(cmp) ||
+        !((cmp->getOperand(0) == x && cmp->getOperand(1) == m) ||
+          (cmp->getOperand(0) == m && cmp->getOperand(1) == x)))
+      continue;
+    bool xFirst = cmp->getOperand(0) == x;
+    bool isMax = isa<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(ext);
+    bool ok = false, strict = false;
+    if (auto f = dyn_cast<arith::CmpFOp>(cmp)) {
+      using P = arith::CmpFPredicate;
+      P p = xFirst ? f.getPredicate() : swapped(f.getPredicate());
+      ok = isMax ? (p == P::OGT || p == P::OGE) : (p == P::OLT || p == P::OLE);
+      strict = p == P::OGT || p == P::OLT;
+    } else {
+      using P = arith::CmpIPredicate;
+      P p = xFirst ? cast<arith::CmpIOp>(cmp).getPredicate()
+                   : swapped(cast<arith::CmpIOp>(cmp).getPredicate());
+      if (isa<arith::MaxSIOp>(ext))
+        ok = p == P::sgt || p == P::sge;
+      else if (isa<arith::MinSIOp>(ext))
+        ok = p == P::slt || p == P::sle;
+      else if (isa<arith::MaxUIOp>(ext))
+        ok = p == P::ugt || p == P::uge;
+      else
+        ok = p == P::ult || p == P::ule;
+      strict = p == P::sgt || p == P::slt || p == P::ugt || p == P::ult;
+    }
+    if (!ok || isa<arith::CmpFOp>(cmp) != isa<FloatType>(x.getType()))
+      continue;
+    ArgReduction a;
+    a.op = g;
+    a.redDim = redDim;
+    a.extent = g.getStaticLoopRanges()[redDim];
+    a.valueResult = valueResult;
+    a.extremum = ext;
+    a.x = x;
+    a.compare = cmp;
+    a.isFloat = isa<FloatType>(x.getType());
+    a.strict = strict;
+    if (!collectSlice(a))
+      continue;
+    return a;
+  }
+  return std::nullopt;
+}
+
+/// Builds the one-result generics of `a` and replaces its results.
+class Splitter {
+public:
+  Splitter(ArgReduction &a)
+      : a(a), g(a.op), b(a.op), loc(a.op.getLoc()), ctx(a.op.getContext()) {}
+
+  void run() {
+    colType = b.getIntegerType(a.extent < (int64_t(1) << 31) ? 32 : 64);
+    for (unsigned d = 0; d < g.getNumLoops(); ++d)
+      if (d != a.redDim) {
+        rowDims.push_back(getAffineDimExpr(d, ctx));
+        rowShape.push_back(g.getStaticLoopRanges()[d]);
+      }
+    Type elem = a.x.getType();
+    auto minsi = [&](OpBuilder &nb, Value x, Value acc) -> Value {
+      return arith::MinSIOp::create(nb, loc, x, acc);
+    };
+    auto maxsi = [&](OpBuilder &nb, Value x, Value acc) -> Value {
+      return arith::MaxSIOp::create(nb, loc, x, acc);
+    };
+    auto extremum = [&](OpBuilder &nb, Value x, Value acc) -> Value {
+      IRMapping m;
+      m.map(a.x, x);
+      m.map(a.extremum->getOperand(0) == a.x ? a.extremum->getOperand(1)
+                                             : a.extremum->getOperand(0),
+            acc);
+      return nb.clone(*a.extremum, m)->getResult(0);
+    };
+    // p: the first NaN column (floats only).
+    Value p;
+    if (a.isFloat)
+      p = reduce(
+          colType, notFound(/*first=*/true), minsi,
+          [&](OpBuilder &nb, Value x, Value k, ArrayRef<Value>) {
+            Value nan =
+                arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO, x, x);
+            return arith::SelectOp::create(
+                       nb, loc, nan, k, constant(nb, notFound(/*first=*/true)))
+                .getResult();
+          });
+    // v: the extremum over the columns before the first NaN.
+    TypedAttr none = *arith::getNeutralElement(a.extremum);
+    Value v = reduce(
+        elem, none, extremum,
+        [&](OpBuilder &nb, Value x, Value k, ArrayRef<Value> rows) {
+          if (!a.isFloat)
+            return x;
+          Value before = arith::CmpIOp::create(
+              nb, loc, arith::CmpIPredicate::slt, k, rows[0]);
+          return arith::SelectOp::create(nb, loc, before, x, constant(nb, none))
+              .getResult();
+        },
+        p ? SmallVector<Value>{p} : SmallVector<Value>{});
+    // j: the first (strict compare) or last column holding v, before the
+    // first NaN.
+    SmallVector<Value> jRows{v};
+    if (p)
+      jRows.push_back(p);
+    TypedAttr noColumn = notFound(a.strict);
+    Value j = reduce(
+        colType, noColumn, a.strict ? Combine(minsi) : Combine(maxsi),
+        [&](OpBuilder &nb, Value x, Value k, ArrayRef<Value> rows) {
+          Value hit = a.isFloat
+                          ? arith::CmpFOp::create(
+                                nb, loc, arith::CmpFPredicate::OEQ, x, rows[0])
+                                .getResult()
+                          : arith::CmpIOp::create(
+                                nb, loc, arith::CmpIPredicate::eq, x, rows[0])
+                                .getResult();
+          if (a.isFloat)
+            hit = arith::AndIOp::create(
+                nb, loc, hit,
+                arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, k,
+                                      rows[1]));
+          return arith::SelectOp::create(nb, loc, hit, k,
+                                         constant(nb, noColumn))
+              .getResult();
+        },
+        jRows);
+    Value index = epilogue(v, j, noColumn);
+    Value value = g.getResult(a.valueResult);
+    if (!value.use_empty())
+      value.replaceAllUsesWith(extremumAlone());
+    g.getResult(1 - a.valueResult).replaceAllUsesWith(index);
+    g.erase();
+  }
+
+private:
+  ArgReduction &a;
+  linalg::GenericOp g;
+  OpBuilder b;
+  Location loc;
+  MLIRContext *ctx;
+  Type colType;
+  SmallVector<AffineExpr> rowDims;
+  SmallVector<int64_t> rowShape;
+
+  using Combine = function_ref<Value(OpBuilder &, Value, Value)>;
+  using Fold = function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)>;
+
+  /// "No column": the largest column number when the first is wanted, the
+  /// smallest when the last is.
+  TypedAttr notFound(bool first) {
+    unsigned w = colType.getIntOrFloatBitWidth();
+    return b.getIntegerAttr(colType, first ? APInt::getSignedMaxValue(w)
+                                           : APInt::getSignedMinValue(w));
+  }
+
+  Value constant(OpBuilder &nb, TypedAttr value) {
+    return arith::ConstantOp::create(nb, loc, value);
+  }
+
+  /// The operands and maps of the inputs x is computed from.
+  void inputsOfX(SmallVector<Value> &ins, SmallVector<AffineMap> &maps) {
+    for (unsigned i : a.usedInputs) {
+      ins.push_back(g->getOperand(i));
+      maps.push_back(g.getIndexingMapsArray()[i]);
+    }
+  }
+
+  /// Clones the computation of x into a new body whose first arguments are
+  /// the inputs of `inputsOfX`.
+  Value cloneX(OpBuilder &nb, ValueRange args) {
+    IRMapping m;
+    for (auto [k, i] : llvm::enumerate(a.usedInputs))
+      m.map(g.getBody()->getArgument(i), args[k]);
+    for (Operation &op : g.getBody()->without_terminator())
+      if (a.slice.contains(&op))
+        nb.clone(op, m);
+    return m.lookupOrDefault(a.x);
+  }
+
+  /// A reduction over the original loops into a new row tensor of `elem`
+  /// starting from `start`: acc' = combine(fold(x, k, row values), acc),
+  /// where x is the original element, k its column number and the row
+  /// values are read from `rows` (row tensors).
+  Value reduce(Type elem, TypedAttr start, Combine combine, Fold fold,
+               ArrayRef<Value> rows = {}) {
+    unsigned loops = g.getNumLoops();
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    inputsOfX(ins, maps);
+    AffineMap rowMap = AffineMap::get(loops, 0, rowDims, ctx);
+    for (Value r : rows) {
+      ins.push_back(r);
+      maps.push_back(rowMap);
+    }
+    maps.push_back(rowMap);
+    Value init = filled(elem, start);
+    auto red = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
+        g.getIteratorTypesArray(),
+        [&](OpBuilder &nb, Location, ValueRange args) {
+          Value x = cloneX(nb, args);
+          Value k = arith::IndexCastOp::create(
+              nb, loc, colType, linalg::IndexOp::create(nb, loc, a.redDim));
+          SmallVector<Value> rowValues(args.begin() + a.usedInputs.size(),
+                                       args.begin() + a.usedInputs.size() +
+                                           rows.size());
+          linalg::YieldOp::create(
+              nb, loc, combine(nb, fold(nb, x, k, rowValues), args.back()));
+        });
+    return red.getResult(0);
+  }
+
+  /// A tensor of the rows' shape filled with `value` (a fill written as a
+  /// generic, as normalization leaves fills).
+  Value filled(Type elem, TypedAttr value) {
+    unsigned rank = rowShape.size();
+    Value empty = tensor::EmptyOp::create(b, loc, rowShape, elem);
+    Value c = arith::ConstantOp::create(b, loc, value);
+    auto fill = linalg::GenericOp::create(
+        b, loc, TypeRange{empty.getType()}, ValueRange{c}, ValueRange{empty},
+        ArrayRef<AffineMap>{AffineMap::get(rank, 0, {}, ctx),
+                            b.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location, ValueRange args) {
+          linalg::YieldOp::create(nb, loc, args[0]);
+        });
+    return fill.getResult(0);
+  }
+
+  /// The row epilogue: the column found where the extremum passes the
+  /// original compare against the initial value, else the initial index.
+  Value epilogue(Value v, Value j, TypedAttr noColumn) {
+    unsigned loops = g.getNumLoops();
+    llvm::SmallBitVector red(loops);
+    red.set(a.redDim);
+    unsigned valueInit = g.getNumDpsInputs() + a.valueResult;
+    unsigned indexInit = g.getNumDpsInputs() + 1 - a.valueResult;
+    AffineMap id = b.getMultiDimIdentityMap(loops - 1);
+    AffineMap m0Map = compressDims(g.getIndexingMapsArray()[valueInit], red);
+    AffineMap i0Map = compressDims(g.getIndexingMapsArray()[indexInit], red);
+    Value m0 = g->getOperand(valueInit), i0 = g->getOperand(indexInit);
+    // A fill of m0 is cloned: shared with the extremum's reduction, which
+    // accumulates into it, it would be a buffer one group writes and another
+    // then updates (two kernels where one does).
+    if (Operation *def = m0.getDefiningOp();
+        def && (isa<linalg::FillOp>(def) || kfuse::isFillLike(def)))
+      m0 = b.clone(*def)->getResult(0);
+    Type indexType = getElementTypeOrSelf(i0.getType());
+    unsigned colBits = colType.getIntOrFloatBitWidth();
+    auto e = linalg::GenericOp::create(
+        b, loc, TypeRange{i0.getType()}, ValueRange{v, j, m0}, ValueRange{i0},
+        ArrayRef<AffineMap>{id, id, m0Map, i0Map},
+        SmallVector<utils::IteratorType>(loops - 1,
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location, ValueRange args) {
+          IRMapping m;
+          m.map(a.x, args[0]);
+          m.map(a.compare->getOperand(0) == a.x ? a.compare->getOperand(1)
+                                                : a.compare->getOperand(0),
+                args[2]);
+          Value passes = nb.clone(*a.compare, m)->getResult(0);
+          Value found = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
+                                              args[1], constant(nb, noColumn));
+          Value ok = arith::AndIOp::create(nb, loc, passes, found);
+          Value col = args[1];
+          if (isa<IndexType>(indexType))
+            col = arith::IndexCastOp::create(nb, loc, indexType, col);
+          else if (indexType.getIntOrFloatBitWidth() > colBits)
+            col = arith::ExtSIOp::create(nb, loc, indexType, col);
+          else if (indexType.getIntOrFloatBitWidth() < colBits)
+            col = arith::TruncIOp::create(nb, loc, indexType, col);
+          linalg::YieldOp::create(
+              nb, loc,
+              arith::SelectOp::create(nb, loc, ok, col, args[3]).getResult());
+        });
+    for (NamedAttribute attr : g->getDiscardableAttrs())
+      e->setAttr(attr.getName(), attr.getValue());
+    return e.getResult(0);
+  }
+
+  /// The extremum alone, from the original initial value, with the original
+  /// combining op (bit for bit what the original computed).
+  Value extremumAlone() {
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    inputsOfX(ins, maps);
+    unsigned valueInit = g.getNumDpsInputs() + a.valueResult;
+    maps.push_back(g.getIndexingMapsArray()[valueInit]);
+    Value m0 = g->getOperand(valueInit);
+    auto red = linalg::GenericOp::create(
+        b, loc, TypeRange{m0.getType()}, ins, ValueRange{m0}, maps,
+        g.getIteratorTypesArray(),
+        [&](OpBuilder &nb, Location, ValueRange args) {
+          IRMapping m;
+          m.map(a.x, cloneX(nb, args));
+          m.map(g.getBody()->getArgument(valueInit), args.back());
+          linalg::YieldOp::create(nb, loc,
+                                  nb.clone(*a.extremum, m)->getResult(0));
+        });
+    for (NamedAttribute attr : g->getDiscardableAttrs())
+      red->setAttr(attr.getName(), attr.getValue());
+    return red.getResult(0);
+  }
+};
+
+struct SplitArgReductionsPass
+    : kfuse::impl::SplitArgReductionsBase<SplitArgReductionsPass> {
+  void runOnOperation() override {
+    SmallVector<ArgReduction> found;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (auto a = match(g))
+        found.push_back(*a);
+    });
+    for (ArgReduction &a : found)
+      Splitter(a).run();
+  }
+};
+
+} // namespace
