@@ -167,8 +167,10 @@ def SplitArgReductions : Pass<"fusion-split-arg-reductions", "::mlir::func::Func
     NaN column (floats), the extremum before it, the first (or last) column
     holding that extremum, and a row epilogue that keeps the initial index
     unless the extremum passes the original compare against the initial
-    value. The extremum result, if read, is a reduction of its own with the
-    original combiner. Generics of any other form are left alone.
+    value. numpy's semantics (the first NaN's column wins), written as an
+    update when `x ugt m` and `m` is ordered, are recognized too. The
+    extremum result, if read, is a reduction of its own with the original
+    combiner. Generics of any other form are left alone.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -21,7 +21,9 @@
 //   m = maximumf over k of x_k, from m0                     (if m is used)
 //
 // A non-strict compare (oge: the last column of the maximum) takes the
-// largest such k instead; min/minimumf mirror max. Integer elements need no
+// largest such k instead; min/minimumf mirror max. numpy's argmax, where a
+// NaN wins, is written `andi(cmpf ugt(x, m), cmpf ord(m, m))`: the epilogue
+// then gives p where there is a NaN. Integer elements need no
 // p. Column numbers are carried as i32 (as i64 for reduced extents of 2^31 or
 // more) and extended to the index type in the epilogue. All reductions share
 // the rows of the original, so planning puts them and the epilogue in one
@@ -98,6 +100,7 @@ struct ArgReduction {
   Value x;              // the element folded, computed in the body
   Operation *compare;   // x <pred> m (either operand order)
   bool isFloat, strict; // strict: first column of the extremum; else last
+  bool nanFirst;        // a NaN's column wins (numpy's argmax), see match
   int64_t extent;       // of the reduction loop
   llvm::SetVector<Operation *> slice;           // body ops computing x
   llvm::SmallSetVector<unsigned, 4> usedInputs; // inputs they read
@@ -170,9 +173,26 @@ std::optional<ArgReduction> match(linalg::GenericOp g) {
     if (x == m || (ext->getOperand(0) != m && ext->getOperand(1) != m) ||
         sel.getFalseValue() != i ||
         !isColumnNumber(sel.getTrueValue(), redDim, i.getType()) ||
-        !m.hasNUses(2) || !i.hasOneUse())
+        !i.hasOneUse())
       continue;
     Operation *cmp = sel.getCondition().getDefiningOp();
+    // numpy's form: update when `x ugt m` (x greater, or either NaN) and m is
+    // not NaN yet: the first NaN's column wins and nothing after it.
+    bool nanFirst = false;
+    if (auto both = dyn_cast_or_null<arith::AndIOp>(cmp)) {
+      for (unsigned k : {0u, 1u}) {
+        auto ord = both->getOperand(k).getDefiningOp<arith::CmpFOp>();
+        if (ord && ord.getPredicate() == arith::CmpFPredicate::ORD &&
+            ord.getLhs() == m && ord.getRhs() == m) {
+          nanFirst = true;
+          cmp = both->getOperand(1 - k).getDefiningOp();
+        }
+      }
+      if (!nanFirst)
+        continue;
+    }
+    if (!m.hasNUses(nanFirst ? 4 : 2))
+      continue;
     if (!cmp || !isa<arith::CmpFOp, arith::CmpIOp>(cmp) ||
         !((cmp->getOperand(0) == x && cmp->getOperand(1) == m) ||
           (cmp->getOperand(0) == m && cmp->getOperand(1) == x)))
@@ -183,8 +203,12 @@ std::optional<ArgReduction> match(linalg::GenericOp g) {
     if (auto f = dyn_cast<arith::CmpFOp>(cmp)) {
       using P = arith::CmpFPredicate;
       P p = xFirst ? f.getPredicate() : swapped(f.getPredicate());
-      ok = isMax ? (p == P::OGT || p == P::OGE) : (p == P::OLT || p == P::OLE);
-      strict = p == P::OGT || p == P::OLT;
+      if (nanFirst)
+        ok = isMax ? p == P::UGT : p == P::ULT;
+      else
+        ok =
+            isMax ? (p == P::OGT || p == P::OGE) : (p == P::OLT || p == P::OLE);
+      strict = p == P::OGT || p == P::OLT || nanFirst;
     } else {
       using P = arith::CmpIPredicate;
       P p = xFirst ? cast<arith::CmpIOp>(cmp).getPredicate()
@@ -199,7 +223,8 @@ std::optional<ArgReduction> match(linalg::GenericOp g) {
         ok = p == P::ult || p == P::ule;
       strict = p == P::sgt || p == P::slt || p == P::ugt || p == P::ult;
     }
-    if (!ok || isa<arith::CmpFOp>(cmp) != isa<FloatType>(x.getType()))
+    if (!ok || isa<arith::CmpFOp>(cmp) != isa<FloatType>(x.getType()) ||
+        (nanFirst && !isa<arith::MaximumFOp, arith::MinimumFOp>(ext)))
       continue;
     ArgReduction a;
     a.op = g;
@@ -211,6 +236,7 @@ std::optional<ArgReduction> match(linalg::GenericOp g) {
     a.compare = cmp;
     a.isFloat = isa<FloatType>(x.getType());
     a.strict = strict;
+    a.nanFirst = nanFirst;
     if (!collectSlice(a))
       continue;
     return a;
@@ -297,7 +323,7 @@ public:
               .getResult();
         },
         jRows);
-    Value index = epilogue(v, j, noColumn);
+    Value index = epilogue(v, j, p, noColumn);
     Value value = g.getResult(a.valueResult);
     if (!value.use_empty())
       value.replaceAllUsesWith(extremumAlone());
@@ -402,7 +428,9 @@ private:
 
   /// The row epilogue: the column found where the extremum passes the
   /// original compare against the initial value, else the initial index.
-  Value epilogue(Value v, Value j, TypedAttr noColumn) {
+  /// NaN first: the initial index if m0 is NaN, else the first NaN's column
+  /// if there is one, else as above.
+  Value epilogue(Value v, Value j, Value p, TypedAttr noColumn) {
     unsigned loops = g.getNumLoops();
     llvm::SmallBitVector red(loops);
     red.set(a.redDim);
@@ -420,9 +448,15 @@ private:
       m0 = b.clone(*def)->getResult(0);
     Type indexType = getElementTypeOrSelf(i0.getType());
     unsigned colBits = colType.getIntOrFloatBitWidth();
+    SmallVector<Value> ins{v, j, m0};
+    SmallVector<AffineMap> maps{id, id, m0Map};
+    if (a.nanFirst) {
+      ins.push_back(p);
+      maps.push_back(id);
+    }
+    maps.push_back(i0Map);
     auto e = linalg::GenericOp::create(
-        b, loc, TypeRange{i0.getType()}, ValueRange{v, j, m0}, ValueRange{i0},
-        ArrayRef<AffineMap>{id, id, m0Map, i0Map},
+        b, loc, TypeRange{i0.getType()}, ins, ValueRange{i0}, maps,
         SmallVector<utils::IteratorType>(loops - 1,
                                          utils::IteratorType::parallel),
         [&](OpBuilder &nb, Location, ValueRange args) {
@@ -436,6 +470,16 @@ private:
                                               args[1], constant(nb, noColumn));
           Value ok = arith::AndIOp::create(nb, loc, passes, found);
           Value col = args[1];
+          Value i0Arg = args.back();
+          if (a.nanFirst) {
+            Value nan = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
+                                              args[3], constant(nb, noColumn));
+            col = arith::SelectOp::create(nb, loc, nan, args[3], col);
+            Value m0Ordered = arith::CmpFOp::create(
+                nb, loc, arith::CmpFPredicate::ORD, args[2], args[2]);
+            ok = arith::AndIOp::create(nb, loc, m0Ordered,
+                                       arith::OrIOp::create(nb, loc, nan, ok));
+          }
           if (isa<IndexType>(indexType))
             col = arith::IndexCastOp::create(nb, loc, indexType, col);
           else if (indexType.getIntOrFloatBitWidth() > colBits)
@@ -444,7 +488,7 @@ private:
             col = arith::TruncIOp::create(nb, loc, indexType, col);
           linalg::YieldOp::create(
               nb, loc,
-              arith::SelectOp::create(nb, loc, ok, col, args[3]).getResult());
+              arith::SelectOp::create(nb, loc, ok, col, i0Arg).getResult());
         });
     for (NamedAttribute attr : g->getDiscardableAttrs())
       e->setAttr(attr.getName(), attr.getValue());

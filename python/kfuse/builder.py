@@ -28,6 +28,11 @@ operand lacks a size-1 dim lack it too, and ``Program.output`` of such a tensor 
 elementwise generic that writes it at its full numpy shape. No reshapes are emitted; a
 reduction over only such absent dims is a "view" (no op: the operand's MLIR value).
 
+``argmax`` / ``argmin`` (numpy's: the first extremum along one axis, the first NaN
+where there is one; int64) are one ``linalg.generic`` with two accumulators, the
+running extremum and its column, as torch-mlir writes ``torch.argmax``;
+fusion-normalize splits it into one-result reductions.
+
 ``pad`` (constant padding, numpy's ``pad_width``) is a ``tensor.pad``; fusion-normalize
 turns it into an elementwise generic that gathers from its operand.
 """
@@ -41,7 +46,7 @@ import struct
 import numpy as np
 
 from . import dtypes
-from .dtypes import BF16, F16, F32, F64, I1
+from .dtypes import BF16, F16, F32, F64, I1, I64
 from .errors import BuilderError
 
 __all__ = [
@@ -49,7 +54,7 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
     "sigmoid", "relu", "gelu", "silu", "erf", "maximum", "minimum", "pow", "where",
     "cast", "materialize", "pad", "gt", "ge", "lt", "le", "eq", "ne",
-    "sum", "max", "min", "mean",
+    "sum", "max", "min", "mean", "argmax", "argmin",
 ]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -263,6 +268,8 @@ class Tensor:
     def max(self, axis=None, keepdims=False): return amax(self, axis, keepdims)
     def min(self, axis=None, keepdims=False): return amin(self, axis, keepdims)
     def mean(self, axis=None, keepdims=False): return mean(self, axis, keepdims)
+    def argmax(self, axis=None, keepdims=False): return argmax(self, axis, keepdims)
+    def argmin(self, axis=None, keepdims=False): return argmin(self, axis, keepdims)
 
 
 class Program:
@@ -355,6 +362,7 @@ class Program:
                 continue
             values[t._id] = f"%t{t._id}"
             emit = (_reduction if t._op in _REDUCTIONS else
+                    _arg_reduction if t._op in _ARG_REDUCTIONS else
                     _pad if t._op == "pad" else _generic)
             lines += emit(t, values)
         outs = [t for _, t in self._outputs]
@@ -385,6 +393,13 @@ class Program:
                     env[t._id] = env[t._args[0]._id].reshape(t.shape)
                 elif t._op in _REDUCTIONS:
                     env[t._id] = _np_reduce(t, env[t._args[0]._id])
+                elif t._op in _ARG_REDUCTIONS:
+                    axes, keepdims = t._attrs
+                    a = env[t._args[0]._id].astype(_numpy_dtype(_compute_dtype(
+                        t._args[0].dtype)))
+                    fn = np.argmax if t._op == "argmax" else np.argmin
+                    env[t._id] = np.asarray(fn(a, axis=axes[0], keepdims=keepdims),
+                                            dtype=np.int64)
                 elif t._op == "pad":
                     widths, value = t._attrs
                     env[t._id] = np.pad(env[t._args[0]._id], widths,
@@ -419,6 +434,67 @@ def _generic(t, values):
         *("      " + line for line in body.lines),
         f"      linalg.yield {result} : {t.dtype.mlir}",
         f"    }} -> {out_type}",
+    ]
+
+
+# argmax / argmin: (extremum op, update predicate "x ugt m", identity of the extremum)
+_ARG_REDUCTIONS = {"argmax": ("maximum", "ugt", "sgt", -math.inf),
+                   "argmin": ("minimum", "ult", "slt", math.inf)}
+
+
+def _arg_reduction(t, values):
+    """The lines of an argmax/argmin: one linalg.generic carrying the running extremum
+    (in the compute dtype) and its column (i64), as torch-mlir writes torch.argmax,
+    with numpy's rule for NaN: the index moves when ``x ugt m`` (greater, or either is
+    NaN) while m is not NaN yet, so the first NaN's column wins and stays."""
+    x, (axes, _) = t._args[0], t._attrs
+    (k,) = axes
+    present = [d for d in range(len(x.shape)) if d not in x._absent]
+    kept = [d for d in present if d != k]
+    loops = kept + [k]
+    dims = ", ".join(f"d{i}" for i in range(len(loops)))
+    in_map = f"affine_map<({dims}) -> ({', '.join(f'd{loops.index(d)}' for d in present)})>"
+    out_map = f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(len(kept)))})>"
+    iterators = ", ".join(['"parallel"'] * len(kept) + ['"reduction"'])
+    ct = _compute_dtype(x.dtype)
+    extremum, fpred, ipred, start = _ARG_REDUCTIONS[t._op]
+    if ct.is_float:
+        identity = _float_literal(start, ct)
+    else:
+        limit = 1 << (ct.bits - 1)
+        identity = str(-limit if start < 0 else limit - 1)
+    body = _MlirBody()
+    v = body.convert(body.arg("%in0", x.dtype), ct)
+    m = body.arg("%m", ct)
+    n = t._id
+    if ct.is_float:
+        moves = body._emit(f"arith.cmpf {fpred}, {v}, {m} : {ct.mlir}", I1)
+        ordered = body._emit(f"arith.cmpf ord, {m}, {m} : {ct.mlir}", I1)
+        moves = body._emit(f"arith.andi {moves}, {ordered} : i1", I1)
+    else:
+        moves = body._emit(f"arith.cmpi {ipred}, {v}, {m} : {ct.mlir}", I1)
+    best = body.binary(extremum, v, m)
+    body.lines += [f"%col = linalg.index {len(kept)} : index",
+                   "%coli = arith.index_cast %col : index to i64",
+                   f"%idx = arith.select {moves}, %coli, %i : i64"]
+    m_type = _tensor_type(_mlir_shape(t), ct)
+    out_type = _mlir_type(t)
+    directive = ", fusion.materialize" if t._id in t.program._materialize else ""
+    values[t._id] = f"%t{n}#1"
+    return [
+        f"    %cm{n} = arith.constant {identity} : {ct.mlir}",
+        f"    %ci{n} = arith.constant 0 : i64",
+        f"    %em{n} = tensor.empty() : {m_type}",
+        f"    %m{n} = linalg.fill ins(%cm{n} : {ct.mlir}) outs(%em{n} : {m_type}) -> {m_type}",
+        f"    %ei{n} = tensor.empty() : {out_type}",
+        f"    %i{n} = linalg.fill ins(%ci{n} : i64) outs(%ei{n} : {out_type}) -> {out_type}",
+        f"    %t{n}:2 = linalg.generic {{indexing_maps = [{in_map}, {out_map}, {out_map}], "
+        f"iterator_types = [{iterators}]{directive}}} "
+        f"ins({values[x._id]} : {_mlir_type(x)}) outs(%m{n}, %i{n} : {m_type}, {out_type}) {{",
+        f"    ^bb0(%in0: {x.dtype.mlir}, %m: {ct.mlir}, %i: i64):",
+        *("      " + line for line in body.lines),
+        f"      linalg.yield {best}, %idx : {ct.mlir}, i64",
+        f"    }} -> ({m_type}, {out_type})",
     ]
 
 
@@ -901,6 +977,53 @@ def amax(x, axis=None, keepdims=False):
 def amin(x, axis=None, keepdims=False):
     """Minimum over ``axis`` (as in ``sum``); nan propagates. ``kb.min``."""
     return _reduce("min", x, axis, keepdims)
+
+
+def _arg_reduce(op, x, axis, keepdims):
+    """argmax and argmin: the int64 index along one axis."""
+    if not isinstance(x, Tensor):
+        raise BuilderError(f"{op}: expected a kfuse Tensor, got {x!r}")
+    if x.dtype is I1:
+        raise BuilderError(f"{op}: does not take i1 (bool) tensors, got {_describe(x)} "
+                           f"(axis={axis!r}); kb.cast it to an int or float dtype first")
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise BuilderError(f"{op}: keepdims must be True or False, got {keepdims!r}")
+    if len(x.shape) == 0:
+        raise BuilderError(f"{op}: the {_describe(x)} has no axis to search")
+    if axis is None and len(x.shape) > 1:
+        raise BuilderError(f"{op}: axis=None over the {_describe(x)} asks for an index "
+                           "into the flattened tensor, which kfuse's builder cannot "
+                           "reshape to; give one axis")
+    if isinstance(axis, (tuple, list)):
+        raise BuilderError(f"{op}: axis {axis!r} must be one int (numpy's {op} searches "
+                           f"along a single axis of the {_describe(x)})")
+    axes = _reduced_axes(op, x, axis)
+    (k,) = axes
+    if k in x._absent:
+        raise BuilderError(f"{op}: axis {k} of the {_describe(x)} is a size-1 dim kept by a "
+                           f"keepdims reduction (its {op} is 0 everywhere); search an axis "
+                           "the tensor has, or reduce with keepdims=False")
+    if keepdims:
+        shape = tuple(1 if d == k else n for d, n in enumerate(x.shape))
+        absent = sorted(set(axes) | set(x._absent))
+    else:
+        kept = [d for d in range(len(x.shape)) if d != k]
+        shape = tuple(x.shape[d] for d in kept)
+        absent = [i for i, d in enumerate(kept) if d in x._absent]
+    return Tensor(x.program, shape, I64, op, [x], absent, (axes, bool(keepdims)))
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index (int64) of the maximum along ``axis`` (an int; None only for a 1-d
+    tensor), like ``numpy.argmax``: the first maximum, or the first NaN where there
+    is one. ``kb.argmax`` / ``x.argmax``."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """Index (int64) of the minimum along ``axis``, like ``numpy.argmin`` (the first
+    minimum, or the first NaN). ``kb.argmin`` / ``x.argmin``."""
+    return _arg_reduce("argmin", x, axis, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):

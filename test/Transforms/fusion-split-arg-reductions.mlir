@@ -153,13 +153,59 @@ func.func @int_argmax(%x: tensor<4x16xf32>) -> tensor<4xi64> {
 #row = affine_map<(d0, d1) -> (d0, d1)>
 #red = affine_map<(d0, d1) -> (d0)>
 
+// numpy's argmax (kfuse's builder writes it so): the index moves while m is
+// not NaN when x ugt m, so the first NaN's column wins. The epilogue keeps
+// i0 if m0 is NaN, else takes p where there is a NaN, else as above.
+// CHECK-LABEL: func.func @numpy_argmax
+// CHECK-DAG: %[[NONE:.*]] = arith.constant 2147483647 : i32
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpf uno
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[P]] : tensor<4xf32>, tensor<4xi32>, tensor<4xf32>, tensor<4xi32>)
+// CHECK: ^bb0(%[[IV:[^:]*]]: f32, %[[IJ:[^:]*]]: i32, %[[IM:[^:]*]]: f32, %[[IP:[^:]*]]: i32, %[[IO:[^:]*]]: i64):
+// CHECK: %[[GT:.*]] = arith.cmpf ugt, %[[IV]], %[[IM]] : f32
+// CHECK: %[[FOUND:.*]] = arith.cmpi ne, %[[IJ]], %[[NONE]] : i32
+// CHECK: %[[OK:.*]] = arith.andi %[[GT]], %[[FOUND]] : i1
+// CHECK: %[[NAN:.*]] = arith.cmpi ne, %[[IP]], %[[NONE]] : i32
+// CHECK: %[[COL:.*]] = arith.select %[[NAN]], %[[IP]], %[[IJ]] : i32
+// CHECK: %[[ORD:.*]] = arith.cmpf ord, %[[IM]], %[[IM]] : f32
+// CHECK: %[[EITHER:.*]] = arith.ori %[[NAN]], %[[OK]] : i1
+// CHECK: %[[TAKE:.*]] = arith.andi %[[ORD]], %[[EITHER]] : i1
+// CHECK: %[[EXT:.*]] = arith.extsi %[[COL]] : i32 to i64
+// CHECK: arith.select %[[TAKE]], %[[EXT]], %[[IO]] : i64
+func.func @numpy_argmax(%x: tensor<4x16xf32>) -> tensor<4xi64> {
+  %c0 = arith.constant 0 : i64
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<4xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4xi64>
+  %i0 = linalg.fill ins(%c0 : i64) outs(%e1 : tensor<4xi64>) -> tensor<4xi64>
+  %r:2 = linalg.generic {indexing_maps = [#row, #red, #red], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x16xf32>) outs(%m0, %i0 : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%in: f32, %m: f32, %i: i64):
+    %gt = arith.cmpf ugt, %in, %m : f32
+    %ord = arith.cmpf ord, %m, %m : f32
+    %moves = arith.andi %gt, %ord : i1
+    %mx = arith.maximumf %in, %m : f32
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %sel = arith.select %moves, %ji, %i : i64
+    linalg.yield %mx, %sel : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %r#1 : tensor<4xi64>
+}
+
+// -----
+
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+
 // Not arg-reductions, left alone: maxnumf (NaNs skipped, not propagated);
 // a compare that disagrees with the extremum (max with olt); a select of
-// something other than the column; an element that reads the accumulator.
+// something other than the column; an element that reads the accumulator;
+// ugt without the guard that m is not NaN (every later column would win).
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-4: linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xi64>)
+// CHECK-COUNT-5: linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xi64>)
 // CHECK-NOT: arith.cmpf uno
-func.func @left_alone(%x: tensor<4x16xf32>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+func.func @left_alone(%x: tensor<4x16xf32>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
   %c0 = arith.constant 0 : i64
   %c7 = arith.constant 7 : i64
   %ninf = arith.constant 0xFF800000 : f32
@@ -202,7 +248,16 @@ func.func @left_alone(%x: tensor<4x16xf32>) -> (tensor<4xi64>, tensor<4xi64>, te
     %sel = arith.select %gt, %ji, %i : i64
     linalg.yield %mx, %sel : f32, i64
   } -> (tensor<4xf32>, tensor<4xi64>)
-  return %a#1, %b#1, %c#1, %d#1 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
+  %u:2 = linalg.generic {indexing_maps = [#row, #red, #red], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x16xf32>) outs(%m0, %i0 : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%in: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %mx = arith.maximumf %in, %m : f32
+    %gt = arith.cmpf ugt, %in, %m : f32
+    %sel = arith.select %gt, %ji, %i : i64
+    linalg.yield %mx, %sel : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %a#1, %b#1, %c#1, %d#1, %u#1 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
 }
 
 // -----

@@ -141,3 +141,53 @@ def test_unmatched_two_accumulator_reduction_is_a_clean_cuda_error():
     np.testing.assert_array_equal(index, np.argmax(x, axis=1))
     with pytest.raises(kfuse.UnsupportedOpError, match="linalg.generic"):
         kfuse.compile(text, target="cuda", chip="sm_90")
+
+
+# ----------------------------------------------------- the builder's argmax / argmin
+
+def _builder_program(dtype, axis, keepdims):
+    from kfuse import builder as kb
+    p = kb.Program("arg")
+    x = p.input("x", (12, 40), dtype)
+    p.output(kb.argmax(x, axis=axis, keepdims=keepdims), name="amax")
+    p.output(x.argmin(axis=axis, keepdims=keepdims), name="amin")
+    if dtype in ("f32", "f16"):  # an elementwise producer fused into the search
+        p.output(kb.argmax(kb.exp(x) * 2.0, axis=axis), name="aexp")
+    return p
+
+
+def _builder_input(dtype):
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((12, 40)) * 2)  # ties
+    if dtype.startswith("i"):
+        return x.astype(np.dtype(dtype.replace("i", "int")))
+    x[4, 7] = x[4, 30] = x[9, 0] = x[0, 39] = np.nan  # first NaN wins
+    x[6, :] = -np.inf
+    x[7, :] = np.inf
+    if dtype == "bf16":
+        ml_dtypes = pytest.importorskip("ml_dtypes")
+        return x.astype(ml_dtypes.bfloat16)
+    return x.astype({"f32": np.float32, "f16": np.float16, "f64": np.float64}[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "f64", "i32", "i64"])
+@pytest.mark.parametrize("axis,keepdims", [(1, False), (0, True), (-1, True)])
+def test_builder_arg_reductions_match_numpy(dtype, axis, keepdims):
+    p = _builder_program(dtype, axis, keepdims)
+    x = _builder_input(dtype)
+    f = kfuse.compile(p, target="cpu")
+    got = f(x)
+    want = p.reference(x)
+    for g, w, fn in zip(got, want, [np.argmax, np.argmin, None]):
+        assert g.dtype == np.int64 and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+        if fn is not None:  # the reference is numpy's own
+            np.testing.assert_array_equal(
+                w, fn(x.astype(np.float64) if dtype == "bf16" else x, axis=axis,
+                      keepdims=keepdims))
+
+
+def test_builder_arg_reductions_cuda_assemble(tmp_path):
+    f = kfuse.compile(_builder_program("f32", 1, False), target="cuda", chip="sm_90")
+    assert f.report.after.kernels == 1  # the three searches over the rows of x
+    _assembles(f.ptx, tmp_path)

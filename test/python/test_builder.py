@@ -1096,3 +1096,56 @@ def test_softmax_from_reductions(verify, shape):
     assert r.dtype == np.float32 and r.shape == shape
     np.testing.assert_allclose(r, expected, rtol=0, atol=1e-6)
     np.testing.assert_allclose(r.sum(axis=-1), 1.0, atol=1e-5)
+
+
+# ------------------------------------------------------------------- argmax / argmin
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_arg_reduction_parses(verify, op, dtype):
+    for axis, keepdims in [(1, False), (0, True)]:
+        p, x, y = reduction_program(op, dtype, axis=axis, keepdims=keepdims)
+        assert y.dtype is dtypes.I64 and y.shape == reduced_shape((4, 8), axis, keepdims)
+        text = verify(p.to_mlir())
+        # one generic with two accumulators (the extremum and its column),
+        # plus the write at the numpy shape for keepdims
+        assert generics(text) == 1 + keepdims and text.count("linalg.fill") == 2
+        assert re.search(r"%t\d+:2 = linalg.generic", text)
+        lines = body(text)
+        if dtype in ("f32", "f64", "f16", "bf16"):
+            pred = "ugt" if op == "argmax" else "ult"
+            assert any(f"arith.cmpf {pred}" in line for line in lines)
+            assert any("arith.cmpf ord" in line for line in lines)  # NaN stays
+        else:
+            pred = "sgt" if op == "argmax" else "slt"
+            assert any(f"arith.cmpi {pred}" in line for line in lines)
+        assert "%col = linalg.index 1 : index" in lines
+
+
+def test_arg_reduction_reference_is_numpys():
+    p = kb.Program("a")
+    x = p.input("x", (3, 5), "f32")
+    p.output(kb.argmax(x, axis=1), "i")
+    p.output(x.argmin(axis=0, keepdims=True), "j")
+    a = np.array([[1, 3, 3, 0, 2], [np.nan, 1, np.nan, 5, 5], [-1, -1, -1, -1, -1]],
+                 np.float32)
+    i, j = p.reference(a)
+    assert i.tolist() == [1, 0, 0] and i.dtype == np.int64
+    assert j.tolist() == [[1, 2, 1, 2, 2]] and j.shape == (1, 5)  # NaN first
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda p, x: kb.argmax(x), "axis=None over the f32 tensor of shape \\(4, 8\\)"),
+    (lambda p, x: kb.argmax(x, axis=(0, 1)), "must be one int"),
+    (lambda p, x: kb.argmin(x, axis=2), "out of range"),
+    (lambda p, x: kb.argmax(x > 0.0, axis=1), "i1"),
+    (lambda p, x: kb.argmax(x.max(axis=1, keepdims=True), axis=1), "size-1 dim kept"),
+    (lambda p, x: kb.argmax(x.sum(), axis=None), "no axis"),
+    (lambda p, x: kb.argmax(x, axis=1, keepdims=None), "keepdims"),
+    (lambda p, x: kb.argmax(np.zeros(3)), "expected a kfuse Tensor"),
+])
+def test_arg_reduction_errors(make, match):
+    p = kb.Program("e")
+    x = p.input("x", (4, 8), "f32")
+    with pytest.raises(BuilderError, match=match):
+        make(p, x)
