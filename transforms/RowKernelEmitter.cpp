@@ -1027,27 +1027,38 @@ LogicalResult RowKernel::emit() {
 
 } // namespace
 
-/// Few, very long rows (a full reduction such as an L2 norm, or a handful of
-/// rows) leave most SMs idle with one block per row. Such a group is split
-/// in two kernels: the first views every row as `slices` rows of `len`
-/// columns (memref.expand_shape, no copy) and reduces each slice to a
-/// partial; the second reduces the partials of a row and runs the row-space
-/// epilogue. Applies to groups with one reduction over one column dimension
-/// whose full-space ops only feed it. Returns std::nullopt when it does not
-/// apply.
+/// Few, very long rows (a full reduction such as an L2 norm or a variance, or
+/// a handful of rows) leave most SMs idle with one block per row. Such a
+/// group is split into waves of reductions: a reduction joins the first wave
+/// after every row value it reads is computed. Each wave is two kernels: a
+/// partials kernel that views every row as `slices` rows of `len` columns
+/// (memref.expand_shape, no copy) and reduces each slice of each of the
+/// wave's reductions to a partial, with copies of the full-space ops they
+/// read; and a finishing kernel that combines the partials of each row and
+/// runs the row-space ops whose inputs are then ready (the next wave's
+/// partials kernel may read them). Applies when every reduction runs over
+/// the same loops with one trailing reduction loop and full-space values
+/// stay inside the group. Several waves read the rows several times, so they
+/// are taken only while one kernel would leave most SMs idle: fewer blocks
+/// (one per row, or a cluster of `maxCluster` per row) than `smCount`.
+/// Returns std::nullopt when it does not apply.
 static std::optional<LogicalResult>
 splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
-              int64_t threads, int64_t targetBlocks) {
+              int64_t threads, int64_t smCount, int64_t maxCluster) {
+  int64_t targetBlocks = smCount * 8; // several blocks per SM
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0)
       reductions.push_back(g);
-  if (reductions.size() != 1 || reductions[0].getNumReductionLoops() != 1 ||
-      kfuse::reusesInputsAcrossRows(reductions[0]))
+  if (reductions.empty())
     return std::nullopt;
-  linalg::GenericOp red = reductions[0];
-  SmallVector<int64_t> loops = red.getStaticLoopRanges();
-  unsigned rows = red.getNumParallelLoops();
+  SmallVector<int64_t> loops = reductions[0].getStaticLoopRanges();
+  for (linalg::GenericOp red : reductions)
+    if (red.getNumReductionLoops() != 1 || !RowKernel::reductionsTrail(red) ||
+        kfuse::reusesInputsAcrossRows(red) ||
+        red.getStaticLoopRanges() != loops || !findCombiner(red))
+      return std::nullopt;
+  unsigned rows = reductions[0].getNumParallelLoops();
   int64_t numRows = 1;
   for (unsigned d = 0; d < rows; ++d)
     numRows *= loops[d];
@@ -1064,34 +1075,129 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     return std::nullopt;
   int64_t len = cols / slices;
 
-  // Which generics run over the full space (they must only feed `red`).
-  SmallVector<linalg::GenericOp> full, rest;
+  // Every other generic runs over the full space or over the rows.
+  SmallVector<int64_t> rowLoops(loops.begin(), loops.begin() + rows);
+  auto isFull = [&](linalg::GenericOp g) {
+    return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == loops;
+  };
+  llvm::DenseMap<Operation *, unsigned> order;
   for (linalg::GenericOp g : generics) {
-    if (g == red)
+    order[g] = order.size();
+    if (g.getNumReductionLoops() == 0 && !isFull(g) &&
+        g.getStaticLoopRanges() != rowLoops)
+      return std::nullopt;
+  }
+  // Full-space values never leave the group or reach a row-space op: each
+  // partials kernel recomputes what it needs from the group's inputs.
+  SmallVector<linalg::GenericOp> fullOrReduction;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0 || isFull(g))
+      fullOrReduction.push_back(g);
+  for (linalg::GenericOp g : generics) {
+    if (!isFull(g))
       continue;
-    if (g.getStaticLoopRanges() == loops) {
-      for (Value init : g.getDpsInits())
-        for (Operation *user : init.getUsers())
-          if (user != g.getOperation() && user != red.getOperation() &&
-              !(isa<linalg::GenericOp>(user) &&
-                llvm::is_contained(full, cast<linalg::GenericOp>(user))) &&
-              user->isBeforeInBlock(red) == false)
-            return std::nullopt; // a full-space value needed after the
-                                 // reduction
-      full.push_back(g);
-    } else {
-      rest.push_back(g);
+    for (Value init : g.getDpsInits()) {
+      Value base = init;
+      while (auto view = base.getDefiningOp<ViewLikeOpInterface>())
+        base = view.getViewSource();
+      if (!base.getDefiningOp<memref::AllocOp>())
+        return std::nullopt;
+      SmallVector<Value> worklist{base};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+              view && view.getViewSource() == v) {
+            worklist.push_back(user->getResult(0));
+            continue;
+          }
+          auto reader = dyn_cast<linalg::GenericOp>(user);
+          if (!reader || !llvm::is_contained(fullOrReduction, reader))
+            return std::nullopt;
+        }
+      }
     }
   }
+  // The generic that last wrote `buffer` before `reader`, if in the group.
+  auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
+    linalg::GenericOp found;
+    for (linalg::GenericOp g : generics) {
+      if (order[g] >= order[reader])
+        break;
+      if (llvm::is_contained(g.getDpsInits(), buffer))
+        found = g;
+    }
+    return found;
+  };
+  // Waves: a reduction's partials can be computed once every row value it
+  // reads (through its full-space producers too) is in memory. avail(g) is
+  // the wave whose finishing kernel writes g's row value; a row-space op
+  // that reads no reduction runs in the first one. Reductions of one wave
+  // share a partials kernel (the rows are read once per wave) and a
+  // finishing kernel.
+  llvm::DenseMap<Operation *, unsigned> avail;
+  SmallVector<llvm::SetVector<Operation *>> fullDeps(reductions.size());
+  unsigned waves = 0;
+  for (linalg::GenericOp g : generics) {
+    if (isFull(g))
+      continue;
+    if (g.getNumReductionLoops() == 0) {
+      unsigned a = 1;
+      for (Value v : g->getOperands())
+        if (linalg::GenericOp w = isa<MemRefType>(v.getType())
+                                      ? writerOf(v, g)
+                                      : linalg::GenericOp())
+          a = std::max(a, avail.lookup(w));
+      avail[g] = a;
+      continue;
+    }
+    unsigned i = llvm::find(reductions, g) - reductions.begin();
+    unsigned after = 0; // the latest wave whose results it reads
+    SmallVector<linalg::GenericOp> worklist{g};
+    while (!worklist.empty()) {
+      linalg::GenericOp r = worklist.pop_back_val();
+      for (Value in : r.getDpsInputs()) {
+        if (!isa<MemRefType>(in.getType()))
+          continue;
+        linalg::GenericOp w = writerOf(in, r);
+        if (!w)
+          continue; // a group input
+        if (isFull(w)) {
+          if (fullDeps[i].insert(w))
+            worklist.push_back(w);
+        } else {
+          after = std::max(after, avail.lookup(w));
+        }
+      }
+    }
+    unsigned wave = after + 1;
+    // (its init, combined into in the finishing kernel, must be ready then)
+    if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
+      wave = std::max(wave, avail.lookup(w));
+    avail[g] = wave;
+    waves = std::max(waves, wave);
+  }
+  SmallVector<SmallVector<linalg::GenericOp>> ofWave(waves + 1);
+  for (linalg::GenericOp red : reductions)
+    ofWave[avail[red]].push_back(red);
+  for (unsigned w = 1; w <= waves; ++w)
+    if (ofWave[w].empty())
+      return std::nullopt; // (row-space work before any reduction's results)
+  // Several waves read the rows several times: worth it only while one
+  // kernel would leave most SMs idle.
+  if (waves > 1 && numRows * std::max<int64_t>(1, maxCluster) >= smCount)
+    return std::nullopt;
 
-  OpBuilder b(red);
-  Location loc = red.getLoc();
-  MLIRContext *ctx = red.getContext();
+  Location loc = reductions[0].getLoc();
+  MLIRContext *ctx = reductions[0].getContext();
   unsigned inner = loops.size() - 1;
   // Re-expresses a full-space generic over (rows..., slice, column): every
   // operand indexed by the column loop is viewed with that dimension split.
   IRMapping buffers; // full-space intermediates -> their split views
-  auto split = [&](linalg::GenericOp g, bool isReduction,
+  // Everything built, in order: a failure erases it all, in reverse (nothing
+  // of the group is changed until every kernel's generics are built).
+  SmallVector<Operation *> created;
+  auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
                    Value partialInit) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
     SmallVector<AffineMap> maps;
@@ -1123,7 +1229,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           r.push_back(e); // dims below `inner` keep their numbers
         }
       }
-      if (splitDim >= 0) {
+      if (splitDim >= 0 && v == o.get()) {
         auto type = cast<MemRefType>(v.getType());
         if (!type.getLayout().isIdentity())
           return failure();
@@ -1141,6 +1247,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         }
         v = memref::ExpandShapeOp::create(
             b, loc, MemRefType::get(shape, type.getElementType()), v, assoc);
+        created.push_back(v.getDefiningOp());
         if (isInit)
           buffers.map(o.get(), v);
       }
@@ -1177,102 +1284,147 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     return ng;
   };
 
-  auto comb = findCombiner(red);
-  if (!comb)
+  auto abandon = [&]() -> std::optional<LogicalResult> {
+    for (Operation *op : llvm::reverse(created))
+      op->erase();
     return std::nullopt;
-  Type accType =
-      cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+  };
   SmallVector<int64_t> partialShape(loops.begin(), loops.begin() + rows);
   partialShape.push_back(slices);
-  Value partial =
-      memref::AllocOp::create(b, loc, MemRefType::get(partialShape, accType));
-  // The partials start from the combiner's neutral element.
   SmallVector<AffineExpr> rowDims;
   for (unsigned d = 0; d <= rows; ++d)
     rowDims.push_back(getAffineDimExpr(d, ctx));
-  Value neutralValue =
-      arith::ConstantOp::create(b, loc, neutral(b, comb->kind, accType));
-  auto fill = linalg::GenericOp::create(
-      b, loc, TypeRange{}, ValueRange{neutralValue}, ValueRange{partial},
-      ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, {}, ctx),
-                          AffineMap::get(rows + 1, 0, rowDims, ctx)},
-      SmallVector<utils::IteratorType>(rows + 1, utils::IteratorType::parallel),
-      [](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, args[0]);
-      });
-  std::string firstName = (name + "_partial").str();
-  fill->setAttr(kfuse::kKernelAttr, b.getStringAttr(firstName));
-  SmallVector<linalg::GenericOp> first{fill};
-  for (linalg::GenericOp g : full) {
-    auto ng = split(g, false, Value());
-    if (failed(ng))
-      return std::nullopt; // (nothing erased yet: only dead views were added)
-    first.push_back(*ng);
+  // The kernels go after the group, in order: partials of wave 1, its
+  // finishing kernel, partials of wave 2, ... First every partials kernel
+  // (building them may fail: then everything built is erased and the group
+  // is left as it was).
+  Operation *anchor = generics.back()->getNextNode();
+  OpBuilder b(anchor);
+  SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1);
+  SmallVector<Operation *> boundary(waves + 1, anchor);
+  llvm::DenseMap<Operation *, Value> partialOf;
+  for (unsigned w = 1; w <= waves; ++w) {
+    SmallVector<linalg::GenericOp> &first = partialKernels[w];
+    size_t start = created.size();
+    for (linalg::GenericOp red : ofWave[w]) {
+      Combiner comb = *findCombiner(red);
+      Type accType =
+          cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+      auto alloc = memref::AllocOp::create(
+          b, loc, MemRefType::get(partialShape, accType));
+      created.push_back(alloc);
+      partialOf[red] = alloc;
+      // The partials start from the combiner's neutral element.
+      Value neutralValue =
+          arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
+      created.push_back(neutralValue.getDefiningOp());
+      auto fill = linalg::GenericOp::create(
+          b, loc, TypeRange{}, ValueRange{neutralValue}, ValueRange{alloc},
+          ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, {}, ctx),
+                              AffineMap::get(rows + 1, 0, rowDims, ctx)},
+          SmallVector<utils::IteratorType>(rows + 1,
+                                           utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(nb, nl, args[0]);
+          });
+      created.push_back(fill);
+      first.push_back(fill);
+    }
+    buffers.clear();
+    for (linalg::GenericOp g : generics) {
+      if (!llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
+            return fullDeps[llvm::find(reductions, red) - reductions.begin()]
+                .contains(g);
+          }))
+        continue;
+      auto ng = split(b, g, false, Value());
+      if (failed(ng))
+        return abandon();
+      created.push_back(*ng);
+      first.push_back(*ng);
+    }
+    for (linalg::GenericOp red : ofWave[w]) {
+      auto nred = split(b, red, true, partialOf[red]);
+      if (failed(nred))
+        return abandon();
+      created.push_back(*nred);
+      first.push_back(*nred);
+    }
+    if (w > 1)
+      boundary[w - 1] = created[start];
   }
-  auto nred = split(red, true, partial);
-  if (failed(nred))
-    return std::nullopt;
-  first.push_back(*nred);
-  for (linalg::GenericOp g : first)
-    g->setAttr(kfuse::kKernelAttr, b.getStringAttr(firstName));
 
-  // Second kernel: combine the partials into the original init, then the
-  // row-space ops that followed.
-  SmallVector<AffineExpr> rowOnly(rowDims.begin(), rowDims.end() - 1);
-  Value acc = red.getDpsInits()[0];
-  AffineMap accMap = red.getMatchingIndexingMap(red.getDpsInitOperand(0));
-  SmallVector<AffineExpr> accResults;
-  for (AffineExpr e : accMap.getResults())
-    accResults.push_back(e); // rows only (a projected permutation of them)
-  auto combine = linalg::GenericOp::create(
-      b, loc, TypeRange{}, ValueRange{partial}, ValueRange{acc},
-      ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, rowDims, ctx),
-                          AffineMap::get(rows + 1, 0, accResults, ctx)},
-      [&] {
-        SmallVector<utils::IteratorType> it(rows,
-                                            utils::IteratorType::parallel);
-        it.push_back(utils::IteratorType::reduction);
-        return it;
-      }(),
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        IRMapping m;
-        Value a = red.getBody()->getArguments().back();
-        m.map(a, args[1]);
-        m.map(comb->op->getOperand(0) == a ? comb->op->getOperand(1)
-                                           : comb->op->getOperand(0),
-              args[0]);
-        linalg::YieldOp::create(nb, nl, nb.clone(*comb->op, m)->getResult(0));
-      });
-  for (NamedAttribute a : red->getDiscardableAttrs())
-    combine->setAttr(a.getName(), a.getValue());
-  SmallVector<linalg::GenericOp> second;
-  for (linalg::GenericOp g : rest)
-    if (g->isBeforeInBlock(red))
-      second.push_back(g);
-  second.push_back(combine);
-  for (linalg::GenericOp g : rest)
-    if (!g->isBeforeInBlock(red))
-      second.push_back(g);
-  red.erase();
-  for (linalg::GenericOp g : full)
+  // Then each finishing kernel, before the next wave's partials: the
+  // combines of the wave's partials into the reductions' inits and the
+  // row-space ops of the wave, in program order.
+  SmallVector<std::pair<SmallVector<linalg::GenericOp>, std::string>> kernels;
+  for (unsigned w = 1; w <= waves; ++w) {
+    OpBuilder fb(boundary[w]);
+    SmallVector<linalg::GenericOp> second;
+    for (linalg::GenericOp g : generics) {
+      if (isFull(g) || avail.lookup(g) != w)
+        continue;
+      if (g.getNumReductionLoops() == 0) {
+        g->moveBefore(boundary[w]);
+        second.push_back(g);
+        continue;
+      }
+      Combiner comb = *findCombiner(g);
+      AffineMap accMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+      auto combine = linalg::GenericOp::create(
+          fb, loc, TypeRange{}, ValueRange{partialOf[g]},
+          ValueRange{g.getDpsInits()[0]},
+          ArrayRef<AffineMap>{
+              AffineMap::get(rows + 1, 0, rowDims, ctx),
+              AffineMap::get(rows + 1, 0, accMap.getResults(), ctx)},
+          [&] {
+            SmallVector<utils::IteratorType> it(rows,
+                                                utils::IteratorType::parallel);
+            it.push_back(utils::IteratorType::reduction);
+            return it;
+          }(),
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            IRMapping m;
+            Value a = g.getBody()->getArguments().back();
+            m.map(a, args[1]);
+            m.map(comb.op->getOperand(0) == a ? comb.op->getOperand(1)
+                                              : comb.op->getOperand(0),
+                  args[0]);
+            linalg::YieldOp::create(nb, nl,
+                                    nb.clone(*comb.op, m)->getResult(0));
+          });
+      for (NamedAttribute a : g->getDiscardableAttrs())
+        combine->setAttr(a.getName(), a.getValue());
+      second.push_back(combine);
+    }
+    std::string suffix = w == 1 ? "" : std::to_string(w);
+    kernels.push_back({partialKernels[w], (name + "_partial" + suffix).str()});
+    kernels.push_back(
+        {second, w == waves ? name.str()
+                            : (name + "_combine" + std::to_string(w)).str()});
+  }
+  SmallVector<linalg::GenericOp> originals(reductions);
+  for (linalg::GenericOp g : generics)
+    if (isFull(g))
+      originals.push_back(g);
+  for (linalg::GenericOp g : originals)
     g.erase();
-  if (failed(RowKernel(first, firstName, threads).emit()))
-    return failure();
-  SmallVector<linalg::GenericOp> ordered;
-  for (linalg::GenericOp g : second)
-    ordered.push_back(g);
-  llvm::sort(ordered, [](linalg::GenericOp x, linalg::GenericOp y) {
-    return x->isBeforeInBlock(y);
-  });
-  return RowKernel(ordered, name, threads).emit();
+  for (auto &[gens, kernelName] : kernels) {
+    for (linalg::GenericOp g : gens)
+      g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
+    if (failed(RowKernel(gens, kernelName, threads).emit()))
+      return failure();
+  }
+  return success();
 }
 
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName, int64_t threads,
                                    int64_t chunksPerThread,
                                    int64_t maxCluster) {
-  // Enough blocks to fill an H100 (132 SMs) several times over.
-  if (auto split = splitLongRows(generics, kernelName, threads, 132 * 8))
+  // Blocks to fill an H100 (132 SMs).
+  if (auto split =
+          splitLongRows(generics, kernelName, threads, 132, maxCluster))
     return *split;
   return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster)
       .emit();

@@ -118,14 +118,17 @@ def test_argmax_rows_cpu(cols):
     np.testing.assert_array_equal(value, x.max(axis=1))
 
 
-@pytest.mark.parametrize("cols,cluster", [(1000, 0), (262144, 0), (262144, 8)])
-def test_argmax_rows_cuda_assemble(cols, cluster, tmp_path):
-    # register mode, streaming mode (rows too long for registers) and rows
-    # spread over clusters of blocks
-    f = kfuse.compile(_argmax_text(8, cols), target="cuda", chip="sm_90",
+@pytest.mark.parametrize("rows,cols,cluster,kernels", [
+    (8, 1000, 0, 1),       # register mode
+    (160, 262144, 0, 1),   # streaming mode (rows too long for registers)
+    (160, 262144, 8, 1),   # rows spread over clusters of blocks
+    (8, 262144, 8, 6),     # few rows: three waves of partials + finishing
+])
+def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, tmp_path):
+    f = kfuse.compile(_argmax_text(rows, cols), target="cuda", chip="sm_90",
                       row_cluster=cluster)
-    assert f.ptx.count(".entry") == len(f.plan.steps) == 1
-    if cluster:
+    assert f.ptx.count(".entry") == len(f.plan.steps) == kernels
+    if cluster and kernels == 1:
         assert "mapa.shared::cluster" in f.ptx
     _assembles(f.ptx, tmp_path)
 

@@ -164,6 +164,61 @@ def test_few_long_rows_split_into_partials_and_a_finish_kernel():
     assert f.report.after.kernels == 1  # one group: the split is code generation's
 
 
+def test_few_long_rows_with_several_reductions_run_in_waves(tmp_path):
+    # variance (mean, then mean square deviation), argmax (first NaN, max
+    # before it, first column of it) and range over 2 rows of 2^20: the
+    # reductions that read only x form wave 1 (one partials kernel for the
+    # sum, the NaN column, max and min), those reading wave 1's results wave
+    # 2, the argmax's column wave 3; each wave has a finishing kernel
+    text = program_text("long_rows.mlir")
+    f = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert f.report.after.kernels == 1  # one group: the waves are codegen's
+    assert [(s.kernel, s.grid[0]) for s in f.plan.steps] == [
+        ("long_rows_g0_partial", 512), ("long_rows_g0_combine1", 2),
+        ("long_rows_g0_partial2", 512), ("long_rows_g0_combine2", 2),
+        ("long_rows_g0_partial3", 512), ("long_rows_g0", 2)]
+    _assembles(f.ptx, tmp_path)
+    # with as many rows as SMs, one kernel reads each row once instead
+    many = kfuse.compile(text.replace("2x1048576", "160x1048576")
+                         .replace("tensor<2x", "tensor<160x")
+                         .replace("tensor<2xf32>", "tensor<160xf32>")
+                         .replace("tensor<2xi64>", "tensor<160xi64>"),
+                         target="cuda", chip="sm_90")
+    assert [s.kernel for s in many.plan.steps] == ["long_rows_g0"]
+    cpu = kfuse.compile(text, target="cpu")
+    x = np.random.default_rng(4).standard_normal((2, 1 << 20)).astype(np.float32)
+    x[1, 5000] = x[1, 7000] = np.nan
+    var, top, rng = cpu(x)
+    # (a sequential f32 sum of 2^20 terms on the CPU: about 1e-3 relative)
+    np.testing.assert_allclose(var[0], x[0].astype(np.float64).var(), rtol=3e-3)
+    assert np.isnan(var[1]) and np.isnan(rng[1])
+    assert top.tolist() == [int(np.argmax(x[0])), 5000]
+    assert rng[0] == x[0].max() - x[0].min()
+
+
+def test_few_long_columns_reduced_over_leading_rows_are_not_split(tmp_path):
+    # a reduction over the leading dim of 4 x 2^20 (torch-mlir writes its
+    # loops ["reduction", "parallel"]) runs a thread per output column; the
+    # long-row split, which slices the last loop, must leave it alone
+    text = """
+func.func @colsum(%x: tensor<4x1048576xf32>) -> tensor<1048576xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1048576xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1048576xf32>) -> tensor<1048576xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x1048576xf32>) outs(%f : tensor<1048576xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<1048576xf32>
+  return %r : tensor<1048576xf32>
+}
+"""
+    f = kfuse.compile(text, target="cuda", chip="sm_90")
+    (step,) = f.plan.steps
+    assert step.grid[0] * step.block[0] >= 1 << 20  # a thread per column
+    _assembles(f.ptx, tmp_path)
+
+
 def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
     text = program_text("column_mean.mlir")
     f = kfuse.compile(text, target="cpu")

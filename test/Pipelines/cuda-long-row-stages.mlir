@@ -1,0 +1,116 @@
+// REQUIRES: ptxas
+//
+// Few long rows with two reductions (a log-sum-exp over 3 rows of 100000:
+// the maximum, then the sum of exp(x - max)): one block per row (or a
+// cluster of 8 per row) would leave most of the 132 SMs idle, so each
+// reduction runs as a partials kernel over row slices (here 16 slices of
+// 6250 columns: 48 blocks) and a finishing kernel. The maximum is finished
+// (and stored) before the second partials kernel, which reads it; the last
+// kernel combines the sums and runs the epilogue (log, + max). A group that
+// writes a full-space result (a softmax) is not split: its rows are read once
+// in one kernel.
+//
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=KERN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
+// RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+
+// CHECK-LABEL: func.func @lse(
+// CHECK-SAME: %[[X:[^:]*]]: memref<3x100000xf32>
+// CHECK-SAME: %[[OUT:[^:]*]]: memref<3xf32>
+// CHECK: %[[P1:.*]] = memref.alloc() : memref<3x16xf32>
+// CHECK: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [3, 16, 6250]
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[P1]] : memref<3x16xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P1]] : memref<3x16xf32>, %{{.*}} : memref<3xf32>, %[[MAX:.*]] : memref<3xf32>)
+// CHECK: %[[P2:.*]] = memref.alloc() : memref<3x16xf32>
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial2 blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[MAX]] : memref<3xf32>, %[[P2]] : memref<3x16xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P2]] : memref<3x16xf32>, %{{.*}} : memref<3xf32>, %[[MAX]] : memref<3xf32>, %[[OUT]] : memref<3xf32>)
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: func.func @softmax(
+// CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|12}}, %c1, %c1)
+// CHECK-NOT: gpu.launch_func
+// KERN: gpu.func @lse_g0_partial(
+// KERN: gpu.all_reduce maximumf
+// KERN: gpu.func @lse_g0_combine1(
+// KERN: gpu.all_reduce maximumf
+// KERN: gpu.func @lse_g0_partial2(
+// KERN: math.exp
+// KERN: gpu.all_reduce add
+// KERN: gpu.func @lse_g0(
+// KERN: gpu.all_reduce add
+// KERN: math.log
+
+func.func @lse(%arg0: tensor<3x100000xf32> {kfuse.name = "x"}) -> (tensor<3xf32> {kfuse.name = "lse"}) {
+  %c2 = arith.constant 0xFF800000 : f32
+  %e2 = tensor.empty() : tensor<3xf32>
+  %i2 = linalg.fill ins(%c2 : f32) outs(%e2 : tensor<3xf32>) -> tensor<3xf32>
+  %t2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<3x100000xf32>) outs(%i2 : tensor<3xf32>) {
+  ^bb0(%in0: f32, %out: f32):
+    %v0 = arith.maximumf %in0, %out : f32
+    linalg.yield %v0 : f32
+  } -> tensor<3xf32>
+  %e3 = tensor.empty() : tensor<3x100000xf32>
+  %t3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg0, %t2 : tensor<3x100000xf32>, tensor<3xf32>) outs(%e3 : tensor<3x100000xf32>) {
+  ^bb0(%in0: f32, %in1: f32, %out: f32):
+    %v0 = arith.subf %in0, %in1 : f32
+    linalg.yield %v0 : f32
+  } -> tensor<3x100000xf32>
+  %e4 = tensor.empty() : tensor<3x100000xf32>
+  %t4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t3 : tensor<3x100000xf32>) outs(%e4 : tensor<3x100000xf32>) {
+  ^bb0(%in0: f32, %out: f32):
+    %v0 = math.exp %in0 : f32
+    linalg.yield %v0 : f32
+  } -> tensor<3x100000xf32>
+  %c5 = arith.constant 0.0 : f32
+  %e5 = tensor.empty() : tensor<3xf32>
+  %i5 = linalg.fill ins(%c5 : f32) outs(%e5 : tensor<3xf32>) -> tensor<3xf32>
+  %t5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%t4 : tensor<3x100000xf32>) outs(%i5 : tensor<3xf32>) {
+  ^bb0(%in0: f32, %out: f32):
+    %v0 = arith.addf %in0, %out : f32
+    linalg.yield %v0 : f32
+  } -> tensor<3xf32>
+  %e6 = tensor.empty() : tensor<3xf32>
+  %t6 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t5 : tensor<3xf32>) outs(%e6 : tensor<3xf32>) {
+  ^bb0(%in0: f32, %out: f32):
+    %v0 = math.log %in0 : f32
+    linalg.yield %v0 : f32
+  } -> tensor<3xf32>
+  %e8 = tensor.empty() : tensor<3xf32>
+  %t8 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t6, %t2 : tensor<3xf32>, tensor<3xf32>) outs(%e8 : tensor<3xf32>) {
+  ^bb0(%in0: f32, %in1: f32, %out: f32):
+    %v0 = arith.addf %in0, %in1 : f32
+    linalg.yield %v0 : f32
+  } -> tensor<3xf32>
+  return %t8 : tensor<3xf32>
+}
+
+func.func @softmax(%arg0: tensor<3x100000xf32>) -> tensor<3x100000xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<3x100000xf32>) outs(%m0 : tensor<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.maximumf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%arg0, %m : tensor<3x100000xf32>, tensor<3xf32>) outs(%s0 : tensor<3xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %x = math.exp %d : f32
+    %v = arith.addf %x, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %ef = tensor.empty() : tensor<3x100000xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg0, %m, %s : tensor<3x100000xf32>, tensor<3xf32>, tensor<3xf32>) outs(%ef : tensor<3x100000xf32>) {
+  ^bb0(%in: f32, %mx: f32, %sum: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %x = math.exp %d : f32
+    %v = arith.divf %x, %sum : f32
+    linalg.yield %v : f32
+  } -> tensor<3x100000xf32>
+  return %y : tensor<3x100000xf32>
+}
