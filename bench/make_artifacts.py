@@ -71,10 +71,10 @@ def cluster_programs():
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     progs.append(p)
-    # ragged blocks, a row-space output (24 rows x 8 blocks fill the SMs: with
-    # fewer, the two reductions would run as waves over row slices instead)
+    # ragged blocks, a row-space output (17 rows x 8 blocks fill the 132 SMs:
+    # with fewer, the two reductions would run as waves over row slices)
     p = kb.Program("cluster_logsumexp_f32")
-    x = p.input("x", (24, 100000), "f32")
+    x = p.input("x", (17, 100000), "f32")
     m = x.max(axis=-1, keepdims=True)
     p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="lse")
     progs.append(p)
@@ -161,7 +161,10 @@ def main():
     rng = np.random.default_rng(0)
     test_opts = {} if args.row_chunks is None else {"row_chunks": args.row_chunks}
     from random_programs import random_program
-    for prog in test_programs() + cluster_programs() + [random_program(s) for s in range(16)]:
+    # (random programs with argmax / argmin: the seeds below have some)
+    randoms = [random_program(s) for s in range(16)] + [
+        random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
+    for prog in test_programs() + cluster_programs() + randoms:
         d = os.path.join(args.out, "tests", prog.name)
         t0 = time.perf_counter()
         opts = dict(test_opts)

@@ -13,15 +13,24 @@ from kfuse import dtypes
 UNARY = ["exp", "tanh", "sigmoid", "relu", "neg", "abs", "silu", "sqrt", "log"]
 BINARY = ["add", "sub", "mul", "maximum", "minimum", "div"]
 REDUCE = [kb.sum, kb.max, kb.mean, kb.min]
+# argmax / argmin, their int64 indices cast back to the program's dtype so
+# that later ops can use them
+ARG_REDUCE = [lambda t, axis, keepdims: kb.cast(kb.argmax(t, axis=axis, keepdims=keepdims),
+                                                t.dtype),
+              lambda t, axis, keepdims: kb.cast(kb.argmin(t, axis=axis, keepdims=keepdims),
+                                                t.dtype)]
 DTYPES = ["f32", "f16", "bf16", "f64"]
 # CPU vs reference, relative and absolute, by dtype (both round per op)
 TOLERANCE = {"f32": 1e-4, "f16": 2e-2, "bf16": 1e-1, "f64": 1e-9}
 
 
-def random_program(seed: int) -> kb.Program:
+def random_program(seed: int, arg_reductions: bool = False) -> kb.Program:
+    """With `arg_reductions`, reductions may also be argmax / argmin (other
+    seeds' programs are those without)."""
     rng = np.random.default_rng(seed)
+    reduce = REDUCE + ARG_REDUCE if arg_reductions else REDUCE
     dt = DTYPES[int(rng.integers(0, len(DTYPES)))]
-    p = kb.Program(f"random_{seed}")
+    p = kb.Program(f"random_{'arg_' if arg_reductions else ''}{seed}")
     shape = tuple(int(rng.integers(1, 9)) for _ in range(int(rng.integers(1, 4))))
     pool = [p.input(f"x{i}", shape, dt) for i in range(2)]
     pool.append(p.input("b", shape[-1:], dt))
@@ -41,7 +50,7 @@ def random_program(seed: int) -> kb.Program:
                                for _ in t.shape)
                 t = kb.pad(t, widths, value=float(rng.integers(-2, 3)))
             elif kind == 3 and t.shape:
-                t = REDUCE[int(rng.integers(0, len(REDUCE)))](
+                t = reduce[int(rng.integers(0, len(reduce)))](
                     t, axis=int(rng.integers(0, len(t.shape))),
                     keepdims=bool(rng.integers(0, 2)))
             elif kind == 4:

@@ -14,6 +14,7 @@
 
 namespace kfuse {
 #define GEN_PASS_DEF_CPUBF16BITS
+#define GEN_PASS_DEF_CPUBF16CASTS
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -51,6 +52,31 @@ struct CpuBf16BitsPass : kfuse::impl::CpuBf16BitsBase<CpuBf16BitsPass> {
       }
       auto store = cast<LLVM::StoreOp>(op);
       store.getValueMutable().assign(bitsOf(store.getValue()));
+    }
+  }
+};
+
+struct CpuBf16CastsPass : kfuse::impl::CpuBf16CastsBase<CpuBf16CastsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> casts;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isBF16())
+        casts.push_back(op);
+    });
+    for (Operation *op : casts) {
+      OpBuilder b(op);
+      Type bf16 = op->getResult(0).getType();
+      Type f32 = b.getF32Type();
+      if (auto shaped = dyn_cast<ShapedType>(bf16))
+        f32 = shaped.clone(f32);
+      OperationState state(op->getLoc(), op->getName());
+      state.addOperands(op->getOperands());
+      state.addTypes(f32);
+      Value wide = b.create(state)->getResult(0);
+      Value narrow = arith::TruncFOp::create(b, op->getLoc(), bf16, wide);
+      op->getResult(0).replaceAllUsesWith(narrow);
+      op->erase();
     }
   }
 };

@@ -269,6 +269,21 @@ def CpuBf16Bits : Pass<"fusion-cpu-bf16-bits"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CpuBf16Casts : Pass<"fusion-cpu-bf16-casts", "::mlir::func::FuncOp"> {
+  let summary = "Converts integers to bf16 through f32 on the CPU target";
+  let description = [{
+    The x86 backend lowers an integer-to-bf16 conversion (`arith.sitofp` /
+    `arith.uitofp` to bf16) as a conversion to f32 and a `__truncsfbf2` call
+    the JIT does not provide. This pass writes it as the conversion to f32
+    and an `arith.truncf` to bf16, which `arith-expand{include-bf16}` then
+    expands into integer arithmetic (round to nearest even). Integers of at
+    most 24 significant bits convert exactly to f32, so for them the result
+    is the correctly rounded bf16; wider ones are rounded twice, as numpy's
+    bf16 (ml_dtypes) conversion through float32 does.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategy
 //===----------------------------------------------------------------------===//

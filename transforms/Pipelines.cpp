@@ -237,12 +237,13 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
 }
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
-  // arith-expand and fusion-cpu-bf16-bits: the JIT has no runtime library
-  // for bf16 conversions.
-  addPipeline(pm, "func.func(arith-expand{include-bf16=1}),"
-                  "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-                  "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
-                  "reconcile-unrealized-casts,fusion-cpu-bf16-bits");
+  // fusion-cpu-bf16-casts, arith-expand and fusion-cpu-bf16-bits: the JIT
+  // has no runtime library for bf16 conversions.
+  addPipeline(pm,
+              "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1}),"
+              "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+              "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
+              "reconcile-unrealized-casts,fusion-cpu-bf16-bits");
 }
 
 void registerPipelines() {

@@ -510,3 +510,21 @@ def test_cuda_without_chip_targets_the_device_that_is_here(monkeypatch):
     none = kfuse.compile(p, target="cuda")
     assert none.options.chip == "sm_90" and none.options.sm_count == 0
     assert kfuse.compile(p).target == "cpu"
+
+
+def test_integers_convert_to_bf16_on_the_cpu():
+    # found by random programs with argmax: an integer-to-bf16 cast needed
+    # __truncsfbf2, which the JIT lacks ("could not be linked"); it now goes
+    # through f32 and an expanded truncation, bit-equal to the reference
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from kfuse import builder as kb
+    p = kb.Program("to_bf16")
+    x = p.input("x", (8,), "bf16")
+    n = p.input("n", (6,), "i64")
+    p.output(kb.cast(kb.cast(x, "i64"), "bf16"), "y")
+    p.output(kb.cast(n, "bf16"), "z")
+    f = kfuse.compile(p, target="cpu")
+    xs = (np.arange(8) * 3.3 - 9).astype(ml_dtypes.bfloat16)
+    ns = np.array([0, 1, -7, 257, 2**24 + 1, 2**40 + 12345], np.int64)
+    for got, want in zip(f(xs, ns), p.reference(xs, ns)):
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))

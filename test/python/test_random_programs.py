@@ -16,9 +16,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from random_programs import TOLERANCE, random_inputs, random_program  # noqa: E402
 
 
-@pytest.mark.parametrize("seed", range(80))
-def test_random_program(seed):
-    prog = random_program(seed)
+@pytest.mark.parametrize("arg_reductions,seed",
+                         [(False, s) for s in range(80)] + [(True, s) for s in range(40)])
+def test_random_program(arg_reductions, seed):
+    prog = random_program(seed, arg_reductions)
     args = random_inputs(prog, seed)
     f = kfuse.compile(prog, target="cpu")
     got = f(*args)
