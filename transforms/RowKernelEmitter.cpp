@@ -124,6 +124,45 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
   }
 }
 
+/// Whether `buffer` is an allocation (seen through views) that nothing but
+/// `readers` touches, through the allocation or any view of it. A function
+/// argument, or a view of one, is a program output: never private.
+bool isPrivateTo(Value buffer, ArrayRef<linalg::GenericOp> readers) {
+  Value base = buffer;
+  while (auto view = base.getDefiningOp<ViewLikeOpInterface>())
+    base = view.getViewSource();
+  if (!base.getDefiningOp<memref::AllocOp>())
+    return false;
+  SmallVector<Value> worklist{base};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == v) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      if (!g || !llvm::is_contained(readers, g))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The last of `generics[0, pos)` that writes `buffer`, and which of its
+/// results it is.
+std::optional<std::pair<linalg::GenericOp, unsigned>>
+lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
+                 unsigned pos) {
+  for (unsigned p = pos; p-- > 0;)
+    for (auto [i, init] :
+         llvm::enumerate(linalg::GenericOp(generics[p]).getDpsInits()))
+      if (init == buffer)
+        return std::make_pair(linalg::GenericOp(generics[p]), unsigned(i));
+  return std::nullopt;
+}
+
 /// Values of full-space generics: (op, result #, column chunk). Streaming
 /// mode keeps one per loop iteration (chunk 0); register mode keeps one for
 /// the whole kernel, so later phases reuse what earlier ones computed.
@@ -249,12 +288,7 @@ private:
   /// of its results it is.
   std::optional<std::pair<linalg::GenericOp, unsigned>>
   writerBefore(Value buffer, unsigned pos) {
-    for (unsigned p = pos; p-- > 0;)
-      for (auto [i, init] :
-           llvm::enumerate(linalg::GenericOp(generics[p]).getDpsInits()))
-        if (init == buffer)
-          return std::make_pair(linalg::GenericOp(generics[p]), unsigned(i));
-    return std::nullopt;
+    return lastWriterBefore(generics, buffer, pos);
   }
   Value rowValueBefore(Value buffer, unsigned pos) {
     Value found;
@@ -490,31 +524,7 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
 }
 
 bool RowKernel::usedOutside(Value buffer) {
-  // Views of a buffer are the buffer: only an allocation made for the group
-  // can be private to the kernel; anything else (a function argument, a
-  // view of one) is a program output.
-  Value base = buffer;
-  while (auto view = base.getDefiningOp<ViewLikeOpInterface>())
-    base = view.getViewSource();
-  if (!base.getDefiningOp<memref::AllocOp>())
-    return true;
-  // Private unless something besides this kernel's generics reads the
-  // allocation or a view of it.
-  SmallVector<Value> worklist{base};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (view && view.getViewSource() == v) {
-        worklist.push_back(user->getResult(0));
-        continue;
-      }
-      auto g = dyn_cast<linalg::GenericOp>(user);
-      if (!g || !llvm::is_contained(generics, g))
-        return true;
-    }
-  }
-  return false;
+  return !isPrivateTo(buffer, generics);
 }
 
 static vector::CombiningKind combiningKind(gpu::AllReduceOperation k) {
@@ -1093,41 +1103,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0 || isFull(g))
       fullOrReduction.push_back(g);
-  for (linalg::GenericOp g : generics) {
-    if (!isFull(g))
-      continue;
-    for (Value init : g.getDpsInits()) {
-      Value base = init;
-      while (auto view = base.getDefiningOp<ViewLikeOpInterface>())
-        base = view.getViewSource();
-      if (!base.getDefiningOp<memref::AllocOp>())
-        return std::nullopt;
-      SmallVector<Value> worklist{base};
-      while (!worklist.empty()) {
-        Value v = worklist.pop_back_val();
-        for (Operation *user : v.getUsers()) {
-          if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-              view && view.getViewSource() == v) {
-            worklist.push_back(user->getResult(0));
-            continue;
-          }
-          auto reader = dyn_cast<linalg::GenericOp>(user);
-          if (!reader || !llvm::is_contained(fullOrReduction, reader))
-            return std::nullopt;
-        }
-      }
-    }
-  }
+  for (linalg::GenericOp g : generics)
+    if (isFull(g))
+      for (Value init : g.getDpsInits())
+        if (!isPrivateTo(init, fullOrReduction))
+          return std::nullopt;
   // The generic that last wrote `buffer` before `reader`, if in the group.
   auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
-    linalg::GenericOp found;
-    for (linalg::GenericOp g : generics) {
-      if (order[g] >= order[reader])
-        break;
-      if (llvm::is_contained(g.getDpsInits(), buffer))
-        found = g;
-    }
-    return found;
+    auto w = lastWriterBefore(generics, buffer, order[reader]);
+    return w ? w->first : linalg::GenericOp();
   };
   // Waves: a reduction's partials can be computed once every row value it
   // reads (through its full-space producers too) is in memory. avail(g) is
@@ -1318,15 +1302,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       Value neutralValue =
           arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
       created.push_back(neutralValue.getDefiningOp());
-      auto fill = linalg::GenericOp::create(
-          b, loc, TypeRange{}, ValueRange{neutralValue}, ValueRange{alloc},
-          ArrayRef<AffineMap>{AffineMap::get(rows + 1, 0, {}, ctx),
-                              AffineMap::get(rows + 1, 0, rowDims, ctx)},
-          SmallVector<utils::IteratorType>(rows + 1,
-                                           utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(nb, nl, args[0]);
-          });
+      auto fill = kfuse::fillGeneric(b, loc, neutralValue, alloc);
       created.push_back(fill);
       first.push_back(fill);
     }

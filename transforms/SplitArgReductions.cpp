@@ -409,21 +409,11 @@ private:
     return red.getResult(0);
   }
 
-  /// A tensor of the rows' shape filled with `value` (a fill written as a
-  /// generic, as normalization leaves fills).
+  /// A tensor of the rows' shape filled with `value`.
   Value filled(Type elem, TypedAttr value) {
-    unsigned rank = rowShape.size();
     Value empty = tensor::EmptyOp::create(b, loc, rowShape, elem);
     Value c = arith::ConstantOp::create(b, loc, value);
-    auto fill = linalg::GenericOp::create(
-        b, loc, TypeRange{empty.getType()}, ValueRange{c}, ValueRange{empty},
-        ArrayRef<AffineMap>{AffineMap::get(rank, 0, {}, ctx),
-                            b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location, ValueRange args) {
-          linalg::YieldOp::create(nb, loc, args[0]);
-        });
-    return fill.getResult(0);
+    return kfuse::fillGeneric(b, loc, c, empty).getResult(0);
   }
 
   /// The row epilogue: the column found where the extremum passes the
@@ -439,13 +429,9 @@ private:
     AffineMap id = b.getMultiDimIdentityMap(loops - 1);
     AffineMap m0Map = compressDims(g.getIndexingMapsArray()[valueInit], red);
     AffineMap i0Map = compressDims(g.getIndexingMapsArray()[indexInit], red);
+    // (m0 is read here and accumulated into by the extremum's reduction;
+    // planning gives each use of a fill its own copy.)
     Value m0 = g->getOperand(valueInit), i0 = g->getOperand(indexInit);
-    // A fill of m0 is cloned: shared with the extremum's reduction, which
-    // accumulates into it, it would be a buffer one group writes and another
-    // then updates (two kernels where one does).
-    if (Operation *def = m0.getDefiningOp();
-        def && (isa<linalg::FillOp>(def) || kfuse::isFillLike(def)))
-      m0 = b.clone(*def)->getResult(0);
     Type indexType = getElementTypeOrSelf(i0.getType());
     unsigned colBits = colType.getIntOrFloatBitWidth();
     SmallVector<Value> ins{v, j, m0};

@@ -125,6 +125,21 @@ bool kfuse::isFillLike(Operation *op) {
                        [](Value v) { return isa<ShapedType>(v.getType()); });
 }
 
+linalg::GenericOp kfuse::fillGeneric(OpBuilder &b, Location loc, Value scalar,
+                                     Value dest) {
+  auto type = cast<ShapedType>(dest.getType());
+  unsigned rank = type.getRank();
+  return linalg::GenericOp::create(
+      b, loc, isa<RankedTensorType>(type) ? TypeRange{type} : TypeRange{},
+      ValueRange{scalar}, ValueRange{dest},
+      ArrayRef<AffineMap>{AffineMap::get(rank, 0, {}, b.getContext()),
+                          b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, args[0]);
+      });
+}
+
 /// One body op of cloneBodyOnVectors.
 static FailureOr<SmallVector<Value>>
 cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,

@@ -49,6 +49,12 @@ bool hasGatherReads(mlir::linalg::GenericOp generic);
 /// linalg.fill): free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
 
+/// A fill written as a generic (as normalization leaves fills): `dest`, a
+/// tensor or a memref, gets `scalar` everywhere. On a tensor the generic
+/// returns the filled tensor.
+mlir::linalg::GenericOp fillGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value scalar, mlir::Value dest);
+
 /// Evaluates the body of an elementwise (or reduction) generic on
 /// `width`-wide vectors (width 1: plain scalars). `mapping` must map the
 /// block arguments; values defined outside the body are broadcast to every

@@ -391,15 +391,8 @@ class Program:
             for t in self._schedule():
                 if t._op == "view":
                     env[t._id] = env[t._args[0]._id].reshape(t.shape)
-                elif t._op in _REDUCTIONS:
+                elif t._op in _REDUCTIONS or t._op in _ARG_REDUCTIONS:
                     env[t._id] = _np_reduce(t, env[t._args[0]._id])
-                elif t._op in _ARG_REDUCTIONS:
-                    axes, keepdims = t._attrs
-                    a = env[t._args[0]._id].astype(_numpy_dtype(_compute_dtype(
-                        t._args[0].dtype)))
-                    fn = np.argmax if t._op == "argmax" else np.argmin
-                    env[t._id] = np.asarray(fn(a, axis=axes[0], keepdims=keepdims),
-                                            dtype=np.int64)
                 elif t._op == "pad":
                     widths, value = t._attrs
                     env[t._id] = np.pad(env[t._args[0]._id], widths,
@@ -447,15 +440,8 @@ def _arg_reduction(t, values):
     (in the compute dtype) and its column (i64), as torch-mlir writes torch.argmax,
     with numpy's rule for NaN: the index moves when ``x ugt m`` (greater, or either is
     NaN) while m is not NaN yet, so the first NaN's column wins and stays."""
-    x, (axes, _) = t._args[0], t._attrs
-    (k,) = axes
-    present = [d for d in range(len(x.shape)) if d not in x._absent]
-    kept = [d for d in present if d != k]
-    loops = kept + [k]
-    dims = ", ".join(f"d{i}" for i in range(len(loops)))
-    in_map = f"affine_map<({dims}) -> ({', '.join(f'd{loops.index(d)}' for d in present)})>"
-    out_map = f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(len(kept)))})>"
-    iterators = ", ".join(['"parallel"'] * len(kept) + ['"reduction"'])
+    x = t._args[0]
+    in_map, out_map, iterators = _reduction_loops(t)
     ct = _compute_dtype(x.dtype)
     extremum, fpred, ipred, start = _ARG_REDUCTIONS[t._op]
     if ct.is_float:
@@ -474,7 +460,7 @@ def _arg_reduction(t, values):
     else:
         moves = body._emit(f"arith.cmpi {ipred}, {v}, {m} : {ct.mlir}", I1)
     best = body.binary(extremum, v, m)
-    body.lines += [f"%col = linalg.index {len(kept)} : index",
+    body.lines += [f"%col = linalg.index {len(_mlir_shape(t))} : index",
                    "%coli = arith.index_cast %col : index to i64",
                    f"%idx = arith.select {moves}, %coli, %i : i64"]
     m_type = _tensor_type(_mlir_shape(t), ct)
@@ -530,9 +516,9 @@ def _identity_literal(op, dt):
     return str({0: 0, -math.inf: -limit, math.inf: limit - 1}[value])
 
 
-def _reduction(t, values):
-    """The lines of a reduction: its identity constant, the tensor.empty and linalg.fill
-    of its accumulator, and the linalg.generic: kept dims' loops first, reduced last."""
+def _reduction_loops(t):
+    """A reduction's loops over the dims its operand has: the kept ones first, the reduced
+    ones last. Returns the operand's and the result's indexing maps and the iterators."""
     x, (axes, _) = t._args[0], t._attrs
     present = [k for k in range(len(x.shape)) if k not in x._absent]
     kept = [k for k in present if k not in axes]
@@ -543,6 +529,14 @@ def _reduction(t, values):
     out_map = f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(len(kept)))})>"
     iterators = ", ".join(['"parallel"'] * len(kept)
                           + ['"reduction"'] * (len(loops) - len(kept)))
+    return in_map, out_map, iterators
+
+
+def _reduction(t, values):
+    """The lines of a reduction: its identity constant, the tensor.empty and linalg.fill
+    of its accumulator, and the linalg.generic: kept dims' loops first, reduced last."""
+    x = t._args[0]
+    in_map, out_map, iterators = _reduction_loops(t)
     acc, out_type, in_type = t.dtype, _mlir_type(t), _mlir_type(x)
     body = _MlirBody()
     value = body.convert(body.arg("%in0", x.dtype), acc)
@@ -718,6 +712,10 @@ _NP_COMPARE = {"gt": np.greater, "ge": np.greater_equal, "lt": np.less,
 def _np_reduce(t, a):
     """Reduction ``t`` of array ``a`` (numpy shape), accumulated in ``t.dtype``."""
     axes, keepdims = t._attrs
+    if t._op in _ARG_REDUCTIONS:  # searched in the compute dtype, int64 indices
+        a = a.astype(_numpy_dtype(_compute_dtype(t._args[0].dtype)), copy=False)
+        fn = np.argmax if t._op == "argmax" else np.argmin
+        return np.asarray(fn(a, axis=axes[0], keepdims=keepdims), dtype=np.int64)
     a = a.astype(_numpy_dtype(t.dtype), copy=False)
     fn = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min}[t._op]
     extra = {"dtype": a.dtype} if t._op == "reduce_sum" else {}  # no int promotion
@@ -928,6 +926,16 @@ def _reduced_axes(op, x, axis):
     return tuple(sorted(dims))
 
 
+def _reduced_shape(x, axes, keepdims):
+    """The numpy shape of reducing ``x`` over ``axes``, and its absent dims."""
+    if keepdims:
+        return (tuple(1 if k in axes else d for k, d in enumerate(x.shape)),
+                sorted(set(axes) | set(x._absent)))
+    kept = [k for k in range(len(x.shape)) if k not in axes]
+    return (tuple(x.shape[k] for k in kept),
+            [i for i, k in enumerate(kept) if k in x._absent])
+
+
 def _reduce(op, x, axis, keepdims):
     """sum, max, min and mean: one reduction generic, then for f16/bf16 (and mean) one
     elementwise generic that truncates (and divides by the count)."""
@@ -944,13 +952,7 @@ def _reduce(op, x, axis, keepdims):
     axes = _reduced_axes(op, x, axis)
     if not axes:  # numpy: reducing over no dims leaves the values as they are
         return x
-    kept = [k for k in range(len(x.shape)) if k not in axes]
-    if keepdims:
-        shape = tuple(1 if k in axes else d for k, d in enumerate(x.shape))
-        absent = sorted(set(axes) | set(x._absent))
-    else:
-        shape = tuple(x.shape[k] for k in kept)
-        absent = [i for i, k in enumerate(kept) if k in x._absent]
+    shape, absent = _reduced_shape(x, axes, keepdims)
     if all(k in x._absent for k in axes):
         # every reduced dim is a size-1 dim that x's MLIR value lacks: the values are x's,
         # and so is the MLIR value (a "view": no op, only the numpy shape differs)
@@ -1003,13 +1005,7 @@ def _arg_reduce(op, x, axis, keepdims):
         raise BuilderError(f"{op}: axis {k} of the {_describe(x)} is a size-1 dim kept by a "
                            f"keepdims reduction (its {op} is 0 everywhere); search an axis "
                            "the tensor has, or reduce with keepdims=False")
-    if keepdims:
-        shape = tuple(1 if d == k else n for d, n in enumerate(x.shape))
-        absent = sorted(set(axes) | set(x._absent))
-    else:
-        kept = [d for d in range(len(x.shape)) if d != k]
-        shape = tuple(x.shape[d] for d in kept)
-        absent = [i for i, d in enumerate(kept) if d in x._absent]
+    shape, absent = _reduced_shape(x, axes, keepdims)
     return Tensor(x.program, shape, I64, op, [x], absent, (axes, bool(keepdims)))
 
 
