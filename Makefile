@@ -39,6 +39,7 @@ $(BUILD)/build.ninja: $(STAMP) CMakeLists.txt
 bench-artifacts: build
 	$(VPY) bench/make_artifacts.py --out .artifacts --suite --row-variants
 	$(VPY) bench/make_artifacts.py --out .artifacts/c4 --row-chunks 4
+	$(VPY) bench/make_artifacts.py --out .artifacts/s0 --row-chunks 0
 
 clean:
 	rm -rf $(BUILD) $(VENV)

@@ -7,9 +7,12 @@
 #        tests.log     test_gpu.py + test_runtime.py on .artifacts/tests
 #   bash bench/gpu_session.sh c4      carry .artifacts/c4 (about 22 MiB):
 #        tests_c4.log  test_gpu.py on .artifacts/c4/tests (row_chunks=4)
+#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 25 MiB):
+#        tests_s0.log  test_gpu.py on .artifacts/s0/tests (row_chunks=0: every
+#                      row kernel streams, max and sum of exp in one pass)
 #   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 3 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log
-# (no argument: all three, for a machine that has every artifact). Logs and
+# (no argument: all four, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out).
 set -u
 what=${1:-all}
@@ -27,7 +30,12 @@ if [ "$what" = c4 ] || [ "$what" = all ]; then
         test/python/test_gpu.py > "$out/tests_c4.log" 2>&1
     tail -3 "$out/tests_c4.log"
 fi
-[ "$what" = tests ] || [ "$what" = c4 ] && exit 0
+if [ "$what" = s0 ] || [ "$what" = all ]; then
+    KFUSE_GPU_ARTIFACTS=.artifacts/s0/tests python3 -m pytest -q -p no:cacheprovider \
+        test/python/test_gpu.py > "$out/tests_s0.log" 2>&1
+    tail -3 "$out/tests_s0.log"
+fi
+[ "$what" = tests ] || [ "$what" = c4 ] || [ "$what" = s0 ] && exit 0
 python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
     --out "$out/suite.json" > "$out/suite.log" 2>&1
 tail -40 "$out/suite.log"

@@ -427,7 +427,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       });
       if (rows) {
         if (failed(emitRowKernel(generics, name.getValue(), rowThreads,
-                                 rowChunks, rowCluster)))
+                                 rowChunks, rowCluster, rowOnline)))
           return signalPassFailure();
         continue;
       }

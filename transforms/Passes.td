@@ -396,7 +396,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Threads per block (per row) of streaming reduction kernels">,
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"8",
            "Vector chunks of its row each thread keeps in registers (the "
-           "block size follows from the row width)">,
+           "block size follows from the row width; 0: stream every row)">,
+    Option<"rowOnline", "row-online", "bool", /*default=*/"true",
+           "Streaming row kernels fold a max and the sum of exp(e - max) "
+           "in one pass over the row (off for strict numerics)">,
     Option<"rowCluster", "row-cluster", "int64_t", /*default=*/"0",
            "Most blocks of a thread-block cluster a row too long for one "
            "block's registers is spread over (0: none; sm_90 and later)">,

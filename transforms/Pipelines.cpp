@@ -95,7 +95,8 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                          llvm::cl::init(4)};
   Option<int64_t> rowChunks{
       *this, "row-chunks",
-      llvm::cl::desc("Row-kernel vector chunks per thread kept in registers"),
+      llvm::cl::desc("Row-kernel vector chunks per thread kept in registers "
+                     "(0: stream every row)"),
       llvm::cl::init(8)};
   Option<int64_t> rowCluster{
       *this, "row-cluster",
@@ -171,6 +172,12 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         "'"));
     return;
   }
+  if (o.rowChunks < 0) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-chunks must be >= 0 (0: stream rows), got " +
+        std::to_string(o.rowChunks)));
+    return;
+  }
   int64_t cluster = o.rowCluster;
   if (cluster != 0 && cluster != 1 && cluster != 2 && cluster != 4 &&
       cluster != 8) {
@@ -193,7 +200,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "unroll={3} blocks-per-sm={4}},"
           "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
           "fusion-inline-groups,fusion-bufferization-boundary),{5},"
-          "func.func(fusion-generic-to-gpu{{row-chunks={7} row-cluster={9}}),"
+          "func.func(fusion-generic-to-gpu{{row-chunks={7} row-cluster={9} "
+          "row-online={10}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,cse,canonicalize{8}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
@@ -201,7 +209,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.numerics.getValue(), o.rowChunks.getValue(),
           o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
                                             : "",
-          cluster)
+          cluster, o.numerics.getValue() == "strict" ? "false" : "true")
           .str());
 }
 

@@ -24,6 +24,16 @@
 // them from the group's inputs (re-reading a row the block just read, which
 // the caches serve). Values of the same loop iteration are computed once.
 //
+// A row a block can hold in a few vectors per thread is loaded once and every
+// phase works on registers (register mode). Longer rows, or every row with
+// row-chunks=0, stream through memory: the reductions fold in passes over the
+// row, each pass taking every reduction whose inputs are ready when it starts
+// (independent reductions share one read), 4 vectors per thread and trip.
+// With fast numerics a pass also folds a max `m` and a sum of exp(e - m) over
+// the same `e` together ("online"): the running sum is rescaled by
+// exp(m_old - m_new) whenever the running max grows, and once more to the
+// row's final max, so softmax reads its row twice and cross-entropy once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "transforms/RowKernelEmitter.h"
@@ -35,11 +45,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -172,9 +184,10 @@ class RowKernel {
 public:
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
             int64_t threads, int64_t chunksPerThread = 8,
-            int64_t maxCluster = 0)
+            int64_t maxCluster = 0, bool online = false)
       : generics(generics), name(name), threads(threads),
         chunksPerThread(chunksPerThread), maxCluster(maxCluster),
+        online(online),
         perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
           // Contractions, and reductions over leading dimensions (a thread
           // per output column keeps the loads coalesced).
@@ -218,6 +231,10 @@ private:
   int64_t threads;
   int64_t chunksPerThread; // register mode: chunks each thread aims for
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
+  /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
+  /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
+  /// sum is then of differently rounded terms).
+  bool online;
   bool perThread; // one thread per row (contractions) or one block per row
   /// Cluster mode (sm_90): a row too long for one block's registers is
   /// spread over the `cluster` blocks of a thread-block cluster, each holding
@@ -278,6 +295,49 @@ private:
   emitRegisterPhases(OpBuilder &kb, Location loc, Value tid,
                      ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
                      SmallVector<std::pair<Value, Value>> &rowOutputs);
+  /// Streaming mode folds reductions in passes: one column loop for every
+  /// reduction whose inputs are ready when the loop starts, `batch` vectors
+  /// per thread and trip. Each reduction's block total is computed in its
+  /// pass and folded into its init value at its turn in program order.
+  static constexpr int64_t batch = 4;
+  struct Online {
+    linalg::GenericOp max; // the reduction `m = max(e)` the sum rescales to
+    Value maxBuffer;       // m's buffer, as the sum reads it
+    Value maxTotal;        // the block total of m's pass (set by the pass)
+  };
+  llvm::DenseMap<Operation *, Online> onlineSums; // by the sum's generic
+  llvm::DenseMap<Operation *, Value> totals;      // block totals, by reduction
+  LogicalResult emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
+                                  ArrayRef<Value> rowIdx, Value colStart,
+                                  int64_t step, int64_t numCols,
+                                  ArrayRef<linalg::GenericOp> members);
+  /// The generics whose row values (reduction results, row-space values)
+  /// evaluating `g`'s inputs reads, through the full-space generics it
+  /// evaluates on the way.
+  void rowDeps(linalg::GenericOp g, llvm::SmallPtrSetImpl<Operation *> &deps);
+  void rowDepsOf(Value buffer, unsigned pos,
+                 llvm::SmallPtrSetImpl<Operation *> &deps);
+  /// Where a body value comes from at a point of the full space: followed
+  /// from block arguments through the group's full-space writers (identity
+  /// maps) to an op result in some body, else the buffer, map and writer it
+  /// is read through.
+  struct Source {
+    Value value, buffer;
+    AffineMap map;
+    Operation *writer = nullptr;
+    linalg::GenericOp owner; // the generic whose body defines `value`
+  };
+  Source sourceOf(Value v, linalg::GenericOp g);
+  /// Whether `a` in the body of `ga` and `b` in the body of `gb` compute the
+  /// same value at every point of the full space: the same reads, or the
+  /// same side-effect-free ops over such values (producers fused into
+  /// several consumers are copies of one expression).
+  bool sameValue(Value a, linalg::GenericOp ga, Value b, linalg::GenericOp gb,
+                 unsigned depth = 0);
+  /// `s = sum(exp(e - m))` with `m = max(e)` computed by an earlier
+  /// reduction of the group and read nowhere else in the sum: the max.
+  std::optional<Online> onlinePartner(linalg::GenericOp g);
+
   /// Position of each generic in program order.
   llvm::DenseMap<Operation *, unsigned> position;
   /// Row-space values computed for the current row, per buffer, with the
@@ -403,7 +463,10 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
   auto w = writerBefore(buffer, pos);
   if (w && (w->first.getNumReductionLoops() > 0 || isRowSpace(w->first))) {
     if (Value v = rowValueBefore(buffer, position[w->first] + 1))
-      return vectorized(loopIdx) ? splat(b, loc, v) : v;
+      // (a running max in an online pass is a vector already)
+      return vectorized(loopIdx) && !isa<VectorType>(v.getType())
+                 ? splat(b, loc, v)
+                 : v;
   }
   if (w) {
     auto [g, result] = *w;
@@ -770,6 +833,296 @@ void RowKernel::storeColumns(OpBuilder &b, Location loc, Value value,
   }
 }
 
+void RowKernel::rowDepsOf(Value buffer, unsigned pos,
+                          llvm::SmallPtrSetImpl<Operation *> &deps) {
+  auto w = writerBefore(buffer, pos);
+  if (!w)
+    return;
+  if (w->first.getNumReductionLoops() > 0 || isRowSpace(w->first))
+    deps.insert(w->first);
+  else
+    rowDeps(w->first, deps);
+}
+
+void RowKernel::rowDeps(linalg::GenericOp g,
+                        llvm::SmallPtrSetImpl<Operation *> &deps) {
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (isa<MemRefType>(in->get().getType()) &&
+        !g.getBody()->getArgument(in->getOperandNumber()).use_empty())
+      rowDepsOf(in->get(), position[g], deps);
+}
+
+RowKernel::Source RowKernel::sourceOf(Value v, linalg::GenericOp g) {
+  while (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != g.getBody() ||
+        arg.getArgNumber() >= g.getNumDpsInputs())
+      return Source{v, {}, {}, nullptr, g};
+    OpOperand *in = g.getDpsInputOperand(arg.getArgNumber());
+    AffineMap map = g.getMatchingIndexingMap(in);
+    if (!isa<MemRefType>(in->get().getType()))
+      return Source{in->get(), {}, {}, nullptr, g};
+    auto w = writerBefore(in->get(), position[g]);
+    if (!w || w->first.getNumReductionLoops() > 0 || !isFullSpace(w->first) ||
+        !map.isIdentity() ||
+        !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
+             .isIdentity())
+      return Source{{}, in->get(), map, w ? w->first.getOperation() : nullptr,
+                    g};
+    g = w->first;
+    v = g.getBody()->getTerminator()->getOperand(w->second);
+  }
+  return Source{v, {}, {}, nullptr, g};
+}
+
+bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
+                          linalg::GenericOp gb, unsigned depth) {
+  if (depth > 32)
+    return false;
+  Source sa = sourceOf(a, ga), sb = sourceOf(b, gb);
+  if (sa.buffer || sb.buffer)
+    return sa.buffer == sb.buffer && sa.map == sb.map &&
+           sa.writer == sb.writer;
+  if (sa.value == sb.value)
+    return true;
+  auto ra = dyn_cast<OpResult>(sa.value), rb = dyn_cast<OpResult>(sb.value);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  Operation *oa = ra.getOwner(), *ob = rb.getOwner();
+  if (oa->getName() != ob->getName() ||
+      oa->getAttrDictionary() != ob->getAttrDictionary() ||
+      oa->getNumOperands() != ob->getNumOperands() || oa->getNumRegions() ||
+      ob->getNumRegions() || !isMemoryEffectFree(oa))
+    return false;
+  for (auto [x, y] : llvm::zip(oa->getOperands(), ob->getOperands()))
+    if (!sameValue(x, sa.owner, y, sb.owner, depth + 1))
+      return false;
+  return true;
+}
+
+std::optional<RowKernel::Online>
+RowKernel::onlinePartner(linalg::GenericOp g) {
+  if (!online || perThread)
+    return std::nullopt;
+  std::optional<Combiner> sum = findCombiner(g);
+  if (!sum || !isa<arith::AddFOp>(sum->op))
+    return std::nullopt;
+  Value acc = g.getBody()->getArguments().back();
+  Value term = sum->op->getOperand(sum->op->getOperand(0) == acc ? 1 : 0);
+  auto exp = term.getDefiningOp<math::ExpOp>();
+  if (!exp || !term.hasOneUse())
+    return std::nullopt;
+  // From the exponent back to `e - m`, through full-space intermediates
+  // that nothing else on the way reads: (generic, operand followed).
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> path;
+  linalg::GenericOp at = g;
+  Value v = exp.getOperand();
+  while (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != at.getBody() ||
+        arg.getArgNumber() >= at.getNumDpsInputs() || !arg.hasOneUse())
+      return std::nullopt;
+    OpOperand *in = at.getDpsInputOperand(arg.getArgNumber());
+    auto w = writerBefore(in->get(), position[at]);
+    if (!isa<MemRefType>(in->get().getType()) || !w ||
+        w->first.getNumReductionLoops() > 0 || !isFullSpace(w->first) ||
+        !at.getMatchingIndexingMap(in).isIdentity() ||
+        !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
+             .isIdentity())
+      return std::nullopt;
+    path.push_back({at, arg.getArgNumber()});
+    at = w->first;
+    v = at.getBody()->getTerminator()->getOperand(w->second);
+  }
+  auto sub = v.getDefiningOp<arith::SubFOp>();
+  if (!sub || !sub->hasOneUse())
+    return std::nullopt;
+  // m: a block argument read once, by the subtraction.
+  auto q = dyn_cast<BlockArgument>(sub.getRhs());
+  if (!q || q.getOwner() != at.getBody() || !q.hasOneUse() ||
+      q.getArgNumber() >= at.getNumDpsInputs())
+    return std::nullopt;
+  Value maxBuffer = at.getDpsInputOperand(q.getArgNumber())->get();
+  if (!isa<MemRefType>(maxBuffer.getType()))
+    return std::nullopt;
+  auto w = writerBefore(maxBuffer, position[at]);
+  if (!w || w->first.getNumReductionLoops() == 0)
+    return std::nullopt;
+  linalg::GenericOp max = w->first;
+  std::optional<Combiner> mc = findCombiner(max);
+  if (!mc || !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
+    return std::nullopt;
+  Type type = cast<MemRefType>(maxBuffer.getType()).getElementType();
+  if (cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType() != type ||
+      sub.getType() != type || term.getType() != type)
+    return std::nullopt;
+  // e: the same value the max reduces (the sum's terms are then <= 1, so
+  // rescaling never overflows where the two-pass sum would not).
+  Value maxAcc = max.getBody()->getArguments().back();
+  Value maxTerm = mc->op->getOperand(mc->op->getOperand(0) == maxAcc ? 1 : 0);
+  if (!sameValue(sub.getLhs(), at, maxTerm, max))
+    return std::nullopt;
+  // m reaches the sum through q alone.
+  path.push_back({at, q.getArgNumber()});
+  for (auto [h, followed] : path)
+    for (OpOperand *in : h.getDpsInputOperands()) {
+      if (in->getOperandNumber() == followed ||
+          !isa<MemRefType>(in->get().getType()) ||
+          h.getBody()->getArgument(in->getOperandNumber()).use_empty())
+        continue;
+      llvm::SmallPtrSet<Operation *, 8> deps;
+      rowDepsOf(in->get(), position[h], deps);
+      if (deps.contains(max))
+        return std::nullopt;
+    }
+  return Online{max, maxBuffer, Value()};
+}
+
+/// One column loop over this thread's columns that folds the partials of
+/// every reduction in `members`, `batch` vectors per trip (the last trip
+/// masked when the row does not divide). An online sum's partial is kept
+/// relative to its max's running partial: s' = s * exp(m - m') +
+/// sum(exp(e - m')), the terms evaluated with m' in place of the max.
+LogicalResult RowKernel::emitStreamingPass(OpBuilder &kb, Location loc,
+                                           Value tid, ArrayRef<Value> rowIdx,
+                                           Value colStart, int64_t step,
+                                           int64_t numCols,
+                                           ArrayRef<linalg::GenericOp> members) {
+  auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t k = perThread ? 1
+                        : std::clamp<int64_t>((numCols + step - 1) / step, 1,
+                                              batch);
+  bool masked = numCols % (step * k) != 0;
+  llvm::DenseMap<Operation *, unsigned> slot;
+  SmallVector<Value> inits;
+  SmallVector<Combiner> combs;
+  for (linalg::GenericOp g : members) {
+    slot[g] = inits.size();
+    combs.push_back(*findCombiner(g));
+    Type accType =
+        cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+    inits.push_back(splat(
+        kb, loc,
+        arith::ConstantOp::create(kb, loc,
+                                  neutral(kb, combs.back().kind, accType))));
+  }
+  auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
+                                 cIdx(kb, step * k), inits);
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  SmallVector<SmallVector<Value>> points;
+  SmallVector<Value> valid; // per batch entry, when masked
+  for (int64_t j = 0; j < k; ++j) {
+    Value col = loop.getInductionVar();
+    if (j > 0) {
+      col = arith::AddIOp::create(lb, loc, col, cIdx(lb, j * step));
+      if (masked) {
+        Value ok = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult,
+                                         col, cIdx(lb, numCols));
+        col = arith::SelectOp::create(lb, loc, ok, col, cIdx(lb, 0));
+        valid.push_back(ok);
+      }
+    } else if (masked) {
+      valid.push_back(Value()); // (the trip's first vector is in the row)
+    }
+    SmallVector<Value> idx(rowIdx);
+    llvm::append_range(idx, kfuse::delinearize(lb, loc, col, colShape));
+    points.push_back(idx);
+  }
+  Cache cache; // one trip: every member shares what the others computed
+  ValueRange accs = loop.getRegionIterArgs();
+  SmallVector<Value> next(accs.begin(), accs.end());
+  for (linalg::GenericOp g : members) {
+    Value acc = accs[slot[g]];
+    Value override;
+    auto on = onlineSums.find(g);
+    if (on != onlineSums.end()) {
+      // Rescale to the trip's new running max (1 where it did not move:
+      // also where both are -inf or +inf).
+      Value m = accs[slot[on->second.max]], mNew = next[slot[on->second.max]];
+      Type t = m.getType();
+      Value one = splat(lb, loc,
+                        arith::ConstantOp::create(
+                            lb, loc, lb.getFloatAttr(getElementTypeOrSelf(t), 1.0)));
+      Value same = arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, m, mNew);
+      Value scale = arith::SelectOp::create(
+          lb, loc, same, one,
+          math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, m, mNew)));
+      acc = arith::MulFOp::create(lb, loc, acc, scale);
+      // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
+      // a row whose max ends -inf gets its NaN when the sum is finished.
+      Type elem = getElementTypeOrSelf(t);
+      Value ninf = splat(lb, loc,
+                         arith::ConstantOp::create(
+                             lb, loc,
+                             lb.getFloatAttr(elem, APFloat::getInf(
+                                                       cast<FloatType>(elem)
+                                                           .getFloatSemantics(),
+                                                       /*Negative=*/true))));
+      Value zero = splat(lb, loc,
+                         arith::ConstantOp::create(lb, loc,
+                                                   lb.getFloatAttr(elem, 0.0)));
+      Value none =
+          arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew, ninf);
+      override = arith::SelectOp::create(lb, loc, none, zero, mNew);
+      rowValues[on->second.maxBuffer].push_back(
+          {position[on->second.max], override});
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      SmallVector<Value> loopIdx =
+          orderLoops(lb, loc, g, ArrayRef<Value>(points[j]).take_front(rowIdx.size()),
+                     ArrayRef<Value>(points[j]).drop_front(rowIdx.size()));
+      auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
+      if (failed(v))
+        return failure();
+      acc = masked && valid[j]
+                ? arith::SelectOp::create(lb, loc, valid[j], (*v)[0], acc)
+                      .getResult()
+                : (*v)[0];
+    }
+    if (override)
+      rowValues[on->second.maxBuffer].pop_back();
+    next[slot[g]] = acc;
+  }
+  scf::YieldOp::create(lb, loc, next);
+
+  // Block totals: a lane reduction, then across the block's threads.
+  for (auto [i, g] : llvm::enumerate(members)) {
+    if (onlineSums.count(g))
+      continue; // (with its max, below)
+    Value part = loop.getResult(i);
+    Value lanes = part;
+    if (width > 1)
+      part = vector::ReductionOp::create(kb, loc, combiningKind(combs[i].kind),
+                                         part);
+    Value total = perThread ? part : blockCombine(kb, loc, tid, part, combs[i].kind);
+    totals[g] = total;
+    for (linalg::GenericOp s : members) {
+      auto on = onlineSums.find(s);
+      if (on == onlineSums.end() || on->second.max != g)
+        continue;
+      // The sum's lanes rescaled to the row's max, then added up.
+      on->second.maxTotal = total;
+      Value m = splat(kb, loc, total);
+      Type elem = getElementTypeOrSelf(m.getType());
+      Value one = splat(kb, loc,
+                        arith::ConstantOp::create(kb, loc,
+                                                  kb.getFloatAttr(elem, 1.0)));
+      Value same = arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ,
+                                         lanes, m);
+      Value scale = arith::SelectOp::create(
+          kb, loc, same, one,
+          math::ExpOp::create(kb, loc,
+                              arith::SubFOp::create(kb, loc, lanes, m)));
+      Value sum = arith::MulFOp::create(kb, loc, loop.getResult(slot[s]), scale);
+      if (width > 1)
+        sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
+                                          sum);
+      totals[s] = blockCombine(kb, loc, tid, sum, gpu::AllReduceOperation::ADD);
+    }
+  }
+  return success();
+}
+
 LogicalResult RowKernel::emit() {
   if (failed(analyze()))
     return failure();
@@ -802,16 +1155,16 @@ LogicalResult RowKernel::emit() {
     while (width > 1 && colShape.back() % width != 0)
       width /= 2;
     // Threads and chunks per thread for `cols` columns per block.
+    int64_t most = std::max<int64_t>(16, chunksPerThread);
     auto shape = [&](int64_t cols) {
-      int64_t wanted =
-          (cols + width * chunksPerThread - 1) / (width * chunksPerThread);
+      int64_t aim = chunksPerThread ? chunksPerThread : most;
+      int64_t wanted = (cols + width * aim - 1) / (width * aim);
       int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
       return std::make_pair(t, (cols + t * width - 1) / (t * width));
     };
-    int64_t most = std::max<int64_t>(16, chunksPerThread);
     auto [t, c] = shape(numCols);
     chunks = c;
-    if (chunks > most) {
+    if (chunksPerThread > 0 && chunks > most) {
       // Too long for one block's registers: spread the row over a cluster
       // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
       // chunks, else `most`), each block holding an equal whole-vector share.
@@ -823,7 +1176,12 @@ LogicalResult RowKernel::emit() {
           break;
       }
     }
-    if (cluster > 1) {
+    if (chunksPerThread == 0) {
+      // Streaming by request: each thread folds about `most` vectors of
+      // the row per pass, in trips of `batch`.
+      chunks = 0;
+      threads = t;
+    } else if (cluster > 1) {
       colsPerBlock = numCols / cluster;
       std::tie(t, chunks) = shape(colsPerBlock);
       threads = t;
@@ -899,27 +1257,6 @@ LogicalResult RowKernel::emit() {
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
 
-  // A loop over this thread's columns; `body` gets the full loop indices.
-  auto columnLoop = [&](ValueRange inits,
-                        function_ref<FailureOr<SmallVector<Value>>(
-                            OpBuilder &, ArrayRef<Value>, ValueRange)>
-                            body) -> FailureOr<scf::ForOp> {
-    auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
-                                   colStep, inits);
-    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    SmallVector<Value> idx(rowIdx);
-    llvm::append_range(
-        idx, kfuse::delinearize(lb, loc, loop.getInductionVar(), colShape));
-    auto yielded = body(lb, idx, loop.getRegionIterArgs());
-    if (failed(yielded))
-      return failure();
-    if (!inits.empty()) { // (a loop without results has its yield already)
-      lb.setInsertionPointToEnd(loop.getBody());
-      scf::YieldOp::create(lb, loc, *yielded);
-    }
-    return loop;
-  };
-
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
   if (chunks > 0) {
     if (failed(emitRegisterPhases(kb, loc, tid, rowIdx, t,
@@ -929,29 +1266,59 @@ LogicalResult RowKernel::emit() {
   } else {
     for (linalg::GenericOp g : generics) {
       if (g.getNumReductionLoops() > 0) {
+        if (!totals.count(g)) {
+          // A pass over the row for g and every later reduction whose
+          // inputs are ready now (an online sum's max may be in the pass).
+          SmallVector<linalg::GenericOp> members{g};
+          for (linalg::GenericOp h : generics.drop_front(position[g] + 1)) {
+            if (perThread || h.getNumReductionLoops() == 0 || totals.count(h))
+              continue;
+            llvm::SmallPtrSet<Operation *, 8> deps;
+            rowDeps(h, deps);
+            std::optional<Online> on = onlinePartner(h);
+            if (on && !llvm::is_contained(members, on->max))
+              on.reset();
+            if (!llvm::all_of(deps, [&](Operation *d) {
+                  return position[d] < position[g] || (on && d == on->max);
+                }))
+              continue;
+            if (on)
+              onlineSums[h] = *on;
+            members.push_back(h);
+          }
+          if (failed(emitStreamingPass(kb, loc, tid, rowIdx, colStart,
+                                       perThread ? 1 : t * width, numCols,
+                                       members)))
+            return failure();
+        }
         Combiner comb = *findCombiner(g);
-        Type accType = g.getDpsInits()[0].getType();
-        accType = cast<MemRefType>(accType).getElementType();
-        Value identity = splat(kb, loc,
-                               arith::ConstantOp::create(
-                                   kb, loc, neutral(kb, comb.kind, accType)));
-        auto loop =
-            columnLoop({identity}, [&](OpBuilder &lb, ArrayRef<Value> idx,
-                                       ValueRange iter) {
-              Cache cache;
-              SmallVector<Value> loopIdx =
-                  orderLoops(lb, loc, g, idx.take_front(rowIdx.size()),
-                             idx.drop_front(rowIdx.size()));
-              return evalBody(lb, loc, g, loopIdx, cache, iter[0]);
-            });
-        if (failed(loop))
-          return failure();
-        Value total = (*loop).getResult(0);
-        if (width > 1)
-          total = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
-                                              total);
-        if (!perThread)
-          total = blockCombine(kb, loc, tid, total, comb.kind);
+        Value total = totals[g];
+        if (auto on = onlineSums.find(g); on != onlineSums.end()) {
+          // sum(exp(e - m)) = total * exp(M - m) for the row's max m (its
+          // init folded in) and the pass's max M; NaN where m is -inf (so
+          // is every term exp(-inf - -inf) of the two-pass sum).
+          Value m = rowValueBefore(on->second.maxBuffer, position[g]);
+          Value big = on->second.maxTotal;
+          Type elem = m.getType();
+          const llvm::fltSemantics &sem =
+              cast<FloatType>(elem).getFloatSemantics();
+          Value same =
+              arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, big, m);
+          Value scale = arith::SelectOp::create(
+              kb, loc, same,
+              arith::ConstantOp::create(kb, loc, kb.getFloatAttr(elem, 1.0)),
+              math::ExpOp::create(kb, loc,
+                                  arith::SubFOp::create(kb, loc, big, m)));
+          Value ninf = arith::ConstantOp::create(
+              kb, loc, kb.getFloatAttr(elem, APFloat::getInf(sem, true)));
+          total = arith::SelectOp::create(
+              kb, loc,
+              arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, m,
+                                    ninf),
+              arith::ConstantOp::create(
+                  kb, loc, kb.getFloatAttr(elem, APFloat::getNaN(sem))),
+              arith::MulFOp::create(kb, loc, total, scale));
+        }
         // (trailing reductions: the row indices are the leading loops, and a
         // scalar is wanted, not a vector)
         SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)
@@ -973,26 +1340,23 @@ LogicalResult RowKernel::emit() {
               writerBefore(init, generics.size())->first == g)
             fullOutputs.push_back({g, unsigned(i)});
     if (!fullOutputs.empty()) {
-      auto loop = columnLoop(
-          {},
-          [&](OpBuilder &lb, ArrayRef<Value> idx,
-              ValueRange) -> FailureOr<SmallVector<Value>> {
-            Cache cache;
-            for (auto [g, i] : fullOutputs) {
-              Value buffer = g.getDpsInits()[i];
-              auto v =
-                  valueAt(lb, loc, buffer, position[g] + 1,
-                          lb.getMultiDimIdentityMap(idx.size()), idx, cache);
-              if (failed(v))
-                return failure();
-              storeColumns(lb, loc, *v, buffer,
-                           g.getMatchingIndexingMap(g.getDpsInitOperand(i)),
-                           idx);
-            }
-            return SmallVector<Value>{};
-          });
-      if (failed(loop))
-        return failure();
+      auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
+                                     colStep);
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      SmallVector<Value> idx(rowIdx);
+      llvm::append_range(idx, kfuse::delinearize(lb, loc,
+                                                 loop.getInductionVar(),
+                                                 colShape));
+      Cache cache;
+      for (auto [g, i] : fullOutputs) {
+        Value buffer = g.getDpsInits()[i];
+        auto v = valueAt(lb, loc, buffer, position[g] + 1,
+                         lb.getMultiDimIdentityMap(idx.size()), idx, cache);
+        if (failed(v))
+          return failure();
+        storeColumns(lb, loc, *v, buffer,
+                     g.getMatchingIndexingMap(g.getDpsInitOperand(i)), idx);
+      }
     }
   } // streaming mode
   if (!rowOutputs.empty()) {
@@ -1054,7 +1418,8 @@ LogicalResult RowKernel::emit() {
 /// Returns std::nullopt when it does not apply.
 static std::optional<LogicalResult>
 splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
-              int64_t threads, int64_t smCount, int64_t maxCluster) {
+              int64_t threads, int64_t smCount, int64_t maxCluster,
+              bool online) {
   int64_t targetBlocks = smCount * 8; // several blocks per SM
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : generics)
@@ -1388,7 +1753,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (auto &[gens, kernelName] : kernels) {
     for (linalg::GenericOp g : gens)
       g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
-    if (failed(RowKernel(gens, kernelName, threads).emit()))
+    if (failed(RowKernel(gens, kernelName, threads, /*chunksPerThread=*/8,
+                         /*maxCluster=*/0, online)
+                   .emit()))
       return failure();
   }
   return success();
@@ -1396,12 +1763,13 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName, int64_t threads,
-                                   int64_t chunksPerThread,
-                                   int64_t maxCluster) {
+                                   int64_t chunksPerThread, int64_t maxCluster,
+                                   bool online) {
   // Blocks to fill an H100 (132 SMs).
-  if (auto split =
-          splitLongRows(generics, kernelName, threads, 132, maxCluster))
+  if (auto split = splitLongRows(generics, kernelName, threads, 132,
+                                 maxCluster, online))
     return *split;
-  return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster)
+  return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster,
+                   online)
       .emit();
 }

@@ -13,10 +13,14 @@ namespace kfuse {
 /// RowKernelEmitter.cpp. Emits an error and fails on groups it cannot map.
 /// `maxCluster` > 1 lets rows too long for one block's registers spread over
 /// a thread-block cluster of up to that many blocks (sm_90 and later).
+/// `chunksPerThread` = 0 streams every row instead of keeping it in
+/// registers. `online` lets a streaming pass fold `m = max(e)` and
+/// `sum(exp(e - m))` together (fast numerics).
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
               llvm::StringRef kernelName, int64_t threads,
-              int64_t chunksPerThread = 8, int64_t maxCluster = 0);
+              int64_t chunksPerThread = 8, int64_t maxCluster = 0,
+              bool online = false);
 
 } // namespace kfuse
 

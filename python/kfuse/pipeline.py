@@ -38,6 +38,8 @@ class Options:
     unroll: int = 4
     blocks_per_sm: int = 0     # 0: grid covers the space once
     row_chunks: int = 8        # row kernels: vector chunks per thread in registers
+                               # (0: stream every row through one pass per
+                               # dependency level instead)
     row_cluster: int = 0       # rows too long for a block: spread over a cluster of
                                # up to this many blocks (2, 4, 8; sm_90+); 0: stream
     recompute: str = "auto"
@@ -56,9 +58,10 @@ class Options:
                                f"{self.row_cluster!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks"):
             v = getattr(self, name)
-            if not isinstance(v, int) or v < 0 or \
-                    (v == 0 and name in ("threads", "unroll", "row_chunks")):
-                raise CompileError(f"option {name} must be a positive integer, got {v!r}")
+            least = 1 if name in ("threads", "unroll") else 0
+            if not isinstance(v, int) or isinstance(v, bool) or v < least:
+                kind = "a positive" if least else "a non-negative"
+                raise CompileError(f"option {name} must be {kind} integer, got {v!r}")
 
     def stages(self) -> List[Tuple[str, str]]:
         """(stage name, pipeline) in order; the pipelines are fuse-opt syntax."""

@@ -1,0 +1,220 @@
+// REQUIRES: ptxas
+//
+// Streaming row kernels (row-chunks=0 streams every row; by default only
+// rows too long for one block's registers stream) fold their reductions in
+// passes: one column loop per pass, 4 vectors per thread and trip (the last
+// trip masked), for every reduction whose inputs are ready when it starts.
+// With fast numerics a max `m` and the sum of exp(e - m) over the same `e`
+// share a pass ("online"): the sum is kept relative to the running max and
+// rescaled by exp(old - new) as the max grows. Softmax cross-entropy (max,
+// sum of exp, the label's logit) then reads each row once.
+//
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0 numerics=strict})' | FileCheck %s --check-prefix=STRICT
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=REGS
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0},fusion-target-cuda)' -o %t.mlir
+// RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-chunks=-1})' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: fusion-codegen-cuda: row-chunks must be >= 0 (0: stream rows), got -1
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#vec = affine_map<(d0) -> (d0)>
+
+// 1000 columns at 32 threads x 4 floats x 4 vectors per trip: 2 trips, the
+// second masked (vectors 2..4 of a trip past the row select the old value).
+// CHECK-LABEL: gpu.func @xent_g0(
+// CHECK: %[[LOOP:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %c1000 step %c512 iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: arith.cmpi ult
+// CHECK: %[[X0:.*]] = vector.load %arg0[%{{.*}}, %[[C]]]
+// CHECK: arith.maximumf %[[X0]], %[[M]]
+// CHECK: %[[SAME:.*]] = arith.cmpf oeq, %[[M]], %[[MNEW:[^ ]*]] : vector<4xf32>
+// CHECK: %[[D:.*]] = arith.subf %[[M]], %[[MNEW]]
+// CHECK: %[[E:.*]] = math.exp %[[D]]
+// CHECK: %[[SCALE:.*]] = arith.select %[[SAME]], %{{.*}}, %[[E]]
+// CHECK: arith.mulf %[[S]], %[[SCALE]]
+// CHECK: arith.cmpf oeq, %[[MNEW]], %{{.*}} : vector<4xf32>
+// CHECK: %[[REF:.*]] = arith.select {{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK: arith.subf %[[X0]], %[[REF]]
+// CHECK: math.exp
+// CHECK: arith.cmpi eq
+// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: %[[MT:.*]] = gpu.all_reduce maximumf
+// The sums' lanes rescaled to the row's max before they are added up.
+// CHECK: arith.subf %[[LOOP]]#0
+// CHECK: math.exp
+// CHECK: arith.mulf %[[LOOP]]#1
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.all_reduce add
+// A row whose max is -inf gets NaN (as exp(-inf - -inf) in every term).
+// CHECK: arith.cmpf oeq, %[[MT]], %cst
+// CHECK: arith.select %{{.*}}, %cst_{{[0-9]+}}, %{{.*}} : f32
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+//
+// Strict numerics: the sum waits for the finished max (a second pass).
+// STRICT-LABEL: gpu.func @xent_g0(
+// STRICT: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
+// STRICT: gpu.all_reduce maximumf
+// STRICT: scf.for {{.*}} -> (vector<4xf32>)
+// STRICT: gpu.all_reduce add
+//
+// REGS-LABEL: gpu.func @xent_g0(
+// REGS-NOT: scf.for
+// REGS: gpu.return
+func.func @xent(%x: tensor<256x1000xf32>, %labels: tensor<256xi64>) -> tensor<256xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<256xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<256xf32>) -> tensor<256xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<256x1000xf32>) outs(%m0 : tensor<256xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<256xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<256xf32>) -> tensor<256xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<256x1000xf32>, tensor<256xf32>) outs(%s0 : tensor<256xf32>) {
+  ^bb0(%in: f32, %mx: f32, %acc: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    %v = arith.addf %e, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<256xf32>
+  %p0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<256xf32>) -> tensor<256xf32>
+  %picked = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %labels : tensor<256x1000xf32>, tensor<256xi64>) outs(%p0 : tensor<256xf32>) {
+  ^bb0(%in: f32, %lab: i64, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %hit = arith.cmpi eq, %ji, %lab : i64
+    %v = arith.select %hit, %in, %zero : f32
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<256xf32>
+  %loss = linalg.generic {indexing_maps = [#vec, #vec, #vec, #vec], iterator_types = ["parallel"]}
+      ins(%s, %m, %picked : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) outs(%e1 : tensor<256xf32>) {
+  ^bb0(%sum: f32, %mx: f32, %pk: f32, %o: f32):
+    %l = math.log %sum : f32
+    %a = arith.addf %l, %mx : f32
+    %r = arith.subf %a, %pk : f32
+    linalg.yield %r : f32
+  } -> tensor<256xf32>
+  return %loss : tensor<256xf32>
+}
+
+// A softmax over rows of 4096 with the shift as its own op (x - m stored by
+// one generic, exp by another, as torch-mlir writes it): the sum still
+// joins the max's pass; the output loop recomputes exp(x - m) with the
+// finished max.
+// CHECK-LABEL: gpu.func @softmax_g0(
+// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
+// CHECK: gpu.all_reduce maximumf
+// CHECK: gpu.all_reduce add
+// CHECK: scf.for
+// CHECK: vector.store
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @softmax(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8x4096xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%m0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<8x4096xf32>, tensor<8xf32>) outs(%e2 : tensor<8x4096xf32>) {
+  ^bb0(%in: f32, %mx: f32, %o: f32):
+    %v = arith.subf %in, %mx : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4096xf32>
+  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d : tensor<8x4096xf32>) outs(%e2 : tensor<8x4096xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4096xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<8x4096xf32>) outs(%s0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<8x4096xf32>, tensor<8xf32>) outs(%e2 : tensor<8x4096xf32>) {
+  ^bb0(%in: f32, %sum: f32, %o: f32):
+    %v = arith.divf %in, %sum : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4096xf32>
+  return %y : tensor<8x4096xf32>
+}
+
+// Not online: the sum reads the max again (exp(x - m) * m), and the max of
+// a different value (exp(y - max(x)) could overflow where the two-pass sum
+// does not). Each sum waits for a second pass. Independent reductions
+// (sum(x) and sum(x * x) below) still share one.
+// CHECK-LABEL: gpu.func @not_online_g0(
+// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: gpu.all_reduce maximumf
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.all_reduce add
+// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.all_reduce add
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @not_online(%x: tensor<8x4096xf32>, %y: tensor<8x4096xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%m0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %sx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %sxx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %v = arith.addf %q, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<8x4096xf32>, tensor<8xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %mx: f32, %acc: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    %e2 = arith.mulf %e, %mx : f32
+    %v = arith.addf %e2, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y, %m : tensor<8x4096xf32>, tensor<8xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %mx: f32, %acc: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    %v = arith.addf %e, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %sx, %sxx, %s1, %s2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
