@@ -655,6 +655,33 @@ Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
   return acc;
 }
 
+/// A float constant of the element type of `type`, splatted if `type` is a
+/// vector. `special`: 0 for `value`, -1 for -inf, 1 for NaN.
+static Value floatConstant(OpBuilder &b, Location loc, Type type, double value,
+                           int special = 0) {
+  auto elem = cast<FloatType>(getElementTypeOrSelf(type));
+  const llvm::fltSemantics &sem = elem.getFloatSemantics();
+  Value c = arith::ConstantOp::create(
+      b, loc,
+      special < 0   ? b.getFloatAttr(elem, APFloat::getInf(sem, true))
+      : special > 0 ? b.getFloatAttr(elem, APFloat::getNaN(sem))
+                    : b.getFloatAttr(elem, value));
+  if (type != elem)
+    c = vector::BroadcastOp::create(b, loc, type, c);
+  return c;
+}
+
+/// exp(from - to), exactly 1 where from == to (also where both are -inf or
+/// +inf, whose difference is NaN): moves a sum of exp(e - from) to one of
+/// exp(e - to).
+static Value rescale(OpBuilder &b, Location loc, Value from, Value to) {
+  Value same =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, from, to);
+  return arith::SelectOp::create(
+      b, loc, same, floatConstant(b, loc, from.getType(), 1.0),
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to)));
+}
+
 /// The type a reduction's partials are combined in across threads.
 static Type combinedType(Type t) {
   auto it = dyn_cast<IntegerType>(t);
@@ -866,8 +893,8 @@ RowKernel::Source RowKernel::sourceOf(Value v, linalg::GenericOp g) {
         !map.isIdentity() ||
         !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
              .isIdentity())
-      return Source{{}, in->get(), map, w ? w->first.getOperation() : nullptr,
-                    g};
+      return Source{
+          {}, in->get(), map, w ? w->first.getOperation() : nullptr, g};
     g = w->first;
     v = g.getBody()->getTerminator()->getOperand(w->second);
   }
@@ -880,8 +907,7 @@ bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
     return false;
   Source sa = sourceOf(a, ga), sb = sourceOf(b, gb);
   if (sa.buffer || sb.buffer)
-    return sa.buffer == sb.buffer && sa.map == sb.map &&
-           sa.writer == sb.writer;
+    return sa.buffer == sb.buffer && sa.map == sb.map && sa.writer == sb.writer;
   if (sa.value == sb.value)
     return true;
   auto ra = dyn_cast<OpResult>(sa.value), rb = dyn_cast<OpResult>(sb.value);
@@ -899,8 +925,7 @@ bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
   return true;
 }
 
-std::optional<RowKernel::Online>
-RowKernel::onlinePartner(linalg::GenericOp g) {
+std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   if (!online || perThread)
     return std::nullopt;
   std::optional<Combiner> sum = findCombiner(g);
@@ -981,17 +1006,17 @@ RowKernel::onlinePartner(linalg::GenericOp g) {
 /// masked when the row does not divide). An online sum's partial is kept
 /// relative to its max's running partial: s' = s * exp(m - m') +
 /// sum(exp(e - m')), the terms evaluated with m' in place of the max.
-LogicalResult RowKernel::emitStreamingPass(OpBuilder &kb, Location loc,
-                                           Value tid, ArrayRef<Value> rowIdx,
-                                           Value colStart, int64_t step,
-                                           int64_t numCols,
-                                           ArrayRef<linalg::GenericOp> members) {
+LogicalResult
+RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
+                             ArrayRef<Value> rowIdx, Value colStart,
+                             int64_t step, int64_t numCols,
+                             ArrayRef<linalg::GenericOp> members) {
   auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t k = perThread ? 1
-                        : std::clamp<int64_t>((numCols + step - 1) / step, 1,
-                                              batch);
+  int64_t k = perThread
+                  ? 1
+                  : std::clamp<int64_t>((numCols + step - 1) / step, 1, batch);
   bool masked = numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;
   SmallVector<Value> inits;
@@ -1001,10 +1026,10 @@ LogicalResult RowKernel::emitStreamingPass(OpBuilder &kb, Location loc,
     combs.push_back(*findCombiner(g));
     Type accType =
         cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
-    inits.push_back(splat(
-        kb, loc,
-        arith::ConstantOp::create(kb, loc,
-                                  neutral(kb, combs.back().kind, accType))));
+    inits.push_back(
+        splat(kb, loc,
+              arith::ConstantOp::create(
+                  kb, loc, neutral(kb, combs.back().kind, accType))));
   }
   auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
                                  cIdx(kb, step * k), inits);
@@ -1036,41 +1061,24 @@ LogicalResult RowKernel::emitStreamingPass(OpBuilder &kb, Location loc,
     Value override;
     auto on = onlineSums.find(g);
     if (on != onlineSums.end()) {
-      // Rescale to the trip's new running max (1 where it did not move:
-      // also where both are -inf or +inf).
+      // Rescale to the trip's new running max.
       Value m = accs[slot[on->second.max]], mNew = next[slot[on->second.max]];
-      Type t = m.getType();
-      Value one = splat(lb, loc,
-                        arith::ConstantOp::create(
-                            lb, loc, lb.getFloatAttr(getElementTypeOrSelf(t), 1.0)));
-      Value same = arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, m, mNew);
-      Value scale = arith::SelectOp::create(
-          lb, loc, same, one,
-          math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, m, mNew)));
-      acc = arith::MulFOp::create(lb, loc, acc, scale);
+      acc = arith::MulFOp::create(lb, loc, acc, rescale(lb, loc, m, mNew));
       // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
       // a row whose max ends -inf gets its NaN when the sum is finished.
-      Type elem = getElementTypeOrSelf(t);
-      Value ninf = splat(lb, loc,
-                         arith::ConstantOp::create(
-                             lb, loc,
-                             lb.getFloatAttr(elem, APFloat::getInf(
-                                                       cast<FloatType>(elem)
-                                                           .getFloatSemantics(),
-                                                       /*Negative=*/true))));
-      Value zero = splat(lb, loc,
-                         arith::ConstantOp::create(lb, loc,
-                                                   lb.getFloatAttr(elem, 0.0)));
+      Type t = m.getType();
       Value none =
-          arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew, ninf);
-      override = arith::SelectOp::create(lb, loc, none, zero, mNew);
+          arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew,
+                                floatConstant(lb, loc, t, 0, -1));
+      override = arith::SelectOp::create(lb, loc, none,
+                                         floatConstant(lb, loc, t, 0.0), mNew);
       rowValues[on->second.maxBuffer].push_back(
           {position[on->second.max], override});
     }
     for (int64_t j = 0; j < k; ++j) {
-      SmallVector<Value> loopIdx =
-          orderLoops(lb, loc, g, ArrayRef<Value>(points[j]).take_front(rowIdx.size()),
-                     ArrayRef<Value>(points[j]).drop_front(rowIdx.size()));
+      SmallVector<Value> loopIdx = orderLoops(
+          lb, loc, g, ArrayRef<Value>(points[j]).take_front(rowIdx.size()),
+          ArrayRef<Value>(points[j]).drop_front(rowIdx.size()));
       auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
       if (failed(v))
         return failure();
@@ -1094,7 +1102,8 @@ LogicalResult RowKernel::emitStreamingPass(OpBuilder &kb, Location loc,
     if (width > 1)
       part = vector::ReductionOp::create(kb, loc, combiningKind(combs[i].kind),
                                          part);
-    Value total = perThread ? part : blockCombine(kb, loc, tid, part, combs[i].kind);
+    Value total =
+        perThread ? part : blockCombine(kb, loc, tid, part, combs[i].kind);
     totals[g] = total;
     for (linalg::GenericOp s : members) {
       auto on = onlineSums.find(s);
@@ -1102,18 +1111,9 @@ LogicalResult RowKernel::emitStreamingPass(OpBuilder &kb, Location loc,
         continue;
       // The sum's lanes rescaled to the row's max, then added up.
       on->second.maxTotal = total;
-      Value m = splat(kb, loc, total);
-      Type elem = getElementTypeOrSelf(m.getType());
-      Value one = splat(kb, loc,
-                        arith::ConstantOp::create(kb, loc,
-                                                  kb.getFloatAttr(elem, 1.0)));
-      Value same = arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ,
-                                         lanes, m);
-      Value scale = arith::SelectOp::create(
-          kb, loc, same, one,
-          math::ExpOp::create(kb, loc,
-                              arith::SubFOp::create(kb, loc, lanes, m)));
-      Value sum = arith::MulFOp::create(kb, loc, loop.getResult(slot[s]), scale);
+      Value sum =
+          arith::MulFOp::create(kb, loc, loop.getResult(slot[s]),
+                                rescale(kb, loc, lanes, splat(kb, loc, total)));
       if (width > 1)
         sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
                                           sum);
@@ -1298,26 +1298,14 @@ LogicalResult RowKernel::emit() {
           // init folded in) and the pass's max M; NaN where m is -inf (so
           // is every term exp(-inf - -inf) of the two-pass sum).
           Value m = rowValueBefore(on->second.maxBuffer, position[g]);
-          Value big = on->second.maxTotal;
-          Type elem = m.getType();
-          const llvm::fltSemantics &sem =
-              cast<FloatType>(elem).getFloatSemantics();
-          Value same =
-              arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, big, m);
-          Value scale = arith::SelectOp::create(
-              kb, loc, same,
-              arith::ConstantOp::create(kb, loc, kb.getFloatAttr(elem, 1.0)),
-              math::ExpOp::create(kb, loc,
-                                  arith::SubFOp::create(kb, loc, big, m)));
-          Value ninf = arith::ConstantOp::create(
-              kb, loc, kb.getFloatAttr(elem, APFloat::getInf(sem, true)));
+          Type t = m.getType();
           total = arith::SelectOp::create(
               kb, loc,
               arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, m,
-                                    ninf),
-              arith::ConstantOp::create(
-                  kb, loc, kb.getFloatAttr(elem, APFloat::getNaN(sem))),
-              arith::MulFOp::create(kb, loc, total, scale));
+                                    floatConstant(kb, loc, t, 0, -1)),
+              floatConstant(kb, loc, t, 0, 1),
+              arith::MulFOp::create(kb, loc, total,
+                                    rescale(kb, loc, on->second.maxTotal, m)));
         }
         // (trailing reductions: the row indices are the leading loops, and a
         // scalar is wanted, not a vector)
@@ -1340,13 +1328,12 @@ LogicalResult RowKernel::emit() {
               writerBefore(init, generics.size())->first == g)
             fullOutputs.push_back({g, unsigned(i)});
     if (!fullOutputs.empty()) {
-      auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
-                                     colStep);
+      auto loop =
+          scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols), colStep);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       SmallVector<Value> idx(rowIdx);
-      llvm::append_range(idx, kfuse::delinearize(lb, loc,
-                                                 loop.getInductionVar(),
-                                                 colShape));
+      llvm::append_range(
+          idx, kfuse::delinearize(lb, loc, loop.getInductionVar(), colShape));
       Cache cache;
       for (auto [g, i] : fullOutputs) {
         Value buffer = g.getDpsInits()[i];
@@ -1766,8 +1753,8 @@ LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    int64_t chunksPerThread, int64_t maxCluster,
                                    bool online) {
   // Blocks to fill an H100 (132 SMs).
-  if (auto split = splitLongRows(generics, kernelName, threads, 132,
-                                 maxCluster, online))
+  if (auto split =
+          splitLongRows(generics, kernelName, threads, 132, maxCluster, online))
     return *split;
   return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster,
                    online)
