@@ -386,14 +386,19 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     The generics of a reduction group (same `fusion.kernel`) become one
     launch with a block per row: reductions fold their input expressions in
     per-thread partials combined with `gpu.all_reduce`, elementwise ops are
-    evaluated where needed (RowKernelEmitter.cpp). With `row-cluster`, a
-    row too long for one block's registers is spread over the blocks of a
-    thread-block cluster, whose totals are combined through distributed
-    shared memory (the row still read from memory once).
+    evaluated where needed (RowKernelEmitter.cpp). A row that fits in
+    `row-chunks` vectors per thread is loaded once into registers; longer
+    rows (or every row, with `row-chunks=0`) stream: the reductions fold in
+    passes over the row, each taking every reduction whose inputs are ready,
+    and with `row-online` a max and the sum of exp(e - max) share a pass.
+    With `row-cluster`, a row too long for one block's registers is spread
+    over the blocks of a thread-block cluster, whose totals are combined
+    through distributed shared memory (the row still read from memory once).
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
-           "Threads per block (per row) of streaming reduction kernels">,
+           "Threads per block of thread-per-output kernels (contractions, "
+           "reductions over leading dimensions)">,
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"8",
            "Vector chunks of its row each thread keeps in registers (the "
            "block size follows from the row width; 0: stream every row)">,
