@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -328,6 +329,11 @@ private:
     linalg::GenericOp owner; // the generic whose body defines `value`
   };
   Source sourceOf(Value v, linalg::GenericOp g);
+  /// The group's full-space generic (and result #) whose value input
+  /// argument `arg` of `g` reads at the same point (identity maps on both
+  /// sides): evaluation follows such reads into the writer's body.
+  std::optional<std::pair<linalg::GenericOp, unsigned>>
+  identityWriter(BlockArgument arg, linalg::GenericOp g);
   /// Whether `a` in the body of `ga` and `b` in the body of `gb` compute the
   /// same value at every point of the full space: the same reads, or the
   /// same side-effect-free ops over such values (producers fused into
@@ -590,40 +596,6 @@ bool RowKernel::usedOutside(Value buffer) {
   return !isPrivateTo(buffer, generics);
 }
 
-static vector::CombiningKind combiningKind(gpu::AllReduceOperation k) {
-  using K = gpu::AllReduceOperation;
-  using C = vector::CombiningKind;
-  switch (k) {
-  case K::ADD:
-    return C::ADD;
-  case K::MUL:
-    return C::MUL;
-  case K::MAXIMUMF:
-    return C::MAXIMUMF;
-  case K::MINIMUMF:
-    return C::MINIMUMF;
-  case K::MAXNUMF:
-    return C::MAXNUMF;
-  case K::MINNUMF:
-    return C::MINNUMF;
-  case K::MAXSI:
-    return C::MAXSI;
-  case K::MINSI:
-    return C::MINSI;
-  case K::MAXUI:
-    return C::MAXUI;
-  case K::MINUI:
-    return C::MINUI;
-  case K::AND:
-    return C::AND;
-  case K::OR:
-    return C::OR;
-  case K::XOR:
-    return C::XOR;
-  }
-  llvm_unreachable("unknown all-reduce operation");
-}
-
 Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
                                 Value total, gpu::AllReduceOperation kind) {
   Value slot = slots[nextSlot++];
@@ -649,7 +621,8 @@ Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), shared,
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
     Value v = LLVM::LoadOp::create(b, loc, total.getType(), remote);
-    acc = acc ? vector::makeArithReduction(b, loc, combiningKind(kind), acc, v)
+    acc = acc ? vector::makeArithReduction(
+                    b, loc, gpu::convertReductionKind(kind), acc, v)
               : v;
   }
   return acc;
@@ -754,8 +727,8 @@ LogicalResult RowKernel::emitRegisterPhases(
                          : (*next)[0];
       }
       if (width > 1)
-        partial = vector::ReductionOp::create(kb, loc, combiningKind(comb.kind),
-                                              partial);
+        partial = vector::ReductionOp::create(
+            kb, loc, gpu::convertReductionKind(comb.kind), partial);
       Value total = blockCombine(kb, loc, tid, partial, comb.kind);
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
@@ -879,24 +852,42 @@ void RowKernel::rowDeps(linalg::GenericOp g,
       rowDepsOf(in->get(), position[g], deps);
 }
 
+std::optional<std::pair<linalg::GenericOp, unsigned>>
+RowKernel::identityWriter(BlockArgument arg, linalg::GenericOp g) {
+  if (arg.getOwner() != g.getBody() ||
+      arg.getArgNumber() >= g.getNumDpsInputs())
+    return std::nullopt;
+  OpOperand *in = g.getDpsInputOperand(arg.getArgNumber());
+  if (!isa<MemRefType>(in->get().getType()) ||
+      !g.getMatchingIndexingMap(in).isIdentity())
+    return std::nullopt;
+  auto w = writerBefore(in->get(), position[g]);
+  if (!w || w->first.getNumReductionLoops() > 0 || !isFullSpace(w->first) ||
+      !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
+           .isIdentity())
+    return std::nullopt;
+  return w;
+}
+
 RowKernel::Source RowKernel::sourceOf(Value v, linalg::GenericOp g) {
   while (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (auto w = identityWriter(arg, g)) {
+      g = w->first;
+      v = g.getBody()->getTerminator()->getOperand(w->second);
+      continue;
+    }
     if (arg.getOwner() != g.getBody() ||
         arg.getArgNumber() >= g.getNumDpsInputs())
       return Source{v, {}, {}, nullptr, g};
     OpOperand *in = g.getDpsInputOperand(arg.getArgNumber());
-    AffineMap map = g.getMatchingIndexingMap(in);
     if (!isa<MemRefType>(in->get().getType()))
       return Source{in->get(), {}, {}, nullptr, g};
     auto w = writerBefore(in->get(), position[g]);
-    if (!w || w->first.getNumReductionLoops() > 0 || !isFullSpace(w->first) ||
-        !map.isIdentity() ||
-        !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
-             .isIdentity())
-      return Source{
-          {}, in->get(), map, w ? w->first.getOperation() : nullptr, g};
-    g = w->first;
-    v = g.getBody()->getTerminator()->getOperand(w->second);
+    return Source{{},
+                  in->get(),
+                  g.getMatchingIndexingMap(in),
+                  w ? w->first.getOperation() : nullptr,
+                  g};
   }
   return Source{v, {}, {}, nullptr, g};
 }
@@ -942,16 +933,8 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   linalg::GenericOp at = g;
   Value v = exp.getOperand();
   while (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() != at.getBody() ||
-        arg.getArgNumber() >= at.getNumDpsInputs() || !arg.hasOneUse())
-      return std::nullopt;
-    OpOperand *in = at.getDpsInputOperand(arg.getArgNumber());
-    auto w = writerBefore(in->get(), position[at]);
-    if (!isa<MemRefType>(in->get().getType()) || !w ||
-        w->first.getNumReductionLoops() > 0 || !isFullSpace(w->first) ||
-        !at.getMatchingIndexingMap(in).isIdentity() ||
-        !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
-             .isIdentity())
+    auto w = identityWriter(arg, at);
+    if (!w || !arg.hasOneUse())
       return std::nullopt;
     path.push_back({at, arg.getArgNumber()});
     at = w->first;
@@ -1100,8 +1083,8 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
     Value part = loop.getResult(i);
     Value lanes = part;
     if (width > 1)
-      part = vector::ReductionOp::create(kb, loc, combiningKind(combs[i].kind),
-                                         part);
+      part = vector::ReductionOp::create(
+          kb, loc, gpu::convertReductionKind(combs[i].kind), part);
     Value total =
         perThread ? part : blockCombine(kb, loc, tid, part, combs[i].kind);
     totals[g] = total;
