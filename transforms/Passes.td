@@ -385,7 +385,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
 
     The generics of a reduction group (same `fusion.kernel`) become one
     launch with a block per row: reductions fold their input expressions in
-    per-thread partials combined with `gpu.all_reduce`, elementwise ops are
+    per-thread partials combined by xor shuffles within each warp and through
+    a workgroup buffer across warps (every thread gets the total after one
+    barrier), elementwise ops are
     evaluated where needed (RowKernelEmitter.cpp). A row that fits in
     `row-chunks` vectors per thread is loaded once into registers; longer
     rows (or every row, with `row-chunks=0`) stream: the reductions fold in

@@ -9,8 +9,9 @@
 //     reduction:          threads stride over the columns, each folding the
 //                         reduction's input expression into a private partial
 //                         (starting from the combiner's neutral element);
-//                         gpu.all_reduce combines the partials and the init
-//                         value is folded in once
+//                         xor shuffles combine a warp's partials, the warps'
+//                         totals meet in a workgroup buffer (one barrier),
+//                         and the init value is folded in once
 //     row elementwise:    computed by every thread (a scalar per row)
 //     full elementwise:   nothing yet: evaluated where it is needed
 //   then one column loop stores the group's full-space results, and thread 0
@@ -18,7 +19,7 @@
 //
 // A contraction group (a matmul or convolution with its epilogues) uses the
 // same evaluation with one thread per output point instead of one block per
-// row: each thread folds the whole reduction space itself, no all_reduce.
+// row: each thread folds the whole reduction space itself, no block combine.
 //
 // Full-space intermediates are never stored: each column loop re-evaluates
 // them from the group's inputs (re-reading a row the block just read, which
@@ -244,6 +245,10 @@ private:
   /// workgroup buffer per reduction, read with mapa from every block).
   int64_t cluster = 1, colsPerBlock = 0;
   Value colBase, rank;
+  /// The kernel's launch (block reductions add workgroup buffers to it) and
+  /// its threads per block.
+  gpu::LaunchOp launchOp;
+  int64_t blockThreads = 0;
   SmallVector<Value> slots;
   unsigned nextSlot = 0;
   /// Combines a block's total over the cluster: every block gets the same
@@ -661,6 +666,20 @@ static Type combinedType(Type t) {
   return it && it.getWidth() < 32 ? IntegerType::get(t.getContext(), 32) : t;
 }
 
+/// Combines `v` over the 32 lanes of a warp with xor shuffles: every lane
+/// ends with the same total (each step combines the same two values on
+/// both lanes of a pair).
+static Value warpTotal(OpBuilder &b, Location loc, Value v,
+                       vector::CombiningKind kind) {
+  for (int32_t offset = 1; offset < 32; offset *= 2) {
+    Value other =
+        gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    v = vector::makeArithReduction(b, loc, kind, v, other);
+  }
+  return v;
+}
+
 Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
                               Value partial, gpu::AllReduceOperation kind) {
   using K = gpu::AllReduceOperation;
@@ -669,9 +688,45 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
     partial = kind == K::MAXSI || kind == K::MINSI
                   ? arith::ExtSIOp::create(b, loc, wide, partial).getResult()
                   : arith::ExtUIOp::create(b, loc, wide, partial).getResult();
-  Value total = gpu::AllReduceOp::create(
-      b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
-      /*uniform=*/true);
+  // Blocks are whole warps. Each warp folds its lanes; lane 0 of each
+  // writes the warp's total to its own workgroup buffer, and after one
+  // barrier every warp folds all the warps' totals, so every thread holds
+  // the block's total with no broadcast (upstream gpu.all_reduce has every
+  // lane of the first warp store to one place, with different values when
+  // the warp count is not a power of two).
+  vector::CombiningKind vk = gpu::convertReductionKind(kind);
+  Value total = warpTotal(b, loc, partial, vk);
+  int64_t warps = blockThreads / 32;
+  if (warps > 1) {
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    Value scratch = launchOp.addWorkgroupAttribution(
+        MemRefType::get({warps}, wide, MemRefLayoutAttrInterface(), space),
+        loc);
+    Value c32 = arith::ConstantIndexOp::create(b, loc, 32);
+    Value lane = arith::RemUIOp::create(b, loc, tid, c32);
+    Value warp = arith::DivUIOp::create(b, loc, tid, c32);
+    Value isFirst = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, lane,
+        arith::ConstantIndexOp::create(b, loc, 0));
+    auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+    {
+      OpBuilder sb = store.getThenBodyBuilder();
+      memref::StoreOp::create(sb, loc, total, scratch, ValueRange{warp});
+    }
+    gpu::BarrierOp::create(b, loc);
+    // lanes past the last warp contribute the neutral element
+    Value inRange = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, lane,
+        arith::ConstantIndexOp::create(b, loc, warps));
+    Value at = arith::MinUIOp::create(
+        b, loc, lane, arith::ConstantIndexOp::create(b, loc, warps - 1));
+    Value v = memref::LoadOp::create(b, loc, scratch, ValueRange{at});
+    v = arith::SelectOp::create(
+        b, loc, inRange, v,
+        arith::ConstantOp::create(b, loc, neutral(b, kind, wide)));
+    total = warpTotal(b, loc, v, vk);
+  }
   if (cluster > 1)
     total = clusterCombine(b, loc, tid, total, kind);
   if (wide != type)
@@ -1206,6 +1261,8 @@ LogicalResult RowKernel::emit() {
       FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
       FlatSymbolRefAttr::get(b.getContext(),
                              (func.getName() + "_" + name).str()));
+  launchOp = launch;
+  blockThreads = t;
   Block &launchBody = launch.getBody().front();
   if (cluster > 1) {
     // (LaunchOp's builder leaves out the six cluster id and size arguments

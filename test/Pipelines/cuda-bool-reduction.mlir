@@ -31,23 +31,33 @@
 // CODEGEN-LABEL: gpu.func @masked_rows_g0
 // CODEGEN: %[[A:.*]] = vector.reduction <and>, %{{.*}} : vector<4xi1> into i1
 // CODEGEN-NEXT: %[[AW:.*]] = arith.extui %[[A]] : i1 to i32
-// CODEGEN-NEXT: %[[AR:.*]] = gpu.all_reduce and %[[AW]] uniform
-// CODEGEN: arith.trunci %[[AR]] : i32 to i1
+// One warp per block (1024 columns, 8 vectors per thread): five xor
+// shuffles combine the lanes, no workgroup buffer or barrier.
+// CODEGEN-NEXT: %[[S:.*]], %{{.*}} = gpu.shuffle xor %[[AW]], %c1_i32, %c32_i32 : i32
+// CODEGEN-NEXT: arith.andi %[[AW]], %[[S]] : i32
+// CODEGEN-NOT: gpu.barrier
+// CODEGEN: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CODEGEN-NEXT: %[[AR:.*]] = arith.andi
+// CODEGEN-NEXT: arith.trunci %[[AR]] : i32 to i1
 // CODEGEN: %[[O:.*]] = vector.reduction <or>, %{{.*}} : vector<4xi1> into i1
 // CODEGEN-NEXT: %[[OW:.*]] = arith.extui %[[O]] : i1 to i32
-// CODEGEN-NEXT: %[[OR:.*]] = gpu.all_reduce or %[[OW]] uniform
-// CODEGEN: %[[OT:.*]] = arith.trunci %[[OR]] : i32 to i1
+// CODEGEN-NEXT: gpu.shuffle xor %[[OW]], %c1_i32, %c32_i32 : i32
+// CODEGEN: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CODEGEN-NEXT: %[[OR:.*]] = arith.ori
+// CODEGEN-NEXT: %[[OT:.*]] = arith.trunci %[[OR]] : i32 to i1
 // CODEGEN: %[[OB:.*]] = arith.extui %[[OT]] : i1 to i8
 // CODEGEN: memref.store %[[OB]], %{{.*}}[%{{.*}}] : memref<64xi8>
 
 // Rows of 262144 spread over clusters of 8 blocks: one i32 slot per
 // reduction.
 // CLUSTER-LABEL: gpu.func @masked_long_rows_g0
-// CLUSTER-SAME: workgroup(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>)
+// CLUSTER-SAME: workgroup(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>)
 // CLUSTER-SAME: nvvm.cluster_dim = array<i32: 8, 1, 1>
-// CLUSTER: gpu.all_reduce and
+// CLUSTER: arith.andi %{{.*}}, %shuffleResult
+// CLUSTER: gpu.barrier
 // CLUSTER: nvvm.mapa
-// CLUSTER: gpu.all_reduce or
+// CLUSTER: arith.ori %{{.*}}, %shuffleResult
+// CLUSTER: gpu.barrier
 
 // PTX: .visible .entry masked_rows_g0(
 // PTX: shfl.sync.bfly.b32

@@ -32,14 +32,14 @@
 // CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|12}}, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
 // KERN: gpu.func @lse_g0_partial(
-// KERN: gpu.all_reduce maximumf
+// KERN: arith.maximumf %{{.*}}, %shuffleResult
 // KERN: gpu.func @lse_g0_combine1(
-// KERN: gpu.all_reduce maximumf
+// KERN: arith.maximumf %{{.*}}, %shuffleResult
 // KERN: gpu.func @lse_g0_partial2(
 // KERN: math.exp
-// KERN: gpu.all_reduce add
+// KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: gpu.func @lse_g0(
-// KERN: gpu.all_reduce add
+// KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: math.log
 
 func.func @lse(%arg0: tensor<3x100000xf32> {kfuse.name = "x"}) -> (tensor<3xf32> {kfuse.name = "lse"}) {

@@ -22,18 +22,22 @@
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{chip=sm_80 row-cluster=8})' 2>&1 | FileCheck %s --check-prefix=BADCHIP
 
 // IR: gpu.launch_func @kfuse_kernels::@lse_g0 clusters in (%[[C4:.*]], %[[C1:.*]], %[[C1]]) blocks in (%[[C640:.*]], %[[C1]], %[[C1]]) threads in (%[[C800:.*]], %[[C1]], %[[C1]])
-// IR: gpu.func @lse_g0({{.*}}) workgroup(%[[S0:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<1xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}nvvm.cluster_dim = array<i32: 4, 1, 1>
+// IR: gpu.func @lse_g0({{.*}}) workgroup(%[[S0:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}nvvm.cluster_dim = array<i32: 4, 1, 1>
 // IR: %[[BID:.*]] = gpu.block_id x
 // IR: %[[RANK:.*]] = arith.remui %[[BID]], %c4
 // IR: %[[ROW:.*]] = arith.divui %[[BID]], %c4
 // IR: arith.muli %[[RANK]], %c25000
 // IR-COUNT-7: vector.load
-// IR: gpu.all_reduce maximumf
+// IR: gpu.barrier
+// IR: gpu.shuffle xor %{{.*}}, %c16_i32
+// IR-NEXT: arith.maximumf %{{.*}}, %shuffleResult
 // IR: memref.store %{{.*}}, %[[S0]][%c0]
 // IR: nvvm.cluster.arrive {aligned}
 // IR-NEXT: nvvm.cluster.wait {aligned}
 // IR-COUNT-4: nvvm.mapa
-// IR: gpu.all_reduce add
+// IR: gpu.barrier
+// IR: gpu.shuffle xor %{{.*}}, %c16_i32
+// IR-NEXT: arith.addf %{{.*}}, %shuffleResult
 // IR: memref.store %{{.*}}, %[[S1]][%c0]
 // IR: nvvm.cluster.arrive {aligned}
 // IR-NEXT: nvvm.cluster.wait {aligned}

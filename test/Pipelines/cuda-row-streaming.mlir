@@ -42,13 +42,16 @@
 // CHECK: arith.cmpi eq
 // CHECK: scf.yield
 // CHECK-NOT: scf.for
-// CHECK: %[[MT:.*]] = gpu.all_reduce maximumf
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: %[[MT:.*]] = arith.maximumf %{{.*}}, %shuffleResult
 // The sums' lanes rescaled to the row's max before they are added up.
 // CHECK: arith.subf %[[LOOP]]#0
 // CHECK: math.exp
 // CHECK: arith.mulf %[[LOOP]]#1
-// CHECK: gpu.all_reduce add
-// CHECK: gpu.all_reduce add
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
 // A row whose max is -inf gets NaN (as exp(-inf - -inf) in every term).
 // CHECK: arith.cmpf oeq, %[[MT]], %cst
 // CHECK: arith.select %{{.*}}, %cst_{{[0-9]+}}, %{{.*}} : f32
@@ -58,9 +61,11 @@
 // Strict numerics: the sum waits for the finished max (a second pass).
 // STRICT-LABEL: gpu.func @xent_g0(
 // STRICT: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
-// STRICT: gpu.all_reduce maximumf
+// STRICT: gpu.shuffle xor %{{.*}}, %c16_i32
+// STRICT-NEXT: arith.maximumf %{{.*}}, %shuffleResult
 // STRICT: scf.for {{.*}} -> (vector<4xf32>)
-// STRICT: gpu.all_reduce add
+// STRICT: gpu.shuffle xor %{{.*}}, %c16_i32
+// STRICT-NEXT: arith.addf %{{.*}}, %shuffleResult
 //
 // REGS-LABEL: gpu.func @xent_g0(
 // REGS-NOT: scf.for
@@ -113,8 +118,12 @@ func.func @xent(%x: tensor<256x1000xf32>, %labels: tensor<256xi64>) -> tensor<25
 // finished max.
 // CHECK-LABEL: gpu.func @softmax_g0(
 // CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
-// CHECK: gpu.all_reduce maximumf
-// CHECK: gpu.all_reduce add
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.maximumf %{{.*}}, %shuffleResult
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
 // CHECK: scf.for
 // CHECK: vector.store
 // CHECK-NOT: scf.for
@@ -165,12 +174,22 @@ func.func @softmax(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
 // (sum(x) and sum(x * x) below) still share one.
 // CHECK-LABEL: gpu.func @not_online_g0(
 // CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK: gpu.all_reduce maximumf
-// CHECK: gpu.all_reduce add
-// CHECK: gpu.all_reduce add
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.maximumf %{{.*}}, %shuffleResult
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
 // CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
-// CHECK: gpu.all_reduce add
-// CHECK: gpu.all_reduce add
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
 // CHECK-NOT: scf.for
 // CHECK: gpu.return
 func.func @not_online(%x: tensor<8x4096xf32>, %y: tensor<8x4096xf32>)
