@@ -160,6 +160,68 @@ def _inputs(prog, rng):
     return out
 
 
+def builder_test_programs():
+    """The builder programs of the GPU test set: (program, extra compile options)."""
+    from random_programs import random_program
+    # (random programs with argmax / argmin: the seeds below have some)
+    randoms = [random_program(s) for s in range(16)] + [
+        random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
+    return [(prog, {"row_cluster": 8} if prog.name.startswith("cluster_") else {})
+            for prog in test_programs() + cluster_programs() + randoms]
+
+
+def expected_and_tolerance(prog, ins):
+    """numpy's results for a builder program and the (rtol, atol) to compare at."""
+    with warnings.catch_warnings():  # (-inf - -inf and the like, on purpose)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        exps = prog.reference(*ins)
+    if prog.name.startswith("random_"):
+        from random_programs import TOLERANCE
+        tol = (TOLERANCE[prog.inputs[0][2].name],) * 2
+    else:
+        tol = max((TOL[dt.name] for _, _, dt in prog.outputs), key=lambda t: t[0])
+        tol = max(tol, max(TOL[dt.name] for _, _, dt in prog.inputs))
+    return exps, tol
+
+
+# Programs written as MLIR (torch-mlir style) in test/python/programs, and
+# random data-movement programs ("random:<seed>"): expected values come from
+# the CPU target, which the tests check against numpy.
+MLIR_TEST_PROGRAMS = (
+    "matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
+    "softmax.mlir", "transpose.mlir", "bcast.mlir", "const.mlir",
+    "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir",
+    "matmul_bias_first.mlir", "two_matmuls.mlir",
+    "accumulate_into_arg.mlir", "init_twice.mlir", "torch/torch_softmax.mlir",
+    "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
+    "torch/torch_bias_gelu.mlir", "torch/torch_conv_relu.mlir",
+    "torch/torch_residual_conv.mlir", "torch/torch_pad.mlir",
+    "torch/torch_view_chain.mlir", "torch/torch_transformer_block.mlir",
+    "torch/torch_mha.mlir", "torch/torch_rotary.mlir", "attention_slices.mlir",
+    "aligned_rows.mlir", "torch/torch_sdpa_causal.mlir", "masked_rows.mlir",
+    "batch1_rows.mlir", "arg_rows.mlir", "torch/torch_greedy.mlir",
+    "long_rows.mlir",
+    *(f"random:{seed}" for seed in range(12)))
+
+
+def mlir_test_program(entry):
+    """(name, MLIR text) of an entry of MLIR_TEST_PROGRAMS."""
+    if entry.startswith("random:"):
+        from random_programs import random_mlir_program
+        return f"mlir_random_mlir_{entry[7:]}", random_mlir_program(int(entry[7:]))[0]
+    prog_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                            "python", "programs")
+    with open(os.path.join(prog_dir, entry)) as fh:
+        return "mlir_" + os.path.basename(entry)[:-5], fh.read()
+
+
+def mlir_inputs(cpu, rng):
+    """Inputs for a compiled MLIR test program: labels in range, floats normal."""
+    return [rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
+            if s.dtype.name == "i64" else rng.standard_normal(s.shape).astype(np.float32)
+            for s in cpu.inputs]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -177,30 +239,16 @@ def main():
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     test_opts = {} if args.row_chunks is None else {"row_chunks": args.row_chunks}
-    from random_programs import random_program
-    # (random programs with argmax / argmin: the seeds below have some)
-    randoms = [random_program(s) for s in range(16)] + [
-        random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
-    for prog in test_programs() + cluster_programs() + randoms:
+    for prog, extra in builder_test_programs():
         d = os.path.join(args.out, "tests", prog.name)
         t0 = time.perf_counter()
-        opts = dict(test_opts)
-        if prog.name.startswith("cluster_"):
-            opts["row_cluster"] = 8
+        opts = dict(test_opts, **extra)
         f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
         ins = _inputs(prog, rng)  # (drawn for every program: same inputs either way)
         if test_opts and (not _has_row_kernel(f) or prog.name.startswith("cluster_")):
             continue  # --row-chunks changes only (register-mode) row kernels
         f.save(d)
-        with warnings.catch_warnings():  # (-inf - -inf and the like, on purpose)
-            warnings.simplefilter("ignore", RuntimeWarning)
-            exps = prog.reference(*ins)
-        if prog.name.startswith("random_"):
-            from random_programs import TOLERANCE
-            tol = (TOLERANCE[prog.inputs[0][2].name],) * 2
-        else:
-            tol = max((TOL[dt.name] for _, _, dt in prog.outputs), key=lambda t: t[0])
-            tol = max(tol, max(TOL[dt.name] for _, _, dt in prog.inputs))
+        exps, tol = expected_and_tolerance(prog, ins)
         arrays = {}
         for i, a in enumerate(ins):
             arrays[f"in{i}"] = a.view(np.uint16) if a.dtype.name == "bfloat16" else a
@@ -235,40 +283,15 @@ def main():
                     f.save(dv)
                     with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
                         fh.write(f"{time.perf_counter() - t0:.4f}\n")
-    # Programs written as MLIR (torch-mlir style): expected values from the
-    # CPU target, which the tests check against numpy.
-    prog_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
-                            "python", "programs")
-    for fname in ("matmul_epilogue.mlir", "conv_bias_relu.mlir", "batch_matmul.mlir",
-                  "softmax.mlir", "transpose.mlir", "bcast.mlir", "const.mlir",
-                  "softmax_xent.mlir", "column_mean.mlir", "dense_resource.mlir",
-                  "matmul_bias_first.mlir", "two_matmuls.mlir",
-                  "accumulate_into_arg.mlir", "init_twice.mlir", "torch/torch_softmax.mlir",
-                  "torch/torch_layernorm.mlir", "torch/torch_linear_gelu_residual.mlir",
-                  "torch/torch_bias_gelu.mlir", "torch/torch_conv_relu.mlir",
-                  "torch/torch_residual_conv.mlir", "torch/torch_pad.mlir",
-                  "torch/torch_view_chain.mlir", "torch/torch_transformer_block.mlir",
-                  "torch/torch_mha.mlir", "torch/torch_rotary.mlir", "attention_slices.mlir",
-                  "aligned_rows.mlir", "torch/torch_sdpa_causal.mlir", "masked_rows.mlir",
-                  "batch1_rows.mlir", "arg_rows.mlir", "torch/torch_greedy.mlir",
-                  "long_rows.mlir",
-                  *(f"random:{seed}" for seed in range(12))):
-        if fname.startswith("random:"):  # data-movement programs from random_programs
-            from random_programs import random_mlir_program
-            text = random_mlir_program(int(fname[7:]))[0]
-            fname = f"random_mlir_{fname[7:]}.mlir"
-        else:
-            with open(os.path.join(prog_dir, fname)) as fh:
-                text = fh.read()
+    for entry in MLIR_TEST_PROGRAMS:
+        name, text = mlir_test_program(entry)
         cpu = kfuse.compile(text, target="cpu")
         f = kfuse.compile(text, target="cuda", chip=args.chip, **test_opts)
-        d = os.path.join(args.out, "tests", "mlir_" + os.path.basename(fname)[:-5])
+        d = os.path.join(args.out, "tests", name)
         if test_opts and not _has_row_kernel(f):
             continue
         f.save(d)
-        ins = [rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
-               if s.dtype.name == "i64" else rng.standard_normal(s.shape).astype(np.float32)
-               for s in cpu.inputs]
+        ins = mlir_inputs(cpu, rng)
         exps = cpu(*ins)
         exps = exps if isinstance(exps, tuple) else (exps,)
         arrays = {f"in{i}": a for i, a in enumerate(ins)}

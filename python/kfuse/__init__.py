@@ -15,7 +15,7 @@ cuda-python; everything else needs the MLIR Python bindings.
 
 from . import dtypes, errors, runtime
 from .errors import (ArtifactError, BuilderError, CallError, CompileError, DeviceError,
-                     KfuseError, ParseError, UnsupportedOpError)
+                     EmulatorError, KfuseError, ParseError, PtxError, UnsupportedOpError)
 
 try:
     from . import builder
@@ -31,4 +31,4 @@ except ImportError as _e:  # the runtime-only install (no MLIR): keep kfuse.runt
 
 __all__ = ["compile", "load", "runtime", "builder", "dtypes", "errors", "KfuseError",
            "BuilderError", "CallError", "CompileError", "DeviceError", "ParseError",
-           "UnsupportedOpError", "ArtifactError"]
+           "UnsupportedOpError", "ArtifactError", "EmulatorError", "PtxError"]

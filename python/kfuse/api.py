@@ -14,7 +14,7 @@ from mlir.dialects import gpu
 from . import report as report_mod
 from . import runtime
 from .builder import Program
-from .errors import CompileError
+from .errors import CompileError, KfuseError
 from .launch_plan import build_plan
 from .pipeline import Options, parse_module, run_stages
 from .runtime.plan import BufferSpec, HoldsPlan, LaunchPlan
@@ -57,6 +57,7 @@ class CompiledProgram(HoldsPlan):
         self.llvm = llvm
         self.constants = constants or {}  # CUDA: tensor constants, by plan file name
         self._exe = None
+        self._emu = None
 
     @property
     def target(self) -> str:
@@ -74,6 +75,20 @@ class CompiledProgram(HoldsPlan):
 
     def __call__(self, *args, **kwargs):
         return self._executable()(*args, **kwargs)
+
+    def emulate(self, *args):
+        """Runs a CUDA program's PTX in kfuse's PTX emulator on the host (no GPU):
+        numpy arrays in and out. It checks what a GPU leaves undefined (out of
+        bounds and misaligned accesses, data races, barriers and shuffles that
+        not every thread reaches) and raises EmulatorError naming the PTX
+        statement. Slow: for tests with small shapes."""
+        if self.target != "cuda":
+            raise KfuseError(f"{self.name!r} was compiled for target {self.target!r}; "
+                             f"emulate() runs CUDA programs")
+        if self._emu is None:
+            self._emu = runtime.EmulatedExecutable(self.plan, self.ptx,
+                                                   constants=self.constants)
+        return self._emu(*args)
 
     def save(self, path: Union[str, os.PathLike]) -> str:
         """Writes a directory that `kfuse.load` (or `kfuse.runtime.load`, for

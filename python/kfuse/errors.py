@@ -37,3 +37,14 @@ class DeviceError(KfuseError, RuntimeError):
 
 class ArtifactError(KfuseError):
     """A saved program directory is missing files or does not match this kfuse version."""
+
+
+class EmulatorError(KfuseError):
+    """A kernel run by the PTX emulator did something a GPU leaves undefined
+    (an out-of-bounds or misaligned access, a data race, a barrier or shuffle
+    not every thread reaches) or never finished; the message names the PTX
+    statement, block and thread."""
+
+
+class PtxError(KfuseError):
+    """PTX the emulator cannot read or does not support; the message names it."""

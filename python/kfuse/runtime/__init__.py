@@ -5,6 +5,9 @@ Needs only numpy (and cuda-bindings for target 'cuda'); never imports MLIR::
     import kfuse.runtime as rt
     exe = rt.load("kfuse-out/softplus")     # directory holding plan.json + kernels.ptx
     y = exe(x)                               # torch / cupy CUDA tensors or numpy arrays
+
+    emu = rt.load_emulated("kfuse-out/softplus")   # no GPU: the PTX emulator (numpy in
+    y = emu(x)                                     # and out; slow, for small shapes)
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from ..errors import ArtifactError, KfuseError
 from .plan import (BufferArg, BufferSpec, CopyStep, LaunchPlan, LaunchStep, ScalarArg,
                    TensorSpec, describe_array)
 from .cuda import CudaExecutable, Executable, cuda_available, device_count
+from .emulator import EmulatedExecutable, load_emulated
 
 __all__ = [
     "load", "cuda_available", "device_count", "LaunchPlan", "TensorSpec", "BufferSpec",
     "BufferArg", "ScalarArg", "LaunchStep", "CopyStep", "CudaExecutable", "Executable",
-    "describe_array",
+    "describe_array", "EmulatedExecutable", "load_emulated",
 ]
 
 

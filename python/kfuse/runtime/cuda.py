@@ -9,7 +9,6 @@ in place; numpy arrays are copied to the device and the results copied back.
 from __future__ import annotations
 
 import ctypes
-import os
 import re
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -18,7 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
-from ..errors import ArtifactError, CallError, DeviceError
+from ..errors import CallError, DeviceError
 from . import dlpack
 from .plan import BufferArg, CopyStep, HoldsPlan, LaunchPlan, LaunchStep, ScalarArg
 
@@ -435,24 +434,7 @@ class CudaExecutable(HoldsPlan):
                 self._arg_buf[n_in + b.index] = i
         self._nbuf = len(plan.buffers)
         # constant buffers: host data now, uploaded once per device
-        self._constants = []
-        for i, b in enumerate(plan.buffers):
-            if b.kind != "const":
-                continue
-            if constants is not None and b.file in constants:
-                data = constants[b.file]
-            elif path is not None:
-                try:
-                    data = np.load(os.path.join(path, b.file), allow_pickle=False)
-                except (OSError, ValueError) as e:
-                    raise ArtifactError(f"{path}: cannot read constant {b.file!r}: {e}") from None
-            else:
-                raise ArtifactError(f"{plan.name!r}: no data for constant buffer {b.file!r}")
-            data = np.ascontiguousarray(data)
-            if data.nbytes != b.nbytes:
-                raise ArtifactError(f"{plan.name!r}: constant {b.file!r} holds {data.nbytes} "
-                                    f"bytes, the plan says {b.nbytes}")
-            self._constants.append((i, data))
+        self._constants = plan.constant_arrays(constants, path)
 
     # ---- introspection
 

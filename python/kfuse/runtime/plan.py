@@ -505,6 +505,30 @@ class LaunchPlan:
         outs = ", ".join(f"{s.name}: {s.dtype.name}{list(s.shape)}" for s in self.outputs)
         return f"{self.name}({ins}) -> ({outs})"
 
+    def constant_arrays(self, constants=None, path: Optional[str] = None) -> list:
+        """(buffer index, contiguous numpy array) of every constant buffer: from
+        `constants` (by file name) or the .npy files in `path`."""
+        import numpy as np
+        out = []
+        for i, b in enumerate(self.buffers):
+            if b.kind != "const":
+                continue
+            if constants is not None and b.file in constants:
+                data = constants[b.file]
+            elif path is not None:
+                try:
+                    data = np.load(os.path.join(path, b.file), allow_pickle=False)
+                except (OSError, ValueError) as e:
+                    raise ArtifactError(f"{path}: cannot read constant {b.file!r}: {e}") from None
+            else:
+                raise ArtifactError(f"{self.name!r}: no data for constant buffer {b.file!r}")
+            data = np.ascontiguousarray(data)
+            if data.nbytes != b.nbytes:
+                raise ArtifactError(f"{self.name!r}: constant {b.file!r} holds {data.nbytes} "
+                                    f"bytes, the plan says {b.nbytes}")
+            out.append((i, data))
+        return out
+
     def buffer_label(self, index: int) -> str:
         """'input 'x'', 'output 'y'' or 'temp buffer 2', for messages."""
         b = self.buffers[index]

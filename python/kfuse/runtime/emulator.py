@@ -1,0 +1,1547 @@
+"""A PTX emulator: runs kfuse's CUDA kernels on the host, with numpy.
+
+It executes the PTX of a compiled CUDA program (the same text the GPU loads)
+for every thread of every block, and checks what a GPU would leave undefined
+or hang on:
+
+- global loads and stores outside every buffer of the launch, and vector
+  accesses that are not aligned to their size;
+- shared-memory accesses outside the kernel's shared variables;
+- `bar.sync` / cluster barriers that not every thread of the block (cluster)
+  reaches, and `shfl.sync` whose member lanes do not all take part, or that
+  reads a lane which does not;
+- kernels that never finish (a step limit).
+
+Threads run SIMT-style: all threads of a batch of blocks are numpy lanes;
+each step executes the statement at the lowest program counter among the
+threads that can run, for every thread standing there (threads that branched
+apart run separately and meet again where their paths join). A thread at a
+barrier or shuffle waits until its block (cluster, warp) is complete there.
+Whole blocks of one thread-block cluster run in the same batch.
+
+Floating point follows PTX: f32 add/sub/mul/div/sqrt round once to nearest
+(numpy does the same); fma rounds once (exactly, through float64 and an
+error term; f64 fma is accurate to an ulp, not exact); `.rm`/`.rp`/`.rz`
+round in their direction; `.approx` functions (ex2, rcp, sqrt, rsqrt) use
+numpy's correctly rounded ones, so results can differ from a GPU's in the
+last bits. It is slow (a step costs microseconds per thread batch): meant
+for tests with small shapes, not for timing.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import CallError, EmulatorError, KfuseError
+from .plan import BufferArg, HoldsPlan, LaunchPlan, ScalarArg
+from .ptx import (Imm, Kernel, Mem, PtxError, Reg, Stmt, Sym, Vec, int_literal, parse,
+                  type_size)
+
+
+_STORAGE = {"pred": np.dtype(np.bool_), "b8": np.dtype(np.uint8), "b16": np.dtype(np.uint16),
+            "b32": np.dtype(np.uint32), "b64": np.dtype(np.uint64),
+            "u8": np.dtype(np.uint8), "u16": np.dtype(np.uint16), "u32": np.dtype(np.uint32),
+            "u64": np.dtype(np.uint64), "s8": np.dtype(np.int8), "s16": np.dtype(np.int16),
+            "s32": np.dtype(np.int32), "s64": np.dtype(np.int64), "f16": np.dtype(np.uint16),
+            "bf16": np.dtype(np.uint16), "f32": np.dtype(np.uint32), "f64": np.dtype(np.uint64)}
+
+_NUM = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16,
+        "s16": np.int16, "f16": np.float16, "bf16": np.uint16, "b32": np.uint32,
+        "u32": np.uint32, "s32": np.int32, "f32": np.float32, "f16x2": np.uint32,
+        "bf16x2": np.uint32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
+        "f64": np.float64, "pred": np.bool_}
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+GLOBAL_BASE = 0x7F00_0000_0000      # first global address (as device pointers look)
+_GUARD = 512                         # bytes between buffers
+_RANK_SHIFT = 24                     # shared::cluster addresses: (rank + 1) << 24 | offset
+_STEP_LIMIT = 2_000_000
+_SHADOW_LIMIT = 16 << 20             # bytes of buffers up to which global races are checked
+
+
+_CANONICAL_NAN = {2: np.array(0x7FFF, np.uint16).view(np.float16),
+                  4: np.array(0x7FFFFFFF, np.uint32).view(np.float32),
+                  8: np.array(0x7FFFFFFFFFFFFFFF, np.uint64).view(np.float64)}
+
+
+def _bf16_to_f32(u):
+    return (np.asarray(u).astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def _f32_to_bf16(x):
+    x = np.asarray(x, np.float32)
+    u = x.view(np.uint32).astype(np.uint64)
+    r = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
+    nan = ((u >> np.uint64(16)) | np.uint64(0x40))
+    return np.where(np.isnan(x), nan, r).astype(np.uint16)
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round_f32(s, err, mode):
+    """float32 nearest to (or `mode`-rounded from) the exact value s + err, where
+    s is float64 and err a float64 term far below s's last bit."""
+    c = s.astype(np.float32)
+    cd = c.astype(np.float64)
+    if mode == "rn":
+        # s halfway between c and a neighbour (numpy kept the even one): the
+        # error term decides
+        up = np.nextafter(c, np.float32(np.inf))
+        dn = np.nextafter(c, np.float32(-np.inf))
+        to_up = (s > cd) & (s - cd == (up.astype(np.float64) - cd) / 2) & (err > 0)
+        to_dn = (s < cd) & (cd - s == (cd - dn.astype(np.float64)) / 2) & (err < 0)
+        return np.where(to_up, up, np.where(to_dn, dn, c))
+    above = (cd > s) | ((cd == s) & (err < 0))
+    below = (cd < s) | ((cd == s) & (err > 0))
+    if mode == "rm":
+        return np.where(above & np.isfinite(s), np.nextafter(c, np.float32(-np.inf)), c)
+    if mode == "rp":
+        return np.where(below & np.isfinite(s), np.nextafter(c, np.float32(np.inf)), c)
+    if mode == "rz":
+        away = np.where(s > 0, above, below)
+        return np.where(away & np.isfinite(s) & (c != 0), np.nextafter(c, np.float32(0)), c)
+    raise PtxError(f"rounding mode {mode!r}")
+
+
+def _split(a):
+    c = a * 134217729.0  # 2^27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _fma64(a, b, c):
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s, f = _two_sum(p, c)
+    r = s + (e + f)
+    return np.where(np.isfinite(p), r, p + c)
+
+
+def _bits(v, elem):
+    """Values as the unsigned integers of their bits, `elem` wide."""
+    v = np.asarray(v)
+    if v.dtype.itemsize == np.dtype(elem).itemsize:
+        return v.view(elem)
+    return v.view(_UINT[v.dtype.itemsize]).astype(elem)
+
+
+def _ftz(x):
+    x = np.asarray(x)
+    tiny = np.finfo(x.dtype).tiny
+    return np.where(np.abs(x) < tiny, np.copysign(np.zeros_like(x), x), x)
+
+
+def _mulhi_u64(a, b):
+    a = a.astype(np.uint64)
+    b = b.astype(np.uint64)
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    a0, a1 = a & m32, a >> s32
+    b0, b1 = b & m32, b >> s32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s32) + (p01 & m32) + (p10 & m32)
+    return p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
+
+
+# ------------------------------------------------------------------ launch state
+
+class _Batch:
+    """Threads of some blocks, run together."""
+
+    def __init__(self, kernel: Kernel, blocks: Sequence[Tuple[int, int, int]],
+                 block: Tuple[int, int, int], grid: Tuple[int, int, int], smem: int,
+                 params: Dict[str, int], memory: "_Memory", batch: int = 0):
+        self.k = kernel
+        self.batch = batch
+        self.memory = memory
+        self.params = params
+        self.grid = grid
+        self.block_dim = block
+        nt = block[0] * block[1] * block[2]
+        nb = len(blocks)
+        self.n = n = nt * nb
+        t = np.arange(n, dtype=np.int64)
+        self.block_of = t // nt
+        local = t % nt
+        self.local = local
+        self.tid = (local % block[0], (local // block[0]) % block[1],
+                    local // (block[0] * block[1]))
+        ctaid = np.asarray(blocks, dtype=np.int64).reshape(nb, 3)
+        self.ctaid_of_block = ctaid
+        self.ctaid = tuple(ctaid[self.block_of, j] for j in range(3))
+        cx, cy, cz = kernel.cluster
+        self.clustered = (cx, cy, cz) != (1, 1, 1)
+        rank = (ctaid[:, 0] % cx) + cx * ((ctaid[:, 1] % cy) + cy * (ctaid[:, 2] % cz))
+        cid = (ctaid[:, 0] // cx) + (grid[0] // cx) * (
+            (ctaid[:, 1] // cy) + (grid[1] // cy) * (ctaid[:, 2] // cz))
+        self.rank_of_block = rank
+        self.cluster_of_block = cid
+        # block (in this batch) of (cluster, rank)
+        self.block_at = {(int(c), int(r)): b for b, (c, r) in enumerate(zip(cid, rank))}
+        self.lane = local % 32
+        self.warp = self.block_of * (-(-nt // 32)) + local // 32
+        self.pc = np.zeros(n, dtype=np.int64)
+        self.alive = np.ones(n, dtype=bool)
+        self.waiting = np.zeros(n, dtype=bool)
+        self.regs: Dict[str, np.ndarray] = {}
+        self.smem_bytes = -(-(kernel.shared_bytes + smem) // 16) * 16
+        self.shared = np.zeros((nb, max(self.smem_bytes, 16)), dtype=np.uint8)
+        self.sshadow = _Shadow(self.shared.size)
+        self.rshadow = _Shadow(self.shared.size)   # remote (cluster) accesses
+        self.epoch = np.zeros(nb, dtype=np.int64)  # barriers each block has passed
+        self.wepoch = np.zeros(nb * -(-nt // 32), dtype=np.int64)  # shuffles of each warp
+        self.cepoch = np.zeros(nb, dtype=np.int64)  # cluster barriers
+        lin = ctaid[:, 0] + grid[0] * (ctaid[:, 1] + grid[1] * ctaid[:, 2])
+        self.lin = lin                               # block id within the grid
+        self.gid = lin[self.block_of] * nt + local   # thread id within the launch
+
+    # registers
+    def reg(self, name: str) -> np.ndarray:
+        arr = self.regs.get(name)
+        if arr is None:
+            cls = self.k.regs.get(name)
+            if cls is None:
+                raise PtxError(f"kernel {self.k.name}: undeclared register {name}")
+            arr = self.regs[name] = np.zeros(self.n, dtype=_STORAGE[cls])
+        return arr
+
+
+class _Memory:
+    """Global memory: one byte arena holding every buffer of a launch sequence,
+    each at a 256-byte aligned address, with guard bytes between them."""
+
+    def __init__(self, sizes: Sequence[int], labels: Sequence[str]):
+        self.starts, self.ends, self.labels = [], [], list(labels)
+        off = 0
+        for n in sizes:
+            off = -(-off // 256) * 256
+            self.starts.append(GLOBAL_BASE + off)
+            self.ends.append(GLOBAL_BASE + off + n)
+            off += n + _GUARD
+        self.arena = np.full(-(-max(off, 16) // 16) * 16, 0xFF, dtype=np.uint8)
+        # race checks on global memory, for launch sequences of modest size
+        self.shadow = _Shadow(self.arena.size) if self.arena.size <= _SHADOW_LIMIT else None
+        self.launch = 0
+        self._starts = np.asarray(self.starts, dtype=np.uint64)
+        self._ends = np.asarray(self.ends, dtype=np.uint64)
+
+    def view(self, i: int) -> np.ndarray:
+        a = self.starts[i] - GLOBAL_BASE
+        return self.arena[a:a + self.ends[i] - self.starts[i]]
+
+    def check(self, addr: np.ndarray, size: int):
+        """Index of the first bad access (out of every buffer) or None."""
+        if addr.size == 0:
+            return None
+        j = np.searchsorted(self._starts, addr, side="right") - 1
+        ok = (j >= 0)
+        jj = np.clip(j, 0, len(self.starts) - 1)
+        ok &= (addr >= self._starts[jj]) & (addr + np.uint64(size) <= self._ends[jj])
+        if ok.all():
+            return None
+        return int(np.flatnonzero(~ok)[0])
+
+    def nearest(self, addr: int) -> str:
+        best = min(range(len(self.starts)),
+                   key=lambda i: 0 if self.starts[i] <= addr < self.ends[i]
+                   else min(abs(addr - self.starts[i]), abs(addr - self.ends[i])))
+        return (f"{self.labels[best]} spans [{self.starts[best]:#x}, {self.ends[best]:#x}) "
+                f"({self.ends[best] - self.starts[best]} bytes)")
+
+
+class _Shadow:
+    """Who last wrote and read each byte, and when (an epoch: the launch for
+    global memory, the barrier count of the block for shared memory). An
+    access races when another thread touched the byte in the same epoch, one
+    of the two accesses is a write, and no barrier of their block (for global
+    memory) or shuffle of their warp came between (a shfl.sync orders the
+    lanes that take part, as __syncwarp does)."""
+
+    def __init__(self, nbytes: int):
+        def full():
+            return np.full(nbytes, -1, np.int64)
+        # who, when, block, block epoch, warp, warp epoch
+        self.w = [full() for _ in range(6)]
+        self.r = [full() for _ in range(6)]
+
+    @staticmethod
+    def _clash(prev, byte, who, when, blk, bep, warp, wep):
+        p_who, p_when, p_blk, p_bep, p_warp, p_wep = (a[byte] for a in prev)
+        return ((p_when == when) & (p_who != who) & ~((p_blk == blk) & (p_bep != bep))
+                & ~((p_warp == warp) & (p_wep != wep)))
+
+    def access(self, first, total: int, who, when, blk, bep, warp, wep, new=None, old=None):
+        """Index (into `first`) of the first racing access, or None. A store
+        passes `new` (the bytes it writes, one row per access) and `old` (the
+        bytes there now): threads that store the same bytes do not race."""
+        byte = (first[:, None] + np.arange(total, dtype=np.int64)).reshape(-1)
+        now = [np.repeat(np.broadcast_to(v, (len(first),)), total)
+               for v in (who, when, blk, bep, warp, wep)]
+        race = self._clash(self.w, byte, *now)
+        if new is not None:
+            newb = new.reshape(-1)
+            race &= old.reshape(-1) != newb                # the same value: benign
+            race |= self._clash(self.r, byte, *now)
+            # two threads storing different bytes to one place at once
+            order = np.argsort(byte, kind="stable")
+            sb, sv = byte[order], newb[order]
+            clash = (sb[1:] == sb[:-1]) & (sv[1:] != sv[:-1])
+            if clash.any():
+                race[order[1:][clash]] = True
+            for a, v in zip(self.w, now):
+                a[byte] = v
+        else:
+            same = self.r[1][byte] == now[1]
+            prev = [self.r[j][byte] for j in (0, 2, 4)]   # who, block, warp
+            for a, v in zip(self.r, now):
+                a[byte] = v
+            # several readers in one epoch: any other thread's store races,
+            # unless all of them are in its block (warp) and a barrier
+            # (shuffle) came after the last of them
+            for j, p in zip((0, 2, 4), prev):
+                mixed = (same & (p != now[j])) | (self.r[j][byte] != now[j])
+                self.r[j][byte[mixed]] = -2
+        if race.any():
+            i = int(np.flatnonzero(race)[0])
+            b = byte[i]
+            self.last = (f"last written by thread #{self.w[0][b]} (epoch {self.w[1][b]}), "
+                         f"last read by #{self.r[0][b]} (epoch {self.r[1][b]}; -2: several)")
+            return i // total
+        return None
+
+
+# ------------------------------------------------------------------ statements
+
+class _Exec:
+    """One statement compiled to a function of (batch, selected threads)."""
+
+    __slots__ = ("stmt", "run", "kind", "target", "mask")
+
+    def __init__(self, stmt: Stmt, run: Optional[Callable], kind: str = "op",
+                 target: int = -1):
+        self.stmt = stmt
+        self.run = run
+        self.kind = kind        # op, bra, ret, bar, cbar, shfl, nop
+        self.target = target    # bra: the statement index it jumps to
+        self.mask = None        # shfl: fn(batch, threads) -> member mask per lane
+
+
+def _where(B: _Batch, stmt: Stmt, i: Optional[int] = None) -> str:
+    s = f"kernel {B.k.name}, PTX line {stmt.line} ({stmt.text!r})"
+    if i is not None:
+        b = int(B.block_of[i])
+        s += (f", block {tuple(int(v) for v in B.ctaid_of_block[b])}, "
+              f"thread {int(B.tid[0][i]), int(B.tid[1][i]), int(B.tid[2][i])}")
+    return s
+
+
+class _Compiler:
+    def __init__(self, kernel: Kernel):
+        self.k = kernel
+
+    # operand access ---------------------------------------------------------
+    def reader(self, op, t: str):
+        """fn(B, sel) -> values of operand `op` read as PTX type `t` (numpy dtype)."""
+        dt = np.dtype(_NUM[t])
+        if isinstance(op, Reg):
+            name = op.name
+            if name.startswith("%") and "." in name or name in ("%laneid", "%warpid"):
+                return self.special(name, dt)
+            cls = self.k.regs.get(name)
+            if cls is None:
+                raise PtxError(f"kernel {self.k.name}: undeclared register {name}")
+            store = _STORAGE[cls]
+            if dt == np.bool_:
+                if store != np.bool_:
+                    raise PtxError(f"register {name} is not a predicate")
+                return lambda B, sel: B.reg(name) if sel is None else B.reg(name)[sel]
+            if store == np.bool_:
+                raise PtxError(f"predicate {name} used as a .{t} value")
+            if store.itemsize == dt.itemsize:
+                return (lambda B, sel: (B.reg(name) if sel is None
+                                        else B.reg(name)[sel]).view(dt))
+            ui = _UINT[dt.itemsize]
+            return (lambda B, sel: (B.reg(name) if sel is None
+                                    else B.reg(name)[sel]).astype(ui).view(dt))
+        if isinstance(op, Imm):
+            v = self.immediate(op.text, t)
+            return lambda B, sel: v
+        if isinstance(op, Sym):
+            if op.name in self.k.shared:
+                v = np.array(self.k.shared[op.name].offset, dtype=np.uint64).astype(dt)[()]
+                return lambda B, sel: v
+            if any(op.name == p for p, _ in self.k.params):
+                raise PtxError(f"parameter {op.name} used outside ld.param")
+        raise PtxError(f"kernel {self.k.name}: cannot read operand {op!r}")
+
+    @staticmethod
+    def immediate(text: str, t: str):
+        dt = np.dtype(_NUM[t])
+        if text[:2].lower() == "0f":
+            v = np.array(int(text[2:], 16), dtype=np.uint32).view(np.float32)
+            if dt.kind == "f":
+                return v.astype(dt)[()]
+            return v.view(np.uint32).astype(dt)[()]
+        if text[:2].lower() == "0d":
+            v = np.array(int(text[2:], 16), dtype=np.uint64).view(np.float64)
+            return v.astype(dt)[()] if dt.kind == "f" else v.view(np.uint64).astype(dt)[()]
+        iv = int_literal(text)
+        if dt.kind == "f":
+            return dt.type(iv)
+        if dt == np.bool_:
+            return np.bool_(iv != 0)
+        bits = dt.itemsize * 8
+        return np.array(iv & ((1 << bits) - 1), dtype=_UINT[dt.itemsize]).view(dt)[()]
+
+    def special(self, name: str, dt):
+        def mk(get):
+            return lambda B, sel: (get(B) if sel is None else get(B)[sel]).astype(dt)
+        axes = {"x": 0, "y": 1, "z": 2}
+        base, _, ax = name[1:].partition(".")
+        if base == "tid":
+            return mk(lambda B: B.tid[axes[ax]])
+        if base == "ctaid":
+            return mk(lambda B: B.ctaid[axes[ax]])
+        if base == "ntid":
+            return lambda B, sel: dt.type(B.block_dim[axes[ax]])
+        if base == "nctaid":
+            return lambda B, sel: dt.type(B.grid[axes[ax]])
+        if base == "laneid":
+            return mk(lambda B: B.lane)
+        if base == "cluster_ctarank":
+            return mk(lambda B: B.rank_of_block[B.block_of])
+        if base == "cluster_nctarank":
+            return lambda B, sel: dt.type(int(np.prod(B.k.cluster)))
+        if base == "cluster_ctaid":
+            return mk(lambda B: B.ctaid[axes[ax]] % B.k.cluster[axes[ax]])
+        if base == "cluster_nctaid":
+            return lambda B, sel: dt.type(B.k.cluster[axes[ax]])
+        raise PtxError(f"special register {name} is not supported by the PTX emulator")
+
+    def writer(self, op):
+        """fn(B, sel, value) storing `value` (array or scalar) into register `op`."""
+        if not isinstance(op, Reg):
+            raise PtxError(f"cannot write to {op!r}")
+        name = op.name
+        if name == "_":
+            return lambda B, sel, v: None
+        cls = self.k.regs.get(name)
+        if cls is None:
+            raise PtxError(f"kernel {self.k.name}: undeclared register {name}")
+        store = _STORAGE[cls]
+
+        def conv(v):
+            v = np.asarray(v)
+            if v.dtype == store:
+                return v
+            if store == np.bool_ or v.dtype == np.bool_:
+                return v.astype(store)
+            if v.dtype.itemsize == store.itemsize:
+                return v.view(store)
+            if v.dtype.kind == "f":
+                raise PtxError(f"internal: a {v.dtype} value for the {cls} register {name}")
+            return v.view(_UINT[v.dtype.itemsize]).astype(store)
+
+        def write(B, sel, v):
+            v = conv(v)
+            if sel is None:
+                out = np.empty(B.n, dtype=store)
+                out[...] = v
+                B.regs[name] = out
+            else:
+                B.reg(name)[sel] = v
+        return write
+
+    # statements -------------------------------------------------------------
+    def compile(self, s: Stmt, labels: Dict[str, int]) -> _Exec:
+        op = s.op
+        h = getattr(self, "op_" + op[0].replace("::", "_"), None)
+        if h is None:
+            raise PtxError(f"kernel {self.k.name}, PTX line {s.line}: instruction "
+                           f"{'.'.join(op)!r} is not supported by the PTX emulator")
+        try:
+            r = h(s, labels)
+        except (KeyError, IndexError, ValueError) as e:
+            raise PtxError(f"kernel {self.k.name}, PTX line {s.line}: cannot emulate "
+                           f"{s.text!r} ({type(e).__name__}: {e})") from None
+        return r if isinstance(r, _Exec) else _Exec(s, r)
+
+    def _type(self, s: Stmt) -> str:
+        t = s.op[-1]
+        if t not in _NUM:
+            raise PtxError(f"PTX line {s.line}: no type in {s.text!r}")
+        return t
+
+    def op_bra(self, s, labels):
+        return _Exec(s, None, "bra", labels[s.args[0].name])
+
+    def op_ret(self, s, labels):
+        return _Exec(s, None, "ret")
+
+    op_exit = op_ret
+
+    def op_bar(self, s, labels):
+        if s.op[1] not in ("sync",) or (s.args and not (isinstance(s.args[0], Imm)
+                                                         and int_literal(s.args[0].text) == 0)):
+            raise PtxError(f"PTX line {s.line}: only 'bar.sync 0' is supported: {s.text!r}")
+        if len(s.args) > 1:
+            raise PtxError(f"PTX line {s.line}: bar.sync with a thread count: {s.text!r}")
+        return _Exec(s, None, "bar")
+
+    def op_barrier(self, s, labels):
+        if s.op[1] == "cluster" and s.op[2] == "arrive":
+            return _Exec(s, None, "cbar")
+        if s.op[1] == "cluster" and s.op[2] == "wait":
+            return _Exec(s, None, "nop")
+        if s.op[1] == "sync" and not s.args[1:]:
+            return self.op_bar(Stmt(s.line, s.text, s.guard, ("bar", "sync"), s.args), labels)
+        raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported")
+
+    def op_fence(self, s, labels):
+        return _Exec(s, None, "nop")
+
+    op_membar = op_fence
+
+    def op_mov(self, s, labels):
+        t = self._type(s)
+        dst, src = s.args
+        if isinstance(dst, Vec):       # unpack: mov.b64 {lo, hi}, %rd
+            parts = len(dst.items)
+            w = type_size(t) // parts
+            rd = self.reader(src, t)
+            ws = [None if (isinstance(d, Reg) and d.name == "_") else self.writer(d)
+                  for d in dst.items]
+            mask = (1 << (8 * w)) - 1
+
+            def unpack(B, sel):
+                v = np.asarray(rd(B, sel)).astype(np.uint64)
+                for j, wr in enumerate(ws):
+                    if wr is not None:
+                        wr(B, sel, ((v >> np.uint64(8 * w * j)) & np.uint64(mask))
+                           .astype(_UINT[w]))
+            return unpack
+        if isinstance(src, Vec):       # pack: mov.b64 %rd, {lo, hi}
+            parts = len(src.items)
+            w = type_size(t) // parts
+            rds = [self.reader(x, {1: "b8", 2: "b16", 4: "b32"}[w]) for x in src.items]
+            wr = self.writer(dst)
+
+            def pack(B, sel):
+                v = np.uint64(0)
+                for j, rd in enumerate(rds):
+                    v = v | (np.asarray(rd(B, sel)).astype(np.uint64) << np.uint64(8 * w * j))
+                wr(B, sel, np.asarray(v).astype(_UINT[type_size(t)]))
+            return pack
+        rd = self.reader(src, t)
+        wr = self.writer(dst)
+        return lambda B, sel: wr(B, sel, rd(B, sel))
+
+    def op_cvta(self, s, labels):
+        if "to" not in s.op or "global" not in s.op:
+            raise PtxError(f"PTX line {s.line}: only cvta.to.global is supported: {s.text!r}")
+        return self.op_mov(Stmt(s.line, s.text, s.guard, ("mov", s.op[-1]), s.args), labels)
+
+    # memory -----------------------------------------------------------------
+    def op_ld(self, s, labels):
+        return self._access(s, load=True)
+
+    def op_st(self, s, labels):
+        return self._access(s, load=False)
+
+    def _access(self, s: Stmt, load: bool):
+        mods = s.op[1:]
+        t = self._type(s)
+        space = next((m for m in mods if m in ("global", "shared", "param", "shared::cta",
+                                              "shared::cluster", "local", "const")), None)
+        vec = next((int(m[1:]) for m in mods if m in ("v2", "v4", "v8")), 1)
+        size = type_size(t)
+        regs_op, mem = (s.args[0], s.args[1]) if load else (s.args[1], s.args[0])
+        items = regs_op.items if isinstance(regs_op, Vec) else (regs_op,)
+        if len(items) != vec or not isinstance(mem, Mem):
+            raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
+        if space == "param":
+            if not load or not isinstance(mem.base, Sym):
+                raise PtxError(f"PTX line {s.line}: unsupported param access {s.text!r}")
+            pname = mem.base.name
+            wr = self.writer(items[0])
+            ptype = dict(self.k.params).get(pname)
+            if ptype is None or mem.offset:
+                raise PtxError(f"PTX line {s.line}: unknown parameter {pname!r}")
+
+            def ldparam(B, sel):
+                wr(B, sel, np.array(B.params[pname] & ((1 << (8 * size)) - 1),
+                                    dtype=_UINT[size]))
+            return ldparam
+        if space in (None, "global"):
+            if space is None:
+                space = "global"   # generic addresses: only global memory is emulated
+        if space not in ("global", "shared", "shared::cta", "shared::cluster"):
+            raise PtxError(f"PTX line {s.line}: {space} memory is not supported: {s.text!r}")
+        # address: base register or symbol + offset
+        if isinstance(mem.base, Reg):
+            base = self.reader(mem.base, "u64")
+        elif isinstance(mem.base, Sym):
+            if mem.base.name not in self.k.shared:
+                raise PtxError(f"PTX line {s.line}: unknown symbol {mem.base.name!r}")
+            off0 = self.k.shared[mem.base.name].offset
+            base = (lambda o: lambda B, sel: np.uint64(o))(off0)
+        else:
+            base = lambda B, sel: np.uint64(0)  # noqa: E731
+        offset = np.uint64(mem.offset & 0xFFFFFFFFFFFFFFFF)
+        elem = _UINT[size]
+        total = size * vec
+        if load:
+            wrs = [None if (isinstance(d, Reg) and d.name == "_") else self.writer(d)
+                   for d in items]
+            signed = t.startswith("s")
+        else:
+            rds = [self.reader(x, t) for x in items]
+        stmt = s
+
+        def addresses(B, sel):
+            a = np.asarray(base(B, sel)).astype(np.uint64) + offset
+            n = B.n if sel is None else len(sel)
+            return np.broadcast_to(a, (n,))
+
+        def fail(B, sel, k, msg):
+            i = int(k if sel is None else sel[k])
+            raise EmulatorError(f"{msg}: {_where(B, stmt, i)}")
+
+        def misaligned(B, sel, a):
+            bad = np.flatnonzero(a % np.uint64(total))
+            if bad.size:
+                k = int(bad[0])
+                fail(B, sel, k, f"{'load' if load else 'store'} of {total} bytes at "
+                                f"{int(a[k]):#x} is not {total}-byte aligned")
+
+        if space == "global":
+            def run(B, sel):
+                a = addresses(B, sel)
+                misaligned(B, sel, a)
+                bad = B.memory.check(a, total)
+                if bad is not None:
+                    ad = int(a[bad])
+                    fail(B, sel, bad, f"{'load' if load else 'store'} of {total} bytes at "
+                                      f"{ad:#x} lies outside every buffer of the launch (the "
+                                      f"nearest: {B.memory.nearest(ad)})")
+                idx = ((a - np.uint64(GLOBAL_BASE)) // np.uint64(size)).astype(np.int64)
+                view = B.memory.arena.view(elem)
+                sh = B.memory.shadow
+                if not load:
+                    vals = np.empty((len(idx), vec), dtype=elem)
+                    for j, rd in enumerate(rds):
+                        vals[:, j] = _bits(rd(B, sel), elem)
+                if sh is not None:
+                    who = B.gid if sel is None else B.gid[sel]
+                    first = idx * size
+                    wp = B.warp if sel is None else B.warp[sel]
+                    bl = B.block_of if sel is None else B.block_of[sel]
+                    k = sh.access(first, total, who, B.memory.launch, B.lin[bl], B.epoch[bl],
+                                  wp + (B.batch << 40),
+                                  B.wepoch[wp], None if load else vals.view(np.uint8),
+                                  None if load else B.memory.arena[
+                                      (first[:, None] + np.arange(total)).reshape(-1)])
+                    if k is not None:
+                        fail(B, sel, k, f"data race on global memory at {int(a[k]):#x}: "
+                                        f"another thread of the launch "
+                                        f"{'accesses' if not load else 'writes'} these bytes "
+                                        f"with no barrier in between ({sh.last}; "
+                                        f"{B.memory.nearest(int(a[k]))})")
+                if load:
+                    for j, wr in enumerate(wrs):
+                        if wr is not None:
+                            v = view[idx + j]
+                            wr(B, sel, v.view(_NUM[t]) if signed else v)
+                else:
+                    for j in range(vec):
+                        view[idx + j] = vals[:, j]
+            return run
+
+        cluster = space == "shared::cluster"
+
+        def srun(B, sel):
+            a = addresses(B, sel)
+            misaligned(B, sel, a)
+            blk = B.block_of if sel is None else B.block_of[sel]
+            rank = (a >> np.uint64(_RANK_SHIFT)).astype(np.int64)
+            off = (a & np.uint64((1 << _RANK_SHIFT) - 1)).astype(np.int64)
+            if rank.any():
+                if not cluster:
+                    k = int(np.flatnonzero(rank)[0])
+                    fail(B, sel, k, "a shared::cluster address used by a shared::cta access")
+                blk = blk.copy()
+                for k in np.flatnonzero(rank):
+                    b0 = int(blk[k])
+                    key = (int(B.cluster_of_block[b0]), int(rank[k]) - 1)
+                    if key not in B.block_at:
+                        fail(B, sel, int(k), f"cluster rank {key[1]} is not in this cluster")
+                    blk[k] = B.block_at[key]
+            if (off < 0).any() or (off + total > B.smem_bytes).any():
+                k = int(np.flatnonzero((off < 0) | (off + total > B.smem_bytes))[0])
+                fail(B, sel, k, f"shared access of {total} bytes at offset {int(off[k])} "
+                                f"outside the block's {B.smem_bytes} bytes of shared memory")
+            own = B.block_of if sel is None else B.block_of[sel]
+            remote = blk != own
+            first = blk * B.shared.shape[1] + off
+            who = B.local if sel is None else B.local[sel]
+            k = k2 = None
+            if remote.any():
+                if not load:
+                    fail(B, sel, int(np.flatnonzero(remote)[0]),
+                         "stores into another block's shared memory are not supported")
+                r = np.flatnonzero(remote)
+                # written by the owner since the last cluster barrier?
+                k = B.rshadow.access(first[r], total, -3, B.cepoch[blk[r]], -1, -1, -1, -1)
+                k = None if k is None else int(r[k])
+            loc = np.flatnonzero(~remote)
+            if not load:
+                vals = np.empty((len(off), vec), dtype=elem)
+                for j, rd in enumerate(rds):
+                    vals[:, j] = _bits(rd(B, sel), elem)
+            wp = B.warp if sel is None else B.warp[sel]
+            if k is None and loc.size:
+                wl = wp[loc]
+                if load:
+                    k2 = B.sshadow.access(first[loc], total, who[loc], B.epoch[blk[loc]], -1,
+                                          -1, wl, B.wepoch[wl])
+                else:
+                    flat = B.shared.reshape(-1)
+                    new = vals[loc].view(np.uint8)
+                    old = flat[(first[loc][:, None] + np.arange(total)).reshape(-1)]
+                    k2 = B.sshadow.access(first[loc], total, who[loc], B.epoch[blk[loc]], -1,
+                                          -1, wl, B.wepoch[wl], new, old)
+                    if k2 is None:
+                        # read by another block of the cluster since its last barrier
+                        k2 = B.rshadow.access(first[loc], total, -4, B.cepoch[blk[loc]], -1,
+                                              -1, -1, -1, new, ~new)
+                k = None if k2 is None else int(loc[k2])
+            if k is not None:
+                fail(B, sel, k, f"data race on shared memory (offset {int(off[k])}): another "
+                                f"thread touches these bytes with no barrier in between "
+                                f"({B.sshadow.last if k2 is not None else 'cluster'})")
+            view = B.shared.view(elem)
+            col = off // size
+            if load:
+                for j, wr in enumerate(wrs):
+                    if wr is not None:
+                        v = view[blk, col + j]
+                        wr(B, sel, v.view(_NUM[t]) if signed else v)
+            else:
+                for j in range(vec):
+                    view[blk, col + j] = vals[:, j]
+        return srun
+
+    def op_mapa(self, s, labels):
+        t = self._type(s)
+        dst, a, r = s.args
+        ra, rr, wr = self.reader(a, t), self.reader(r, "u32"), self.writer(dst)
+
+        def run(B, sel):
+            addr = np.asarray(ra(B, sel)).astype(np.uint64) & np.uint64((1 << _RANK_SHIFT) - 1)
+            rank = np.asarray(rr(B, sel)).astype(np.uint64) + np.uint64(1)
+            wr(B, sel, ((rank << np.uint64(_RANK_SHIFT)) | addr).astype(_NUM[t]))
+        return run
+
+    # arithmetic -------------------------------------------------------------
+    def _binary(self, s, fn, t=None):
+        t = t or self._type(s)
+        d, a, b = s.args
+        ra, rb, wr = self.reader(a, t), self.reader(b, t), self.writer(d)
+        return lambda B, sel: wr(B, sel, fn(ra(B, sel), rb(B, sel)))
+
+    def _float_op(self, s, fn, nargs):
+        """add/sub/mul/fma/div/... on f16, bf16, f32, f64 with rounding modifiers."""
+        t = self._type(s)
+        mods = set(s.op[1:-1])
+        rnd = next((m for m in ("rn", "rz", "rm", "rp") if m in mods), "rn")
+        ftz, sat = "ftz" in mods, "sat" in mods
+        d, *srcs = s.args
+        if len(srcs) != nargs:
+            raise PtxError(f"PTX line {s.line}: {s.text!r} needs {nargs} operands")
+        if t == "bf16":
+            rds = [self.reader(x, "b16") for x in srcs]
+            conv_in, conv_out = _bf16_to_f32, _f32_to_bf16
+        else:
+            rds = [self.reader(x, t) for x in srcs]
+            conv_in = conv_out = None
+        wr = self.writer(d)
+
+        def run(B, sel):
+            vals = [np.asarray(r(B, sel)) for r in rds]
+            if conv_in is not None:
+                vals = [conv_in(v) for v in vals]
+            if ftz:
+                vals = [_ftz(v) for v in vals]
+            with np.errstate(all="ignore"):
+                out = fn(vals, rnd, t)
+            if ftz:
+                out = _ftz(out)
+            if sat:
+                out = np.where(np.isnan(out), 0, np.clip(out, 0, 1)).astype(out.dtype)
+            if out.dtype.kind == "f":     # NaN results are PTX's canonical NaN
+                nan = np.isnan(out)
+                if nan.any():
+                    out = np.where(nan, _CANONICAL_NAN[out.dtype.itemsize], out)
+            if conv_out is not None:
+                out = conv_out(out)
+            wr(B, sel, out)
+        return run
+
+    @staticmethod
+    def _directed(vals, rnd, t, exact):
+        """f32 op rounded in direction `rnd`: exact(a64, b64) gives the float64
+        result and its error term."""
+        a = [np.asarray(v, np.float64) for v in vals]
+        s, e = exact(*a)
+        return _round_f32(np.asarray(s, np.float64), np.asarray(e, np.float64), rnd)
+
+    def op_add(self, s, labels):
+        if self._type(s)[0] in "f" or self._type(s) == "bf16":
+            def f(v, rnd, t):
+                if t == "f32" and rnd != "rn":
+                    return self._directed(v, rnd, t, _two_sum)
+                return v[0] + v[1]
+            return self._float_op(s, f, 2)
+        return self._int_arith(s, lambda a, b: a + b)
+
+    def op_sub(self, s, labels):
+        if self._type(s)[0] in "f" or self._type(s) == "bf16":
+            def f(v, rnd, t):
+                if t == "f32" and rnd != "rn":
+                    return self._directed([v[0], -v[1]], rnd, t, _two_sum)
+                return v[0] - v[1]
+            return self._float_op(s, f, 2)
+        return self._int_arith(s, lambda a, b: a - b)
+
+    def op_mul(self, s, labels):
+        t = self._type(s)
+        if t[0] == "f" or t == "bf16":
+            def f(v, rnd, t):
+                if t == "f32" and rnd != "rn":
+                    return self._directed(v, rnd, t, lambda a, b: (a * b, np.zeros_like(a)))
+                return v[0] * v[1]
+            return self._float_op(s, f, 2)
+        mode = s.op[1] if len(s.op) > 2 else "lo"
+        if mode == "wide":
+            wide = {"u16": np.uint32, "s16": np.int32, "u32": np.uint64, "s32": np.int64}[t]
+            return self._binary(s, lambda a, b: np.asarray(a).astype(wide) *
+                                np.asarray(b).astype(wide))
+        if mode == "hi":
+            bits = type_size(t) * 8
+            if bits == 64:
+                if t != "u64":
+                    raise PtxError(f"PTX line {s.line}: {s.text!r} (signed mul.hi.s64)")
+                return self._binary(s, lambda a, b: _mulhi_u64(np.asarray(a), np.asarray(b)))
+            wide = np.int64 if t[0] == "s" else np.uint64
+            return self._binary(s, lambda a, b: ((np.asarray(a).astype(wide) *
+                                                  np.asarray(b).astype(wide))
+                                                 >> bits).astype(_NUM[t]))
+        return self._int_arith(s, lambda a, b: a * b)
+
+    def op_mad(self, s, labels):
+        t = self._type(s)
+        mode = s.op[1]
+        if mode not in ("lo",) or t[0] == "f":
+            if t[0] == "f":
+                return self.op_fma(s, labels)
+            raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported")
+        d, a, b, c = s.args
+        ra, rb, rc, wr = (self.reader(a, t), self.reader(b, t), self.reader(c, t),
+                          self.writer(d))
+
+        def run(B, sel):
+            with np.errstate(all="ignore"):
+                wr(B, sel, np.asarray(ra(B, sel)) * np.asarray(rb(B, sel)) +
+                   np.asarray(rc(B, sel)))
+        return run
+
+    def op_fma(self, s, labels):
+        def f(v, rnd, t):
+            if t == "f32":
+                a, b, c = (np.asarray(x, np.float64) for x in v)
+                p = a * b                        # exact for f32 inputs
+                sm, e = _two_sum(p, c)
+                out = _round_f32(sm, e, rnd)
+                return np.where(np.isfinite(sm), out, (p + c).astype(np.float32))
+            if t == "f64":
+                return _fma64(*(np.asarray(x, np.float64) for x in v))
+            # f16 / bf16 (as f32 here): one rounding at the end
+            return (np.asarray(v[0], np.float64) * v[1] + v[2]).astype(np.float32)
+        return self._float_op(s, f, 3)
+
+    def op_div(self, s, labels):
+        t = self._type(s)
+        if t[0] == "f":
+            return self._float_op(s, lambda v, rnd, t: v[0] / v[1], 2)
+        return self._int_div(s, rem=False)
+
+    def op_rem(self, s, labels):
+        return self._int_div(s, rem=True)
+
+    def _int_div(self, s, rem):
+        t = self._type(s)
+
+        def f(a, b):
+            a, b = np.asarray(a), np.asarray(b)
+            safe = np.where(b == 0, 1, b)
+            if t[0] == "s":   # truncating, like C
+                q = np.trunc(a.astype(np.float64) / safe).astype(a.dtype) \
+                    if a.dtype.itemsize < 8 else \
+                    (np.abs(a) // np.abs(safe)) * np.sign(a) * np.sign(safe)
+                r = a - q * safe
+            else:
+                q, r = a // safe, a % safe
+            return np.where(b == 0, 0, r if rem else q).astype(a.dtype)
+        return self._binary(s, f)
+
+    def _int_arith(self, s, fn):
+        def f(a, b):
+            with np.errstate(all="ignore"):
+                return np.asarray(fn(np.asarray(a), np.asarray(b)))
+        return self._binary(s, f)
+
+    def _unary(self, s, fn):
+        t = self._type(s)
+        d, a = s.args
+        ra, wr = self.reader(a, t), self.writer(d)
+
+        def run(B, sel):
+            with np.errstate(all="ignore"):
+                wr(B, sel, fn(np.asarray(ra(B, sel))))
+        return run
+
+    def op_neg(self, s, labels):
+        t = self._type(s)
+        if t == "bf16":
+            return self._unary(s, lambda a: a ^ np.uint16(0x8000))
+        return self._unary(s, lambda a: -a)
+
+    def op_abs(self, s, labels):
+        t = self._type(s)
+        if t == "bf16":
+            return self._unary(s, lambda a: a & np.uint16(0x7FFF))
+        return self._unary(s, np.abs)
+
+    def op_not(self, s, labels):
+        t = self._type(s)
+        return self._unary(s, np.logical_not if t == "pred" else np.invert)
+
+    def op_min(self, s, labels):
+        return self._minmax(s, np.minimum, np.fmin)
+
+    def op_max(self, s, labels):
+        return self._minmax(s, np.maximum, np.fmax)
+
+    def _minmax(self, s, nan_prop, nan_drop):
+        t = self._type(s)
+        if t[0] == "f" or t == "bf16":
+            fn = nan_prop if "NaN" in s.op else nan_drop
+            return self._float_op(s, lambda v, rnd, t: fn(v[0], v[1]), 2)
+        return self._binary(s, lambda a, b: nan_prop(np.asarray(a), np.asarray(b)))
+
+    def op_and(self, s, labels):
+        t = self._type(s)
+        return self._binary(s, np.logical_and if t == "pred" else np.bitwise_and)
+
+    def op_or(self, s, labels):
+        t = self._type(s)
+        return self._binary(s, np.logical_or if t == "pred" else np.bitwise_or)
+
+    def op_xor(self, s, labels):
+        t = self._type(s)
+        return self._binary(s, np.logical_xor if t == "pred" else np.bitwise_xor)
+
+    def _shift(self, s, left):
+        t = self._type(s)
+        bits = type_size(t) * 8
+        d, a, b = s.args
+        ra, rb, wr = self.reader(a, t), self.reader(b, "u32"), self.writer(d)
+        arith = t[0] == "s"
+
+        def run(B, sel):
+            x = np.asarray(ra(B, sel))
+            n = np.minimum(np.asarray(rb(B, sel)).astype(np.int64), bits)
+            nn = np.minimum(n, bits - 1).astype(x.dtype)
+            if left:
+                out = np.where(n >= bits, 0, x << nn)
+            elif arith:
+                out = x >> nn
+            else:
+                out = np.where(n >= bits, 0, x >> nn)
+            wr(B, sel, np.asarray(out).astype(x.dtype))
+        return run
+
+    def op_shl(self, s, labels):
+        return self._shift(s, True)
+
+    def op_shr(self, s, labels):
+        return self._shift(s, False)
+
+    def op_bfe(self, s, labels):
+        t = self._type(s)
+        bits = type_size(t) * 8
+        d, a, b, c = s.args
+        ra, rb, rc, wr = (self.reader(a, t), self.reader(b, "u32"), self.reader(c, "u32"),
+                          self.writer(d))
+        if t[0] == "s":
+            raise PtxError(f"PTX line {s.line}: signed bfe is not supported: {s.text!r}")
+
+        def run(B, sel):
+            x = np.asarray(ra(B, sel)).astype(np.uint64)
+            pos = np.asarray(rb(B, sel)).astype(np.uint64) & np.uint64(0xFF)
+            ln = np.asarray(rc(B, sel)).astype(np.uint64) & np.uint64(0xFF)
+            shifted = np.where(pos >= bits, np.uint64(0), x >> np.minimum(pos, np.uint64(63)))
+            mask = np.where(ln >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                            (np.uint64(1) << np.minimum(ln, np.uint64(63))) - np.uint64(1))
+            wr(B, sel, (shifted & mask).astype(_NUM[t]))
+        return run
+
+    def op_prmt(self, s, labels):
+        if len(s.op) != 2 or s.op[1] != "b32":
+            raise PtxError(f"PTX line {s.line}: only the default prmt.b32 mode: {s.text!r}")
+        d, a, b, c = s.args
+        ra, rb, rc, wr = (self.reader(a, "u32"), self.reader(b, "u32"), self.reader(c, "u32"),
+                          self.writer(d))
+
+        def run(B, sel):
+            x = (np.asarray(rb(B, sel)).astype(np.uint64) << np.uint64(32)) | \
+                np.asarray(ra(B, sel)).astype(np.uint64)
+            ctl = np.asarray(rc(B, sel)).astype(np.uint64)
+            out = np.zeros(np.broadcast(x, ctl).shape, dtype=np.uint64)
+            for i in range(4):
+                sel4 = (ctl >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (x >> ((sel4 & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+                sign = np.where((byte & np.uint64(0x80)) != 0, np.uint64(0xFF), np.uint64(0))
+                byte = np.where((sel4 & np.uint64(8)) != 0, sign, byte)
+                out |= byte << np.uint64(8 * i)
+            wr(B, sel, out.astype(np.uint32))
+        return run
+
+    def op_selp(self, s, labels):
+        t = self._type(s)
+        d, a, b, p = s.args
+        ra, rb, rp, wr = (self.reader(a, t), self.reader(b, t), self.reader(p, "pred"),
+                          self.writer(d))
+        return lambda B, sel: wr(B, sel, np.where(rp(B, sel), ra(B, sel), rb(B, sel))
+                                 .astype(_NUM[t]))
+
+    _CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+            "gt": np.greater, "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal,
+            "hi": np.greater, "hs": np.greater_equal}
+
+    def op_setp(self, s, labels):
+        cmp, t = s.op[1], self._type(s)
+        combine = s.op[2] if len(s.op) == 4 and s.op[2] in ("and", "or", "xor") else None
+        dst = s.args[0]
+        pd, qd = dst if isinstance(dst, tuple) else (dst, None)
+        a, b = s.args[1], s.args[2]
+        is_float = t[0] == "f" or t == "bf16"
+        if t == "bf16":
+            ra0, rb0 = self.reader(a, "b16"), self.reader(b, "b16")
+            ra = lambda B, sel: _bf16_to_f32(ra0(B, sel))  # noqa: E731
+            rb = lambda B, sel: _bf16_to_f32(rb0(B, sel))  # noqa: E731
+        else:
+            ra, rb = self.reader(a, t), self.reader(b, t)
+        unordered = is_float and cmp.endswith("u") and cmp not in ("nan", "num")
+        base = cmp[:-1] if unordered else cmp
+        if is_float and base not in self._CMP and base not in ("nan", "num"):
+            raise PtxError(f"PTX line {s.line}: comparison {cmp!r}")
+        wp = self.writer(pd)
+        wq = self.writer(qd) if qd is not None else None
+        rc = None
+        if combine:
+            rc = self.reader(s.args[3], "pred")
+        comb = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(combine)
+
+        def run(B, sel):
+            x, y = np.asarray(ra(B, sel)), np.asarray(rb(B, sel))
+            if is_float:
+                nan = np.isnan(x) | np.isnan(y)
+                if cmp == "nan":
+                    r = nan
+                elif cmp == "num":
+                    r = ~nan
+                else:
+                    r = self._CMP[base](x, y)
+                    r = (r | nan) if unordered else (r & ~nan)
+                    if base == "ne" and not unordered:
+                        r = np.not_equal(x, y) & ~nan
+            else:
+                r = self._CMP[cmp](x, y)
+            r = np.broadcast_to(r, (B.n if sel is None else len(sel),))
+            if comb is not None:
+                cv = rc(B, sel)
+                wp(B, sel, comb(r, cv))
+                if wq is not None:
+                    wq(B, sel, comb(~r, cv))
+            else:
+                wp(B, sel, r)
+                if wq is not None:
+                    wq(B, sel, ~r)
+        return run
+
+    def op_cvt(self, s, labels):
+        mods = s.op[1:]
+        dt_, st_ = mods[-2], mods[-1]
+        rnd = next((m for m in mods[:-2] if m in ("rn", "rz", "rm", "rp", "rni", "rzi",
+                                                   "rmi", "rpi")), None)
+        sat, ftz = "sat" in mods, "ftz" in mods
+        if dt_ in ("f16x2", "bf16x2"):
+            d, a, b = s.args
+            ra, rb, wr = self.reader(a, st_), self.reader(b, st_), self.writer(d)
+            half = (lambda v: np.asarray(v, np.float32).astype(np.float16).view(np.uint16)) \
+                if dt_ == "f16x2" else _f32_to_bf16
+
+            def pack(B, sel):
+                hi = half(ra(B, sel)).astype(np.uint32)
+                lo = half(rb(B, sel)).astype(np.uint32)
+                wr(B, sel, (hi << np.uint32(16)) | lo)
+            return pack
+        d, a = s.args
+        src_is_bf16 = st_ == "bf16"
+        ra0 = self.reader(a, "b16" if src_is_bf16 else st_)
+        ra = (lambda B, sel: _bf16_to_f32(ra0(B, sel))) if src_is_bf16 else ra0
+        wr = self.writer(d)
+        dfloat = dt_[0] == "f" or dt_ == "bf16"
+        sfloat = st_[0] == "f" or st_ == "bf16"
+        target = np.dtype(_NUM[dt_]) if dt_ != "bf16" else None
+
+        def run(B, sel):
+            x = np.asarray(ra(B, sel))
+            with np.errstate(all="ignore"):
+                if ftz and sfloat:
+                    x = _ftz(x)
+                if dfloat and sfloat:
+                    if rnd in ("rni", "rzi", "rmi", "rpi"):
+                        x = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor,
+                             "rpi": np.ceil}[rnd](x)
+                    if sat:
+                        x = np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
+                    if dt_ == "bf16":
+                        out = _f32_to_bf16(x.astype(np.float32))
+                    elif dt_ == "f32" and x.dtype == np.float64 and rnd not in (None, "rn"):
+                        out = _round_f32(x, np.zeros_like(x), rnd)
+                    else:
+                        out = x.astype(target)
+                elif dfloat:      # int -> float
+                    if dt_ == "bf16":
+                        out = _f32_to_bf16(x.astype(np.float64).astype(np.float32))
+                    else:
+                        out = x.astype(target)
+                elif sfloat:      # float -> int: round, saturate, NaN -> 0
+                    f = {None: np.trunc, "rzi": np.trunc, "rni": np.rint, "rmi": np.floor,
+                         "rpi": np.ceil}[rnd]
+                    y = f(x.astype(np.float64))
+                    info = np.iinfo(target)
+                    y = np.where(np.isnan(y), 0, np.clip(y, info.min, info.max))
+                    out = y.astype(target)
+                else:             # int -> int: extend by the source's sign or truncate
+                    if sat:
+                        raise PtxError(f"PTX line {s.line}: saturating integer cvt")
+                    src = x.astype(_NUM[st_])
+                    if type_size(dt_) > type_size(st_):
+                        out = src.astype(np.int64 if st_[0] == "s" else np.uint64) \
+                            .astype(target)
+                    else:
+                        out = src.view(_UINT[src.dtype.itemsize]) \
+                            .astype(_UINT[type_size(dt_)]).view(target)
+            wr(B, sel, out)
+        return run
+
+    def _approx(self, s, fn):
+        return self._float_op(Stmt(s.line, s.text, s.guard,
+                                   tuple(m for m in s.op if m not in ("approx", "full")),
+                                   s.args), lambda v, rnd, t: fn(v[0]), 1)
+
+    def op_ex2(self, s, labels):
+        return self._approx(s, np.exp2)
+
+    def op_lg2(self, s, labels):
+        return self._approx(s, np.log2)
+
+    def op_sin(self, s, labels):
+        return self._approx(s, np.sin)
+
+    def op_cos(self, s, labels):
+        return self._approx(s, np.cos)
+
+    def op_tanh(self, s, labels):
+        return self._approx(s, np.tanh)
+
+    def op_rcp(self, s, labels):
+        return self._approx(s, lambda x: np.asarray(1, x.dtype) / x)
+
+    def op_sqrt(self, s, labels):
+        return self._approx(s, np.sqrt)
+
+    def op_rsqrt(self, s, labels):
+        return self._approx(s, lambda x: np.asarray(1, x.dtype) / np.sqrt(x))
+
+    def op_copysign(self, s, labels):
+        # copysign.f32 d, a, b: |b| with the sign of a
+        return self._float_op(s, lambda v, rnd, t: np.copysign(v[1], v[0]), 2)
+
+    def op_shfl(self, s, labels):
+        if s.op[1] != "sync" or s.op[-1] != "b32":
+            raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported")
+        mode = s.op[2]
+        dst = s.args[0]
+        dd, pd = dst if isinstance(dst, tuple) else (dst, None)
+        ra, rb, rc, rm = (self.reader(s.args[1], "b32"), self.reader(s.args[2], "u32"),
+                          self.reader(s.args[3], "u32"), self.reader(s.args[4], "u32"))
+        wd = self.writer(dd)
+        wp = self.writer(pd) if pd is not None else None
+
+        def exchange(B, sel):
+            """Runs for complete warps; `sel` sorted by thread."""
+            lane = B.lane[sel]
+            bv = np.broadcast_to(np.asarray(rb(B, sel)).astype(np.int64), lane.shape) & 31
+            cv = np.broadcast_to(np.asarray(rc(B, sel)).astype(np.int64), lane.shape)
+            clamp, seg = cv & 31, (cv >> 8) & 31
+            max_lane = (lane & seg) | (clamp & ~seg)
+            min_lane = lane & seg
+            if mode == "up":
+                j = lane - bv
+                ok = j >= max_lane
+            elif mode == "down":
+                j = lane + bv
+                ok = j <= max_lane
+            elif mode == "bfly":
+                j = lane ^ bv
+                ok = j <= max_lane
+            elif mode == "idx":
+                j = min_lane | (bv & ~seg)
+                ok = j <= max_lane
+            else:
+                raise PtxError(f"PTX line {s.line}: shfl mode {mode!r}")
+            j = np.where(ok, j, lane)
+            src = np.clip(sel - lane + j, 0, B.n - 1)  # a warp's threads are consecutive
+            member = np.zeros(B.n, dtype=bool)
+            member[sel] = True
+            if not (member[src] & (B.warp[src] == B.warp[sel])).all():
+                k = int(np.flatnonzero(~(member[src] & (B.warp[src] == B.warp[sel])))[0])
+                raise EmulatorError(f"shfl.sync reads lane {int(j[k])}, which does not take "
+                                    f"part: {_where(B, s, int(sel[k]))}")
+            a = B.reg(s.args[1].name) if isinstance(s.args[1], Reg) else None
+            if a is None:
+                val = np.broadcast_to(np.asarray(ra(B, sel)), lane.shape)
+            else:
+                val = a.view(np.uint32)[src] if a.dtype.itemsize == 4 else \
+                    a.astype(np.uint32)[src]
+            wd(B, sel, val)
+            if wp is not None:
+                wp(B, sel, ok)
+
+        def mask_of(B, sel):
+            return np.broadcast_to(np.asarray(rm(B, sel)).astype(np.int64) & 0xFFFFFFFF,
+                                   (len(sel),))
+        ex = _Exec(s, exchange, "shfl")
+        ex.mask = mask_of
+        return ex
+
+
+# ------------------------------------------------------------------ execution
+
+class KernelProgram:
+    """A kernel compiled for the emulator."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        c = _Compiler(kernel)
+        self.code = [c.compile(s, kernel.labels) for s in kernel.body]
+        self.guards = [None if s.guard is None else
+                       (c.reader(Reg(s.guard[0]), "pred"), s.guard[1]) for s in kernel.body]
+        self.end = len(self.code)
+
+    def launch(self, memory: _Memory, grid, block, smem: int, params: Dict[str, int],
+               max_threads: int = 1 << 15) -> None:
+        k = self.kernel
+        cx, cy, cz = k.cluster
+        if grid[0] % cx or grid[1] % cy or grid[2] % cz:
+            raise EmulatorError(f"kernel {k.name}: grid {tuple(grid)} is not a multiple of "
+                                f"its cluster shape {k.cluster}")
+        nt = block[0] * block[1] * block[2]
+        if nt > 1024 or nt <= 0:
+            raise EmulatorError(f"kernel {k.name}: block {tuple(block)} has {nt} threads")
+        per_cluster = cx * cy * cz
+        # blocks ordered cluster by cluster, so that a batch holds whole clusters
+        order = sorted(((x, y, z) for z in range(grid[2]) for y in range(grid[1])
+                        for x in range(grid[0])),
+                       key=lambda b: ((b[2] // cz, b[1] // cy, b[0] // cx),
+                                      (b[2] % cz, b[1] % cy, b[0] % cx)))
+        step = max(1, max_threads // (nt * per_cluster)) * per_cluster
+        for i in range(0, len(order), step):
+            B = _Batch(k, order[i:i + step], tuple(block), tuple(grid), smem, params, memory,
+                       i // step)
+            self._run(B)
+
+    def _run(self, B: _Batch) -> None:
+        code, guards, end = self.code, self.guards, self.end
+        pc, alive, waiting = B.pc, B.alive, B.waiting
+        gone = end + 1
+        steps = 0
+        while True:
+            runnable = alive & ~waiting
+            if not runnable.any():
+                if not alive.any():
+                    return
+                if not self._release(B):
+                    self._deadlock(B)
+                continue
+            idx = np.flatnonzero(runnable)
+            p = pc[idx]
+            m = int(p.min())
+            at = p == m
+            sel = idx if at.all() else idx[at]
+            others = p[~at]
+            stop = int(others.min()) if others.size else gone + 1
+            full = len(sel) == B.n
+            # run the threads at m statement by statement while no other
+            # thread can join them (no other thread stands at or before m)
+            while True:
+                steps += 1
+                if steps > _STEP_LIMIT:
+                    raise EmulatorError(f"kernel {B.k.name} did not finish within "
+                                        f"{_STEP_LIMIT} steps (last at "
+                                        f"{_where(B, code[min(m, end - 1)].stmt)})")
+                if m >= end:
+                    alive[sel] = False
+                    pc[sel] = gone
+                    break
+                ex = code[m]
+                g = guards[m]
+                s_arg = None if full else sel
+                on = None
+                if g is not None:
+                    gv = np.broadcast_to(np.asarray(g[0](B, s_arg)), (len(sel),))
+                    on = ~gv if g[1] else gv
+                kind = ex.kind
+                if kind in ("bar", "cbar", "shfl"):
+                    if on is not None and not on.all():
+                        raise EmulatorError(f"a guarded barrier or shuffle is not "
+                                            f"supported: {_where(B, ex.stmt)}")
+                    pc[sel] = m
+                    waiting[sel] = True
+                    break
+                if kind == "op":
+                    if on is None or on.all():
+                        ex.run(B, s_arg)
+                    elif on.any():
+                        ex.run(B, sel[on])
+                    m += 1
+                elif kind == "nop":
+                    m += 1
+                elif kind == "bra":
+                    if on is None or on.all():
+                        m = ex.target
+                    elif on.any():
+                        pc[sel[on]] = ex.target
+                        pc[sel[~on]] = m + 1
+                        break
+                    else:
+                        m += 1
+                elif kind == "ret":
+                    if on is None or on.all():
+                        alive[sel] = False
+                        pc[sel] = gone
+                        break
+                    if on.any():
+                        done = sel[on]
+                        alive[done] = False
+                        pc[done] = gone
+                        sel = sel[~on]
+                        full = False
+                    m += 1
+                if m >= stop:
+                    pc[sel] = m
+                    break
+
+    def _release(self, B: _Batch) -> bool:
+        """Releases every complete barrier / shuffle group; False if none is."""
+        waiting, alive, pc = B.waiting, B.alive, B.pc
+        released = False
+        w = np.flatnonzero(waiting)
+        kinds = np.array([self.code[int(q)].kind for q in pc[w]]) if w.size else np.array([])
+        # block barriers: every living thread of the block waits at a bar.sync
+        bar = w[kinds == "bar"]
+        if bar.size:
+            nb = B.shared.shape[0]
+            arrived = np.bincount(B.block_of[bar], minlength=nb)
+            living = np.bincount(B.block_of[alive], minlength=nb)
+            full = (arrived == living) & (arrived > 0)
+            go = bar[full[B.block_of[bar]]]
+            if go.size:
+                waiting[go] = False
+                pc[go] += 1
+                B.epoch[full] += 1
+                released = True
+        cbar = w[kinds == "cbar"]
+        if cbar.size:
+            cl = B.cluster_of_block[B.block_of]
+            ncl = int(B.cluster_of_block.max()) + 1
+            arrived = np.bincount(cl[cbar], minlength=ncl)
+            living = np.bincount(cl[alive], minlength=ncl)
+            full = (arrived == living) & (arrived > 0)
+            go = cbar[full[cl[cbar]]]
+            if go.size:
+                waiting[go] = False
+                pc[go] += 1
+                blocks = full[B.cluster_of_block]
+                B.epoch[blocks] += 1
+                B.cepoch[blocks] += 1
+                released = True
+        sh = w[kinds == "shfl"]
+        for q in np.unique(pc[sh]) if sh.size else ():
+            at = sh[pc[sh] == q]
+            ex = self.code[int(q)]
+            mask = ex.mask(B, at)
+            lane = B.lane[at]
+            if ((mask >> lane) & 1).min() == 0:
+                k = int(np.flatnonzero(((mask >> lane) & 1) == 0)[0])
+                raise EmulatorError(f"shfl.sync by a lane outside its member mask "
+                                    f"{int(mask[k]):#x}: {_where(B, ex.stmt, int(at[k]))}")
+            warp = B.warp[at]
+            starts = np.flatnonzero(np.r_[True, warp[1:] != warp[:-1]])
+            counts = np.diff(np.r_[starts, len(at)])
+            mmin = np.minimum.reduceat(mask, starts)
+            mmax = np.maximum.reduceat(mask, starts)
+            if (mmin != mmax).any():
+                k = int(starts[np.flatnonzero(mmin != mmax)[0]])
+                raise EmulatorError(f"lanes of one warp pass different member masks to "
+                                    f"shfl.sync: {_where(B, ex.stmt, int(at[k]))}")
+            pop = np.array([bin(int(v)).count("1") for v in mmin])
+            ready = counts == pop
+            if not ready.any():
+                continue
+            go = at[np.repeat(ready, counts)]
+            ex.run(B, go)
+            B.wepoch[np.unique(B.warp[go])] += 1
+            waiting[go] = False
+            pc[go] += 1
+            released = True
+        return released
+
+    def _deadlock(self, B: _Batch):
+        w = np.flatnonzero(B.waiting)
+        i = int(w[0])
+        ex = self.code[int(B.pc[i])]
+        b = int(B.block_of[i])
+        others = np.flatnonzero(B.alive & (B.block_of == b) &
+                                ~(B.waiting & (B.pc == B.pc[i])))
+        detail = ""
+        if others.size:
+            j = int(others[0])
+            where = (f"waits at PTX line {self.code[int(B.pc[j])].stmt.line}"
+                     if B.waiting[j] else "has exited" if not B.alive[j] else "is elsewhere")
+            detail = (f"; thread {int(B.tid[0][j]), int(B.tid[1][j]), int(B.tid[2][j])} of "
+                      f"the same block {where}")
+        what = {"bar": "bar.sync", "cbar": "the cluster barrier",
+                "shfl": "shfl.sync"}[ex.kind]
+        raise EmulatorError(f"{what} is never completed (not every thread that must take "
+                            f"part reaches it): {_where(B, ex.stmt, i)}{detail}")
+
+
+# ------------------------------------------------------------------ programs
+
+_SCALAR_BITS = {"i32": ("<i4", 4), "i64": ("<i8", 8), "index": ("<i8", 8),
+                "f32": ("<f4", 4), "f64": ("<f8", 8)}
+
+
+class EmulatedExecutable(HoldsPlan):
+    """A compiled CUDA program run by the PTX emulator: takes and returns numpy
+    arrays, like the GPU runtime does for host arrays."""
+
+    def __init__(self, plan: LaunchPlan, ptx_text, constants: Optional[Dict[str, np.ndarray]]
+                 = None, path: Optional[str] = None):
+        if plan.target != "cuda":
+            raise KfuseError(f"{plan.name!r}: the PTX emulator runs target 'cuda' programs, "
+                             f"not {plan.target!r}")
+        self.plan = plan
+        text = ptx_text.decode() if isinstance(ptx_text, bytes) else ptx_text
+        kernels = parse(text)
+        self.programs: Dict[str, KernelProgram] = {}
+        for name in plan.kernels:
+            if name not in kernels:
+                raise KfuseError(f"{plan.name!r}: kernel {name!r} is not in the PTX")
+            self.programs[name] = KernelProgram(kernels[name])
+        self._constants = dict(plan.constant_arrays(constants, path))
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    def __call__(self, *args, out=None):
+        plan = self.plan
+        plan.check_call(args)
+        ins = [np.ascontiguousarray(np.asarray(a)) for a in args]
+        sizes = [b.nbytes for b in plan.buffers]
+        mem = _Memory(sizes, [plan.buffer_label(i) for i in range(len(sizes))])
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "input":
+                mem.view(i)[:] = ins[b.index].reshape(-1).view(np.uint8)
+            elif b.kind == "const":
+                mem.view(i)[:] = self._constants[i].reshape(-1).view(np.uint8)
+        for st in plan.steps:
+            if st.op == "copy":
+                mem.view(st.dst)[:] = mem.view(st.src)
+                continue
+            params: Dict[str, int] = {}
+            prog = self.programs[st.kernel]
+            if len(st.args) != len(prog.kernel.params):
+                raise KfuseError(f"kernel {st.kernel!r} takes {len(prog.kernel.params)} "
+                                 f"parameters, the plan passes {len(st.args)}")
+            for (pname, _), a in zip(prog.kernel.params, st.args):
+                if isinstance(a, BufferArg):
+                    params[pname] = mem.starts[a.buffer]
+                else:
+                    assert isinstance(a, ScalarArg)
+                    fmt, n = _SCALAR_BITS[a.type]
+                    params[pname] = int.from_bytes(np.array(a.value, dtype=fmt).tobytes(),
+                                                   "little")
+            mem.launch += 1
+            prog.launch(mem, st.grid, st.block, st.smem, params)
+        outs = []
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "output":
+                outs.append((b.index, i))
+        outs.sort()
+        results = []
+        for k, i in outs:
+            spec = plan.outputs[k]
+            dt = _host_dtype(spec.dtype)
+            results.append(mem.view(i).view(dt).reshape(spec.shape).copy())
+        if out is not None:
+            raise CallError("out= is not supported by the PTX emulator")
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def _host_dtype(dt) -> np.dtype:
+    from ..dtypes import to_numpy
+    try:
+        return to_numpy(dt)
+    except KeyError:
+        return np.dtype(np.uint16)     # bf16 without ml_dtypes: the bits
+
+
+def load_emulated(path) -> EmulatedExecutable:
+    """Loads a saved CUDA program directory to run in the PTX emulator."""
+    from . import _plan_dir
+    plan = LaunchPlan.load(path)
+    d = _plan_dir(path)
+    with open(os.path.join(d, plan.ptx), "rb") as f:
+        ptx = f.read()
+    return EmulatedExecutable(plan, ptx, path=d)
+
+
+__all__ = ["EmulatedExecutable", "EmulatorError", "KernelProgram", "load_emulated",
+           "PtxError"]

@@ -1,0 +1,295 @@
+"""Parser for the PTX that kfuse's CUDA target emits (LLVM's NVPTX back end).
+
+Turns a module's text into kernels: parameters, register classes, shared
+variables, cluster shape, and a flat list of statements (guard, opcode split
+at its dots, operands) with labels resolved to statement indices. The PTX
+emulator (`emulator.py`) executes these. Only numpy is needed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..errors import PtxError
+
+
+@dataclass(frozen=True)
+class Reg:
+    name: str
+
+
+@dataclass(frozen=True)
+class Imm:
+    text: str            # as written: 12, -1, 0x1F, 0f3F800000, 0d3FF0000000000000
+
+
+@dataclass(frozen=True)
+class Sym:
+    name: str            # a shared variable, a parameter or a label
+
+
+@dataclass(frozen=True)
+class Mem:
+    base: Optional[object]   # Reg, Sym or None (an absolute address)
+    offset: int
+
+
+@dataclass(frozen=True)
+class Vec:
+    items: Tuple[object, ...]   # Reg or Sym("_") (an ignored lane)
+
+
+@dataclass
+class Stmt:
+    line: int                     # 1-based line in the PTX text
+    text: str                     # the statement as written (for messages)
+    guard: Optional[Tuple[str, bool]]   # (predicate register, negated)
+    op: Tuple[str, ...]           # opcode split at '.' ("ld", "global", "v4", "b32")
+    args: Tuple[object, ...]      # second destination (a|b) as a tuple of two
+
+
+@dataclass
+class SharedVar:
+    name: str
+    offset: int
+    size: int
+
+
+@dataclass
+class Kernel:
+    name: str
+    params: List[Tuple[str, str]]          # (name, type: u64, u32, f32, ...)
+    regs: Dict[str, str] = field(default_factory=dict)   # register -> class (pred, b16, ...)
+    shared: Dict[str, SharedVar] = field(default_factory=dict)
+    shared_bytes: int = 0
+    cluster: Tuple[int, int, int] = (1, 1, 1)
+    body: List[Stmt] = field(default_factory=list)
+    labels: Dict[str, int] = field(default_factory=dict)
+
+
+_SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
+          "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4,
+          "b64": 8, "u64": 8, "s64": 8, "f64": 8, "pred": 1}
+
+
+def type_size(t: str) -> int:
+    return _SIZES[t]
+
+
+def int_literal(text: str) -> int:
+    """A PTX integer: decimal or 0x hex, optionally negative, optional U suffix."""
+    t = text.rstrip("uU")
+    neg = t.startswith("-")
+    t = t[1:] if neg else t
+    v = int(t[2:], 16) if t[:2].lower() == "0x" else int(t, 10)
+    return -v if neg else v
+
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _split_top(s: str) -> List[str]:
+    """Splits at commas outside braces and brackets."""
+    out, depth, cur = [], 0, []
+    for ch in s:
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    tail = "".join(cur).strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+_INT = re.compile(r"^-?(0[xX][0-9a-fA-F]+|\d+)[uU]?$")
+_FLT = re.compile(r"^0[fFdD][0-9a-fA-F]+$")
+
+
+def _operand(tok: str, line: int, stmt: str):
+    tok = tok.strip()
+    if tok.startswith("{") and tok.endswith("}"):
+        return Vec(tuple(_operand(t, line, stmt) for t in _split_top(tok[1:-1])))
+    if tok.startswith("[") and tok.endswith("]"):
+        inner = tok[1:-1].replace(" ", "")
+        if _INT.match(inner):
+            return Mem(None, int_literal(inner))
+        m = re.match(r"^([%$\w.]+)(?:\+(-?(?:0[xX][0-9a-fA-F]+|\d+)))?$", inner)
+        if not m or not (m.group(1) or m.group(2)):
+            raise PtxError(f"line {line}: cannot read the address {tok!r} in {stmt!r}")
+        base, off = m.group(1), int_literal(m.group(2)) if m.group(2) else 0
+        if base is None:
+            return Mem(None, off)
+        if _INT.match(base):
+            return Mem(None, int_literal(base) + off)
+        return Mem(Reg(base) if base.startswith("%") else Sym(base), off)
+    if "|" in tok:   # shfl's second destination, setp's p|q
+        a, b = tok.split("|")
+        return (_operand(a, line, stmt), _operand(b, line, stmt))
+    if _FLT.match(tok) or _INT.match(tok):
+        return Imm(tok.rstrip("uU") if _INT.match(tok) else tok)
+    if tok.startswith("%") or tok == "_":
+        return Reg(tok)
+    if tok.startswith("!"):
+        raise PtxError(f"line {line}: negated operands are not supported: {stmt!r}")
+    return Sym(tok)
+
+
+_KERNEL = re.compile(r"\.(?:visible\s+|weak\s+)?\.?entry\s+([$\w]+)\s*\(", re.S)
+
+
+def parse(text: str) -> Dict[str, Kernel]:
+    """Kernels of a PTX module by name. Raises PtxError on what it cannot read
+    (module-level variables, .func calls, local memory)."""
+    src = _strip_comments(text)
+    kernels: Dict[str, Kernel] = {}
+    spans: List[Tuple[int, int]] = []   # (start, end) of each kernel
+    pos = 0
+    for m in _KERNEL.finditer(src):
+        if m.start() < pos:
+            continue
+        name = m.group(1)
+        # parameters up to the matching ')'
+        close = src.index(")", m.end())
+        params = []
+        for p in _split_top(src[m.end():close]):
+            parts = p.split()
+            ptype = next((t[1:] for t in parts if t[1:] in _SIZES), None)
+            if not parts or ptype is None or "[" in p:
+                raise PtxError(f"kernel {name}: parameter {p!r} is not a scalar or pointer")
+            params.append((parts[-1], ptype))
+        brace = src.index("{", close)
+        directives = src[close + 1:brace]
+        k = Kernel(name, params)
+        cm = re.search(r"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?",
+                       directives)
+        if cm:
+            k.cluster = tuple(int(g) if g else 1 for g in cm.groups())
+        # body up to the matching '}' (scopes nest; vector operands sit inside statements)
+        depth, i = 0, brace
+        while True:
+            ch = src[i]
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        body_start = src.count("\n", 0, brace + 1) + 1
+        _parse_body(k, src[brace + 1:i], body_start)
+        kernels[name] = k
+        spans.append((m.start(), i + 1))
+        pos = i
+    outside, prev = [], 0
+    for a, b in spans:
+        outside.append(src[prev:a])
+        prev = b
+    outside = "".join(outside) + src[prev:]
+    for bad in (".global", ".const", ".func", ".extern"):
+        if re.search(r"^\s*(\.visible\s+|\.weak\s+)?" + re.escape(bad) + r"\s", outside, re.M):
+            raise PtxError(f"module-level {bad} declarations are not supported by the "
+                           f"PTX emulator")
+    return kernels
+
+
+def _parse_body(k: Kernel, body: str, first_line: int) -> None:
+    line = first_line
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch == "\n":
+            line += 1
+            i += 1
+            continue
+        if ch.isspace() or ch in "{}":
+            i += 1
+            continue
+        m = re.match(r"([$\w]+):", body[i:])
+        if m:
+            k.labels[m.group(1)] = len(k.body)
+            i += m.end()
+            continue
+        end = body.index(";", i)
+        stmt = " ".join(body[i:end].split())
+        stmt_line = line
+        line += body.count("\n", i, end)
+        i = end + 1
+        if stmt.startswith("."):
+            _directive(k, stmt, stmt_line)
+            continue
+        guard = None
+        gm = re.match(r"@(!?)(%\w+)\s+", stmt)
+        if gm:
+            guard = (gm.group(2), gm.group(1) == "!")
+            stmt = stmt[gm.end():]
+        sp = stmt.find(" ")
+        opcode, rest = (stmt, "") if sp < 0 else (stmt[:sp], stmt[sp + 1:])
+        args = tuple(_operand(t, stmt_line, stmt) for t in _split_top(rest))
+        k.body.append(Stmt(stmt_line, stmt, guard, tuple(opcode.split(".")), args))
+    # scoped registers are written without '%' ({ .reg .b32 tmp; ... })
+    def reg(a):
+        if isinstance(a, Sym) and a.name in k.regs:
+            return Reg(a.name)
+        if isinstance(a, Vec):
+            return Vec(tuple(reg(x) for x in a.items))
+        if isinstance(a, tuple):
+            return tuple(reg(x) for x in a)
+        return a
+    for s in k.body:
+        s.args = tuple(reg(a) for a in s.args)
+        if s.op[0] == "bra" and (len(s.args) != 1 or not isinstance(s.args[0], Sym)
+                                 or s.args[0].name not in k.labels):
+            raise PtxError(f"line {s.line}: branch to an unknown label: {s.text!r}")
+
+
+def _directive(k: Kernel, stmt: str, line: int) -> None:
+    parts = stmt.replace(",", " ").split()
+    if parts[0] == ".reg":
+        cls = parts[1][1:]
+        for decl in parts[2:]:
+            m = re.match(r"^([%\w]+)<(\d+)>$", decl)
+            if m:
+                for j in range(int(m.group(2))):
+                    k.regs[f"{m.group(1)}{j}"] = cls
+            else:
+                k.regs[decl] = cls
+        return
+    if parts[0] == ".shared":
+        align, cls, decl = 1, None, None
+        j = 1
+        while j < len(parts):
+            if parts[j] == ".align":
+                align = int(parts[j + 1])
+                j += 2
+                continue
+            if parts[j].startswith(".") and parts[j][1:] in _SIZES:
+                cls = parts[j][1:]
+            elif not parts[j].startswith("."):
+                decl = parts[j]
+            j += 1
+        if cls is None or decl is None:
+            raise PtxError(f"line {line}: cannot read {stmt!r}")
+        m = re.match(r"^([$\w]+)(?:\[(\d+)\])?$", decl)
+        if not m:
+            raise PtxError(f"line {line}: cannot read {stmt!r}")
+        size = _SIZES[cls] * (int(m.group(2)) if m.group(2) else 1)
+        off = -(-k.shared_bytes // align) * align
+        k.shared[m.group(1)] = SharedVar(m.group(1), off, size)
+        k.shared_bytes = off + size
+        return
+    if parts[0] in (".local", ".extern", ".global", ".const"):
+        raise PtxError(f"line {line}: {parts[0]} memory ({stmt!r}) is not supported by the "
+                       f"PTX emulator")
+    if parts[0] in (".pragma", ".loc", ".file"):
+        return
+    raise PtxError(f"line {line}: unknown directive {stmt!r}")

@@ -1,0 +1,330 @@
+"""The PTX emulator (kfuse.runtime.emulator): its checks on hand-written PTX,
+and kfuse's CUDA programs run in it on the host against numpy / the CPU
+target -- the GPU test set (builder and MLIR programs) in register mode,
+streamed (row_chunks=0) and with 4 chunks per thread, so every CUDA code path
+runs in CI without a GPU."""
+
+import json
+import os
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+import kfuse
+from kfuse import EmulatorError, PtxError
+from kfuse.runtime import EmulatedExecutable, LaunchPlan
+from kfuse.runtime import emulator as emu
+
+HERE = os.path.dirname(__file__)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+
+
+# ------------------------------------------------------------------ hand-written PTX
+
+_HEAD = """
+.version 8.0
+.target sm_90
+.address_size 64
+"""
+
+
+def _plan(kernel, n, grid, block, nargs=2, dtype="f32", out_shape=None):
+    data = {
+        "format": "kfuse-plan", "version": 1, "name": "t", "target": "cuda",
+        "chip": "sm_90", "ptx": "kernels.ptx",
+        "inputs": [{"name": "x", "shape": [n], "dtype": dtype}],
+        "outputs": [{"name": "y", "shape": out_shape or [n], "dtype": dtype}],
+        "buffers": [{"kind": "input", "index": 0, "shape": [n], "dtype": dtype},
+                    {"kind": "output", "index": 0, "shape": out_shape or [n],
+                     "dtype": dtype}],
+        "steps": [{"op": "launch", "kernel": kernel, "grid": [grid, 1, 1],
+                   "block": [block, 1, 1], "smem": 0,
+                   "args": [{"buffer": i} for i in range(nargs)]}],
+    }
+    return LaunchPlan.from_json(json.dumps(data))
+
+
+def _kernel(body, shared="", regs=".reg .pred %p<4>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;"):
+    return _HEAD + f"""
+.visible .entry k(
+  .param .u64 .ptr .align 1 k_param_0,
+  .param .u64 .ptr .align 1 k_param_1
+)
+{{
+{regs}
+{shared}
+  ld.param.b64 %rd1, [k_param_0];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.b64 %rd2, [k_param_1];
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r4, %r1, %r2, %r3;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+{body}
+}}
+"""
+
+
+# y = 2 * x + 1 for the first n threads (a guarded, ragged grid)
+_SCALE = """
+  setp.ge.u32 %p1, %r4, {n};
+  @%p1 bra $L__end;
+  ld.global.b32 %r5, [%rd4];
+  fma.rn.f32 %r6, %r5, 0f40000000, 0f3F800000;
+  st.global.b32 [%rd5], %r6;
+$L__end:
+  ret;
+"""
+
+
+def test_guarded_elementwise_kernel():
+    x = np.arange(100, dtype=np.float32)
+    exe = EmulatedExecutable(_plan("k", 100, 4, 32), _kernel(_SCALE.format(n=100)))
+    np.testing.assert_array_equal(exe(x), 2 * x + 1)
+
+
+def test_out_of_bounds_store_is_reported():
+    exe = EmulatedExecutable(_plan("k", 100, 4, 32), _kernel(_SCALE.format(n=128)))
+    with pytest.raises(EmulatorError, match=r"outside every buffer.*input 'x'|outside every "
+                                            r"buffer"):
+        exe(np.zeros(100, np.float32))
+
+
+def test_misaligned_vector_load_is_reported():
+    body = """
+  ld.global.v4.b32 {%r5, %r6, %r7, %r8}, [%rd4+4];
+  st.global.b32 [%rd5], %r5;
+  ret;
+"""
+    exe = EmulatedExecutable(_plan("k", 64, 1, 8), _kernel(body))
+    with pytest.raises(EmulatorError, match="not 16-byte aligned"):
+        exe(np.zeros(64, np.float32))
+
+
+# thread 0 publishes x[0] through shared memory; everyone reads it
+_BROADCAST = """
+  setp.ne.b32 %p1, %r3, 0;
+  @%p1 bra $L__skip;
+  ld.global.b32 %r5, [%rd1];
+  st.shared.b32 [buf], %r5;
+$L__skip:
+  {barrier}
+  ld.shared.b32 %r6, [buf];
+  st.global.b32 [%rd5], %r6;
+  ret;
+"""
+_SHARED = ".shared .align 4 .b8 buf[4];"
+
+
+def test_shared_memory_broadcast_after_a_barrier():
+    exe = EmulatedExecutable(_plan("k", 64, 2, 32),
+                             _kernel(_BROADCAST.format(barrier="bar.sync 0;"), _SHARED))
+    np.testing.assert_array_equal(exe(np.full(64, 7, np.float32)), np.full(64, 7))
+
+
+def test_missing_barrier_is_a_data_race():
+    exe = EmulatedExecutable(_plan("k", 64, 2, 32),
+                             _kernel(_BROADCAST.format(barrier=""), _SHARED))
+    with pytest.raises(EmulatorError, match="data race on shared memory"):
+        exe(np.full(64, 7, np.float32))
+
+
+def test_barrier_not_reached_by_every_thread():
+    body = """
+  setp.ge.u32 %p1, %r3, 16;
+  @%p1 bra $L__end;
+  bar.sync 0;
+  st.global.b32 [%rd5], %r3;
+$L__end:
+  ret;
+"""
+    # threads 16..31 exit: the barrier completes without them (exited threads
+    # do not count)
+    exe = EmulatedExecutable(_plan("k", 32, 1, 32, dtype="i32"), _kernel(body))
+    got = exe(np.zeros(32, np.int32))
+    np.testing.assert_array_equal(got[:16], np.arange(16))
+    # threads 16..31 wait for the whole warp at a shuffle instead: neither the
+    # barrier nor the shuffle can complete
+    stuck = body.replace("$L__end:\n  ret;",
+                         "$L__end:\n  shfl.sync.bfly.b32 %r7, %r3, 1, 31, -1;\n  ret;")
+    exe = EmulatedExecutable(_plan("k", 32, 1, 32, dtype="i32"), _kernel(stuck))
+    with pytest.raises(EmulatorError, match="is never completed"):
+        exe(np.zeros(32, np.int32))
+
+
+_WARP_SUM = """
+  ld.global.b32 %r5, [%rd4];
+  shfl.sync.bfly.b32 %r6, %r5, 1, 31, {mask};
+  add.f32 %r5, %r5, %r6;
+  shfl.sync.bfly.b32 %r6, %r5, 2, 31, {mask};
+  add.f32 %r5, %r5, %r6;
+  shfl.sync.bfly.b32 %r6, %r5, 4, 31, {mask};
+  add.f32 %r5, %r5, %r6;
+  shfl.sync.bfly.b32 %r6, %r5, 8, 31, {mask};
+  add.f32 %r5, %r5, %r6;
+  shfl.sync.bfly.b32 %r6, %r5, 16, 31, {mask};
+  add.f32 %r5, %r5, %r6;
+  st.global.b32 [%rd5], %r5;
+  ret;
+"""
+
+
+def test_warp_shuffle_sum():
+    x = np.arange(64, dtype=np.float32)
+    exe = EmulatedExecutable(_plan("k", 64, 2, 32), _kernel(_WARP_SUM.format(mask=-1)))
+    got = exe(x)
+    np.testing.assert_array_equal(got[:32], np.full(32, x[:32].sum()))
+    np.testing.assert_array_equal(got[32:], np.full(32, x[32:].sum()))
+
+
+def test_shuffle_with_lanes_outside_the_warp_block():
+    # a 16-thread block is a partial warp: a full member mask names lanes
+    # that do not exist
+    exe = EmulatedExecutable(_plan("k", 16, 1, 16), _kernel(_WARP_SUM.format(mask=-1)))
+    with pytest.raises(EmulatorError, match="shfl.sync"):
+        exe(np.zeros(16, np.float32))
+    # with the member mask of the 16 lanes, the offsets 16 read no one
+    body = _WARP_SUM.format(mask="0xFFFF").replace("8, 31,", "8, 15,").replace(
+        "16, 31,", "16, 15,").replace("4, 31,", "4, 15,").replace(
+        "2, 31,", "2, 15,").replace("1, 31,", "1, 15,")
+    exe = EmulatedExecutable(_plan("k", 16, 1, 16), _kernel(body))
+    x = np.arange(16, dtype=np.float32)
+    np.testing.assert_array_equal(exe(x), np.full(16, 2 * x.sum()))  # (own value at 16)
+
+
+def test_two_threads_storing_different_values_to_one_place():
+    body = """
+  st.global.b32 [%rd2], %r3;
+  ret;
+"""
+    exe = EmulatedExecutable(_plan("k", 32, 1, 32, dtype="i32"), _kernel(body))
+    with pytest.raises(EmulatorError, match="data race on global memory"):
+        exe(np.zeros(32, np.int32))
+
+
+def test_unsupported_instruction_is_named():
+    body = "  atom.global.add.f32 %r5, [%rd5], %r6;\n  ret;\n"
+    with pytest.raises(PtxError, match="atom.global.add.f32"):
+        EmulatedExecutable(_plan("k", 32, 1, 32), _kernel(body))
+
+
+def test_kernel_that_never_ends(monkeypatch):
+    monkeypatch.setattr(emu, "_STEP_LIMIT", 1000)
+    body = "$L__loop:\n  bra.uni $L__loop;\n"
+    exe = EmulatedExecutable(_plan("k", 32, 1, 32), _kernel(body))
+    with pytest.raises(EmulatorError, match="did not finish"):
+        exe(np.zeros(32, np.float32))
+
+
+def test_directed_rounding_and_conversions():
+    # fma.rm/rp round toward -inf/+inf; the float64 tie case is broken by the error term
+    a = np.float64(1.0) + 2.0 ** -30
+    s, e = emu._two_sum(np.array([a]), np.array([2.0 ** -80]))
+    assert emu._round_f32(s, e, "rm")[0] == np.float32(1.0)
+    assert emu._round_f32(s, e, "rp")[0] == np.nextafter(np.float32(1), np.float32(2))
+    half_ulp = 2.0 ** -24
+    s, e = emu._two_sum(np.array([1.0 + half_ulp]), np.array([2.0 ** -70]))
+    assert emu._round_f32(s, e, "rn")[0] == np.nextafter(np.float32(1), np.float32(2))
+    s, e = emu._two_sum(np.array([1.0 + half_ulp]), np.array([-(2.0 ** -70)]))
+    assert emu._round_f32(s, e, "rn")[0] == np.float32(1.0)
+    bits = emu._f32_to_bf16(np.array([1.0, 1.00390625, 1.01171875, np.nan], np.float32))
+    assert list(bits[:3]) == [0x3F80, 0x3F80, 0x3F82]   # ties to even
+    assert np.isnan(emu._bf16_to_f32(bits[3:]))[0]
+
+
+# ------------------------------------------------------------------ kfuse programs
+
+def _case_rng(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def _compare(got, exps, specs, rtol, atol, what):
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(exps)
+    for g, e, spec in zip(got, exps, specs):
+        g, e = np.asarray(g), np.asarray(e)
+        assert g.shape == e.shape, (what, spec.name)
+        if spec.dtype.name in ("i1", "i32", "i64"):
+            np.testing.assert_array_equal(g, e, err_msg=f"{what}: {spec.name}")
+        else:
+            np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64),
+                                       rtol=rtol, atol=atol, err_msg=f"{what}: {spec.name}")
+
+
+def _builder_cases():
+    from make_artifacts import builder_test_programs
+    return builder_test_programs()
+
+
+_BUILDER = _builder_cases()
+_MODES = {"registers": {}, "streamed": {"row_chunks": 0}, "chunks4": {"row_chunks": 4}}
+
+
+@pytest.mark.parametrize("mode", list(_MODES))
+@pytest.mark.parametrize("case", range(len(_BUILDER)),
+                         ids=[p.name for p, _ in _BUILDER])
+def test_builder_program_emulated(case, mode):
+    from make_artifacts import _inputs, expected_and_tolerance
+    prog, extra = _BUILDER[case]
+    opts = dict(extra, **_MODES[mode])
+    if mode != "registers" and prog.name.startswith("cluster_"):
+        pytest.skip("cluster kernels keep rows in registers (row_cluster)")
+    f = kfuse.compile(prog, target="cuda", chip="sm_90", **opts)
+    if mode != "registers" and not any(g.kind == "reduction" for g in f.report.groups):
+        pytest.skip("no row kernel: row_chunks changes nothing")
+    ins = _inputs(prog, _case_rng(prog.name))
+    exps, (rtol, atol) = expected_and_tolerance(prog, ins)
+    _compare(f.emulate(*ins), exps, f.plan.outputs, rtol, atol, f"{prog.name} {mode}")
+
+
+def _mlir_cases():
+    from make_artifacts import MLIR_TEST_PROGRAMS
+    return list(MLIR_TEST_PROGRAMS)
+
+
+@pytest.mark.parametrize("mode", ["registers", "streamed"])
+@pytest.mark.parametrize("entry", _mlir_cases())
+def test_mlir_program_emulated(entry, mode):
+    from make_artifacts import mlir_inputs, mlir_test_program
+    name, text = mlir_test_program(entry)
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90", **_MODES[mode])
+    if mode != "registers" and not any(g.kind == "reduction" for g in cuda.report.groups):
+        pytest.skip("no row kernel: row_chunks changes nothing")
+    cpu = kfuse.compile(text, target="cpu")
+    ins = mlir_inputs(cpu, _case_rng(name))
+    exps = cpu(*ins)
+    exps = exps if isinstance(exps, tuple) else (exps,)
+    _compare(cuda.emulate(*ins), exps, cuda.plan.outputs, 1e-4, 1e-5, f"{name} {mode}")
+
+
+def test_emulate_needs_a_cuda_program():
+    from kfuse import builder as kb
+    p = kb.Program("cpu_only")
+    x = p.input("x", (8,), "f32")
+    p.output(kb.exp(x), name="y")
+    f = kfuse.compile(p, target="cpu")
+    with pytest.raises(kfuse.KfuseError, match="emulate"):
+        f.emulate(np.zeros(8, np.float32))
+
+
+def test_saved_program_runs_in_the_emulator(tmp_path):
+    from kfuse import builder as kb
+    p = kb.Program("softmax_rows")
+    x = p.input("x", (3, 300), "f32")
+    e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
+    p.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    f.save(tmp_path / "prog")
+    exe = kfuse.runtime.load_emulated(tmp_path / "prog")
+    xs = np.random.default_rng(0).standard_normal((3, 300)).astype(np.float32)
+    want = np.exp(xs - xs.max(1, keepdims=True))
+    np.testing.assert_allclose(exe(xs), want / want.sum(1, keepdims=True), rtol=1e-5,
+                               atol=1e-7)
+    with pytest.raises(kfuse.CallError):
+        exe(xs[:2])
