@@ -328,3 +328,22 @@ def test_saved_program_runs_in_the_emulator(tmp_path):
                                atol=1e-7)
     with pytest.raises(kfuse.CallError):
         exe(xs[:2])
+
+
+@pytest.mark.parametrize("arg_reductions,seed",
+                         [(False, s) for s in range(100, 160)] +
+                         [(True, s) for s in (101, 119, 133, 138, 178)])
+def test_random_program_emulated(arg_reductions, seed):
+    # more random programs than the GPU test set: f16x2 / bf16x2 packed
+    # arithmetic and comparisons (p|q) among them
+    from random_programs import TOLERANCE, random_inputs, random_program
+    prog = random_program(seed, arg_reductions)
+    args = random_inputs(prog, seed)
+    tol = TOLERANCE[prog.inputs[0][2].name]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = prog.reference(*args)
+    for opts in ({}, {"row_chunks": 0}):
+        f = kfuse.compile(prog, target="cuda", chip="sm_90", **opts)
+        _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")

@@ -127,6 +127,11 @@ def _fma64(a, b, c):
     return np.where(np.isfinite(p), r, p + c)
 
 
+def _is_float(t: str) -> bool:
+    """A PTX float type: f16, f16x2, bf16, bf16x2, f32, f64."""
+    return t[0] == "f" or t.startswith("bf16")
+
+
 def _bits(v, elem):
     """Values as the unsigned integers of their bits, `elem` wide."""
     v = np.asarray(v)
@@ -768,32 +773,48 @@ class _Compiler:
         d, *srcs = s.args
         if len(srcs) != nargs:
             raise PtxError(f"PTX line {s.line}: {s.text!r} needs {nargs} operands")
-        if t == "bf16":
-            rds = [self.reader(x, "b16") for x in srcs]
+        # bf16 computes in f32 and rounds back; f16x2 / bf16x2 do each half
+        pair = t in ("f16x2", "bf16x2")
+        half = t[:-2] if pair else t
+        if half == "bf16":
             conv_in, conv_out = _bf16_to_f32, _f32_to_bf16
+        elif half == "f16":
+            conv_in = lambda v: np.asarray(v).astype(np.uint16).view(np.float16)  # noqa: E731
+            conv_out = lambda v: np.asarray(v, np.float16).view(np.uint16)  # noqa: E731
         else:
-            rds = [self.reader(x, t) for x in srcs]
             conv_in = conv_out = None
+        bits = "b32" if pair else "b16" if half in ("f16", "bf16") else t
+        rds = [self.reader(x, bits) for x in srcs]
         wr = self.writer(d)
 
-        def run(B, sel):
-            vals = [np.asarray(r(B, sel)) for r in rds]
+        def compute(vals):
             if conv_in is not None:
                 vals = [conv_in(v) for v in vals]
             if ftz:
                 vals = [_ftz(v) for v in vals]
             with np.errstate(all="ignore"):
-                out = fn(vals, rnd, t)
+                out = fn(vals, rnd, half)
             if ftz:
                 out = _ftz(out)
             if sat:
                 out = np.where(np.isnan(out), 0, np.clip(out, 0, 1)).astype(out.dtype)
+            if half == "f16":
+                out = np.asarray(out).astype(np.float16)
             if out.dtype.kind == "f":     # NaN results are PTX's canonical NaN
                 nan = np.isnan(out)
                 if nan.any():
-                    out = np.where(nan, _CANONICAL_NAN[out.dtype.itemsize], out)
-            if conv_out is not None:
-                out = conv_out(out)
+                    out = np.where(nan, _CANONICAL_NAN[
+                        2 if half == "f16" else out.dtype.itemsize], out)
+            return conv_out(out) if conv_out is not None else out
+
+        def run(B, sel):
+            vals = [np.asarray(r(B, sel)) for r in rds]
+            if not pair:
+                out = compute(vals)
+            else:
+                lo = compute([(v & np.uint32(0xFFFF)).astype(np.uint16) for v in vals])
+                hi = compute([(v >> np.uint32(16)).astype(np.uint16) for v in vals])
+                out = lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))
             wr(B, sel, out)
         return run
 
@@ -806,7 +827,7 @@ class _Compiler:
         return _round_f32(np.asarray(s, np.float64), np.asarray(e, np.float64), rnd)
 
     def op_add(self, s, labels):
-        if self._type(s)[0] in "f" or self._type(s) == "bf16":
+        if _is_float(self._type(s)):
             def f(v, rnd, t):
                 if t == "f32" and rnd != "rn":
                     return self._directed(v, rnd, t, _two_sum)
@@ -815,7 +836,7 @@ class _Compiler:
         return self._int_arith(s, lambda a, b: a + b)
 
     def op_sub(self, s, labels):
-        if self._type(s)[0] in "f" or self._type(s) == "bf16":
+        if _is_float(self._type(s)):
             def f(v, rnd, t):
                 if t == "f32" and rnd != "rn":
                     return self._directed([v[0], -v[1]], rnd, t, _two_sum)
@@ -825,7 +846,7 @@ class _Compiler:
 
     def op_mul(self, s, labels):
         t = self._type(s)
-        if t[0] == "f" or t == "bf16":
+        if _is_float(t):
             def f(v, rnd, t):
                 if t == "f32" and rnd != "rn":
                     return self._directed(v, rnd, t, lambda a, b: (a * b, np.zeros_like(a)))
@@ -881,7 +902,7 @@ class _Compiler:
 
     def op_div(self, s, labels):
         t = self._type(s)
-        if t[0] == "f":
+        if _is_float(t):
             return self._float_op(s, lambda v, rnd, t: v[0] / v[1], 2)
         return self._int_div(s, rem=False)
 
@@ -920,16 +941,22 @@ class _Compiler:
                 wr(B, sel, fn(np.asarray(ra(B, sel))))
         return run
 
+    # (halves of bf16, f16x2 and bf16x2 flip or clear their sign bits)
+    _SIGN = {"bf16": np.uint16(0x8000), "f16x2": np.uint32(0x80008000),
+             "bf16x2": np.uint32(0x80008000)}
+
     def op_neg(self, s, labels):
         t = self._type(s)
-        if t == "bf16":
-            return self._unary(s, lambda a: a ^ np.uint16(0x8000))
+        if t in self._SIGN:
+            sign = self._SIGN[t]
+            return self._unary(s, lambda a: a ^ sign)
         return self._unary(s, lambda a: -a)
 
     def op_abs(self, s, labels):
         t = self._type(s)
-        if t == "bf16":
-            return self._unary(s, lambda a: a & np.uint16(0x7FFF))
+        if t in self._SIGN:
+            keep = ~self._SIGN[t]
+            return self._unary(s, lambda a: a & keep)
         return self._unary(s, np.abs)
 
     def op_not(self, s, labels):
@@ -944,7 +971,7 @@ class _Compiler:
 
     def _minmax(self, s, nan_prop, nan_drop):
         t = self._type(s)
-        if t[0] == "f" or t == "bf16":
+        if _is_float(t):
             fn = nan_prop if "NaN" in s.op else nan_drop
             return self._float_op(s, lambda v, rnd, t: fn(v[0], v[1]), 2)
         return self._binary(s, lambda a, b: nan_prop(np.asarray(a), np.asarray(b)))
@@ -1045,49 +1072,61 @@ class _Compiler:
         dst = s.args[0]
         pd, qd = dst if isinstance(dst, tuple) else (dst, None)
         a, b = s.args[1], s.args[2]
-        is_float = t[0] == "f" or t == "bf16"
-        if t == "bf16":
+        pair = t in ("f16x2", "bf16x2")     # p: the low halves, q: the high halves
+        is_float = t[0] == "f" or t.startswith("bf16")
+        half = t[:-2] if pair else t
+        to_float = {"bf16": _bf16_to_f32,
+                    "f16": lambda v: np.asarray(v).astype(np.uint16).view(np.float16)}
+        ra, rb = self.reader(a, "b32" if pair else t), self.reader(b, "b32" if pair else t)
+        if half == "bf16" and not pair:
             ra0, rb0 = self.reader(a, "b16"), self.reader(b, "b16")
             ra = lambda B, sel: _bf16_to_f32(ra0(B, sel))  # noqa: E731
             rb = lambda B, sel: _bf16_to_f32(rb0(B, sel))  # noqa: E731
-        else:
-            ra, rb = self.reader(a, t), self.reader(b, t)
         unordered = is_float and cmp.endswith("u") and cmp not in ("nan", "num")
         base = cmp[:-1] if unordered else cmp
         if is_float and base not in self._CMP and base not in ("nan", "num"):
             raise PtxError(f"PTX line {s.line}: comparison {cmp!r}")
+        if pair and qd is None:
+            raise PtxError(f"PTX line {s.line}: {s.text!r} needs two predicates (p|q)")
         wp = self.writer(pd)
         wq = self.writer(qd) if qd is not None else None
         rc = None
         if combine:
             rc = self.reader(s.args[3], "pred")
         comb = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(combine)
+        compare = self._CMP
+
+        def test(x, y):
+            if not is_float:
+                return compare[cmp](x, y)
+            nan = np.isnan(x) | np.isnan(y)
+            if cmp == "nan":
+                return nan
+            if cmp == "num":
+                return ~nan
+            if base == "ne" and not unordered:
+                return np.not_equal(x, y) & ~nan
+            r = compare[base](x, y)
+            return (r | nan) if unordered else (r & ~nan)
 
         def run(B, sel):
             x, y = np.asarray(ra(B, sel)), np.asarray(rb(B, sel))
-            if is_float:
-                nan = np.isnan(x) | np.isnan(y)
-                if cmp == "nan":
-                    r = nan
-                elif cmp == "num":
-                    r = ~nan
-                else:
-                    r = self._CMP[base](x, y)
-                    r = (r | nan) if unordered else (r & ~nan)
-                    if base == "ne" and not unordered:
-                        r = np.not_equal(x, y) & ~nan
+            n = B.n if sel is None else len(sel)
+            if pair:
+                lo = [to_float[half]((v & np.uint32(0xFFFF)).astype(np.uint16)) for v in (x, y)]
+                hi = [to_float[half]((v >> np.uint32(16)).astype(np.uint16)) for v in (x, y)]
+                r, r2 = test(*lo), test(*hi)
             else:
-                r = self._CMP[cmp](x, y)
-            r = np.broadcast_to(r, (B.n if sel is None else len(sel),))
+                r = test(x, y)
+                r2 = ~r
+            r = np.broadcast_to(r, (n,))
+            r2 = np.broadcast_to(r2, (n,))
             if comb is not None:
                 cv = rc(B, sel)
-                wp(B, sel, comb(r, cv))
-                if wq is not None:
-                    wq(B, sel, comb(~r, cv))
-            else:
-                wp(B, sel, r)
-                if wq is not None:
-                    wq(B, sel, ~r)
+                r, r2 = comb(r, cv), comb(r2, cv)
+            wp(B, sel, r)
+            if wq is not None:
+                wq(B, sel, r2)
         return run
 
     def op_cvt(self, s, labels):
