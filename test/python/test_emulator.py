@@ -347,3 +347,58 @@ def test_random_program_emulated(arg_reductions, seed):
     for opts in ({}, {"row_chunks": 0}):
         f = kfuse.compile(prog, target="cuda", chip="sm_90", **opts)
         _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
+
+
+def _row_programs():
+    from kfuse import builder as kb
+
+    def softmax(x):
+        e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
+        return e / kb.sum(e, axis=1, keepdims=True)
+
+    def layernorm(x):
+        d = x - kb.mean(x, axis=1, keepdims=True)
+        return d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5)
+
+    def logsumexp(x):
+        m = kb.max(x, axis=1, keepdims=True)
+        return kb.log(kb.sum(kb.exp(x - m), axis=1)) + kb.max(x, axis=1)
+
+    def argmax(x):
+        return kb.cast(kb.argmax(x, axis=1), "f32")
+
+    def np_softmax(x):
+        e = np.exp(x - x.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    def np_layernorm(x):
+        d = x - x.mean(1, keepdims=True)
+        return d / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
+
+    def np_logsumexp(x):
+        return np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+
+    return {"softmax": (softmax, np_softmax), "layernorm": (layernorm, np_layernorm),
+            "logsumexp": (logsumexp, np_logsumexp),
+            "argmax": (argmax, lambda x: x.argmax(1).astype(np.float32))}
+
+
+_ROW_MODES = {"registers": {}, "streamed": {"row_chunks": 0}, "one_chunk": {"row_chunks": 1},
+              "cluster2": {"row_cluster": 2}}
+
+
+@pytest.mark.parametrize("mode", list(_ROW_MODES))
+@pytest.mark.parametrize("width", [33, 257, 1025, 4097, 70001, 80000])
+@pytest.mark.parametrize("kind", ["softmax", "layernorm", "logsumexp", "argmax"])
+def test_row_program_shapes_emulated(kind, width, mode):
+    # odd widths (ragged last vectors and trips), blocks with a warp count that
+    # is not a power of two, rows long enough to stream or to take a cluster
+    from kfuse import builder as kb
+    build, ref = _row_programs()[kind]
+    p = kb.Program(f"{kind}_{width}")
+    x = p.input("x", (3, width), "f32")
+    p.output(build(x), name="y")
+    xs = _case_rng(f"{kind}{width}").standard_normal((3, width)).astype(np.float32)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **_ROW_MODES[mode])
+    np.testing.assert_allclose(f.emulate(xs), ref(xs.astype(np.float64)), rtol=1e-4,
+                               atol=1e-5)
