@@ -178,11 +178,21 @@ def _elements_read(value, chain=()) -> list:
     return accesses
 
 
+def _view_root(v):
+    """The tensor `v` is a reshape of (through expand/collapse_shape): the same
+    bytes in memory."""
+    while isinstance(v, ir.OpResult) and v.owner.name in ("tensor.expand_shape",
+                                                          "tensor.collapse_shape"):
+        v = v.owner.operands[0]
+    return v
+
+
 def _group_reads(op) -> int:
     """Bytes a group reads from its inputs: for an input read only through
     indexing maps (views included), the boxes its maps reach (a slice of qkv
-    costs the slice); otherwise the whole tensor."""
-    total, seen = 0, set()
+    costs the slice); otherwise the whole tensor. Inputs that are reshapes of
+    one tensor share its bytes (at most the whole tensor for all of them)."""
+    by_root, seen = {}, set()
     args = op.regions[0].blocks[0].arguments
     for v, arg in zip(op.operands, args):
         if v in seen:
@@ -191,12 +201,15 @@ def _group_reads(op) -> int:
         full = value_bytes(v)
         accesses = _elements_read(arg)
         if accesses is None:
-            total += full
-            continue
-        elements = sum(dict(accesses).values())  # (each distinct access once)
-        itemsize = dtypes.get(str(ir.ShapedType(v.type).element_type)).itemsize
-        total += min(full, elements * itemsize)
-    return total
+            n = full
+        else:
+            elements = sum(dict(accesses).values())  # (each distinct access once)
+            itemsize = dtypes.get(str(ir.ShapedType(v.type).element_type)).itemsize
+            n = min(full, elements * itemsize)
+        root = _view_root(v)
+        got, cap = by_root.get(root, (0, value_bytes(root)))
+        by_root[root] = (min(cap, got + n), cap)
+    return sum(n for n, _ in by_root.values())
 
 
 @dataclass

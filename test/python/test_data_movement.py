@@ -230,3 +230,12 @@ def test_aligned_slices_into_a_softmax_and_an_elementwise_op():
     # each kernel is charged the columns it reads: a third, every other one
     assert [g.bytes_read for g in f.report.groups] == [8 * 64 * 4, 8 * 96 * 4]
     assert kfuse.compile(ALIGNED_INTO_ROWS, target="cuda").ptx.count(".entry") == 2
+
+
+def test_report_charges_a_tensor_and_its_reshape_once():
+    # torch's rotate_half reads x both as it is and through a reshape of x
+    # (an expand_shape outside the group): the same bytes in memory, charged
+    # once (the emulator tests check such numbers against what kernels touch)
+    f = kfuse.compile(program_text("torch/torch_rotary.mlir"), target="cpu")
+    (g,) = f.report.groups
+    assert g.bytes_read == (2 * 8 * 16 * 32 + 2 * 16 * 32) * 4, str(f.report)

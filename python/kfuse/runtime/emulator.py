@@ -237,8 +237,26 @@ class _Memory:
         # race checks on global memory, for launch sequences of modest size
         self.shadow = _Shadow(self.arena.size) if self.arena.size <= _SHADOW_LIMIT else None
         self.launch = 0
+        # global accesses of the current launch: [requests, sectors, bytes] per kind
+        self.counts = {"load": [0, 0, 0], "store": [0, 0, 0]}
         self._starts = np.asarray(self.starts, dtype=np.uint64)
         self._ends = np.asarray(self.ends, dtype=np.uint64)
+
+    def count(self, kind: str, warps, addr, total: int) -> None:
+        """One access instruction: a request per warp, the 32-byte sectors
+        each warp touches (accesses are aligned: one sector each)."""
+        c = self.counts[kind]
+        c[0] += int(np.unique(warps).size)
+        c[1] += int(np.unique((warps.astype(np.uint64) << np.uint64(40))
+                              + (addr >> np.uint64(5))).size)
+        c[2] += int(addr.size) * total
+
+    def unique_bytes(self, i: int) -> Tuple[int, int]:
+        """Bytes of buffer `i` the current launch read and wrote (needs the shadow)."""
+        a, b = self.starts[i] - GLOBAL_BASE, self.ends[i] - GLOBAL_BASE
+        sh = self.shadow
+        return (int(np.count_nonzero(sh.r[1][a:b] == self.launch)),
+                int(np.count_nonzero(sh.w[1][a:b] == self.launch)))
 
     def view(self, i: int) -> np.ndarray:
         a = self.starts[i] - GLOBAL_BASE
@@ -641,6 +659,9 @@ class _Compiler:
                                       f"nearest: {B.memory.nearest(ad)})")
                 idx = ((a - np.uint64(GLOBAL_BASE)) // np.uint64(size)).astype(np.int64)
                 view = B.memory.arena.view(elem)
+                B.memory.count("load" if load else "store",
+                               (B.warp if sel is None else B.warp[sel]) + (B.batch << 32),
+                               a, total)
                 sh = B.memory.shadow
                 if not load:
                     vals = np.empty((len(idx), vec), dtype=elem)
@@ -1502,6 +1523,7 @@ class EmulatedExecutable(HoldsPlan):
 
     def __init__(self, plan: LaunchPlan, ptx_text, constants: Optional[Dict[str, np.ndarray]]
                  = None, path: Optional[str] = None):
+        self.last_stats: list = []   # per launch of the last call: see _launch_stats
         if plan.target != "cuda":
             raise KfuseError(f"{plan.name!r}: the PTX emulator runs target 'cuda' programs, "
                              f"not {plan.target!r}")
@@ -1530,6 +1552,7 @@ class EmulatedExecutable(HoldsPlan):
                 mem.view(i)[:] = ins[b.index].reshape(-1).view(np.uint8)
             elif b.kind == "const":
                 mem.view(i)[:] = self._constants[i].reshape(-1).view(np.uint8)
+        stats = []
         for st in plan.steps:
             if st.op == "copy":
                 mem.view(st.dst)[:] = mem.view(st.src)
@@ -1548,7 +1571,9 @@ class EmulatedExecutable(HoldsPlan):
                     params[pname] = int.from_bytes(np.array(a.value, dtype=fmt).tobytes(),
                                                    "little")
             mem.launch += 1
+            mem.counts = {"load": [0, 0, 0], "store": [0, 0, 0]}
             prog.launch(mem, st.grid, st.block, st.smem, params)
+            stats.append(self._launch_stats(st, mem))
         outs = []
         for i, b in enumerate(plan.buffers):
             if b.kind == "output":
@@ -1561,7 +1586,26 @@ class EmulatedExecutable(HoldsPlan):
             results.append(mem.view(i).view(dt).reshape(spec.shape).copy())
         if out is not None:
             raise CallError("out= is not supported by the PTX emulator")
+        self.last_stats = stats
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _launch_stats(self, st, mem: _Memory) -> dict:
+        """What one launch did to global memory: requests (one per warp and
+        access instruction), 32-byte sectors, bytes asked for, and -- for
+        launches small enough for the race checks -- the bytes of each buffer
+        it read and wrote at least once."""
+        d = {"kernel": st.kernel, "grid": tuple(st.grid), "block": tuple(st.block)}
+        for kind, (req, sectors, nbytes) in mem.counts.items():
+            d[kind] = {"requests": req, "sectors": sectors, "bytes": nbytes}
+        if mem.shadow is not None:
+            d["read"], d["written"] = {}, {}
+            for i in range(len(self.plan.buffers)):
+                r, w = mem.unique_bytes(i)
+                if r:
+                    d["read"][i] = r
+                if w:
+                    d["written"][i] = w
+        return d
 
 
 def _host_dtype(dt) -> np.dtype:
