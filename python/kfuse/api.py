@@ -81,14 +81,20 @@ class CompiledProgram(HoldsPlan):
         numpy arrays in and out. It checks what a GPU leaves undefined (out of
         bounds and misaligned accesses, data races, barriers and shuffles that
         not every thread reaches) and raises EmulatorError naming the PTX
-        statement. Slow: for tests with small shapes."""
+        statement. Slow: for tests with small shapes. `emulator.last_stats`
+        then says what each launch did to global memory."""
+        return self.emulator(*args)
+
+    @property
+    def emulator(self):
+        """The program's runtime.EmulatedExecutable (CUDA programs only)."""
         if self.target != "cuda":
             raise KfuseError(f"{self.name!r} was compiled for target {self.target!r}; "
                              f"emulate() runs CUDA programs")
         if self._emu is None:
             self._emu = runtime.EmulatedExecutable(self.plan, self.ptx,
                                                    constants=self.constants)
-        return self._emu(*args)
+        return self._emu
 
     def save(self, path: Union[str, os.PathLike]) -> str:
         """Writes a directory that `kfuse.load` (or `kfuse.runtime.load`, for

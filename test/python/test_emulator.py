@@ -430,7 +430,7 @@ def test_report_bytes_match_emulated_traffic(case):
         warnings.simplefilter("ignore", RuntimeWarning)
         f.emulate(*ins)
     launches = {}
-    for s in f._emu.last_stats:
+    for s in f.emulator.last_stats:
         assert "read" in s, "buffers too large for the emulator's byte tracking"
         launches.setdefault(s["kernel"][len(f.plan.name) + 1:].split("_")[0], []).append(s)
     plan_text = f.stages["plan"]
@@ -464,7 +464,7 @@ def test_streamed_row_kernels_read_rows_as_often_as_documented():
         for opts, want in (({}, 1), ({"row_chunks": 0}, passes)):
             f = kfuse.compile(prog, target="cuda", chip="sm_90", **opts)
             f.emulate(xs)
-            (stats,) = f._emu.last_stats
+            (stats,) = f.emulator.last_stats
             assert stats["load"]["bytes"] == want * xs.nbytes, (prog.name, opts)
             # coalesced: every 32-byte sector a warp asks for is used whole
             assert stats["load"]["sectors"] * 32 == stats["load"]["bytes"]
