@@ -165,7 +165,10 @@ def compile(program: Union[Program, str], target: str = "auto", *,
                       numerics=numerics, fuse=fuse, **strategy)
 
     with ir.Context(), ir.Location.unknown():
-        module = parse_module(text, ir.Context.current, filename)
+        # (text from outside is parsed in a forked child first: MLIR's parser
+        # aborts the process on some malformed input; the builder's is sound)
+        module = parse_module(text, ir.Context.current, filename,
+                              guard=isinstance(program, str))
         name, inputs, outputs = signature(module)
         # The unfused baseline is the program as written (normalization
         # already folds data movement into indexing).

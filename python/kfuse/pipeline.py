@@ -107,23 +107,82 @@ def format_diagnostics(diags) -> List[str]:
     return lines
 
 
-def parse_module(text: str, context: ir.Context, filename: str = "<input>") -> ir.Module:
-    """Parses and verifies; errors show file:line:col, the source line and a caret."""
+def _parser_aborts(text: str) -> Optional[str]:
+    """Parses `text` in a forked child process first: MLIR's parser aborts the
+    process on some malformed input (e.g. a block label after operations in a
+    linalg.generic region: "operation destroyed but still has uses") instead
+    of reporting an error. Returns what the child printed when it aborted,
+    else None (also where fork is not available)."""
+    if not hasattr(os, "fork"):
+        return None
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: parse, say nothing, exit
+        try:
+            os.close(read_end)
+            os.dup2(write_end, 2)
+            ctx = ir.Context()
+            ctx.enable_multithreading(False)
+
+            def show(d):
+                os.write(2, f"{d.location}: error: {d.message}\n".encode())
+                return True
+            ctx.emit_error_diagnostics = True   # to `show`, not into an exception
+            ctx.attach_diagnostic_handler(show)
+            with ctx, ir.Location.unknown():
+                ir.Module.parse(text)
+        except BaseException:
+            pass
+        os._exit(0)
+    os.close(write_end)
+    chunks = []
+    with os.fdopen(read_end, "rb") as f:
+        while True:
+            b = f.read(65536)
+            if not b:
+                break
+            chunks.append(b)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return None
+    return b"".join(chunks).decode(errors="replace")
+
+
+def parse_module(text: str, context: ir.Context, filename: str = "<input>",
+                 guard: bool = True) -> ir.Module:
+    """Parses and verifies; errors show file:line:col, the source line and a caret.
+    With `guard` (text from outside), a forked child parses it first, so that
+    input on which MLIR's parser aborts gives a ParseError, not a dead process."""
+    src = text.splitlines()
+
+    def describe(location: str, message: str) -> List[str]:
+        m = re.search(r'"-":(\d+):(\d+)', location)
+        if not m:
+            return [f"{filename}: {message}"]
+        row, col = int(m.group(1)), int(m.group(2))
+        out = [f"{filename}:{row}:{col}: {message}"]
+        if 0 < row <= len(src):
+            out += ["    " + src[row - 1], "    " + " " * (col - 1) + "^"]
+        return out
+
+    if guard:
+        aborted = _parser_aborts(text)
+        if aborted is not None:
+            lines = []
+            for ln in aborted.splitlines():
+                loc, sep, msg = ln.partition(": error: ")
+                if sep:
+                    lines += describe(loc, msg)
+                elif ln.startswith("LLVM ERROR"):
+                    lines.append(ln)
+            raise ParseError(f"kfuse: {filename} is not valid MLIR (MLIR's parser aborts on "
+                             f"it):\n  " + "\n  ".join(lines), diagnostics=lines)
     try:
         return ir.Module.parse(text)
     except ir.MLIRError as e:  # type: ignore[attr-defined]
-        src = text.splitlines()
         lines = []
         for d in e.error_diagnostics:
-            m = re.search(r'"-":(\d+):(\d+)', str(d.location))
-            if not m:
-                lines.append(f"{filename}: {d.message}")
-                continue
-            row, col = int(m.group(1)), int(m.group(2))
-            lines.append(f"{filename}:{row}:{col}: {d.message}")
-            if 0 < row <= len(src):
-                lines.append("    " + src[row - 1])
-                lines.append("    " + " " * (col - 1) + "^")
+            lines += describe(str(d.location), d.message)
         raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines),
                          diagnostics=lines) from None
 

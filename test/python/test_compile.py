@@ -191,6 +191,39 @@ def test_malformed_mlir_is_a_located_parse_error():
     assert "<input>:2:12: expected ':'" in msg and "  return %y" in msg and "^" in msg
 
 
+def test_input_on_which_mlirs_parser_aborts_is_a_parse_error():
+    # found by mutating the test programs: a value used in one region and
+    # defined in a later one that fails to parse makes MLIR's parser abort the
+    # process ("operation destroyed but still has uses"); kfuse parses in a
+    # forked child first and reports it
+    text = """
+#map = affine_map<(d0) -> (d0)>
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %u = arith.mulf %v, %in : f32
+    linalg.yield %u : f32
+  } -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%r : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %in : f32
+  ^bb0(%in2: f32, %out2: f32):
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+"""
+    if not hasattr(os, "fork"):
+        pytest.skip("the guard needs fork")
+    with pytest.raises(kfuse.ParseError) as e:
+        kfuse.compile(text, target="cpu")
+    msg = str(e.value)
+    assert "parser aborts" in msg and "<input>:15:3: redefinition of block '^bb0'" in msg
+
+
 def test_unsupported_op_names_the_op_and_gives_a_repro():
     text = """
     func.func @mm(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
