@@ -115,8 +115,16 @@ def _parser_aborts(text: str) -> Optional[str]:
     else None (also where fork is not available)."""
     if not hasattr(os, "fork"):
         return None
+    import signal
+    import time
+    import warnings
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # (Python 3.12+ warns about fork in a process with threads, such as
+        # MLIR's thread pool: the child only parses in a fresh context, and a
+        # child that hangs is killed below)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: parse, say nothing, exit
         try:
             os.close(read_end)
@@ -135,14 +143,30 @@ def _parser_aborts(text: str) -> Optional[str]:
             pass
         os._exit(0)
     os.close(write_end)
+    os.set_blocking(read_end, False)
     chunks = []
+    deadline = time.monotonic() + 30 + len(text) / 1e5
+    status = None
     with os.fdopen(read_end, "rb") as f:
-        while True:
-            b = f.read(65536)
-            if not b:
-                break
-            chunks.append(b)
-    _, status = os.waitpid(pid, 0)
+        while status is None:
+            try:
+                b = f.read(65536)
+                if b:
+                    chunks.append(b)
+            except BlockingIOError:
+                pass
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+                rest = f.read()
+                if rest:
+                    chunks.append(rest)
+            elif time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)   # hung (not aborted): parse here
+                os.waitpid(pid, 0)
+                return None
+            else:
+                time.sleep(0.001)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return None
     return b"".join(chunks).decode(errors="replace")
