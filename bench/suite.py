@@ -22,50 +22,58 @@ def _xent_text(rows, cols):
             .replace("tensor<256xi64>", f"tensor<{rows}xi64>")
 
 
-def programs():
+def programs(rows=None):
+    """The workloads by name. `rows` (tests) keeps every row width and kernel
+    strategy but runs that many rows (and 2^16-element / 1x256x8x8 tensors for
+    the elementwise and full reductions), small enough for the PTX emulator."""
     from kfuse import builder as kb
+
+    def r(n):
+        return n if rows is None else min(n, rows)
+    flat = 1 << 26 if rows is None else 1 << 16
     progs = {}
     p = kb.Program("ew_chain")
-    x = p.input("x", (1 << 26,), "f32")
+    x = p.input("x", (flat,), "f32")
     p.output(kb.log(kb.exp(x) + 1.0), name="y")
     progs["ew_chain"] = p
     p = kb.Program("bias_gelu")
-    x = p.input("x", (8192, 8192), "f32")
+    x = p.input("x", (r(8192), 8192), "f32")
     b = p.input("bias", (8192,), "f32")
     p.output(kb.gelu(x + b), name="y")
     progs["bias_gelu"] = p
     p = kb.Program("relu_bn_add_relu")
-    x = p.input("x", (64, 256, 56, 56), "f32")
-    r = p.input("r", (64, 256, 56, 56), "f32")
+    shape = (64, 256, 56, 56) if rows is None else (1, 256, 8, 8)
+    x = p.input("x", shape, "f32")
+    r_ = p.input("r", shape, "f32")
     scale = p.input("scale", (256, 1, 1), "f32")
     shift = p.input("shift", (256, 1, 1), "f32")
-    p.output(kb.relu(kb.relu(x) * scale + shift + r), name="y")
+    p.output(kb.relu(kb.relu(x) * scale + shift + r_), name="y")
     progs["relu_bn_add_relu"] = p
     p = kb.Program("l2norm")
-    x = p.input("x", (1 << 26,), "f32")
+    x = p.input("x", (flat,), "f32")
     p.output(kb.sqrt((x * x).sum()), name="y")
     progs["l2norm"] = p
     p = kb.Program("softmax")
-    x = p.input("x", (8192, 8192), "f32")
+    x = p.input("x", (r(8192), 8192), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     progs["softmax"] = p
     p = kb.Program("layernorm")
-    x = p.input("x", (8192, 8192), "f32")
+    x = p.input("x", (r(8192), 8192), "f32")
     w = p.input("w", (8192,), "f32")
     b = p.input("b", (8192,), "f32")
     c = x - x.mean(axis=-1, keepdims=True)
     p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
     progs["layernorm"] = p
     p = kb.Program("rmsnorm_silu")
-    x = p.input("x", (8192, 8192), "f32")
+    x = p.input("x", (r(8192), 8192), "f32")
     w = p.input("w", (8192,), "f32")
     p.output(kb.silu(x * kb.rsqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * w), name="y")
     progs["rmsnorm_silu"] = p
-    progs["softmax_xent"] = _xent_text(8192, 32000)
+    progs["softmax_xent"] = _xent_text(r(8192), 32000)
     for w in SOFTMAX_WIDTHS:
         p = kb.Program(f"softmax_w{w}")
-        x = p.input("x", ((1 << 26) // w, w), "f32")
+        x = p.input("x", (r((1 << 26) // w), w), "f32")
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
         p.output(e / e.sum(axis=-1, keepdims=True), name="y")
         progs[f"softmax_w{w}"] = p

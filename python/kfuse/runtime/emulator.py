@@ -237,10 +237,15 @@ class _Memory:
         # race checks on global memory, for launch sequences of modest size
         self.shadow = _Shadow(self.arena.size) if self.arena.size <= _SHADOW_LIMIT else None
         self.launch = 0
-        # global accesses of the current launch: [requests, sectors, bytes] per kind
-        self.counts = {"load": [0, 0, 0], "store": [0, 0, 0]}
+        self.reset_counts()
         self._starts = np.asarray(self.starts, dtype=np.uint64)
         self._ends = np.asarray(self.ends, dtype=np.uint64)
+
+    def reset_counts(self) -> None:
+        """Global accesses of the current launch, per kind: requests, sectors,
+        bytes, and bytes by buffer."""
+        n = len(self.starts)
+        self.counts = {k: [0, 0, 0, np.zeros(n, np.int64)] for k in ("load", "store")}
 
     def count(self, kind: str, warps, addr, total: int) -> None:
         """One access instruction: a request per warp, the 32-byte sectors
@@ -250,6 +255,8 @@ class _Memory:
         c[1] += int(np.unique((warps.astype(np.uint64) << np.uint64(40))
                               + (addr >> np.uint64(5))).size)
         c[2] += int(addr.size) * total
+        j = np.searchsorted(self._starts, addr, side="right") - 1
+        c[3] += np.bincount(j, minlength=len(self.starts)) * total
 
     def unique_bytes(self, i: int) -> Tuple[int, int]:
         """Bytes of buffer `i` the current launch read and wrote (needs the shadow)."""
@@ -1571,7 +1578,7 @@ class EmulatedExecutable(HoldsPlan):
                     params[pname] = int.from_bytes(np.array(a.value, dtype=fmt).tobytes(),
                                                    "little")
             mem.launch += 1
-            mem.counts = {"load": [0, 0, 0], "store": [0, 0, 0]}
+            mem.reset_counts()
             prog.launch(mem, st.grid, st.block, st.smem, params)
             stats.append(self._launch_stats(st, mem))
         outs = []
@@ -1591,12 +1598,15 @@ class EmulatedExecutable(HoldsPlan):
 
     def _launch_stats(self, st, mem: _Memory) -> dict:
         """What one launch did to global memory: requests (one per warp and
-        access instruction), 32-byte sectors, bytes asked for, and -- for
+        access instruction), 32-byte sectors, bytes asked for (in all and by
+        buffer index of the plan), and -- for
         launches small enough for the race checks -- the bytes of each buffer
         it read and wrote at least once."""
         d = {"kernel": st.kernel, "grid": tuple(st.grid), "block": tuple(st.block)}
-        for kind, (req, sectors, nbytes) in mem.counts.items():
-            d[kind] = {"requests": req, "sectors": sectors, "bytes": nbytes}
+        for kind, (req, sectors, nbytes, per_buffer) in mem.counts.items():
+            d[kind] = {"requests": req, "sectors": sectors, "bytes": nbytes,
+                       "by_buffer": {int(i): int(per_buffer[i])
+                                     for i in np.flatnonzero(per_buffer)}}
         if mem.shadow is not None:
             d["read"], d["written"] = {}, {}
             for i in range(len(self.plan.buffers)):
