@@ -328,6 +328,8 @@ def test_saved_program_runs_in_the_emulator(tmp_path):
                                atol=1e-7)
     with pytest.raises(kfuse.CallError):
         exe(xs[:2])
+    with pytest.raises(kfuse.CallError, match="out="):
+        exe(xs, out=np.empty_like(xs))
 
 
 @pytest.mark.parametrize("arg_reductions,seed",

@@ -1550,6 +1550,8 @@ class EmulatedExecutable(HoldsPlan):
 
     def __call__(self, *args, out=None):
         plan = self.plan
+        if out is not None:
+            raise CallError("out= is not supported by the PTX emulator")
         plan.check_call(args)
         ins = [np.ascontiguousarray(np.asarray(a)) for a in args]
         sizes = [b.nbytes for b in plan.buffers]
@@ -1591,8 +1593,6 @@ class EmulatedExecutable(HoldsPlan):
             spec = plan.outputs[k]
             dt = _host_dtype(spec.dtype)
             results.append(mem.view(i).view(dt).reshape(spec.shape).copy())
-        if out is not None:
-            raise CallError("out= is not supported by the PTX emulator")
         self.last_stats = stats
         return results[0] if len(results) == 1 else tuple(results)
 
