@@ -505,3 +505,63 @@ def test_suite_workload_moves_each_byte_once(workload):
     loads = sum(s["load"]["bytes"] for s in stats)
     sectors = sum(s["load"]["sectors"] for s in stats)
     assert sectors * 32 <= loads * 1.01, (workload, loads, sectors)
+
+
+_CLUSTER = _HEAD + """
+.visible .entry k(
+  .param .u64 .ptr .align 1 k_param_0,
+  .param .u64 .ptr .align 1 k_param_1
+)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+  .shared .align 4 .b8 slot[4];
+  ld.param.b64 %rd1, [k_param_0];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.b64 %rd2, [k_param_1];
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r3, %tid.x;
+  setp.ne.b32 %p1, %r3, 0;
+  @%p1 bra $L__published;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.b32 %r5, [%rd4];
+  st.shared.b32 [slot], %r5;
+$L__published:
+  {sync}
+  @%p1 bra $L__done;
+  mov.b64 %rd5, slot;
+  mapa.shared::cluster.u64 %rd6, %rd5, 0;
+  ld.shared::cluster.b32 %r6, [%rd6];
+  mapa.shared::cluster.u64 %rd7, %rd5, 1;
+  ld.shared::cluster.b32 %r7, [%rd7];
+  add.f32 %r8, %r6, %r7;
+  mul.wide.u32 %rd8, %r1, 4;
+  add.s64 %rd9, %rd2, %rd8;
+  st.global.b32 [%rd9], %r8;
+$L__done:
+  barrier.cluster.arrive.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+
+def test_cluster_blocks_combine_through_distributed_shared_memory():
+    # thread 0 of each of two blocks in a cluster publishes a value in shared
+    # memory; after the cluster barrier it reads both slots (mapa +
+    # ld.shared::cluster); the last barrier keeps every block's shared memory
+    # alive until the reads are done
+    x = np.array([1.5, 2.0, 10.0, 20.0], np.float32)
+    sync = "barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;"
+    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _CLUSTER.replace("{sync}", sync))
+    np.testing.assert_array_equal(exe(x), [3.5, 3.5, 30.0, 30.0])
+    # without the first barrier, a block reads the other's slot in the same
+    # cluster epoch as it is written: a race across the cluster
+    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _CLUSTER.replace("{sync}", ""))
+    with pytest.raises(EmulatorError, match="data race on shared memory.*cluster"):
+        exe(x)
