@@ -46,12 +46,16 @@ def _plan(kernel, n, grid, block, nargs=2, dtype="f32", out_shape=None):
     return LaunchPlan.from_json(json.dumps(data))
 
 
-def _kernel(body, shared="", regs=".reg .pred %p<4>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;"):
+def _kernel(body, shared="", regs=".reg .pred %p<4>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;",
+            directives=""):
+    """Kernel k(x, y): %r1 block, %r2 block size, %r3 thread, %r4 global thread,
+    %rd1 x, %rd2 y, %rd4 / %rd5 element %r4 of x / y; then `body`."""
     return _HEAD + f"""
 .visible .entry k(
   .param .u64 .ptr .align 1 k_param_0,
   .param .u64 .ptr .align 1 k_param_1
 )
+{directives}
 {{
 {regs}
 {shared}
@@ -507,48 +511,34 @@ def test_suite_workload_moves_each_byte_once(workload):
     assert sectors * 32 <= loads * 1.01, (workload, loads, sectors)
 
 
-_CLUSTER = _HEAD + """
-.visible .entry k(
-  .param .u64 .ptr .align 1 k_param_0,
-  .param .u64 .ptr .align 1 k_param_1
-)
-.explicitcluster
-.reqnctapercluster 2, 1, 1
-{
-  .reg .pred %p<4>;
-  .reg .b32 %r<16>;
-  .reg .b64 %rd<16>;
-  .shared .align 4 .b8 slot[4];
-  ld.param.b64 %rd1, [k_param_0];
-  cvta.to.global.u64 %rd1, %rd1;
-  ld.param.b64 %rd2, [k_param_1];
-  cvta.to.global.u64 %rd2, %rd2;
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r3, %tid.x;
+_CLUSTER_BODY = """
   setp.ne.b32 %p1, %r3, 0;
   @%p1 bra $L__published;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  ld.global.b32 %r5, [%rd4];
+  mul.wide.u32 %rd6, %r1, 4;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.b32 %r5, [%rd7];
   st.shared.b32 [slot], %r5;
 $L__published:
   {sync}
   @%p1 bra $L__done;
-  mov.b64 %rd5, slot;
-  mapa.shared::cluster.u64 %rd6, %rd5, 0;
-  ld.shared::cluster.b32 %r6, [%rd6];
-  mapa.shared::cluster.u64 %rd7, %rd5, 1;
-  ld.shared::cluster.b32 %r7, [%rd7];
+  mov.b64 %rd8, slot;
+  mapa.shared::cluster.u64 %rd9, %rd8, 0;
+  ld.shared::cluster.b32 %r6, [%rd9];
+  mapa.shared::cluster.u64 %rd10, %rd8, 1;
+  ld.shared::cluster.b32 %r7, [%rd10];
   add.f32 %r8, %r6, %r7;
-  mul.wide.u32 %rd8, %r1, 4;
-  add.s64 %rd9, %rd2, %rd8;
-  st.global.b32 [%rd9], %r8;
+  add.s64 %rd11, %rd2, %rd6;
+  st.global.b32 [%rd11], %r8;
 $L__done:
   barrier.cluster.arrive.aligned;
   barrier.cluster.wait.aligned;
   ret;
-}
 """
+
+
+def _cluster_kernel(sync):
+    return _kernel(_CLUSTER_BODY.replace("{sync}", sync), ".shared .align 4 .b8 slot[4];",
+                   directives=".explicitcluster\n.reqnctapercluster 2, 1, 1")
 
 
 def test_cluster_blocks_combine_through_distributed_shared_memory():
@@ -558,10 +548,10 @@ def test_cluster_blocks_combine_through_distributed_shared_memory():
     # alive until the reads are done
     x = np.array([1.5, 2.0, 10.0, 20.0], np.float32)
     sync = "barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;"
-    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _CLUSTER.replace("{sync}", sync))
+    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _cluster_kernel(sync))
     np.testing.assert_array_equal(exe(x), [3.5, 3.5, 30.0, 30.0])
     # without the first barrier, a block reads the other's slot in the same
     # cluster epoch as it is written: a race across the cluster
-    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _CLUSTER.replace("{sync}", ""))
+    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _cluster_kernel(""))
     with pytest.raises(EmulatorError, match="data race on shared memory.*cluster"):
         exe(x)

@@ -20,7 +20,7 @@ from ..errors import ArtifactError, KfuseError
 from .plan import (BufferArg, BufferSpec, CopyStep, LaunchPlan, LaunchStep, ScalarArg,
                    TensorSpec, describe_array)
 from .cuda import CudaExecutable, Executable, cuda_available, device_count
-from .emulator import EmulatedExecutable, load_emulated
+from .emulator import EmulatedExecutable
 
 __all__ = [
     "load", "cuda_available", "device_count", "LaunchPlan", "TensorSpec", "BufferSpec",
@@ -34,6 +34,23 @@ def _plan_dir(path) -> str:
     return (os.path.dirname(path) or ".") if os.path.isfile(path) else path
 
 
+def _read_ptx(plan: LaunchPlan, plan_dir: str) -> bytes:
+    ptx_file = os.path.join(plan_dir, plan.ptx)
+    try:
+        with open(ptx_file, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise ArtifactError(f"{ptx_file}: cannot read the PTX: {e}") from None
+
+
+def load_emulated(path: Union[str, os.PathLike]) -> EmulatedExecutable:
+    """Loads a saved CUDA program directory (or its plan.json) to run in the PTX
+    emulator on the host (numpy in and out; no GPU)."""
+    plan = LaunchPlan.load(path)
+    plan_dir = _plan_dir(path)
+    return EmulatedExecutable(plan, _read_ptx(plan, plan_dir), path=plan_dir)
+
+
 def load(path: Union[str, os.PathLike], device: Optional[int] = None):
     """Loads a compiled program directory (or its plan.json).
 
@@ -43,13 +60,7 @@ def load(path: Union[str, os.PathLike], device: Optional[int] = None):
     plan = LaunchPlan.load(path)
     plan_dir = _plan_dir(path)
     if plan.target == "cuda":
-        ptx_file = os.path.join(plan_dir, plan.ptx)
-        try:
-            with open(ptx_file, "rb") as f:
-                ptx = f.read()
-        except OSError as e:
-            raise ArtifactError(f"{ptx_file}: cannot read the PTX: {e}") from None
-        return CudaExecutable(plan, ptx, device=device, path=plan_dir)
+        return CudaExecutable(plan, _read_ptx(plan, plan_dir), device=device, path=plan_dir)
     if plan.target == "cpu":
         if device is not None:
             raise KfuseError(f"{plan_dir}: device= applies to target 'cuda' only")

@@ -30,13 +30,13 @@ for tests with small shapes, not for timing.
 
 from __future__ import annotations
 
-import os
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import CallError, EmulatorError, KfuseError
-from .plan import BufferArg, HoldsPlan, LaunchPlan, ScalarArg
+from ..errors import ArtifactError, CallError, EmulatorError, KfuseError
+from .cuda import ParamPack
+from .plan import HoldsPlan, LaunchPlan
 from .ptx import (Imm, Kernel, Mem, PtxError, Reg, Stmt, Sym, Vec, int_literal, parse,
                   type_size)
 
@@ -185,7 +185,6 @@ class _Batch:
         self.ctaid_of_block = ctaid
         self.ctaid = tuple(ctaid[self.block_of, j] for j in range(3))
         cx, cy, cz = kernel.cluster
-        self.clustered = (cx, cy, cz) != (1, 1, 1)
         rank = (ctaid[:, 0] % cx) + cx * ((ctaid[:, 1] % cy) + cy * (ctaid[:, 2] % cz))
         cid = (ctaid[:, 0] // cx) + (grid[0] // cx) * (
             (ctaid[:, 1] // cy) + (grid[1] // cy) * (ctaid[:, 2] // cz))
@@ -1520,10 +1519,6 @@ class KernelProgram:
 
 # ------------------------------------------------------------------ programs
 
-_SCALAR_BITS = {"i32": ("<i4", 4), "i64": ("<i8", 8), "index": ("<i8", 8),
-                "f32": ("<f4", 4), "f64": ("<f8", 8)}
-
-
 class EmulatedExecutable(HoldsPlan):
     """A compiled CUDA program run by the PTX emulator: takes and returns numpy
     arrays, like the GPU runtime does for host arrays."""
@@ -1540,7 +1535,7 @@ class EmulatedExecutable(HoldsPlan):
         self.programs: Dict[str, KernelProgram] = {}
         for name in plan.kernels:
             if name not in kernels:
-                raise KfuseError(f"{plan.name!r}: kernel {name!r} is not in the PTX")
+                raise ArtifactError(f"{plan.name!r}: kernel {name!r} is not in the PTX")
             self.programs[name] = KernelProgram(kernels[name])
         self._constants = dict(plan.constant_arrays(constants, path))
 
@@ -1566,19 +1561,15 @@ class EmulatedExecutable(HoldsPlan):
             if st.op == "copy":
                 mem.view(st.dst)[:] = mem.view(st.src)
                 continue
-            params: Dict[str, int] = {}
             prog = self.programs[st.kernel]
             if len(st.args) != len(prog.kernel.params):
-                raise KfuseError(f"kernel {st.kernel!r} takes {len(prog.kernel.params)} "
-                                 f"parameters, the plan passes {len(st.args)}")
-            for (pname, _), a in zip(prog.kernel.params, st.args):
-                if isinstance(a, BufferArg):
-                    params[pname] = mem.starts[a.buffer]
-                else:
-                    assert isinstance(a, ScalarArg)
-                    fmt, n = _SCALAR_BITS[a.type]
-                    params[pname] = int.from_bytes(np.array(a.value, dtype=fmt).tobytes(),
-                                                   "little")
+                raise ArtifactError(f"kernel {st.kernel!r} takes {len(prog.kernel.params)} "
+                                    f"parameters, the plan passes {len(st.args)}")
+            # the parameter bytes the GPU runtime would pass (ParamPack's slots)
+            pack = ParamPack(st.args)
+            pack.fill(mem.starts)
+            params = {pname: int.from_bytes(pack.slot_bytes(i), "little")
+                      for i, (pname, _) in enumerate(prog.kernel.params)}
             mem.launch += 1
             mem.reset_counts()
             prog.launch(mem, st.grid, st.block, st.smem, params)
@@ -1626,15 +1617,5 @@ def _host_dtype(dt) -> np.dtype:
         return np.dtype(np.uint16)     # bf16 without ml_dtypes: the bits
 
 
-def load_emulated(path) -> EmulatedExecutable:
-    """Loads a saved CUDA program directory to run in the PTX emulator."""
-    from . import _plan_dir
-    plan = LaunchPlan.load(path)
-    d = _plan_dir(path)
-    with open(os.path.join(d, plan.ptx), "rb") as f:
-        ptx = f.read()
-    return EmulatedExecutable(plan, ptx, path=d)
-
-
-__all__ = ["EmulatedExecutable", "EmulatorError", "KernelProgram", "load_emulated",
+__all__ = ["EmulatedExecutable", "EmulatorError", "KernelProgram",
            "PtxError"]
