@@ -49,6 +49,21 @@ def cuda_time_us(torch, fn, reps, warmup):
     return statistics.median(times), min(times)
 
 
+def cuda_batch_us(torch, fn, reps, warmup):
+    """GPU time (us) per call of `reps` calls queued back to back between two
+    CUDA events: what a stream of calls costs, with no event between calls."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
 def host_call_us(torch, fn, reps):
     """Median CPU time of one call (launch overhead, GPU work not waited for)."""
     torch.cuda.synchronize()

@@ -2,6 +2,10 @@
 torch.compile, from artifacts compiled elsewhere (make_artifacts.py --suite).
 
     python3 bench/bench_suite.py --artifacts .artifacts/suite --out results.json
+
+Times are medians of per-call CUDA events (an event pair around each call);
+the batch columns divide the time of all repetitions queued back to back
+between one event pair by their number.
 """
 
 import argparse
@@ -15,7 +19,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 
 import kfuse.runtime as rt  # noqa: E402
-from bench_ew_chain import cuda_time_us, driver_info, versions  # noqa: E402
+from bench_ew_chain import cuda_batch_us, cuda_time_us, driver_info, versions  # noqa: E402
 from suite import WORKLOADS, torch_reference  # noqa: E402
 
 
@@ -44,8 +48,9 @@ def main():
                "driver": driver_info(), "copy_GBps": copy_bw / 1e9, "workloads": {}}
     print(f"# {results['device']}  copy bandwidth {copy_bw / 1e9:.0f} GB/s  {results['date']}")
     print("| workload | kfuse us | eager us | compile us | kfuse/copy BW | eager/copy | "
-          "compile/copy | compile cold s | kfuse compile s | max err |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "compile/copy | compile cold s | kfuse compile s | max err | kfuse batch us | "
+          "compile batch us |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     names = args.only or WORKLOADS
     if args.variants:  # strategy variants compiled beside the workloads (name__...)
         names = names + sorted(d for d in os.listdir(args.artifacts) if "__" in d)
@@ -77,16 +82,20 @@ def main():
         torch.cuda.synchronize()
         cold = time.perf_counter() - t0
         c_us, _ = cuda_time_us(torch, lambda: comp(*refargs), args.reps, 3)
+        # the same, queued back to back (no events between calls)
+        kb_us = cuda_batch_us(torch, lambda: exe(*ins), args.reps, 3)
+        cb_us = cuda_batch_us(torch, lambda: comp(*refargs), args.reps, 3)
         with open(os.path.join(d, "compile_seconds.txt")) as f:
             kfuse_compile = float(f.read())
         frac = lambda us: byts / (us * 1e-6) / copy_bw  # noqa: E731
         row = {"bytes": byts, "kfuse_us": k_us, "eager_us": e_us, "compile_us": c_us,
                "kfuse_frac": frac(k_us), "eager_frac": frac(e_us), "compile_frac": frac(c_us),
-               "compile_cold_s": cold, "kfuse_compile_s": kfuse_compile, "max_abs_err": err}
+               "compile_cold_s": cold, "kfuse_compile_s": kfuse_compile, "max_abs_err": err,
+               "kfuse_batch_us": kb_us, "compile_batch_us": cb_us}
         results["workloads"][name] = row
         print(f"| {name} | {k_us:.1f} | {e_us:.1f} | {c_us:.1f} | {frac(k_us):.3f} | "
               f"{frac(e_us):.3f} | {frac(c_us):.3f} | {cold:.2f} | {kfuse_compile:.2f} | "
-              f"{err:.2e} |", flush=True)
+              f"{err:.2e} | {kb_us:.1f} | {cb_us:.1f} |", flush=True)
         del ins, out, expect
         torch.cuda.empty_cache()
     with open(args.out, "w") as f:
