@@ -38,7 +38,7 @@ $(BUILD)/build.ninja: $(STAMP) CMakeLists.txt
 # bench/gpu_session.sh runs them all on the GPU machine.
 bench-artifacts: build
 	$(VPY) bench/make_artifacts.py --out .artifacts --suite --row-variants
-	$(VPY) bench/make_artifacts.py --out .artifacts/c4 --row-chunks 4
+	$(VPY) bench/make_artifacts.py --out .artifacts/c8 --row-chunks 8
 	$(VPY) bench/make_artifacts.py --out .artifacts/s0 --row-chunks 0
 
 clean:

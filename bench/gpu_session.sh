@@ -5,8 +5,8 @@
 # in parts, each carrying only its artifacts:
 #   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 45 MiB):
 #        tests.log     test_gpu.py + test_runtime.py on .artifacts/tests
-#   bash bench/gpu_session.sh c4      carry .artifacts/c4 (about 22 MiB):
-#        tests_c4.log  test_gpu.py on .artifacts/c4/tests (row_chunks=4)
+#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 22 MiB):
+#        tests_c8.log  test_gpu.py on .artifacts/c8/tests (row_chunks=8)
 #   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 25 MiB):
 #        tests_s0.log  test_gpu.py on .artifacts/s0/tests (row_chunks=0: every
 #                      row kernel streams, max and sum of exp in one pass)
@@ -25,17 +25,17 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
         test/python/test_gpu.py test/python/test_runtime.py > "$out/tests.log" 2>&1
     tail -3 "$out/tests.log"
 fi
-if [ "$what" = c4 ] || [ "$what" = all ]; then
-    KFUSE_GPU_ARTIFACTS=.artifacts/c4/tests python3 -m pytest -q -p no:cacheprovider \
-        test/python/test_gpu.py > "$out/tests_c4.log" 2>&1
-    tail -3 "$out/tests_c4.log"
+if [ "$what" = c8 ] || [ "$what" = all ]; then
+    KFUSE_GPU_ARTIFACTS=.artifacts/c8/tests python3 -m pytest -q -p no:cacheprovider \
+        test/python/test_gpu.py > "$out/tests_c8.log" 2>&1
+    tail -3 "$out/tests_c8.log"
 fi
 if [ "$what" = s0 ] || [ "$what" = all ]; then
     KFUSE_GPU_ARTIFACTS=.artifacts/s0/tests python3 -m pytest -q -p no:cacheprovider \
         test/python/test_gpu.py > "$out/tests_s0.log" 2>&1
     tail -3 "$out/tests_s0.log"
 fi
-[ "$what" = tests ] || [ "$what" = c4 ] || [ "$what" = s0 ] && exit 0
+[ "$what" = tests ] || [ "$what" = c8 ] || [ "$what" = s0 ] && exit 0
 python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
     --out "$out/suite.json" > "$out/suite.log" 2>&1
 tail -40 "$out/suite.log"

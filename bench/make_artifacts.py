@@ -229,8 +229,9 @@ def main():
     ap.add_argument("--suite", action="store_true",
                     help="also compile the issue-4 workload suite (bench/suite.py)")
     ap.add_argument("--row-variants", action="store_true",
-                    help="with --suite: also row kernels with 4 and 16 chunks per thread, "
-                         "and the 262144-wide softmax over thread-block clusters")
+                    help="with --suite: also row kernels streaming and with 8 and 16 "
+                         "chunks per thread, and the 262144-wide softmax without clusters "
+                         "and over clusters of 16 blocks of 512 threads")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
     ap.add_argument("--row-chunks", type=int, default=None,
@@ -267,22 +268,21 @@ def main():
             with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
                 fh.write(f"{compile_s:.4f}\n")
             print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
+            variants = {}
             if args.row_variants and name == "softmax_w262144":
+                variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
+                            "cl16": dict(row_cluster=16, row_chunks=8)}  # 512 threads x 8
+            if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
+                                              "softmax_xent", "softmax_w32768", "l2norm"):
+                # (0: streaming, one pass per dependency level)
+                variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
+            for suffix, opts in variants.items():
                 t0 = time.perf_counter()
-                f = kfuse.compile(prog, target="cuda", chip=args.chip, row_cluster=8)
-                dv = f"{d}__cl8"
+                f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
+                dv = f"{d}__{suffix}"
                 f.save(dv)
                 with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
                     fh.write(f"{time.perf_counter() - t0:.4f}\n")
-            if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
-                                              "softmax_xent", "softmax_w32768"):
-                for chunks in (0, 4, 16):  # (0: streaming, one pass per dependency level)
-                    t0 = time.perf_counter()
-                    f = kfuse.compile(prog, target="cuda", chip=args.chip, row_chunks=chunks)
-                    dv = f"{d}__c{chunks}"
-                    f.save(dv)
-                    with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
-                        fh.write(f"{time.perf_counter() - t0:.4f}\n")
     for entry in MLIR_TEST_PROGRAMS:
         name, text = mlir_test_program(entry)
         cpu = kfuse.compile(text, target="cpu")

@@ -389,19 +389,23 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     a workgroup buffer across warps (every thread gets the total after one
     barrier), elementwise ops are
     evaluated where needed (RowKernelEmitter.cpp). A row that fits in
-    `row-chunks` vectors per thread is loaded once into registers; longer
-    rows (or every row, with `row-chunks=0`) stream: the reductions fold in
-    passes over the row, each taking every reduction whose inputs are ready,
-    and with `row-online` a max and the sum of exp(e - max) share a pass.
-    With `row-cluster`, a row too long for one block's registers is spread
-    over the blocks of a thread-block cluster, whose totals are combined
-    through distributed shared memory (the row still read from memory once).
+    about `row-chunks` vectors per thread (at most 8 in a block of 1024
+    threads, 16 in smaller ones) is loaded once into registers. With
+    `row-cluster`, a row too long for one block's registers is spread over
+    the blocks of a thread-block cluster, whose totals are combined through
+    distributed shared memory (the row still read from memory once; clusters
+    beyond 8 blocks use blocks of at most 512 threads). Longer rows, every
+    row with `row-chunks=0`, and groups one pass serves (no row-wide result
+    stored, every reduction folded in one pass) stream: the reductions fold
+    in passes over the row, each taking every reduction whose inputs are
+    ready, and with `row-online` a max and the sum of exp(e - max) share a
+    pass.
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
            "Threads per block of thread-per-output kernels (contractions, "
            "reductions over leading dimensions)">,
-    Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"8",
+    Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"4",
            "Vector chunks of its row each thread keeps in registers (the "
            "block size follows from the row width; 0: stream every row)">,
     Option<"rowOnline", "row-online", "bool", /*default=*/"true",
@@ -409,7 +413,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "in one pass over the row (off for strict numerics)">,
     Option<"rowCluster", "row-cluster", "int64_t", /*default=*/"0",
            "Most blocks of a thread-block cluster a row too long for one "
-           "block's registers is spread over (0: none; sm_90 and later)">,
+           "block's registers is spread over (0: none; up to 16 on sm_90 and "
+           "later)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -97,12 +97,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       *this, "row-chunks",
       llvm::cl::desc("Row-kernel vector chunks per thread kept in registers "
                      "(0: stream every row)"),
-      llvm::cl::init(8)};
+      llvm::cl::init(4)};
   Option<int64_t> rowCluster{
       *this, "row-cluster",
       llvm::cl::desc("Most blocks per cluster for rows too long for one "
-                     "block (0: none; 2, 4 or 8 on sm_90 and later)"),
-      llvm::cl::init(0)};
+                     "block (0: none; 2, 4, 8 or 16 on sm_90 and later; -1: the "
+                     "chip's default, 8 on sm_90 and later, else 0)"),
+      llvm::cl::init(-1)};
   Option<int64_t> blocksPerSm{
       *this, "blocks-per-sm",
       llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
@@ -178,15 +179,16 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowChunks)));
     return;
   }
-  int64_t cluster = o.rowCluster;
+  bool clusters = std::stoi(o.chip.getValue().substr(3)) >= 90;
+  int64_t cluster = o.rowCluster == -1 ? (clusters ? 8 : 0) : o.rowCluster;
   if (cluster != 0 && cluster != 1 && cluster != 2 && cluster != 4 &&
-      cluster != 8) {
+      cluster != 8 && cluster != 16) {
     pm.addPass(std::make_unique<ReportPipelineError>(
-        "fusion-codegen-cuda: row-cluster must be 0, 2, 4 or 8, got " +
+        "fusion-codegen-cuda: row-cluster must be -1, 0, 2, 4, 8 or 16, got " +
         std::to_string(cluster)));
     return;
   }
-  if (cluster > 1 && std::stoi(o.chip.getValue().substr(3)) < 90) {
+  if (cluster > 1 && !clusters) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-cluster needs thread-block clusters "
         "(sm_90 or later), chip is " +

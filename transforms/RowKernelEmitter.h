@@ -19,7 +19,7 @@ namespace kfuse {
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
               llvm::StringRef kernelName, int64_t threads,
-              int64_t chunksPerThread = 8, int64_t maxCluster = 0,
+              int64_t chunksPerThread = 4, int64_t maxCluster = 0,
               bool online = false);
 
 } // namespace kfuse

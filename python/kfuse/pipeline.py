@@ -37,11 +37,13 @@ class Options:
     threads: int = 256
     unroll: int = 4
     blocks_per_sm: int = 0     # 0: grid covers the space once
-    row_chunks: int = 8        # row kernels: vector chunks per thread in registers
+    row_chunks: int = 4        # row kernels: vector chunks per thread in registers
                                # (0: stream every row through one pass per
                                # dependency level instead)
-    row_cluster: int = 0       # rows too long for a block: spread over a cluster of
-                               # up to this many blocks (2, 4, 8; sm_90+); 0: stream
+    row_cluster: Optional[int] = None  # rows too long for a block: spread over a
+                               # cluster of up to this many blocks (2, 4, 8, 16; sm_90+;
+                               # 16 is beyond CUDA's portable 8, the runtime opts in);
+                               # 0: stream; None: the chip's (8 on sm_90+, else 0)
     recompute: str = "auto"
     numerics: str = "fast"     # "strict": no FMA contraction or reassociation
     fuse: bool = True          # False: every op its own kernel (the baseline)
@@ -53,9 +55,9 @@ class Options:
             raise CompileError(f"numerics must be one of {NUMERICS}, got {self.numerics!r}")
         if self.recompute not in RECOMPUTE:
             raise CompileError(f"recompute must be one of {RECOMPUTE}, got {self.recompute!r}")
-        if self.row_cluster not in (0, 1, 2, 4, 8):
-            raise CompileError(f"option row_cluster must be 0, 2, 4 or 8, got "
-                               f"{self.row_cluster!r}")
+        if self.row_cluster not in (None, 0, 1, 2, 4, 8, 16) or isinstance(self.row_cluster, bool):
+            raise CompileError(f"option row_cluster must be 0, 2, 4, 8, 16 or None (the chip's "
+                               f"default), got {self.row_cluster!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
@@ -71,7 +73,7 @@ class Options:
             codegen = (f"fusion-codegen-cuda{{chip={self.chip} sm-count={self.sm_count} "
                        f"threads={self.threads} unroll={self.unroll} "
                        f"blocks-per-sm={self.blocks_per_sm} row-chunks={self.row_chunks} "
-                       f"row-cluster={self.row_cluster} "
+                       f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

@@ -11,7 +11,7 @@
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
 // RUN:   | FileCheck %s --check-prefix=PLAN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' \
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8})' \
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' \
 // RUN:   | FileCheck %s --check-prefix=CLUSTER
@@ -31,8 +31,9 @@
 // CODEGEN-LABEL: gpu.func @masked_rows_g0
 // CODEGEN: %[[A:.*]] = vector.reduction <and>, %{{.*}} : vector<4xi1> into i1
 // CODEGEN-NEXT: %[[AW:.*]] = arith.extui %[[A]] : i1 to i32
-// One warp per block (1024 columns, 8 vectors per thread): five xor
-// shuffles combine the lanes, no workgroup buffer or barrier.
+// One warp per block (1024 columns, 8 vectors per thread with
+// row-chunks=8): five xor shuffles combine the lanes, no workgroup buffer
+// or barrier.
 // CODEGEN-NEXT: %[[S:.*]], %{{.*}} = gpu.shuffle xor %[[AW]], %c1_i32, %c32_i32 : i32
 // CODEGEN-NEXT: arith.andi %[[AW]], %[[S]] : i32
 // CODEGEN-NOT: gpu.barrier

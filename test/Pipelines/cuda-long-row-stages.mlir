@@ -29,7 +29,7 @@
 // CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P2]] : memref<3x16xf32>, %{{.*}} : memref<3xf32>, %[[MAX]] : memref<3xf32>, %[[OUT]] : memref<3xf32>)
 // CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: func.func @softmax(
-// CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|12}}, %c1, %c1)
+// CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|24}}, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
 // KERN: gpu.func @lse_g0_partial(
 // KERN: arith.maximumf %{{.*}}, %shuffleResult

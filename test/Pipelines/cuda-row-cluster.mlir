@@ -2,24 +2,30 @@
 //
 // Rows too long for one block's registers (160 x 100000 f32: 25 chunks of
 // 4 floats per thread at 1024 threads) are spread over a thread-block
-// cluster when row-cluster allows it: here 4 blocks of 800 threads, each
-// holding 25000 columns (8 chunks, the last one ragged) in registers. Each
-// reduction's block total goes to a workgroup slot, the cluster barrier
-// publishes it, and every block reads all four slots through distributed
-// shared memory (mapa) in the same order. The kernel carries its cluster
-// size (.reqnctapercluster), so a plain launch runs it in clusters. Without
-// row-cluster the same group streams the row with 1024 threads per block.
+// cluster (sm_90; up to row-cluster blocks, 8 by default there): with
+// row-chunks=8, 4 blocks of 800 threads, each holding 25000 columns (8
+// chunks, the last one ragged) in registers. Each reduction's block total
+// goes to a workgroup slot, the cluster barrier publishes it (the storing
+// thread fences at cluster scope, every thread arrives relaxed, the wait
+// acquires), and every block reads all four slots through distributed
+// shared memory (mapa) in the same order. The kernel carries its cluster size (.reqnctapercluster),
+// so a plain launch runs it in clusters. This log-sum-exp needs its row
+// twice only with strict numerics (the sum waits for the max); with fast
+// numerics one streaming pass folds both, so by default it streams (1024
+// threads per block), reading the row once all the same.
 // (With fewer rows than SMs even in clusters, the two reductions would be
 // split into kernels over row slices instead: cuda-long-row-stages.mlir.)
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' | FileCheck %s --check-prefix=IR
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8 row-chunks=8 numerics=strict})' | FileCheck %s --check-prefix=IR
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8 numerics=strict},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=STREAM
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=0 numerics=strict})' | FileCheck %s --check-prefix=STREAM
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-cluster=3})' 2>&1 | FileCheck %s --check-prefix=BADSIZE
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{chip=sm_80 row-cluster=8})' 2>&1 | FileCheck %s --check-prefix=BADCHIP
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80 numerics=strict})' | FileCheck %s --check-prefix=STREAM
 
 // IR: gpu.launch_func @kfuse_kernels::@lse_g0 clusters in (%[[C4:.*]], %[[C1:.*]], %[[C1]]) blocks in (%[[C640:.*]], %[[C1]], %[[C1]]) threads in (%[[C800:.*]], %[[C1]], %[[C1]])
 // IR: gpu.func @lse_g0({{.*}}) workgroup(%[[S0:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}nvvm.cluster_dim = array<i32: 4, 1, 1>
@@ -32,31 +38,42 @@
 // IR: gpu.shuffle xor %{{.*}}, %c16_i32
 // IR-NEXT: arith.maximumf %{{.*}}, %shuffleResult
 // IR: memref.store %{{.*}}, %[[S0]][%c0]
-// IR: nvvm.cluster.arrive {aligned}
+// IR-NEXT: llvm.inline_asm has_side_effects "fence.acq_rel.cluster;"
+// IR-NEXT: }
+// IR-NEXT: nvvm.cluster.arrive.relaxed {aligned}
 // IR-NEXT: nvvm.cluster.wait {aligned}
 // IR-COUNT-4: nvvm.mapa
 // IR: gpu.barrier
 // IR: gpu.shuffle xor %{{.*}}, %c16_i32
 // IR-NEXT: arith.addf %{{.*}}, %shuffleResult
 // IR: memref.store %{{.*}}, %[[S1]][%c0]
-// IR: nvvm.cluster.arrive {aligned}
+// IR-NEXT: llvm.inline_asm has_side_effects "fence.acq_rel.cluster;"
+// IR-NEXT: }
+// IR-NEXT: nvvm.cluster.arrive.relaxed {aligned}
 // IR-NEXT: nvvm.cluster.wait {aligned}
 // IR-COUNT-4: nvvm.mapa
+// No block may exit while another reads its slots: each arrives once it has
+// read the last of them, before its stores (whose completion the arrive's
+// release would otherwise wait for), and waits just before it returns.
+// IR: nvvm.cluster.arrive {aligned}
+// IR-NOT: nvvm.cluster
 // IR: math.log
 // The row result is stored once per row, by thread 0 of the cluster's first block.
 // IR: %[[FIRST:.*]] = arith.cmpi eq, %[[RANK]], %c0
 // IR: %[[BOTH:.*]] = arith.andi %{{.*}}, %[[FIRST]] : i1
 // IR: scf.if %[[BOTH]]
 // IR-NEXT: memref.store
-// IR: nvvm.cluster.arrive {aligned}
-// IR-NEXT: nvvm.cluster.wait {aligned}
+// IR-NOT: nvvm.cluster.arrive
+// IR: nvvm.cluster.wait {aligned}
 // IR-NEXT: gpu.return
 
 // PTX: .visible .entry lse_g0(
 // PTX: .explicitcluster
 // PTX: .reqnctapercluster 4, 1, 1
 // PTX: ld.global.v4
-// PTX: barrier.cluster.arrive.aligned;
+// PTX: fence.acq_rel.cluster;
+// PTX: barrier.cluster.arrive.relaxed.aligned;
+// PTX: barrier.cluster.wait.aligned;
 // PTX: mapa.shared::cluster
 // PTX: ld.shared::cluster
 
@@ -65,7 +82,7 @@
 // STREAM-NOT: nvvm.mapa
 // STREAM: scf.for
 
-// BADSIZE: row-cluster must be 0, 2, 4 or 8, got 3
+// BADSIZE: row-cluster must be -1, 0, 2, 4, 8 or 16, got 3
 // BADCHIP: row-cluster needs thread-block clusters (sm_90 or later), chip is sm_80
 
 func.func @lse(%arg0: tensor<160x100000xf32> {kfuse.name = "x"}) -> (tensor<160xf32> {kfuse.name = "lse"}) {

@@ -1,7 +1,9 @@
 // REQUIRES: ptxas
 //
-// Streaming row kernels (row-chunks=0 streams every row; by default only
-// rows too long for one block's registers stream) fold their reductions in
+// Streaming row kernels (row-chunks=0 streams every row; by default rows too
+// long for one block's registers stream, and so does a group that one pass
+// serves: every reduction folds in one pass and no row-wide result is
+// stored, so registers would save no read) fold their reductions in
 // passes: one column loop per pass, 4 vectors per thread and trip (the last
 // trip masked), for every reduction whose inputs are ready when it starts.
 // With fast numerics a max `m` and the sum of exp(e - m) over the same `e`
@@ -11,7 +13,8 @@
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0})' | FileCheck %s
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0 numerics=strict})' | FileCheck %s --check-prefix=STRICT
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=REGS
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=DEFAULT
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{numerics=strict})' | FileCheck %s --check-prefix=REGS
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -67,6 +70,23 @@
 // STRICT: gpu.shuffle xor %{{.*}}, %c16_i32
 // STRICT-NEXT: arith.addf %{{.*}}, %shuffleResult
 //
+// By default cross-entropy streams: its one pass reads the row once, as
+// registers would, with fewer registers per thread (one warp per row here,
+// two trips of 4 vectors per thread, as with row-chunks=0).
+// DEFAULT-LABEL: gpu.func @xent_g0(
+// DEFAULT: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// DEFAULT-NOT: scf.for
+// DEFAULT: gpu.return
+// The softmax and the sums below need their rows twice: registers.
+// DEFAULT-LABEL: gpu.func @softmax_g0(
+// DEFAULT-NOT: scf.for
+// DEFAULT: gpu.return
+// DEFAULT-LABEL: gpu.func @not_online_g0(
+// DEFAULT-NOT: scf.for
+// DEFAULT: gpu.return
+//
+// With strict numerics the sum waits for the max: two passes, so the row
+// stays in registers.
 // REGS-LABEL: gpu.func @xent_g0(
 // REGS-NOT: scf.for
 // REGS: gpu.return

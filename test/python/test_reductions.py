@@ -325,30 +325,35 @@ def test_streaming_rows_fold_max_and_sum_of_exp_in_one_pass(tmp_path):
     _assembles(fast.ptx, tmp_path)
     strict = kfuse.compile(text, target="cuda", row_chunks=0, numerics="strict")
     assert len(_loops(strict, "xent_g0")) == 2
-    # by default rows of 1000 stay in registers: no loop at all
-    assert _loops(kfuse.compile(text, target="cuda"), "xent_g0") == []
+    # One pass reads each row once and stores no row-wide result, so the
+    # default streams too (registers would save no read); with strict
+    # numerics the default keeps the rows of 1000 in registers: no loop.
+    (loop,) = _loops(kfuse.compile(text, target="cuda"), "xent_g0")
+    assert loop.count("vector<4xf32>") == 3
+    assert _loops(kfuse.compile(text, target="cuda", numerics="strict"), "xent_g0") == []
 
 
 def test_streaming_softmax_reads_long_rows_twice_not_three_times():
-    # Rows of 262144 floats stream by default: the max and the sum share the
-    # first pass, the output is the second.
+    # Rows of 262144 floats stream without clusters: the max and the sum
+    # share the first pass, the output is the second.
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (16, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda")
+    f = kfuse.compile(p, target="cuda", row_cluster=0)
     loops = _loops(f, "wide_g0")
     assert len(loops) == 2 and loops[0].count("vector<4xf32>") == 2
-    strict = kfuse.compile(p, target="cuda", numerics="strict")
+    strict = kfuse.compile(p, target="cuda", numerics="strict", row_cluster=0)
     assert len(_loops(strict, "wide_g0")) == 3
 
 
 def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     # 256 rows of 262144 floats: too long for one block's registers. With
-    # row_cluster=8 each row is 8 blocks of 1024 threads holding 8 vectors
-    # each; without, one block per row streams the row (two passes: the max
-    # and the sum of exp together, then the output).
+    # row_cluster=8 (the default on sm_90) each row is 8 blocks of 1024
+    # threads holding 8 vectors each; without (row_cluster=0, or sm_80), one
+    # block per row streams the row (two passes: the max and the sum of exp
+    # together, then the output).
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (256, 262144), "f32")
@@ -360,9 +365,11 @@ def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     assert ".reqnctapercluster 8, 1, 1" in clustered.ptx
     assert clustered.ptx.count("mapa.shared::cluster") == 16  # 8 per reduction
     assert clustered.ptx.count("ld.global.v4") == 8  # each input vector read once
-    streamed = kfuse.compile(p, target="cuda", chip="sm_90")
-    (step,) = streamed.plan.steps
-    assert step.grid == (256, 1, 1) and "mapa" not in streamed.ptx
+    assert kfuse.compile(p, target="cuda", chip="sm_90").ptx == clustered.ptx
+    for streamed in (kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=0),
+                     kfuse.compile(p, target="cuda", chip="sm_80")):
+        (step,) = streamed.plan.steps
+        assert step.grid == (256, 1, 1) and "mapa" not in streamed.ptx
     # rows that fit one block do not use clusters
     q = kb.Program("narrow")
     y = q.input("y", (64, 4096), "f32")
@@ -370,12 +377,54 @@ def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     assert "reqnctapercluster" not in kfuse.compile(q, target="cuda", row_cluster=8).ptx
 
 
+def test_rows_never_held_in_more_registers_than_a_thread_has():
+    # A block of 1024 threads leaves each 64 registers: at most 8 vectors of
+    # its row. Rows of 65536 need 16 at 1024 threads, so on sm_90 they go to
+    # a cluster (the fewest blocks that keep row_chunks vectors per thread:
+    # 4 blocks for the default 4, 2 for 8) and on sm_80 they stream: never
+    # spill.
+    from kfuse import builder as kb
+    p = kb.Program("w64k")
+    x = p.input("x", (8, 65536), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    for chunks, blocks in ((4, 4), (8, 2)):
+        c = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=chunks)
+        (step,) = c.plan.steps
+        assert f".reqnctapercluster {blocks}, 1, 1" in c.ptx and step.block == (1024, 1, 1)
+        assert c.ptx.count("ld.global.v4") == chunks
+    s = kfuse.compile(p, target="cuda", chip="sm_80")
+    assert len(_loops(s, "w64k_g0")) == 2 and "reqnctapercluster" not in s.ptx
+    # an aim of 16 vectors fits only in blocks of 512 threads
+    big = kfuse.compile(p, target="cuda", row_chunks=16)
+    assert "reqnctapercluster 2," in big.ptx and big.plan.steps[0].block == (512, 1, 1)
+
+
+def test_clusters_of_sixteen_blocks():
+    # 16 blocks of 512 threads (8 vectors each) per row of 262144: beyond
+    # CUDA's portable cluster size of 8, which the runtime opts into per
+    # kernel. Where clusters may be that large, blocks have at most 512
+    # threads (two per SM).
+    from kfuse import builder as kb
+    from kfuse.runtime.cuda import _cluster_sizes
+    p = kb.Program("wide16")
+    x = p.input("x", (4, 262144), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", row_cluster=16, row_chunks=8)
+    (step,) = f.plan.steps
+    assert step.grid == (4 * 16, 1, 1) and step.block == (512, 1, 1)
+    assert f.ptx.count("mapa.shared::cluster") == 32  # 16 per reduction
+    assert _cluster_sizes(f.ptx.encode()) == {"wide16_g0": 16}
+    assert _cluster_sizes(kfuse.compile(p, target="cuda").ptx.encode()) == {"wide16_g0": 8}
+
+
 def test_row_cluster_option_is_checked():
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (4, 131072), "f32")
     p.output(x - x.max(axis=-1, keepdims=True), name="y")
-    with pytest.raises(kfuse.CompileError, match="row_cluster must be 0, 2, 4 or 8"):
+    with pytest.raises(kfuse.CompileError, match="row_cluster must be 0, 2, 4, 8, 16 or None"):
         kfuse.compile(p, target="cuda", row_cluster=3)
     with pytest.raises(kfuse.CompileError, match="sm_90 or later"):
         kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)

@@ -248,6 +248,13 @@ class _DeviceState:
                 self.functions[k] = _check(cu.cuModuleGetFunction(self.module, k.encode()),
                                            f"looking up kernel {k!r} in the PTX of "
                                            f"{exe.plan.name!r}")
+            # clusters of more than 8 blocks (the portable limit) need a per-kernel opt-in
+            for k, blocks in _cluster_sizes(exe._ptx_image).items():
+                if blocks > 8 and k in self.functions:
+                    _check(cu.cuFuncSetAttribute(
+                        self.functions[k], cu.CUfunction_attribute
+                        .CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                        f"allowing kernel {k!r} a cluster of {blocks} blocks")
 
     def current(self) -> _ContextGuard:
         """Makes this device's primary context current for a ``with`` block. A fresh guard
@@ -261,6 +268,25 @@ def _device_name(dev) -> str:
         return raw.split(b"\0", 1)[0].decode(errors="replace")
     except DeviceError:
         return "unknown device"
+
+
+_ENTRY_CLUSTER = re.compile(
+    rb"\.entry\s+([A-Za-z_$][\w$]*)\s*\([^)]*\)([^{]*)\{", re.S)
+_CLUSTER_DIMS = re.compile(rb"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
+
+
+def _cluster_sizes(image: bytes) -> Dict[str, int]:
+    """Blocks per cluster of each kernel of a PTX image that names a cluster shape
+    (`.reqnctapercluster` among the directives after its parameters)."""
+    sizes = {}
+    for m in _ENTRY_CLUSTER.finditer(image):
+        dims = _CLUSTER_DIMS.search(m.group(2))
+        if dims:
+            n = 1
+            for g in dims.groups():
+                n *= int(g) if g else 1
+            sizes[m.group(1).decode()] = n
+    return sizes
 
 
 def _load_module(image: bytes, name: str):

@@ -19,6 +19,12 @@ apart run separately and meet again where their paths join). A thread at a
 barrier or shuffle waits until its block (cluster, warp) is complete there.
 Whole blocks of one thread-block cluster run in the same batch.
 
+Not modelled: memory ordering (memory is sequentially consistent here, so
+fences and the release / relaxed qualifiers of barriers are not checked), and
+how hardware counts arrivals at a cluster barrier (any arrival of a thread
+counts once: a kernel whose warps arrive by different instructions ran here
+and hung on an H100).
+
 Floating point follows PTX: f32 add/sub/mul/div/sqrt round once to nearest
 (numpy does the same); fma rounds once (exactly, through float64 and an
 error term; f64 fma is accurate to an ulp, not exact); `.rm`/`.rp`/`.rz`
