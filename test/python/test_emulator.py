@@ -162,6 +162,30 @@ $L__end:
         exe(np.zeros(32, np.int32))
 
 
+def test_warp_split_over_two_barrier_instructions():
+    # thread 0 and the rest of its warp reach bar.sync by two different
+    # instructions (one per branch): a GPU counts a warp's arrival per
+    # instruction, so this never completes there
+    body = """
+  setp.ne.b32 %p1, %r3, 0;
+  @%p1 bra $L__others;
+  ld.global.b32 %r5, [%rd1];
+  st.shared.b32 [buf], %r5;
+  bar.sync 0;
+  bra.uni $L__read;
+$L__others:
+  bar.sync 0;
+$L__read:
+  ld.shared.b32 %r6, [buf];
+  st.global.b32 [%rd5], %r6;
+  ret;
+"""
+    exe = EmulatedExecutable(_plan("k", 64, 2, 32), _kernel(body, _SHARED))
+    with pytest.raises(EmulatorError, match="one warp wait at barriers by different "
+                                            "instructions"):
+        exe(np.full(64, 7, np.float32))
+
+
 _WARP_SUM = """
   ld.global.b32 %r5, [%rd4];
   shfl.sync.bfly.b32 %r6, %r5, 1, 31, {mask};
@@ -572,4 +596,16 @@ def test_cluster_blocks_combine_through_distributed_shared_memory():
     # cluster epoch as it is written: a race across the cluster
     exe = EmulatedExecutable(_plan("k", 4, 4, 32), _cluster_kernel(""))
     with pytest.raises(EmulatorError, match="data race on shared memory.*cluster"):
+        exe(x)
+    # thread 0 arrives with release, the rest of its warp relaxed, by two
+    # instructions: this hung on an H100
+    split = """@%p1 bra $L__relaxed;
+  barrier.cluster.arrive;
+  bra.uni $L__wait;
+$L__relaxed:
+  barrier.cluster.arrive.relaxed;
+$L__wait:
+  barrier.cluster.wait.aligned;"""
+    exe = EmulatedExecutable(_plan("k", 4, 4, 32), _cluster_kernel(split))
+    with pytest.raises(EmulatorError, match="different instructions"):
         exe(x)

@@ -8,8 +8,9 @@ or hang on:
   accesses that are not aligned to their size;
 - shared-memory accesses outside the kernel's shared variables;
 - `bar.sync` / cluster barriers that not every thread of the block (cluster)
-  reaches, and `shfl.sync` whose member lanes do not all take part, or that
-  reads a lane which does not;
+  reaches, or that threads of one warp reach by different instructions, and
+  `shfl.sync` whose member lanes do not all take part, or that reads a lane
+  which does not;
 - kernels that never finish (a step limit).
 
 Threads run SIMT-style: all threads of a batch of blocks are numpy lanes;
@@ -20,10 +21,7 @@ barrier or shuffle waits until its block (cluster, warp) is complete there.
 Whole blocks of one thread-block cluster run in the same batch.
 
 Not modelled: memory ordering (memory is sequentially consistent here, so
-fences and the release / relaxed qualifiers of barriers are not checked), and
-how hardware counts arrivals at a cluster barrier (any arrival of a thread
-counts once: a kernel whose warps arrive by different instructions ran here
-and hung on an H100).
+fences and the release / relaxed qualifiers of barriers are not checked).
 
 Floating point follows PTX: f32 add/sub/mul/div/sqrt round once to nearest
 (numpy does the same); fma rounds once (exactly, through float64 and an
@@ -1446,6 +1444,10 @@ class KernelProgram:
         kinds = np.array([self.code[int(q)].kind for q in pc[w]]) if w.size else np.array([])
         # block barriers: every living thread of the block waits at a bar.sync
         bar = w[kinds == "bar"]
+        cbar = w[kinds == "cbar"]
+        for at in (bar, cbar):
+            if at.size:
+                self._one_barrier_per_warp(B, at)
         if bar.size:
             nb = B.shared.shape[0]
             arrived = np.bincount(B.block_of[bar], minlength=nb)
@@ -1457,7 +1459,6 @@ class KernelProgram:
                 pc[go] += 1
                 B.epoch[full] += 1
                 released = True
-        cbar = w[kinds == "cbar"]
         if cbar.size:
             cl = B.cluster_of_block[B.block_of]
             ncl = int(B.cluster_of_block.max()) + 1
@@ -1502,6 +1503,27 @@ class KernelProgram:
             pc[go] += 1
             released = True
         return released
+
+    def _one_barrier_per_warp(self, B: _Batch, at: np.ndarray):
+        """The threads of a warp that wait at a block or cluster barrier all wait at
+        the same instruction: bar.sync is warp-wide on a GPU, and a cluster
+        barrier's arrival by different instructions within a block (one thread
+        with release semantics, the rest relaxed) hung on an H100."""
+        warp, pcs = B.warp[at], B.pc[at]
+        o = np.argsort(warp, kind="stable")
+        warp, pcs, at = warp[o], pcs[o], at[o]
+        starts = np.flatnonzero(np.r_[True, warp[1:] != warp[:-1]])
+        lo = np.minimum.reduceat(pcs, starts)
+        hi = np.maximum.reduceat(pcs, starts)
+        bad = np.flatnonzero(lo != hi)
+        if bad.size:
+            k = int(starts[bad[0]])
+            first = self.code[int(lo[bad[0]])].stmt
+            other = self.code[int(hi[bad[0]])].stmt
+            raise EmulatorError(f"threads of one warp wait at barriers by different "
+                                f"instructions (PTX lines {first.line} and {other.line}; a "
+                                f"GPU counts a warp's arrival per instruction): "
+                                f"{_where(B, first, int(at[k]))}")
 
     def _deadlock(self, B: _Batch):
         w = np.flatnonzero(B.waiting)
