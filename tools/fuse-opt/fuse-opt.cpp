@@ -24,6 +24,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -112,6 +113,13 @@ int main(int argc, char **argv) {
   if (WIFEXITED(status))
     return WEXITSTATUS(status);
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (sig != SIGABRT && sig != SIGSEGV && sig != SIGBUS && sig != SIGILL &&
+      sig != SIGFPE) {
+    // stopped from outside (a closed pipe, an interrupt): end the same way
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return 128 + sig;
+  }
   if (inputErrors)
     fprintf(stderr,
             "fuse-opt: error: MLIR aborted (signal %d: %s) after the errors "
