@@ -13,29 +13,31 @@
 #   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 3 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log
 # (no argument: all four, for a machine that has every artifact). Logs and
-# JSON go under $OUT (or ./gpu-out).
+# JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
+# (default 240): a kernel that hangs must not spend the session's device time.
 set -u
 what=${1:-all}
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 export PYTHONPATH=python PYTHONUNBUFFERED=1
+limit=${LIMIT:-240}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 if [ "$what" = tests ] || [ "$what" = all ]; then
-    KFUSE_GPU_ARTIFACTS=.artifacts/tests python3 -m pytest -q -p no:cacheprovider \
+    KFUSE_GPU_ARTIFACTS=.artifacts/tests timeout "$limit" python3 -m pytest -q -p no:cacheprovider \
         test/python/test_gpu.py test/python/test_runtime.py > "$out/tests.log" 2>&1
     tail -3 "$out/tests.log"
 fi
 if [ "$what" = c8 ] || [ "$what" = all ]; then
-    KFUSE_GPU_ARTIFACTS=.artifacts/c8/tests python3 -m pytest -q -p no:cacheprovider \
+    KFUSE_GPU_ARTIFACTS=.artifacts/c8/tests timeout "$limit" python3 -m pytest -q -p no:cacheprovider \
         test/python/test_gpu.py > "$out/tests_c8.log" 2>&1
     tail -3 "$out/tests_c8.log"
 fi
 if [ "$what" = s0 ] || [ "$what" = all ]; then
-    KFUSE_GPU_ARTIFACTS=.artifacts/s0/tests python3 -m pytest -q -p no:cacheprovider \
+    KFUSE_GPU_ARTIFACTS=.artifacts/s0/tests timeout "$limit" python3 -m pytest -q -p no:cacheprovider \
         test/python/test_gpu.py > "$out/tests_s0.log" 2>&1
     tail -3 "$out/tests_s0.log"
 fi
 [ "$what" = tests ] || [ "$what" = c8 ] || [ "$what" = s0 ] && exit 0
-python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
+timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
     --out "$out/suite.json" > "$out/suite.log" 2>&1
 tail -40 "$out/suite.log"
