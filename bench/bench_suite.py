@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 
 import kfuse.runtime as rt  # noqa: E402
 from bench_ew_chain import cuda_batch_us, cuda_time_us, driver_info, versions  # noqa: E402
-from suite import WORKLOADS, torch_reference  # noqa: E402
+from suite import WORKLOADS, torch_inputs, torch_reference  # noqa: E402
 
 
 def main():
@@ -57,16 +57,7 @@ def main():
     for name in names:
         d = os.path.join(args.artifacts, name)
         exe = rt.load(d)
-        ins = []
-        for spec in exe.plan.inputs:
-            if spec.dtype.name == "i64":  # class labels
-                ins.append(torch.randint(0, exe.plan.inputs[0].shape[-1], spec.shape,
-                                         device=dev))
-                continue
-            t = torch.randn(spec.shape, dtype=torch.float32, device=dev)
-            if name == "relu_bn_add_relu" and spec.name in ("scale", "shift"):
-                t = t.reshape(spec.shape)
-            ins.append(t)
+        ins = torch_inputs(exe, dev)
         ref = torch_reference(name.split("__")[0])  # name__variant: same workload
         refargs = ins
         byts = sum(t.numel() * t.element_size() for t in ins) + \

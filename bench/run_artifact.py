@@ -16,7 +16,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
+sys.path.insert(0, HERE)
+
 import kfuse.runtime as rt  # noqa: E402
+from suite import torch_inputs, torch_reference  # noqa: E402
 
 
 def main():
@@ -29,17 +32,9 @@ def main():
     torch.manual_seed(0)
     for d in args.artifacts:
         exe = rt.load(d)
-        ins = []
-        for spec in exe.plan.inputs:
-            if spec.dtype.name == "i64":
-                ins.append(torch.randint(0, exe.plan.inputs[0].shape[-1], spec.shape,
-                                         device="cuda"))
-            else:
-                ins.append(torch.randn(spec.shape, dtype=torch.float32, device="cuda"))
+        ins = torch_inputs(exe)
         fns = [exe]
         if args.peer:
-            sys.path.insert(0, HERE)
-            from suite import torch_reference
             ref = torch_reference(os.path.basename(os.path.normpath(d)).split("__")[0])
             peer = torch.compile(ref) if args.peer == "compile" else ref
             peer(*ins)  # (compiles outside the range)

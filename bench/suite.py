@@ -95,3 +95,17 @@ def torch_reference(name):
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]
+
+
+def torch_inputs(exe, device="cuda"):
+    """Random torch inputs for a loaded program (kfuse.runtime.load): f32 normal
+    values; i64 inputs are class labels below the first input's last dimension."""
+    import torch
+    ins = []
+    for spec in exe.plan.inputs:
+        if spec.dtype.name == "i64":
+            ins.append(torch.randint(0, exe.plan.inputs[0].shape[-1], spec.shape,
+                                     device=device))
+        else:
+            ins.append(torch.randn(spec.shape, dtype=torch.float32, device=device))
+    return ins
