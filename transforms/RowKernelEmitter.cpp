@@ -325,9 +325,9 @@ private:
   /// whose inputs are ready when it starts (an online sum with its max in
   /// the pass too). Records the online sums it pairs in `onlineSums`.
   SmallVector<SmallVector<linalg::GenericOp>> planPasses();
-  /// Whether a full-space result of the group leaves the kernel (stored for
-  /// every column of the row).
-  bool storesFullSpace();
+  /// The group's full-space results that leave the kernel (stored for every
+  /// column of the row), as (generic, result #), in program order.
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> fullSpaceOutputs();
   LogicalResult emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                                   ArrayRef<Value> rowIdx, Value colStart,
                                   int64_t step, int64_t numCols,
@@ -822,25 +822,20 @@ LogicalResult RowKernel::emitRegisterPhases(
     }
   }
   // Full-space results: each chunk stored once, from registers.
-  for (linalg::GenericOp g : generics) {
-    if (g.getNumReductionLoops() > 0 || isRowSpace(g))
-      continue;
-    for (auto [i, init] : llvm::enumerate(g.getDpsInits())) {
-      if (!usedOutside(init) || writerBefore(init, generics.size())->first != g)
-        continue;
-      AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-      for (int64_t k = 0; k < chunks; ++k) {
-        auto v = valueAt(kb, loc, init, position[g] + 1,
-                         kb.getMultiDimIdentityMap(points[k].size()), points[k],
-                         cache, k);
-        if (failed(v))
-          return failure();
-        OpBuilder sb = kb;
-        if (ragged)
-          sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
-                   .getThenBodyBuilder();
-        storeColumns(sb, loc, *v, init, outMap, points[k]);
-      }
+  for (auto [g, i] : fullSpaceOutputs()) {
+    Value init = g.getDpsInits()[i];
+    AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+    for (int64_t k = 0; k < chunks; ++k) {
+      auto v = valueAt(kb, loc, init, position[g] + 1,
+                       kb.getMultiDimIdentityMap(points[k].size()), points[k],
+                       cache, k);
+      if (failed(v))
+        return failure();
+      OpBuilder sb = kb;
+      if (ragged)
+        sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
+                 .getThenBodyBuilder();
+      storeColumns(sb, loc, *v, init, outMap, points[k]);
     }
   }
   return success();
@@ -1098,14 +1093,16 @@ SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
   return passes;
 }
 
-bool RowKernel::storesFullSpace() {
+SmallVector<std::pair<linalg::GenericOp, unsigned>>
+RowKernel::fullSpaceOutputs() {
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> outputs;
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() == 0 && !isRowSpace(g))
-      for (Value init : g.getDpsInits())
+      for (auto [i, init] : llvm::enumerate(g.getDpsInits()))
         if (usedOutside(init) &&
             writerBefore(init, generics.size())->first == g)
-          return true;
-  return false;
+          outputs.push_back({g, unsigned(i)});
+  return outputs;
 }
 
 /// One column loop over this thread's columns that folds the partials of
@@ -1245,6 +1242,9 @@ LogicalResult RowKernel::emit() {
     numRows *= d;
   for (int64_t d : colShape)
     numCols *= d;
+  // The passes a streaming kernel would make (and the online sums they pair,
+  // which only streaming reads): also whether one pass serves the group.
+  SmallVector<SmallVector<linalg::GenericOp>> passes = planPasses();
   if (!perThread) {
     // Register mode when a thread's share of a row fits in a few vectors.
     // The vector width follows the widest element read or written along
@@ -1281,7 +1281,7 @@ LogicalResult RowKernel::emit() {
     // nothing for a later phase, and fewer of them per thread keep more
     // threads loading (cross-entropy over 32000 columns: 1.12x faster on an
     // H100 than in registers, bench/RESULTS.md).
-    if (!streams && planPasses().size() == 1 && !storesFullSpace())
+    if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
       streams = true;
     auto [t, c] = shape(numCols, streams ? streamAim : chunksPerThread);
     chunks = c;
@@ -1321,7 +1321,6 @@ LogicalResult RowKernel::emit() {
     } else {
       threads = t;
     }
-    onlineSums.clear(); // (planPasses' pairs; streaming plans again)
   }
   // Fewer threads than columns is pointless; keep whole warps.
   int64_t t =
@@ -1395,7 +1394,6 @@ LogicalResult RowKernel::emit() {
                                   rowOutputs)))
       return failure();
   } else {
-    SmallVector<SmallVector<linalg::GenericOp>> passes = planPasses();
     for (linalg::GenericOp g : generics) {
       if (g.getNumReductionLoops() > 0) {
         for (ArrayRef<linalg::GenericOp> members : passes)
@@ -1433,13 +1431,8 @@ LogicalResult RowKernel::emit() {
       }
     }
     // Full-space results leave in one column loop.
-    SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
-    for (linalg::GenericOp g : generics)
-      if (g.getNumReductionLoops() == 0 && !isRowSpace(g))
-        for (auto [i, init] : llvm::enumerate(g.getDpsInits()))
-          if (usedOutside(init) &&
-              writerBefore(init, generics.size())->first == g)
-            fullOutputs.push_back({g, unsigned(i)});
+    SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs =
+        fullSpaceOutputs();
     if (!fullOutputs.empty()) {
       auto loop =
           scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols), colStep);
