@@ -406,7 +406,7 @@ def test_clusters_of_sixteen_blocks():
     # kernel. Where clusters may be that large, blocks have at most 512
     # threads (two per SM).
     from kfuse import builder as kb
-    from kfuse.runtime.cuda import _cluster_sizes
+    from kfuse.runtime.ptx import cluster_shapes
     p = kb.Program("wide16")
     x = p.input("x", (4, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
@@ -415,8 +415,8 @@ def test_clusters_of_sixteen_blocks():
     (step,) = f.plan.steps
     assert step.grid == (4 * 16, 1, 1) and step.block == (512, 1, 1)
     assert f.ptx.count("mapa.shared::cluster") == 32  # 16 per reduction
-    assert _cluster_sizes(f.ptx.encode()) == {"wide16_g0": 16}
-    assert _cluster_sizes(kfuse.compile(p, target="cuda").ptx.encode()) == {"wide16_g0": 8}
+    assert cluster_shapes(f.ptx) == {"wide16_g0": (16, 1, 1)}
+    assert cluster_shapes(kfuse.compile(p, target="cuda").ptx) == {"wide16_g0": (8, 1, 1)}
 
 
 def test_row_cluster_option_is_checked():

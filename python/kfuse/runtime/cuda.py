@@ -20,6 +20,7 @@ from ..dtypes import DType
 from ..errors import CallError, DeviceError
 from . import dlpack
 from .plan import BufferArg, CopyStep, HoldsPlan, LaunchPlan, LaunchStep, ScalarArg
+from .ptx import cluster_shapes
 
 _NO_DEVICE_HINT = "use target='cpu' to run on the host"
 
@@ -249,7 +250,9 @@ class _DeviceState:
                                            f"looking up kernel {k!r} in the PTX of "
                                            f"{exe.plan.name!r}")
             # clusters of more than 8 blocks (the portable limit) need a per-kernel opt-in
-            for k, blocks in _cluster_sizes(exe._ptx_image).items():
+            shapes = cluster_shapes(exe._ptx_image[:-1].decode(errors="replace"))
+            for k, (cx, cy, cz) in shapes.items():
+                blocks = cx * cy * cz
                 if blocks > 8 and k in self.functions:
                     _check(cu.cuFuncSetAttribute(
                         self.functions[k], cu.CUfunction_attribute
@@ -268,25 +271,6 @@ def _device_name(dev) -> str:
         return raw.split(b"\0", 1)[0].decode(errors="replace")
     except DeviceError:
         return "unknown device"
-
-
-_ENTRY_CLUSTER = re.compile(
-    rb"\.entry\s+([A-Za-z_$][\w$]*)\s*\([^)]*\)([^{]*)\{", re.S)
-_CLUSTER_DIMS = re.compile(rb"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
-
-
-def _cluster_sizes(image: bytes) -> Dict[str, int]:
-    """Blocks per cluster of each kernel of a PTX image that names a cluster shape
-    (`.reqnctapercluster` among the directives after its parameters)."""
-    sizes = {}
-    for m in _ENTRY_CLUSTER.finditer(image):
-        dims = _CLUSTER_DIMS.search(m.group(2))
-        if dims:
-            n = 1
-            for g in dims.groups():
-                n *= int(g) if g else 1
-            sizes[m.group(1).decode()] = n
-    return sizes
 
 
 def _load_module(image: bytes, name: str):

@@ -147,6 +147,27 @@ def _operand(tok: str, line: int, stmt: str):
 _KERNEL = re.compile(r"\.(?:visible\s+|weak\s+)?\.?entry\s+([$\w]+)\s*\(", re.S)
 
 
+_CLUSTER_DIMS = re.compile(r"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
+
+
+def _cluster_of(directives: str) -> Tuple[int, int, int]:
+    """The cluster shape a kernel's directives (between its parameters and its
+    body) name with .reqnctapercluster; (1, 1, 1) where they name none."""
+    m = _CLUSTER_DIMS.search(directives)
+    return tuple(int(g) if g else 1 for g in m.groups()) if m else (1, 1, 1)
+
+
+def cluster_shapes(text: str) -> Dict[str, Tuple[int, int, int]]:
+    """The cluster shape of each kernel of a PTX module, read from the kernels'
+    headers alone (no statement is parsed: cheap enough for loading a module)."""
+    src = _strip_comments(text)
+    shapes = {}
+    for m in _KERNEL.finditer(src):
+        close = src.index(")", m.end())
+        shapes[m.group(1)] = _cluster_of(src[close + 1:src.index("{", close)])
+    return shapes
+
+
 def parse(text: str) -> Dict[str, Kernel]:
     """Kernels of a PTX module by name. Raises PtxError on what it cannot read
     (module-level variables, .func calls, local memory)."""
@@ -168,12 +189,8 @@ def parse(text: str) -> Dict[str, Kernel]:
                 raise PtxError(f"kernel {name}: parameter {p!r} is not a scalar or pointer")
             params.append((parts[-1], ptype))
         brace = src.index("{", close)
-        directives = src[close + 1:brace]
         k = Kernel(name, params)
-        cm = re.search(r"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?",
-                       directives)
-        if cm:
-            k.cluster = tuple(int(g) if g else 1 for g in cm.groups())
+        k.cluster = _cluster_of(src[close + 1:brace])
         # body up to the matching '}' (scopes nest; vector operands sit inside statements)
         depth, i = 0, brace
         while True:
