@@ -66,21 +66,32 @@ def test_programs():
 
 def cluster_programs():
     """Rows too long for one block's registers, compiled with row_cluster=8:
-    each row spread over a thread-block cluster (sm_90)."""
+    each row spread over a thread-block cluster (sm_90). The `cluster_async_`
+    copies combine the blocks' totals with st.async and mbarriers
+    (row_exchange="async") instead of cluster barriers."""
     progs = []
-    p = kb.Program("cluster_softmax_f32")     # 4 blocks per row, 8 chunks each
-    x = p.input("x", (4, 131072), "f32")
-    e = kb.exp(x - x.max(axis=-1, keepdims=True))
-    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    progs.append(p)
-    # ragged blocks, a row-space output (17 rows x 8 blocks fill the 132 SMs:
-    # with fewer, the two reductions would run as waves over row slices)
-    p = kb.Program("cluster_logsumexp_f32")
-    x = p.input("x", (17, 100000), "f32")
-    m = x.max(axis=-1, keepdims=True)
-    p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="lse")
-    progs.append(p)
+    for exchange in ("", "async_"):
+        p = kb.Program(f"cluster_{exchange}softmax_f32")  # 4 blocks per row, 8 chunks each
+        x = p.input("x", (4, 131072), "f32")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        progs.append(p)
+        # ragged blocks, a row-space output (17 rows x 8 blocks fill the 132 SMs:
+        # with fewer, the two reductions would run as waves over row slices)
+        p = kb.Program(f"cluster_{exchange}logsumexp_f32")
+        x = p.input("x", (17, 100000), "f32")
+        m = x.max(axis=-1, keepdims=True)
+        p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="lse")
+        progs.append(p)
     return progs
+
+
+def _cluster_options(name):
+    if not name.startswith("cluster_"):
+        return {}
+    if name.startswith("cluster_async_"):
+        return {"row_cluster": 8, "row_exchange": "async"}
+    return {"row_cluster": 8}
 
 
 def reduction_programs(rows=256, cols=1000):
@@ -166,7 +177,7 @@ def builder_test_programs():
     # (random programs with argmax / argmin: the seeds below have some)
     randoms = [random_program(s) for s in range(16)] + [
         random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
-    return [(prog, {"row_cluster": 8} if prog.name.startswith("cluster_") else {})
+    return [(prog, _cluster_options(prog.name))
             for prog in test_programs() + cluster_programs() + randoms]
 
 
@@ -293,7 +304,9 @@ def main():
             variants = {}
             if args.row_variants and name == "softmax_w262144":
                 variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
-                            "cl16": dict(row_cluster=16, row_chunks=8)}  # 512 threads x 8
+                            "cl16": dict(row_cluster=16, row_chunks=8),  # 512 threads x 8
+                            # totals sent with st.async, awaited on mbarriers
+                            "async": dict(row_exchange="async")}
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "softmax_xent", "softmax_w32768", "l2norm"):
                 # (0: streaming, one pass per dependency level)

@@ -30,6 +30,7 @@
 namespace kfuse {
 #define GEN_PASS_DEF_GENERICTOGPU
 #define GEN_PASS_DEF_CLUSTERDIMS
+#define GEN_PASS_DEF_ALIGNWORKGROUP
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -421,13 +422,21 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    if (rowExchange != "barrier" && rowExchange != "async") {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-exchange must be 'barrier' or "
+             "'async', got '"
+          << rowExchange << "'";
+      return signalPassFailure();
+    }
     for (auto &[name, generics] : kernels) {
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {
         return g.getNumReductionLoops() > 0;
       });
       if (rows) {
         if (failed(emitRowKernel(generics, name.getValue(), rowThreads,
-                                 rowChunks, rowCluster, rowOnline)))
+                                 rowChunks, rowCluster, rowOnline,
+                                 rowExchange == "async")))
           return signalPassFailure();
         continue;
       }
@@ -454,6 +463,19 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
 } // namespace
 
 namespace {
+struct AlignWorkgroupPass
+    : kfuse::impl::AlignWorkgroupBase<AlignWorkgroupPass> {
+  void runOnOperation() override {
+    StringRef align = LLVM::LLVMDialect::getAlignAttrName();
+    auto sixteen = IntegerAttr::get(IntegerType::get(&getContext(), 64), 16);
+    getOperation().walk([&](gpu::GPUFuncOp func) {
+      for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e; ++i)
+        if (!func.getWorkgroupAttributionAttr(i, align))
+          func.setWorkgroupAttributionAttr(i, align, sixteen);
+    });
+  }
+};
+
 struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -394,7 +394,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     `row-cluster`, a row too long for one block's registers is spread over
     the blocks of a thread-block cluster, whose totals are combined through
     distributed shared memory (the row still read from memory once; clusters
-    beyond 8 blocks use blocks of at most 512 threads). Longer rows, every
+    beyond 8 blocks use blocks of at most 512 threads): published with a
+    cluster barrier per reduction, or with `row-exchange=async` sent to every
+    block with st.async and awaited on an mbarrier. Longer rows, every
     row with `row-chunks=0`, and groups one pass serves (no row-wide result
     stored, every reduction folded in one pass) stream: the reductions fold
     in passes over the row, each taking every reduction whose inputs are
@@ -415,6 +417,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Most blocks of a thread-block cluster a row too long for one "
            "block's registers is spread over (0: none; up to 16 on sm_90 and "
            "later)">,
+    Option<"rowExchange", "row-exchange", "std::string",
+           /*default=*/"\"barrier\"",
+           "How the blocks of a cluster combine their totals: 'barrier' (each "
+           "publishes its total, a cluster barrier per reduction) or 'async' "
+           "(st.async into every block's slots, completing an mbarrier there; "
+           "PTX 8.1)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -433,6 +441,18 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
     `.reqnctapercluster` in the PTX: the kernel then runs in clusters when
     launched plainly (cuLaunchKernel). Two launches of one kernel with
     different cluster sizes are an error.
+  }];
+}
+
+def AlignWorkgroup : Pass<"fusion-align-workgroup", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Aligns the workgroup buffers of kernels to 16 bytes";
+  let description = [{
+    Sets `llvm.align = 16` on every workgroup attribution of every `gpu.func`
+    that has none. LLVM's load-store vectorizer merges loads of consecutive
+    constant indices of a workgroup array (a cluster exchange reads every
+    block's slot that way) into 16-byte `ld.shared.v4` while the NVPTX
+    printer declares the array with its element's alignment (`.align 4`):
+    nothing would keep the vector loads aligned.
   }];
 }
 

@@ -104,6 +104,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "block (0: none; 2, 4, 8 or 16 on sm_90 and later; -1: the "
                      "chip's default, 8 on sm_90 and later, else 0)"),
       llvm::cl::init(-1)};
+  Option<std::string> rowExchange{
+      *this, "row-exchange",
+      llvm::cl::desc("How a cluster's blocks combine their totals: barrier "
+                     "(a cluster barrier per reduction) or async (st.async "
+                     "into every block, awaited on an mbarrier)"),
+      llvm::cl::init("barrier")};
   Option<int64_t> blocksPerSm{
       *this, "blocks-per-sm",
       llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
@@ -115,7 +121,7 @@ struct CudaTargetOptions : PassPipelineOptions<CudaTargetOptions> {
                            llvm::cl::init("sm_90")};
   Option<std::string> features{*this, "features",
                                llvm::cl::desc("PTX features"),
-                               llvm::cl::init("+ptx80")};
+                               llvm::cl::init("+ptx81")};
   Option<int64_t> optLevel{*this, "opt-level",
                            llvm::cl::desc("LLVM optimization level"),
                            llvm::cl::init(3)};
@@ -188,6 +194,12 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(cluster)));
     return;
   }
+  if (o.rowExchange != "barrier" && o.rowExchange != "async") {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-exchange must be barrier or async, got '" +
+        o.rowExchange + "'"));
+    return;
+  }
   if (cluster > 1 && !clusters) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-cluster needs thread-block clusters "
@@ -203,15 +215,17 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
           "fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{row-chunks={7} row-cluster={9} "
-          "row-online={10}}),"
+          "row-online={10} row-exchange={11}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
-          "gpu-kernel-outlining,fusion-cluster-dims,cse,canonicalize{8}",
+          "gpu-kernel-outlining,fusion-cluster-dims,"
+          "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
           o.numerics.getValue(), o.rowChunks.getValue(),
           o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
                                             : "",
-          cluster, o.numerics.getValue() == "strict" ? "false" : "true")
+          cluster, o.numerics.getValue() == "strict" ? "false" : "true",
+          o.rowExchange.getValue())
           .str());
 }
 

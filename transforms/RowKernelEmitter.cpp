@@ -29,7 +29,8 @@
 // in a block of 1024 threads, 16 in smaller ones) is loaded once and every
 // phase works on registers (register mode); on sm_90 a longer row can be
 // spread over the blocks of a thread-block cluster the same way (cluster
-// mode). Longer rows, every row with row-chunks=0, and groups that one pass
+// mode: the blocks' totals meet in distributed shared memory, published with
+// a cluster barrier, or sent with st.async and awaited on an mbarrier). Longer rows, every row with row-chunks=0, and groups that one pass
 // serves (no row-wide result stored, every reduction folded in one pass:
 // registers would save no read) stream through memory: the reductions fold
 // in passes over the row, each pass taking every reduction whose inputs are
@@ -191,10 +192,11 @@ class RowKernel {
 public:
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
             int64_t threads, int64_t chunksPerThread = 4,
-            int64_t maxCluster = 0, bool online = false)
+            int64_t maxCluster = 0, bool online = false,
+            bool asyncExchange = false)
       : generics(generics), name(name), threads(threads),
         chunksPerThread(chunksPerThread), maxCluster(maxCluster),
-        online(online),
+        online(online), asyncExchange(asyncExchange),
         perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
           // Contractions, and reductions over leading dimensions (a thread
           // per output column keeps the loads coalesced).
@@ -242,6 +244,10 @@ private:
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
   /// sum is then of differently rounded terms).
   bool online;
+  /// Cluster mode: blocks send their totals into every block's slots with
+  /// st.async, each arrival completing the receiver's mbarrier, instead of
+  /// publishing them with a cluster barrier (see clusterCombine).
+  bool asyncExchange;
   bool perThread; // one thread per row (contractions) or one block per row
   /// Cluster mode (sm_90): a row too long for one block's registers is
   /// spread over the `cluster` blocks of a thread-block cluster, each holding
@@ -255,6 +261,11 @@ private:
   gpu::LaunchOp launchOp;
   int64_t blockThreads = 0;
   SmallVector<Value> slots;
+  /// Async exchange: each reduction's mbarrier (its slots hold one value
+  /// per block), and whether the cluster barrier that makes every block's
+  /// initialized mbarriers visible has been waited on.
+  SmallVector<Value> mbars;
+  bool clusterReady = false;
   unsigned nextSlot = 0;
   /// The last value a cluster combine computed from other blocks' slots.
   Value lastCombined;
@@ -262,6 +273,11 @@ private:
   /// value (the same order of combination everywhere).
   Value clusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
                        gpu::AllReduceOperation kind);
+  Value asyncClusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
+                            gpu::AllReduceOperation kind);
+  /// Async exchange: thread 0 initializes the mbarriers, every thread
+  /// arrives at the cluster barrier the first exchange waits on.
+  void initExchange(OpBuilder &b, Location loc, Value tid);
   /// Combines the threads' partials of a block (and, in cluster mode, the
   /// blocks' totals): every thread gets the row's total. Integers narrower
   /// than 32 bits (booleans of an "all" or "any") travel as i32, the width
@@ -616,8 +632,159 @@ bool RowKernel::usedOutside(Value buffer) {
   return !isPrivateTo(buffer, generics);
 }
 
+/// The shared::cta address of workgroup buffer `buffer` plus `offset` bytes.
+static Value sharedAddress(OpBuilder &b, Location loc, Value buffer,
+                           Value offset = Value()) {
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  if (offset)
+    address = arith::AddIOp::create(b, loc, address, offset);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), address)});
+}
+
+/// One PTX statement (or a braced block of them) with side effects.
+static Value ptx(OpBuilder &b, Location loc, Type result, ValueRange operands,
+                 StringRef text, StringRef constraints) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, result ? TypeRange{result} : TypeRange{}, operands, text,
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  return result ? op.getResult(0) : Value();
+}
+
+/// The integer a total travels as through st.async (32 or 64 bits).
+static Type exchangeType(Type t) {
+  return IntegerType::get(t.getContext(),
+                          t.getIntOrFloatBitWidth() <= 32 ? 32 : 64);
+}
+
+static Value toExchange(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType(), bits = exchangeType(t);
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (isa<FloatType>(t))
+    v = arith::BitcastOp::create(b, loc, b.getIntegerType(w), v);
+  if (w < bits.getIntOrFloatBitWidth())
+    v = arith::ExtUIOp::create(b, loc, bits, v);
+  return v;
+}
+
+static Value fromExchange(OpBuilder &b, Location loc, Value v, Type t) {
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (w < v.getType().getIntOrFloatBitWidth())
+    v = arith::TruncIOp::create(b, loc, b.getIntegerType(w), v);
+  if (isa<FloatType>(t))
+    v = arith::BitcastOp::create(b, loc, t, v);
+  return v;
+}
+
+void RowKernel::initExchange(OpBuilder &b, Location loc, Value tid) {
+  // An mbarrier must be initialized, and the initialization visible to the
+  // cluster, before another block's st.async signals it: thread 0 inits
+  // and fences, every thread arrives; the first exchange waits, so the
+  // barrier's latency hides behind the loads and the block reduction.
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        arith::ConstantIndexOp::create(b, loc, 0));
+  auto init = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  {
+    OpBuilder ib = init.getThenBodyBuilder();
+    // (one arrival per phase: the receiving thread's expect-tx)
+    Value one = arith::ConstantIntOp::create(ib, loc, ib.getI32Type(), 1);
+    for (Value bar : mbars)
+      NVVM::MBarrierInitOp::create(ib, loc, sharedAddress(ib, loc, bar), one,
+                                   /*predicate=*/Value());
+    NVVM::FenceMbarrierInitOp::create(ib, loc);
+  }
+  NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
+}
+
+Value RowKernel::asyncClusterCombine(OpBuilder &b, Location loc, Value tid,
+                                     Value total,
+                                     gpu::AllReduceOperation kind) {
+  // Thread 0 of every block sends the block's total into its own slot
+  // (by cluster rank) of every block of the cluster, itself included, with
+  // st.async: each store completes its bytes on the receiving block's
+  // mbarrier, which thread 0 there expects `cluster` of. The phase
+  // completes once all have landed; the wait acquires them. No fence and no
+  // cluster barrier per exchange, and no block can exit while another may
+  // still write to it: each waits for every block's total first.
+  Value slot = slots[nextSlot], bar = mbars[nextSlot];
+  ++nextSlot;
+  if (!clusterReady) {
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    clusterReady = true;
+  }
+  Type bits = exchangeType(total.getType());
+  unsigned bytes = bits.getIntOrFloatBitWidth() / 8;
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        arith::ConstantIndexOp::create(b, loc, 0));
+  auto send = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  {
+    OpBuilder sb = send.getThenBodyBuilder();
+    Value local = sharedAddress(sb, loc, bar);
+    ptx(sb, loc, Type(),
+        {local, arith::ConstantIntOp::create(sb, loc, sb.getI32Type(),
+                                             cluster * bytes)},
+        "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [$0], $1;",
+        "l,r");
+    Value value = toExchange(sb, loc, total);
+    Value mine = sharedAddress(
+        sb, loc, slot,
+        arith::MulIOp::create(sb, loc, rank,
+                              arith::ConstantIndexOp::create(sb, loc, bytes)));
+    auto remote = LLVM::LLVMPointerType::get(sb.getContext(), 7);
+    std::string store =
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b" +
+        std::to_string(bytes * 8) + " [$0], $1, [$2];";
+    std::string constraints = bytes == 4 ? "l,r,l" : "l,l,l";
+    for (int64_t j = 0; j < cluster; ++j) {
+      Value to = arith::ConstantIntOp::create(sb, loc, sb.getI32Type(), j);
+      ptx(sb, loc, Type(),
+          {NVVM::MapaOp::create(sb, loc, remote, mine, to),
+           value, NVVM::MapaOp::create(sb, loc, remote, local, to)},
+          store, constraints);
+    }
+  }
+  // Every thread waits for phase 0 (each mbarrier serves one exchange).
+  auto wait = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  {
+    Block *before = b.createBlock(&wait.getBefore());
+    OpBuilder wb = OpBuilder::atBlockBegin(before);
+    Value done = ptx(
+        wb, loc, wb.getI32Type(), {sharedAddress(wb, loc, bar)},
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta."
+        "b64 p, [$1], 0; selp.u32 $0, 1, 0, p; }",
+        "=r,l");
+    Value again = arith::CmpIOp::create(
+        wb, loc, arith::CmpIPredicate::eq, done,
+        arith::ConstantIntOp::create(wb, loc, wb.getI32Type(), 0));
+    scf::ConditionOp::create(wb, loc, again, ValueRange{});
+    Block *after = b.createBlock(&wait.getAfter());
+    OpBuilder ab = OpBuilder::atBlockBegin(after);
+    scf::YieldOp::create(ab, loc);
+  }
+  b.setInsertionPointAfter(wait);
+  // Every block combines the same values in the same (rank) order.
+  Value acc;
+  for (int64_t j = 0; j < cluster; ++j) {
+    Value v = fromExchange(
+        b, loc,
+        memref::LoadOp::create(b, loc, slot,
+                               ValueRange{arith::ConstantIndexOp::create(b, loc, j)}),
+        total.getType());
+    acc = acc ? vector::makeArithReduction(
+                    b, loc, gpu::convertReductionKind(kind), acc, v)
+              : v;
+  }
+  return acc;
+}
+
 Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
                                 Value total, gpu::AllReduceOperation kind) {
+  if (asyncExchange)
+    return asyncClusterCombine(b, loc, tid, total, kind);
   Value slot = slots[nextSlot++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value isFirst =
@@ -635,19 +802,11 @@ Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
     OpBuilder sb = store.getThenBodyBuilder();
     memref::StoreOp::create(sb, loc, total, slot, ValueRange{c0});
     // (fence.acq_rel: NVVM's cluster-scope fence op is the heavier fence.sc)
-    LLVM::InlineAsmOp::create(sb, loc, TypeRange{}, ValueRange{},
-                              "fence.acq_rel.cluster;", "",
-                              /*has_side_effects=*/true,
-                              /*is_align_stack=*/false,
-                              LLVM::tailcallkind::TailCallKind::None,
-                              LLVM::AsmDialectAttr(), ArrayAttr());
+    ptx(sb, loc, Type(), {}, "fence.acq_rel.cluster;", "");
   }
   NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
   NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, slot);
-  Value shared = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), address)});
+  Value shared = sharedAddress(b, loc, slot);
   Value acc;
   for (int64_t j = 0; j < cluster; ++j) {
     Value remote = NVVM::MapaOp::create(
@@ -1331,18 +1490,29 @@ LogicalResult RowKernel::emit() {
   int64_t blocks = perThread ? (numRows + t - 1) / t : numRows * cluster;
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
-  // Cluster mode: one workgroup slot per reduction for its block total.
+  // Cluster mode: one workgroup slot per reduction for its block total
+  // (async exchange: a slot per block of the cluster, as integers, and the
+  // mbarrier their arrival completes).
   SmallVector<Type> slotTypes;
   if (cluster > 1)
     for (linalg::GenericOp g : generics)
-      if (g.getNumReductionLoops() > 0)
-        slotTypes.push_back(MemRefType::get(
-            {1},
-            combinedType(cast<MemRefType>(g.getDpsInits()[0].getType())
-                             .getElementType()),
-            MemRefLayoutAttrInterface(),
-            gpu::AddressSpaceAttr::get(b.getContext(),
-                                       gpu::AddressSpace::Workgroup)));
+      if (g.getNumReductionLoops() > 0) {
+        Type wide = combinedType(
+            cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType());
+        auto workgroup = gpu::AddressSpaceAttr::get(
+            b.getContext(), gpu::AddressSpace::Workgroup);
+        if (asyncExchange) {
+          slotTypes.push_back(MemRefType::get({cluster}, exchangeType(wide),
+                                              MemRefLayoutAttrInterface(),
+                                              workgroup));
+          slotTypes.push_back(MemRefType::get({1}, b.getI64Type(),
+                                              MemRefLayoutAttrInterface(),
+                                              workgroup));
+        } else {
+          slotTypes.push_back(MemRefType::get(
+              {1}, wide, MemRefLayoutAttrInterface(), workgroup));
+        }
+      }
   Value clusterSize = cluster > 1 ? cIdx(b, cluster) : Value();
   auto launch = gpu::LaunchOp::create(
       b, loc, cIdx(b, blocks), one, one, cIdx(b, t), one, one, nullptr, nullptr,
@@ -1370,7 +1540,11 @@ LogicalResult RowKernel::emit() {
     rank = arith::RemUIOp::create(kb, loc, row, cIdx(kb, cluster));
     row = arith::DivUIOp::create(kb, loc, row, cIdx(kb, cluster));
     colBase = arith::MulIOp::create(kb, loc, rank, cIdx(kb, colsPerBlock));
-    llvm::append_range(slots, launch.getWorkgroupAttributions());
+    for (auto [i, buffer] :
+         llvm::enumerate(launch.getWorkgroupAttributions()))
+      (asyncExchange && i % 2 ? mbars : slots).push_back(buffer);
+    if (asyncExchange)
+      initExchange(kb, loc, tid);
   }
   Value colStart = arith::MulIOp::create(kb, loc, tid, cIdx(kb, width));
   Value colStep = cIdx(kb, t * width);
@@ -1481,7 +1655,10 @@ LogicalResult RowKernel::emit() {
     }
   }
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
-  if (cluster > 1) {
+  if (cluster > 1 && asyncExchange && !clusterReady) {
+    // (every arrival is waited on before the block exits)
+    NVVM::ClusterWaitOp::create(tb, loc, tb.getUnitAttr());
+  } else if (cluster > 1 && !asyncExchange) {
     // No block may exit while another still reads its slots. Each block
     // arrives once it has read the last of them (before its output stores,
     // which the arrive's release would otherwise wait for) and waits just
@@ -1864,12 +2041,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName, int64_t threads,
                                    int64_t chunksPerThread, int64_t maxCluster,
-                                   bool online) {
+                                   bool online, bool asyncExchange) {
   // Blocks to fill an H100 (132 SMs).
   if (auto split =
           splitLongRows(generics, kernelName, threads, 132, maxCluster, online))
     return *split;
   return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster,
-                   online)
+                   online, asyncExchange)
       .emit();
 }

@@ -15,12 +15,15 @@ namespace kfuse {
 /// a thread-block cluster of up to that many blocks (sm_90 and later).
 /// `chunksPerThread` = 0 streams every row instead of keeping it in
 /// registers. `online` lets a streaming pass fold `m = max(e)` and
-/// `sum(exp(e - m))` together (fast numerics).
+/// `sum(exp(e - m))` together (fast numerics). `asyncExchange`: the blocks
+/// of a cluster send their totals to each other with st.async, completing
+/// an mbarrier in the receiving block, instead of publishing them with a
+/// cluster barrier.
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
               llvm::StringRef kernelName, int64_t threads,
               int64_t chunksPerThread = 4, int64_t maxCluster = 0,
-              bool online = false);
+              bool online = false, bool asyncExchange = false);
 
 } // namespace kfuse
 

@@ -44,6 +44,10 @@ class Options:
                                # cluster of up to this many blocks (2, 4, 8, 16; sm_90+;
                                # 16 is beyond CUDA's portable 8, the runtime opts in);
                                # 0: stream; None: the chip's (8 on sm_90+, else 0)
+    row_exchange: str = "barrier"  # how a cluster's blocks combine their totals:
+                               # "barrier" (published, a cluster barrier per
+                               # reduction) or "async" (st.async into every block,
+                               # awaited on an mbarrier)
     recompute: str = "auto"
     numerics: str = "fast"     # "strict": no FMA contraction or reassociation
     fuse: bool = True          # False: every op its own kernel (the baseline)
@@ -58,6 +62,9 @@ class Options:
         if self.row_cluster not in (None, 0, 1, 2, 4, 8, 16) or isinstance(self.row_cluster, bool):
             raise CompileError(f"option row_cluster must be 0, 2, 4, 8, 16 or None (the chip's "
                                f"default), got {self.row_cluster!r}")
+        if self.row_exchange not in ("barrier", "async"):
+            raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
+                               f"{self.row_exchange!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
@@ -74,6 +81,7 @@ class Options:
                        f"threads={self.threads} unroll={self.unroll} "
                        f"blocks-per-sm={self.blocks_per_sm} row-chunks={self.row_chunks} "
                        f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
+                       f"row-exchange={self.row_exchange} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

@@ -52,7 +52,7 @@
 // Rows of 262144 spread over clusters of 8 blocks: one i32 slot per
 // reduction.
 // CLUSTER-LABEL: gpu.func @masked_long_rows_g0
-// CLUSTER-SAME: workgroup(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>)
+// CLUSTER-SAME: workgroup(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CLUSTER-SAME: nvvm.cluster_dim = array<i32: 8, 1, 1>
 // CLUSTER: arith.andi %{{.*}}, %shuffleResult
 // CLUSTER: gpu.barrier

@@ -23,12 +23,18 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=STREAM
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=0 numerics=strict})' | FileCheck %s --check-prefix=STREAM
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8 row-chunks=8 numerics=strict row-exchange=async})' | FileCheck %s --check-prefix=ASYNC
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8 numerics=strict row-exchange=async},fusion-target-cuda)' -o %t.async.mlir
+// RUN: %python %S/extract_ptx.py %t.async.mlir > %t.async.ptx
+// RUN: %ptxas -arch=sm_90 %t.async.ptx -o %t.async.cubin
+// RUN: FileCheck %s --check-prefix=ASYNCPTX --input-file=%t.async.ptx
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-cluster=3})' 2>&1 | FileCheck %s --check-prefix=BADSIZE
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-exchange=fast})' 2>&1 | FileCheck %s --check-prefix=BADEXCHANGE
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{chip=sm_80 row-cluster=8})' 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80 numerics=strict})' | FileCheck %s --check-prefix=STREAM
 
 // IR: gpu.launch_func @kfuse_kernels::@lse_g0 clusters in (%[[C4:.*]], %[[C1:.*]], %[[C1]]) blocks in (%[[C640:.*]], %[[C1]], %[[C1]]) threads in (%[[C800:.*]], %[[C1]], %[[C1]])
-// IR: gpu.func @lse_g0({{.*}}) workgroup(%[[S0:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}nvvm.cluster_dim = array<i32: 4, 1, 1>
+// IR: gpu.func @lse_g0({{.*}}) workgroup(%[[S0:.*]] : memref<1xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[S1:.*]] : memref<1xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<25xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {{{.*}}nvvm.cluster_dim = array<i32: 4, 1, 1>
 // IR: %[[BID:.*]] = gpu.block_id x
 // IR: %[[RANK:.*]] = arith.remui %[[BID]], %c4
 // IR: %[[ROW:.*]] = arith.divui %[[BID]], %c4
@@ -77,12 +83,53 @@
 // PTX: mapa.shared::cluster
 // PTX: ld.shared::cluster
 
+// With row-exchange=async each reduction has a slot per block and an
+// mbarrier. Thread 0 initializes the mbarriers and fences, every thread
+// arrives at the one cluster barrier, which the first exchange waits on
+// (before any block may signal another's mbarrier). Per reduction, thread 0
+// expects 4 x 4 bytes on its own mbarrier and sends its total into its slot
+// (by rank) of every block with st.async; every thread waits for the phase
+// and folds the four slots from its own shared memory. No fence, no barrier
+// at the exit: a block leaves only after every block's totals reached it.
+// ASYNC: gpu.func @lse_g0({{.*}}) workgroup(%[[SLOTS:.*]] : memref<4xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BAR:.*]] : memref<1xi64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<4xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// ASYNC-COUNT-2: nvvm.mbarrier.init
+// ASYNC: nvvm.fence.mbarrier.init
+// ASYNC: nvvm.cluster.arrive.relaxed {aligned}
+// ASYNC-NOT: nvvm.cluster
+// ASYNC: gpu.barrier
+// ASYNC: nvvm.cluster.wait {aligned}
+// ASYNC: "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [$0], $1;"
+// ASYNC-COUNT-4: "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];"
+// ASYNC: scf.while
+// ASYNC: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
+// ASYNC-COUNT-4: memref.load %[[SLOTS]]
+// ASYNC: gpu.barrier
+// ASYNC-COUNT-4: st.async.shared::cluster
+// ASYNC-NOT: nvvm.cluster
+// ASYNC-NOT: fence
+// ASYNC: gpu.return
+
+// ASYNCPTX: .version 8.1
+// ASYNCPTX: .reqnctapercluster 4, 1, 1
+// ASYNCPTX: .shared .align 16 .b8
+// ASYNCPTX: mbarrier.init.shared.b64
+// ASYNCPTX: fence.mbarrier_init.release.cluster;
+// ASYNCPTX: barrier.cluster.arrive.relaxed.aligned;
+// ASYNCPTX: barrier.cluster.wait.aligned;
+// ASYNCPTX: mbarrier.arrive.expect_tx.release.cta.shared::cta.b64
+// ASYNCPTX: mapa.shared::cluster
+// ASYNCPTX: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// ASYNCPTX: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
+// ASYNCPTX-NOT: barrier.cluster
+// ASYNCPTX-NOT: fence.acq_rel
+
 // STREAM: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in
 // STREAM-NOT: clusters
 // STREAM-NOT: nvvm.mapa
 // STREAM: scf.for
 
 // BADSIZE: row-cluster must be -1, 0, 2, 4, 8 or 16, got 3
+// BADEXCHANGE: row-exchange must be barrier or async, got 'fast'
 // BADCHIP: row-cluster needs thread-block clusters (sm_90 or later), chip is sm_80
 
 func.func @lse(%arg0: tensor<160x100000xf32> {kfuse.name = "x"}) -> (tensor<160xf32> {kfuse.name = "lse"}) {

@@ -78,12 +78,12 @@
 // unchanged.
 // BINARY: gpu.launch_func @kfuse_kernels::@f_g0 blocks in
 // BINARY-NOT: gpu.module
-// BINARY: gpu.binary @kfuse_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+// BINARY: gpu.binary @kfuse_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">
 // BINARY-NOT: gpu.func
 
 // The PTX has one kernel that reads and writes 16 bytes per access (four
 // 32-bit lanes: ld/st.global.v4.b32), with no loop.
-// PTX: .version 8.0
+// PTX: .version 8.1
 // PTX: .target sm_90
 // PTX: .visible .entry f_g0(
 // PTX-NOT: .entry
@@ -110,14 +110,14 @@
 // SM80-DAG: %[[C864:.*]] = arith.constant 864 : index
 // SM80-DAG: %[[C128:.*]] = arith.constant 128 : index
 // SM80: gpu.launch_func @kfuse_kernels::@f_g0 blocks in (%[[C864]], %{{.*}}, %{{.*}}) threads in (%[[C128]], %{{.*}}, %{{.*}})
-// SM80: gpu.binary @kfuse_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// SM80: gpu.binary @kfuse_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">
 // SM80PTX: .target sm_80
 // SM80PTX: .entry f_g0(
 // SM80PTX: .maxntid 128, 1, 1
 // SM80PTX: ld.global.v4.b32
 
 // BADCHIP: error: fusion-codegen-cuda: chip must look like sm_90, got 'bogus'
-// BADTARGET: error: fusion-target-cuda: bad chip 'bogus' or features '+ptx80'
+// BADTARGET: error: fusion-target-cuda: bad chip 'bogus' or features '+ptx81'
 // UNKNOWNCHIP: error: fusion-select-strategy: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90); pass sm-count= to use another
 // BADTHREADS: error: fusion-select-strategy: threads must be a positive multiple of 32 and at most 1024, got 100
 

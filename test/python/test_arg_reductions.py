@@ -118,18 +118,21 @@ def test_argmax_rows_cpu(cols):
     np.testing.assert_array_equal(value, x.max(axis=1))
 
 
-@pytest.mark.parametrize("rows,cols,cluster,kernels", [
-    (8, 1000, 0, 1),       # register mode
-    (160, 262144, 0, 1),   # streaming mode (rows too long for registers)
-    (160, 262144, 8, 1),   # rows spread over clusters of blocks
-    (8, 262144, 8, 6),     # few rows: three waves of partials + finishing
+@pytest.mark.parametrize("rows,cols,cluster,kernels,exchange", [
+    (8, 1000, 0, 1, "barrier"),       # register mode
+    (160, 262144, 0, 1, "barrier"),   # streaming mode (rows too long for registers)
+    (160, 262144, 8, 1, "barrier"),   # rows spread over clusters of blocks
+    (160, 262144, 8, 1, "async"),     # ... their totals sent with st.async
+    (8, 262144, 8, 6, "barrier"),     # few rows: three waves of partials + finishing
 ])
-def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, tmp_path):
+def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, exchange, tmp_path):
     f = kfuse.compile(_argmax_text(rows, cols), target="cuda", chip="sm_90",
-                      row_cluster=cluster)
+                      row_cluster=cluster, row_exchange=exchange)
     assert f.ptx.count(".entry") == len(f.plan.steps) == kernels
     if cluster and kernels == 1:
         assert "mapa.shared::cluster" in f.ptx
+    if exchange == "async":
+        assert f.ptx.count("complete_tx::bytes.b32") == 4 * 8  # 4 reductions, 8 blocks
     _assembles(f.ptx, tmp_path)
 
 

@@ -414,7 +414,8 @@ def _row_programs():
 
 
 _ROW_MODES = {"registers": {}, "streamed": {"row_chunks": 0}, "one_chunk": {"row_chunks": 1},
-              "cluster2": {"row_cluster": 2}}
+              "cluster2": {"row_cluster": 2},
+              "cluster2_async": {"row_cluster": 2, "row_exchange": "async"}}
 
 
 @pytest.mark.parametrize("mode", list(_ROW_MODES))
@@ -434,8 +435,9 @@ def test_row_program_shapes_emulated(kind, width, mode):
                                atol=1e-5)
 
 
+@pytest.mark.parametrize("exchange", ["barrier", "async"])
 @pytest.mark.parametrize("kind", ["softmax", "layernorm"])
-def test_clusters_of_sixteen_blocks_emulated(kind):
+def test_clusters_of_sixteen_blocks_emulated(kind, exchange):
     # a row of 262144 over 16 blocks of 512 threads (beyond CUDA's portable
     # cluster size): every block reads its share once, totals meet through
     # distributed shared memory
@@ -445,11 +447,28 @@ def test_clusters_of_sixteen_blocks_emulated(kind):
     x = p.input("x", (1, 262144), "f32")
     p.output(build(x), name="y")
     xs = _case_rng(f"{kind}c16").standard_normal((1, 262144)).astype(np.float32)
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=16, row_chunks=8)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=16, row_chunks=8,
+                      row_exchange=exchange)
     assert f.plan.steps[0].grid == (16, 1, 1)
     np.testing.assert_allclose(f.emulate(xs), ref(xs.astype(np.float64)), rtol=1e-4,
                                atol=1e-6)
     assert f.emulator.last_stats[0]["load"]["by_buffer"][0] == xs.nbytes
+
+
+def test_cluster_async_exchange_of_64_bit_totals_emulated():
+    # f64 totals travel as 64-bit st.async (and a row-space output is stored
+    # by the first block of each cluster)
+    from kfuse import builder as kb
+    p = kb.Program("norm64")
+    x = p.input("x", (3, 70000), "f64")
+    p.output(kb.sqrt((x * x).sum(axis=-1)), name="n")
+    p.output(x - x.max(axis=-1, keepdims=True), name="d")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async")
+    assert ".reqnctapercluster 8" in f.ptx and "complete_tx::bytes.b64" in f.ptx
+    xs = _case_rng("norm64").standard_normal((3, 70000))
+    n, d = f.emulate(xs)
+    np.testing.assert_allclose(n, np.sqrt((xs * xs).sum(-1)), rtol=1e-12)
+    np.testing.assert_array_equal(d, xs - xs.max(-1, keepdims=True))
 
 
 def _traffic_cases():
@@ -609,3 +628,82 @@ $L__wait:
     exe = EmulatedExecutable(_plan("k", 4, 4, 32), _cluster_kernel(split))
     with pytest.raises(EmulatorError, match="different instructions"):
         exe(x)
+
+
+_ASYNC_BODY = """
+  setp.ne.b32 %p1, %r3, 0;
+  mov.u32 %r9, %cluster_ctarank;
+  setp.eq.b32 %p3, %r9, 1;
+  mul.wide.u32 %rd6, %r1, 4;
+  @%p1 bra $L__ready;
+  {init}
+$L__ready:
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  {leave}
+  @%p1 bra $L__sent;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.b32 %r5, [%rd7];
+  mov.b64 %rd8, bar;
+  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%rd8], {tx};
+  mov.b64 %rd9, slot;
+  mul.wide.u32 %rd10, %r9, 4;
+  add.s64 %rd9, %rd9, %rd10;
+  mapa.shared::cluster.u64 %rd11, %rd9, 0;
+  mapa.shared::cluster.u64 %rd12, %rd8, 0;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%rd11], %r5, [%rd12];
+  mapa.shared::cluster.u64 %rd11, %rd9, 1;
+  mapa.shared::cluster.u64 %rd12, %rd8, 1;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%rd11], %r5, [%rd12];
+$L__sent:
+  {wait}
+  ld.shared.b32 %r6, [slot];
+  ld.shared.b32 %r7, [slot+4];
+  add.f32 %r8, %r6, %r7;
+  @%p1 bra $L__done;
+  add.s64 %rd13, %rd2, %rd6;
+  st.global.b32 [%rd13], %r8;
+$L__done:
+  ret;
+"""
+
+_ASYNC_PARTS = {
+    "init": "mbarrier.init.shared::cta.b64 [bar], 1;\n  fence.mbarrier_init.release.cluster;",
+    "leave": "",
+    "tx": "8",
+    "wait": ("$L__wait:\n"
+             "  { .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
+             "[bar], 0; selp.u32 %r10, 1, 0, p; }\n"
+             "  setp.eq.b32 %p2, %r10, 0;\n"
+             "  @%p2 bra $L__wait;"),
+}
+
+
+def _async_kernel(**parts):
+    body = _ASYNC_BODY
+    for k, v in dict(_ASYNC_PARTS, **parts).items():
+        body = body.replace("{" + k + "}", v)
+    return _kernel(body, ".shared .align 4 .b8 slot[8];\n.shared .align 8 .b8 bar[8];",
+                   directives=".explicitcluster\n.reqnctapercluster 2, 1, 1")
+
+
+def test_cluster_blocks_exchange_totals_with_st_async_and_mbarriers():
+    # thread 0 of each block of a two-block cluster sends its value into its
+    # slot (by rank) of both blocks with st.async, each store completing 4
+    # bytes on the receiving block's mbarrier, which expects 8; every thread
+    # waits for the phase, then reads both slots
+    x = np.array([1.5, 2.0, 10.0, 20.0], np.float32)
+    run = lambda **parts: EmulatedExecutable(  # noqa: E731
+        _plan("k", 4, 4, 32), _async_kernel(**parts))(x)
+    np.testing.assert_array_equal(run(), [3.5, 3.5, 30.0, 30.0])
+    with pytest.raises(EmulatorError, match="before this thread saw the phase"):
+        run(wait="")           # reads the slots without waiting
+    with pytest.raises(EmulatorError, match="before this thread saw the phase"):
+        run(tx="4")            # the phase ends after one value: the other comes later
+    with pytest.raises(EmulatorError, match="mbarrier phase a thread waits for never"):
+        run(tx="12")           # waits for bytes nobody sends
+    with pytest.raises(EmulatorError, match="not initialized"):
+        run(init="")
+    with pytest.raises(EmulatorError, match="block that has exited"):
+        run(leave="@%p3 ret;")   # rank 1 leaves; rank 0 still sends to it
+

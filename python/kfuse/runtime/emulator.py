@@ -11,6 +11,11 @@ or hang on:
   reaches, or that threads of one warp reach by different instructions, and
   `shfl.sync` whose member lanes do not all take part, or that reads a lane
   which does not;
+- mbarriers (init, arrive with expect-tx, try_wait.parity) and st.async into
+  a cluster block's shared memory: a signal to an mbarrier that is not
+  initialized, more arrivals than a phase expects, st.async into a block
+  that has exited, a load of bytes st.async wrote before the loading thread
+  saw their mbarrier's phase complete, and phases that never complete;
 - kernels that never finish (a step limit).
 
 Threads run SIMT-style: all threads of a batch of blocks are numpy lanes;
@@ -21,7 +26,9 @@ barrier or shuffle waits until its block (cluster, warp) is complete there.
 Whole blocks of one thread-block cluster run in the same batch.
 
 Not modelled: memory ordering (memory is sequentially consistent here, so
-fences and the release / relaxed qualifiers of barriers are not checked).
+fences and the release / relaxed qualifiers of barriers are not checked; a
+cluster barrier's arrive already waits for the whole cluster, so an
+mbarrier's initialization always precedes other blocks' signals here).
 
 Floating point follows PTX: f32 add/sub/mul/div/sqrt round once to nearest
 (numpy does the same); fma rounds once (exactly, through float64 and an
@@ -209,6 +216,14 @@ class _Batch:
         self.epoch = np.zeros(nb, dtype=np.int64)  # barriers each block has passed
         self.wepoch = np.zeros(nb * -(-nt // 32), dtype=np.int64)  # shuffles of each warp
         self.cepoch = np.zeros(nb, dtype=np.int64)  # cluster barriers
+        # mbarriers by flat shared byte (block * bytes + offset):
+        # [expected arrivals, pending arrivals, tx-count, completed phases]
+        self.mbar: Dict[int, list] = {}
+        # bytes st.async wrote: the mbarrier it signalled (-1: none) and its phase then
+        self.async_bar = np.full(self.shared.size, -1, dtype=np.int64)
+        self.async_phase = np.zeros(self.shared.size, dtype=np.int64)
+        # per mbarrier, the phases each thread has seen complete (try_wait)
+        self.seen: Dict[int, np.ndarray] = {}
         lin = ctaid[:, 0] + grid[0] * (ctaid[:, 1] + grid[1] * ctaid[:, 2])
         self.lin = lin                               # block id within the grid
         self.gid = lin[self.block_of] * nt + local   # thread id within the launch
@@ -358,15 +373,16 @@ class _Shadow:
 class _Exec:
     """One statement compiled to a function of (batch, selected threads)."""
 
-    __slots__ = ("stmt", "run", "kind", "target", "mask")
+    __slots__ = ("stmt", "run", "kind", "target", "mask", "ready")
 
     def __init__(self, stmt: Stmt, run: Optional[Callable], kind: str = "op",
                  target: int = -1):
         self.stmt = stmt
         self.run = run
-        self.kind = kind        # op, bra, ret, bar, cbar, shfl, nop
+        self.kind = kind        # op, bra, ret, bar, cbar, shfl, mbar, nop
         self.target = target    # bra: the statement index it jumps to
         self.mask = None        # shfl: fn(batch, threads) -> member mask per lane
+        self.ready = None       # mbar: fn(batch, threads) -> whose wait is over
 
 
 def _where(B: _Batch, stmt: Stmt, i: Optional[int] = None) -> str:
@@ -376,6 +392,65 @@ def _where(B: _Batch, stmt: Stmt, i: Optional[int] = None) -> str:
         s += (f", block {tuple(int(v) for v in B.ctaid_of_block[b])}, "
               f"thread {int(B.tid[0][i]), int(B.tid[1][i]), int(B.tid[2][i])}")
     return s
+
+
+def _shared_target(B: _Batch, sel, a, total: int, cluster: bool, fail):
+    """(block in the batch, offset) of the shared addresses `a` of threads `sel`:
+    a shared::cluster address names its block by rank ((rank + 1) << 24 |
+    offset), any other the thread's own block. `fail(k, message)` raises for
+    access k: a rank outside the cluster, a cluster address where `cluster` is
+    False, or bytes outside the block's shared memory."""
+    blk = B.block_of if sel is None else B.block_of[sel]
+    rank = (a >> np.uint64(_RANK_SHIFT)).astype(np.int64)
+    off = (a & np.uint64((1 << _RANK_SHIFT) - 1)).astype(np.int64)
+    if rank.any():
+        if not cluster:
+            fail(int(np.flatnonzero(rank)[0]),
+                 "a shared::cluster address used by a shared::cta access")
+        blk = blk.copy()
+        for k in np.flatnonzero(rank):
+            key = (int(B.cluster_of_block[int(blk[k])]), int(rank[k]) - 1)
+            if key not in B.block_at:
+                fail(int(k), f"cluster rank {key[1]} is not in this cluster")
+            blk[k] = B.block_at[key]
+    if (off < 0).any() or (off + total > B.smem_bytes).any():
+        k = int(np.flatnonzero((off < 0) | (off + total > B.smem_bytes))[0])
+        fail(k, f"shared access of {total} bytes at offset {int(off[k])} outside the "
+                f"block's {B.smem_bytes} bytes of shared memory")
+    return blk, off
+
+
+def _check_async_bytes(B: _Batch, sel, loc, first, total: int, load: bool, fail):
+    """Accesses `loc` (into `first`, flat shared bytes) of bytes st.async wrote: a
+    load must come after its thread saw the phase that write signalled complete
+    (mbarrier.try_wait); a store takes the bytes back from st.async."""
+    byte = (first[loc][:, None] + np.arange(total, dtype=np.int64)).reshape(-1)
+    bar = B.async_bar[byte]
+    if not (bar >= 0).any():
+        return
+    if not load:
+        B.async_bar[byte] = -1
+        return
+    threads = np.arange(B.n) if sel is None else np.asarray(sel)
+    who = np.repeat(threads[loc], total)
+    for b in np.unique(bar[bar >= 0]):
+        at = np.flatnonzero(bar == b)
+        seen = B.seen.get(int(b))
+        saw = seen[who[at]] if seen is not None else np.zeros(len(at), np.int64)
+        early = np.flatnonzero(saw <= B.async_phase[byte[at]])
+        if early.size:
+            k = int(loc[at[early[0]] // total])
+            row = B.shared.shape[1]
+            fail(k, f"load of shared bytes (offset {int(first[k]) % row}) that st.async "
+                    f"wrote, before this thread saw the phase of their mbarrier (offset "
+                    f"{int(b) % row}) complete")
+
+
+def _mbar_complete(st: list) -> None:
+    """Ends an mbarrier's phase once every arrival and transaction is in."""
+    if st[1] == 0 and st[2] == 0:
+        st[3] += 1
+        st[1] = st[0]
 
 
 class _Compiler:
@@ -388,7 +463,8 @@ class _Compiler:
         dt = np.dtype(_NUM[t])
         if isinstance(op, Reg):
             name = op.name
-            if name.startswith("%") and "." in name or name in ("%laneid", "%warpid"):
+            if name.startswith("%") and "." in name or name in (
+                    "%laneid", "%warpid", "%cluster_ctarank", "%cluster_nctarank"):
                 return self.special(name, dt)
             cls = self.k.regs.get(name)
             if cls is None:
@@ -585,10 +661,171 @@ class _Compiler:
         return self.op_mov(Stmt(s.line, s.text, s.guard, ("mov", s.op[-1]), s.args), labels)
 
     # memory -----------------------------------------------------------------
+    def _address(self, s: Stmt, mem: Mem):
+        """fn(B, sel) -> the address (uint64 per thread) of a [base + offset] operand:
+        a register, a shared variable, or none."""
+        if isinstance(mem.base, Reg):
+            base = self.reader(mem.base, "u64")
+        elif isinstance(mem.base, Sym):
+            if mem.base.name not in self.k.shared:
+                raise PtxError(f"PTX line {s.line}: unknown symbol {mem.base.name!r}")
+            off0 = self.k.shared[mem.base.name].offset
+            base = (lambda o: lambda B, sel: np.uint64(o))(off0)
+        else:
+            base = lambda B, sel: np.uint64(0)  # noqa: E731
+        offset = np.uint64(mem.offset & 0xFFFFFFFFFFFFFFFF)
+
+        def addresses(B, sel):
+            a = np.asarray(base(B, sel)).astype(np.uint64) + offset
+            n = B.n if sel is None else len(sel)
+            return np.broadcast_to(a, (n,))
+        return addresses
+
+    def _mbarriers(self, s: Stmt, mem, cluster: bool):
+        """fn(B, sel) -> flat shared byte of the 8-byte mbarrier each thread names."""
+        if not isinstance(mem, Mem):
+            raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
+        addresses = self._address(s, mem)
+
+        def flat(B, sel):
+            a = addresses(B, sel)
+
+            def fail(k, msg):
+                raise EmulatorError(f"{msg}: {_where(B, s, int(k if sel is None else sel[k]))}")
+            bad = np.flatnonzero(a % np.uint64(8))
+            if bad.size:
+                fail(int(bad[0]), f"mbarrier at {int(a[bad[0]]):#x} is not 8-byte aligned")
+            blk, off = _shared_target(B, sel, a, 8, cluster, fail)
+            return blk * B.shared.shape[1] + off
+        return flat
+
+    def op_mbarrier(self, s, labels):
+        """mbarrier.init, mbarrier.arrive[.expect_tx] (one arrival per thread) and
+        mbarrier.try_wait.parity (waits here until the phase is complete)."""
+        mods = s.op[1:]
+        cluster = "shared::cluster" in mods
+        if mods[0] == "init":
+            flat = self._mbarriers(s, s.args[0], False)
+            rc = self.reader(s.args[1], "u32")
+
+            def init(B, sel):
+                count = np.broadcast_to(np.asarray(rc(B, sel)), (B.n if sel is None
+                                                                 else len(sel),))
+                for f, c in zip(flat(B, sel).tolist(), count.tolist()):
+                    B.mbar[f] = [int(c), int(c), 0, 0]
+            return init
+        if mods[0] == "arrive":
+            expect = "expect_tx" in mods
+            dst = s.args[0]
+            flat = self._mbarriers(s, s.args[1], cluster)
+            rtx = self.reader(s.args[2], "u32") if expect else None
+            wr = self.writer(dst)
+
+            def arrive(B, sel):
+                fl = flat(B, sel)
+                tx = (np.broadcast_to(np.asarray(rtx(B, sel)), fl.shape) if expect
+                      else np.zeros(fl.shape, np.int64))
+                for k, (f, t) in enumerate(zip(fl.tolist(), tx.tolist())):
+                    st = B.mbar.get(f)
+                    i = int(k if sel is None else sel[k])
+                    if st is None:
+                        raise EmulatorError(f"arrive on an mbarrier that is not initialized "
+                                            f"(mbarrier.init): {_where(B, s, i)}")
+                    st[2] += int(t)
+                    st[1] -= 1
+                    if st[1] < 0:
+                        raise EmulatorError(f"more arrivals on an mbarrier than its phase "
+                                            f"expects ({st[0]}): {_where(B, s, i)}")
+                    _mbar_complete(st)
+                wr(B, sel, np.zeros(len(fl), np.uint64))
+            return arrive
+        if mods[0] == "try_wait" and "parity" in mods:
+            wp = self.writer(s.args[0])
+            flat = self._mbarriers(s, s.args[1], False)
+            rpar = self.reader(s.args[2], "u32")
+
+            def done(B, sel):
+                fl = flat(B, sel)
+                par = np.broadcast_to(np.asarray(rpar(B, sel)).astype(np.int64) & 1, fl.shape)
+                phases = np.array([B.mbar[f][3] if f in B.mbar else -1 for f in fl.tolist()],
+                                  dtype=np.int64)
+                if (phases < 0).any():
+                    k = int(np.flatnonzero(phases < 0)[0])
+                    raise EmulatorError(f"wait on an mbarrier that is not initialized "
+                                        f"(mbarrier.init): {_where(B, s, int(sel[k]))}")
+                # the phase of parity `par` is complete once the current one differs
+                return (phases & 1) != par
+
+            def passed(B, sel):
+                for f in np.unique(flat(B, sel)).tolist():
+                    seen = B.seen.setdefault(f, np.zeros(B.n, np.int64))
+                    at = sel[flat(B, sel) == f]
+                    seen[at] = B.mbar[f][3]
+                wp(B, sel, np.ones(len(sel), np.bool_))
+            ex = _Exec(s, passed, "mbar")
+            ex.ready = done
+            return ex
+        raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported by the PTX emulator")
+
+    def _st_async(self, s):
+        """st.async.shared::cluster.mbarrier::complete_tx::bytes: a store into a cluster
+        block's shared memory that completes its bytes on an mbarrier of that block."""
+        mods = s.op[1:]
+        if "mbarrier::complete_tx::bytes" not in mods or len(s.args) != 3 \
+                or any(m in mods for m in ("v2", "v4")):
+            raise PtxError(f"PTX line {s.line}: only scalar st.async with "
+                           f"mbarrier::complete_tx::bytes is supported: {s.text!r}")
+        t = self._type(s)
+        size = type_size(t)
+        if not isinstance(s.args[0], Mem):
+            raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
+        addresses = self._address(s, s.args[0])
+        rd = self.reader(s.args[1], t)
+        flat_bar = self._mbarriers(s, s.args[2], True)
+        elem = _UINT[size]
+
+        def run(B, sel):
+            a = addresses(B, sel)
+            n = len(a)
+            idx = np.arange(B.n) if sel is None else sel
+
+            def fail(k, msg):
+                raise EmulatorError(f"{msg}: {_where(B, s, int(idx[k]))}")
+            bad = np.flatnonzero(a % np.uint64(size))
+            if bad.size:
+                fail(int(bad[0]), f"st.async of {size} bytes at {int(a[bad[0]]):#x} is not "
+                                  f"{size}-byte aligned")
+            blk, off = _shared_target(B, sel, a, size, True, fail)
+            bars = flat_bar(B, sel)
+            row = B.shared.shape[1]
+            vals = np.broadcast_to(_bits(rd(B, sel), elem), (n,))
+            for k in range(n):
+                b = int(blk[k])
+                if bars[k] // row != b:
+                    fail(k, "st.async signals an mbarrier of another block than the one "
+                            "it writes to")
+                if not (B.alive & (B.block_of == b)).any():
+                    fail(k, "st.async into the shared memory of a block that has exited")
+                st = B.mbar.get(int(bars[k]))
+                if st is None:
+                    fail(k, "st.async signals an mbarrier that is not initialized "
+                            "(mbarrier.init; made visible to the cluster by a fence and "
+                            "cluster barrier)")
+                first = b * row + int(off[k])
+                B.shared.reshape(-1)[first:first + size] = \
+                    np.asarray(vals[k]).reshape(1).view(np.uint8)
+                B.async_bar[first:first + size] = int(bars[k])
+                B.async_phase[first:first + size] = st[3]
+                st[2] -= size
+                _mbar_complete(st)
+        return run
+
     def op_ld(self, s, labels):
         return self._access(s, load=True)
 
     def op_st(self, s, labels):
+        if "async" in s.op:
+            return self._st_async(s)
         return self._access(s, load=False)
 
     def _access(self, s: Stmt, load: bool):
@@ -620,17 +857,7 @@ class _Compiler:
                 space = "global"   # generic addresses: only global memory is emulated
         if space not in ("global", "shared", "shared::cta", "shared::cluster"):
             raise PtxError(f"PTX line {s.line}: {space} memory is not supported: {s.text!r}")
-        # address: base register or symbol + offset
-        if isinstance(mem.base, Reg):
-            base = self.reader(mem.base, "u64")
-        elif isinstance(mem.base, Sym):
-            if mem.base.name not in self.k.shared:
-                raise PtxError(f"PTX line {s.line}: unknown symbol {mem.base.name!r}")
-            off0 = self.k.shared[mem.base.name].offset
-            base = (lambda o: lambda B, sel: np.uint64(o))(off0)
-        else:
-            base = lambda B, sel: np.uint64(0)  # noqa: E731
-        offset = np.uint64(mem.offset & 0xFFFFFFFFFFFFFFFF)
+        addresses = self._address(s, mem)
         elem = _UINT[size]
         total = size * vec
         if load:
@@ -640,11 +867,6 @@ class _Compiler:
         else:
             rds = [self.reader(x, t) for x in items]
         stmt = s
-
-        def addresses(B, sel):
-            a = np.asarray(base(B, sel)).astype(np.uint64) + offset
-            n = B.n if sel is None else len(sel)
-            return np.broadcast_to(a, (n,))
 
         def fail(B, sel, k, msg):
             i = int(k if sel is None else sel[k])
@@ -708,24 +930,7 @@ class _Compiler:
         def srun(B, sel):
             a = addresses(B, sel)
             misaligned(B, sel, a)
-            blk = B.block_of if sel is None else B.block_of[sel]
-            rank = (a >> np.uint64(_RANK_SHIFT)).astype(np.int64)
-            off = (a & np.uint64((1 << _RANK_SHIFT) - 1)).astype(np.int64)
-            if rank.any():
-                if not cluster:
-                    k = int(np.flatnonzero(rank)[0])
-                    fail(B, sel, k, "a shared::cluster address used by a shared::cta access")
-                blk = blk.copy()
-                for k in np.flatnonzero(rank):
-                    b0 = int(blk[k])
-                    key = (int(B.cluster_of_block[b0]), int(rank[k]) - 1)
-                    if key not in B.block_at:
-                        fail(B, sel, int(k), f"cluster rank {key[1]} is not in this cluster")
-                    blk[k] = B.block_at[key]
-            if (off < 0).any() or (off + total > B.smem_bytes).any():
-                k = int(np.flatnonzero((off < 0) | (off + total > B.smem_bytes))[0])
-                fail(B, sel, k, f"shared access of {total} bytes at offset {int(off[k])} "
-                                f"outside the block's {B.smem_bytes} bytes of shared memory")
+            blk, off = _shared_target(B, sel, a, total, cluster, lambda k, m: fail(B, sel, k, m))
             own = B.block_of if sel is None else B.block_of[sel]
             remote = blk != own
             first = blk * B.shared.shape[1] + off
@@ -740,6 +945,9 @@ class _Compiler:
                 k = B.rshadow.access(first[r], total, -3, B.cepoch[blk[r]], -1, -1, -1, -1)
                 k = None if k is None else int(r[k])
             loc = np.flatnonzero(~remote)
+            if loc.size:
+                _check_async_bytes(B, sel, loc, first, total, load,
+                                   lambda k, m: fail(B, sel, k, m))
             if not load:
                 vals = np.empty((len(off), vec), dtype=elem)
                 for j, rd in enumerate(rds):
@@ -1396,7 +1604,7 @@ class KernelProgram:
                     gv = np.broadcast_to(np.asarray(g[0](B, s_arg)), (len(sel),))
                     on = ~gv if g[1] else gv
                 kind = ex.kind
-                if kind in ("bar", "cbar", "shfl"):
+                if kind in ("bar", "cbar", "shfl", "mbar"):
                     if on is not None and not on.all():
                         raise EmulatorError(f"a guarded barrier or shuffle is not "
                                             f"supported: {_where(B, ex.stmt)}")
@@ -1473,6 +1681,16 @@ class KernelProgram:
                 B.epoch[blocks] += 1
                 B.cepoch[blocks] += 1
                 released = True
+        mb = w[kinds == "mbar"]
+        for q in np.unique(pc[mb]) if mb.size else ():
+            at = mb[pc[mb] == q]
+            ex = self.code[int(q)]
+            go = at[ex.ready(B, at)]
+            if go.size:
+                ex.run(B, go)
+                waiting[go] = False
+                pc[go] += 1
+                released = True
         sh = w[kinds == "shfl"]
         for q in np.unique(pc[sh]) if sh.size else ():
             at = sh[pc[sh] == q]
@@ -1539,8 +1757,11 @@ class KernelProgram:
                      if B.waiting[j] else "has exited" if not B.alive[j] else "is elsewhere")
             detail = (f"; thread {int(B.tid[0][j]), int(B.tid[1][j]), int(B.tid[2][j])} of "
                       f"the same block {where}")
-        what = {"bar": "bar.sync", "cbar": "the cluster barrier",
-                "shfl": "shfl.sync"}[ex.kind]
+        if ex.kind == "mbar":
+            raise EmulatorError(f"an mbarrier phase a thread waits for never completes (the "
+                                f"arrivals or st.async bytes it expects never come): "
+                                f"{_where(B, ex.stmt, i)}")
+        what = {"bar": "bar.sync", "cbar": "the cluster barrier", "shfl": "shfl.sync"}[ex.kind]
         raise EmulatorError(f"{what} is never completed (not every thread that must take "
                             f"part reaches it): {_where(B, ex.stmt, i)}{detail}")
 
