@@ -214,12 +214,35 @@ def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
     input wrote them: no contraction into FMA and no reassociation beyond
     the input, so on the CPU target a fused program computes the same bits as
     the unfused one. `mode=fast` adds `contract` to every arith op that
-    takes fast-math flags, so mul-add pairs may become FMAs.
+    takes fast-math flags, so mul-add pairs may become FMAs, and `afn` to
+    `math.exp` (on CUDA, `fusion-fast-exp` makes it `ex2.approx`).
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"fast\"",
            "'strict' or 'fast'">,
   ];
+}
+
+def FastExp : Pass<"fusion-fast-exp"> {
+  let summary = "exp as ex2.approx in GPU code (fast numerics)";
+  let description = [{
+    The NVVM lowering of an f32 `math.exp` calls libdevice's `__nv_expf`:
+    range reduction around `ex2.approx.ftz` for an error of about an ulp,
+    some ten instructions per element (instruction issue slowed a fused
+    RMSNorm+SiLU and the register-held softmax of very long rows, whose
+    phases do not overlap memory traffic). Under fast numerics this pass
+    rewrites it (f32 and vectors of it, lane by lane) to
+    `ex2.approx.f32(x * log2(e))`: two instructions, within about
+    2 + 1.2 |x| ulp (2 ulp for ex2.approx, plus the rounding of
+    `x * log2(e)`: 6e-6 relative at |x| = 88, beyond which exp overflows or
+    underflows); NaN, the infinities and subnormal results come out as from
+    `__nv_expf`. Only exps that allow approximation (`afn`,
+    which `fusion-set-numerics` sets in fast mode) are rewritten; part of
+    `fusion-target-cuda`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def IeeeSqrt : Pass<"fusion-ieee-sqrt"> {

@@ -239,7 +239,8 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
   }
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
-                        "gpu.module(expand-strided-metadata,lower-affine,"
+                        "gpu.module(fusion-fast-exp,expand-strided-metadata,"
+                        "lower-affine,"
                         "convert-scf-to-cf,convert-vector-to-llvm,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
                         "cse,canonicalize,reconcile-unrealized-casts),"

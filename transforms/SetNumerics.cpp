@@ -12,6 +12,7 @@
 namespace kfuse {
 #define GEN_PASS_DEF_SETNUMERICS
 #define GEN_PASS_DEF_IEEESQRT
+#define GEN_PASS_DEF_FASTEXP
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -35,10 +36,12 @@ struct SetNumericsPass : kfuse::impl::SetNumericsBase<SetNumericsPass> {
       arith::FastMathFlagsAttr old = op.getFastMathFlagsAttr();
       arith::FastMathFlags flags =
           old ? old.getValue() : arith::FastMathFlags::none;
-      op->setAttr(
-          op.getFastMathAttrName(),
-          arith::FastMathFlagsAttr::get(
-              op->getContext(), flags | arith::FastMathFlags::contract));
+      flags = flags | arith::FastMathFlags::contract;
+      // exp may be approximated (fusion-fast-exp: ex2.approx on CUDA)
+      if (isa<math::ExpOp>(op.getOperation()))
+        flags = flags | arith::FastMathFlags::afn;
+      op->setAttr(op.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(op->getContext(), flags));
     });
   }
 };
@@ -49,26 +52,71 @@ bool isIeeeFloat(Type t) {
   return t.isF32() || t.isF64();
 }
 
-/// The NVVM intrinsic for a correctly rounded square root, lane by lane
-/// for vectors (llvm.intr.sqrt is not legal in convert-gpu-to-nvvm).
-Value sqrtRn(OpBuilder &b, Location loc, Value x) {
+/// `f(lane)` for a scalar, or lane by lane for a 1-D vector (NVVM
+/// intrinsics are scalar); null for other vectors.
+Value lanewise(OpBuilder &b, Location loc, Value x,
+               llvm::function_ref<Value(Value)> f) {
   auto vec = dyn_cast<VectorType>(x.getType());
-  Type elem = getElementTypeOrSelf(x.getType());
-  auto intrinsic = b.getStringAttr(elem.isF32() ? "llvm.nvvm.sqrt.rn.f"
-                                                : "llvm.nvvm.sqrt.rn.d");
-  auto one = [&](Value v) -> Value {
-    return LLVM::CallIntrinsicOp::create(b, loc, elem, intrinsic, ValueRange{v})
-        .getResult(0);
-  };
   if (!vec)
-    return one(x);
+    return f(x);
   if (vec.getRank() != 1 || vec.isScalable())
     return nullptr;
   SmallVector<Value> lanes;
   for (int64_t i = 0; i < vec.getNumElements(); ++i)
-    lanes.push_back(one(vector::ExtractOp::create(b, loc, x, i)));
+    lanes.push_back(f(vector::ExtractOp::create(b, loc, x, i)));
   return vector::FromElementsOp::create(b, loc, vec, lanes);
 }
+
+/// The NVVM intrinsic for a correctly rounded square root, lane by lane
+/// for vectors (llvm.intr.sqrt is not legal in convert-gpu-to-nvvm).
+Value sqrtRn(OpBuilder &b, Location loc, Value x) {
+  Type elem = getElementTypeOrSelf(x.getType());
+  auto intrinsic = b.getStringAttr(elem.isF32() ? "llvm.nvvm.sqrt.rn.f"
+                                                : "llvm.nvvm.sqrt.rn.d");
+  return lanewise(b, loc, x, [&](Value v) -> Value {
+    return LLVM::CallIntrinsicOp::create(b, loc, elem, intrinsic, ValueRange{v})
+        .getResult(0);
+  });
+}
+
+struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
+  void runOnOperation() override {
+    SmallVector<math::ExpOp> exps;
+    getOperation()->walk([&](math::ExpOp op) {
+      if (!arith::bitEnumContainsAll(op.getFastmath(),
+                                     arith::FastMathFlags::afn))
+        return;
+      Type t = op.getType();
+      auto vec = dyn_cast<VectorType>(t);
+      if (getElementTypeOrSelf(t).isF32() &&
+          (!vec || (vec.getRank() == 1 && !vec.isScalable())))
+        exps.push_back(op);
+    });
+    for (math::ExpOp op : exps) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Type t = op.getType();
+      TypedAttr log2e = b.getF32FloatAttr(1.4426950408889634);
+      if (auto v = dyn_cast<VectorType>(t))
+        log2e = DenseElementsAttr::get(v, log2e);
+      Value scaled = arith::MulFOp::create(
+          b, loc, op.getOperand(), arith::ConstantOp::create(b, loc, log2e),
+          arith::FastMathFlags::contract);
+      // (LLVM 22 has no NVVM ex2 intrinsic; PTX it is)
+      Value r = lanewise(b, loc, scaled, [&](Value lane) -> Value {
+        return LLVM::InlineAsmOp::create(
+                   b, loc, TypeRange{b.getF32Type()}, ValueRange{lane},
+                   "ex2.approx.f32 $0, $1;", "=f,f",
+                   /*has_side_effects=*/false, /*is_align_stack=*/false,
+                   LLVM::tailcallkind::TailCallKind::None,
+                   LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
+      });
+      op.replaceAllUsesWith(r);
+      op.erase();
+    }
+  }
+};
 
 struct IeeeSqrtPass : kfuse::impl::IeeeSqrtBase<IeeeSqrtPass> {
   void runOnOperation() override {

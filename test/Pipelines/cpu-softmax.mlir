@@ -55,7 +55,7 @@
 // CODEGEN-NEXT: %[[M:.*]] = memref.load %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[S:.*]] = memref.load %[[SUM]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] fastmath<contract> : f32
-// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract,afn> : f32
 // CODEGEN-NEXT: %[[R:.*]] = arith.addf %[[E]], %[[S]] fastmath<contract> : f32
 // CODEGEN-NEXT: memref.store %[[R]], %[[SUM]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: }
@@ -67,7 +67,7 @@
 // CODEGEN-NEXT: %[[M:.*]] = memref.load %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[S:.*]] = memref.load %[[SUM]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] fastmath<contract> : f32
-// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract,afn> : f32
 // CODEGEN-NEXT: %[[R:.*]] = arith.divf %[[E]], %[[S]] fastmath<contract> : f32
 // CODEGEN-NEXT: memref.store %[[R]], %[[Y]][%[[I]], %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: }

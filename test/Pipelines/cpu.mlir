@@ -15,7 +15,7 @@
 // CODEGEN-NOT: memref.alloc
 // CODEGEN: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CODEGEN-NEXT: %[[A:.*]] = memref.load %[[X]][%[[I]]] : memref<16777216xf32>
-// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[A]] fastmath<contract> : f32
+// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[A]] fastmath<contract,afn> : f32
 // CODEGEN-NEXT: %[[S:.*]] = arith.addf %[[E]], %{{.*}} fastmath<contract> : f32
 // CODEGEN-NEXT: %[[L:.*]] = math.log %[[S]] fastmath<contract> : f32
 // CODEGEN-NEXT: memref.store %[[L]], %[[Y]][%[[I]]] : memref<16777216xf32>

@@ -49,7 +49,7 @@
 // CODEGEN-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16384, 1, 1>
 // CODEGEN-NOT: scf.for
 // CODEGEN: %[[V:.*]] = vector.load %[[KX]][%[[OFF:.*]]] {alignment = 16 : i64} : memref<16777216xf32>, vector<4xf32>
-// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[V]] fastmath<contract> : vector<4xf32>
+// CODEGEN-NEXT: %[[E:.*]] = math.exp %[[V]] fastmath<contract,afn> : vector<4xf32>
 // CODEGEN-NEXT: %[[A:.*]] = arith.addf %[[E]], %{{.*}} fastmath<contract> : vector<4xf32>
 // CODEGEN-NEXT: %[[L:.*]] = math.log %[[A]] fastmath<contract> : vector<4xf32>
 // CODEGEN-NEXT: vector.store %[[L]], %[[KY]][%[[OFF]]] {alignment = 16 : i64} : memref<16777216xf32>, vector<4xf32>
