@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import warnings
 import sys
 import time
@@ -247,12 +248,13 @@ def _lighter_cluster_fence(src: str, dst: str):
     path = os.path.join(dst, "kernels.ptx")
     with open(path) as fh:
         ptx = fh.read()
-    if "fence.acq_rel.cluster;" not in ptx or ".version 8.0" not in ptx:
-        raise SystemExit(f"{src}: no cluster fence or PTX 8.0 to rewrite")
+    version = re.search(r"^\.version 8\.[0-5]$", ptx, re.M)
+    if "fence.acq_rel.cluster;" not in ptx or not version:
+        raise SystemExit(f"{src}: no cluster fence or PTX version below 8.6 to rewrite")
     ptx = ptx.replace("fence.acq_rel.cluster;",
                       "fence.release.sync_restrict::shared::cta.cluster;")
     with open(path, "w") as fh:
-        fh.write(ptx.replace(".version 8.0", ".version 8.6", 1))
+        fh.write(ptx[:version.start()] + ".version 8.6" + ptx[version.end():])
 
 
 def main():
