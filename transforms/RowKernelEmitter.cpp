@@ -30,9 +30,10 @@
 // phase works on registers (register mode); on sm_90 a longer row can be
 // spread over the blocks of a thread-block cluster the same way (cluster
 // mode: the blocks' totals meet in distributed shared memory, published with
-// a cluster barrier, or sent with st.async and awaited on an mbarrier). Longer rows, every row with row-chunks=0, and groups that one pass
-// serves (no row-wide result stored, every reduction folded in one pass:
-// registers would save no read) stream through memory: the reductions fold
+// a cluster barrier, or sent with st.async and awaited on an mbarrier).
+// Longer rows, every row with row-chunks=0, and groups that one pass serves
+// (no row-wide result stored, every reduction folded in one pass: registers
+// would save no read) stream through memory: the reductions fold
 // in passes over the row, each pass taking every reduction whose inputs are
 // ready when it starts (independent reductions share one read), 4 vectors
 // per thread and trip.
@@ -632,6 +633,12 @@ bool RowKernel::usedOutside(Value buffer) {
   return !isPrivateTo(buffer, generics);
 }
 
+/// Whether `idx` (a thread or lane id) is 0.
+static Value isZero(OpBuilder &b, Location loc, Value idx) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, idx,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+}
+
 /// The shared::cta address of workgroup buffer `buffer` plus `offset` bytes.
 static Value sharedAddress(OpBuilder &b, Location loc, Value buffer,
                            Value offset = Value()) {
@@ -685,9 +692,8 @@ void RowKernel::initExchange(OpBuilder &b, Location loc, Value tid) {
   // cluster, before another block's st.async signals it: thread 0 inits
   // and fences, every thread arrives; the first exchange waits, so the
   // barrier's latency hides behind the loads and the block reduction.
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        arith::ConstantIndexOp::create(b, loc, 0));
-  auto init = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  auto init =
+      scf::IfOp::create(b, loc, isZero(b, loc, tid), /*withElse=*/false);
   {
     OpBuilder ib = init.getThenBodyBuilder();
     // (one arrival per phase: the receiving thread's expect-tx)
@@ -718,12 +724,11 @@ Value RowKernel::asyncClusterCombine(OpBuilder &b, Location loc, Value tid,
   }
   Type bits = exchangeType(total.getType());
   unsigned bytes = bits.getIntOrFloatBitWidth() / 8;
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        arith::ConstantIndexOp::create(b, loc, 0));
-  auto send = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  Value local = sharedAddress(b, loc, bar);
+  auto send =
+      scf::IfOp::create(b, loc, isZero(b, loc, tid), /*withElse=*/false);
   {
     OpBuilder sb = send.getThenBodyBuilder();
-    Value local = sharedAddress(sb, loc, bar);
     ptx(sb, loc, Type(),
         {local, arith::ConstantIntOp::create(sb, loc, sb.getI32Type(),
                                              cluster * bytes)},
@@ -753,7 +758,7 @@ Value RowKernel::asyncClusterCombine(OpBuilder &b, Location loc, Value tid,
     Block *before = b.createBlock(&wait.getBefore());
     OpBuilder wb = OpBuilder::atBlockBegin(before);
     Value done = ptx(
-        wb, loc, wb.getI32Type(), {sharedAddress(wb, loc, bar)},
+        wb, loc, wb.getI32Type(), {local},
         "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta."
         "b64 p, [$1], 0; selp.u32 $0, 1, 0, p; }",
         "=r,l");
@@ -769,11 +774,9 @@ Value RowKernel::asyncClusterCombine(OpBuilder &b, Location loc, Value tid,
   // Every block combines the same values in the same (rank) order.
   Value acc;
   for (int64_t j = 0; j < cluster; ++j) {
-    Value v = fromExchange(
-        b, loc,
-        memref::LoadOp::create(b, loc, slot,
-                               ValueRange{arith::ConstantIndexOp::create(b, loc, j)}),
-        total.getType());
+    Value at = arith::ConstantIndexOp::create(b, loc, j);
+    Value v = fromExchange(b, loc, memref::LoadOp::create(b, loc, slot, at),
+                           total.getType());
     acc = acc ? vector::makeArithReduction(
                     b, loc, gpu::convertReductionKind(kind), acc, v)
               : v;
@@ -787,8 +790,7 @@ Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
     return asyncClusterCombine(b, loc, tid, total, kind);
   Value slot = slots[nextSlot++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c0);
+  Value isFirst = isZero(b, loc, tid);
   // Every block's total is in its slot once the whole cluster has arrived:
   // the storing thread orders its store before its arrival with a
   // cluster-scope fence, the wait acquires. Every thread arrives relaxed:
@@ -1629,13 +1631,10 @@ LogicalResult RowKernel::emit() {
   if (!rowOutputs.empty()) {
     OpBuilder ib = kb;
     if (!perThread) {
-      Value isFirst = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
-                                            tid, cIdx(kb, 0));
+      Value isFirst = isZero(kb, loc, tid);
       if (cluster > 1) // (the first block of the cluster stores)
-        isFirst = arith::AndIOp::create(
-            kb, loc, isFirst,
-            arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, rank,
-                                  cIdx(kb, 0)));
+        isFirst =
+            arith::AndIOp::create(kb, loc, isFirst, isZero(kb, loc, rank));
       ib = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false)
                .getThenBodyBuilder();
     }
@@ -1655,10 +1654,11 @@ LogicalResult RowKernel::emit() {
     }
   }
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
-  if (cluster > 1 && asyncExchange && !clusterReady) {
-    // (every arrival is waited on before the block exits)
-    NVVM::ClusterWaitOp::create(tb, loc, tb.getUnitAttr());
-  } else if (cluster > 1 && !asyncExchange) {
+  // (async exchange: every reduction of a cluster kernel exchanges, the first
+  // one waiting on the start barrier; nothing is read remotely at the exit)
+  assert((cluster == 1 || !asyncExchange || clusterReady) &&
+         "a cluster kernel without an exchange");
+  if (cluster > 1 && !asyncExchange) {
     // No block may exit while another still reads its slots. Each block
     // arrives once it has read the last of them (before its output stores,
     // which the arrive's release would otherwise wait for) and waits just

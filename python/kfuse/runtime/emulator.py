@@ -222,8 +222,9 @@ class _Batch:
         # bytes st.async wrote: the mbarrier it signalled (-1: none) and its phase then
         self.async_bar = np.full(self.shared.size, -1, dtype=np.int64)
         self.async_phase = np.zeros(self.shared.size, dtype=np.int64)
-        # per mbarrier, the phases each thread has seen complete (try_wait)
-        self.seen: Dict[int, np.ndarray] = {}
+        # per mbarrier, the phases each thread has seen complete (try_wait);
+        # None until a st.async runs (loads then skip the async-bytes check)
+        self.seen: Optional[Dict[int, np.ndarray]] = None
         lin = ctaid[:, 0] + grid[0] * (ctaid[:, 1] + grid[1] * ctaid[:, 2])
         self.lin = lin                               # block id within the grid
         self.gid = lin[self.block_of] * nt + local   # thread id within the launch
@@ -757,10 +758,12 @@ class _Compiler:
                 return (phases & 1) != par
 
             def passed(B, sel):
-                for f in np.unique(flat(B, sel)).tolist():
+                fl = flat(B, sel)
+                if B.seen is None:
+                    B.seen = {}
+                for f in np.unique(fl).tolist():
                     seen = B.seen.setdefault(f, np.zeros(B.n, np.int64))
-                    at = sel[flat(B, sel) == f]
-                    seen[at] = B.mbar[f][3]
+                    seen[sel[fl == f]] = B.mbar[f][3]
                 wp(B, sel, np.ones(len(sel), np.bool_))
             ex = _Exec(s, passed, "mbar")
             ex.ready = done
@@ -797,6 +800,8 @@ class _Compiler:
                                   f"{size}-byte aligned")
             blk, off = _shared_target(B, sel, a, size, True, fail)
             bars = flat_bar(B, sel)
+            if B.seen is None:
+                B.seen = {}
             row = B.shared.shape[1]
             vals = np.broadcast_to(_bits(rd(B, sel), elem), (n,))
             for k in range(n):
@@ -945,7 +950,7 @@ class _Compiler:
                 k = B.rshadow.access(first[r], total, -3, B.cepoch[blk[r]], -1, -1, -1, -1)
                 k = None if k is None else int(r[k])
             loc = np.flatnonzero(~remote)
-            if loc.size:
+            if loc.size and B.seen is not None:   # (st.async ran in this batch)
                 _check_async_bytes(B, sel, loc, first, total, load,
                                    lambda k, m: fail(B, sel, k, m))
             if not load:
