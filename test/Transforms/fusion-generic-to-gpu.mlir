@@ -1,5 +1,9 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics \
 // RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu))' | FileCheck %s
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-exchange=fence}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=EXCHANGE
+// EXCHANGE: fusion-generic-to-gpu: row-exchange must be 'barrier' or 'async', got 'fence'
 
 // Tagged elementwise generics on memrefs become one gpu.launch each, following
 // the #fusion.strategy: a grid-stride loop over vectors of the flattened
