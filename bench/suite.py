@@ -7,7 +7,9 @@ references; each side imports only what it has."""
 SOFTMAX_WIDTHS = [256, 1024, 4096, 32768, 262144]  # rows of 2^26 floats in all
 WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "layernorm", "rmsnorm_silu", "softmax_xent"] +
-             [f"softmax_w{w}" for w in SOFTMAX_WIDTHS])
+             [f"softmax_w{w}" for w in SOFTMAX_WIDTHS] +
+             # beyond the issue's table: reductions over leading dimensions
+             ["colsum", "bn_var_nhwc"])
 
 
 def _xent_text(rows, cols):
@@ -77,6 +79,18 @@ def programs(rows=None):
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
         p.output(e / e.sum(axis=-1, keepdims=True), name="y")
         progs[f"softmax_w{w}"] = p
+    # A bias gradient (a sum over the leading dimension) and the variance of
+    # batch normalization over an NHWC tensor: inputs contiguous along the
+    # outputs (tests: shapes that keep the split into slices).
+    p = kb.Program("colsum")
+    x = p.input("x", (16384, 4096) if rows is None else (512, 1024), "f32")
+    p.output(x.sum(axis=0), name="y")
+    progs["colsum"] = p
+    p = kb.Program("bn_var_nhwc")
+    x = p.input("x", (64, 56, 56, 256) if rows is None else (8, 8, 8, 256), "f32")
+    c = x - x.mean(axis=(0, 1, 2), keepdims=True)
+    p.output((c * c).mean(axis=(0, 1, 2)), name="y")
+    progs["bn_var_nhwc"] = p
     return progs
 
 
@@ -92,6 +106,8 @@ def torch_reference(name):
         "softmax_xent": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
+        "colsum": lambda x: x.sum(0),
+        "bn_var_nhwc": lambda x: x.var(dim=(0, 1, 2), unbiased=False),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]

@@ -425,11 +425,21 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     in passes over the row, each taking every reduction whose inputs are
     ready, and with `row-online` a max and the sum of exp(e - max) share a
     pass.
+
+    Reductions whose inputs are contiguous along the rows rather than the
+    columns (sums over leading dimensions, such as x[4096, 256].sum(0) or
+    the statistics of an NHWC tensor) run a thread per row instead, so that
+    consecutive threads read consecutive addresses, with 8 to 32 loads in
+    flight per thread; too few rows to fill the GPU split the first reduced
+    loop into slices (a partials kernel with a thread per slice and row,
+    then a finishing kernel). Few, very long rows read along the columns
+    split the same way into a block per slice.
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
            "Threads per block of thread-per-output kernels (contractions, "
-           "reductions over leading dimensions)">,
+           "reductions over leading dimensions; fewer, whole warps, where "
+           "the outputs would not give every SM a block)">,
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"4",
            "Vector chunks of its row each thread keeps in registers (the "
            "block size follows from the row width; 0: stream every row)">,

@@ -20,6 +20,10 @@
 // A contraction group (a matmul or convolution with its epilogues) uses the
 // same evaluation with one thread per output point instead of one block per
 // row: each thread folds the whole reduction space itself, no block combine.
+// So does a group whose inputs are contiguous along the rows (a sum over
+// leading dimensions): consecutive threads read consecutive addresses,
+// several loads in flight per thread, and rows too few to fill the GPU are
+// split into slices folded by a partials kernel and a finishing kernel.
 //
 // Full-space intermediates are never stored: each column loop re-evaluates
 // them from the group's inputs (re-reading a row the block just read, which
@@ -189,21 +193,33 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
 /// the whole kernel, so later phases reuse what earlier ones computed.
 using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
+/// The SMs the launch shapes aim to fill (an H100's 132).
+constexpr int64_t kSmCount = 132;
+
 class RowKernel {
 public:
+  /// `threadPerRow`: a thread per row even where the reductions trail
+  /// (groups whose inputs are contiguous along the rows, see
+  /// contiguousAlongRows).
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
             int64_t threads, int64_t chunksPerThread = 4,
             int64_t maxCluster = 0, bool online = false,
-            bool asyncExchange = false)
+            bool asyncExchange = false, bool threadPerRow = false)
       : generics(generics), name(name), threads(threads),
         chunksPerThread(chunksPerThread), maxCluster(maxCluster),
         online(online), asyncExchange(asyncExchange),
-        perThread(llvm::any_of(generics, [](linalg::GenericOp g) {
-          // Contractions, and reductions over leading dimensions (a thread
-          // per output column keeps the loads coalesced).
-          return g.getNumReductionLoops() > 0 &&
-                 (kfuse::reusesInputsAcrossRows(g) || !reductionsTrail(g));
-        })) {}
+        contraction(llvm::any_of(generics,
+                                 [](linalg::GenericOp g) {
+                                   return g.getNumReductionLoops() > 0 &&
+                                          kfuse::reusesInputsAcrossRows(g);
+                                 })),
+        perThread(threadPerRow || contraction ||
+                  llvm::any_of(generics, [](linalg::GenericOp g) {
+                    // Reductions over leading dimensions (a thread per
+                    // output column keeps the loads coalesced).
+                    return g.getNumReductionLoops() > 0 &&
+                           !reductionsTrail(g);
+                  })) {}
 
   static bool reductionsTrail(linalg::GenericOp g) {
     unsigned rows = g.getNumParallelLoops();
@@ -249,7 +265,11 @@ private:
   /// st.async, each arrival completing the receiver's mbarrier, instead of
   /// publishing them with a cluster barrier (see clusterCombine).
   bool asyncExchange;
-  bool perThread; // one thread per row (contractions) or one block per row
+  /// A contraction (matmul, convolution): inputs reused across rows.
+  bool contraction;
+  /// One thread per row (contractions, reductions of inputs contiguous
+  /// along the rows) or one block (or cluster) per row.
+  bool perThread;
   /// Cluster mode (sm_90): a row too long for one block's registers is
   /// spread over the `cluster` blocks of a thread-block cluster, each holding
   /// `colsPerBlock` columns from `colBase` on; reductions combine the
@@ -330,6 +350,10 @@ private:
   /// per thread and trip. Each reduction's block total is computed in its
   /// pass and folded into its init value at its turn in program order.
   static constexpr int64_t batch = 4;
+  /// A thread per row (not a contraction): loads in flight per thread and
+  /// trip, 8 and more (up to 32) while the rows are too few for about 8192
+  /// loads in flight per SM.
+  int64_t threadBatch = 8;
   struct Online {
     linalg::GenericOp max; // the reduction `m = max(e)` the sum rescales to
     Value maxBuffer;       // m's buffer, as the sum reads it
@@ -1233,7 +1257,7 @@ SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
       continue;
     SmallVector<linalg::GenericOp> members{g};
     for (linalg::GenericOp h : generics.drop_front(position[g] + 1)) {
-      if (perThread || h.getNumReductionLoops() == 0 || planned.contains(h))
+      if (contraction || h.getNumReductionLoops() == 0 || planned.contains(h))
         continue;
       llvm::SmallPtrSet<Operation *, 8> deps;
       rowDeps(h, deps);
@@ -1279,9 +1303,12 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t k = perThread
-                  ? 1
-                  : std::clamp<int64_t>((numCols + step - 1) / step, 1, batch);
+  // (a thread per row: `threadBatch` loads in flight per thread and trip;
+  // one for contractions, whose loads the threads of a warp share)
+  int64_t k = std::clamp<int64_t>((numCols + step - 1) / step, 1,
+                                  contraction ? 1
+                                  : perThread ? threadBatch
+                                              : batch);
   bool masked = numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;
   SmallVector<Value> inits;
@@ -1489,6 +1516,14 @@ LogicalResult RowKernel::emit() {
           ? threads
           : std::min<int64_t>(threads,
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
+  if (perThread && !contraction) {
+    // Rows too few for a block of `t` on every SM: smaller blocks (whole
+    // warps), and more loads in flight per thread.
+    while (t > 32 && (numRows + t - 1) / t < kSmCount)
+      t /= 2;
+    while (threadBatch < 32 && numRows * threadBatch < kSmCount * 8192)
+      threadBatch *= 2;
+  }
   int64_t blocks = perThread ? (numRows + t - 1) / t : numRows * cluster;
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
@@ -1678,6 +1713,79 @@ LogicalResult RowKernel::emit() {
 
 } // namespace
 
+/// Whether the inputs a reduction group folds are contiguous along its rows
+/// rather than along its columns: every input a reduction or a full-space
+/// op reads at varying columns has the innermost row loop as its last index
+/// (x[4096, 256].sum(0), batch statistics of an NHWC tensor, a bias
+/// gradient). One block per row would read such a row's columns with a
+/// stride, every warp load touching 32 sectors; a thread per row reads them
+/// coalesced, consecutive threads on consecutive rows.
+static bool contiguousAlongRows(ArrayRef<linalg::GenericOp> generics) {
+  linalg::GenericOp red;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0 && !red)
+      red = g;
+  if (!red || red.getNumParallelLoops() == 0)
+    return false;
+  SmallVector<int64_t> full = kfuse::parallelExtents(red);
+  unsigned rows = full.size();
+  for (auto [range, it] :
+       llvm::zip(red.getStaticLoopRanges(), red.getIteratorTypesArray()))
+    if (it == utils::IteratorType::reduction)
+      full.push_back(range);
+  bool found = false;
+  for (linalg::GenericOp g : generics) {
+    // Which loops of g are columns, and which is the innermost row loop.
+    SmallVector<bool> isColumn;
+    unsigned innerRow = 0;
+    if (g.getNumReductionLoops() > 0) {
+      for (auto [d, it] : llvm::enumerate(g.getIteratorTypesArray())) {
+        isColumn.push_back(it == utils::IteratorType::reduction);
+        if (!isColumn.back())
+          innerRow = d;
+      }
+    } else if (g.getStaticLoopRanges() == ArrayRef<int64_t>(full)) {
+      for (unsigned d = 0; d < full.size(); ++d)
+        isColumn.push_back(d >= rows);
+      innerRow = rows - 1;
+    } else {
+      continue; // row space
+    }
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      if (!isa<ShapedType>(in->get().getType()))
+        continue;
+      AffineMap map = g.getMatchingIndexingMap(in);
+      bool readsColumns = false;
+      for (unsigned d = 0; d < isColumn.size(); ++d)
+        readsColumns |= isColumn[d] && map.isFunctionOfDim(d);
+      if (!readsColumns)
+        continue;
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || last.getPosition() != innerRow)
+        return false;
+      found = true;
+    }
+  }
+  return found;
+}
+
+/// Whether a reduction group whose reductions trail runs a thread per row:
+/// its inputs are contiguous along the rows, and there are enough rows to
+/// keep the SMs busy (128 threads each); with fewer, a block per row is
+/// faster despite its strided reads.
+static bool threadPerRow(ArrayRef<linalg::GenericOp> generics) {
+  if (!contiguousAlongRows(generics))
+    return false;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0) {
+      int64_t numRows = 1;
+      for (int64_t r : kfuse::parallelExtents(g))
+        numRows *= r;
+      return numRows >= kSmCount * 128;
+    }
+  return false;
+}
+
 /// Few, very long rows (a full reduction such as an L2 norm or a variance, or
 /// a handful of rows) leave most SMs idle with one block per row. Such a
 /// group is split into waves of reductions: a reduction joins the first wave
@@ -1692,11 +1800,18 @@ LogicalResult RowKernel::emit() {
 /// stay inside the group. Several waves read the rows several times, so they
 /// are taken only while one kernel would leave most SMs idle: fewer blocks
 /// (one per row, or a cluster of `maxCluster` per row) than `smCount`.
+///
+/// `alongRows` (inputs contiguous along the rows, see contiguousAlongRows):
+/// the kernels run a thread per row, and too few rows to fill the GPU with
+/// threads are split the same way, on the first reduction loop, with the
+/// slice as the outermost loop: consecutive threads then still read
+/// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
+/// threads, then a kernel folding the 256 partials of each column).
 /// Returns std::nullopt when it does not apply.
 static std::optional<LogicalResult>
 splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
               int64_t threads, int64_t smCount, int64_t maxCluster,
-              bool online) {
+              bool online, bool alongRows) {
   int64_t targetBlocks = smCount * 8; // several blocks per SM
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : generics)
@@ -1705,33 +1820,65 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   if (reductions.empty())
     return std::nullopt;
   SmallVector<int64_t> loops = reductions[0].getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters =
+      reductions[0].getIteratorTypesArray();
   for (linalg::GenericOp red : reductions)
-    if (red.getNumReductionLoops() != 1 || !RowKernel::reductionsTrail(red) ||
+    if ((!alongRows && (red.getNumReductionLoops() != 1 ||
+                        !RowKernel::reductionsTrail(red))) ||
         kfuse::reusesInputsAcrossRows(red) ||
-        red.getStaticLoopRanges() != loops || !findCombiner(red))
+        red.getStaticLoopRanges() != loops ||
+        red.getIteratorTypesArray() != iters || !findCombiner(red))
       return std::nullopt;
   unsigned rows = reductions[0].getNumParallelLoops();
+  SmallVector<int64_t> rowLoops = kfuse::parallelExtents(reductions[0]);
   int64_t numRows = 1;
-  for (unsigned d = 0; d < rows; ++d)
-    numRows *= loops[d];
-  int64_t cols = loops.back();
-  if (numRows >= targetBlocks / 2 || cols < (int64_t(1) << 16))
-    return std::nullopt;
-  // slices: a power of two dividing cols, about targetBlocks blocks in all,
-  // leaving slices of at least 4096 columns.
-  int64_t slices = 1;
-  while (slices * 2 * numRows <= targetBlocks && cols % (slices * 2) == 0 &&
-         cols / (slices * 2) >= 4096)
-    slices *= 2;
+  for (int64_t r : rowLoops)
+    numRows *= r;
+  // The loop split into slices: the reduction loop (rows), the first one
+  // (along rows). In the split kernels the slice loop comes in at `at` (after
+  // the rows; first along rows) and the loops from `at` on move up one.
+  unsigned splitLoop =
+      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  unsigned at = alongRows ? 0 : splitLoop;
+  auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
+  int64_t cols = loops[splitLoop], slices = 1;
+  if (alongRows) {
+    // slices: a power of two dividing the loop, about 1024 threads per SM
+    // in all, each folding at least 16 points (the partials, 1/16 of the
+    // input at most, stay in L2 for the finishing kernel).
+    int64_t wanted = smCount * 1024, rest = 1;
+    for (auto [range, it] : llvm::zip(loops, iters))
+      if (it == utils::IteratorType::reduction)
+        rest *= range;
+    rest /= cols;
+    // (rows this short take a thread a few trips: not worth two launches)
+    if (numRows * 2 > wanted || cols * rest < 256)
+      return std::nullopt;
+    while (numRows * slices * 2 <= wanted && cols % (slices * 2) == 0 &&
+           cols / (slices * 2) * rest >= 16)
+      slices *= 2;
+  } else {
+    if (numRows >= targetBlocks / 2 || cols < (int64_t(1) << 16))
+      return std::nullopt;
+    // slices: a power of two dividing cols, about targetBlocks blocks in
+    // all, leaving slices of at least 4096 columns.
+    while (slices * 2 * numRows <= targetBlocks && cols % (slices * 2) == 0 &&
+           cols / (slices * 2) >= 4096)
+      slices *= 2;
+  }
   if (slices < 2)
     return std::nullopt;
   int64_t len = cols / slices;
 
   // Every other generic runs over the full space or over the rows.
-  SmallVector<int64_t> rowLoops(loops.begin(), loops.begin() + rows);
   auto isFull = [&](linalg::GenericOp g) {
     return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == loops;
   };
+  // (full-space ops of a group whose reductions do not trail run over a
+  // space the row kernel does not know)
+  if (!RowKernel::reductionsTrail(reductions[0]) &&
+      llvm::any_of(generics, isFull))
+    return std::nullopt;
   llvm::DenseMap<Operation *, unsigned> order;
   for (linalg::GenericOp g : generics) {
     order[g] = order.size();
@@ -1810,15 +1957,29 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     if (ofWave[w].empty())
       return std::nullopt; // (row-space work before any reduction's results)
   // Several waves read the rows several times: worth it only while one
-  // kernel would leave most SMs idle.
-  if (waves > 1 && numRows * std::max<int64_t>(1, maxCluster) >= smCount)
+  // kernel would leave most SMs idle. (A thread per row reads them once per
+  // reduction anyway.)
+  if (!alongRows && waves > 1 &&
+      numRows * std::max<int64_t>(1, maxCluster) >= smCount)
     return std::nullopt;
 
   Location loc = reductions[0].getLoc();
   MLIRContext *ctx = reductions[0].getContext();
-  unsigned inner = loops.size() - 1;
-  // Re-expresses a full-space generic over (rows..., slice, column): every
-  // operand indexed by the column loop is viewed with that dimension split.
+  // The split kernels' loops: old loop d is newDim(d), the split loop
+  // becomes the column within a slice.
+  unsigned n = loops.size() + 1;
+  SmallVector<AffineExpr> moved;
+  for (unsigned d = 0; d < loops.size(); ++d)
+    moved.push_back(getAffineDimExpr(newDim(d), ctx));
+  // The partials' indices (rows..., slice) or, along rows, (slice, rows...).
+  SmallVector<AffineExpr> partialIdx;
+  for (unsigned d = 0; d < loops.size(); ++d)
+    if (iters[d] == utils::IteratorType::parallel)
+      partialIdx.push_back(moved[d]);
+  partialIdx.insert(alongRows ? partialIdx.begin() : partialIdx.end(),
+                    getAffineDimExpr(at, ctx));
+  // Re-expresses a full-space generic over the split loops: every operand
+  // indexed by the split loop is viewed with that dimension split.
   IRMapping buffers; // full-space intermediates -> their split views
   // Everything built, in order: a failure erases it all, in reverse (nothing
   // of the group is changed until every kernel's generics are built).
@@ -1827,17 +1988,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                    Value partialInit) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
     SmallVector<AffineMap> maps;
-    unsigned n = loops.size() + 1;
     for (OpOperand &o : g->getOpOperands()) {
       AffineMap map = g.getMatchingIndexingMap(&o);
       bool isInit = g.isDpsInit(&o);
       if (isInit && isReduction) {
-        // Partials: (rows..., slice).
-        SmallVector<AffineExpr> r;
-        for (unsigned d = 0; d <= rows; ++d)
-          r.push_back(getAffineDimExpr(d, ctx));
         outs.push_back(partialInit);
-        maps.push_back(AffineMap::get(n, 0, r, ctx));
+        maps.push_back(AffineMap::get(n, 0, partialIdx, ctx));
         continue;
       }
       Value v = buffers.lookupOrDefault(o.get());
@@ -1845,14 +2001,14 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       int splitDim = -1;
       for (auto [i, e] : llvm::enumerate(map.getResults())) {
         auto dim = dyn_cast<AffineDimExpr>(e);
-        if (dim && dim.getPosition() == inner) {
+        if (dim && dim.getPosition() == splitLoop) {
           splitDim = i;
-          r.push_back(getAffineDimExpr(inner, ctx));     // slice
-          r.push_back(getAffineDimExpr(inner + 1, ctx)); // column in slice
-        } else if (e.isFunctionOfDim(inner)) {
+          r.push_back(getAffineDimExpr(at, ctx));                 // slice
+          r.push_back(getAffineDimExpr(newDim(splitLoop), ctx)); // in slice
+        } else if (e.isFunctionOfDim(splitLoop)) {
           return failure();
         } else {
-          r.push_back(e); // dims below `inner` keep their numbers
+          r.push_back(e.replaceDims(moved));
         }
       }
       if (splitDim >= 0 && v == o.get()) {
@@ -1880,29 +2036,33 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       (isInit ? outs : ins).push_back(v);
       maps.push_back(AffineMap::get(n, 0, r, ctx));
     }
-    SmallVector<utils::IteratorType> iters(loops.size(),
-                                           utils::IteratorType::parallel);
-    iters.push_back(isReduction ? utils::IteratorType::reduction
-                                : utils::IteratorType::parallel);
-    auto ng =
-        linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps, iters);
+    SmallVector<utils::IteratorType> newIters(g.getIteratorTypesArray());
+    newIters.insert(newIters.begin() + at, utils::IteratorType::parallel);
+    auto ng = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps,
+                                        newIters);
     IRMapping m;
     g.getRegion().cloneInto(&ng.getRegion(), m);
-    // linalg.index of the column becomes slice * len + column.
+    // linalg.index of the split loop becomes slice * len + column; the
+    // others follow their loops.
     SmallVector<linalg::IndexOp> indices;
     ng.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
     for (linalg::IndexOp i : indices) {
-      if (i.getDim() != inner)
-        continue;
       OpBuilder ib(i);
-      Value s = linalg::IndexOp::create(ib, loc, inner);
-      Value c = linalg::IndexOp::create(ib, loc, inner + 1);
-      Value col = arith::AddIOp::create(
-          ib, loc,
-          arith::MulIOp::create(ib, loc, s,
-                                arith::ConstantIndexOp::create(ib, loc, len)),
-          c);
-      i.replaceAllUsesWith(col);
+      Value index;
+      if (i.getDim() == splitLoop) {
+        Value s = linalg::IndexOp::create(ib, loc, at);
+        Value c = linalg::IndexOp::create(ib, loc, newDim(splitLoop));
+        index = arith::AddIOp::create(
+            ib, loc,
+            arith::MulIOp::create(ib, loc, s,
+                                  arith::ConstantIndexOp::create(ib, loc, len)),
+            c);
+      } else if (newDim(i.getDim()) != i.getDim()) {
+        index = linalg::IndexOp::create(ib, loc, newDim(i.getDim()));
+      } else {
+        continue;
+      }
+      i.replaceAllUsesWith(index);
       i.erase();
     }
     for (NamedAttribute a : g->getDiscardableAttrs())
@@ -1915,11 +2075,22 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       op->erase();
     return std::nullopt;
   };
-  SmallVector<int64_t> partialShape(loops.begin(), loops.begin() + rows);
-  partialShape.push_back(slices);
-  SmallVector<AffineExpr> rowDims;
-  for (unsigned d = 0; d <= rows; ++d)
-    rowDims.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<int64_t> partialShape(rowLoops);
+  partialShape.insert(alongRows ? partialShape.begin() : partialShape.end(),
+                      slices);
+  // The finishing kernels' combines run over (rows..., slice): the rows in
+  // their order, then the slice as the reduction loop; the partials are
+  // read through (rows..., slice) or, along rows, (slice, rows...), and
+  // the reductions' inits through their maps with every row loop renamed.
+  SmallVector<AffineExpr> partialRead, renamed;
+  for (unsigned d = 0; d < rows; ++d)
+    partialRead.push_back(getAffineDimExpr(d, ctx));
+  partialRead.insert(alongRows ? partialRead.begin() : partialRead.end(),
+                     getAffineDimExpr(rows, ctx));
+  for (unsigned d = 0, r = 0; d < loops.size(); ++d)
+    renamed.push_back(iters[d] == utils::IteratorType::parallel
+                          ? getAffineDimExpr(r++, ctx)
+                          : getAffineConstantExpr(0, ctx));
   // The kernels go after the group, in order: partials of wave 1, its
   // finishing kernel, partials of wave 2, ... First every partials kernel
   // (building them may fail: then everything built is erased and the group
@@ -1993,8 +2164,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           fb, loc, TypeRange{}, ValueRange{partialOf[g]},
           ValueRange{g.getDpsInits()[0]},
           ArrayRef<AffineMap>{
-              AffineMap::get(rows + 1, 0, rowDims, ctx),
-              AffineMap::get(rows + 1, 0, accMap.getResults(), ctx)},
+              AffineMap::get(rows + 1, 0, partialRead, ctx),
+              accMap.replaceDimsAndSymbols(renamed, {}, rows + 1, 0)},
           [&] {
             SmallVector<utils::IteratorType> it(rows,
                                                 utils::IteratorType::parallel);
@@ -2027,11 +2198,16 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       originals.push_back(g);
   for (linalg::GenericOp g : originals)
     g.erase();
-  for (auto &[gens, kernelName] : kernels) {
+  for (auto [k, kernel] : llvm::enumerate(kernels)) {
+    auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)
       g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
+    // (along rows the partials kernels, the even ones, run a thread per row:
+    // that is what the split is for; the finishing kernels as they would)
+    bool perThread = alongRows && (k % 2 == 0 || threadPerRow(gens));
     if (failed(RowKernel(gens, kernelName, threads, /*chunksPerThread=*/8,
-                         /*maxCluster=*/0, online)
+                         /*maxCluster=*/0, online, /*asyncExchange=*/false,
+                         perThread)
                    .emit()))
       return failure();
   }
@@ -2043,10 +2219,11 @@ LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    int64_t chunksPerThread, int64_t maxCluster,
                                    bool online, bool asyncExchange) {
   // Blocks to fill an H100 (132 SMs).
-  if (auto split =
-          splitLongRows(generics, kernelName, threads, 132, maxCluster, online))
+  bool alongRows = contiguousAlongRows(generics);
+  if (auto split = splitLongRows(generics, kernelName, threads, kSmCount,
+                                 maxCluster, online, alongRows))
     return *split;
   return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster,
-                   online, asyncExchange)
+                   online, asyncExchange, threadPerRow(generics))
       .emit();
 }

@@ -2,12 +2,16 @@
 // (a reduction over the LEADING loop, iterator order ["reduction",
 // "parallel"], read back as (d0, d1) -> (d1)) is a contraction, and the
 // scale by 1/512 over its output space [96] is an elementwise epilogue that
-// joins its group: one "contraction" group, one kernel. The kernel runs one
-// thread per output column (a guarded thread index: 96 columns in one block
-// of 256 threads), each folding its column over the 512 rows in a
-// sequential loop: the loads x[row, column] are coalesced, the thread index
-// being the innermost index. No cross-thread reduction (no gpu.all_reduce,
-// no warp shuffles in the PTX), one store per column.
+// joins its group: one "contraction" group. A thread per output column keeps
+// the loads x[row, column] coalesced (the column is the innermost index),
+// but 96 threads would leave the GPU idle: code generation splits the 512
+// rows into 32 slices of 16. A partials kernel runs a thread per (slice,
+// column), consecutive threads on consecutive columns, in blocks of one
+// warp (3072 threads: 96 blocks, so that every SM gets work), each loading
+// its 16 rows at once (few threads: up to 32 loads in flight each) and
+// folding them, no cross-thread reduction, into partials[slice, column];
+// the finishing kernel (a block per column) folds each column's 32
+// partials and applies the epilogue.
 // test/Pipelines/cuda-contraction-ptxas.mlir assembles this PTX.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
@@ -31,56 +35,67 @@
 // PLAN-NEXT: } -> tensor<96xf32>
 // PLAN-NEXT: return %[[G]] : tensor<96xf32>
 
-// The host launches one block of 256 threads.
+// The host: the partials (slice-major), x viewed as 32 slices of 16 rows
+// (no copy), then the two launches.
 // CODEGEN-LABEL: func.func @column_mean
 // CODEGEN-SAME: (%[[X:[^:]*]]: memref<512x96xf32> {kfuse.name = "x"}, %[[OUT:[^:]*]]: memref<96xf32> {kfuse.name = "out0"})
 // CODEGEN-NOT: linalg
 // CODEGEN-DAG: %[[H1:.*]] = arith.constant 1 : index
-// CODEGEN-DAG: %[[H256:.*]] = arith.constant 256 : index
-// CODEGEN: gpu.launch_func @kfuse_kernels::@column_mean_g0 blocks in (%[[H1]], %[[H1]], %[[H1]]) threads in (%[[H256]], %[[H1]], %[[H1]]) args(%[[X]] : memref<512x96xf32>, %[[OUT]] : memref<96xf32>)
+// CODEGEN-DAG: %[[H32:.*]] = arith.constant 32 : index
+// CODEGEN-DAG: %[[H96:.*]] = arith.constant 96 : index
+// CODEGEN: %[[PART:.*]] = memref.alloc() : memref<32x96xf32>
+// CODEGEN: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [32, 16, 96] : memref<512x96xf32> into memref<32x16x96xf32>
+// CODEGEN: gpu.launch_func @kfuse_kernels::@column_mean_g0_partial blocks in (%[[H96]], %[[H1]], %[[H1]]) threads in (%[[H32]], %[[H1]], %[[H1]]) args(%[[XS]] : memref<32x16x96xf32>, %[[PART]] : memref<32x96xf32>)
+// CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@column_mean_g0 blocks in (%[[H96]], %[[H1]], %[[H1]]) threads in (%[[H32]], %[[H1]], %[[H1]]) args(%[[PART]] : memref<32x96xf32>, %[[OUT]] : memref<96xf32>)
 // CODEGEN-NEXT: return
 
-// The kernel: column c = thread index, guarded by c < 96; the thread folds
-// x[row, c] over row = 0 .. 511 itself, then scales by 1/512 and stores
-// out[c].
-// CODEGEN: gpu.func @column_mean_g0(%[[KX:[^:]*]]: memref<512x96xf32>, %[[KOUT:[^:]*]]: memref<96xf32>) kernel
-// CODEGEN-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
-// CODEGEN-DAG: %[[SCALE:.*]] = arith.constant 0.001953125 : f32
-// CODEGEN-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CODEGEN-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CODEGEN-DAG: %[[C1:.*]] = arith.constant 1 : index
+// The partials kernel: thread i < 32 * 96 takes column i mod 96 of slice
+// i div 96 and folds its 16 rows (one trip: no loop), then stores its
+// partial.
+// CODEGEN: gpu.func @column_mean_g0_partial(%[[KX:[^:]*]]: memref<32x16x96xf32>, %[[KP:[^:]*]]: memref<32x96xf32>) kernel
+// CODEGEN-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 96, 1, 1>
 // CODEGEN-DAG: %[[C96:.*]] = arith.constant 96 : index
-// CODEGEN-DAG: %[[C512:.*]] = arith.constant 512 : index
-// CODEGEN: %[[COL:.*]] = gpu.thread_id x
-// CODEGEN: %[[INSIDE:.*]] = arith.cmpi ult, %[[COL]], %[[C96]] : index
+// CODEGEN-DAG: %[[C3072:.*]] = arith.constant 3072 : index
+// CODEGEN: %[[I:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CODEGEN-NEXT: %[[INSIDE:.*]] = arith.cmpi ult, %[[I]], %[[C3072]] : index
 // CODEGEN-NEXT: scf.if %[[INSIDE]] {
-// CODEGEN-NEXT: %[[SUM:.*]] = scf.for %[[ROW:.*]] = %[[C0]] to %[[C512]] step %[[C1]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
-// CODEGEN-NEXT: %[[XV:.*]] = memref.load %[[KX]][%[[ROW]], %[[COL]]] : memref<512x96xf32>
-// CODEGEN-NEXT: %[[NEXT:.*]] = arith.addf %[[XV]], %[[ACC]]{{.*}} : f32
-// CODEGEN-NEXT: scf.yield %[[NEXT]] : f32
-// CODEGEN-NEXT: }
+// CODEGEN-NEXT: %[[COL:.*]] = arith.remui %[[I]], %[[C96]] : index
+// CODEGEN-NEXT: %[[SLICE:.*]] = arith.divui %[[I]], %[[C96]] : index
 // CODEGEN-NOT: scf.for
+// CODEGEN-COUNT-16: memref.load %[[KX]][%[[SLICE]], %{{.*}}, %[[COL]]] : memref<32x16x96xf32>
 // CODEGEN-NOT: memref.load
-// CODEGEN: %[[Y:.*]] = arith.mulf %{{.*}}, %[[SCALE]]{{.*}} : f32
-// CODEGEN-NEXT: memref.store %[[Y]], %[[KOUT]][%[[COL]]] : memref<96xf32>
+// CODEGEN-NOT: gpu.shuffle
+// CODEGEN: memref.store %{{.*}}, %[[KP]][%[[SLICE]], %[[COL]]] : memref<32x96xf32>
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: gpu.return
 
-// One launch, one kernel, no cross-thread reduction, one store.
+// The finishing kernel: block c folds the 32 partials of column c (a warp's
+// shuffles), scales by 1/512, and its thread 0 stores out[c].
+// CODEGEN: gpu.func @column_mean_g0(%[[FP:[^:]*]]: memref<32x96xf32>, %[[FOUT:[^:]*]]: memref<96xf32>) kernel
+// CODEGEN-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 96, 1, 1>
+// CODEGEN-DAG: %[[SCALE:.*]] = arith.constant 0.001953125 : f32
+// CODEGEN: %[[B:.*]] = gpu.block_id x
+// CODEGEN: memref.load %[[FP]][%{{.*}}, %[[B]]] : memref<32x96xf32>
+// CODEGEN: gpu.shuffle xor
+// CODEGEN: %[[Y:.*]] = arith.mulf %{{.*}}, %[[SCALE]]{{.*}} : f32
+// CODEGEN: scf.if
+// CODEGEN-NEXT: memref.store %[[Y]], %[[FOUT]][%[[B]]] : memref<96xf32>
+
+// Two launches and kernels, no gpu.all_reduce, one store each.
 // ONCE-NOT: gpu.all_reduce
-// ONCE-COUNT-1: gpu.launch_func
+// ONCE-COUNT-2: gpu.launch_func
 // ONCE-NOT: gpu.launch_func
-// ONCE-COUNT-1: gpu.func
+// ONCE-COUNT-2: gpu.func
 // ONCE-NOT: gpu.all_reduce
-// ONCE-COUNT-1: scf.for
-// ONCE-NOT: scf.for
-// ONCE-COUNT-1: memref.store
-// ONCE-NOT: memref.store
 // ONCE-NOT: gpu.func
 
-// PTX-COUNT-1: .entry column_mean_g0(
-// PTX-NOT: .entry
+// The partials kernel needs no barrier or shuffle, nor does the one-warp
+// finishing kernel need a barrier.
+// PTX: .entry column_mean_g0_partial(
 // PTX-NOT: shfl
+// PTX: .entry column_mean_g0(
+// PTX: shfl.sync.bfly
+// PTX-NOT: .entry
 // PTX-NOT: bar.sync
 
 func.func @column_mean(%x: tensor<512x96xf32> {kfuse.name = "x"}) -> (tensor<96xf32> {kfuse.name = "out0"}) {

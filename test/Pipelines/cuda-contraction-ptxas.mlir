@@ -4,8 +4,9 @@
 // thread per output point) is accepted by ptxas, for the default chip and
 // for sm_80 (no GPU needed): the matmul with its epilogue of
 // cuda-contraction.mlir, the convolution of cuda-contraction-conv.mlir and
-// the column mean (a reduction over the leading loop, one thread per output
-// column) of cuda-column-reduction.mlir.
+// the column mean of cuda-column-reduction.mlir (a reduction over the leading
+// loop: a partials kernel with a thread per slice and column, no shuffles,
+// then a finishing kernel).
 //
 // RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.matmul.mlir
 // RUN: %python %S/extract_ptx.py %t.matmul.mlir > %t.matmul.ptx
@@ -34,6 +35,7 @@
 
 // MATMUL: .visible .entry matmul_epilogue_g0(
 // CONV: .visible .entry conv_bias_relu_g0(
-// COLUMN-COUNT-1: .visible .entry column_mean_g0(
-// COLUMN-NOT: .entry
+// COLUMN: .visible .entry column_mean_g0_partial(
 // COLUMN-NOT: shfl
+// COLUMN: .visible .entry column_mean_g0(
+// COLUMN-NOT: .entry

@@ -545,7 +545,8 @@ def _suite():
 @pytest.mark.parametrize("workload", _suite())
 def test_suite_workload_moves_each_byte_once(workload):
     # The issue-4 benchmark workloads with their row widths and default
-    # strategies but 2 rows (bench/suite.py): each kernel asks for its main
+    # strategies but 2 rows (bench/suite.py; the sums over leading dimensions
+    # at shapes that keep their split): each kernel asks for its main
     # input once (the 262144-wide softmax too: on sm_90 each row is held in
     # the registers of a cluster of 8 blocks; a few percent more where masked
     # lanes of a ragged last vector read clamped addresses), writes each
@@ -563,12 +564,19 @@ def test_suite_workload_moves_each_byte_once(workload):
     main = max((b for b in range(len(buffers)) if buffers[b].kind == "input"),
                key=lambda b: buffers[b].nbytes)
     asked = sum(s["load"]["by_buffer"].get(main, 0) for s in stats)
-    assert 1 <= asked / buffers[main].nbytes <= 1.03, (workload, asked)
+    # (the variance over leading dimensions reads x twice: once for the mean,
+    # once for the squared deviations; each thread folds its column serially,
+    # holding nothing between the two)
+    passes = 2 if workload == "bn_var_nhwc" else 1
+    assert passes <= asked / buffers[main].nbytes <= passes * 1.03, (workload, asked)
     for b, spec in enumerate(buffers):
         if spec.kind == "output":
             assert sum(s["store"]["by_buffer"].get(b, 0) for s in stats) == spec.nbytes
-    loads = sum(s["load"]["bytes"] for s in stats)
-    sectors = sum(s["load"]["sectors"] for s in stats)
+    # (kernels that read only temporaries, such as the partials of a sum over
+    # leading rows folded by a block per column, read from L2: not checked)
+    reading = [s for s in stats if s["load"]["by_buffer"].get(main)]
+    loads = sum(s["load"]["bytes"] for s in reading)
+    sectors = sum(s["load"]["sectors"] for s in reading)
     assert sectors * 32 <= loads * 1.01, (workload, loads, sectors)
 
 

@@ -232,9 +232,18 @@ def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
     x = np.random.default_rng(6).standard_normal((512, 96)).astype(np.float32)
     np.testing.assert_allclose(f(x), x.astype(np.float64).mean(0), rtol=1e-5, atol=1e-6)
     cuda = kfuse.compile(text, target="cuda")
-    (launch,) = cuda.plan.steps
-    assert launch.grid == (1, 1, 1) and launch.block == (256, 1, 1)  # 96 columns
-    assert "shfl" not in cuda.ptx
+    # 96 columns are too few threads: the 512 rows split into 32 slices of 16,
+    # a thread per (slice, column) folds its slice (consecutive threads on
+    # consecutive columns), then a finishing kernel folds each column's 32
+    # partials and applies the epilogue
+    partial, finish = cuda.plan.steps
+    assert partial.kernel == "colsum_g0_partial" and finish.kernel == "colsum_g0"
+    assert partial.grid[0] * partial.block[0] >= 32 * 96
+    assert "shfl" not in cuda.ptx.split(".entry colsum_g0(")[0]  # no block combine
+    (temp,) = [b for b in cuda.plan.buffers if b.kind == "temp"]
+    assert temp.shape == (32, 96)  # slice-major: coalesced stores and reads
+    np.testing.assert_allclose(cuda.emulate(x), x.astype(np.float64).mean(0), rtol=1e-5,
+                               atol=1e-6)
 
 
 def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_order():
@@ -458,3 +467,69 @@ def test_row_cluster_option_is_checked():
         kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)
     with pytest.raises(kfuse.CompileError, match="row_exchange must be 'barrier' or 'async'"):
         kfuse.compile(p, target="cuda", row_exchange="mbarrier")
+
+
+ALONG_ROWS = [((512, 64), (0,)), ((8, 32, 16, 48), (0, 1, 2)), ((4, 256, 40), (1,)),
+              ((1024, 8), (0,)), ((1000, 24), (0,))]  # (the last: ragged trips)
+
+
+@pytest.mark.parametrize("shape,axes", ALONG_ROWS)
+def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes):
+    # x.sum(0)-like reductions (the input contiguous along the output's
+    # innermost dimension) with too few output points for a thread each:
+    # the leading reduced dimension splits into slices, a partials kernel
+    # runs a thread per (slice, output point), a finishing kernel folds the
+    # slices; numerics through the PTX emulator, argmax (two more waves:
+    # the max, then the first row holding it) included
+    from kfuse import builder as kb
+    p = kb.Program("along")
+    x = p.input("x", shape, "f32")
+    m = kb.mean(x, axis=axes, keepdims=True)
+    p.output(kb.mean((x - m) * (x - m), axis=axes), name="var")
+    p.output(kb.max(x, axis=axes), name="mx")
+    p.output(kb.sum(kb.exp(x), axis=axes), name="se")
+    if len(axes) == 1:
+        p.output(kb.argmax(x, axis=axes[0]), name="am")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    steps = f.plan.steps
+    partials = [s for s in steps if "_partial" in s.kernel]
+    assert partials and len(steps) == 2 * len(partials)
+    out_points = int(np.prod([n for d, n in enumerate(shape) if d not in axes]))
+    for s in partials:  # a thread per slice and output point, no block combine
+        assert s.grid[0] * s.block[0] >= 2 * out_points
+        body = f.ptx.split(f".entry {s.kernel}(")[1].split(".entry")[0]
+        assert "shfl" not in body and "bar.sync" not in body
+    xs = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    xs.reshape(-1)[::7] = 0.5  # ties for the argmax
+    got = f.emulate(xs)
+    x64 = xs.astype(np.float64)
+    want = [x64.var(axis=axes), xs.max(axis=axes), np.exp(x64).sum(axis=axes)]
+    if len(axes) == 1:
+        want.append(np.argmax(xs, axis=axes[0]))
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)
+
+
+def test_wide_reductions_along_rows_run_a_thread_per_column():
+    # enough output columns for a thread each (and for most SMs): one kernel,
+    # no split, no block combine; a softmax over the leading axis too
+    from kfuse import builder as kb
+    p = kb.Program("wide")
+    x = p.input("x", (6, 70000), "f32")
+    e = kb.exp(x - kb.max(x, axis=0, keepdims=True))
+    p.output(e / kb.sum(e, axis=0, keepdims=True), name="y")
+    p.output(kb.sum(x * x, axis=0), name="ss")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert not any("_partial" in s.kernel for s in f.plan.steps)
+    kinds = {f"wide_{g.name}": g.kind for g in f.report.groups}
+    reductions = [s for s in f.plan.steps if kinds[s.kernel] == "reduction"]
+    assert len(reductions) == 2
+    for s in reductions:  # a thread per column, no block combine
+        assert s.block[0] * s.grid[0] >= 70000 > s.block[0] * (s.grid[0] - 1)
+        assert "shfl" not in f.ptx.split(f".entry {s.kernel}(")[1].split(".entry")[0]
+    xs = np.random.default_rng(5).standard_normal((6, 70000)).astype(np.float32)
+    y, ss = f.emulate(xs)
+    ex = np.exp(xs - xs.max(0))
+    np.testing.assert_allclose(y, ex / ex.sum(0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ss, (xs.astype(np.float64) ** 2).sum(0), rtol=1e-5)

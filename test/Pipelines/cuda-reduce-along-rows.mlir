@@ -1,0 +1,144 @@
+// REQUIRES: ptxas
+//
+// Reductions of inputs contiguous along the rows: sums over the leading
+// dimension in the form fusion-normalize gives them (the reduction loop
+// last, x read as (d0, d1) -> (d1, d0)). A block per output column would
+// read that column with a stride (every warp load touching 32 sectors);
+// a thread per column reads x[row, column] coalesced, consecutive threads on
+// consecutive columns.
+//  - colsum_split, x[4096 x 256]: 256 threads would leave the GPU idle, so
+//    the rows split into 256 slices of 16 (about 1024 threads per SM of an
+//    H100, each folding at least 16 rows): a partials kernel with a thread
+//    per (slice, column), the slice outermost, loading its 16 rows at once
+//    (8 loads in flight per thread and trip, more while threads are few:
+//    16 here), then a finishing kernel, a block per column, that folds its
+//    256 partials (slice-major, still in L2).
+//  - colsum_wide, x[8 x 131072]: enough columns for a thread each, one
+//    kernel, each thread folding its 8 rows (blocks of 256 threads).
+//  - colsum_short, x[64 x 256]: too few rows to be worth two launches and
+//    too few columns for a thread each: a block per column, as before.
+//
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
+// RUN: FileCheck %s --input-file=%t.codegen.mlir
+// RUN: FileCheck %s --check-prefix=KERNEL --input-file=%t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
+// RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+
+// CHECK-LABEL: func.func @colsum_split
+// CHECK-SAME: (%[[X:[^:]*]]: memref<4096x256xf32>, %[[OUT:[^:]*]]: memref<256xf32>)
+// CHECK-DAG: %[[H1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[H32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[H256:.*]] = arith.constant 256 : index
+// CHECK: %[[PART:.*]] = memref.alloc() : memref<256x256xf32>
+// CHECK: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [256, 16, 256] : memref<4096x256xf32> into memref<256x16x256xf32>
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_split_g0_partial blocks in (%[[H256]], %[[H1]], %[[H1]]) threads in (%[[H256]], %[[H1]], %[[H1]]) args(%[[XS]] : memref<256x16x256xf32>, %[[PART]] : memref<256x256xf32>)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@colsum_split_g0 blocks in (%[[H256]], %[[H1]], %[[H1]]) threads in (%[[H32]], %[[H1]], %[[H1]]) args(%[[PART]] : memref<256x256xf32>, %[[OUT]] : memref<256xf32>)
+// CHECK-NEXT: return
+
+// CHECK-LABEL: func.func @colsum_wide
+// CHECK-DAG: %[[W1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[W256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[W512:.*]] = arith.constant 512 : index
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_wide_g0 blocks in (%[[W512]], %[[W1]], %[[W1]]) threads in (%[[W256]], %[[W1]], %[[W1]])
+// CHECK-NEXT: return
+
+// CHECK-LABEL: func.func @colsum_short
+// CHECK-DAG: %[[S1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[S32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[S256:.*]] = arith.constant 256 : index
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_short_g0 blocks in (%[[S256]], %[[S1]], %[[S1]]) threads in (%[[S32]], %[[S1]], %[[S1]])
+// CHECK-NEXT: return
+
+// The partials kernel: thread i < 256 * 256 takes column i mod 256 of slice
+// i div 256, folds its 16 rows in one trip, stores partials[slice, col].
+// KERNEL: gpu.func @colsum_split_g0_partial(%[[KX:[^:]*]]: memref<256x16x256xf32>, %[[KP:[^:]*]]: memref<256x256xf32>) kernel
+// KERNEL-DAG: %[[C256:.*]] = arith.constant 256 : index
+// KERNEL-DAG: %[[C65536:.*]] = arith.constant 65536 : index
+// KERNEL: %[[I:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// KERNEL-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[C65536]] : index
+// KERNEL-NEXT: scf.if %[[IN]] {
+// KERNEL-NEXT: %[[COL:.*]] = arith.remui %[[I]], %[[C256]] : index
+// KERNEL-NEXT: %[[SLICE:.*]] = arith.divui %[[I]], %[[C256]] : index
+// KERNEL-NOT: scf.for
+// KERNEL-COUNT-16: memref.load %[[KX]][%[[SLICE]], %{{.*}}, %[[COL]]] : memref<256x16x256xf32>
+// KERNEL-NOT: memref.load
+// KERNEL-NOT: gpu.shuffle
+// KERNEL: memref.store %{{.*}}, %[[KP]][%[[SLICE]], %[[COL]]] : memref<256x256xf32>
+// KERNEL-NEXT: }
+// KERNEL-NEXT: gpu.return
+
+// The finishing kernel: block c folds column c's partials, shuffles, thread
+// 0 stores.
+// KERNEL: gpu.func @colsum_split_g0(%[[FP:[^:]*]]: memref<256x256xf32>, %[[FOUT:[^:]*]]: memref<256xf32>) kernel
+// KERNEL: %[[B:.*]] = gpu.block_id x
+// KERNEL: memref.load %[[FP]][%{{.*}}, %[[B]]] : memref<256x256xf32>
+// KERNEL: gpu.shuffle xor
+// KERNEL: memref.store %{{.*}}, %[[FOUT]][%[[B]]] : memref<256xf32>
+
+// The wide sum: thread i < 131072 folds rows 0..7 of column i, no shuffle.
+// KERNEL: gpu.func @colsum_wide_g0(%[[WX:[^:]*]]: memref<8x131072xf32>, %[[WOUT:[^:]*]]: memref<131072xf32>) kernel
+// KERNEL: %[[WI:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// KERNEL-NEXT: arith.cmpi ult, %[[WI]], %{{.*}} : index
+// KERNEL-COUNT-8: memref.load %[[WX]][%{{.*}}, %[[WI]]] : memref<8x131072xf32>
+// KERNEL-NOT: gpu.shuffle
+// KERNEL: memref.store %{{.*}}, %[[WOUT]][%[[WI]]] : memref<131072xf32>
+// KERNEL-NEXT: }
+// KERNEL-NEXT: gpu.return
+
+// The short sum: a block per column, shuffles.
+// KERNEL: gpu.func @colsum_short_g0(
+// KERNEL: gpu.shuffle xor
+
+// PTX: .entry colsum_split_g0_partial(
+// PTX-NOT: shfl
+// PTX: .entry colsum_split_g0(
+// PTX: shfl.sync.bfly
+// PTX: .entry colsum_wide_g0(
+// PTX-NOT: shfl
+// PTX: .entry colsum_short_g0(
+// PTX: shfl.sync.bfly
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#o = affine_map<(d0, d1) -> (d0)>
+func.func @colsum_split(%x: tensor<4096x256xf32>) -> tensor<256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %s = linalg.generic {indexing_maps = [#t, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x256xf32>) outs(%f : tensor<256xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<256xf32>
+  return %s : tensor<256xf32>
+}
+
+func.func @colsum_wide(%x: tensor<8x131072xf32>) -> tensor<131072xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<131072xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<131072xf32>) -> tensor<131072xf32>
+  %s = linalg.generic {indexing_maps = [#t, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x131072xf32>) outs(%f : tensor<131072xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<131072xf32>
+  return %s : tensor<131072xf32>
+}
+
+func.func @colsum_short(%x: tensor<64x256xf32>) -> tensor<256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %s = linalg.generic {indexing_maps = [#t, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x256xf32>) outs(%f : tensor<256xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<256xf32>
+  return %s : tensor<256xf32>
+}
