@@ -429,14 +429,23 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
           << rowExchange << "'";
       return signalPassFailure();
     }
+    FailureOr<int64_t> sms = resolveSmCount(
+        getOperation(), "fusion-generic-to-gpu", chip, smCount);
+    if (failed(sms))
+      return signalPassFailure();
+    RowKernelOptions rowOptions;
+    rowOptions.threads = rowThreads;
+    rowOptions.chunksPerThread = rowChunks;
+    rowOptions.maxCluster = rowCluster;
+    rowOptions.online = rowOnline;
+    rowOptions.asyncExchange = rowExchange == "async";
+    rowOptions.smCount = *sms;
     for (auto &[name, generics] : kernels) {
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {
         return g.getNumReductionLoops() > 0;
       });
       if (rows) {
-        if (failed(emitRowKernel(generics, name.getValue(), rowThreads,
-                                 rowChunks, rowCluster, rowOnline,
-                                 rowExchange == "async")))
+        if (failed(emitRowKernel(generics, name.getValue(), rowOptions)))
           return signalPassFailure();
         continue;
       }

@@ -424,7 +424,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     stored, every reduction folded in one pass) stream: the reductions fold
     in passes over the row, each taking every reduction whose inputs are
     ready, and with `row-online` a max and the sum of exp(e - max) share a
-    pass.
+    pass, as do a mean and the sum of squared deviations from it (folded as
+    a running mean and centered sum of squares).
 
     Reductions whose inputs are contiguous along the rows rather than the
     columns (sums over leading dimensions, such as x[4096, 256].sum(0) or
@@ -433,7 +434,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     flight per thread; too few rows to fill the GPU split the first reduced
     loop into slices (a partials kernel with a thread per slice and row,
     then a finishing kernel). Few, very long rows read along the columns
-    split the same way into a block per slice.
+    split the same way into a block per slice. These launch shapes aim to
+    fill the target's SMs (`chip`, or `sm-count`).
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
@@ -444,8 +446,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Vector chunks of its row each thread keeps in registers (the "
            "block size follows from the row width; 0: stream every row)">,
     Option<"rowOnline", "row-online", "bool", /*default=*/"true",
-           "Streaming row kernels fold a max and the sum of exp(e - max) "
-           "in one pass over the row (off for strict numerics)">,
+           "Streaming row kernels fold a max and the sum of exp(e - max), "
+           "and a mean and the sum of squared deviations from it, in one "
+           "pass over the row (off for strict numerics)">,
     Option<"rowCluster", "row-cluster", "int64_t", /*default=*/"0",
            "Most blocks of a thread-block cluster a row too long for one "
            "block's registers is spread over (0: none; up to 16 on sm_90 and "
@@ -456,6 +459,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "publishes its total, a cluster barrier per reduction) or 'async' "
            "(st.async into every block's slots, completing an mbarrier there; "
            "PTX 8.1)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Number of SMs the launch shapes of reduction kernels aim to fill "
+           "(thread or block per row, splits of long rows); 0 takes the "
+           "chip's default (sm_90: 132)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -45,6 +45,12 @@
 // the same `e` together ("online"): the running sum is rescaled by
 // exp(m_old - m_new) whenever the running max grows, and once more to the
 // row's final max, so softmax reads its row twice and cross-entropy once.
+// Likewise a sum of squared deviations sum((e - q)^2) from a row value q
+// the same pass computes (a variance around the mean) folds the count, mean
+// and centered sum of squares M2 of e - e[row, 0] instead, merging each
+// trip's into the running ones (Chan et al.); once q is known the sum is
+// M2 + n (mean - q)^2. A streamed layernorm reads its row twice, a variance
+// once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,11 +70,13 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
+using kfuse::RowKernelOptions;
 
 namespace {
 
@@ -193,21 +201,17 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
 /// the whole kernel, so later phases reuse what earlier ones computed.
 using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
-/// The SMs the launch shapes aim to fill (an H100's 132).
-constexpr int64_t kSmCount = 132;
-
 class RowKernel {
 public:
   /// `threadPerRow`: a thread per row even where the reductions trail
   /// (groups whose inputs are contiguous along the rows, see
   /// contiguousAlongRows).
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
-            int64_t threads, int64_t chunksPerThread = 4,
-            int64_t maxCluster = 0, bool online = false,
-            bool asyncExchange = false, bool threadPerRow = false)
-      : generics(generics), name(name), threads(threads),
-        chunksPerThread(chunksPerThread), maxCluster(maxCluster),
-        online(online), asyncExchange(asyncExchange),
+            const RowKernelOptions &options, bool threadPerRow)
+      : generics(generics), name(name), threads(options.threads),
+        chunksPerThread(options.chunksPerThread),
+        maxCluster(options.maxCluster), online(options.online),
+        asyncExchange(options.asyncExchange), smCount(options.smCount),
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
@@ -265,6 +269,8 @@ private:
   /// st.async, each arrival completing the receiver's mbarrier, instead of
   /// publishing them with a cluster barrier (see clusterCombine).
   bool asyncExchange;
+  /// The SMs the launch shapes aim to fill.
+  int64_t smCount;
   /// A contraction (matmul, convolution): inputs reused across rows.
   bool contraction;
   /// One thread per row (contractions, reductions of inputs contiguous
@@ -360,6 +366,34 @@ private:
     Value maxTotal;        // the block total of m's pass (set by the pass)
   };
   llvm::DenseMap<Operation *, Online> onlineSums; // by the sum's generic
+  /// `v = sum((e - q)^2)` with `q` a row value computed after the pass
+  /// starts (a variance around a mean the same pass computes): the pass
+  /// folds the count, mean and centered sum of squares of `e` instead
+  /// (merging each trip's into the running ones, Chan et al.), and
+  /// v = M2 + n * (mean - q)^2 once q is known.
+  struct Centered {
+    Value qBuffer;                // q's buffer, as `at` reads it
+    linalg::GenericOp qWriter;    // the generic that writes q
+    linalg::GenericOp at;         // the generic whose body computes e - q
+    Value squared;                // the value v's body squares (e - q)
+    /// q is the row value itself, or (`scale` set) the row value divided by
+    /// (`divides`) or multiplied by the nonzero, finite `scale` (a mean from
+    /// a sum): 0 where the row value is 0.
+    FloatAttr scale;
+    bool divides = false;
+    /// (set by the pass) e's mean over the row is shift + offset: the
+    /// shift, a value of e, and the mean of e - shift (small).
+    Value shift, offset;
+    /// q from the row value `r`.
+    Value qOf(OpBuilder &b, Location loc, Value r) const {
+      if (!scale)
+        return r;
+      Value s = arith::ConstantOp::create(b, loc, scale);
+      return divides ? arith::DivFOp::create(b, loc, r, s).getResult()
+                     : arith::MulFOp::create(b, loc, r, s).getResult();
+    }
+  };
+  llvm::DenseMap<Operation *, Centered> centeredSums; // by v's generic
   llvm::DenseMap<Operation *, Value> totals;      // block totals, by reduction
   /// Streaming mode's passes over the row, in program order: each starts
   /// at a reduction no earlier pass folds and takes every later reduction
@@ -373,6 +407,23 @@ private:
                                   ArrayRef<Value> rowIdx, Value colStart,
                                   int64_t step, int64_t numCols,
                                   ArrayRef<linalg::GenericOp> members);
+  /// One trip of a centered sum `g` (see Centered) at `points` (row indices
+  /// first, then columns; `valid`: which are in the row, empty when all
+  /// are): the running mean and M2 after it, or nulls on failure. `iv`,
+  /// `colStart`, `step`: the trip's first column, the thread's first
+  /// column, and the distance between the thread's columns.
+  std::pair<Value, Value>
+  foldCentered(OpBuilder &b, Location loc, linalg::GenericOp g,
+               const Centered &centered, ArrayRef<SmallVector<Value>> points,
+               unsigned numRowIdx, ArrayRef<Value> valid, Cache &cache,
+               Value shift, Value mean, Value m2, Value iv, Value colStart,
+               int64_t step);
+  /// e of centered sum `g` at `point` (row indices first): g's body
+  /// evaluated with 0 in place of q's row value (so d = e - 0); null on
+  /// failure.
+  Value centeredTerm(OpBuilder &b, Location loc, linalg::GenericOp g,
+                     const Centered &centered, ArrayRef<Value> point,
+                     unsigned numRowIdx, Cache &cache);
   /// The generics whose row values (reduction results, row-space values)
   /// evaluating `g`'s inputs reads, through the full-space generics it
   /// evaluates on the way.
@@ -404,6 +455,12 @@ private:
   /// `s = sum(exp(e - m))` with `m = max(e)` computed by an earlier
   /// reduction of the group and read nowhere else in the sum: the max.
   std::optional<Online> onlinePartner(linalg::GenericOp g);
+  /// `v = sum(d * d)`, `d = e - q` (through full-space intermediates that
+  /// nothing else on the way reads) with `q` a row value: the parts, and in
+  /// `deps` the row values evaluating `e` reads (not q's).
+  std::optional<Centered>
+  centeredPartner(linalg::GenericOp v,
+                  llvm::SmallPtrSetImpl<Operation *> &deps);
 
   /// Position of each generic in program order.
   llvm::DenseMap<Operation *, unsigned> position;
@@ -437,11 +494,14 @@ private:
   FailureOr<Value> valueAt(OpBuilder &b, Location loc, Value buffer,
                            unsigned pos, AffineMap map, ArrayRef<Value> loopIdx,
                            Cache &cache, int64_t chunk = 0);
+  /// `mappingOut`: receives the mapping of g's body values to their
+  /// evaluations.
   FailureOr<SmallVector<Value>> evalBody(OpBuilder &b, Location loc,
                                          linalg::GenericOp g,
                                          ArrayRef<Value> loopIdx, Cache &cache,
                                          Value acc = Value(),
-                                         int64_t chunk = 0);
+                                         int64_t chunk = 0,
+                                         IRMapping *mappingOut = nullptr);
   bool usedOutside(Value buffer);
   /// Records the value a row-space buffer ends with (a later write, e.g. a
   /// reduction over its fill, replaces an earlier one: one store each).
@@ -619,7 +679,8 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
                                                   linalg::GenericOp g,
                                                   ArrayRef<Value> loopIdx,
                                                   Cache &cache, Value acc,
-                                                  int64_t chunk) {
+                                                  int64_t chunk,
+                                                  IRMapping *mappingOut) {
   Block *body = g.getBody();
   bool vec = vectorized(loopIdx);
   IRMapping mapping;
@@ -650,6 +711,8 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
     return failedOp->emitError()
            << "kfuse cannot generate code for '" << failedOp->getName()
            << "' in kernel '" << name << "'";
+  if (mappingOut)
+    *mappingOut = mapping;
   return *results;
 }
 
@@ -1180,14 +1243,22 @@ bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
   return true;
 }
 
+/// The term a float sum `g` adds to its accumulator each step (null when g
+/// is not such a sum).
+static Value sumTerm(linalg::GenericOp g) {
+  std::optional<Combiner> sum = findCombiner(g);
+  if (!sum || !isa<arith::AddFOp>(sum->op))
+    return Value();
+  Value acc = g.getBody()->getArguments().back();
+  return sum->op->getOperand(sum->op->getOperand(0) == acc ? 1 : 0);
+}
+
 std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   if (!online || perThread)
     return std::nullopt;
-  std::optional<Combiner> sum = findCombiner(g);
-  if (!sum || !isa<arith::AddFOp>(sum->op))
+  Value term = sumTerm(g);
+  if (!term)
     return std::nullopt;
-  Value acc = g.getBody()->getArguments().back();
-  Value term = sum->op->getOperand(sum->op->getOperand(0) == acc ? 1 : 0);
   auto exp = term.getDefiningOp<math::ExpOp>();
   if (!exp || !term.hasOneUse())
     return std::nullopt;
@@ -1248,10 +1319,88 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   return Online{max, maxBuffer, Value()};
 }
 
+std::optional<RowKernel::Centered>
+RowKernel::centeredPartner(linalg::GenericOp v,
+                           llvm::SmallPtrSetImpl<Operation *> &deps) {
+  if (!online || contraction)
+    return std::nullopt;
+  Value term = sumTerm(v);
+  if (!term)
+    return std::nullopt;
+  Value acc = v.getBody()->getArguments().back();
+  auto square = term.getDefiningOp<arith::MulFOp>();
+  // (f32 or f64: the counts, up to the row's length, are floats of the
+  // accumulator's type)
+  if (!square || square.getLhs() != square.getRhs() || !term.hasOneUse() ||
+      term.getType() != acc.getType() ||
+      !(acc.getType().isF32() || acc.getType().isF64()))
+    return std::nullopt;
+  Value d = square.getLhs();
+  if (!llvm::all_of(d.getUsers(), [&](Operation *u) { return u == square; }))
+    return std::nullopt;
+  // From d back to `e - q`, through full-space intermediates that nothing
+  // else on the way reads: (generic, operand followed).
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> path;
+  linalg::GenericOp at = v;
+  Value x = d;
+  while (auto arg = dyn_cast<BlockArgument>(x)) {
+    auto w = identityWriter(arg, at);
+    if (!w || (at != v && !arg.hasOneUse()))
+      return std::nullopt;
+    path.push_back({at, arg.getArgNumber()});
+    at = w->first;
+    x = at.getBody()->getTerminator()->getOperand(w->second);
+    if (!x.hasOneUse())
+      return std::nullopt;
+  }
+  auto sub = x.getDefiningOp<arith::SubFOp>();
+  if (!sub || sub.getType() != acc.getType())
+    return std::nullopt;
+  // q: a row value r, or r / c or r * c for a constant c (0 where r is 0,
+  // as the pass evaluates e - q with r = 0).
+  Value qv = sub.getRhs();
+  FloatAttr scale;
+  bool divides = false;
+  if (Operation *op = qv.getDefiningOp();
+      op && isa<arith::DivFOp, arith::MulFOp>(op)) {
+    if (!qv.hasOneUse())
+      return std::nullopt;
+    divides = isa<arith::DivFOp>(op);
+    unsigned c =
+        !divides && matchPattern(op->getOperand(0), m_Constant()) ? 0 : 1;
+    if (!matchPattern(op->getOperand(c), m_Constant(&scale)) ||
+        !scale.getValue().isFiniteNonZero())
+      return std::nullopt;
+    qv = op->getOperand(1 - c);
+  }
+  auto q = dyn_cast<BlockArgument>(qv);
+  if (!q || q.getOwner() != at.getBody() || !q.hasOneUse() ||
+      q.getArgNumber() >= at.getNumDpsInputs())
+    return std::nullopt;
+  Value qBuffer = at.getDpsInputOperand(q.getArgNumber())->get();
+  if (!isa<MemRefType>(qBuffer.getType()))
+    return std::nullopt;
+  auto w = writerBefore(qBuffer, position[at]);
+  if (!w || (w->first.getNumReductionLoops() == 0 && !isRowSpace(w->first)))
+    return std::nullopt;
+  // What evaluating e reads: every other input on the way.
+  path.push_back({at, q.getArgNumber()});
+  for (auto [h, followed] : path)
+    for (OpOperand *in : h.getDpsInputOperands())
+      if (in->getOperandNumber() != followed &&
+          isa<MemRefType>(in->get().getType()) &&
+          !h.getBody()->getArgument(in->getOperandNumber()).use_empty())
+        rowDepsOf(in->get(), position[h], deps);
+  if (deps.contains(w->first))
+    return std::nullopt;
+  return Centered{qBuffer, w->first, at, d, scale, divides, Value(), Value()};
+}
+
 SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
   SmallVector<SmallVector<linalg::GenericOp>> passes;
   llvm::SmallPtrSet<Operation *, 8> planned;
   onlineSums.clear();
+  centeredSums.clear();
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() == 0 || planned.contains(g))
       continue;
@@ -1264,10 +1413,22 @@ SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
       std::optional<Online> on = onlinePartner(h);
       if (on && !llvm::is_contained(members, on->max))
         on.reset();
-      if (!llvm::all_of(deps, [&](Operation *d) {
-            return position[d] < position[g] || (on && d == on->max);
-          }))
+      auto ready = [&](Operation *d) {
+        return position[d] < position[g] || (on && d == on->max);
+      };
+      if (!llvm::all_of(deps, ready)) {
+        // A sum of squares around a row value this pass computes: folded
+        // as a count, mean and centered sum of squares.
+        llvm::SmallPtrSet<Operation *, 8> eDeps;
+        std::optional<Centered> c = centeredPartner(h, eDeps);
+        if (!c || !llvm::all_of(eDeps, [&](Operation *d) {
+              return position[d] < position[g];
+            }))
+          continue;
+        centeredSums[h] = *c;
+        members.push_back(h);
         continue;
+      }
       if (on)
         onlineSums[h] = *on;
       members.push_back(h);
@@ -1294,7 +1455,119 @@ RowKernel::fullSpaceOutputs() {
 /// every reduction in `members`, `batch` vectors per trip (the last trip
 /// masked when the row does not divide). An online sum's partial is kept
 /// relative to its max's running partial: s' = s * exp(m - m') +
-/// sum(exp(e - m')), the terms evaluated with m' in place of the max.
+/// sum(exp(e - m')), the terms evaluated with m' in place of the max. A
+/// centered sum of squares keeps e's running mean and centered sum of
+/// squares M2 (per lane), e evaluated with 0 in place of q: each trip's
+/// own mean and M2 (k values at most) merge into them with Chan et al.'s
+/// update, delta = mean_trip - mean, M2 += M2_trip + delta^2 n k / (n + k).
+/// How many of columns colStart, colStart + step, ... are below numCols, as
+/// a float of type `elem`.
+static Value countOf(OpBuilder &b, Location loc, Value colStart, int64_t step,
+                     int64_t numCols, Type elem) {
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value end = cIdx(numCols);
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       colStart, end);
+  Value n = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, end, colStart),
+                            cIdx(step - 1)),
+      cIdx(step));
+  n = arith::SelectOp::create(b, loc, inside, n, cIdx(0));
+  return arith::UIToFPOp::create(
+      b, loc, elem, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
+}
+
+Value RowKernel::centeredTerm(OpBuilder &b, Location loc, linalg::GenericOp g,
+                              const Centered &centered, ArrayRef<Value> point,
+                              unsigned numRowIdx, Cache &cache) {
+  Type elem = centered.squared.getType();
+  rowValues[centered.qBuffer].push_back(
+      {position[centered.qWriter], floatConstant(b, loc, elem, 0.0)});
+  SmallVector<Value> loopIdx = orderLoops(b, loc, g, point.take_front(numRowIdx),
+                                          point.drop_front(numRowIdx));
+  IRMapping mapping;
+  Value zero = splat(b, loc, floatConstant(b, loc, elem, 0.0));
+  auto v = evalBody(b, loc, g, loopIdx, cache, vectorized(loopIdx) ? zero
+                                                : floatConstant(b, loc, elem, 0.0),
+                    0, &mapping);
+  rowValues[centered.qBuffer].pop_back();
+  return failed(v) ? Value() : mapping.lookup(centered.squared);
+}
+
+std::pair<Value, Value> RowKernel::foldCentered(
+    OpBuilder &b, Location loc, linalg::GenericOp g, const Centered &centered,
+    ArrayRef<SmallVector<Value>> points, unsigned numRowIdx,
+    ArrayRef<Value> valid, Cache &cache, Value shift, Value mean, Value m2,
+    Value iv, Value colStart, int64_t step) {
+  Type type = mean.getType();
+  Type elem = getElementTypeOrSelf(type);
+  Value zero = floatConstant(b, loc, type, 0.0);
+  // e - shift at each point (exact where e is within a factor 2 of the
+  // shift, a value of the row: the running mean stays small).
+  SmallVector<Value> es;
+  for (ArrayRef<Value> point : points) {
+    Value e = centeredTerm(b, loc, g, centered, point, numRowIdx, cache);
+    if (!e)
+      return {};
+    es.push_back(arith::SubFOp::create(b, loc, e, shift));
+  }
+  auto inRow = [&](unsigned j, Value v) {
+    return valid.empty() || !valid[j]
+               ? v
+               : arith::SelectOp::create(b, loc, valid[j], v, zero)
+                     .getResult();
+  };
+  // The trip's count, mean and M2.
+  Value count = floatConstant(b, loc, elem, double(es.size()));
+  if (!valid.empty()) {
+    count = floatConstant(b, loc, elem, 1.0);
+    for (Value ok : ArrayRef<Value>(valid).drop_front())
+      count = arith::AddFOp::create(
+          b, loc, count,
+          arith::SelectOp::create(b, loc, ok, floatConstant(b, loc, elem, 1.0),
+                                  floatConstant(b, loc, elem, 0.0)));
+  }
+  Value sum = inRow(0, es[0]);
+  for (unsigned j = 1; j < es.size(); ++j)
+    sum = arith::AddFOp::create(b, loc, sum, inRow(j, es[j]));
+  Value tripMean =
+      valid.empty()
+          ? arith::MulFOp::create(
+                b, loc, sum, floatConstant(b, loc, type, 1.0 / es.size()))
+                .getResult()
+          : arith::DivFOp::create(b, loc, sum, splat(b, loc, count))
+                .getResult();
+  Value tripM2;
+  for (auto [j, e] : llvm::enumerate(es)) {
+    Value dev = arith::SubFOp::create(b, loc, e, tripMean);
+    Value sq = inRow(j, arith::MulFOp::create(b, loc, dev, dev));
+    tripM2 = tripM2 ? arith::AddFOp::create(b, loc, tripM2, sq).getResult() : sq;
+  }
+  // Merged into the running ones, n columns of this lane folded so far.
+  Value n = arith::UIToFPOp::create(
+      b, loc, elem,
+      arith::IndexCastUIOp::create(
+          b, loc, b.getI64Type(),
+          arith::DivUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, iv, colStart),
+              arith::ConstantIndexOp::create(b, loc, step))));
+  Value ratio = arith::DivFOp::create(b, loc, count,
+                                      arith::AddFOp::create(b, loc, n, count));
+  Value delta = arith::SubFOp::create(b, loc, tripMean, mean);
+  Value newMean = arith::AddFOp::create(
+      b, loc, mean, arith::MulFOp::create(b, loc, delta, splat(b, loc, ratio)));
+  Value weight = arith::MulFOp::create(b, loc, n, ratio);
+  Value newM2 = arith::AddFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, m2, tripM2),
+      arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, delta, delta),
+          splat(b, loc, weight)));
+  return {newMean, newM2};
+}
+
 LogicalResult
 RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                              ArrayRef<Value> rowIdx, Value colStart,
@@ -1323,6 +1596,25 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
               arith::ConstantOp::create(
                   kb, loc, neutral(kb, combs.back().kind, accType))));
   }
+  // (a centered sum's running M2, after every member's slot, and its
+  // shift: e at the row's first column, splatted, the same in every lane
+  // and thread)
+  llvm::DenseMap<Operation *, unsigned> m2Slot;
+  llvm::DenseMap<Operation *, Value> shifts;
+  for (linalg::GenericOp g : members)
+    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+      m2Slot[g] = inits.size();
+      inits.push_back(inits[slot[g]]); // (0: the neutral of a sum)
+      SmallVector<Value> first(rowIdx);
+      first.append(colShape.size(), cIdx(kb, 0));
+      Cache once;
+      Value e = centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once);
+      if (!e)
+        return failure();
+      if (isa<VectorType>(e.getType()))
+        e = vector::ExtractOp::create(kb, loc, e, 0);
+      shifts[g] = splat(kb, loc, e);
+    }
   auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
                                  cIdx(kb, step * k), inits);
   OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -1350,6 +1642,17 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   SmallVector<Value> next(accs.begin(), accs.end());
   for (linalg::GenericOp g : members) {
     Value acc = accs[slot[g]];
+    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+      auto [mean, m2] = foldCentered(
+          lb, loc, g, c->second, points, rowIdx.size(), valid, cache,
+          shifts[g], accs[slot[g]], accs[m2Slot[g]], loop.getInductionVar(),
+          colStart, step);
+      if (!mean)
+        return failure();
+      next[slot[g]] = mean;
+      next[m2Slot[g]] = m2;
+      continue;
+    }
     Value override;
     auto on = onlineSums.find(g);
     if (on != onlineSums.end()) {
@@ -1389,6 +1692,47 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   for (auto [i, g] : llvm::enumerate(members)) {
     if (onlineSums.count(g))
       continue; // (with its max, below)
+    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+      // Each lane's count is this thread's trips over the row; the row's
+      // mean, then its M2: sum(M2_l + n_l (mean_l - mean)^2), the means
+      // relative to the shift.
+      Value mean = loop.getResult(i), m2 = loop.getResult(m2Slot[g]);
+      Type elem = getElementTypeOrSelf(mean.getType());
+      Value shift = shifts[g];
+      if (width > 1)
+        shift = vector::ExtractOp::create(kb, loc, shift, 0);
+      c->second.shift = shift;
+      if (perThread && width == 1) {
+        c->second.offset = mean;
+        totals[g] = m2;
+        continue;
+      }
+      Value n = countOf(kb, loc, colStart, step, numCols, elem);
+      Value sum = arith::MulFOp::create(kb, loc, mean, splat(kb, loc, n));
+      if (width > 1)
+        sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
+                                          sum);
+      if (!perThread)
+        sum = blockCombine(kb, loc, tid, sum, gpu::AllReduceOperation::ADD);
+      Value rowMean = arith::DivFOp::create(
+          kb, loc, sum, floatConstant(kb, loc, elem, double(numCols)));
+      Value delta = arith::SubFOp::create(kb, loc, mean,
+                                          splat(kb, loc, rowMean));
+      Value spread = arith::AddFOp::create(
+          kb, loc, m2,
+          arith::MulFOp::create(
+              kb, loc, splat(kb, loc, n),
+              arith::MulFOp::create(kb, loc, delta, delta)));
+      if (width > 1)
+        spread = vector::ReductionOp::create(
+            kb, loc, vector::CombiningKind::ADD, spread);
+      if (!perThread)
+        spread =
+            blockCombine(kb, loc, tid, spread, gpu::AllReduceOperation::ADD);
+      c->second.offset = rowMean;
+      totals[g] = spread;
+      continue;
+    }
     Value part = loop.getResult(i);
     Value lanes = part;
     if (width > 1)
@@ -1519,9 +1863,9 @@ LogicalResult RowKernel::emit() {
   if (perThread && !contraction) {
     // Rows too few for a block of `t` on every SM: smaller blocks (whole
     // warps), and more loads in flight per thread.
-    while (t > 32 && (numRows + t - 1) / t < kSmCount)
+    while (t > 32 && (numRows + t - 1) / t < smCount)
       t /= 2;
-    while (threadBatch < 32 && numRows * threadBatch < kSmCount * 8192)
+    while (threadBatch < 32 && numRows * threadBatch < smCount * 8192)
       threadBatch *= 2;
   }
   int64_t blocks = perThread ? (numRows + t - 1) / t : numRows * cluster;
@@ -1628,6 +1972,25 @@ LogicalResult RowKernel::emit() {
               floatConstant(kb, loc, t, 0, 1),
               arith::MulFOp::create(kb, loc, total,
                                     rescale(kb, loc, on->second.maxTotal, m)));
+        }
+        if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+          // sum((e - q)^2) = M2 + n (mean - q)^2, q now known.
+          Value q = rowValueBefore(c->second.qBuffer, position[c->second.at]);
+          if (!q)
+            return g.emitError() << "kfuse: kernel '" << name
+                                 << "' reads a row value before computing it";
+          q = c->second.qOf(kb, loc, q);
+          // (mean - q as (shift - q) + offset: exact where q is within a
+          // factor 2 of the shift, however large both are)
+          Value off = arith::AddFOp::create(
+              kb, loc, arith::SubFOp::create(kb, loc, c->second.shift, q),
+              c->second.offset);
+          total = arith::AddFOp::create(
+              kb, loc, total,
+              arith::MulFOp::create(
+                  kb, loc,
+                  floatConstant(kb, loc, total.getType(), double(numCols)),
+                  arith::MulFOp::create(kb, loc, off, off)));
         }
         // (trailing reductions: the row indices are the leading loops, and a
         // scalar is wanted, not a vector)
@@ -1769,19 +2132,18 @@ static bool contiguousAlongRows(ArrayRef<linalg::GenericOp> generics) {
   return found;
 }
 
-/// Whether a reduction group whose reductions trail runs a thread per row:
-/// its inputs are contiguous along the rows, and there are enough rows to
-/// keep the SMs busy (128 threads each); with fewer, a block per row is
-/// faster despite its strided reads.
-static bool threadPerRow(ArrayRef<linalg::GenericOp> generics) {
-  if (!contiguousAlongRows(generics))
-    return false;
+/// Whether a reduction group whose inputs are contiguous along its rows
+/// (see contiguousAlongRows) has enough rows to run a thread per row: 128
+/// threads on each of `smCount` SMs. With fewer, a block per row is faster
+/// despite its strided reads.
+static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
+                            int64_t smCount) {
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0) {
       int64_t numRows = 1;
       for (int64_t r : kfuse::parallelExtents(g))
         numRows *= r;
-      return numRows >= kSmCount * 128;
+      return numRows >= smCount * 128;
     }
   return false;
 }
@@ -1810,8 +2172,8 @@ static bool threadPerRow(ArrayRef<linalg::GenericOp> generics) {
 /// Returns std::nullopt when it does not apply.
 static std::optional<LogicalResult>
 splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
-              int64_t threads, int64_t smCount, int64_t maxCluster,
-              bool online, bool alongRows) {
+              const RowKernelOptions &options, bool alongRows) {
+  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
   int64_t targetBlocks = smCount * 8; // several blocks per SM
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : generics)
@@ -2204,26 +2566,27 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
     // (along rows the partials kernels, the even ones, run a thread per row:
     // that is what the split is for; the finishing kernels as they would)
-    bool perThread = alongRows && (k % 2 == 0 || threadPerRow(gens));
-    if (failed(RowKernel(gens, kernelName, threads, /*chunksPerThread=*/8,
-                         /*maxCluster=*/0, online, /*asyncExchange=*/false,
-                         perThread)
-                   .emit()))
+    bool perThread =
+        alongRows && (k % 2 == 0 || (contiguousAlongRows(gens) &&
+                                     rowsFillThreads(gens, smCount)));
+    RowKernelOptions sliced = options;
+    sliced.chunksPerThread = 8;
+    sliced.maxCluster = 0;
+    sliced.asyncExchange = false;
+    if (failed(RowKernel(gens, kernelName, sliced, perThread).emit()))
       return failure();
   }
   return success();
 }
 
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
-                                   StringRef kernelName, int64_t threads,
-                                   int64_t chunksPerThread, int64_t maxCluster,
-                                   bool online, bool asyncExchange) {
-  // Blocks to fill an H100 (132 SMs).
+                                   StringRef kernelName,
+                                   const RowKernelOptions &options) {
   bool alongRows = contiguousAlongRows(generics);
-  if (auto split = splitLongRows(generics, kernelName, threads, kSmCount,
-                                 maxCluster, online, alongRows))
+  if (auto split =
+          splitLongRows(generics, kernelName, options, alongRows))
     return *split;
-  return RowKernel(generics, kernelName, threads, chunksPerThread, maxCluster,
-                   online, asyncExchange, threadPerRow(generics))
+  return RowKernel(generics, kernelName, options,
+                   alongRows && rowsFillThreads(generics, options.smCount))
       .emit();
 }

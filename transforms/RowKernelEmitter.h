@@ -8,22 +8,37 @@
 
 namespace kfuse {
 
+/// How a reduction group's kernels are shaped (fusion-generic-to-gpu's row
+/// options and the target).
+struct RowKernelOptions {
+  /// Threads per block of thread-per-row kernels (block-per-row kernels
+  /// size their blocks from the row width).
+  int64_t threads = 256;
+  /// Vector chunks of its row each thread keeps in registers; 0 streams
+  /// every row instead.
+  int64_t chunksPerThread = 4;
+  /// > 1: rows too long for one block's registers spread over a
+  /// thread-block cluster of up to that many blocks (sm_90 and later).
+  int64_t maxCluster = 0;
+  /// A streaming pass may fold `m = max(e)` and `sum(exp(e - m))` together
+  /// (fast numerics).
+  bool online = false;
+  /// The blocks of a cluster send their totals to each other with st.async,
+  /// completing an mbarrier in the receiving block, instead of publishing
+  /// them with a cluster barrier.
+  bool asyncExchange = false;
+  /// The SMs the launch shapes aim to fill (splits of long rows, thread per
+  /// row or block per row, block sizes, loads in flight).
+  int64_t smCount = 132;
+};
+
 /// Lowers the bufferized generics of one reduction group (all tagged with
-/// the same `fusion.kernel`, in program order) to one gpu.launch; see
-/// RowKernelEmitter.cpp. Emits an error and fails on groups it cannot map.
-/// `maxCluster` > 1 lets rows too long for one block's registers spread over
-/// a thread-block cluster of up to that many blocks (sm_90 and later).
-/// `chunksPerThread` = 0 streams every row instead of keeping it in
-/// registers. `online` lets a streaming pass fold `m = max(e)` and
-/// `sum(exp(e - m))` together (fast numerics). `asyncExchange`: the blocks
-/// of a cluster send their totals to each other with st.async, completing
-/// an mbarrier in the receiving block, instead of publishing them with a
-/// cluster barrier.
+/// the same `fusion.kernel`, in program order) to one gpu.launch, or to a
+/// few when long rows are split; see RowKernelEmitter.cpp. Emits an error
+/// and fails on groups it cannot map.
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
-              llvm::StringRef kernelName, int64_t threads,
-              int64_t chunksPerThread = 4, int64_t maxCluster = 0,
-              bool online = false, bool asyncExchange = false);
+              llvm::StringRef kernelName, const RowKernelOptions &options);
 
 } // namespace kfuse
 

@@ -3,8 +3,6 @@
 #include "transforms/Passes.h"
 #include "transforms/Utils.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 #define DEBUG_TYPE "fusion-select-strategy"
 
 namespace kfuse {
@@ -20,29 +18,16 @@ namespace {
 /// The largest grid x-dimension CUDA allows.
 constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 
-/// SM counts of the parts kfuse knows by chip name (the full-size part).
-static int64_t defaultSmCount(StringRef chip) {
-  return llvm::StringSwitch<int64_t>(chip)
-      .Case("sm_80", 108)
-      .Case("sm_86", 84)
-      .Case("sm_89", 128)
-      .Cases({"sm_90", "sm_90a"}, 132)
-      .Default(0);
-}
-
 struct SelectStrategyPass
     : kfuse::impl::SelectStrategyBase<SelectStrategyPass> {
   using SelectStrategyBase::SelectStrategyBase;
 
   void runOnOperation() override {
-    int64_t sms = smCount > 0 ? smCount : defaultSmCount(chip);
-    if (sms <= 0) {
-      getOperation().emitError()
-          << "fusion-select-strategy: unknown chip '" << chip
-          << "' (known: sm_80, sm_86, sm_89, sm_90); pass sm-count= to use "
-             "another";
+    FailureOr<int64_t> resolved = resolveSmCount(
+        getOperation(), "fusion-select-strategy", chip, smCount);
+    if (failed(resolved))
       return signalPassFailure();
-    }
+    int64_t sms = *resolved;
     auto check = fusion::StrategyAttr::getChecked(
         [&] { return getOperation().emitError("fusion-select-strategy: "); },
         &getContext(), int64_t(threads), int64_t(1), int64_t(unroll),

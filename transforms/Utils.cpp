@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -250,4 +251,25 @@ int64_t kfuse::bytesOf(Value value) {
     return 0;
   int64_t bits = shaped.getElementTypeBitWidth();
   return shaped.getNumElements() * ((bits + 7) / 8);
+}
+
+int64_t kfuse::resolveSmCount(StringRef chip, int64_t smCount) {
+  if (smCount > 0)
+    return smCount;
+  return llvm::StringSwitch<int64_t>(chip)
+      .Case("sm_80", 108)
+      .Case("sm_86", 84)
+      .Case("sm_89", 128)
+      .Cases({"sm_90", "sm_90a"}, 132)
+      .Default(0);
+}
+
+FailureOr<int64_t> kfuse::resolveSmCount(Operation *op, StringRef pass,
+                                         StringRef chip, int64_t smCount) {
+  int64_t sms = resolveSmCount(chip, smCount);
+  if (sms > 0)
+    return sms;
+  return op->emitError() << pass << ": unknown chip '" << chip
+                         << "' (known: sm_80, sm_86, sm_89, sm_90); pass "
+                            "sm-count= to use another";
 }

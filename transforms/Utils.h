@@ -79,6 +79,17 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
 /// Bytes a value of static shaped type occupies in memory (i1 takes a byte).
 int64_t bytesOf(mlir::Value value);
 
+/// The SMs kernels are sized for: `smCount` when positive, else the full-size
+/// part of `chip` (sm_80: 108, sm_86: 84, sm_89: 128, sm_90: 132); 0 for a
+/// chip kfuse does not know.
+int64_t resolveSmCount(llvm::StringRef chip, int64_t smCount);
+
+/// resolveSmCount, or an error on `op` naming `pass` for a chip kfuse does
+/// not know.
+mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
+                                        llvm::StringRef pass,
+                                        llvm::StringRef chip, int64_t smCount);
+
 } // namespace kfuse
 
 #endif // KFUSE_TRANSFORMS_UTILS_H

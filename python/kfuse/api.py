@@ -134,8 +134,9 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     calling one needs a GPU. Without `chip`, CUDA code targets the GPU that is
     here (chip and SM count queried through cuda-python), or sm_90 with its
     132 SMs where there is none. `strategy` overrides threads, unroll,
-    blocks_per_sm, sm_count (elementwise kernels), row_chunks,
-    row_cluster and row_exchange (row kernels). `numerics="strict"` forbids FMA contraction and
+    blocks_per_sm (elementwise kernels), sm_count (grid sizes, and the launch
+    shapes of reduction kernels), row_chunks, row_cluster and row_exchange
+    (row kernels). `numerics="strict"` forbids FMA contraction and
     reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every

@@ -257,3 +257,76 @@ func.func @not_online(%x: tensor<8x4096xf32>, %y: tensor<8x4096xf32>)
   } -> tensor<8xf32>
   return %sx, %sxx, %s1, %s2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// A variance (the sum of squared deviations from the mean the same pass
+// computes) folds in the pass that computes the mean: each lane keeps its
+// running mean and centered sum of squares M2 of x - x[row, 0] (the shift,
+// loaded once before the loop, keeps the running mean small), merging each
+// trip's into them (delta = trip mean - mean, M2 += trip M2 + delta^2 n k /
+// (n + k)); after the loop the lanes and threads combine as sum(n mean) and
+// sum(M2 + n (mean_l - mean)^2), and v = M2 + n (mean - q)^2 once q, the
+// mean, is known. One loop, three accumulators (sum, mean, M2), each row
+// read once; strict numerics keep the two passes. `not_centered` squares
+// x - q + 1, not e - q: two passes.
+// CHECK-LABEL: gpu.func @rowvar_g0(
+// CHECK: vector.load %arg0
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: arith.divf {{.*}} : f32
+// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+// STRICT-LABEL: gpu.func @rowvar_g0(
+// STRICT: scf.for
+// STRICT: scf.for
+// STRICT: gpu.return
+// CHECK-LABEL: gpu.func @not_centered_g0(
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: gpu.return
+func.func @rowvar(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 4096.0 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %v = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %s : tensor<8x4096xf32>, tensor<8xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %sum: f32, %acc: f32):
+    %m = arith.divf %sum, %n : f32
+    %d = arith.subf %in, %m : f32
+    %q = arith.mulf %d, %d : f32
+    %r = arith.addf %q, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %v : tensor<8xf32>
+}
+
+func.func @not_centered(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %n = arith.constant 4096.0 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %v = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %s : tensor<8x4096xf32>, tensor<8xf32>) outs(%z0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %sum: f32, %acc: f32):
+    %m = arith.divf %sum, %n : f32
+    %d = arith.subf %in, %m : f32
+    %d1 = arith.addf %d, %one : f32
+    %q = arith.mulf %d1, %d1 : f32
+    %r = arith.addf %q, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %v : tensor<8xf32>
+}

@@ -4,6 +4,12 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-exchange=fence}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=EXCHANGE
 // EXCHANGE: fusion-generic-to-gpu: row-exchange must be 'barrier' or 'async', got 'fence'
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{chip=sm_75}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHIP
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{chip=sm_75 sm-count=40}))' -o /dev/null
+// CHIP: fusion-generic-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90); pass sm-count= to use another
 
 // Tagged elementwise generics on memrefs become one gpu.launch each, following
 // the #fusion.strategy: a grid-stride loop over vectors of the flattened

@@ -357,6 +357,73 @@ def test_streaming_softmax_reads_long_rows_twice_not_three_times():
     assert len(_loops(strict, "wide_g0")) == 3
 
 
+def _variance_program(shape, centre="mean"):
+    from kfuse import builder as kb
+    p = kb.Program("rowvar")
+    x = p.input("x", shape, "f32")
+    q = x.mean(axis=-1, keepdims=True) if centre == "mean" else x.max(axis=-1, keepdims=True)
+    c = x - q
+    p.output((c * c).sum(axis=-1), name="y")
+    return p
+
+
+@pytest.mark.parametrize("shape", [(8, 4096), (16, 3000), (3, 100003)])
+def test_streaming_variance_reads_rows_once_and_keeps_two_pass_accuracy(shape):
+    # sum((x - mean)^2) streamed: the pass computing the mean folds the count,
+    # mean and centered M2 of x - x[row, 0] (Chan et al.'s merge per trip), and
+    # the total is M2 + n (mean - q)^2 once q is known. It reads each row once
+    # (strict numerics: twice) and, thanks to the shift, is as accurate as the
+    # two-pass sum even where the mean dwarfs the spread (where a plain
+    # one-pass sum of squares loses every digit), also around a q that is not
+    # the mean (the max). Ragged rows mask the last trip (3000, and 100003: a
+    # prime, no split into slices).
+    rng = np.random.default_rng(11)
+    for centre in ("mean", "max"):
+        prog = _variance_program(shape, centre)
+        fast = kfuse.compile(prog, target="cuda", row_chunks=0)
+        strict = kfuse.compile(prog, target="cuda", row_chunks=0, numerics="strict")
+        for loc, scale in ((0.0, 1.0), (1e4, 1.0), (-3e4, 0.01)):
+            x = (rng.standard_normal(shape) * scale + loc).astype(np.float32)
+            xd = x.astype(np.float64)
+            qd = xd.mean(-1, keepdims=True) if centre == "mean" else xd.max(-1, keepdims=True)
+            ref = ((xd - qd) ** 2).sum(-1)
+            got = fast.emulate(x)
+            loads = sum(s["load"]["sectors"] for s in fast.emulator.last_stats) * 32
+            two = strict.emulate(x)
+            strict_loads = sum(s["load"]["sectors"] for s in strict.emulator.last_stats) * 32
+            err = np.max(np.abs(got - ref) / ref)
+            err_two = np.max(np.abs(two - ref) / ref)
+            assert err <= max(2 * err_two, 2e-6), (centre, loc, scale, err, err_two)
+            if shape[-1] < 65536:  # one kernel: the row read once, strict twice
+                assert loads <= 1.02 * x.nbytes, (loads, x.nbytes)
+                assert strict_loads >= 2 * x.nbytes
+
+
+def test_streaming_layernorm_reads_rows_twice_not_three_times():
+    # The mean and the centered sum of squares share the first pass (the
+    # centered value x - mean is a full-space intermediate the output reads
+    # too), the output is the second; strict numerics make three passes.
+    from kfuse import builder as kb
+    p = kb.Program("ln")
+    x = p.input("x", (8, 8192), "f32")
+    w = p.input("w", (8192,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w, name="y")
+    fast = kfuse.compile(p, target="cuda", row_chunks=0)
+    assert len(_loops(fast, "ln_g0")) == 2
+    assert len(_loops(kfuse.compile(p, target="cuda", row_chunks=0, numerics="strict"),
+                      "ln_g0")) == 3
+    rng = np.random.default_rng(12)
+    xs = (rng.standard_normal((8, 8192)) * 3 + 50).astype(np.float32)
+    ws = rng.standard_normal(8192).astype(np.float32)
+    got = fast.emulate(xs, ws)
+    xd = xs.astype(np.float64)
+    ref = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5) * ws
+    np.testing.assert_allclose(got, ref, atol=2e-5, rtol=1e-5)
+    (stats,) = fast.emulator.last_stats
+    assert stats["load"]["sectors"] * 32 <= 2.02 * xs.nbytes + ws.nbytes * 8
+
+
 def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     # 256 rows of 262144 floats: too long for one block's registers. With
     # row_cluster=8 (the default on sm_90) each row is 8 blocks of 1024
