@@ -455,6 +455,9 @@ private:
   /// `s = sum(exp(e - m))` with `m = max(e)` computed by an earlier
   /// reduction of the group and read nowhere else in the sum: the max.
   std::optional<Online> onlinePartner(linalg::GenericOp g);
+  bool followWriters(
+      Value &v, linalg::GenericOp &at,
+      SmallVectorImpl<std::pair<linalg::GenericOp, unsigned>> &path);
   /// `v = sum(d * d)`, `d = e - q` (through full-space intermediates that
   /// nothing else on the way reads) with `q` a row value: the parts, and in
   /// `deps` the row values evaluating `e` reads (not q's).
@@ -1243,6 +1246,27 @@ bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
   return true;
 }
 
+/// Follows `v`, a value of `at`'s body, back through the group's full-space
+/// intermediates read at the same point (identityWriter) to the op result
+/// that computes it, updating `v` and `at` and recording (generic, argument
+/// followed) in `path`. False where an argument is not such a read, or one
+/// after the first is read more than once.
+bool RowKernel::followWriters(
+    Value &v, linalg::GenericOp &at,
+    SmallVectorImpl<std::pair<linalg::GenericOp, unsigned>> &path) {
+  bool first = true;
+  while (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto w = identityWriter(arg, at);
+    if (!w || (!first && !arg.hasOneUse()))
+      return false;
+    first = false;
+    path.push_back({at, arg.getArgNumber()});
+    at = w->first;
+    v = at.getBody()->getTerminator()->getOperand(w->second);
+  }
+  return true;
+}
+
 /// The term a float sum `g` adds to its accumulator each step (null when g
 /// is not such a sum).
 static Value sumTerm(linalg::GenericOp g) {
@@ -1267,14 +1291,9 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   SmallVector<std::pair<linalg::GenericOp, unsigned>> path;
   linalg::GenericOp at = g;
   Value v = exp.getOperand();
-  while (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto w = identityWriter(arg, at);
-    if (!w || !arg.hasOneUse())
-      return std::nullopt;
-    path.push_back({at, arg.getArgNumber()});
-    at = w->first;
-    v = at.getBody()->getTerminator()->getOperand(w->second);
-  }
+  if ((isa<BlockArgument>(v) && !v.hasOneUse()) ||
+      !followWriters(v, at, path))
+    return std::nullopt;
   auto sub = v.getDefiningOp<arith::SubFOp>();
   if (!sub || !sub->hasOneUse())
     return std::nullopt;
@@ -1343,16 +1362,8 @@ RowKernel::centeredPartner(linalg::GenericOp v,
   SmallVector<std::pair<linalg::GenericOp, unsigned>> path;
   linalg::GenericOp at = v;
   Value x = d;
-  while (auto arg = dyn_cast<BlockArgument>(x)) {
-    auto w = identityWriter(arg, at);
-    if (!w || (at != v && !arg.hasOneUse()))
-      return std::nullopt;
-    path.push_back({at, arg.getArgNumber()});
-    at = w->first;
-    x = at.getBody()->getTerminator()->getOperand(w->second);
-    if (!x.hasOneUse())
-      return std::nullopt;
-  }
+  if (!followWriters(x, at, path) || (at != v && !x.hasOneUse()))
+    return std::nullopt;
   auto sub = x.getDefiningOp<arith::SubFOp>();
   if (!sub || sub.getType() != acc.getType())
     return std::nullopt;
@@ -1483,16 +1494,14 @@ static Value countOf(OpBuilder &b, Location loc, Value colStart, int64_t step,
 Value RowKernel::centeredTerm(OpBuilder &b, Location loc, linalg::GenericOp g,
                               const Centered &centered, ArrayRef<Value> point,
                               unsigned numRowIdx, Cache &cache) {
-  Type elem = centered.squared.getType();
-  rowValues[centered.qBuffer].push_back(
-      {position[centered.qWriter], floatConstant(b, loc, elem, 0.0)});
+  Value zero = floatConstant(b, loc, centered.squared.getType(), 0.0);
+  rowValues[centered.qBuffer].push_back({position[centered.qWriter], zero});
   SmallVector<Value> loopIdx = orderLoops(b, loc, g, point.take_front(numRowIdx),
                                           point.drop_front(numRowIdx));
   IRMapping mapping;
-  Value zero = splat(b, loc, floatConstant(b, loc, elem, 0.0));
-  auto v = evalBody(b, loc, g, loopIdx, cache, vectorized(loopIdx) ? zero
-                                                : floatConstant(b, loc, elem, 0.0),
-                    0, &mapping);
+  auto v = evalBody(b, loc, g, loopIdx, cache,
+                    vectorized(loopIdx) ? splat(b, loc, zero) : zero, 0,
+                    &mapping);
   rowValues[centered.qBuffer].pop_back();
   return failed(v) ? Value() : mapping.lookup(centered.squared);
 }
@@ -1613,6 +1622,7 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
         return failure();
       if (isa<VectorType>(e.getType()))
         e = vector::ExtractOp::create(kb, loc, e, 0);
+      c->second.shift = e;
       shifts[g] = splat(kb, loc, e);
     }
   auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
@@ -1698,10 +1708,6 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       // relative to the shift.
       Value mean = loop.getResult(i), m2 = loop.getResult(m2Slot[g]);
       Type elem = getElementTypeOrSelf(mean.getType());
-      Value shift = shifts[g];
-      if (width > 1)
-        shift = vector::ExtractOp::create(kb, loc, shift, 0);
-      c->second.shift = shift;
       if (perThread && width == 1) {
         c->second.offset = mean;
         totals[g] = m2;
