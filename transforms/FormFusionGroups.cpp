@@ -138,9 +138,18 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
   }
   if (!rows)
     return std::nullopt;
+  // An elementwise op over the same space in another loop order (over an
+  // NHWC tensor, where the reductions loop over (c | n, h, w)) is
+  // interchanged into the reductions' order by fusion-fuse-group-bodies.
+  SmallVector<Operation *> members(ops.begin(), ops.end());
+  llvm::sort(members, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
+      alignToRowSpace(members, *full, rows->size());
   return llvm::all_of(ops, [&](Operation *op) {
     SmallVector<int64_t> d = domainOf(op);
-    return d == *rows || d == *full || inlined(op);
+    return d == *rows || d == *full || inlined(op) || aligned.contains(op);
   });
 }
 

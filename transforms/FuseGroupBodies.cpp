@@ -98,6 +98,45 @@ void untieSharedInits(fusion::GroupOp group) {
   }
 }
 
+/// Row groups: an elementwise op left over the full space in another loop
+/// order (its result is needed outside the group, so fusion kept it) is
+/// interchanged into the order of the group's reductions, which the row
+/// kernel runs every full-space op in.
+LogicalResult alignLoops(fusion::GroupOp group) {
+  SmallVector<Operation *> ops;
+  linalg::GenericOp reduction;
+  for (Operation &op : group.getBodyBlock())
+    if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      ops.push_back(g);
+      if (!reduction && g.getNumReductionLoops() > 0 &&
+          g.getNumParallelLoops() > 0 &&
+          llvm::is_sorted(g.getIteratorTypesArray(),
+                          [](utils::IteratorType a, utils::IteratorType b) {
+                            return a == utils::IteratorType::parallel &&
+                                   b == utils::IteratorType::reduction;
+                          }))
+        reduction = g; // (rows, then the reduced columns)
+    }
+  if (!reduction)
+    return success();
+  SmallVector<int64_t> full = reduction.getStaticLoopRanges();
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
+      alignToRowSpace(ops, full, reduction.getNumParallelLoops());
+  IRRewriter rewriter(group.getContext());
+  for (Operation *op : ops) {
+    auto it = aligned.find(op);
+    if (it == aligned.end())
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::interchangeGenericOp(
+            rewriter, cast<linalg::GenericOp>(op), interchangeFor(it->second))))
+      return op->emitError() << "fusion-fuse-group-bodies: cannot put the "
+                                "loops of this op in the order of group '"
+                             << group.getSymName() << "'";
+  }
+  return success();
+}
+
 bool dependsOn(linalg::GenericOp user, linalg::GenericOp producer) {
   return llvm::any_of(user->getOperands(), [&](Value v) {
     return v.getDefiningOp() == producer.getOperation();
@@ -128,6 +167,8 @@ struct FuseGroupBodiesPass
       }
       if (group.getKind() != "elementwise") {
         untieSharedInits(group);
+        if (failed(alignLoops(group)))
+          return WalkResult::interrupt();
         // Row-wise groups keep several generics (reductions and their
         // epilogues run over different spaces); only elementwise producers
         // were folded into their consumers above.

@@ -442,8 +442,10 @@ private:
   };
   Source sourceOf(Value v, linalg::GenericOp g);
   /// The group's full-space generic (and result #) whose value input
-  /// argument `arg` of `g` reads at the same point (identity maps on both
-  /// sides): evaluation follows such reads into the writer's body.
+  /// argument `arg` of `g` reads at the same point (through the permutation
+  /// it was written through, the identity unless the writer was
+  /// interchanged into the rows' order): evaluation follows such reads into
+  /// the writer's body.
   std::optional<std::pair<linalg::GenericOp, unsigned>>
   identityWriter(BlockArgument arg, linalg::GenericOp g);
   /// Whether `a` in the body of `ga` and `b` in the body of `gb` compute the
@@ -580,6 +582,32 @@ LogicalResult RowKernel::analyze() {
                << " must have the identity layout";
     }
   }
+  // A row value (of a reduction or a row-space op) is the value of the row
+  // being computed: it must be read along the reader's rows, in order.
+  for (linalg::GenericOp g : generics)
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      auto w = writerBefore(in->get(), position[g]);
+      if (!w || (w->first.getNumReductionLoops() == 0 && !isRowSpace(w->first)))
+        continue;
+      AffineMap map = g.getMatchingIndexingMap(in);
+      SmallVector<unsigned> rowLoops;
+      for (auto [d, it] : llvm::enumerate(g.getIteratorTypesArray()))
+        if (it == utils::IteratorType::parallel &&
+            rowLoops.size() < rowShape.size())
+          rowLoops.push_back(d);
+      bool alongRows = map.getNumResults() == rowShape.size();
+      for (auto [k, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        alongRows &= k < rowLoops.size() && dim &&
+                     dim.getPosition() == rowLoops[k];
+      }
+      if (!alongRows)
+        return g.emitError()
+               << "kfuse cannot generate code for 'linalg.generic' yet: "
+                  "kernel '"
+               << name << "' reads operand #" << in->getOperandNumber()
+               << ", a value per row, through a map that is not its rows";
+    }
   return success();
 }
 
@@ -603,8 +631,11 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
     if (g.getNumReductionLoops() > 0 || isRowSpace(g))
       return emitError(loc) << "kfuse: kernel '" << name
                             << "' reads a row value before computing it";
-    // A full-space intermediate, read at the same point of the space.
-    if (!map.isIdentity() ||
+    // A full-space intermediate, read at the same point of the space (the
+    // map it was written through: an op interchanged into the rows'
+    // order writes its tensor through a permutation).
+    if (map != g.getMatchingIndexingMap(g.getDpsInitOperand(result)) ||
+        !map.isPermutation() ||
         loopIdx.size() != rowShape.size() + colShape.size())
       return emitError(loc)
              << "kfuse cannot generate code for 'linalg.generic' yet: kernel '"
@@ -1077,9 +1108,8 @@ LogicalResult RowKernel::emitRegisterPhases(
     Value init = g.getDpsInits()[i];
     AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
     for (int64_t k = 0; k < chunks; ++k) {
-      auto v = valueAt(kb, loc, init, position[g] + 1,
-                       kb.getMultiDimIdentityMap(points[k].size()), points[k],
-                       cache, k);
+      auto v =
+          valueAt(kb, loc, init, position[g] + 1, outMap, points[k], cache, k);
       if (failed(v))
         return failure();
       OpBuilder sb = kb;
@@ -1188,13 +1218,13 @@ RowKernel::identityWriter(BlockArgument arg, linalg::GenericOp g) {
       arg.getArgNumber() >= g.getNumDpsInputs())
     return std::nullopt;
   OpOperand *in = g.getDpsInputOperand(arg.getArgNumber());
-  if (!isa<MemRefType>(in->get().getType()) ||
-      !g.getMatchingIndexingMap(in).isIdentity())
+  AffineMap map = g.getMatchingIndexingMap(in);
+  if (!isa<MemRefType>(in->get().getType()) || !map.isPermutation())
     return std::nullopt;
   auto w = writerBefore(in->get(), position[g]);
   if (!w || w->first.getNumReductionLoops() > 0 || !isFullSpace(w->first) ||
-      !w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
-           .isIdentity())
+      w->first.getMatchingIndexingMap(w->first.getDpsInitOperand(w->second)) !=
+          map)
     return std::nullopt;
   return w;
 }
@@ -2023,12 +2053,12 @@ LogicalResult RowKernel::emit() {
       Cache cache;
       for (auto [g, i] : fullOutputs) {
         Value buffer = g.getDpsInits()[i];
-        auto v = valueAt(lb, loc, buffer, position[g] + 1,
-                         lb.getMultiDimIdentityMap(idx.size()), idx, cache);
+        AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+        auto v =
+            valueAt(lb, loc, buffer, position[g] + 1, outMap, idx, cache);
         if (failed(v))
           return failure();
-        storeColumns(lb, loc, *v, buffer,
-                     g.getMatchingIndexingMap(g.getDpsInitOperand(i)), idx);
+        storeColumns(lb, loc, *v, buffer, outMap, idx);
       }
     }
   } // streaming mode

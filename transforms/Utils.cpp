@@ -8,7 +8,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <algorithm>
 
 using namespace mlir;
 
@@ -77,6 +80,110 @@ SmallVector<int64_t> kfuse::parallelExtents(linalg::GenericOp generic) {
     if (it == utils::IteratorType::parallel)
       extents.push_back(range);
   return extents;
+}
+
+/// The tensors a generic reads and writes, with the maps it uses for them.
+static SmallVector<std::pair<Value, AffineMap>>
+accessesOf(linalg::GenericOp g) {
+  SmallVector<std::pair<Value, AffineMap>> accesses;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (isa<ShapedType>(in->get().getType()))
+      accesses.push_back({in->get(), g.getMatchingIndexingMap(in)});
+  for (OpResult r : g->getResults())
+    accesses.push_back({r, g.getIndexingMapMatchingResult(r)});
+  return accesses;
+}
+
+llvm::DenseMap<Operation *, SmallVector<unsigned>>
+kfuse::alignToRowSpace(ArrayRef<Operation *> ops, ArrayRef<int64_t> full,
+                       unsigned numRows) {
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> placed;
+  SmallVector<linalg::GenericOp> candidates;
+  llvm::DenseSet<Operation *> rowValued; // ops whose results are row values
+  ArrayRef<int64_t> rows = full.take_front(numRows);
+  for (Operation *op : ops) {
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (!g)
+      continue;
+    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    if (g.getNumReductionLoops() > 0 || ArrayRef<int64_t>(loops) == rows)
+      rowValued.insert(op);
+    if (ArrayRef<int64_t>(loops) == full)
+      placed[op] = llvm::to_vector(llvm::seq<unsigned>(0, full.size()));
+    else if (isElementwiseGeneric(op) && loops.size() == full.size() &&
+             std::is_permutation(loops.begin(), loops.end(), full.begin()))
+      candidates.push_back(g);
+  }
+  // Extents match, and row values are read along the rows, in order.
+  auto fits = [&](linalg::GenericOp g, ArrayRef<unsigned> order) {
+    for (auto [j, range] : llvm::enumerate(g.getStaticLoopRanges()))
+      if (range != full[order[j]])
+        return false;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      Operation *def = in->get().getDefiningOp();
+      if (!def || !rowValued.contains(def) || !llvm::is_contained(ops, def))
+        continue;
+      AffineMap map = g.getMatchingIndexingMap(in);
+      if (map.getNumResults() != numRows)
+        return false;
+      for (auto [k, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (!dim || order[dim.getPosition()] != k)
+          return false;
+      }
+    }
+    return true;
+  };
+  llvm::DenseSet<Operation *> anchors;
+  for (auto &entry : placed)
+    anchors.insert(entry.first);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (linalg::GenericOp g : candidates) {
+      if (placed.contains(g))
+        continue;
+      for (auto [value, map] : accessesOf(g)) {
+        if (!map.isPermutation())
+          continue;
+        std::optional<SmallVector<unsigned>> found;
+        for (Operation *op : ops) {
+          auto it = placed.find(op);
+          if (it == placed.end() || found)
+            continue;
+          for (auto [other, otherMap] :
+               accessesOf(cast<linalg::GenericOp>(op))) {
+            if (other != value || !otherMap.isPermutation())
+              continue;
+            // Tensor dimension k is g's loop map[k] and the placed op's
+            // loop otherMap[k].
+            SmallVector<unsigned> order(full.size());
+            for (unsigned k = 0; k < map.getNumResults(); ++k)
+              order[map.getDimPosition(k)] =
+                  it->second[otherMap.getDimPosition(k)];
+            if (fits(g, order)) {
+              found = order;
+              break;
+            }
+          }
+        }
+        if (found) {
+          placed[g] = *found;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  for (Operation *op : anchors)
+    placed.erase(op);
+  return placed;
+}
+
+SmallVector<unsigned> kfuse::interchangeFor(ArrayRef<unsigned> order) {
+  SmallVector<unsigned> v(order.size());
+  for (auto [j, i] : llvm::enumerate(order))
+    v[i] = j;
+  return v;
 }
 
 bool kfuse::isRowReductionGeneric(Operation *op) {

@@ -69,6 +69,27 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
     llvm::function_ref<std::pair<mlir::Value, bool>(unsigned)> index,
     mlir::Operation **failedOp);
 
+/// Row groups: how the loops of an elementwise op whose iteration space is
+/// the group's full space in another order map onto that space (`full`: the
+/// loops of the group's reductions, its `numRows` rows then its columns).
+/// An NHWC tensor's `x - mean` runs over (n, h, w, c) while the reductions
+/// of its batch statistics loop over (c | n, h, w). Orders follow from the
+/// tensors ops share: a reduction or a full-space op reads a tensor through
+/// a permutation, so an op that reads (or writes) the same tensor through a
+/// permutation has its loops placed; placed ops place others in turn. Each
+/// op placed must have matching extents and read the group's row values
+/// (results of `ops` over the rows, or of reductions) along the rows in
+/// order. Returns, for each elementwise op of `ops` placed this way,
+/// `order` with order[j] the full-space loop of its loop j; ops over the
+/// rows or over the full space in order do not appear.
+llvm::DenseMap<mlir::Operation *, llvm::SmallVector<unsigned>>
+alignToRowSpace(llvm::ArrayRef<mlir::Operation *> ops,
+                llvm::ArrayRef<int64_t> full, unsigned numRows);
+
+/// The interchange vector that puts an op's loops in full-space order
+/// (`order` as alignToRowSpace gives it): new loop i is old loop v[i].
+llvm::SmallVector<unsigned> interchangeFor(llvm::ArrayRef<unsigned> order);
+
 /// Row-major indices of `linear` in a space of static `shape` (the first
 /// index is not reduced modulo its extent).
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,

@@ -347,3 +347,25 @@ func.func @slice_read(%x: memref<8x12xf32>, %y: memref<8x4xf32>) {
   }
   return
 }
+
+// -----
+
+// A value per row (the reduction's) read through a map that is not the
+// reader's rows: here along the columns of a square space. The row kernel
+// holds one row's value, so this is refused rather than computed wrong.
+func.func @row_value_along_columns(%x: memref<8x8xf32>, %s: memref<8xf32>, %y: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x8xf32>) outs(%s : memref<8xf32>) attrs = {fusion.kernel = "r"} {
+  ^bb0(%a: f32, %acc: f32):
+    %v = arith.addf %a, %acc : f32
+    linalg.yield %v : f32
+  }
+  // expected-error @+1 {{kfuse cannot generate code for 'linalg.generic' yet: kernel 'r' reads operand #1, a value per row, through a map that is not its rows}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<8x8xf32>, memref<8xf32>) outs(%y : memref<8x8xf32>) attrs = {fusion.kernel = "r"} {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %v = arith.subf %a, %b : f32
+    linalg.yield %v : f32
+  }
+  return
+}

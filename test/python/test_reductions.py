@@ -424,6 +424,30 @@ def test_streaming_layernorm_reads_rows_twice_not_three_times():
     assert stats["load"]["sectors"] * 32 <= 2.02 * xs.nbytes + ws.nbytes * 8
 
 
+def test_nhwc_statistics_with_centered_output_form_one_group():
+    # Batch statistics over the leading dimensions of an NHWC tensor: the
+    # reductions loop over (c | n, h, w), `x - mean` over (n, h, w, c). The
+    # planner places the latter in the reductions' order (both read x through
+    # permutations), so mean, centered values and variance are one group;
+    # the centered values, an output too, are computed in that order and
+    # stored through the permutation. CPU and GPU (emulated) agree with numpy.
+    from kfuse import builder as kb
+    p = kb.Program("bn")
+    x = p.input("x", (4, 6, 5, 64), "f32")
+    c = x - x.mean(axis=(0, 1, 2), keepdims=True)
+    p.output(c, name="c")
+    p.output((c * c).mean(axis=(0, 1, 2)), name="v")
+    rng = np.random.default_rng(21)
+    xs = (rng.standard_normal((4, 6, 5, 64)) * 2 + 7).astype(np.float32)
+    xd = xs.astype(np.float64)
+    for target in ("cpu", "cuda"):
+        f = kfuse.compile(p, target=target)
+        assert "after fusion:  1 kernels" in str(f.report), f.report
+        got_c, got_v = f(xs) if target == "cpu" else f.emulate(xs)
+        np.testing.assert_allclose(got_c, xd - xd.mean((0, 1, 2)), atol=1e-5)
+        np.testing.assert_allclose(got_v, xd.var((0, 1, 2)), rtol=1e-5)
+
+
 def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     # 256 rows of 262144 floats: too long for one block's registers. With
     # row_cluster=8 (the default on sm_90) each row is 8 blocks of 1024
