@@ -147,9 +147,18 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
   });
   llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
       alignToRowSpace(members, *full, rows->size());
+  // (an inlined op reading a row value must read it along the rows too)
+  auto readsRowValue = [&](Operation *op) {
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && ops.contains(def) &&
+             (isRowReductionGeneric(def) || domainOf(def) == *rows);
+    });
+  };
   return llvm::all_of(ops, [&](Operation *op) {
     SmallVector<int64_t> d = domainOf(op);
-    return d == *rows || d == *full || inlined(op) || aligned.contains(op);
+    return d == *rows || d == *full || aligned.contains(op) ||
+           (inlined(op) && !readsRowValue(op));
   });
 }
 
@@ -210,7 +219,8 @@ static bool isContractionEpilogueUse(OpOperand &use) {
 
 /// True if `use` reads the result of a row reduction the way a row epilogue
 /// does: indexed by the consumer's leading loops, which run over the
-/// reduction's parallel (row) space.
+/// reduction's parallel (row) space, or by the row loops of an elementwise
+/// consumer whose loops are in another order.
 static bool isRowEpilogueUse(OpOperand &use) {
   auto producer = use.get().getDefiningOp<linalg::GenericOp>();
   auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
@@ -231,8 +241,23 @@ static bool isRowEpilogueUse(OpOperand &use) {
     }
     return true;
   };
-  if (!leading(produced) || !leading(read) || consumer.getNumLoops() < rows)
+  if (!leading(produced) || consumer.getNumLoops() < rows)
     return false;
+  if (!leading(read)) {
+    // An elementwise consumer over the same space in another loop order
+    // (see alignToRowSpace, which rowCompatible checks): the row loops, in
+    // order, wherever they are among its loops.
+    if (!isElementwiseGeneric(consumer) || !read.isProjectedPermutation() ||
+        read.getNumResults() != rows)
+      return false;
+    SmallVector<int64_t> producerLoops = producer.getStaticLoopRanges();
+    SmallVector<int64_t> consumerLoops = consumer.getStaticLoopRanges();
+    for (auto [i, e] : llvm::enumerate(read.getResults()))
+      if (consumerLoops[cast<AffineDimExpr>(e).getPosition()] !=
+          producerLoops[i])
+        return false;
+    return true;
+  }
   SmallVector<int64_t> producerLoops = producer.getStaticLoopRanges();
   SmallVector<int64_t> consumerLoops = consumer.getStaticLoopRanges();
   return ArrayRef<int64_t>(producerLoops).take_front(rows) ==

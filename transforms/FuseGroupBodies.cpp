@@ -98,10 +98,12 @@ void untieSharedInits(fusion::GroupOp group) {
   }
 }
 
-/// Row groups: an elementwise op left over the full space in another loop
-/// order (its result is needed outside the group, so fusion kept it) is
-/// interchanged into the order of the group's reductions, which the row
-/// kernel runs every full-space op in.
+/// Row groups: an elementwise op over the full space in another loop order
+/// (placed by fusion-form-groups, see alignToRowSpace) is interchanged into
+/// the order of the group's reductions, which the row kernel runs every
+/// full-space op in. Done before elementwise fusion, which may fold away
+/// the ops that placed it; fused into its consumers, it reads in their
+/// order.
 LogicalResult alignLoops(fusion::GroupOp group) {
   SmallVector<Operation *> ops;
   linalg::GenericOp reduction;
@@ -160,6 +162,9 @@ struct FuseGroupBodiesPass
     FrozenRewritePatternSet frozen(std::move(patterns));
 
     WalkResult result = getOperation().walk([&](fusion::GroupOp group) {
+      // (before fusion: the ops placed by planning are still there)
+      if (group.getKind() != "elementwise" && failed(alignLoops(group)))
+        return WalkResult::interrupt();
       if (failed(applyPatternsGreedily(group, frozen))) {
         group.emitError() << "fusion-fuse-group-bodies: fusion of group '"
                           << group.getSymName() << "' did not converge";
@@ -167,8 +172,6 @@ struct FuseGroupBodiesPass
       }
       if (group.getKind() != "elementwise") {
         untieSharedInits(group);
-        if (failed(alignLoops(group)))
-          return WalkResult::interrupt();
         // Row-wise groups keep several generics (reductions and their
         // epilogues run over different spaces); only elementwise producers
         // were folded into their consumers above.

@@ -350,7 +350,10 @@ def FuseGroupBodies : Pass<"fusion-fuse-group-bodies", "::mlir::func::FuncOp"> {
     An elementwise group must end with exactly one `linalg.generic`
     (independent siblings over the same loops are merged into one), or the
     pass fails naming the group; a reduction group keeps one generic per
-    reduction and epilogue.
+    reduction and epilogue, and an elementwise op it keeps over its space
+    in another loop order (an NHWC tensor's `x - mean`, also an output,
+    beside reductions over (c | n, h, w)) is interchanged into the order of
+    its reductions.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -434,8 +437,13 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     flight per thread; too few rows to fill the GPU split the first reduced
     loop into slices (a partials kernel with a thread per slice and row,
     then a finishing kernel). Few, very long rows read along the columns
-    split the same way into a block per slice. These launch shapes aim to
-    fill the target's SMs (`chip`, or `sm-count`).
+    split the same way into a block per slice. A split sum of squared
+    deviations from a row value (a variance; `row-online`) shares the
+    partials kernel of its mean: each slice folds the sum of e with the sums
+    of (e - slice mean)^2 and e - slice mean, which the finishing kernel
+    combines exactly around the row's centre, so the input is read once.
+    These launch shapes aim to fill the target's SMs (`chip`, or
+    `sm-count`).
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",

@@ -375,7 +375,9 @@ private:
     Value qBuffer;                // q's buffer, as `at` reads it
     linalg::GenericOp qWriter;    // the generic that writes q
     linalg::GenericOp at;         // the generic whose body computes e - q
-    Value squared;                // the value v's body squares (e - q)
+    Value squared;                // e - q in v's body (squared, or not)
+    /// v adds (e - q)^2; false: e - q (the sum is then n (mean - q)).
+    bool squares = true;
     /// q is the row value itself, or (`scale` set) the row value divided by
     /// (`divides`) or multiplied by the nonzero, finite `scale` (a mean from
     /// a sum): 0 where the row value is 0.
@@ -1368,24 +1370,69 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   return Online{max, maxBuffer, Value()};
 }
 
+/// The value d a float sum `v` adds the square of (acc + d * d, d used
+/// only there; `squares` set) or adds itself (acc + d), for f32 or f64
+/// accumulators (the counts of a centered sum, up to the row's length, are
+/// floats of that type); null otherwise.
+static Value centeredValue(linalg::GenericOp v, bool &squares) {
+  Value term = sumTerm(v);
+  if (!term)
+    return Value();
+  Value acc = v.getBody()->getArguments().back();
+  if (!term.hasOneUse() || term.getType() != acc.getType() ||
+      !(acc.getType().isF32() || acc.getType().isF64()))
+    return Value();
+  auto square = term.getDefiningOp<arith::MulFOp>();
+  squares = square && square.getLhs() == square.getRhs();
+  if (!squares)
+    return term;
+  Value d = square.getLhs();
+  if (!llvm::all_of(d.getUsers(), [&](Operation *u) { return u == square; }))
+    return Value();
+  return d;
+}
+
+/// The centre q of `e - q` in the body of `at`: an input argument r read
+/// once (a memref's element), or r / c or r * c for a constant finite
+/// nonzero c (0 where r is 0).
+struct Center {
+  BlockArgument r;
+  Operation *scaling = nullptr; // the division or multiplication, if any
+  FloatAttr scale;
+  bool divides = false;
+};
+static std::optional<Center> matchCenter(Value qv, linalg::GenericOp at) {
+  Center c;
+  if (Operation *op = qv.getDefiningOp();
+      op && isa<arith::DivFOp, arith::MulFOp>(op)) {
+    if (!qv.hasOneUse())
+      return std::nullopt;
+    c.scaling = op;
+    c.divides = isa<arith::DivFOp>(op);
+    unsigned k =
+        !c.divides && matchPattern(op->getOperand(0), m_Constant()) ? 0 : 1;
+    if (!matchPattern(op->getOperand(k), m_Constant(&c.scale)) ||
+        !c.scale.getValue().isFiniteNonZero())
+      return std::nullopt;
+    qv = op->getOperand(1 - k);
+  }
+  auto r = dyn_cast<BlockArgument>(qv);
+  if (!r || r.getOwner() != at.getBody() || !r.hasOneUse() ||
+      r.getArgNumber() >= at.getNumDpsInputs() ||
+      !isa<MemRefType>(at.getDpsInputOperand(r.getArgNumber())->get().getType()))
+    return std::nullopt;
+  c.r = r;
+  return c;
+}
+
 std::optional<RowKernel::Centered>
 RowKernel::centeredPartner(linalg::GenericOp v,
                            llvm::SmallPtrSetImpl<Operation *> &deps) {
   if (!online || contraction)
     return std::nullopt;
-  Value term = sumTerm(v);
-  if (!term)
-    return std::nullopt;
-  Value acc = v.getBody()->getArguments().back();
-  auto square = term.getDefiningOp<arith::MulFOp>();
-  // (f32 or f64: the counts, up to the row's length, are floats of the
-  // accumulator's type)
-  if (!square || square.getLhs() != square.getRhs() || !term.hasOneUse() ||
-      term.getType() != acc.getType() ||
-      !(acc.getType().isF32() || acc.getType().isF64()))
-    return std::nullopt;
-  Value d = square.getLhs();
-  if (!llvm::all_of(d.getUsers(), [&](Operation *u) { return u == square; }))
+  bool squares = true;
+  Value d = centeredValue(v, squares);
+  if (!d)
     return std::nullopt;
   // From d back to `e - q`, through full-space intermediates that nothing
   // else on the way reads: (generic, operand followed).
@@ -1395,35 +1442,18 @@ RowKernel::centeredPartner(linalg::GenericOp v,
   if (!followWriters(x, at, path) || (at != v && !x.hasOneUse()))
     return std::nullopt;
   auto sub = x.getDefiningOp<arith::SubFOp>();
-  if (!sub || sub.getType() != acc.getType())
+  if (!sub || sub.getType() != d.getType())
     return std::nullopt;
-  // q: a row value r, or r / c or r * c for a constant c (0 where r is 0,
-  // as the pass evaluates e - q with r = 0).
-  Value qv = sub.getRhs();
-  FloatAttr scale;
-  bool divides = false;
-  if (Operation *op = qv.getDefiningOp();
-      op && isa<arith::DivFOp, arith::MulFOp>(op)) {
-    if (!qv.hasOneUse())
-      return std::nullopt;
-    divides = isa<arith::DivFOp>(op);
-    unsigned c =
-        !divides && matchPattern(op->getOperand(0), m_Constant()) ? 0 : 1;
-    if (!matchPattern(op->getOperand(c), m_Constant(&scale)) ||
-        !scale.getValue().isFiniteNonZero())
-      return std::nullopt;
-    qv = op->getOperand(1 - c);
-  }
-  auto q = dyn_cast<BlockArgument>(qv);
-  if (!q || q.getOwner() != at.getBody() || !q.hasOneUse() ||
-      q.getArgNumber() >= at.getNumDpsInputs())
+  std::optional<Center> center = matchCenter(sub.getRhs(), at);
+  if (!center)
     return std::nullopt;
+  BlockArgument q = center->r;
   Value qBuffer = at.getDpsInputOperand(q.getArgNumber())->get();
-  if (!isa<MemRefType>(qBuffer.getType()))
-    return std::nullopt;
   auto w = writerBefore(qBuffer, position[at]);
   if (!w || (w->first.getNumReductionLoops() == 0 && !isRowSpace(w->first)))
     return std::nullopt;
+  FloatAttr scale = center->scale;
+  bool divides = center->divides;
   // What evaluating e reads: every other input on the way.
   path.push_back({at, q.getArgNumber()});
   for (auto [h, followed] : path)
@@ -1434,7 +1464,8 @@ RowKernel::centeredPartner(linalg::GenericOp v,
         rowDepsOf(in->get(), position[h], deps);
   if (deps.contains(w->first))
     return std::nullopt;
-  return Centered{qBuffer, w->first, at, d, scale, divides, Value(), Value()};
+  return Centered{qBuffer, w->first, at, d,     squares,
+                  scale,   divides,   Value(), Value()};
 }
 
 SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
@@ -2021,12 +2052,16 @@ LogicalResult RowKernel::emit() {
           Value off = arith::AddFOp::create(
               kb, loc, arith::SubFOp::create(kb, loc, c->second.shift, q),
               c->second.offset);
-          total = arith::AddFOp::create(
-              kb, loc, total,
-              arith::MulFOp::create(
-                  kb, loc,
-                  floatConstant(kb, loc, total.getType(), double(numCols)),
-                  arith::MulFOp::create(kb, loc, off, off)));
+          Value n = floatConstant(kb, loc, total.getType(), double(numCols));
+          // (sum(e - q) = n (mean - q))
+          total = c->second.squares
+                      ? arith::AddFOp::create(
+                            kb, loc, total,
+                            arith::MulFOp::create(
+                                kb, loc, n,
+                                arith::MulFOp::create(kb, loc, off, off)))
+                            .getResult()
+                      : arith::MulFOp::create(kb, loc, n, off).getResult();
         }
         // (trailing reductions: the row indices are the leading loops, and a
         // scalar is wanted, not a vector)
@@ -2267,6 +2302,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   if (slices < 2)
     return std::nullopt;
   int64_t len = cols / slices;
+  // Points each row reduces, and each slice of it.
+  int64_t perRow = 1;
+  for (auto [range, it] : llvm::zip(loops, iters))
+    if (it == utils::IteratorType::reduction)
+      perRow *= range;
+  int64_t perSlice = perRow / slices;
 
   // Every other generic runs over the full space or over the rows.
   auto isFull = [&](linalg::GenericOp g) {
@@ -2300,13 +2341,43 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     auto w = lastWriterBefore(generics, buffer, order[reader]);
     return w ? w->first : linalg::GenericOp();
   };
+  // A sum of squares around a row value q the group computes, sum((e -
+  // q)^2) (a variance around its mean; fast numerics), need not wait for q:
+  // its partials kernel computes, for each slice of n points, the sum E_s
+  // of e, and around q_s = E_s / n the sums V_s of (e - q_s)^2 and D_s of
+  // e - q_s, in one pass (the row kernel folds the last two with the first:
+  // D_s is what rounding leaves of sum(e) - n q_s, kept so the combination
+  // is exact); the finishing kernel adds V_s + (q_s - q) (2 D_s + n (q_s -
+  // q)) over the slices, which is sum((e - q)^2) over the slice for any
+  // q_s. It joins the wave of e's inputs.
+  struct SplitCentered {
+    arith::SubFOp sub; // e - q in its body
+    Center center;
+    Value qBuffer;
+  };
+  llvm::DenseMap<Operation *, SplitCentered> centered;
+  if (options.online)
+    for (linalg::GenericOp red : reductions) {
+      bool squares = false;
+      Value d = centeredValue(red, squares);
+      auto sub =
+          d && squares ? d.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+      std::optional<Center> c =
+          sub ? matchCenter(sub.getRhs(), red) : std::nullopt;
+      if (!c)
+        continue;
+      Value qBuffer = red.getDpsInputOperand(c->r.getArgNumber())->get();
+      linalg::GenericOp w = writerOf(qBuffer, red);
+      if (w && !isFull(w))
+        centered[red] = {sub, *c, qBuffer};
+    }
   // Waves: a reduction's partials can be computed once every row value it
   // reads (through its full-space producers too) is in memory. avail(g) is
   // the wave whose finishing kernel writes g's row value; a row-space op
   // that reads no reduction runs in the first one. Reductions of one wave
   // share a partials kernel (the rows are read once per wave) and a
   // finishing kernel.
-  llvm::DenseMap<Operation *, unsigned> avail;
+  llvm::DenseMap<Operation *, unsigned> avail, partialWave;
   SmallVector<llvm::SetVector<Operation *>> fullDeps(reductions.size());
   unsigned waves = 0;
   for (linalg::GenericOp g : generics) {
@@ -2324,12 +2395,16 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     }
     unsigned i = llvm::find(reductions, g) - reductions.begin();
     unsigned after = 0; // the latest wave whose results it reads
+    auto c = centered.find(g);
     SmallVector<linalg::GenericOp> worklist{g};
     while (!worklist.empty()) {
       linalg::GenericOp r = worklist.pop_back_val();
-      for (Value in : r.getDpsInputs()) {
-        if (!isa<MemRefType>(in.getType()))
-          continue;
+      for (OpOperand *inOp : r.getDpsInputOperands()) {
+        Value in = inOp->get();
+        if (!isa<MemRefType>(in.getType()) ||
+            (r == g && c != centered.end() &&
+             inOp->getOperandNumber() == c->second.center.r.getArgNumber()))
+          continue; // (a centered sum's partials do not read q)
         linalg::GenericOp w = writerOf(in, r);
         if (!w)
           continue; // a group input
@@ -2342,15 +2417,19 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       }
     }
     unsigned wave = after + 1;
+    // (a centered sum finishes once q is ready)
+    if (c != centered.end())
+      wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
     // (its init, combined into in the finishing kernel, must be ready then)
     if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
       wave = std::max(wave, avail.lookup(w));
     avail[g] = wave;
+    partialWave[g] = c != centered.end() ? after + 1 : wave;
     waves = std::max(waves, wave);
   }
   SmallVector<SmallVector<linalg::GenericOp>> ofWave(waves + 1);
   for (linalg::GenericOp red : reductions)
-    ofWave[avail[red]].push_back(red);
+    ofWave[partialWave[red]].push_back(red);
   for (unsigned w = 1; w <= waves; ++w)
     if (ofWave[w].empty())
       return std::nullopt; // (row-space work before any reduction's results)
@@ -2382,6 +2461,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // Everything built, in order: a failure erases it all, in reverse (nothing
   // of the group is changed until every kernel's generics are built).
   SmallVector<Operation *> created;
+  // Partials a split generic reads as such (a slice's sum, at its slice).
+  llvm::DenseSet<Value> readAsPartial;
   auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
                    Value partialInit) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
@@ -2389,8 +2470,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     for (OpOperand &o : g->getOpOperands()) {
       AffineMap map = g.getMatchingIndexingMap(&o);
       bool isInit = g.isDpsInit(&o);
-      if (isInit && isReduction) {
-        outs.push_back(partialInit);
+      if ((isInit && isReduction) || readAsPartial.contains(o.get())) {
+        (isInit ? outs : ins).push_back(isInit ? partialInit : o.get());
         maps.push_back(AffineMap::get(n, 0, partialIdx, ctx));
         continue;
       }
@@ -2468,6 +2549,75 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     return ng;
   };
 
+  // A copy of centered sum `v` (before splitting) that adds e instead of
+  // (e - q)^2 (`sums` null), or (e - E_s / n)^2 (`squares`) or e - E_s / n
+  // with the slice's sum E_s read from `sums`; q is not read.
+  SmallVector<Operation *> variants;
+  auto centeredVariant = [&](OpBuilder &b, linalg::GenericOp v,
+                             SplitCentered c, Value sums,
+                             bool squares) -> linalg::GenericOp {
+    unsigned qArg = c.center.r.getArgNumber();
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : v.getDpsInputOperands())
+      if (in->getOperandNumber() != qArg) {
+        ins.push_back(in->get());
+        maps.push_back(v.getMatchingIndexingMap(in));
+      }
+    if (sums) {
+      // (split reads it at the slice; this map only gives the rank)
+      SmallVector<AffineExpr> at;
+      for (auto [d, it] : llvm::enumerate(iters))
+        if (it == utils::IteratorType::parallel)
+          at.push_back(getAffineDimExpr(d, ctx));
+      at.insert(alongRows ? at.begin() : at.end(),
+                getAffineConstantExpr(0, ctx));
+      ins.push_back(sums);
+      maps.push_back(AffineMap::get(loops.size(), 0, at, ctx));
+    }
+    maps.push_back(v.getMatchingIndexingMap(v.getDpsInitOperand(0)));
+    Value term = sumTerm(v);
+    Operation *square = term.getDefiningOp();
+    auto variant = linalg::GenericOp::create(
+        b, loc, TypeRange{}, ins, v.getDpsInits(), maps,
+        v.getIteratorTypesArray(),
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          IRMapping m;
+          Block *body = v.getBody();
+          unsigned k = 0;
+          for (unsigned a = 0; a < v.getNumDpsInputs(); ++a)
+            if (a != qArg)
+              m.map(body->getArgument(a), args[k++]);
+          Value sum = sums ? args[k++] : Value();
+          m.map(body->getArguments().back(), args.back());
+          for (Operation &op : body->without_terminator()) {
+            if (&op == c.center.scaling)
+              continue;
+            if (!sums && (&op == c.sub || &op == square)) {
+              // (the sum adds e itself)
+              if (&op == square)
+                m.map(term, m.lookupOrDefault(c.sub.getLhs()));
+              continue;
+            }
+            if (sums && &op == c.sub)
+              m.map(c.sub.getRhs(),
+                    arith::DivFOp::create(
+                        nb, nl, sum,
+                        floatConstant(nb, nl, sum.getType(), double(perSlice))));
+            if (sums && !squares && &op == square) {
+              m.map(term, m.lookup(c.sub.getResult()));
+              continue;
+            }
+            nb.clone(op, m);
+          }
+          nb.clone(*body->getTerminator(), m);
+        });
+    for (NamedAttribute a : v->getDiscardableAttrs())
+      variant->setAttr(a.getName(), a.getValue());
+    variants.push_back(variant);
+    return variant;
+  };
+
   auto abandon = [&]() -> std::optional<LogicalResult> {
     for (Operation *op : llvm::reverse(created))
       op->erase();
@@ -2497,7 +2647,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   OpBuilder b(anchor);
   SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1);
   SmallVector<Operation *> boundary(waves + 1, anchor);
-  llvm::DenseMap<Operation *, Value> partialOf;
+  llvm::DenseMap<Operation *, Value> partialOf, m2PartialOf, dPartialOf;
   for (unsigned w = 1; w <= waves; ++w) {
     SmallVector<linalg::GenericOp> &first = partialKernels[w];
     size_t start = created.size();
@@ -2505,17 +2655,20 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       Combiner comb = *findCombiner(red);
       Type accType =
           cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
-      auto alloc = memref::AllocOp::create(
-          b, loc, MemRefType::get(partialShape, accType));
-      created.push_back(alloc);
-      partialOf[red] = alloc;
-      // The partials start from the combiner's neutral element.
-      Value neutralValue =
-          arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
-      created.push_back(neutralValue.getDefiningOp());
-      auto fill = kfuse::fillGeneric(b, loc, neutralValue, alloc);
-      created.push_back(fill);
-      first.push_back(fill);
+      // The partials start from the combiner's neutral element (a centered
+      // sum has two: the slices' sums of e and their M2).
+      for (unsigned k = 0; k < (centered.contains(red) ? 3 : 1); ++k) {
+        auto alloc = memref::AllocOp::create(
+            b, loc, MemRefType::get(partialShape, accType));
+        created.push_back(alloc);
+        (k == 0 ? partialOf : k == 1 ? m2PartialOf : dPartialOf)[red] = alloc;
+        Value neutralValue =
+            arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
+        created.push_back(neutralValue.getDefiningOp());
+        auto fill = kfuse::fillGeneric(b, loc, neutralValue, alloc);
+        created.push_back(fill);
+        first.push_back(fill);
+      }
     }
     buffers.clear();
     for (linalg::GenericOp g : generics) {
@@ -2531,15 +2684,87 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       first.push_back(*ng);
     }
     for (linalg::GenericOp red : ofWave[w]) {
-      auto nred = split(b, red, true, partialOf[red]);
-      if (failed(nred))
-        return abandon();
-      created.push_back(*nred);
-      first.push_back(*nred);
+      SmallVector<std::pair<linalg::GenericOp, Value>> parts;
+      if (auto c = centered.find(red); c != centered.end()) {
+        // Sums of e, then of (e - E_s / n)^2 and e - E_s / n: copies of
+        // the sum to split.
+        Value sums = partialOf[red];
+        readAsPartial.insert(sums);
+        parts = {{centeredVariant(b, red, c->second, Value(), true), sums},
+                 {centeredVariant(b, red, c->second, sums, true),
+                  m2PartialOf[red]},
+                 {centeredVariant(b, red, c->second, sums, false),
+                  dPartialOf[red]}};
+        for (auto [variant, partial] : parts)
+          created.push_back(variant);
+      } else {
+        parts = {{red, partialOf[red]}};
+      }
+      for (auto [g, partial] : parts) {
+        auto nred = split(b, g, true, partial);
+        if (failed(nred))
+          return abandon();
+        created.push_back(*nred);
+        first.push_back(*nred);
+      }
     }
     if (w > 1)
       boundary[w - 1] = created[start];
   }
+
+  // A centered sum's finish: init + sum over the slices of V_s + (q_s - q)
+  // (2 D_s + n (q_s - q)), q_s = E_s / n, q read at the row.
+  auto finishCentered = [&](OpBuilder &fb, linalg::GenericOp v,
+                            SplitCentered c) {
+    Combiner comb = *findCombiner(v);
+    Type type =
+        cast<MemRefType>(v.getDpsInits()[0].getType()).getElementType();
+    AffineMap slices = AffineMap::get(rows + 1, 0, partialRead, ctx);
+    SmallVector<utils::IteratorType> overSlices(rows,
+                                                utils::IteratorType::parallel);
+    overSlices.push_back(utils::IteratorType::reduction);
+    auto renamedMap = [&](OpOperand *o) {
+      return v.getMatchingIndexingMap(o).replaceDimsAndSymbols(renamed, {},
+                                                               rows + 1, 0);
+    };
+    auto finish = linalg::GenericOp::create(
+        fb, loc, TypeRange{},
+        ValueRange{m2PartialOf[v], dPartialOf[v], partialOf[v], c.qBuffer},
+        ValueRange{v.getDpsInits()[0]},
+        ArrayRef<AffineMap>{
+            slices, slices, slices,
+            renamedMap(v.getDpsInputOperand(c.center.r.getArgNumber())),
+            renamedMap(v.getDpsInitOperand(0))},
+        overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value q = args[3];
+          if (c.center.scale) {
+            Value s = arith::ConstantOp::create(nb, nl, c.center.scale);
+            q = c.center.divides
+                    ? arith::DivFOp::create(nb, nl, q, s).getResult()
+                    : arith::MulFOp::create(nb, nl, q, s).getResult();
+          }
+          Value n = floatConstant(nb, nl, type, double(perSlice));
+          Value dq = arith::SubFOp::create(
+              nb, nl, arith::DivFOp::create(nb, nl, args[2], n), q);
+          Value twice = arith::AddFOp::create(nb, nl, args[1], args[1]);
+          Value term = arith::AddFOp::create(
+              nb, nl, args[0],
+              arith::MulFOp::create(
+                  nb, nl, dq,
+                  arith::AddFOp::create(
+                      nb, nl, twice, arith::MulFOp::create(nb, nl, n, dq))));
+          IRMapping m;
+          Value acc = v.getBody()->getArguments().back();
+          m.map(acc, args[4]);
+          m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
+                                              : comb.op->getOperand(0),
+                term);
+          linalg::YieldOp::create(nb, nl, nb.clone(*comb.op, m)->getResult(0));
+        });
+    for (NamedAttribute a : v->getDiscardableAttrs())
+      finish->setAttr(a.getName(), a.getValue());
+    return finish;
+  };
 
   // Then each finishing kernel, before the next wave's partials: the
   // combines of the wave's partials into the reductions' inits and the
@@ -2554,6 +2779,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (g.getNumReductionLoops() == 0) {
         g->moveBefore(boundary[w]);
         second.push_back(g);
+        continue;
+      }
+      if (auto c = centered.find(g); c != centered.end()) {
+        second.push_back(finishCentered(fb, g, c->second));
         continue;
       }
       Combiner comb = *findCombiner(g);
@@ -2596,6 +2825,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       originals.push_back(g);
   for (linalg::GenericOp g : originals)
     g.erase();
+  for (Operation *variant : variants)
+    variant->erase();
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)

@@ -577,9 +577,10 @@ func.func @sum_returned(%x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8x16xf32
 }
 
 // Negative: r = rowsum(x) : [8] is read by a consumer over [16, 8] through
-// (d0, d1) -> (d1), not through its leading loop: not a row epilogue, so the
-// consumer starts its own group, which reads r from memory (recomputing a
-// reduction is never legal).
+// (d0, d1) -> (d1), not through its leading loop. Its loops could be the
+// rows x columns in another order, but nothing places them (it shares no
+// tensor with the reduction), so the consumer starts its own group, which
+// reads r from memory (recomputing a reduction is never legal).
 // CHECK-LABEL: func.func @transposed_read
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<8x16xf32>, %[[Y:[^:]*]]: tensor<16x8xf32>)
 // CHECK-NOT: fusion.group
@@ -587,7 +588,7 @@ func.func @sum_returned(%x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8x16xf32
 // CHECK: %[[R:.*]] = linalg.generic {{.*}}["parallel", "reduction"]}
 // CHECK: fusion.yield %[[R]] : tensor<8xf32>
 // CHECK-NEXT: } -> tensor<8xf32>
-// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[Y]], %[[G0]] : tensor<16x8xf32>, tensor<8xf32>) attributes {decisions = ["operand #1 reads a row reduction through a map that is not a broadcast along its rows"]} {
+// CHECK-NEXT: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[Y]], %[[G0]] : tensor<16x8xf32>, tensor<8xf32>) attributes {decisions = ["operand #1 stays unfused: the merged group would not run over one row space"]} {
 // CHECK-NOT: "reduction"
 // CHECK: arith.mulf
 // CHECK: fusion.yield

@@ -399,6 +399,57 @@ def test_streaming_variance_reads_rows_once_and_keeps_two_pass_accuracy(shape):
                 assert strict_loads >= 2 * x.nbytes
 
 
+def _spread_program(shape, axes, centre):
+    from kfuse import builder as kb
+    p = kb.Program("spread")
+    x = p.input("x", shape, "f32")
+    q = (x.mean(axis=axes, keepdims=True) if centre == "mean"
+         else x.max(axis=axes, keepdims=True))
+    c = x - q
+    p.output((c * c).sum(axis=axes), name="y")
+    return p
+
+
+@pytest.mark.parametrize("shape,axes", [((8, 8, 8, 256), (0, 1, 2)),
+                                        ((2, 1 << 17), -1)])
+def test_split_variance_reads_input_once_with_exact_slice_combination(shape, axes):
+    # Sums too long for one kernel to fill the GPU are split into slices (NHWC
+    # batch statistics: a thread per slice and channel; two long rows: blocks
+    # per slice). sum((x - q)^2) no longer waits for q in a second wave: each
+    # slice folds E_s = sum(x) with V_s and D_s, the sums of (x - E_s / n)^2
+    # and x - E_s / n, in one pass, and the finishing kernel adds V_s + (q_s -
+    # q)(2 D_s + n (q_s - q)), exact for any q_s. Two kernels read x once
+    # (plus a load per slice for the fold's shift); strict numerics keep
+    # four kernels and two reads. Accuracy matches the strict two-pass sum,
+    # around the mean and around the max.
+    rng = np.random.default_rng(5)
+    for centre in ("mean", "max"):
+        prog = _spread_program(shape, axes, centre)
+        fast = kfuse.compile(prog, target="cuda", chip="sm_90")
+        strict = kfuse.compile(prog, target="cuda", chip="sm_90", numerics="strict")
+        assert len(fast.plan.steps) == 2 and len(strict.plan.steps) == 4
+        for loc, scale in ((0.0, 1.0), (1e4, 3.0), (-3e4, 0.01)):
+            x = (rng.standard_normal(shape) * scale + loc).astype(np.float32)
+            xd = x.astype(np.float64)
+            got = fast.emulate(x)
+            # (sectors of the kernels reading x: a block's threads all load
+            # the slice's first element for the shift, one sector)
+            read = sum(s["load"]["sectors"] * 32 for s in fast.emulator.last_stats
+                       if s["load"]["by_buffer"].get(0))
+            two = strict.emulate(x)
+            strict_read = sum(s["load"]["by_buffer"].get(0, 0)
+                              for s in strict.emulator.last_stats)
+            # (the reference centres on q as the program computes it, in f32)
+            qd = (xd.mean(axis=axes, keepdims=True) if centre == "mean"
+                  else xd.max(axis=axes, keepdims=True))
+            ref = ((xd - qd) ** 2).sum(axis=axes)
+            err = np.max(np.abs(got - ref) / ref)
+            err_two = np.max(np.abs(two - ref) / ref)
+            assert err <= max(1.5 * err_two, 2e-6), (centre, loc, scale, err, err_two)
+            assert x.nbytes <= read <= 1.03 * x.nbytes, (read, x.nbytes)
+            assert strict_read >= 2 * x.nbytes
+
+
 def test_streaming_layernorm_reads_rows_twice_not_three_times():
     # The mean and the centered sum of squares share the first pass (the
     # centered value x - mean is a full-space intermediate the output reads
