@@ -111,27 +111,22 @@ LogicalResult alignLoops(fusion::GroupOp group) {
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
       ops.push_back(g);
       if (!reduction && g.getNumReductionLoops() > 0 &&
-          g.getNumParallelLoops() > 0 &&
-          llvm::is_sorted(g.getIteratorTypesArray(),
-                          [](utils::IteratorType a, utils::IteratorType b) {
-                            return a == utils::IteratorType::parallel &&
-                                   b == utils::IteratorType::reduction;
-                          }))
-        reduction = g; // (rows, then the reduced columns)
+          g.getNumParallelLoops() > 0 && reductionsTrail(g))
+        reduction = g;
     }
   if (!reduction)
     return success();
   SmallVector<int64_t> full = reduction.getStaticLoopRanges();
-  llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> interchanges =
       alignToRowSpace(ops, full, reduction.getNumParallelLoops());
   IRRewriter rewriter(group.getContext());
   for (Operation *op : ops) {
-    auto it = aligned.find(op);
-    if (it == aligned.end())
+    auto it = interchanges.find(op);
+    if (it == interchanges.end())
       continue;
     rewriter.setInsertionPoint(op);
     if (failed(linalg::interchangeGenericOp(
-            rewriter, cast<linalg::GenericOp>(op), interchangeFor(it->second))))
+            rewriter, cast<linalg::GenericOp>(op), it->second)))
       return op->emitError() << "fusion-fuse-group-bodies: cannot put the "
                                 "loops of this op in the order of group '"
                              << group.getSymName() << "'";

@@ -201,6 +201,24 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
 /// the whole kernel, so later phases reuse what earlier ones computed.
 using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
+/// The centre q of `e - q` in a centered sum's body: an input argument r
+/// read once (a memref's element, a row value), or r / c or r * c for a
+/// constant finite nonzero c (0 where r is 0).
+struct Center {
+  BlockArgument r;
+  Operation *scaling = nullptr; // the division or multiplication, if any
+  FloatAttr scale;
+  bool divides = false;
+  /// q from the row value `r`.
+  Value of(OpBuilder &b, Location loc, Value rowValue) const {
+    if (!scale)
+      return rowValue;
+    Value s = arith::ConstantOp::create(b, loc, scale);
+    return divides ? arith::DivFOp::create(b, loc, rowValue, s).getResult()
+                   : arith::MulFOp::create(b, loc, rowValue, s).getResult();
+  }
+};
+
 class RowKernel {
 public:
   /// `threadPerRow`: a thread per row even where the reductions trail
@@ -222,16 +240,8 @@ public:
                     // Reductions over leading dimensions (a thread per
                     // output column keeps the loads coalesced).
                     return g.getNumReductionLoops() > 0 &&
-                           !reductionsTrail(g);
+                           !kfuse::reductionsTrail(g);
                   })) {}
-
-  static bool reductionsTrail(linalg::GenericOp g) {
-    unsigned rows = g.getNumParallelLoops();
-    for (auto [i, it] : llvm::enumerate(g.getIteratorTypesArray()))
-      if ((i < rows) != (it == utils::IteratorType::parallel))
-        return false;
-    return true;
-  }
 
   /// Loop indices of `g` in its own loop order from row indices and column
   /// indices (zeros when only the row part matters).
@@ -378,22 +388,11 @@ private:
     Value squared;                // e - q in v's body (squared, or not)
     /// v adds (e - q)^2; false: e - q (the sum is then n (mean - q)).
     bool squares = true;
-    /// q is the row value itself, or (`scale` set) the row value divided by
-    /// (`divides`) or multiplied by the nonzero, finite `scale` (a mean from
-    /// a sum): 0 where the row value is 0.
-    FloatAttr scale;
-    bool divides = false;
+    /// q from the row value (a mean from a sum).
+    Center center;
     /// (set by the pass) e's mean over the row is shift + offset: the
     /// shift, a value of e, and the mean of e - shift (small).
     Value shift, offset;
-    /// q from the row value `r`.
-    Value qOf(OpBuilder &b, Location loc, Value r) const {
-      if (!scale)
-        return r;
-      Value s = arith::ConstantOp::create(b, loc, scale);
-      return divides ? arith::DivFOp::create(b, loc, r, s).getResult()
-                     : arith::MulFOp::create(b, loc, r, s).getResult();
-    }
   };
   llvm::DenseMap<Operation *, Centered> centeredSums; // by v's generic
   llvm::DenseMap<Operation *, Value> totals;      // block totals, by reduction
@@ -523,7 +522,7 @@ LogicalResult RowKernel::analyze() {
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() == 0)
       continue;
-    if (!perThread && !reductionsTrail(g))
+    if (!perThread && !kfuse::reductionsTrail(g))
       return g.emitError()
              << "kfuse cannot generate code for 'linalg.generic' yet: kernel '"
              << name << "' has reduction loops before parallel ones";
@@ -1392,15 +1391,6 @@ static Value centeredValue(linalg::GenericOp v, bool &squares) {
   return d;
 }
 
-/// The centre q of `e - q` in the body of `at`: an input argument r read
-/// once (a memref's element), or r / c or r * c for a constant finite
-/// nonzero c (0 where r is 0).
-struct Center {
-  BlockArgument r;
-  Operation *scaling = nullptr; // the division or multiplication, if any
-  FloatAttr scale;
-  bool divides = false;
-};
 static std::optional<Center> matchCenter(Value qv, linalg::GenericOp at) {
   Center c;
   if (Operation *op = qv.getDefiningOp();
@@ -1452,8 +1442,6 @@ RowKernel::centeredPartner(linalg::GenericOp v,
   auto w = writerBefore(qBuffer, position[at]);
   if (!w || (w->first.getNumReductionLoops() == 0 && !isRowSpace(w->first)))
     return std::nullopt;
-  FloatAttr scale = center->scale;
-  bool divides = center->divides;
   // What evaluating e reads: every other input on the way.
   path.push_back({at, q.getArgNumber()});
   for (auto [h, followed] : path)
@@ -1464,8 +1452,7 @@ RowKernel::centeredPartner(linalg::GenericOp v,
         rowDepsOf(in->get(), position[h], deps);
   if (deps.contains(w->first))
     return std::nullopt;
-  return Centered{qBuffer, w->first, at, d,     squares,
-                  scale,   divides,   Value(), Value()};
+  return Centered{qBuffer, w->first, at, d, squares, *center, Value(), Value()};
 }
 
 SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
@@ -2046,7 +2033,7 @@ LogicalResult RowKernel::emit() {
           if (!q)
             return g.emitError() << "kfuse: kernel '" << name
                                  << "' reads a row value before computing it";
-          q = c->second.qOf(kb, loc, q);
+          q = c->second.center.of(kb, loc, q);
           // (mean - q as (shift - q) + offset: exact where q is within a
           // factor 2 of the shift, however large both are)
           Value off = arith::AddFOp::create(
@@ -2257,7 +2244,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       reductions[0].getIteratorTypesArray();
   for (linalg::GenericOp red : reductions)
     if ((!alongRows && (red.getNumReductionLoops() != 1 ||
-                        !RowKernel::reductionsTrail(red))) ||
+                        !kfuse::reductionsTrail(red))) ||
         kfuse::reusesInputsAcrossRows(red) ||
         red.getStaticLoopRanges() != loops ||
         red.getIteratorTypesArray() != iters || !findCombiner(red))
@@ -2315,7 +2302,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   };
   // (full-space ops of a group whose reductions do not trail run over a
   // space the row kernel does not know)
-  if (!RowKernel::reductionsTrail(reductions[0]) &&
+  if (!kfuse::reductionsTrail(reductions[0]) &&
       llvm::any_of(generics, isFull))
     return std::nullopt;
   llvm::DenseMap<Operation *, unsigned> order;
@@ -2647,7 +2634,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   OpBuilder b(anchor);
   SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1);
   SmallVector<Operation *> boundary(waves + 1, anchor);
-  llvm::DenseMap<Operation *, Value> partialOf, m2PartialOf, dPartialOf;
+  // Each reduction's partials (a centered sum's: E_s, V_s, D_s).
+  llvm::DenseMap<Operation *, SmallVector<Value, 3>> partialsOf;
   for (unsigned w = 1; w <= waves; ++w) {
     SmallVector<linalg::GenericOp> &first = partialKernels[w];
     size_t start = created.size();
@@ -2656,12 +2644,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       Type accType =
           cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
       // The partials start from the combiner's neutral element (a centered
-      // sum has two: the slices' sums of e and their M2).
+      // sum has three: the slices' sums E_s, V_s and D_s).
       for (unsigned k = 0; k < (centered.contains(red) ? 3 : 1); ++k) {
         auto alloc = memref::AllocOp::create(
             b, loc, MemRefType::get(partialShape, accType));
         created.push_back(alloc);
-        (k == 0 ? partialOf : k == 1 ? m2PartialOf : dPartialOf)[red] = alloc;
+        partialsOf[red].push_back(alloc);
         Value neutralValue =
             arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
         created.push_back(neutralValue.getDefiningOp());
@@ -2688,17 +2676,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (auto c = centered.find(red); c != centered.end()) {
         // Sums of e, then of (e - E_s / n)^2 and e - E_s / n: copies of
         // the sum to split.
-        Value sums = partialOf[red];
-        readAsPartial.insert(sums);
-        parts = {{centeredVariant(b, red, c->second, Value(), true), sums},
-                 {centeredVariant(b, red, c->second, sums, true),
-                  m2PartialOf[red]},
-                 {centeredVariant(b, red, c->second, sums, false),
-                  dPartialOf[red]}};
+        ArrayRef<Value> p = partialsOf[red];
+        readAsPartial.insert(p[0]);
+        parts = {{centeredVariant(b, red, c->second, Value(), true), p[0]},
+                 {centeredVariant(b, red, c->second, p[0], true), p[1]},
+                 {centeredVariant(b, red, c->second, p[0], false), p[2]}};
         for (auto [variant, partial] : parts)
           created.push_back(variant);
       } else {
-        parts = {{red, partialOf[red]}};
+        parts = {{red, partialsOf[red][0]}};
       }
       for (auto [g, partial] : parts) {
         auto nred = split(b, g, true, partial);
@@ -2729,20 +2715,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     };
     auto finish = linalg::GenericOp::create(
         fb, loc, TypeRange{},
-        ValueRange{m2PartialOf[v], dPartialOf[v], partialOf[v], c.qBuffer},
+        ValueRange{partialsOf[v][1], partialsOf[v][2], partialsOf[v][0],
+                   c.qBuffer},
         ValueRange{v.getDpsInits()[0]},
         ArrayRef<AffineMap>{
             slices, slices, slices,
             renamedMap(v.getDpsInputOperand(c.center.r.getArgNumber())),
             renamedMap(v.getDpsInitOperand(0))},
         overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value q = args[3];
-          if (c.center.scale) {
-            Value s = arith::ConstantOp::create(nb, nl, c.center.scale);
-            q = c.center.divides
-                    ? arith::DivFOp::create(nb, nl, q, s).getResult()
-                    : arith::MulFOp::create(nb, nl, q, s).getResult();
-          }
+          Value q = c.center.of(nb, nl, args[3]);
           Value n = floatConstant(nb, nl, type, double(perSlice));
           Value dq = arith::SubFOp::create(
               nb, nl, arith::DivFOp::create(nb, nl, args[2], n), q);
@@ -2788,7 +2769,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       Combiner comb = *findCombiner(g);
       AffineMap accMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
       auto combine = linalg::GenericOp::create(
-          fb, loc, TypeRange{}, ValueRange{partialOf[g]},
+          fb, loc, TypeRange{}, ValueRange{partialsOf[g][0]},
           ValueRange{g.getDpsInits()[0]},
           ArrayRef<AffineMap>{
               AffineMap::get(rows + 1, 0, partialRead, ctx),

@@ -174,16 +174,25 @@ kfuse::alignToRowSpace(ArrayRef<Operation *> ops, ArrayRef<int64_t> full,
       }
     }
   }
-  for (Operation *op : anchors)
-    placed.erase(op);
-  return placed;
+  // (order[j] is the full-space loop of loop j; new loop i is old loop v[i])
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> interchanges;
+  for (auto &[op, order] : placed) {
+    if (anchors.contains(op))
+      continue;
+    SmallVector<unsigned> v(order.size());
+    for (auto [j, i] : llvm::enumerate(order))
+      v[i] = j;
+    interchanges[op] = std::move(v);
+  }
+  return interchanges;
 }
 
-SmallVector<unsigned> kfuse::interchangeFor(ArrayRef<unsigned> order) {
-  SmallVector<unsigned> v(order.size());
-  for (auto [j, i] : llvm::enumerate(order))
-    v[i] = j;
-  return v;
+bool kfuse::reductionsTrail(linalg::GenericOp generic) {
+  unsigned rows = generic.getNumParallelLoops();
+  for (auto [i, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+    if ((i < rows) != (it == utils::IteratorType::parallel))
+      return false;
+  return true;
 }
 
 bool kfuse::isRowReductionGeneric(Operation *op) {
@@ -191,10 +200,8 @@ bool kfuse::isRowReductionGeneric(Operation *op) {
   if (!generic || generic.getNumReductionLoops() == 0 ||
       !hasFusibleShapeAndBody(generic))
     return false;
-  unsigned parallel = generic.getNumParallelLoops();
-  for (auto [i, it] : llvm::enumerate(generic.getIteratorTypesArray()))
-    if ((i < parallel) != (it == utils::IteratorType::parallel))
-      return false;
+  if (!reductionsTrail(generic))
+    return false;
   if (!llvm::all_of(generic.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isProjectedPermutation(); }))
     return false;

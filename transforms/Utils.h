@@ -16,6 +16,10 @@ namespace kfuse {
 /// one vectorized loop nest).
 bool isElementwiseGeneric(mlir::Operation *op);
 
+/// Whether every parallel loop of `generic` comes before its reduction
+/// loops (rows, then the reduced columns).
+bool reductionsTrail(mlir::linalg::GenericOp generic);
+
 /// A linalg.generic over tensors of static shape whose reduction loops (at
 /// least one) all come after its parallel loops, whose indexing maps are
 /// projected permutations, whose reduced inputs are indexed by every row
@@ -79,16 +83,13 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
 /// permutation has its loops placed; placed ops place others in turn. Each
 /// op placed must have matching extents and read the group's row values
 /// (results of `ops` over the rows, or of reductions) along the rows in
-/// order. Returns, for each elementwise op of `ops` placed this way,
-/// `order` with order[j] the full-space loop of its loop j; ops over the
-/// rows or over the full space in order do not appear.
+/// order. Returns, for each elementwise op of `ops` placed this way, the
+/// interchange vector that puts its loops in full-space order (new loop i
+/// is its loop v[i], as linalg::interchangeGenericOp takes it); ops over
+/// the rows or over the full space in order do not appear.
 llvm::DenseMap<mlir::Operation *, llvm::SmallVector<unsigned>>
 alignToRowSpace(llvm::ArrayRef<mlir::Operation *> ops,
                 llvm::ArrayRef<int64_t> full, unsigned numRows);
-
-/// The interchange vector that puts an op's loops in full-space order
-/// (`order` as alignToRowSpace gives it): new loop i is old loop v[i].
-llvm::SmallVector<unsigned> interchangeFor(llvm::ArrayRef<unsigned> order);
 
 /// Row-major indices of `linear` in a space of static `shape` (the first
 /// index is not reduced modulo its extent).
