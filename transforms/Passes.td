@@ -437,7 +437,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     flight per thread; too few rows to fill the GPU split the first reduced
     loop into slices (a partials kernel with a thread per slice and row,
     then a finishing kernel). Few, very long rows read along the columns
-    split the same way into a block per slice. A split sum of squared
+    split the same way into a block per slice. Adjacent reduced loops that
+    every operand reads as consecutive dimensions, in order, are first
+    merged into one (a collapsed view): a mean over (n, h, w) splits all
+    of n * h * w, and a reduction over several trailing loops (x.sum() of
+    a matrix, a mean over (h, w) of few planes) splits at all. A split sum of squared
     deviations from a row value (a variance; `row-online`) shares the
     partials kernel of its mean: each slice folds the sum of e with the sums
     of (e - slice mean)^2 and e - slice mean, which the finishing kernel

@@ -2827,12 +2827,216 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   return success();
 }
 
+/// A reduction over several adjacent loops (x.sum() of a matrix, a mean over
+/// (n, h, w) of an NHWC tensor) split into slices: the first of those loops
+/// alone may be too short for enough slices (64 images) or, split along the
+/// columns, the split wants one reduction loop. When every operand reads the
+/// run of reduction loops [first, first + k) as consecutive dimensions of an
+/// identity-layout buffer, in order, those loops are one loop over a
+/// collapsed view (memref.collapse_shape, no copy). Returns `generics` with
+/// each generic over the reductions' loops replaced by such a copy, inserted
+/// before it, over the longest such run (`wholeRun`: every reduction loop,
+/// which must trail), and appends the views it creates to `views`; nothing
+/// when no run of two or more loops merges. linalg.index of a merged loop
+/// becomes its part of the merged index.
+static std::optional<SmallVector<linalg::GenericOp>>
+mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, bool wholeRun,
+                    SmallVectorImpl<Operation *> &views) {
+  linalg::GenericOp first;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0) {
+      first = g;
+      break;
+    }
+  if (!first)
+    return std::nullopt;
+  SmallVector<int64_t> loops = first.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = first.getIteratorTypesArray();
+  auto overLoops = [&](linalg::GenericOp g) {
+    return g.getStaticLoopRanges() == ArrayRef<int64_t>(loops) &&
+           (g.getNumReductionLoops() == 0 ||
+            g.getIteratorTypesArray() == iters);
+  };
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0 && !overLoops(g))
+      return std::nullopt;
+  unsigned s = llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  unsigned run = 0;
+  while (s + run < iters.size() &&
+         iters[s + run] == utils::IteratorType::reduction)
+    ++run;
+  if (wholeRun && (s + run != iters.size() || !kfuse::reductionsTrail(first)))
+    return std::nullopt;
+  // Where operand map `map` reads the run [s, s + k): the result position
+  // of its first loop (-1: it does not read the run), or nothing when it
+  // reads it otherwise.
+  auto runAt = [&](AffineMap map, unsigned k) -> std::optional<int> {
+    int at = -1;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (at >= 0 && int(i) < at + int(k))
+        continue; // (checked with the run's first)
+      bool inRun = false;
+      for (unsigned d = s; d < s + k; ++d)
+        inRun |= e.isFunctionOfDim(d);
+      if (!inRun)
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (at >= 0 || !dim || dim.getPosition() != s ||
+          i + k > map.getNumResults())
+        return std::nullopt;
+      for (unsigned j = 1; j < k; ++j)
+        if (map.getResult(i + j) != getAffineDimExpr(s + j, e.getContext()))
+          return std::nullopt;
+      at = i;
+    }
+    return at;
+  };
+  auto merges = [&](unsigned k) {
+    for (linalg::GenericOp g : generics) {
+      if (!overLoops(g))
+        continue;
+      for (OpOperand &o : g->getOpOperands()) {
+        std::optional<int> at = runAt(g.getMatchingIndexingMap(&o), k);
+        if (!at)
+          return false;
+        auto type = dyn_cast<MemRefType>(o.get().getType());
+        if (*at >= 0 && (!type || !type.getLayout().isIdentity()))
+          return false;
+      }
+    }
+    return true;
+  };
+  unsigned k = run;
+  while (k >= 2 && !merges(k)) {
+    if (wholeRun)
+      return std::nullopt;
+    --k;
+  }
+  if (k < 2)
+    return std::nullopt;
+
+  MLIRContext *ctx = first.getContext();
+  SmallVector<AffineExpr> remap;
+  for (unsigned d = 0; d < loops.size(); ++d)
+    remap.push_back(
+        getAffineDimExpr(d < s ? d : d < s + k ? s : d - k + 1, ctx));
+  unsigned numLoops = loops.size() - k + 1;
+  // (one view per buffer and position: a full-space intermediate's writer
+  // and readers then name the same buffer)
+  llvm::DenseMap<std::pair<Value, int>, Value> viewOf;
+  SmallVector<linalg::GenericOp> result;
+  for (linalg::GenericOp g : generics) {
+    if (!overLoops(g)) {
+      result.push_back(g);
+      continue;
+    }
+    OpBuilder b(g);
+    Location loc = g.getLoc();
+    SmallVector<Value> ins, outs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand &o : g->getOpOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(&o);
+      int at = *runAt(map, k);
+      SmallVector<AffineExpr> results;
+      for (auto [i, e] : llvm::enumerate(map.getResults()))
+        if (at < 0 || int(i) <= at || int(i) >= at + int(k))
+          results.push_back(e.replaceDims(remap));
+      Value v = o.get();
+      if (at >= 0) {
+        Value &view = viewOf[{v, at}];
+        if (!view) {
+          auto type = cast<MemRefType>(v.getType());
+          SmallVector<ReassociationIndices> assoc;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            if (d <= at || d >= at + int(k))
+              assoc.push_back({d});
+            else
+              assoc.back().push_back(d);
+          // (before the first generic that uses it: the buffer dominates it)
+          view = memref::CollapseShapeOp::create(b, loc, v, assoc);
+          views.push_back(view.getDefiningOp());
+        }
+        v = view;
+      }
+      (g.isDpsInit(&o) ? outs : ins).push_back(v);
+      maps.push_back(AffineMap::get(numLoops, 0, results, ctx));
+    }
+    SmallVector<utils::IteratorType> newIters(iters.begin(),
+                                              iters.begin() + s + 1);
+    newIters.append(iters.begin() + s + k, iters.end());
+    if (g.getNumReductionLoops() == 0)
+      newIters.assign(numLoops, utils::IteratorType::parallel);
+    auto ng = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps,
+                                        newIters);
+    IRMapping m;
+    g.getRegion().cloneInto(&ng.getRegion(), m);
+    for (NamedAttribute a : g->getDiscardableAttrs())
+      ng->setAttr(a.getName(), a.getValue());
+    SmallVector<linalg::IndexOp> indices;
+    ng.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+    for (linalg::IndexOp i : indices) {
+      unsigned d = i.getDim();
+      OpBuilder ib(i);
+      Value index;
+      if (d >= s && d < s + k) {
+        Value linear = linalg::IndexOp::create(ib, i.getLoc(), s);
+        index = kfuse::delinearize(
+            ib, i.getLoc(), linear,
+            ArrayRef<int64_t>(loops).slice(s, k))[d - s];
+      } else if (d >= s + k) {
+        index = linalg::IndexOp::create(ib, i.getLoc(), d - k + 1);
+      } else {
+        continue;
+      }
+      i.replaceAllUsesWith(index);
+      i.erase();
+    }
+    result.push_back(ng);
+  }
+  return result;
+}
+
+/// splitLongRows on the group with its adjacent reduction loops merged
+/// (mergeReductionLoops) where they merge and the split then applies; else
+/// on the group as it is.
+static std::optional<LogicalResult>
+splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
+                const RowKernelOptions &options, bool alongRows) {
+  SmallVector<Operation *> views;
+  if (std::optional<SmallVector<linalg::GenericOp>> merged =
+          mergeReductionLoops(generics, !alongRows, views)) {
+    SmallVector<linalg::GenericOp> copies, replaced;
+    for (linalg::GenericOp g : *merged)
+      if (!llvm::is_contained(generics, g))
+        copies.push_back(g);
+    for (linalg::GenericOp g : generics)
+      if (!llvm::is_contained(*merged, g))
+        replaced.push_back(g);
+    std::optional<LogicalResult> split =
+        splitLongRows(*merged, name, options, alongRows);
+    if (split) {
+      // (the split kernels replaced the copies; the originals go too)
+      for (linalg::GenericOp g : replaced)
+        g.erase();
+      for (Operation *view : llvm::reverse(views))
+        if (view->use_empty())
+          view->erase();
+      return split;
+    }
+    for (linalg::GenericOp g : llvm::reverse(copies))
+      g.erase();
+    for (Operation *view : llvm::reverse(views))
+      view->erase();
+  }
+  return splitLongRows(generics, name, options, alongRows);
+}
+
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName,
                                    const RowKernelOptions &options) {
   bool alongRows = contiguousAlongRows(generics);
   if (auto split =
-          splitLongRows(generics, kernelName, options, alongRows))
+          splitMergedRows(generics, kernelName, options, alongRows))
     return *split;
   return RowKernel(generics, kernelName, options,
                    alongRows && rowsFillThreads(generics, options.smCount))

@@ -1,7 +1,8 @@
 // The variance of batch normalization over an NHWC tensor, sum((x -
 // mean)^2) / N over (n, h, w): one group (the centered values are placed in
-// the reductions' (c | n, h, w) order), split into slices along n because
-// 256 channels do not fill the GPU. With fast numerics the variance does
+// the reductions' (c | n, h, w) order), split into slices because 256
+// channels do not fill the GPU (n, h and w merged into one loop of 512
+// points: 32 slices of 16). With fast numerics the variance does
 // not wait for the mean: the partials kernel folds each slice's sum of x
 // with the sums of (x - slice mean)^2 and x - slice mean in one pass (one
 // loop carrying the two plain sums and a running mean and M2 for each of
@@ -11,25 +12,31 @@
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' \
 // RUN:   | FileCheck %s --check-prefix=FAST
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=2})' \
+// RUN:   | FileCheck %s --check-prefix=LOOP
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{numerics=strict})' \
 // RUN:   | FileCheck %s --check-prefix=STRICT
 
 // FAST-LABEL: func.func @bn_var_nhwc
 // FAST: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_partial blocks in
-// FAST-SAME: args(%[[X:.*]] : memref<8x1x8x8x256xf32>
+// FAST-SAME: args(%[[X:.*]] : memref<32x16x256xf32>
 // FAST-NEXT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0 blocks in
-// FAST-NOT: memref<8x1x8x8x256xf32>
+// FAST-NOT: memref<32x16x256xf32>
 // FAST-NOT: gpu.launch_func
-// FAST: gpu.func @bn_var_nhwc_g0_partial
-// FAST: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32)
-// FAST-NOT: scf.for
-// FAST: gpu.return
+// FAST: gpu.module @kfuse_kernels
+
+// (sized for 2 SMs: 8 slices of 64 points, whose loop is not unrolled away
+// as the default 32 slices of 16 points are)
+// LOOP: gpu.func @bn_var_nhwc_g0_partial
+// LOOP: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32)
+// LOOP-NOT: scf.for
+// LOOP: gpu.return
 
 // STRICT-LABEL: func.func @bn_var_nhwc
 // STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_partial blocks in
 // STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_combine1 blocks in
 // STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_partial2 blocks in
-// STRICT-SAME: args(%{{.*}} : memref<8x1x8x8x256xf32>
+// STRICT-SAME: args(%{{.*}} : memref<32x16x256xf32>
 // STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0 blocks in
 // STRICT-NOT: gpu.launch_func
 

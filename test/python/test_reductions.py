@@ -619,7 +619,8 @@ ALONG_ROWS = [((512, 64), (0,)), ((8, 32, 16, 48), (0, 1, 2)), ((4, 256, 40), (1
 def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes):
     # x.sum(0)-like reductions (the input contiguous along the output's
     # innermost dimension) with too few output points for a thread each:
-    # the leading reduced dimension splits into slices, a partials kernel
+    # the leading reduced dimension (or the leading ones, merged) splits
+    # into slices, a partials kernel
     # runs a thread per (slice, output point), a finishing kernel folds the
     # slices; numerics through the PTX emulator, argmax (two more waves:
     # the max, then the first row holding it) included
@@ -651,6 +652,78 @@ def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)
+
+
+_PLANE_WEIGHTS = """
+func.func @planes(%x: tensor<2x128x512xf32>) -> tensor<2xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %r = linalg.generic {indexing_maps = [MAP, affine_map<(d0, d1, d2) -> (d0)>],
+       iterator_types = ["parallel", "reduction", "reduction"]}
+       ins(%x : tensor<2x128x512xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %k = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %i3 = arith.muli %i, %c3 : index
+    %w = arith.subi %i3, %j : index
+    %wk = arith.addi %w, %k : index
+    %wi = arith.index_cast %wk : index to i64
+    %wf = arith.sitofp %wi : i64 to f32
+    %m = arith.mulf %a, %wf : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+"""
+
+
+def test_reductions_over_adjacent_loops_merge_them_to_split():
+    # A reduction over several adjacent loops whose rows are too few to fill
+    # the GPU: read in order by every operand, the loops become one (a
+    # collapsed view) that splits into slices. A full sum of a matrix and
+    # per-plane variances ran on one block per row; NHWC channel statistics
+    # were split along n only (8 slices here). linalg.index of a merged loop
+    # is rebuilt from the merged index; a run read transposed is not merged.
+    from kfuse import builder as kb
+    rng = np.random.default_rng(8)
+
+    def check(p, shape, want, min_threads):
+        f = kfuse.compile(p, target="cuda", chip="sm_90")
+        partial, finish = f.plan.steps
+        assert partial.kernel.endswith("_partial")
+        assert partial.grid[0] * partial.block[0] >= min_threads, partial
+        xs = (rng.standard_normal(shape) * 2 + 5).astype(np.float32)
+        got = f.emulate(xs)
+        np.testing.assert_allclose(got, want(xs.astype(np.float64)), rtol=2e-5)
+
+    p = kb.Program("total")
+    x = p.input("x", (64, 1024), "f32")
+    p.output(x.sum(), name="y")
+    check(p, (64, 1024), lambda x: x.sum(), 16 * 64)
+    for axes, shape, threads in (((1, 2), (2, 128, 512), 32 * 64),
+                                 ((0, 1, 2), (8, 16, 16, 64), 32 * 64)):
+        p = kb.Program("var")
+        x = p.input("x", shape, "f32")
+        c = x - x.mean(axis=axes, keepdims=True)
+        p.output((c * c).mean(axis=axes), name="v")
+        check(p, shape, lambda x: x.var(axis=axes), threads)
+    weighted = kfuse.compile(_PLANE_WEIGHTS.replace(
+        "MAP", "affine_map<(d0, d1, d2) -> (d0, d1, d2)>"), target="cuda", chip="sm_90")
+    assert weighted.plan.steps[0].grid[0] >= 32
+    xs = rng.standard_normal((2, 128, 512)).astype(np.float32)
+    i, j = np.arange(128)[:, None], np.arange(512)[None, :]
+    want = [(xs[k].astype(np.float64) * (3 * i - j + k)).sum() for k in range(2)]
+    np.testing.assert_allclose(weighted.emulate(xs), want, rtol=1e-5)
+    transposed = kfuse.compile(_PLANE_WEIGHTS.replace(
+        "MAP", "affine_map<(d0, d1, d2) -> (d0, d2, d1)>").replace("128x512", "512x128"),
+        target="cuda", chip="sm_90")
+    (step,) = transposed.plan.steps
+    xt = np.ascontiguousarray(xs.transpose(0, 2, 1))
+    np.testing.assert_allclose(transposed.emulate(xt), want, rtol=1e-5)
 
 
 def test_wide_reductions_along_rows_run_a_thread_per_column():
