@@ -233,7 +233,7 @@ public:
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
-                                          kfuse::reusesInputsAcrossRows(g);
+                                          kfuse::needsContractionKernel(g);
                                  })),
         perThread(threadPerRow || contraction ||
                   llvm::any_of(generics, [](linalg::GenericOp g) {
@@ -2245,7 +2245,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (linalg::GenericOp red : reductions)
     if ((!alongRows && (red.getNumReductionLoops() != 1 ||
                         !kfuse::reductionsTrail(red))) ||
-        kfuse::reusesInputsAcrossRows(red) ||
+        kfuse::needsContractionKernel(red) ||
         red.getStaticLoopRanges() != loops ||
         red.getIteratorTypesArray() != iters || !findCombiner(red))
       return std::nullopt;

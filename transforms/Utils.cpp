@@ -73,6 +73,24 @@ bool kfuse::reusesInputsAcrossRows(linalg::GenericOp generic) {
   return false;
 }
 
+bool kfuse::needsContractionKernel(linalg::GenericOp generic) {
+  if (!reusesInputsAcrossRows(generic))
+    return false;
+  // A matrix-vector product streams one input (indexed by every loop: each
+  // element read once), which its reused inputs are smaller than by the
+  // extents of the rows they are broadcast along.
+  bool streams = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (!isa<ShapedType>(input->get().getType()))
+      continue;
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation())
+      return true; // (a window: a convolution)
+    streams |= map.getNumResults() == generic.getNumLoops();
+  }
+  return !streams;
+}
+
 SmallVector<int64_t> kfuse::parallelExtents(linalg::GenericOp generic) {
   SmallVector<int64_t> extents;
   for (auto [range, it] : llvm::zip(generic.getStaticLoopRanges(),
@@ -205,10 +223,11 @@ bool kfuse::isRowReductionGeneric(Operation *op) {
   if (!llvm::all_of(generic.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isProjectedPermutation(); }))
     return false;
-  // An input that is reduced over must be indexed by every row loop too;
+  // An input that is reduced over must be indexed by every row loop too,
+  // or be a small vector beside a streamed input (a matrix-vector product);
   // otherwise its elements are reused across rows: a contraction (matmul,
   // convolution), grouped only with its epilogues (isContractionGeneric).
-  return !reusesInputsAcrossRows(generic);
+  return !needsContractionKernel(generic);
 }
 
 bool kfuse::isContractionGeneric(Operation *op) {

@@ -38,6 +38,16 @@ bool isContractionGeneric(mlir::Operation *op);
 /// parallel loops, so each input element feeds many outputs.
 bool reusesInputsAcrossRows(mlir::linalg::GenericOp generic);
 
+/// True if `generic` reuses inputs across rows (reusesInputsAcrossRows) other
+/// than as a matrix-vector product does: one input indexed by every loop
+/// (streamed: read once) and the reused ones broadcast along the rows, every
+/// map a projected permutation. A matrix-vector product runs as a row
+/// reduction, a block per row reading its row coalesced and the vector from
+/// cache (a thread per row would read rows with a stride, and a few rows
+/// would leave the GPU idle); a matmul or a convolution, which stream no
+/// input, as a contraction, a thread per output.
+bool needsContractionKernel(mlir::linalg::GenericOp generic);
+
 /// Static extents of the parallel loops, in loop order (the output space).
 llvm::SmallVector<int64_t> parallelExtents(mlir::linalg::GenericOp generic);
 

@@ -325,3 +325,28 @@ func.func @epilogue_of_two_matmuls_different_k(%a: tensor<16x32xf32>, %b: tensor
   } -> tensor<16x64xf32>
   return %s : tensor<16x64xf32>
 }
+
+// A matrix-vector product streams its matrix (indexed by every loop, read
+// once) and broadcasts the vector along the rows: a row reduction, not a
+// contraction, so the matrix's producer joins it in one "reduction" group.
+// CHECK-LABEL: func.func @matvec_of_producer
+// CHECK-NEXT: fusion.group "g0" "reduction"
+// CHECK: math.exp
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: fusion.yield
+// CHECK-NEXT: } -> tensor<64xf32>
+// CHECK-NEXT: return
+func.func @matvec_of_producer(%a: tensor<64x32xf32>, %vec: tensor<32xf32>) -> tensor<64xf32> {
+  %ea = tensor.empty() : tensor<64x32xf32>
+  %x = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<64x32xf32>) outs(%ea : tensor<64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %m = linalg.matvec ins(%x, %vec : tensor<64x32xf32>, tensor<32xf32>) outs(%f : tensor<64xf32>) -> tensor<64xf32>
+  return %m : tensor<64xf32>
+}

@@ -726,6 +726,41 @@ def test_reductions_over_adjacent_loops_merge_them_to_split():
     np.testing.assert_allclose(transposed.emulate(xt), want, rtol=1e-5)
 
 
+@pytest.mark.parametrize("rows,cols", [(96, 4096), (4, 1 << 16), (300, 1000)])
+def test_matrix_vector_product_runs_as_a_row_reduction(rows, cols):
+    # (exp(x) * v).sum(-1): the reduction streams x and broadcasts v along
+    # the rows; it was a contraction (a thread per row: strided rows, and 4
+    # threads in all for 4 rows). Now it is a row group with x's producer
+    # and the epilogue: a block per row reading x once, coalesced (4 long
+    # rows: slices, v viewed in the same slices). CPU and emulated GPU agree
+    # with numpy.
+    from kfuse import builder as kb
+    p = kb.Program("mv")
+    x = p.input("x", (rows, cols), "f32")
+    v = p.input("v", (cols,), "f32")
+    b = p.input("b", (rows,), "f32")
+    p.output(kb.relu((kb.exp(x) * v).sum(axis=-1) + b), name="y")
+    rng = np.random.default_rng(30)
+    xs = rng.standard_normal((rows, cols)).astype(np.float32)
+    vs = rng.standard_normal(cols).astype(np.float32)
+    bs = rng.standard_normal(rows).astype(np.float32)
+    want = np.maximum((np.exp(xs.astype(np.float64)) * vs).sum(-1) + bs, 0)
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert f.report.after.kernels == 1
+    steps = f.plan.steps
+    if rows >= 96:
+        (step,) = steps
+        assert step.grid[0] == rows  # a block per row
+    else:
+        assert [s.kernel for s in steps] == ["mv_g0_partial", "mv_g0"]
+        assert steps[0].grid[0] >= 64
+    np.testing.assert_allclose(f.emulate(xs, vs, bs), want, rtol=2e-5, atol=1e-4)
+    read = sum(s["load"]["by_buffer"].get(0, 0) for s in f.emulator.last_stats)
+    assert read <= 1.03 * xs.nbytes
+    cpu = kfuse.compile(p, target="cpu")
+    np.testing.assert_allclose(cpu(xs, vs, bs), want, rtol=2e-4, atol=1e-3)
+
+
 def test_wide_reductions_along_rows_run_a_thread_per_column():
     # enough output columns for a thread each (and for most SMs): no split, no
     # block combine; a softmax over the leading axis too, whose `x - max` and
