@@ -2136,7 +2136,8 @@ LogicalResult RowKernel::emit() {
 
 /// Whether the inputs a reduction group folds are contiguous along its rows
 /// rather than along its columns: every input a reduction or a full-space
-/// op reads at varying columns has the innermost row loop as its last index
+/// op reads at varying columns and rows has the innermost row loop as its
+/// last index
 /// (x[4096, 256].sum(0), batch statistics of an NHWC tensor, a bias
 /// gradient). One block per row would read such a row's columns with a
 /// stride, every warp load touching 32 sectors; a thread per row reads them
@@ -2176,10 +2177,12 @@ static bool contiguousAlongRows(ArrayRef<linalg::GenericOp> generics) {
       if (!isa<ShapedType>(in->get().getType()))
         continue;
       AffineMap map = g.getMatchingIndexingMap(in);
-      bool readsColumns = false;
+      bool readsColumns = false, readsRows = false;
       for (unsigned d = 0; d < isColumn.size(); ++d)
-        readsColumns |= isColumn[d] && map.isFunctionOfDim(d);
-      if (!readsColumns)
+        (isColumn[d] ? readsColumns : readsRows) |= map.isFunctionOfDim(d);
+      // (a vector broadcast along the rows, v in sum(x[k, m] * v[k], k):
+      // the threads of a warp all read one element)
+      if (!readsColumns || !readsRows)
         continue;
       auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
       if (!last || last.getPosition() != innerRow)

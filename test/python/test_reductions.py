@@ -761,6 +761,32 @@ def test_matrix_vector_product_runs_as_a_row_reduction(rows, cols):
     np.testing.assert_allclose(cpu(xs, vs, bs), want, rtol=2e-4, atol=1e-3)
 
 
+def test_transposed_matrix_vector_product_runs_a_thread_per_column():
+    # (x * v[:, None]).sum(0): the reduction runs along x's leading dimension,
+    # so x is contiguous along the outputs and a thread per output column
+    # reads it coalesced (split into slices: 256 columns); v, broadcast along
+    # the columns, does not make it look strided (each warp reads one of its
+    # elements at a time).
+    from kfuse import builder as kb
+    p = kb.Program("mvt")
+    x = p.input("x", (4096, 256), "f32")
+    v = p.input("v", (4096, 1), "f32")
+    p.output((x * v).sum(axis=0), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    partial, finish = f.plan.steps
+    assert partial.grid[0] * partial.block[0] >= 16 * 256
+    body = f.ptx.split(".entry mvt_g0_partial(")[1].split(".entry")[0]
+    assert "shfl" not in body and "bar.sync" not in body
+    rng = np.random.default_rng(31)
+    xs = rng.standard_normal((4096, 256)).astype(np.float32)
+    vs = rng.standard_normal((4096, 1)).astype(np.float32)
+    np.testing.assert_allclose(f.emulate(xs, vs), (xs.astype(np.float64) * vs).sum(0),
+                               rtol=1e-5, atol=1e-4)
+    # (x's sectors, and one 32-byte sector of v per warp and element)
+    sectors = f.emulator.last_stats[0]["load"]["sectors"] * 32
+    assert sectors <= xs.nbytes + 4096 * 256 // 32 * 32
+
+
 def test_wide_reductions_along_rows_run_a_thread_per_column():
     # enough output columns for a thread each (and for most SMs): no split, no
     # block combine; a softmax over the leading axis too, whose `x - max` and
