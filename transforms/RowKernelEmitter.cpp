@@ -1178,10 +1178,19 @@ void RowKernel::storeColumns(OpBuilder &b, Location loc, Value value,
     }
     return r;
   };
+  // (one aligned vector store when the buffer is contiguous along the
+  // innermost column, as loadFromMemory reads: through the identity or a
+  // permutation that keeps that loop last, x - mean stored over NCHW)
+  auto type = cast<MemRefType>(buffer.getType());
+  auto last = map.getNumResults()
+                  ? dyn_cast<AffineDimExpr>(map.getResults().back())
+                  : nullptr;
   if (width == 1) {
     memref::StoreOp::create(b, loc, value, buffer, at(0));
-  } else if (map.isIdentity()) {
-    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+  } else if (map.isIdentity() ||
+             (last && last.getPosition() == idx.size() - 1 &&
+              type.getShape().back() % width == 0)) {
+    Type elem = type.getElementType();
     unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
     vector::StoreOp::create(b, loc, value, buffer, at(0),
                             /*nontemporal=*/false,

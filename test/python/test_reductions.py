@@ -499,6 +499,28 @@ def test_nhwc_statistics_with_centered_output_form_one_group():
         np.testing.assert_allclose(got_v, xd.var((0, 1, 2)), rtol=1e-5)
 
 
+def test_nchw_batch_norm_stores_its_output_with_vector_stores():
+    # Batch norm over an NCHW tensor: the rows are channels, the columns
+    # (n, h, w); the output y[n, c, h, w] is written through a permutation
+    # of the loops that keeps w, the innermost column, last, so it is stored
+    # like it is read: 128-bit stores, every sector written once (scalar
+    # stores of each vector's lanes wrote each sector in four requests).
+    from kfuse import builder as kb
+    p = kb.Program("bnc")
+    x = p.input("x", (8, 32, 16, 16), "f32")
+    c = x - x.mean(axis=(0, 2, 3), keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=(0, 2, 3), keepdims=True) + 1e-5), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    xs = (np.random.default_rng(32).standard_normal((8, 32, 16, 16)) * 2 + 1).astype(np.float32)
+    xd = xs.astype(np.float64)
+    want = (xd - xd.mean((0, 2, 3), keepdims=True)) / np.sqrt(xd.var((0, 2, 3), keepdims=True)
+                                                              + 1e-5)
+    np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-5, atol=2e-5)
+    (stats,) = f.emulator.last_stats
+    assert stats["store"]["sectors"] * 32 == xs.nbytes
+    assert stats["store"]["requests"] * 32 * 16 == xs.nbytes  # a vector per lane
+
+
 def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     # 256 rows of 262144 floats: too long for one block's registers. With
     # row_cluster=8 (the default on sm_90) each row is 8 blocks of 1024
