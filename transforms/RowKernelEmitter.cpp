@@ -2825,10 +2825,14 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     for (linalg::GenericOp g : gens)
       g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
     // (along rows the partials kernels, the even ones, run a thread per row:
-    // that is what the split is for; the finishing kernels as they would)
+    // that is what the split is for; the finishing kernels too when a
+    // thread has all its row's slices in flight at once (32: a block per
+    // row would read each slice's partials with a stride, a sector per
+    // value), else as they would)
     bool perThread =
-        alongRows && (k % 2 == 0 || (contiguousAlongRows(gens) &&
-                                     rowsFillThreads(gens, smCount)));
+        alongRows && (k % 2 == 0 || slices <= 32 ||
+                      (contiguousAlongRows(gens) &&
+                       rowsFillThreads(gens, smCount)));
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
     sliced.maxCluster = 0;
