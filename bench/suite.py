@@ -9,7 +9,7 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "layernorm", "rmsnorm_silu", "softmax_xent"] +
              [f"softmax_w{w}" for w in SOFTMAX_WIDTHS] +
              # beyond the table: reductions over leading dimensions
-             ["colsum", "bn_var_nhwc"])
+             ["colsum", "bn_var_nhwc", "gemv"])
 
 
 def _xent_text(rows, cols):
@@ -91,6 +91,12 @@ def programs(rows=None):
     c = x - x.mean(axis=(0, 1, 2), keepdims=True)
     p.output((c * c).mean(axis=(0, 1, 2)), name="y")
     progs["bn_var_nhwc"] = p
+    # A matrix-vector product (a row reduction: x streamed, v from cache).
+    p = kb.Program("gemv")
+    x = p.input("x", (r(8192), 8192), "f32")
+    v = p.input("v", (8192,), "f32")
+    p.output((x * v).sum(axis=-1), name="y")
+    progs["gemv"] = p
     return progs
 
 
@@ -108,6 +114,7 @@ def torch_reference(name):
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "colsum": lambda x: x.sum(0),
         "bn_var_nhwc": lambda x: x.var(dim=(0, 1, 2), unbiased=False),
+        "gemv": lambda x, v: x @ v,
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]
