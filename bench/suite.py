@@ -9,7 +9,7 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "layernorm", "rmsnorm_silu", "softmax_xent"] +
              [f"softmax_w{w}" for w in SOFTMAX_WIDTHS] +
              # beyond the table: reductions over leading dimensions
-             ["colsum", "bn_var_nhwc", "gemv"])
+             ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw"])
 
 
 def _xent_text(rows, cols):
@@ -97,6 +97,13 @@ def programs(rows=None):
     v = p.input("v", (8192,), "f32")
     p.output((x * v).sum(axis=-1), name="y")
     progs["gemv"] = p
+    # Batch normalization in training, NCHW: statistics per channel over
+    # (n, h, w), then the normalized tensor (no affine).
+    p = kb.Program("bn_train_nchw")
+    x = p.input("x", (64, 256, 56, 56) if rows is None else (2, 256, 8, 8), "f32")
+    c = x - x.mean(axis=(0, 2, 3), keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=(0, 2, 3), keepdims=True) + 1e-5), name="y")
+    progs["bn_train_nchw"] = p
     return progs
 
 
@@ -115,6 +122,7 @@ def torch_reference(name):
         "colsum": lambda x: x.sum(0),
         "bn_var_nhwc": lambda x: x.var(dim=(0, 1, 2), unbiased=False),
         "gemv": lambda x, v: x @ v,
+        "bn_train_nchw": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]
