@@ -53,7 +53,9 @@ bool kfuse::isElementwiseGeneric(Operation *op) {
          hasFusibleShapeAndBody(generic);
 }
 
-bool kfuse::reusesInputsAcrossRows(linalg::GenericOp generic) {
+/// True if some input the generic reduces over is not indexed by all its
+/// parallel loops, so each input element feeds many outputs.
+static bool reusesInputsAcrossRows(linalg::GenericOp generic) {
   SmallVector<utils::IteratorType> iters = generic.getIteratorTypesArray();
   for (OpOperand *input : generic.getDpsInputOperands()) {
     if (!isa<ShapedType>(input->get().getType()))

@@ -34,12 +34,9 @@ bool isRowReductionGeneric(mlir::Operation *op);
 /// keeps its inputs as group inputs and may attach elementwise epilogues.
 bool isContractionGeneric(mlir::Operation *op);
 
-/// True if some input the generic reduces over is not indexed by all its
-/// parallel loops, so each input element feeds many outputs.
-bool reusesInputsAcrossRows(mlir::linalg::GenericOp generic);
-
-/// True if `generic` reuses inputs across rows (reusesInputsAcrossRows) other
-/// than as a matrix-vector product does: one input indexed by every loop
+/// True if `generic` reuses inputs across rows (an input it reduces over is
+/// not indexed by every parallel loop, so its elements feed many outputs)
+/// other than as a matrix-vector product does: one input indexed by every loop
 /// (streamed: read once) and the reused ones broadcast along the rows, every
 /// map a projected permutation. A matrix-vector product runs as a row
 /// reduction, a block per row reading its row coalesced and the vector from
