@@ -9,7 +9,7 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "layernorm", "rmsnorm_silu", "softmax_xent"] +
              [f"softmax_w{w}" for w in SOFTMAX_WIDTHS] +
              # beyond the table: reductions over leading dimensions
-             ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw"])
+             ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw", "softmax_nchw"])
 
 
 def _xent_text(rows, cols):
@@ -104,6 +104,13 @@ def programs(rows=None):
     c = x - x.mean(axis=(0, 2, 3), keepdims=True)
     p.output(c * kb.rsqrt((c * c).mean(axis=(0, 2, 3), keepdims=True) + 1e-5), name="y")
     progs["bn_train_nchw"] = p
+    # Softmax over the channels of NCHW (segmentation heads, attention over
+    # channels): rows of 256 values, 12544 bytes apart.
+    p = kb.Program("softmax_nchw")
+    x = p.input("x", (64, 256, 56, 56) if rows is None else (2, 256, 8, 8), "f32")
+    e = kb.exp(x - x.max(axis=1, keepdims=True))
+    p.output(e / e.sum(axis=1, keepdims=True), name="y")
+    progs["softmax_nchw"] = p
     return progs
 
 
@@ -123,6 +130,7 @@ def torch_reference(name):
         "bn_var_nhwc": lambda x: x.var(dim=(0, 1, 2), unbiased=False),
         "gemv": lambda x, v: x @ v,
         "bn_train_nchw": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
+        "softmax_nchw": lambda x: torch.softmax(x, dim=1),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]

@@ -436,7 +436,14 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     consecutive threads read consecutive addresses, with 8 to 32 loads in
     flight per thread; too few rows to fill the GPU split the first reduced
     loop into slices (a partials kernel with a thread per slice and row,
-    then a finishing kernel). Few, very long rows read along the columns
+    then a finishing kernel). Where a thread per row does not fit (too few
+    rows and no split, or full-space results a thread would re-read its
+    row for: softmax over the channels of NCHW) a block takes a tile of
+    consecutive rows, a 32-byte sector's worth of the widest element (8 of
+    f32), its threads splitting the columns: each warp load reads whole
+    sectors, the tile's rows stay in registers, and lanes of a row combine
+    by shuffles and a workgroup slot per warp and row. A row short enough
+    (32 columns) stays in one thread's registers. Few, very long rows read along the columns
     split the same way into a block per slice. Adjacent reduced loops that
     every operand reads as consecutive dimensions, in order, are first
     merged into one (a collapsed view): a mean over (n, h, w) splits all

@@ -24,6 +24,12 @@
 // leading dimensions): consecutive threads read consecutive addresses,
 // several loads in flight per thread, and rows too few to fill the GPU are
 // split into slices folded by a partials kernel and a finishing kernel.
+// Where such a group's rows are too few for a thread each (and do not
+// split), or its phases store full-space results (a thread per row would
+// read its row once per phase), a block takes a tile of consecutive rows
+// instead (row tiles, see rowsPerBlock): the block-per-row evaluation with
+// each row's columns spread over 1/L of the threads, so warp loads read
+// whole sectors and the rows stay in registers.
 //
 // Full-space intermediates are never stored: each column loop re-evaluates
 // them from the group's inputs (re-reading a row the block just read, which
@@ -224,8 +230,14 @@ public:
   /// `threadPerRow`: a thread per row even where the reductions trail
   /// (groups whose inputs are contiguous along the rows, see
   /// contiguousAlongRows).
+  /// `alongRows`: the inputs are contiguous along the rows (see
+  /// contiguousAlongRows), and `rowsFill`: there are rows enough for a
+  /// thread each on every SM. Such a group runs a thread per row when one
+  /// pass over its columns serves it (nothing full-space to store), else a
+  /// block per tile of consecutive rows (see rowsPerBlock).
   RowKernel(ArrayRef<linalg::GenericOp> generics, StringRef name,
-            const RowKernelOptions &options, bool threadPerRow)
+            const RowKernelOptions &options, bool threadPerRow,
+            bool alongRows = false, bool rowsFill = false)
       : generics(generics), name(name), threads(options.threads),
         chunksPerThread(options.chunksPerThread),
         maxCluster(options.maxCluster), online(options.online),
@@ -241,7 +253,8 @@ public:
                     // output column keeps the loads coalesced).
                     return g.getNumReductionLoops() > 0 &&
                            !kfuse::reductionsTrail(g);
-                  })) {}
+                  })),
+        alongRows(alongRows), rowsFill(rowsFill) {}
 
   /// Loop indices of `g` in its own loop order from row indices and column
   /// indices (zeros when only the row part matters).
@@ -286,6 +299,17 @@ private:
   /// One thread per row (contractions, reductions of inputs contiguous
   /// along the rows) or one block (or cluster) per row.
   bool perThread;
+  bool alongRows, rowsFill;
+  /// Row tiles (inputs contiguous along the rows, a block per row): a block
+  /// holds `rowsPerBlock` consecutive rows, thread `tid` works on row
+  /// `tid % rowsPerBlock` of the tile, at the columns of column thread
+  /// `tid / rowsPerBlock`, so the lanes of a warp that load one column of
+  /// the tile's rows read whole sectors (a block per row would take a
+  /// sector per value). Where the rows do not divide into tiles, the last
+  /// tile's extra threads compute the last row again (they take part in
+  /// the block's barriers) and store nothing: `rowInside`.
+  int64_t rowsPerBlock = 1;
+  Value rowInside;
   /// Cluster mode (sm_90): a row too long for one block's registers is
   /// spread over the `cluster` blocks of a thread-block cluster, each holding
   /// `colsPerBlock` columns from `colBase` on; reductions combine the
@@ -357,8 +381,10 @@ private:
   /// `buffer` through `map` at loop indices `idx`.
   void storeColumns(OpBuilder &b, Location loc, Value value, Value buffer,
                     AffineMap map, ArrayRef<Value> idx);
+  /// (`colThread` of `t` column threads: `tid` itself and the block's
+  /// threads but in row tiles)
   LogicalResult
-  emitRegisterPhases(OpBuilder &kb, Location loc, Value tid,
+  emitRegisterPhases(OpBuilder &kb, Location loc, Value tid, Value colThread,
                      ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
                      SmallVector<std::pair<Value, Value>> &rowOutputs);
   /// Streaming mode folds reductions in passes: one column loop for every
@@ -652,8 +678,9 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       cache[std::make_tuple(g.getOperation(), unsigned(i), chunk)] = v;
     return (*values)[result];
   }
-  // From memory (a group input), once per chunk in register mode.
-  if (chunks == 0 || !vectorized(loopIdx))
+  // From memory (a group input), once per chunk in register mode (scalar
+  // chunks too: barriers between the phases keep CSE from merging loads).
+  if (chunks == 0 || loopIdx.size() != rowShape.size() + colShape.size())
     return loadFromMemory(b, loc, buffer, map, loopIdx);
   auto key =
       std::make_tuple(buffer.getAsOpaquePointer(),
@@ -978,12 +1005,13 @@ static Type combinedType(Type t) {
   return it && it.getWidth() < 32 ? IntegerType::get(t.getContext(), 32) : t;
 }
 
-/// Combines `v` over the 32 lanes of a warp with xor shuffles: every lane
-/// ends with the same total (each step combines the same two values on
-/// both lanes of a pair).
+/// Combines `v` over the lanes of a warp that agree modulo `from` (a power
+/// of two; 1: all 32) with xor shuffles: each of those lanes ends with the
+/// same total (each step combines the same two values on both lanes of a
+/// pair).
 static Value warpTotal(OpBuilder &b, Location loc, Value v,
-                       vector::CombiningKind kind) {
-  for (int32_t offset = 1; offset < 32; offset *= 2) {
+                       vector::CombiningKind kind, int32_t from = 1) {
+  for (int32_t offset = from; offset < 32; offset *= 2) {
     Value other =
         gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
             .getShuffleResult();
@@ -1006,38 +1034,59 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
   // the block's total with no broadcast (upstream gpu.all_reduce has every
   // lane of the first warp store to one place, with different values when
   // the warp count is not a power of two).
+  // Row tiles: the same with the lanes of one row (equal modulo L =
+  // rowsPerBlock) in place of the whole warp, a slot per warp and row, and
+  // each lane folding the slots of warps lane / L, + 32 / L, ... of its row.
   vector::CombiningKind vk = gpu::convertReductionKind(kind);
-  Value total = warpTotal(b, loc, partial, vk);
+  int64_t rowLanes = rowsPerBlock;
+  Value total = warpTotal(b, loc, partial, vk, rowLanes);
   int64_t warps = blockThreads / 32;
   if (warps > 1) {
+    auto cIdx = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
     Value scratch = launchOp.addWorkgroupAttribution(
-        MemRefType::get({warps}, wide, MemRefLayoutAttrInterface(), space),
+        MemRefType::get({warps * rowLanes}, wide, MemRefLayoutAttrInterface(),
+                        space),
         loc);
-    Value c32 = arith::ConstantIndexOp::create(b, loc, 32);
-    Value lane = arith::RemUIOp::create(b, loc, tid, c32);
-    Value warp = arith::DivUIOp::create(b, loc, tid, c32);
-    Value isFirst = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, lane,
-        arith::ConstantIndexOp::create(b, loc, 0));
-    auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
-    {
-      OpBuilder sb = store.getThenBodyBuilder();
-      memref::StoreOp::create(sb, loc, total, scratch, ValueRange{warp});
+    Value lane = arith::RemUIOp::create(b, loc, tid, cIdx(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, cIdx(32));
+    Value rowLane = cIdx(0), warpInRound = lane;
+    if (rowLanes > 1) {
+      rowLane = arith::RemUIOp::create(b, loc, lane, cIdx(rowLanes));
+      warpInRound = arith::DivUIOp::create(b, loc, lane, cIdx(rowLanes));
     }
+    Value tile = cIdx(rowLanes);
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          lane, tile);
+    Value mine = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, warp, tile), lane);
+    auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+    OpBuilder sb = store.getThenBodyBuilder();
+    memref::StoreOp::create(sb, loc, total, scratch, ValueRange{mine});
     gpu::BarrierOp::create(b, loc);
-    // lanes past the last warp contribute the neutral element
-    Value inRange = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, lane,
-        arith::ConstantIndexOp::create(b, loc, warps));
-    Value at = arith::MinUIOp::create(
-        b, loc, lane, arith::ConstantIndexOp::create(b, loc, warps - 1));
-    Value v = memref::LoadOp::create(b, loc, scratch, ValueRange{at});
-    v = arith::SelectOp::create(
-        b, loc, inRange, v,
-        arith::ConstantOp::create(b, loc, neutral(b, kind, wide)));
-    total = warpTotal(b, loc, v, vk);
+    int64_t perRound = 32 / rowLanes;
+    Value v;
+    for (int64_t round = 0; round * perRound < warps; ++round) {
+      // warps past the last contribute the neutral element
+      Value w = arith::AddIOp::create(b, loc, warpInRound,
+                                      cIdx(round * perRound));
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            w, cIdx(warps));
+      if ((round + 1) * perRound > warps)
+        w = arith::MinUIOp::create(b, loc, w, cIdx(warps - 1));
+      Value at = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, w, cIdx(rowLanes)), rowLane);
+      Value slot = memref::LoadOp::create(b, loc, scratch, ValueRange{at});
+      if ((round + 1) * perRound > warps)
+        slot = arith::SelectOp::create(
+            b, loc, inRange, slot,
+            arith::ConstantOp::create(b, loc, neutral(b, kind, wide)));
+      v = v ? vector::makeArithReduction(b, loc, vk, v, slot) : slot;
+    }
+    total = warpTotal(b, loc, v, vk, rowLanes);
   }
   if (cluster > 1)
     total = clusterCombine(b, loc, tid, total, kind);
@@ -1046,13 +1095,15 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
   return total;
 }
 
-/// Register mode: thread `tid` owns columns [(k * t + tid) * width, +width)
-/// for k < chunks. Everything is straight-line code, so a value computed in
-/// one phase (e.g. exp(x - max) for the sum) is reused by the next (the
-/// division) from registers, and each input element is loaded once.
+/// Register mode: column thread `c` (`tid`, but in row tiles) owns columns
+/// [(k * t + c) * width, +width) for k < chunks. Everything is
+/// straight-line code, so a value computed in one phase (e.g. exp(x - max)
+/// for the sum) is reused by the next (the division) from registers, and
+/// each input element is loaded once.
 LogicalResult RowKernel::emitRegisterPhases(
-    OpBuilder &kb, Location loc, Value tid, ArrayRef<Value> rowIdx, int64_t t,
-    int64_t numCols, SmallVector<std::pair<Value, Value>> &rowOutputs) {
+    OpBuilder &kb, Location loc, Value tid, Value colThread,
+    ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
+    SmallVector<std::pair<Value, Value>> &rowOutputs) {
   auto cIdx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(kb, loc, v);
   };
@@ -1062,7 +1113,8 @@ LogicalResult RowKernel::emitRegisterPhases(
   SmallVector<Value> valid; // per chunk, only when the row is ragged
   for (int64_t k = 0; k < chunks; ++k) {
     Value col = arith::MulIOp::create(
-        kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(k * t)), cIdx(width));
+        kb, loc, arith::AddIOp::create(kb, loc, colThread, cIdx(k * t)),
+        cIdx(width));
     if (ragged) {
       Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, col,
                                        cIdx(numCols));
@@ -1096,7 +1148,8 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (width > 1)
         partial = vector::ReductionOp::create(
             kb, loc, gpu::convertReductionKind(comb.kind), partial);
-      Value total = blockCombine(kb, loc, tid, partial, comb.kind);
+      Value total =
+          perThread ? partial : blockCombine(kb, loc, tid, partial, comb.kind);
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
     } else if (isRowSpace(g)) {
@@ -1164,8 +1217,13 @@ RowKernel::evalRowSpace(OpBuilder &kb, Location loc, linalg::GenericOp g,
   return success();
 }
 
-void RowKernel::storeColumns(OpBuilder &b, Location loc, Value value,
+void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
                              Value buffer, AffineMap map, ArrayRef<Value> idx) {
+  // (the last row tile's threads past the last row store nothing)
+  OpBuilder b = rowInside ? scf::IfOp::create(outer, loc, rowInside,
+                                              /*withElse=*/false)
+                                .getThenBodyBuilder()
+                          : outer;
   auto at = [&](int64_t lane) {
     SmallVector<Value> r;
     for (AffineExpr e : map.getResults()) {
@@ -1644,10 +1702,12 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   };
   // (a thread per row: `threadBatch` loads in flight per thread and trip;
   // one for contractions, whose loads the threads of a warp share)
+  // (row tiles: scalars, as many in flight as `batch` vectors)
   int64_t k = std::clamp<int64_t>((numCols + step - 1) / step, 1,
-                                  contraction ? 1
-                                  : perThread ? threadBatch
-                                              : batch);
+                                  contraction        ? 1
+                                  : perThread        ? threadBatch
+                                  : rowsPerBlock > 1 ? batch * 4
+                                                     : batch);
   bool masked = numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;
   SmallVector<Value> inits;
@@ -1837,6 +1897,39 @@ LogicalResult RowKernel::emit() {
     numRows *= d;
   for (int64_t d : colShape)
     numCols *= d;
+  if (alongRows && !perThread) {
+    // A thread per row reads its row once per pass: fine for a reduction,
+    // but phases that store full-space results would each read it again.
+    // Row tiles keep the row in registers instead (softmax over the
+    // channels of NCHW: one read, not three), and serve rows too few to
+    // fill the GPU with threads. A tile has a sector's worth of rows for
+    // the widest element (8 of f32), no more than there are rows.
+    // (a thread holding its whole row in registers when the row is short:
+    // a softmax over the leading axis of x[6, 70000])
+    if (rowsFill && (fullSpaceOutputs().empty() || numCols <= 32)) {
+      perThread = true;
+      if (!fullSpaceOutputs().empty())
+        chunks = numCols;
+    } else {
+      // (elements in memory: inputs the group reads, results it stores;
+      // intermediates stay in registers, maybe wider)
+      unsigned widest = 1;
+      auto widen = [&](Value v) {
+        if (auto m = dyn_cast<MemRefType>(v.getType()))
+          widest =
+              std::max<unsigned>(widest, (m.getElementTypeBitWidth() + 7) / 8);
+      };
+      for (linalg::GenericOp g : generics)
+        for (OpOperand *in : g.getDpsInputOperands())
+          if (!writerBefore(in->get(), position[g]))
+            widen(in->get());
+      for (auto [g, i] : fullSpaceOutputs())
+        widen(g.getDpsInits()[i]);
+      rowsPerBlock = std::clamp<int64_t>(32 / widest, 1, 32);
+      while (rowsPerBlock > 1 && rowsPerBlock / 2 >= numRows)
+        rowsPerBlock /= 2;
+    }
+  }
   // The passes a streaming kernel would make (and the online sums they pair,
   // which only streaming reads): also whether one pass serves the group.
   SmallVector<SmallVector<linalg::GenericOp>> passes = planPasses();
@@ -1878,48 +1971,78 @@ LogicalResult RowKernel::emit() {
     // H100 than in registers, bench/RESULTS.md).
     if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
       streams = true;
-    auto [t, c] = shape(numCols, streams ? streamAim : chunksPerThread);
-    chunks = c;
-    if (!streams && chunks > room(t)) {
-      // Too long for one block's registers: spread the row over a cluster
-      // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
-      // chunks, else the fewest that fit), each block holding an equal
-      // whole-vector share. Where clusters may exceed CUDA's portable 8
-      // blocks, blocks have at most 512 threads (two fit an SM, so one
-      // loads while the other waits at a cluster barrier).
-      for (bool atAim : {true, false}) {
-        for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
-          if (numCols % (n * width) != 0)
-            continue;
-          auto [nt, nc] = shape(numCols / n, chunksPerThread, clusterThreads);
-          if (nc <= (atAim ? chunksPerThread : room(nt)))
-            cluster = n;
-        }
-        if (cluster > 1)
-          break;
+    if (rowsPerBlock > 1) {
+      // Row tiles: scalars (a row's columns are apart in memory), four per
+      // vector chunk the aim would give a block per row; column threads a
+      // power of two, the block whole warps.
+      width = 1;
+      int64_t tile = rowsPerBlock;
+      auto colThreads = [&](int64_t aim) {
+        return std::clamp<int64_t>(
+            llvm::PowerOf2Ceil((numCols + aim - 1) / aim), 32 / tile,
+            1024 / tile);
+      };
+      int64_t c = colThreads(4 * (streams ? streamAim : chunksPerThread));
+      chunks = streams ? 0 : (numCols + c - 1) / c;
+      if (chunks > 4 * room(tile * c)) {
+        c = colThreads(4 * streamAim);
+        chunks = 0;
       }
-    }
-    if (streams) {
-      // Each thread folds about `streamAim` vectors of the row per pass, in
-      // trips of `batch`.
-      chunks = 0;
-      threads = t;
-    } else if (cluster > 1) {
-      colsPerBlock = numCols / cluster;
-      std::tie(t, chunks) = shape(colsPerBlock, chunksPerThread, clusterThreads);
-      threads = t;
-    } else if (chunks > room(t)) {
-      // Streaming mode, still `width` columns per access; rows this long
-      // are few per SM, so give each the most threads.
-      chunks = 0;
-      threads = 1024;
+      // Tiles too few for a block on every SM: more column threads (down
+      // to 4 columns each).
+      int64_t tiles = (numRows + tile - 1) / tile;
+      while (tiles < smCount && tile * c < 1024 && numCols >= 8 * c) {
+        c *= 2;
+        if (chunks)
+          chunks = (numCols + c - 1) / c;
+      }
+      threads = tile * c;
     } else {
-      threads = t;
+      auto [t, c] = shape(numCols, streams ? streamAim : chunksPerThread);
+      chunks = c;
+      if (!streams && chunks > room(t)) {
+        // Too long for one block's registers: spread the row over a cluster
+        // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
+        // chunks, else the fewest that fit), each block holding an equal
+        // whole-vector share. Where clusters may exceed CUDA's portable 8
+        // blocks, blocks have at most 512 threads (two fit an SM, so one
+        // loads while the other waits at a cluster barrier).
+        for (bool atAim : {true, false}) {
+          for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
+            if (numCols % (n * width) != 0)
+              continue;
+            auto [nt, nc] =
+                shape(numCols / n, chunksPerThread, clusterThreads);
+            if (nc <= (atAim ? chunksPerThread : room(nt)))
+              cluster = n;
+          }
+          if (cluster > 1)
+            break;
+        }
+      }
+      if (streams) {
+        // Each thread folds about `streamAim` vectors of the row per pass, in
+        // trips of `batch`.
+        chunks = 0;
+        threads = t;
+      } else if (cluster > 1) {
+        colsPerBlock = numCols / cluster;
+        std::tie(t, chunks) =
+            shape(colsPerBlock, chunksPerThread, clusterThreads);
+        threads = t;
+      } else if (chunks > room(t)) {
+        // Streaming mode, still `width` columns per access; rows this long
+        // are few per SM, so give each the most threads.
+        chunks = 0;
+        threads = 1024;
+      } else {
+        threads = t;
+      }
     }
   }
   // Fewer threads than columns is pointless; keep whole warps.
   int64_t t =
-      perThread || chunks
+      perThread || chunks || rowsPerBlock > 1
           ? threads
           : std::min<int64_t>(threads,
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
@@ -1931,7 +2054,10 @@ LogicalResult RowKernel::emit() {
     while (threadBatch < 32 && numRows * threadBatch < smCount * 8192)
       threadBatch *= 2;
   }
-  int64_t blocks = perThread ? (numRows + t - 1) / t : numRows * cluster;
+  int64_t blocks = perThread ? (numRows + t - 1) / t
+                  : rowsPerBlock > 1
+                      ? (numRows + rowsPerBlock - 1) / rowsPerBlock
+                      : numRows * cluster;
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
   // Cluster mode: one workgroup slot per reduction for its block total
@@ -2003,11 +2129,33 @@ LogicalResult RowKernel::emit() {
     colStart = cIdx(kb, 0);
     colStep = cIdx(kb, 1);
   }
+  Value colThread = tid;
+  int64_t colThreads = t;
+  if (perThread) {
+    colThread = cIdx(kb, 0);
+    colThreads = 1;
+  }
+  if (rowsPerBlock > 1) {
+    // Row tiles: thread tid on row tid % L of the tile, column thread tid / L.
+    Value tile = cIdx(kb, rowsPerBlock);
+    colThread = arith::DivUIOp::create(kb, loc, tid, tile);
+    colThreads = t / rowsPerBlock;
+    row = arith::AddIOp::create(kb, loc,
+                                arith::MulIOp::create(kb, loc, row, tile),
+                                arith::RemUIOp::create(kb, loc, tid, tile));
+    if (numRows % rowsPerBlock != 0) {
+      rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                        row, cIdx(kb, numRows));
+      row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
+    }
+    colStart = colThread;
+    colStep = cIdx(kb, colThreads);
+  }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
 
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
   if (chunks > 0) {
-    if (failed(emitRegisterPhases(kb, loc, tid, rowIdx, t,
+    if (failed(emitRegisterPhases(kb, loc, tid, colThread, rowIdx, colThreads,
                                   cluster > 1 ? colsPerBlock : numCols,
                                   rowOutputs)))
       return failure();
@@ -2017,7 +2165,8 @@ LogicalResult RowKernel::emit() {
         for (ArrayRef<linalg::GenericOp> members : passes)
           if (members.front() == g &&
               failed(emitStreamingPass(kb, loc, tid, rowIdx, colStart,
-                                       perThread ? 1 : t * width, numCols,
+                                       perThread ? 1 : colThreads * width,
+                                       numCols,
                                        members)))
             return failure();
         Combiner comb = *findCombiner(g);
@@ -2096,10 +2245,13 @@ LogicalResult RowKernel::emit() {
   if (!rowOutputs.empty()) {
     OpBuilder ib = kb;
     if (!perThread) {
-      Value isFirst = isZero(kb, loc, tid);
+      // (the first column thread of each row of a tile)
+      Value isFirst = isZero(kb, loc, colThread);
       if (cluster > 1) // (the first block of the cluster stores)
         isFirst =
             arith::AndIOp::create(kb, loc, isFirst, isZero(kb, loc, rank));
+      if (rowInside)
+        isFirst = arith::AndIOp::create(kb, loc, isFirst, rowInside);
       ib = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false)
                .getThenBodyBuilder();
     }
@@ -3054,7 +3206,7 @@ LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
   if (auto split =
           splitMergedRows(generics, kernelName, options, alongRows))
     return *split;
-  return RowKernel(generics, kernelName, options,
-                   alongRows && rowsFillThreads(generics, options.smCount))
+  return RowKernel(generics, kernelName, options, /*threadPerRow=*/false,
+                   alongRows, rowsFillThreads(generics, options.smCount))
       .emit();
 }

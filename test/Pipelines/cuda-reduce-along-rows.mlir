@@ -16,7 +16,12 @@
 //  - colsum_wide, x[8 x 131072]: enough columns for a thread each, one
 //    kernel, each thread folding its 8 rows (blocks of 256 threads).
 //  - colsum_short, x[64 x 256]: too few rows to be worth two launches and
-//    too few columns for a thread each: a block per column, as before.
+//    too few columns for a thread each: a block per tile of 8 columns (one
+//    32-byte sector of each row), 16 threads on each column folding 4 of
+//    its rows, so the lanes of a warp load 4 whole sectors (a block per
+//    column loaded one sector per value); lanes of one column combine with
+//    xor shuffles 8 and 16, the warps through a workgroup slot per warp and
+//    column.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
 // RUN: FileCheck %s --input-file=%t.codegen.mlir
@@ -48,9 +53,9 @@
 // CHECK-LABEL: func.func @colsum_short
 // CHECK-DAG: %[[S1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[S32:.*]] = arith.constant 32 : index
-// CHECK-DAG: %[[S256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[S128:.*]] = arith.constant 128 : index
 // CHECK-NOT: memref.alloc
-// CHECK: gpu.launch_func @kfuse_kernels::@colsum_short_g0 blocks in (%[[S256]], %[[S1]], %[[S1]]) threads in (%[[S32]], %[[S1]], %[[S1]])
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_short_g0 blocks in (%[[S32]], %[[S1]], %[[S1]]) threads in (%[[S128]], %[[S1]], %[[S1]])
 // CHECK-NEXT: return
 
 // The partials kernel: thread i < 256 * 256 takes column i mod 256 of slice
@@ -89,9 +94,32 @@
 // KERNEL-NEXT: }
 // KERNEL-NEXT: gpu.return
 
-// The short sum: a block per column, shuffles.
-// KERNEL: gpu.func @colsum_short_g0(
-// KERNEL: gpu.shuffle xor
+// The short sum: block b takes columns 8b + tid mod 8, thread tid folds
+// rows tid div 8 + 16 j; shuffles 8 and 16 apart, a slot per warp and
+// column, and the first thread of each column stores.
+// KERNEL: gpu.func @colsum_short_g0(%[[SX:[^:]*]]: memref<64x256xf32>, %[[SOUT:[^:]*]]: memref<256xf32>) workgroup(%[[SLOTS:[^:]*]] : memref<32xf32, #gpu.address_space<workgroup>>
+// KERNEL-DAG: %[[K8:.*]] = arith.constant 8 : index
+// KERNEL-DAG: %[[K16:.*]] = arith.constant 16 : index
+// KERNEL-DAG: %[[K8I:.*]] = arith.constant 8 : i32
+// KERNEL-DAG: %[[K16I:.*]] = arith.constant 16 : i32
+// KERNEL: %[[SB:.*]] = gpu.block_id x
+// KERNEL-NEXT: %[[ST:.*]] = gpu.thread_id x
+// KERNEL-NEXT: %[[SC:.*]] = arith.divui %[[ST]], %[[K8]] : index
+// KERNEL-NEXT: %[[SL:.*]] = arith.remui %[[ST]], %[[K8]] : index
+// KERNEL-NEXT: %[[SB8:.*]] = arith.muli %[[SB]], %[[K8]] : index
+// KERNEL-NEXT: %[[SCOL:.*]] = arith.addi %[[SB8]], %[[SL]] : index
+// KERNEL-NEXT: scf.for %[[SR:.*]] = %[[SC]] to
+// KERNEL-COUNT-4: memref.load %[[SX]][%{{.*}}, %[[SCOL]]] : memref<64x256xf32>
+// KERNEL: gpu.shuffle xor %{{.*}}, %[[K8I]]
+// KERNEL: gpu.shuffle xor %{{.*}}, %[[K16I]]
+// KERNEL: memref.store %{{.*}}, %[[SLOTS]]
+// KERNEL: gpu.barrier
+// KERNEL: memref.load %[[SLOTS]]
+// KERNEL: gpu.shuffle xor %{{.*}}, %[[K8I]]
+// KERNEL: gpu.shuffle xor %{{.*}}, %[[K16I]]
+// KERNEL: %[[FIRST:.*]] = arith.cmpi eq, %[[SC]], %{{.*}} : index
+// KERNEL-NEXT: scf.if %[[FIRST]] {
+// KERNEL-NEXT: memref.store %{{.*}}, %[[SOUT]][%[[SCOL]]] : memref<256xf32>
 
 // PTX: .entry colsum_split_g0_partial(
 // PTX-NOT: shfl
