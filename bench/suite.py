@@ -9,7 +9,8 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "layernorm", "rmsnorm_silu", "softmax_xent"] +
              [f"softmax_w{w}" for w in SOFTMAX_WIDTHS] +
              # beyond the table: reductions over leading dimensions
-             ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw", "softmax_nchw"])
+             ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw", "softmax_nchw",
+              "bn_train_nhwc"])
 
 
 def _xent_text(rows, cols):
@@ -97,13 +98,17 @@ def programs(rows=None):
     v = p.input("v", (8192,), "f32")
     p.output((x * v).sum(axis=-1), name="y")
     progs["gemv"] = p
-    # Batch normalization in training, NCHW: statistics per channel over
-    # (n, h, w), then the normalized tensor (no affine).
-    p = kb.Program("bn_train_nchw")
-    x = p.input("x", (64, 256, 56, 56) if rows is None else (2, 256, 8, 8), "f32")
-    c = x - x.mean(axis=(0, 2, 3), keepdims=True)
-    p.output(c * kb.rsqrt((c * c).mean(axis=(0, 2, 3), keepdims=True) + 1e-5), name="y")
-    progs["bn_train_nchw"] = p
+    def batch_norm(name, shape, axes):
+        # statistics per channel over `axes`, then the normalized tensor
+        # (no affine)
+        p = kb.Program(name)
+        x = p.input("x", shape, "f32")
+        c = x - x.mean(axis=axes, keepdims=True)
+        p.output(c * kb.rsqrt((c * c).mean(axis=axes, keepdims=True) + 1e-5), name="y")
+        progs[name] = p
+    # Batch normalization in training, NCHW.
+    batch_norm("bn_train_nchw", (64, 256, 56, 56) if rows is None else (2, 256, 8, 8),
+               (0, 2, 3))
     # Softmax over the channels of NCHW (segmentation heads, attention over
     # channels): rows of 256 values, 12544 bytes apart.
     p = kb.Program("softmax_nchw")
@@ -111,6 +116,10 @@ def programs(rows=None):
     e = kb.exp(x - x.max(axis=1, keepdims=True))
     p.output(e / e.sum(axis=1, keepdims=True), name="y")
     progs["softmax_nchw"] = p
+    # The same channels last (NHWC): statistics split into slices, then a
+    # kernel storing y (x read twice).
+    batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
+               (0, 1, 2))
     return progs
 
 
@@ -131,6 +140,8 @@ def torch_reference(name):
         "gemv": lambda x, v: x @ v,
         "bn_train_nchw": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "softmax_nchw": lambda x: torch.softmax(x, dim=1),
+        "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
+            x.var((0, 1, 2), unbiased=False) + 1e-5),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]

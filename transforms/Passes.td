@@ -436,7 +436,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     consecutive threads read consecutive addresses, with 8 to 32 loads in
     flight per thread; too few rows to fill the GPU split the first reduced
     loop into slices (a partials kernel with a thread per slice and row,
-    then a finishing kernel). Where a thread per row does not fit (too few
+    then a finishing kernel; full-space results the group stores, such as
+    NHWC batch normalization's output, in a third kernel over the same
+    slices once the row values are in memory). Where a thread per row does
+    not fit (too few
     rows and no split, or full-space results a thread would re-read its
     row for: softmax over the channels of NCHW) a block takes a tile of
     consecutive rows, a 32-byte sector's worth of the widest element (8 of

@@ -278,6 +278,15 @@ public:
 
   LogicalResult emit();
 
+  /// The rows and columns of a kernel without reductions (the full-space
+  /// results of a split group, see splitLongRows): its generics run over
+  /// rows x columns.
+  RowKernel &withSpace(ArrayRef<int64_t> rows, ArrayRef<int64_t> cols) {
+    rowShape.assign(rows.begin(), rows.end());
+    colShape.assign(cols.begin(), cols.end());
+    return *this;
+  }
+
 private:
   ArrayRef<linalg::GenericOp> generics;
   StringRef name;
@@ -2220,25 +2229,59 @@ LogicalResult RowKernel::emit() {
           return failure();
       }
     }
-    // Full-space results leave in one column loop.
+    // Full-space results leave in one column loop (a thread per row: in
+    // trips of `threadBatch` columns, every value of a trip computed before
+    // its stores, so that the loads are in flight together).
     SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs =
         fullSpaceOutputs();
     if (!fullOutputs.empty()) {
+      int64_t k = perThread && !contraction
+                      ? std::clamp<int64_t>(threadBatch, 1, numCols)
+                      : 1;
+      bool masked = numCols % k != 0;
+      Value step = k == 1 ? colStep : cIdx(kb, k);
       auto loop =
-          scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols), colStep);
+          scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols), step);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      SmallVector<Value> idx(rowIdx);
-      llvm::append_range(
-          idx, kfuse::delinearize(lb, loc, loop.getInductionVar(), colShape));
-      Cache cache;
-      for (auto [g, i] : fullOutputs) {
-        Value buffer = g.getDpsInits()[i];
-        AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-        auto v =
-            valueAt(lb, loc, buffer, position[g] + 1, outMap, idx, cache);
-        if (failed(v))
-          return failure();
-        storeColumns(lb, loc, *v, buffer, outMap, idx);
+      struct Pending {
+        linalg::GenericOp g;
+        unsigned result;
+        Value value, ok; // (ok: the column is in the row, if masked)
+        SmallVector<Value> idx;
+      };
+      SmallVector<Pending> stores;
+      for (int64_t j = 0; j < k; ++j) {
+        Value col = loop.getInductionVar(), ok;
+        if (j > 0) {
+          col = arith::AddIOp::create(lb, loc, col, cIdx(lb, j));
+          if (masked) {
+            ok = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, col,
+                                       cIdx(lb, numCols));
+            col = arith::SelectOp::create(lb, loc, ok, col, cIdx(lb, 0));
+          }
+        }
+        SmallVector<Value> idx(rowIdx);
+        llvm::append_range(idx, kfuse::delinearize(lb, loc, col, colShape));
+        Cache cache;
+        for (auto [g, i] : fullOutputs) {
+          Value buffer = g.getDpsInits()[i];
+          AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+          auto v =
+              valueAt(lb, loc, buffer, position[g] + 1, outMap, idx, cache);
+          if (failed(v))
+            return failure();
+          stores.push_back({g, i, *v, ok, idx});
+        }
+      }
+      for (Pending &p : stores) {
+        OpBuilder sb = lb;
+        if (p.ok)
+          sb = scf::IfOp::create(lb, loc, p.ok, /*withElse=*/false)
+                   .getThenBodyBuilder();
+        storeColumns(
+            sb, loc, p.value, p.g.getDpsInits()[p.result],
+            p.g.getMatchingIndexingMap(p.g.getDpsInitOperand(p.result)),
+            p.idx);
       }
     }
   } // streaming mode
@@ -2391,6 +2434,11 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
 /// slice as the outermost loop: consecutive threads then still read
 /// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
 /// threads, then a kernel folding the 256 partials of each column).
+/// Along rows, full-space results that leave the group (NHWC batch
+/// normalization's output beside its statistics) are stored by a last
+/// kernel over the same slices, a thread per slice and row, once every row
+/// value is in memory; only where a tile of rows could not hold a row in
+/// registers (more than 4096 points), which would read the input once.
 /// Returns std::nullopt when it does not apply.
 static std::optional<LogicalResult>
 splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
@@ -2482,11 +2530,30 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0 || isFull(g))
       fullOrReduction.push_back(g);
+  // Along rows, full-space results that leave the group (x - mean beside
+  // the variance of an NHWC tensor) are computed by a last kernel, after
+  // every row value is in memory, over the same slices: `stored`, with the
+  // full-space ops they read.
+  llvm::SetVector<Operation *> stored;
   for (linalg::GenericOp g : generics)
     if (isFull(g))
       for (Value init : g.getDpsInits())
-        if (!isPrivateTo(init, fullOrReduction))
-          return std::nullopt;
+        if (!isPrivateTo(init, fullOrReduction)) {
+          if (!alongRows)
+            return std::nullopt;
+          stored.insert(g);
+        }
+  // (rows a tile of rows holds in registers read x once, unsplit: 4096
+  // scalars a row in 128 threads; the split reads it twice)
+  if (!stored.empty() && perRow <= 4096)
+    return std::nullopt;
+  for (unsigned i = 0; i < stored.size(); ++i)
+    for (Value in : cast<linalg::GenericOp>(stored[i]).getDpsInputs())
+      if (auto w = lastWriterBefore(generics, in,
+                                    llvm::find(generics, stored[i]) -
+                                        generics.begin());
+          w && isFull(w->first))
+        stored.insert(w->first);
   // The generic that last wrote `buffer` before `reader`, if in the group.
   auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
     auto w = lastWriterBefore(generics, buffer, order[reader]);
@@ -2578,6 +2645,14 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     partialWave[g] = c != centered.end() ? after + 1 : wave;
     waves = std::max(waves, wave);
   }
+  // (a full-space value both the partials kernels and the storing kernel
+  // compute: each would see the other's copy read its buffer and store it,
+  // a result possibly in a wave before the row values it reads)
+  for (Operation *g : stored)
+    if (llvm::any_of(fullDeps, [&](const llvm::SetVector<Operation *> &deps) {
+          return deps.contains(g);
+        }))
+      return std::nullopt;
   SmallVector<SmallVector<linalg::GenericOp>> ofWave(waves + 1);
   for (linalg::GenericOp red : reductions)
     ofWave[partialWave[red]].push_back(red);
@@ -2861,6 +2936,23 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     if (w > 1)
       boundary[w - 1] = created[start];
   }
+  // The last kernel: the stored results over (slice, rows..., columns...),
+  // after the last finishing kernel.
+  SmallVector<linalg::GenericOp> storing;
+  if (!stored.empty()) {
+    buffers.clear();
+    size_t start = created.size();
+    for (linalg::GenericOp g : generics) {
+      if (!stored.contains(g))
+        continue;
+      auto ng = split(b, g, false, Value());
+      if (failed(ng))
+        return abandon();
+      created.push_back(*ng);
+      storing.push_back(*ng);
+    }
+    boundary[waves] = created[start];
+  }
 
   // A centered sum's finish: init + sum over the slices of V_s + (q_s - q)
   // (2 D_s + n (q_s - q)), q_s = E_s / n, q read at the row.
@@ -2964,6 +3056,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         {second, w == waves ? name.str()
                             : (name + "_combine" + std::to_string(w)).str()});
   }
+  if (!storing.empty())
+    kernels.push_back({storing, (name + "_store").str()});
   SmallVector<linalg::GenericOp> originals(reductions);
   for (linalg::GenericOp g : generics)
     if (isFull(g))
@@ -2989,7 +3083,21 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     sliced.chunksPerThread = 8;
     sliced.maxCluster = 0;
     sliced.asyncExchange = false;
-    if (failed(RowKernel(gens, kernelName, sliced, perThread).emit()))
+    // (other finishing kernels of a split along rows: tiles of rows, as
+    // the partials are contiguous along them)
+    bool tiles = alongRows && !perThread && k % 2 == 1 &&
+                 contiguousAlongRows(gens);
+    RowKernel emitter(gens, kernelName, sliced, perThread, tiles,
+                      tiles && rowsFillThreads(gens, smCount));
+    if (k == 2 * waves) {
+      // (the stored results: a thread per slice and row, over its columns)
+      SmallVector<int64_t> rowSpace{slices}, colSpace;
+      for (auto [d, range] : llvm::enumerate(loops))
+        (iters[d] == utils::IteratorType::parallel ? rowSpace : colSpace)
+            .push_back(d == splitLoop ? len : range);
+      emitter.withSpace(rowSpace, colSpace);
+    }
+    if (failed(emitter.emit()))
       return failure();
   }
   return success();

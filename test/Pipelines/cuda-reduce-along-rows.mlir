@@ -11,8 +11,9 @@
 //    H100, each folding at least 16 rows): a partials kernel with a thread
 //    per (slice, column), the slice outermost, loading its 16 rows at once
 //    (8 loads in flight per thread and trip, more while threads are few:
-//    16 here), then a finishing kernel, a block per column, that folds its
-//    256 partials (slice-major, still in L2).
+//    16 here), then a finishing kernel that folds each column's 256
+//    partials (slice-major, still in L2) in tiles of 8 columns: a block per
+//    tile, 64 threads a column, each folding 4 partials.
 //  - colsum_wide, x[8 x 131072]: enough columns for a thread each, one
 //    kernel, each thread folding its 8 rows (blocks of 256 threads).
 //  - colsum_short, x[64 x 256]: too few rows to be worth two launches and
@@ -36,10 +37,11 @@
 // CHECK-DAG: %[[H1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[H32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[H256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[H512:.*]] = arith.constant 512 : index
 // CHECK: %[[PART:.*]] = memref.alloc() : memref<256x256xf32>
 // CHECK: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [256, 16, 256] : memref<4096x256xf32> into memref<256x16x256xf32>
 // CHECK: gpu.launch_func @kfuse_kernels::@colsum_split_g0_partial blocks in (%[[H256]], %[[H1]], %[[H1]]) threads in (%[[H256]], %[[H1]], %[[H1]]) args(%[[XS]] : memref<256x16x256xf32>, %[[PART]] : memref<256x256xf32>)
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@colsum_split_g0 blocks in (%[[H256]], %[[H1]], %[[H1]]) threads in (%[[H32]], %[[H1]], %[[H1]]) args(%[[PART]] : memref<256x256xf32>, %[[OUT]] : memref<256xf32>)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@colsum_split_g0 blocks in (%[[H32]], %[[H1]], %[[H1]]) threads in (%[[H512]], %[[H1]], %[[H1]]) args(%[[PART]] : memref<256x256xf32>, %[[OUT]] : memref<256xf32>)
 // CHECK-NEXT: return
 
 // CHECK-LABEL: func.func @colsum_wide
@@ -76,13 +78,18 @@
 // KERNEL-NEXT: }
 // KERNEL-NEXT: gpu.return
 
-// The finishing kernel: block c folds column c's partials, shuffles, thread
-// 0 stores.
-// KERNEL: gpu.func @colsum_split_g0(%[[FP:[^:]*]]: memref<256x256xf32>, %[[FOUT:[^:]*]]: memref<256xf32>) kernel
+// The finishing kernel: block b folds the partials of columns 8 b + tid mod
+// 8, shuffles, the first thread of each column stores.
+// KERNEL: gpu.func @colsum_split_g0(%[[FP:[^:]*]]: memref<256x256xf32>, %[[FOUT:[^:]*]]: memref<256xf32>) workgroup(
 // KERNEL: %[[B:.*]] = gpu.block_id x
-// KERNEL: memref.load %[[FP]][%{{.*}}, %[[B]]] : memref<256x256xf32>
+// KERNEL-NEXT: %[[FT:.*]] = gpu.thread_id x
+// KERNEL-NEXT: %{{.*}} = arith.divui %[[FT]], %[[F8:.*]] : index
+// KERNEL-NEXT: %[[FL:.*]] = arith.remui %[[FT]], %[[F8]] : index
+// KERNEL-NEXT: %[[FB8:.*]] = arith.muli %[[B]], %[[F8]] : index
+// KERNEL-NEXT: %[[FCOL:.*]] = arith.addi %[[FB8]], %[[FL]] : index
+// KERNEL: memref.load %[[FP]][%{{.*}}, %[[FCOL]]] : memref<256x256xf32>
 // KERNEL: gpu.shuffle xor
-// KERNEL: memref.store %{{.*}}, %[[FOUT]][%[[B]]] : memref<256xf32>
+// KERNEL: memref.store %{{.*}}, %[[FOUT]][%[[FCOL]]] : memref<256xf32>
 
 // The wide sum: thread i < 131072 folds rows 0..7 of column i, no shuffle.
 // KERNEL: gpu.func @colsum_wide_g0(%[[WX:[^:]*]]: memref<8x131072xf32>, %[[WOUT:[^:]*]]: memref<131072xf32>) kernel

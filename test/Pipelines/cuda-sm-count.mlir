@@ -7,7 +7,10 @@
 //  - colsum_long, x[65536 x 512].sum(0): 512 columns are too few threads,
 //    so the rows split into slices for about 1024 threads per SM: 256 slices
 //    on 132 SMs (131072 threads), 128 on 108 (65536; 256 would exceed
-//    110592), 32 on 16.
+//    110592), 32 on 16. The finishing kernel folds each column's partials
+//    in tiles of 8 columns (a block each: 64 of them), its threads
+//    splitting the slices (4 each); 32 slices or fewer take a thread per
+//    column.
 //  - colsum_few, x[32 x 16384].sum(0): a thread per column in blocks of
 //    whole warps small enough to give every SM one: 128 threads would leave
 //    4 of 132 SMs without a block (64 it is, 256 blocks), suit 108 SMs (128
@@ -25,7 +28,7 @@
 // SM90: memref.alloc() : memref<256x512xf32>
 // SM90: memref.expand_shape {{.*}} output_shape [256, 256, 512]
 // SM90: gpu.launch_func @kfuse_kernels::@colsum_long_g0_partial blocks in (%c512, %c1, %c1) threads in (%c256, %c1, %c1)
-// SM90-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c512, %c1, %c1) threads in (%c32, %c1, %c1)
+// SM90-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c64, %c1, %c1) threads in (%c512, %c1, %c1)
 // SM90-LABEL: func.func @colsum_few
 // SM90: gpu.launch_func @kfuse_kernels::@colsum_few_g0 blocks in (%c256, %c1, %c1) threads in (%c64, %c1, %c1)
 
@@ -33,7 +36,7 @@
 // SM80: memref.alloc() : memref<128x512xf32>
 // SM80: memref.expand_shape {{.*}} output_shape [128, 512, 512]
 // SM80: gpu.launch_func @kfuse_kernels::@colsum_long_g0_partial blocks in (%c256, %c1, %c1) threads in (%c256, %c1, %c1)
-// SM80-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c512, %c1, %c1) threads in (%c32, %c1, %c1)
+// SM80-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
 // SM80-LABEL: func.func @colsum_few
 // SM80: gpu.launch_func @kfuse_kernels::@colsum_few_g0 blocks in (%c128, %c1, %c1) threads in (%c128, %c1, %c1)
 
@@ -41,6 +44,7 @@
 // SM16: memref.alloc() : memref<32x512xf32>
 // SM16: memref.expand_shape {{.*}} output_shape [32, 2048, 512]
 // SM16: gpu.launch_func @kfuse_kernels::@colsum_long_g0_partial blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
+// SM16-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c16, %c1, %c1) threads in (%c32, %c1, %c1)
 // SM16-LABEL: func.func @colsum_few
 // SM16: gpu.launch_func @kfuse_kernels::@colsum_few_g0 blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
 

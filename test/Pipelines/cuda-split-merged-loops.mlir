@@ -7,7 +7,8 @@
 // views as (slices, length). A full sum of a matrix and per-plane sums of
 // [4, 512, 512] (one reduction loop was required) run on 256 blocks instead
 // of one or four; per-channel sums of an NHWC tensor (a thread per slice
-// and channel) get 256 slices of (n, h, w) instead of 64 of n. linalg.index
+// and channel) get 256 slices of (n, h, w) instead of 64 of n (then a
+// finishing kernel in tiles of 8 channels: 32 blocks). linalg.index
 // of a merged loop is recovered from the merged index (divui/remui). A run
 // read in another order (@transposed) or partly (@row_weight: w reads only
 // h) is not merged, and such a group is not split.
@@ -40,7 +41,7 @@
 // CHECK: %[[C:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]] : memref<64x8x8x256xf32> into memref<4096x256xf32>
 // CHECK: %[[S:.*]] = memref.expand_shape %[[C]] {{\[\[}}0, 1], [2]] output_shape [256, 16, 256]
 // CHECK: gpu.launch_func @kfuse_kernels::@channels_g0_partial blocks in (%c256, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[S]] : memref<256x16x256xf32>
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@channels_g0 blocks in (%c256, %c1, %c1)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@channels_g0 blocks in (%c32, %c1, %c1) threads in (%c512, %c1, %c1)
 // CHECK-NEXT: return
 
 // CHECK-LABEL: func.func @weighted(

@@ -567,7 +567,10 @@ def test_suite_workload_moves_each_byte_once(workload):
     # (the variance over leading dimensions too: its slices fold the sum and
     # the squares around the slice's mean in one pass, one more load per
     # slice and column for the shift)
-    assert 1 <= asked / buffers[main].nbytes <= 1.03, (workload, asked)
+    # (NHWC batch normalization: the statistics split into slices, then a
+    # kernel over the same slices stores y: x is read twice)
+    reads = 2 if workload == "bn_train_nhwc" else 1
+    assert reads <= asked / buffers[main].nbytes <= reads * 1.03, (workload, asked)
     for b, spec in enumerate(buffers):
         if spec.kind == "output":
             assert sum(s["store"]["by_buffer"].get(b, 0) for s in stats) == spec.nbytes

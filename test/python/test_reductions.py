@@ -899,3 +899,36 @@ def test_rows_of_odd_width_load_each_value_once_in_register_mode():
     # one warp request per 32 columns of a row (32 a row; 96 before)
     assert stats["load"]["requests"] == 64 * 32
     assert stats["load"]["sectors"] * 32 <= 1.25 * xs.nbytes
+
+
+def test_split_statistics_with_a_stored_result_store_it_in_a_third_kernel():
+    # Batch normalization in training over NHWC: the statistics per channel
+    # are too long for a tile of channels to hold (16384 values each) and
+    # the channels too few to fill the GPU, so they split into slices
+    # (partials, then a finishing kernel) and a third kernel over the same
+    # slices stores y = (x - mean) * rsqrt(var + eps) once both are in
+    # memory: x read twice, y written once; the variance leaves the group
+    # too. Numerics through the PTX emulator.
+    from kfuse import builder as kb
+    shape = (16, 32, 32, 64)
+    p = kb.Program("bn")
+    x = p.input("x", shape, "f32")
+    c = x - x.mean(axis=(0, 1, 2), keepdims=True)
+    var = (c * c).mean(axis=(0, 1, 2), keepdims=True)
+    p.output(c * kb.rsqrt(var + 1e-5), name="y")
+    p.output(var, name="var")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    names = [s.kernel for s in f.plan.steps]
+    assert names == ["bn_g0_partial", "bn_g0", "bn_g0_store"], names
+    xs = (np.random.default_rng(4).standard_normal(shape) * 2 + 3).astype(np.float32)
+    y, v = f.emulate(xs)
+    x64 = xs.astype(np.float64)
+    cd = x64 - x64.mean((0, 1, 2), keepdims=True)
+    vd = (cd * cd).mean((0, 1, 2), keepdims=True)
+    np.testing.assert_allclose(v, vd, rtol=1e-5)
+    np.testing.assert_allclose(y, cd / np.sqrt(vd + 1e-5), rtol=1e-5, atol=1e-5)
+    stats = f.emulator.last_stats
+    read = sum(s["load"]["by_buffer"].get(0, 0) for s in stats)
+    assert 2 * xs.nbytes <= read <= 2.1 * xs.nbytes
+    store = stats[-1]["store"]
+    assert store["sectors"] * 32 == store["bytes"] == xs.nbytes

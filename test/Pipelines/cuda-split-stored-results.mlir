@@ -1,0 +1,197 @@
+// REQUIRES: ptxas
+//
+// A split reduction along the rows whose group also stores a full-space
+// result: batch normalization in training over an NHWC tensor, y = (x -
+// mean) * rsqrt(var + eps) with the statistics per channel over (n, h, w).
+//  - bn_nhwc, x[64, 56, 56, 256]: 256 channels are too few rows to fill the
+//    GPU and each is 200704 values long, too long for a tile of rows to
+//    hold in registers. The statistics split as for a plain variance (a
+//    partials kernel with a thread per slice and channel over 512 slices of
+//    392 points, folding the sums and squared deviations in one pass, then
+//    a finishing kernel in tiles of 8 channels), and a third kernel stores
+//    y over the same slices once mean and variance are in memory: a thread
+//    per slice and channel, 16 points in flight, consecutive threads on
+//    consecutive channels. x is read twice, y written once (one kernel in
+//    tiles streamed x three times on 32 blocks).
+//  - bn_nhwc_small, x[8, 8, 8, 256]: 512 values a channel fit a tile's
+//    registers: one kernel in tiles of 8 channels reads x once, no split.
+//
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_90})' -o %t.codegen.mlir
+// RUN: FileCheck %s --input-file=%t.codegen.mlir
+// RUN: FileCheck %s --check-prefix=KERNEL --input-file=%t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_90},fusion-target-cuda)' -o %t.mlir
+// RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+
+// CHECK-LABEL: func.func @bn_nhwc(
+// CHECK-SAME: %[[X:[^:]*]]: memref<64x56x56x256xf32> {kfuse.name = "x"}, %[[Y:[^:]*]]: memref<64x56x56x256xf32> {kfuse.name = "y"})
+// CHECK-DAG: %[[C512:.*]] = arith.constant 512 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[XC:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]]
+// CHECK: %[[YC:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1, 2], [3]]
+// CHECK: %[[XS:.*]] = memref.expand_shape %[[XC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
+// CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_partial blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[XS]] : memref<512x392x256xf32>
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0 blocks in
+// CHECK-SAME: args({{.*}}, %[[MEAN:[^ ]*]] : memref<256xf32>, %[[VAR:[^ ]*]] : memref<256xf32>)
+// CHECK-NEXT: %[[YS:.*]] = memref.expand_shape %[[YC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[XS]] : memref<512x392x256xf32>, %[[MEAN]] : memref<256xf32>, %[[VAR]] : memref<256xf32>, %[[YS]] : memref<512x392x256xf32>)
+// CHECK-NEXT: return
+
+// CHECK-LABEL: func.func @bn_nhwc_small(
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_small_g0 blocks in (%c32, %c1, %c1) threads in (%c1024, %c1, %c1)
+// CHECK-NEXT: return
+
+// The storing kernel: thread i < 512 * 256 on channel i mod 256 of slice i
+// div 256, 16 points a trip (the last masked: 392 = 24 * 16 + 8), all
+// loaded before the first store; no shuffle, no workgroup memory.
+// KERNEL: gpu.func @bn_nhwc_g0_store(%[[KX:[^:]*]]: memref<512x392x256xf32>, %{{[^:]*}}: memref<256xf32>, %{{[^:]*}}: memref<256xf32>, %[[KY:[^:]*]]: memref<512x392x256xf32>) kernel
+// KERNEL-DAG: %[[K256:.*]] = arith.constant 256 : index
+// KERNEL-DAG: %[[K392:.*]] = arith.constant 392 : index
+// KERNEL-DAG: %[[K16:.*]] = arith.constant 16 : index
+// KERNEL: %[[CH:.*]] = arith.remui %{{.*}}, %[[K256]] : index
+// KERNEL-NEXT: %[[SL:.*]] = arith.divui %{{.*}}, %[[K256]] : index
+// KERNEL-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K392]] step %[[K16]] {
+// KERNEL-COUNT-16: memref.load %[[KX]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
+// KERNEL-NOT: memref.store
+// KERNEL-NOT: memref.load %[[KX]]
+// KERNEL: memref.store %{{.*}}, %[[KY]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
+// KERNEL-NOT: memref.load %[[KX]]
+// KERNEL-NOT: gpu.shuffle
+// KERNEL: gpu.return
+
+// PTX: .entry bn_nhwc_g0_store(
+// PTX-NOT: shfl
+// PTX-NOT: bar.sync
+// PTX: ret;
+
+  func.func @bn_nhwc(%arg0: tensor<64x56x56x256xf32> {kfuse.name = "x"}) -> (tensor<64x56x56x256xf32> {kfuse.name = "y"}) {
+    %c2 = arith.constant 0.0 : f32
+    %e2 = tensor.empty() : tensor<256xf32>
+    %i2 = linalg.fill ins(%c2 : f32) outs(%e2 : tensor<256xf32>) -> tensor<256xf32>
+    %t2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%arg0 : tensor<64x56x56x256xf32>) outs(%i2 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.addf %in0, %out : f32
+      linalg.yield %v0 : f32
+    } -> tensor<256xf32>
+    %e3 = tensor.empty() : tensor<256xf32>
+    %t3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t2 : tensor<256xf32>) outs(%e3 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 200704.0 : f32
+      %v1 = arith.divf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<256xf32>
+    %e4 = tensor.empty() : tensor<64x56x56x256xf32>
+    %t4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %t3 : tensor<64x56x56x256xf32>, tensor<256xf32>) outs(%e4 : tensor<64x56x56x256xf32>) {
+    ^bb0(%in0: f32, %in1: f32, %out: f32):
+      %v0 = arith.subf %in0, %in1 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64x56x56x256xf32>
+    %e5 = tensor.empty() : tensor<64x56x56x256xf32>
+    %t5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t4 : tensor<64x56x56x256xf32>) outs(%e5 : tensor<64x56x56x256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.mulf %in0, %in0 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64x56x56x256xf32>
+    %c6 = arith.constant 0.0 : f32
+    %e6 = tensor.empty() : tensor<256xf32>
+    %i6 = linalg.fill ins(%c6 : f32) outs(%e6 : tensor<256xf32>) -> tensor<256xf32>
+    %t6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%t5 : tensor<64x56x56x256xf32>) outs(%i6 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.addf %in0, %out : f32
+      linalg.yield %v0 : f32
+    } -> tensor<256xf32>
+    %e7 = tensor.empty() : tensor<256xf32>
+    %t7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t6 : tensor<256xf32>) outs(%e7 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 200704.0 : f32
+      %v1 = arith.divf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<256xf32>
+    %e8 = tensor.empty() : tensor<256xf32>
+    %t8 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t7 : tensor<256xf32>) outs(%e8 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 9.999999747378752e-06 : f32
+      %v1 = arith.addf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<256xf32>
+    %e9 = tensor.empty() : tensor<256xf32>
+    %t9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t8 : tensor<256xf32>) outs(%e9 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = math.rsqrt %in0 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<256xf32>
+    %e10 = tensor.empty() : tensor<64x56x56x256xf32>
+    %t10 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t4, %t9 : tensor<64x56x56x256xf32>, tensor<256xf32>) outs(%e10 : tensor<64x56x56x256xf32>) {
+    ^bb0(%in0: f32, %in1: f32, %out: f32):
+      %v0 = arith.mulf %in0, %in1 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64x56x56x256xf32>
+    return %t10 : tensor<64x56x56x256xf32>
+  }
+  func.func @bn_nhwc_small(%arg0: tensor<8x8x8x256xf32> {kfuse.name = "x"}) -> (tensor<8x8x8x256xf32> {kfuse.name = "y"}) {
+    %c2 = arith.constant 0.0 : f32
+    %e2 = tensor.empty() : tensor<256xf32>
+    %i2 = linalg.fill ins(%c2 : f32) outs(%e2 : tensor<256xf32>) -> tensor<256xf32>
+    %t2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%arg0 : tensor<8x8x8x256xf32>) outs(%i2 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.addf %in0, %out : f32
+      linalg.yield %v0 : f32
+    } -> tensor<256xf32>
+    %e3 = tensor.empty() : tensor<256xf32>
+    %t3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t2 : tensor<256xf32>) outs(%e3 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 512.0 : f32
+      %v1 = arith.divf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<256xf32>
+    %e4 = tensor.empty() : tensor<8x8x8x256xf32>
+    %t4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %t3 : tensor<8x8x8x256xf32>, tensor<256xf32>) outs(%e4 : tensor<8x8x8x256xf32>) {
+    ^bb0(%in0: f32, %in1: f32, %out: f32):
+      %v0 = arith.subf %in0, %in1 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<8x8x8x256xf32>
+    %e5 = tensor.empty() : tensor<8x8x8x256xf32>
+    %t5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t4 : tensor<8x8x8x256xf32>) outs(%e5 : tensor<8x8x8x256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.mulf %in0, %in0 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<8x8x8x256xf32>
+    %c6 = arith.constant 0.0 : f32
+    %e6 = tensor.empty() : tensor<256xf32>
+    %i6 = linalg.fill ins(%c6 : f32) outs(%e6 : tensor<256xf32>) -> tensor<256xf32>
+    %t6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%t5 : tensor<8x8x8x256xf32>) outs(%i6 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.addf %in0, %out : f32
+      linalg.yield %v0 : f32
+    } -> tensor<256xf32>
+    %e7 = tensor.empty() : tensor<256xf32>
+    %t7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t6 : tensor<256xf32>) outs(%e7 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 512.0 : f32
+      %v1 = arith.divf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<256xf32>
+    %e8 = tensor.empty() : tensor<256xf32>
+    %t8 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t7 : tensor<256xf32>) outs(%e8 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 9.999999747378752e-06 : f32
+      %v1 = arith.addf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<256xf32>
+    %e9 = tensor.empty() : tensor<256xf32>
+    %t9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t8 : tensor<256xf32>) outs(%e9 : tensor<256xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = math.rsqrt %in0 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<256xf32>
+    %e10 = tensor.empty() : tensor<8x8x8x256xf32>
+    %t10 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t4, %t9 : tensor<8x8x8x256xf32>, tensor<256xf32>) outs(%e10 : tensor<8x8x8x256xf32>) {
+    ^bb0(%in0: f32, %in1: f32, %out: f32):
+      %v0 = arith.mulf %in0, %in1 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<8x8x8x256xf32>
+    return %t10 : tensor<8x8x8x256xf32>
+  }
