@@ -2871,6 +2871,24 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // is left as it was).
   Operation *anchor = generics.back()->getNextNode();
   OpBuilder b(anchor);
+  // Split copies of the group's full-space generics that `keep` selects,
+  // in program order, each intermediate written through its own view (one
+  // set of views per kernel), appended to `into`.
+  auto splitFullSpace = [&](SmallVectorImpl<linalg::GenericOp> &into,
+                            llvm::function_ref<bool(linalg::GenericOp)> keep)
+      -> LogicalResult {
+    buffers.clear();
+    for (linalg::GenericOp g : generics) {
+      if (!isFull(g) || !keep(g))
+        continue;
+      auto ng = split(b, g, false, Value());
+      if (failed(ng))
+        return failure();
+      created.push_back(*ng);
+      into.push_back(*ng);
+    }
+    return success();
+  };
   SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1);
   SmallVector<Operation *> boundary(waves + 1, anchor);
   // Each reduction's partials (a centered sum's: E_s, V_s, D_s).
@@ -2897,19 +2915,13 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         first.push_back(fill);
       }
     }
-    buffers.clear();
-    for (linalg::GenericOp g : generics) {
-      if (!llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
+    if (failed(splitFullSpace(first, [&](linalg::GenericOp g) {
+          return llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
             return fullDeps[llvm::find(reductions, red) - reductions.begin()]
                 .contains(g);
-          }))
-        continue;
-      auto ng = split(b, g, false, Value());
-      if (failed(ng))
-        return abandon();
-      created.push_back(*ng);
-      first.push_back(*ng);
-    }
+          });
+        })))
+      return abandon();
     for (linalg::GenericOp red : ofWave[w]) {
       SmallVector<std::pair<linalg::GenericOp, Value>> parts;
       if (auto c = centered.find(red); c != centered.end()) {
@@ -2940,17 +2952,11 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // after the last finishing kernel.
   SmallVector<linalg::GenericOp> storing;
   if (!stored.empty()) {
-    buffers.clear();
     size_t start = created.size();
-    for (linalg::GenericOp g : generics) {
-      if (!stored.contains(g))
-        continue;
-      auto ng = split(b, g, false, Value());
-      if (failed(ng))
-        return abandon();
-      created.push_back(*ng);
-      storing.push_back(*ng);
-    }
+    if (failed(splitFullSpace(storing, [&](linalg::GenericOp g) {
+          return stored.contains(g);
+        })))
+      return abandon();
     boundary[waves] = created[start];
   }
 
