@@ -91,11 +91,41 @@ static SmallVector<int64_t> domainOf(Operation *op) {
   return cast<linalg::GenericOp>(op).getStaticLoopRanges();
 }
 
+/// Where the loops of a group's members run in its kernel: loop j of a
+/// member is the kernel's loop `roles[op][j]` (in a row group, the rows
+/// first, then the columns of its reductions). Members without a place
+/// (elementwise ops inlined into their consumers over another space, ops
+/// that are not generics) are absent.
+using LoopRoles = llvm::DenseMap<Operation *, SmallVector<unsigned>>;
+
+/// The kernel loop each dimension of a tensor is indexed by when `op`
+/// accesses it through `map`; std::nullopt when `op` has no place in
+/// `roles` or a dimension is not indexed by one loop.
+static std::optional<SmallVector<unsigned>>
+tensorDimRoles(Operation *op, AffineMap map, const LoopRoles &roles) {
+  auto it = roles.find(op);
+  if (it == roles.end())
+    return std::nullopt;
+  SmallVector<unsigned> dims;
+  for (AffineExpr e : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      return std::nullopt;
+    dims.push_back(it->second[dim.getPosition()]);
+  }
+  return dims;
+}
+
 /// For ops containing row reductions: whether all reductions share one
-/// (rows, columns) shape and every op runs over the rows or over rows x
-/// columns. std::nullopt when there is no reduction among `ops`.
+/// (rows, columns) shape, every op runs over the rows or over rows x
+/// columns, and every value one member passes to another is read at the
+/// point it was written (a square matrix's column sums have the extents of
+/// its row sums, but not their rows). std::nullopt when there is no
+/// reduction among `ops`. When compatible, `roles` (if given) receives
+/// where each member's loops run.
 static std::optional<bool>
-rowCompatible(const llvm::DenseSet<Operation *> &ops) {
+rowCompatible(const llvm::DenseSet<Operation *> &ops,
+              LoopRoles *roles = nullptr) {
   // An elementwise op consumed only inside the group is inlined into its
   // consumers by elementwise fusion: its own iteration space does not matter.
   auto inlined = [&](Operation *op) {
@@ -155,11 +185,46 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops) {
              (isRowReductionGeneric(def) || domainOf(def) == *rows);
     });
   };
-  return llvm::all_of(ops, [&](Operation *op) {
-    SmallVector<int64_t> d = domainOf(op);
-    return d == *rows || d == *full || aligned.contains(op) ||
-           (inlined(op) && !readsRowValue(op));
-  });
+  if (!llvm::all_of(ops, [&](Operation *op) {
+        SmallVector<int64_t> d = domainOf(op);
+        return d == *rows || d == *full || aligned.contains(op) ||
+               (inlined(op) && !readsRowValue(op));
+      }))
+    return false;
+  // Loops of row reductions and of ops over the rows or the full space in
+  // order are the kernel's loops; an interchanged op's loop v[i] is loop i.
+  LoopRoles placed;
+  for (Operation *op : members) {
+    auto it = aligned.find(op);
+    if (it != aligned.end()) {
+      SmallVector<unsigned> r(it->second.size());
+      for (auto [i, old] : llvm::enumerate(it->second))
+        r[old] = i;
+      placed[op] = std::move(r);
+    } else if (SmallVector<int64_t> d = domainOf(op);
+               d == *rows || d == *full) {
+      placed[op] = llvm::to_vector(llvm::seq<unsigned>(0, d.size()));
+    }
+  }
+  for (Operation *op : members) {
+    auto consumer = cast<linalg::GenericOp>(op);
+    for (OpOperand *in : consumer.getDpsInputOperands()) {
+      auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || !ops.contains(producer))
+        continue;
+      auto written = tensorDimRoles(
+          producer,
+          producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())),
+          placed);
+      auto read =
+          tensorDimRoles(op, consumer.getMatchingIndexingMap(in), placed);
+      if (written && read && *written != *read)
+        return false;
+    }
+  }
+  if (roles)
+    *roles = std::move(placed);
+  return true;
 }
 
 /// Values `op` and the ops nested in it use but that are defined outside it
@@ -561,6 +626,37 @@ void FormFusionGroupsPass::runOnOperation() {
       }
     return values;
   };
+  // Whether clusters `ma` and `mb` read input `v` at the same points of
+  // their common kernel (a load serves both), as far as `roles` tells: a
+  // transposed read of a square matrix shares nothing.
+  auto readAlike = [&](Value v, ArrayRef<Operation *> ma,
+                       ArrayRef<Operation *> mb, const LoopRoles &roles) {
+    auto accesses = [&](ArrayRef<Operation *> members)
+        -> std::optional<SmallVector<SmallVector<unsigned>>> {
+      SmallVector<SmallVector<unsigned>> found;
+      for (Operation *m : members)
+        for (OpOperand &use : m->getOpOperands()) {
+          if (use.get() != v)
+            continue;
+          auto g = dyn_cast<linalg::GenericOp>(m);
+          std::optional<SmallVector<unsigned>> dims;
+          if (g && g.isDpsInput(&use))
+            dims = tensorDimRoles(m, g.getMatchingIndexingMap(&use), roles);
+          if (!dims)
+            return std::nullopt; // an access without a place: assume shared
+          found.push_back(*dims);
+        }
+      if (found.empty())
+        return std::nullopt; // read inside a region only
+      return found;
+    };
+    auto a = accesses(ma), b = accesses(mb);
+    if (!a || !b)
+      return true;
+    return llvm::any_of(*a, [&](ArrayRef<unsigned> x) {
+      return llvm::any_of(*b, [&](ArrayRef<unsigned> y) { return x == y; });
+    });
+  };
   SmallVector<std::pair<Operation *, std::string>> horizontal;
   for (auto [i, a] :
        llvm::enumerate(noFusion ? ArrayRef<Operation *>()
@@ -576,16 +672,21 @@ void FormFusionGroupsPass::runOnOperation() {
       // both); others must expose one iteration space.
       llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
       merged.insert(mb.begin(), mb.end());
-      std::optional<bool> rowwise = rowCompatible(merged);
+      LoopRoles roles;
+      std::optional<bool> rowwise = rowCompatible(merged, &roles);
       if (rowwise.has_value() && !*rowwise)
         continue; // reductions over different rows: two kernels
       auto da = exposedDomain(ma), db = exposedDomain(mb);
       if (!rowwise && (!da || !db || *da != *db))
         continue;
+      if (!rowwise)
+        for (Operation *m : merged)
+          if (domainOf(m) == *da)
+            roles[m] = llvm::to_vector(llvm::seq<unsigned>(0, da->size()));
       llvm::DenseSet<Value> ia = externalInputs(ma);
       int64_t shared = 0;
       for (Value v : externalInputs(mb))
-        if (ia.contains(v))
+        if (ia.contains(v) && readAlike(v, ma, mb, roles))
           shared += bytesOf(v);
       if (shared == 0)
         continue;

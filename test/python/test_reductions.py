@@ -932,3 +932,46 @@ def test_split_statistics_with_a_stored_result_store_it_in_a_third_kernel():
     assert 2 * xs.nbytes <= read <= 2.1 * xs.nbytes
     store = stats[-1]["store"]
     assert store["sectors"] * 32 == store["bytes"] == xs.nbytes
+
+
+@pytest.mark.parametrize("rows,cols", [(128, 128), (64, 256)])
+def test_layernorm_backward_sums_columns_apart_from_rows(rows, cols):
+    # Layer normalization's backward pass: dx needs row statistics, dw and
+    # db sum over the rows. On a square matrix the column sums have the
+    # extents of the row sums, which once let them into the rows' group
+    # (one block per row cannot sum a column: code generation refused, at
+    # 8192 x 8192 too). They run in kernels of their own; numerics on the
+    # CPU and through the PTX emulator.
+    from kfuse import builder as kb
+
+    def program(r, c):
+        p = kb.Program("ln_bwd")
+        x = p.input("x", (r, c), "f32")
+        dy = p.input("dy", (r, c), "f32")
+        w = p.input("w", (c,), "f32")
+        d = x - x.mean(axis=1, keepdims=True)
+        rstd = kb.rsqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
+        xhat = d * rstd
+        g = dy * w
+        p.output(rstd * (g - g.mean(axis=1, keepdims=True)
+                         - xhat * (g * xhat).mean(axis=1, keepdims=True)), name="dx")
+        p.output((dy * xhat).sum(axis=0), name="dw")
+        p.output(dy.sum(axis=0), name="db")
+        return p
+
+    p = program(rows, cols)
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal(s).astype(np.float32) for _, s, _ in p.inputs]
+    x, dy, w = (a.astype(np.float64) for a in args)
+    d = x - x.mean(1, keepdims=True)
+    rstd = 1 / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
+    xhat, g = d * rstd, dy * w
+    want = (rstd * (g - g.mean(1, keepdims=True) - xhat * (g * xhat).mean(1, keepdims=True)),
+            (dy * xhat).sum(0), dy.sum(0))
+    for got in (kfuse.compile(p, target="cpu")(*args),
+                kfuse.compile(p, target="cuda", chip="sm_90").emulate(*args)):
+        for name, gv, wv in zip(("dx", "dw", "db"), got, want):
+            np.testing.assert_allclose(gv, wv, rtol=1e-4, atol=1e-4, err_msg=name)
+    f = kfuse.compile(program(8192, 8192), target="cuda", chip="sm_90")
+    groups = [g for g in f.report.groups if g.kind == "reduction"]
+    assert len(groups) == 3, [g.name for g in groups]
