@@ -1,8 +1,8 @@
 //===- Normalize.cpp - front-end forms rewritten for planning -------------===//
 //
-// fusion-pad-to-generic, fusion-fold-copies, fusion-hoist-reshapes and
-// fusion-drop-body-asserts: rewrites of fusion-normalize for what front ends
-// (torch-mlir) emit.
+// fusion-pad-to-generic, fusion-fold-copies, fusion-hoist-reshapes,
+// fusion-drop-body-asserts and fusion-merge-nested-reductions: rewrites of
+// fusion-normalize for what front ends (torch-mlir, the builder) emit.
 //
 //===----------------------------------------------------------------------===//
 //
@@ -36,9 +36,11 @@
 #include "transforms/Utils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -52,6 +54,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_DROPDEADRESULTS
 #define GEN_PASS_DEF_HOISTRESHAPES
 #define GEN_PASS_DEF_FOLDCOPIES
+#define GEN_PASS_DEF_MERGENESTEDREDUCTIONS
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -920,6 +923,186 @@ struct DropDeadResultsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+/// The op a one-result generic combines its accumulator with, when its
+/// yielded value is `acc (op) other` and reads the accumulator nowhere else.
+static Operation *accumulatorCombiner(linalg::GenericOp g) {
+  if (g.getNumDpsInits() != 1 || g->getNumResults() != 1)
+    return nullptr;
+  Value acc = g.getBody()->getArguments().back();
+  Operation *op = g.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+  if (!op || op->getBlock() != g.getBody() || op->getNumOperands() != 2 ||
+      op->getNumResults() != 1 || !acc.hasOneUse() ||
+      (op->getOperand(0) != acc) == (op->getOperand(1) != acc) ||
+      !arith::getNeutralElement(op))
+    return nullptr;
+  return op;
+}
+
+/// The outer of two nested reductions (see MergeNestedReductions in
+/// Passes.td) and the inner one it reads, merged into one generic.
+struct MergeNestedReduction : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp outer,
+                                PatternRewriter &rewriter) const override {
+    // The outer one only combines its one input into its accumulator.
+    Operation *outerOp = accumulatorCombiner(outer);
+    if (!outerOp || outer.getNumReductionLoops() == 0 ||
+        outer.getNumDpsInputs() != 1 ||
+        outer.getBody()->getOperations().size() != 2 ||
+        !llvm::is_contained(outerOp->getOperands(),
+                            outer.getBody()->getArgument(0)))
+      return rewriter.notifyMatchFailure(outer, "not a plain reduction");
+    OpOperand *read = outer.getDpsInputOperand(0);
+    // (or the inner result scaled by a constant: a mean of means)
+    linalg::GenericOp scale = scaledBy(read->get(), outerOp);
+    Value innerResult =
+        scale ? scale.getDpsInputOperand(0)->get() : read->get();
+    auto inner = innerResult.getDefiningOp<linalg::GenericOp>();
+    if (!inner || !read->get().hasOneUse() || !innerResult.hasOneUse() ||
+        inner.getNumReductionLoops() == 0 || !inner.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(outer, "no inner reduction");
+    // (scaled, the outer sum must start at 0 too: the scale moves after it)
+    if (scale && !startsNeutral(outer, outerOp))
+      return rewriter.notifyMatchFailure(outer, "outer starts elsewhere");
+    // (a contraction's result summed again stays a contraction and its sum:
+    // merged, fewer threads would each do the whole product)
+    if (needsContractionKernel(inner))
+      return rewriter.notifyMatchFailure(outer, "inner contraction");
+    Operation *innerOp = accumulatorCombiner(inner);
+    if (!innerOp || innerOp->getName() != outerOp->getName() ||
+        innerOp->getAttrDictionary() != outerOp->getAttrDictionary() ||
+        !inner.getBody()->getOps<linalg::IndexOp>().empty())
+      return rewriter.notifyMatchFailure(outer, "another combiner");
+    if (!startsNeutral(inner, innerOp))
+      return rewriter.notifyMatchFailure(outer, "inner starts elsewhere");
+    // Outer loop j reads dimension k of the inner result, which the inner
+    // generic wrote at its loop written[k].
+    AffineMap readMap = outer.getMatchingIndexingMap(read);
+    AffineMap writtenMap =
+        inner.getMatchingIndexingMap(inner.getDpsInitOperand(0));
+    if (!readMap.isPermutation() || !writtenMap.isProjectedPermutation() ||
+        writtenMap.getNumResults() != readMap.getNumResults())
+      return rewriter.notifyMatchFailure(outer, "maps");
+    SmallVector<unsigned> innerLoopOf(outer.getNumLoops());
+    for (unsigned k = 0; k < readMap.getNumResults(); ++k)
+      innerLoopOf[readMap.getDimPosition(k)] = writtenMap.getDimPosition(k);
+    // The merged loops: the outer result's dimensions in order, then the
+    // inner generic's other loops in their order, all reducing.
+    AffineMap outMap = outer.getMatchingIndexingMap(outer.getDpsInitOperand(0));
+    if (!outMap.isProjectedPermutation())
+      return rewriter.notifyMatchFailure(outer, "result map");
+    unsigned numLoops = inner.getNumLoops();
+    SmallVector<int64_t> newPos(numLoops, -1);
+    unsigned next = 0;
+    for (unsigned k = 0; k < outMap.getNumResults(); ++k)
+      newPos[innerLoopOf[outMap.getDimPosition(k)]] = next++;
+    unsigned parallel = next;
+    for (unsigned l = 0; l < numLoops; ++l)
+      if (newPos[l] < 0)
+        newPos[l] = next++;
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> dims;
+    for (unsigned l = 0; l < numLoops; ++l)
+      dims.push_back(getAffineDimExpr(newPos[l], ctx));
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : inner.getDpsInputOperands())
+      maps.push_back(
+          inner.getMatchingIndexingMap(in).replaceDimsAndSymbols(dims, {},
+                                                                 numLoops, 0));
+    // (the result at the leading loops, like the builder's reductions)
+    SmallVector<AffineExpr> lead;
+    for (unsigned i = 0; i < parallel; ++i)
+      lead.push_back(getAffineDimExpr(i, ctx));
+    maps.push_back(AffineMap::get(numLoops, 0, lead, ctx));
+    SmallVector<utils::IteratorType> iters(numLoops,
+                                           utils::IteratorType::reduction);
+    std::fill_n(iters.begin(), parallel, utils::IteratorType::parallel);
+    auto merged = linalg::GenericOp::create(
+        rewriter, outer.getLoc(), outer->getResultTypes(),
+        inner.getDpsInputs(), outer.getDpsInits(), maps, iters);
+    merged->setDiscardableAttrs(outer->getDiscardableAttrDictionary());
+    rewriter.cloneRegionBefore(inner.getRegion(), merged.getRegion(),
+                               merged.getRegion().begin());
+    Value result = merged->getResult(0);
+    if (scale) {
+      // The scale, over the merged result.
+      auto type = cast<RankedTensorType>(result.getType());
+      Value empty = tensor::EmptyOp::create(rewriter, outer.getLoc(),
+                                            type.getShape(),
+                                            type.getElementType());
+      AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+      auto scaled = linalg::GenericOp::create(
+          rewriter, outer.getLoc(), TypeRange{type}, ValueRange{result},
+          ValueRange{empty}, ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(type.getRank(),
+                                           utils::IteratorType::parallel));
+      rewriter.cloneRegionBefore(scale.getRegion(), scaled.getRegion(),
+                                 scaled.getRegion().begin());
+      result = scaled->getResult(0);
+    }
+    rewriter.replaceOp(outer, result);
+    if (scale)
+      rewriter.eraseOp(scale);
+    rewriter.eraseOp(inner);
+    return success();
+  }
+
+private:
+  /// Whether the accumulator of `g` (combining with `combiner`) starts at
+  /// the combiner's neutral element: a fill of that constant.
+  static bool startsNeutral(linalg::GenericOp g, Operation *combiner) {
+    auto fill = g.getDpsInitOperand(0)->get().getDefiningOp<linalg::GenericOp>();
+    Attribute start;
+    return fill && isFillLike(fill) && fill.getNumDpsInputs() == 1 &&
+           fill.getBody()->getTerminator()->getOperand(0) ==
+               fill.getBody()->getArgument(0) &&
+           matchPattern(fill.getDpsInputs()[0], m_Constant(&start)) &&
+           start == *arith::getNeutralElement(combiner);
+  }
+
+  /// The generic producing `v` when it only scales a tensor of its shape by
+  /// a float constant that `combiner` commutes with: `in * c`, `c * in` or
+  /// `in / c`, for a sum any c, for a max or min a positive one.
+  static linalg::GenericOp scaledBy(Value v, Operation *combiner) {
+    auto g = v.getDefiningOp<linalg::GenericOp>();
+    if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+        g.getNumReductionLoops() != 0 ||
+        !llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }) ||
+        !isa<RankedTensorType>(g.getDpsInputOperand(0)->get().getType()) ||
+        g.getBody()->getOperations().size() != 2)
+      return nullptr;
+    Operation *op = g.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+    Value in = g.getBody()->getArgument(0);
+    if (!op || !isa<arith::MulFOp, arith::DivFOp>(op) ||
+        op->getBlock() != g.getBody())
+      return nullptr;
+    Value c = op->getOperand(0) == in ? op->getOperand(1) : op->getOperand(0);
+    FloatAttr value;
+    if (c == in || !matchPattern(c, m_Constant(&value)) ||
+        (isa<arith::DivFOp>(op) && op->getOperand(0) != in))
+      return nullptr;
+    if (isa<arith::AddFOp>(combiner))
+      return g;
+    if (isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+            arith::MinNumFOp>(combiner) &&
+        value.getValue().isFiniteNonZero() && !value.getValue().isNegative())
+      return g;
+    return nullptr;
+  }
+};
+
+struct MergeNestedReductionsPass
+    : kfuse::impl::MergeNestedReductionsBase<MergeNestedReductionsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MergeNestedReduction>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -154,6 +154,30 @@ def DropDeadResults : Pass<"fusion-drop-dead-results", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MergeNestedReductions : Pass<"fusion-merge-nested-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reduces a reduction's result again as one reduction";
+  let description = [{
+    `x.sum(axis=3).sum(axis=2)` (or `amax` of `amax`) is two reductions, the
+    inner one writing a tensor that only the outer one reads: a kernel each,
+    and an intermediate as large as the input over the last axis. When the
+    outer generic only combines (its body is `out (op) in`, nothing else) with
+    the combining op of the inner one, whose accumulator starts at that
+    op's neutral element (0 for a sum, -inf for a max), the two are one
+    reduction over the inner generic's loops: the outer's parallel loops stay
+    parallel, every other loop reduces. The merged generic computes the
+    inner body, starts from the outer's accumulator and puts its parallel
+    loops first, in the order of its result's dimensions (the form the row
+    kernels take). Repeated, `sum(sum(sum(x, 3), 2), 0)` becomes the
+    reduction over dims (0, 2, 3) that `x.sum(axis=(0, 2, 3))` writes.
+
+    Floating-point sums are reassociated, as every parallel reduction is.
+    Inner generics that read `linalg.index`, have several results, are read
+    elsewhere or are contractions (a matmul's row sum, merged, would leave
+    each of fewer threads the whole product) are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def SplitArgReductions : Pass<"fusion-split-arg-reductions", "::mlir::func::FuncOp"> {
   let summary = "Rewrites argmax/argmin generics as one-result reductions";
   let description = [{

@@ -152,14 +152,15 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // reshapes move above elementwise producers to the inputs
   // (fusion-hoist-reshapes).
   // Copies (transposes, broadcasts, slices) fold into their readers' maps
-  // (fusion-fold-copies).
+  // (fusion-fold-copies). A reduction of a reduction's result with the same
+  // combiner becomes one reduction (fusion-merge-nested-reductions).
   addPipeline(
       pm,
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
       "fusion-split-arg-reductions,"
       "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
-      "fusion-fold-copies),canonicalize,cse");
+      "fusion-fold-copies,fusion-merge-nested-reductions),canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {

@@ -975,3 +975,37 @@ def test_layernorm_backward_sums_columns_apart_from_rows(rows, cols):
     f = kfuse.compile(program(8192, 8192), target="cuda", chip="sm_90")
     groups = [g for g in f.report.groups if g.kind == "reduction"]
     assert len(groups) == 3, [g.name for g in groups]
+
+
+def test_nested_reductions_run_as_one():
+    # x.sum(3).sum(2).sum(0) is one reduction over (n, h, w) per channel, a
+    # mean of means one sum and its scales, a max of maxima one max: one
+    # kernel each instead of one per level (each writing an intermediate as
+    # large as x over its last axis). Numerics on the CPU and through the
+    # PTX emulator; a max of negated maxima stays two reductions.
+    from kfuse import builder as kb
+    shape = (4, 8, 6, 10)
+    p = kb.Program("nested")
+    x = p.input("x", shape, "f32")
+    p.output(x.sum(axis=3).sum(axis=2).sum(axis=0), name="s")
+    q = kb.Program("means")
+    y = q.input("x", shape, "f32")
+    q.output(y.mean(axis=3).mean(axis=2), name="m")
+    r = kb.Program("maxes")
+    z = r.input("x", shape, "f32")
+    r.output(z.max(axis=3, keepdims=True).max(axis=1), name="m")
+    xs = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    x64 = xs.astype(np.float64)
+    for prog, want in ((p, x64.sum((0, 2, 3))), (q, x64.mean((2, 3))),
+                       (r, x64.max(axis=3, keepdims=True).max(axis=1))):
+        f = kfuse.compile(prog, target="cuda", chip="sm_90")
+        assert [g.kind for g in f.report.groups] == ["reduction"], prog.name
+        assert len(f.plan.kernels) == 1, prog.name
+        for got in (kfuse.compile(prog, target="cpu")(xs), f.emulate(xs)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=prog.name)
+    n = kb.Program("negated")
+    w = n.input("x", shape, "f32")
+    n.output((w.max(axis=3) * -2.0).max(axis=2), name="m")
+    f = kfuse.compile(n, target="cuda", chip="sm_90")
+    assert len(f.plan.kernels) == 2
+    np.testing.assert_allclose(f.emulate(xs), (x64.max(3) * -2).max(2), rtol=1e-6)
