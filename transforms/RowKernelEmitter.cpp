@@ -79,6 +79,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -361,6 +362,9 @@ private:
   SmallVector<int64_t> rowShape, colShape;
   /// Register mode: input vectors already loaded, by (buffer, map, chunk).
   llvm::DenseMap<std::tuple<void *, void *, int64_t>, Value> loaded;
+  /// Register mode over a ragged row: whether each chunk lies in the row
+  /// (a chunk past its end loads nothing; its lanes are masked).
+  SmallVector<Value> chunkInside;
 
   Type vectorOf(Type t) const {
     return width == 1 ? t : VectorType::get({width}, t);
@@ -695,8 +699,30 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       std::make_tuple(buffer.getAsOpaquePointer(),
                       const_cast<void *>(map.getAsOpaquePointer()), chunk);
   Value &slot = loaded[key];
-  if (!slot)
+  if (slot)
+    return slot;
+  if (chunk >= static_cast<int64_t>(chunkInside.size()) ||
+      !chunkInside[chunk]) {
     slot = loadFromMemory(b, loc, buffer, map, loopIdx);
+    return slot;
+  }
+  // (a chunk past the row's end: zeros, which the reductions select away
+  // and no store writes; warps wholly past it issue no load)
+  Type type;
+  auto inside = scf::IfOp::create(
+      b, loc, chunkInside[chunk],
+      [&](OpBuilder &tb, Location l) {
+        Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
+        type = v.getType();
+        scf::YieldOp::create(tb, l, v);
+      },
+      [&](OpBuilder &eb, Location l) {
+        scf::YieldOp::create(
+            eb, l,
+            arith::ConstantOp::create(eb, l, type, eb.getZeroAttr(type))
+                .getResult());
+      });
+  slot = inside.getResult(0);
   return slot;
 }
 
@@ -1136,6 +1162,13 @@ LogicalResult RowKernel::emitRegisterPhases(
     llvm::append_range(idx, kfuse::delinearize(kb, loc, col, colShape));
     points.push_back(idx);
   }
+  // Chunks that may pass the row's end load under their test.
+  chunkInside.assign(chunks, Value());
+  if (ragged)
+    for (int64_t k = 0; k < chunks; ++k)
+      if ((k + 1) * t * width > numCols)
+        chunkInside[k] = valid[k];
+  auto done = llvm::make_scope_exit([&] { chunkInside.clear(); });
   Cache cache; // one for the kernel: phases share what they computed
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
