@@ -24,16 +24,43 @@ DTYPES = ["f32", "f16", "bf16", "f64"]
 TOLERANCE = {"f32": 1e-4, "f16": 2e-2, "bf16": 1e-1, "f64": 1e-9}
 
 
-def random_program(seed: int, arg_reductions: bool = False) -> kb.Program:
+# Extents of the larger programs: squares among them (a square matrix's
+# column sums have the extents of its row sums), odd widths, unit dims.
+LARGE_DIMS = [1, 3, 8, 16, 33, 64, 100]
+
+
+def _large_shape(rng):
+    rank = int(rng.integers(1, 5))
+    if rng.random() < 0.4:
+        shape = (int(rng.choice(LARGE_DIMS[2:])),) * rank
+    else:
+        shape = tuple(int(rng.choice(LARGE_DIMS)) for _ in range(rank))
+    while np.prod(shape) > 40000:
+        shape = shape[1:]
+    return shape
+
+
+def random_program(seed: int, arg_reductions: bool = False,
+                   large: bool = False) -> kb.Program:
     """With `arg_reductions`, reductions may also be argmax / argmin (other
-    seeds' programs are those without)."""
+    seeds' programs are those without). `large` programs have rank 1-4 and up
+    to 40000 elements (extents from LARGE_DIMS, often all equal), an input
+    per leading index too, and reductions over several axes at once: the row
+    kernels' tiles, splits and clusters, where the small ones run a block or a
+    thread per row."""
     rng = np.random.default_rng(seed)
     reduce = REDUCE + ARG_REDUCE if arg_reductions else REDUCE
     dt = DTYPES[int(rng.integers(0, len(DTYPES)))]
-    p = kb.Program(f"random_{'arg_' if arg_reductions else ''}{seed}")
-    shape = tuple(int(rng.integers(1, 9)) for _ in range(int(rng.integers(1, 4))))
+    p = kb.Program(f"random_{'large_' if large else ''}{'arg_' if arg_reductions else ''}"
+                   f"{seed}")
+    if large:
+        shape = _large_shape(rng)
+    else:
+        shape = tuple(int(rng.integers(1, 9)) for _ in range(int(rng.integers(1, 4))))
     pool = [p.input(f"x{i}", shape, dt) for i in range(2)]
     pool.append(p.input("b", shape[-1:], dt))
+    if large and len(shape) > 1:
+        pool.append(p.input("c", shape[:1] + (1,) * (len(shape) - 1), dt))
     outputs = 0
     for _ in range(int(rng.integers(3, 10))):
         kind = int(rng.integers(0, 6))
@@ -50,9 +77,11 @@ def random_program(seed: int, arg_reductions: bool = False) -> kb.Program:
                                for _ in t.shape)
                 t = kb.pad(t, widths, value=float(rng.integers(-2, 3)))
             elif kind == 3 and t.shape:
+                axis = int(rng.integers(0, len(t.shape)))
+                if large and not arg_reductions and rng.random() < 0.5:
+                    axis = tuple(sorted({axis, int(rng.integers(0, len(t.shape)))}))
                 t = reduce[int(rng.integers(0, len(reduce)))](
-                    t, axis=int(rng.integers(0, len(t.shape))),
-                    keepdims=bool(rng.integers(0, 2)))
+                    t, axis=axis, keepdims=bool(rng.integers(0, 2)))
             elif kind == 4:
                 t = kb.where(t > 0.0, t, t * 0.5)
             else:

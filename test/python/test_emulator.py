@@ -379,6 +379,24 @@ def test_random_program_emulated(arg_reductions, seed):
         _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
 
 
+@pytest.mark.parametrize("seed", range(60))
+def test_large_random_program_emulated(seed):
+    # Random programs of up to 40000 elements, square extents often, several
+    # axes reduced at once (tiles, splits, clusters and their planning):
+    # strict numerics round every op like the reference.
+    from random_programs import TOLERANCE, random_inputs, random_program
+    prog = random_program(seed, large=True)
+    args = random_inputs(prog, seed)
+    tol = TOLERANCE[prog.inputs[0][2].name]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = prog.reference(*args)
+    for opts in ({}, {"row_chunks": 0}):
+        f = kfuse.compile(prog, target="cuda", chip="sm_90", numerics="strict", **opts)
+        _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
+
+
 def _row_programs():
     from kfuse import builder as kb
 
