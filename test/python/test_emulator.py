@@ -366,8 +366,14 @@ def test_saved_program_runs_in_the_emulator(tmp_path):
 def test_random_program_emulated(arg_reductions, seed):
     # more random programs than the GPU test set: f16x2 / bf16x2 packed
     # arithmetic and comparisons (p|q) among them
-    from random_programs import TOLERANCE, random_inputs, random_program
-    prog = random_program(seed, arg_reductions)
+    from random_programs import random_program
+    _emulate_random(random_program(seed, arg_reductions), seed)
+
+
+def _emulate_random(prog, seed, **options):
+    """Random program `prog` through the emulator, rows in registers and
+    streamed, against its reference."""
+    from random_programs import TOLERANCE, random_inputs
     args = random_inputs(prog, seed)
     tol = TOLERANCE[prog.inputs[0][2].name]
     import warnings
@@ -375,7 +381,7 @@ def test_random_program_emulated(arg_reductions, seed):
         warnings.simplefilter("ignore", RuntimeWarning)
         want = prog.reference(*args)
     for opts in ({}, {"row_chunks": 0}):
-        f = kfuse.compile(prog, target="cuda", chip="sm_90", **opts)
+        f = kfuse.compile(prog, target="cuda", chip="sm_90", **opts, **options)
         _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
 
 
@@ -384,17 +390,8 @@ def test_large_random_program_emulated(seed):
     # Random programs of up to 40000 elements, square extents often, several
     # axes reduced at once (tiles, splits, clusters and their planning):
     # strict numerics round every op like the reference.
-    from random_programs import TOLERANCE, random_inputs, random_program
-    prog = random_program(seed, large=True)
-    args = random_inputs(prog, seed)
-    tol = TOLERANCE[prog.inputs[0][2].name]
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        want = prog.reference(*args)
-    for opts in ({}, {"row_chunks": 0}):
-        f = kfuse.compile(prog, target="cuda", chip="sm_90", numerics="strict", **opts)
-        _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
+    from random_programs import random_program
+    _emulate_random(random_program(seed, large=True), seed, numerics="strict")
 
 
 def _row_programs():
