@@ -165,6 +165,15 @@ struct FuseGroupBodiesPass
                           << group.getSymName() << "' did not converge";
         return WalkResult::interrupt();
       }
+      // Folding may leave a row-wise group with nothing to reduce (an
+      // arg-reduction over a unit axis is index 0 everywhere, and the search
+      // feeding it dies): it is an elementwise kernel from here on.
+      if (group.getKind() != "elementwise" &&
+          llvm::none_of(group.getBodyBlock(), [](Operation &op) {
+            auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+            return linalgOp && linalgOp.getNumReductionLoops() > 0;
+          }))
+        group.setKind("elementwise");
       if (group.getKind() != "elementwise") {
         untieSharedInits(group);
         // Row-wise groups keep several generics (reductions and their

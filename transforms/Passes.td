@@ -338,8 +338,10 @@ def CpuBf16Casts : Pass<"fusion-cpu-bf16-casts", "::mlir::func::FuncOp"> {
 def SelectStrategy : Pass<"fusion-select-strategy", "::mlir::ModuleOp"> {
   let summary = "Chooses a GPU strategy for every fusion.group";
   let description = [{
-    Writes `#fusion.strategy<threads, vector, unroll, blocks>` on each group
-    that has none. The vector width is the widest of 16, 8 and 4 bytes (in
+    Writes `#fusion.strategy<threads, vector, unroll, blocks>` on each
+    elementwise group that has none (row-wise groups are laid out by
+    fusion-generic-to-gpu). Runs after fusion-fuse-group-bodies, which marks
+    a group whose reductions folded away as elementwise. The vector width is the widest of 16, 8 and 4 bytes (in
     elements of the widest element type in the group, at most 8) that divides
     the innermost extent of the iteration space, falling back to 1 for
     boolean operands. By default the grid covers the space once, one vector

@@ -211,10 +211,10 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
   addPipeline(
       pm,
       llvm::formatv(
+          "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies),"
           "fusion-select-strategy{{chip={0} sm-count={1} threads={2} "
           "unroll={3} blocks-per-sm={4}},"
-          "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies,"
-          "fusion-inline-groups,fusion-bufferization-boundary),{5},"
+          "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"

@@ -239,3 +239,88 @@ func.func @no_generic(%a: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A row-wise group whose reduction folds away (the row minimum only chooses
+// between two zeros) is an elementwise kernel from here on: it is marked so,
+// and fusion-select-strategy gives it a strategy.
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#rowred = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+#sc = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @reduction_folded_away
+// CHECK: fusion.group "rows" "elementwise"
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel"]
+// CHECK-NOT: reduction
+// CHECK: fusion.yield
+func.func @reduction_folded_away(%a: tensor<16x64xf32>) -> tensor<16xi64> {
+  %r = fusion.group "rows" "reduction" ins(%a : tensor<16x64xf32>) {
+  ^bb0(%x: tensor<16x64xf32>):
+    %inf = arith.constant 0x7F800000 : f32
+    %zero = arith.constant 0 : i64
+    %e = tensor.empty() : tensor<16xf32>
+    %ei = tensor.empty() : tensor<16xi64>
+    %init = linalg.generic {indexing_maps = [#sc, #id1], iterator_types = ["parallel"]}
+        ins(%inf : f32) outs(%e : tensor<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<16xf32>
+    %zeros = linalg.generic {indexing_maps = [#sc, #id1], iterator_types = ["parallel"]}
+        ins(%zero : i64) outs(%ei : tensor<16xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      linalg.yield %in : i64
+    } -> tensor<16xi64>
+    %min = linalg.generic {indexing_maps = [#row, #rowred], iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.minimumf %in, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<16xf32>
+    %pick = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+        ins(%min, %zeros : tensor<16xf32>, tensor<16xi64>) outs(%ei : tensor<16xi64>) {
+    ^bb0(%m: f32, %z: i64, %out: i64):
+      %neg = arith.cmpf olt, %m, %inf : f32
+      %s = arith.select %neg, %zero, %z : i64
+      linalg.yield %s : i64
+    } -> tensor<16xi64>
+    fusion.yield %pick : tensor<16xi64>
+  } -> tensor<16xi64>
+  return %r : tensor<16xi64>
+}
+
+// A row-wise group that still reduces keeps its kind.
+// CHECK-LABEL: func.func @reduction_kept
+// CHECK: fusion.group "rows" "reduction"
+// CHECK: iterator_types = ["parallel", "reduction"]
+func.func @reduction_kept(%a: tensor<16x64xf32>) -> tensor<16xi64> {
+  %r = fusion.group "rows" "reduction" ins(%a : tensor<16x64xf32>) {
+  ^bb0(%x: tensor<16x64xf32>):
+    %inf = arith.constant 0x7F800000 : f32
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %e = tensor.empty() : tensor<16xf32>
+    %ei = tensor.empty() : tensor<16xi64>
+    %init = linalg.generic {indexing_maps = [#sc, #id1], iterator_types = ["parallel"]}
+        ins(%inf : f32) outs(%e : tensor<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<16xf32>
+    %min = linalg.generic {indexing_maps = [#row, #rowred], iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.minimumf %in, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<16xf32>
+    %pick = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+        ins(%min : tensor<16xf32>) outs(%ei : tensor<16xi64>) {
+    ^bb0(%m: f32, %out: i64):
+      %neg = arith.cmpf olt, %m, %inf : f32
+      %s = arith.select %neg, %zero, %one : i64
+      linalg.yield %s : i64
+    } -> tensor<16xi64>
+    fusion.yield %pick : tensor<16xi64>
+  } -> tensor<16xi64>
+  return %r : tensor<16xi64>
+}

@@ -197,3 +197,30 @@ def test_builder_arg_reductions_cuda_assemble(tmp_path):
     f = kfuse.compile(_builder_program("f32", 1, False), target="cuda", chip="sm_90")
     assert f.report.after.kernels == 1  # the three searches over the rows of x
     _assembles(f.ptx, tmp_path)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_search_over_a_unit_axis_of_a_search_compiles_for_cuda(dtype):
+    """The outer search runs over a unit axis, so its index is 0 everywhere and
+    the inner search dies in folding: the row-wise group is left with nothing
+    to reduce. It must still compile (as an elementwise kernel writing zeros),
+    for the CUDA target as for the CPU."""
+    from kfuse import builder as kb
+    p = kb.Program("unit")
+    x = p.input("x", (1, 16, 8, 64), dtype)
+    p.output(x.argmin(axis=3).argmin(axis=0), name="zero")
+    p.output(x.argmin(axis=3).argmax(axis=0) + 2, name="two")
+    xv = np.random.default_rng(1).standard_normal((1, 16, 8, 64))
+    if dtype == "bf16":
+        xv = xv.astype(pytest.importorskip("ml_dtypes").bfloat16)
+    else:
+        xv = xv.astype(np.float32)
+    want = p.reference(xv)
+    np.testing.assert_array_equal(want[0], np.zeros((16, 8), np.int64))
+    cuda = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert len(cuda.plan.steps) == 1  # one kernel; it reads nothing
+    for got, w in zip(cuda.emulate(xv), want):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, w)
+    for got, w in zip(kfuse.compile(p, target="cpu")(xv), want):
+        np.testing.assert_array_equal(got, w)
