@@ -153,9 +153,21 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
       return isContractionGeneric(op) || domainOf(op) == out || inlined(op);
     });
   }
+  // Reductions along leading axes (column sums) beside reductions along the
+  // rows run with their parallel loops on the kernel's columns and their
+  // reduced loops on its rows: each block folds the rows it computes into
+  // partial column sums. Only reductions along the rows define the rows.
+  bool alongRows = llvm::any_of(ops, [](Operation *op) {
+    return isRowReductionGeneric(op) && !isColumnReduction(op);
+  });
+  llvm::DenseSet<Operation *> columnSums;
+  if (alongRows)
+    for (Operation *op : ops)
+      if (isColumnReduction(op))
+        columnSums.insert(op);
   std::optional<SmallVector<int64_t>> rows, full;
   for (Operation *op : ops) {
-    if (!isRowReductionGeneric(op))
+    if (!isRowReductionGeneric(op) || columnSums.contains(op))
       continue;
     auto g = cast<linalg::GenericOp>(op);
     SmallVector<int64_t> loops = g.getStaticLoopRanges();
@@ -168,6 +180,22 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   }
   if (!rows)
     return std::nullopt;
+  // A column sum runs over (columns | rows), in order; what it computes
+  // leaves the group (no member can wait for every row), and not for
+  // another reduction (an arg-reduction's search over the columns reads
+  // their maxima: the two stay together, over the columns).
+  for (Operation *op : columnSums) {
+    auto g = cast<linalg::GenericOp>(op);
+    SmallVector<int64_t> expected(full->begin() + rows->size(), full->end());
+    llvm::append_range(expected, *rows);
+    if (g.getStaticLoopRanges() != expected ||
+        g.getNumParallelLoops() != full->size() - rows->size())
+      return false;
+    for (Operation *user : op->getUsers())
+      if (ops.contains(user) || isRowReductionGeneric(user) ||
+          isContractionGeneric(user))
+        return false;
+  }
   // An elementwise op over the same space in another loop order (over an
   // NHWC tensor, where the reductions loop over (c | n, h, w)) is
   // interchanged into the reductions' order by fusion-fuse-group-bodies.
@@ -175,8 +203,10 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   llvm::sort(members, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);
   });
+  SmallVector<Operation *> aligning = llvm::to_vector(llvm::make_filter_range(
+      members, [&](Operation *op) { return !columnSums.contains(op); }));
   llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
-      alignToRowSpace(members, *full, rows->size());
+      alignToRowSpace(aligning, *full, rows->size());
   // (an inlined op reading a row value must read it along the rows too)
   auto readsRowValue = [&](Operation *op) {
     return llvm::any_of(op->getOperands(), [&](Value v) {
@@ -188,7 +218,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   if (!llvm::all_of(ops, [&](Operation *op) {
         SmallVector<int64_t> d = domainOf(op);
         return d == *rows || d == *full || aligned.contains(op) ||
-               (inlined(op) && !readsRowValue(op));
+               columnSums.contains(op) || (inlined(op) && !readsRowValue(op));
       }))
     return false;
   // Loops of row reductions and of ops over the rows or the full space in
@@ -196,7 +226,14 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   LoopRoles placed;
   for (Operation *op : members) {
     auto it = aligned.find(op);
-    if (it != aligned.end()) {
+    if (columnSums.contains(op)) {
+      // (columns..., rows...) -> the kernel's (rows..., columns...)
+      unsigned numCols = full->size() - rows->size();
+      SmallVector<unsigned> r;
+      for (unsigned j = 0; j < full->size(); ++j)
+        r.push_back(j < numCols ? rows->size() + j : j - numCols);
+      placed[op] = std::move(r);
+    } else if (it != aligned.end()) {
       SmallVector<unsigned> r(it->second.size());
       for (auto [i, old] : llvm::enumerate(it->second))
         r[old] = i;
@@ -308,6 +345,22 @@ static bool isRowEpilogueUse(OpOperand &use) {
   };
   if (!leading(produced) || consumer.getNumLoops() < rows)
     return false;
+  if (isColumnReduction(consumer) && !isColumnReduction(producer)) {
+    // A column sum reads a row value along its reduced loops, in order.
+    unsigned first = consumer.getNumParallelLoops();
+    if (read.getNumResults() != rows ||
+        consumer.getNumReductionLoops() != rows)
+      return false;
+    SmallVector<int64_t> producerLoops = producer.getStaticLoopRanges();
+    SmallVector<int64_t> consumerLoops = consumer.getStaticLoopRanges();
+    for (auto [i, e] : llvm::enumerate(read.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || dim.getPosition() != first + i ||
+          consumerLoops[first + i] != producerLoops[i])
+        return false;
+    }
+    return true;
+  }
   if (!leading(read)) {
     // An elementwise consumer over the same space in another loop order
     // (see alignToRowSpace, which rowCompatible checks): the row loops, in
@@ -729,10 +782,25 @@ void FormFusionGroupsPass::runOnOperation() {
   for (auto &[op, reason] :
        llvm::concat<std::pair<Operation *, std::string>>(unfused, horizontal))
     clusters[clusterOf[op]].decisions.push_back(reason);
-
   // 3. Producers needed by several groups: recompute or materialize (never
   // recompute when fusion is off: a clone would fuse the producer anyway).
   decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
+
+  // Column sums beside row reductions (see rowCompatible): said, since they
+  // change how the kernel runs.
+  for (Cluster &cluster : clusters) {
+    if (!llvm::any_of(cluster.ops, [](Operation *op) {
+          return isRowReductionGeneric(op) && !isColumnReduction(op);
+        }))
+      continue;
+    unsigned sums = llvm::count_if(cluster.ops, isColumnReduction);
+    if (sums > 0)
+      cluster.decisions.push_back(
+          "sums " + std::to_string(sums) +
+          (sums == 1 ? " reduction" : " reductions") +
+          " over the rows it computes (column sums): partials per block of "
+          "rows, added up by a second kernel");
+  }
 
   // 4. One fusion.group per cluster.
   OpBuilder b(func.getContext());

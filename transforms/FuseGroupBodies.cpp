@@ -107,8 +107,15 @@ void untieSharedInits(fusion::GroupOp group) {
 LogicalResult alignLoops(fusion::GroupOp group) {
   SmallVector<Operation *> ops;
   linalg::GenericOp reduction;
+  bool alongRows = llvm::any_of(group.getBodyBlock(), [](Operation &op) {
+    return isRowReductionGeneric(&op) && !isColumnReduction(&op);
+  });
   for (Operation &op : group.getBodyBlock())
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      // (column sums beside row reductions keep their loops, see
+      // rowCompatible in fusion-form-groups)
+      if (alongRows && isColumnReduction(g))
+        continue;
       ops.push_back(g);
       if (!reduction && g.getNumReductionLoops() > 0 &&
           g.getNumParallelLoops() > 0 && reductionsTrail(g))

@@ -279,6 +279,26 @@ public:
 
   LogicalResult emit();
 
+  /// Column sums beside the row reductions (see emitRowKernel): `terms`, a
+  /// [rows..., columns...] buffer a full-space op of the kernel writes, is
+  /// summed over the rows by a later kernel. In register mode a block takes
+  /// a run of consecutive rows and folds their terms into registers, its
+  /// columns' partial sums (with `kind`), stored as one row of `partial`
+  /// ([blocks, columns...], allocated by emit()); otherwise every term is
+  /// stored and `partial` is `terms`.
+  /// A column sum whose terms read nothing the kernel computes
+  /// (`independent`: the bias gradient dy.sum(0)) is left to the later
+  /// kernel where the terms would be stored (`partial` null): it reads its
+  /// inputs as cheaply as it would read the terms.
+  struct ColumnSum {
+    Value terms;
+    gpu::AllReduceOperation kind;
+    bool independent;
+    Value partial;
+  };
+  SmallVector<ColumnSum> columnSums;
+  gpu::LaunchOp launch() const { return launchOp; }
+
   /// The rows and columns of a kernel without reductions (the full-space
   /// results of a split group, see splitLongRows): its generics run over
   /// rows x columns.
@@ -365,6 +385,10 @@ private:
   /// Register mode over a ragged row: whether each chunk lies in the row
   /// (a chunk past its end loads nothing; its lanes are masked).
   SmallVector<Value> chunkInside;
+  /// Column sums folded in registers: the running partials, chunk k of
+  /// column sum i at i * chunks + k (loop-carried over the block's rows).
+  bool accumulating = false, sumsDecided = false;
+  SmallVector<Value> columnPartials;
 
   Type vectorOf(Type t) const {
     return width == 1 ? t : VectorType::get({width}, t);
@@ -814,6 +838,11 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
 }
 
 bool RowKernel::usedOutside(Value buffer) {
+  // (a column sum's terms: read by the kernel after this one when stored,
+  // which emit() decides; until then as if stored)
+  for (const ColumnSum &c : columnSums)
+    if (c.terms == buffer)
+      return !sumsDecided || accumulating || c.partial == c.terms;
   return !isPrivateTo(buffer, generics);
 }
 
@@ -1199,15 +1228,28 @@ LogicalResult RowKernel::emitRegisterPhases(
         return failure();
     }
   }
-  // Full-space results: each chunk stored once, from registers.
+  // Full-space results: each chunk stored once, from registers (terms of a
+  // column sum folded into its partials instead).
   for (auto [g, i] : fullSpaceOutputs()) {
     Value init = g.getDpsInits()[i];
     AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+    auto sum = llvm::find_if(columnSums,
+                             [&](const ColumnSum &c) { return c.terms == init; });
     for (int64_t k = 0; k < chunks; ++k) {
       auto v =
           valueAt(kb, loc, init, position[g] + 1, outMap, points[k], cache, k);
       if (failed(v))
         return failure();
+      if (accumulating && sum != columnSums.end()) {
+        Value &acc =
+            columnPartials[(sum - columnSums.begin()) * chunks + k];
+        Value next = vector::makeArithReduction(
+            kb, loc, gpu::convertReductionKind(sum->kind), *v, acc);
+        acc = ragged ? arith::SelectOp::create(kb, loc, valid[k], next, acc)
+                           .getResult()
+                     : next;
+        continue;
+      }
       OpBuilder sb = kb;
       if (ragged)
         sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
@@ -2100,6 +2142,38 @@ LogicalResult RowKernel::emit() {
                   : rowsPerBlock > 1
                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
                       : numRows * cluster;
+  // Column sums in register mode: a block takes `run` consecutive rows
+  // (a divisor of the rows, so that no row is partial) and folds their
+  // terms in registers; about two blocks of `t` threads' worth of 1024 per
+  // SM keep the partials small beside the rows (8192 rows on 132 SMs: 256
+  // blocks of 32 rows).
+  int64_t run = 1;
+  if (!columnSums.empty() && chunks > 0 && cluster == 1 &&
+      rowsPerBlock == 1 && !perThread && !contraction) {
+    int64_t target = smCount * std::max<int64_t>(1, 1024 / t);
+    int64_t best = numRows;
+    for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
+      if (numRows % s == 0 &&
+          std::abs(numRows / s - target) <= std::abs(best - target)) {
+        best = numRows / s;
+        run = s;
+      }
+  }
+  accumulating = run > 1;
+  if (accumulating)
+    blocks = numRows / run;
+  sumsDecided = true;
+  for (ColumnSum &c : columnSums) {
+    c.partial = c.independent ? Value() : c.terms;
+    if (!accumulating)
+      continue;
+    SmallVector<int64_t> shape{blocks};
+    llvm::append_range(shape, colShape);
+    c.partial = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get(shape, cast<MemRefType>(c.terms.getType())
+                                   .getElementType()));
+  }
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
   // Cluster mode: one workgroup slot per reduction for its block total
@@ -2192,6 +2266,26 @@ LogicalResult RowKernel::emit() {
     }
     colStart = colThread;
     colStep = cIdx(kb, colThreads);
+  }
+  // (column sums: the block's run of rows, carrying the partials)
+  Value runBlock = row;
+  scf::ForOp runLoop;
+  if (accumulating) {
+    SmallVector<Value> inits;
+    for (ColumnSum &c : columnSums) {
+      Type accType = cast<MemRefType>(c.terms.getType()).getElementType();
+      Value n = splat(
+          kb, loc, arith::ConstantOp::create(kb, loc, neutral(kb, c.kind, accType)));
+      inits.append(chunks, n);
+    }
+    runLoop = scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, run),
+                                 cIdx(kb, 1), inits);
+    kb.setInsertionPointToStart(runLoop.getBody());
+    row = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, runBlock, cIdx(kb, run)),
+        runLoop.getInductionVar());
+    columnPartials.assign(runLoop.getRegionIterArgs().begin(),
+                          runLoop.getRegionIterArgs().end());
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
 
@@ -2345,6 +2439,35 @@ LogicalResult RowKernel::emit() {
       }
       memref::StoreOp::create(ib, loc, v, buffer, at);
     }
+  }
+  if (accumulating) {
+    // (the next row's block combines reuse the workgroup buffers)
+    if (t > 32)
+      gpu::BarrierOp::create(kb, loc);
+    scf::YieldOp::create(kb, loc, columnPartials);
+    kb.setInsertionPointAfter(runLoop);
+    // Each thread stores its columns' partials: row `runBlock` of each
+    // column sum's partials.
+    bool ragged = numCols % (t * width) != 0;
+    AffineMap identity =
+        AffineMap::getMultiDimIdentityMap(1 + colShape.size(), kb.getContext());
+    for (auto [i, c] : llvm::enumerate(columnSums))
+      for (int64_t k = 0; k < chunks; ++k) {
+        Value col = arith::MulIOp::create(
+            kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(kb, k * t)),
+            cIdx(kb, width));
+        OpBuilder sb = kb;
+        if (ragged) {
+          Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                           col, cIdx(kb, numCols));
+          sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
+                   .getThenBodyBuilder();
+        }
+        SmallVector<Value> idx{runBlock};
+        llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
+        storeColumns(sb, loc, runLoop.getResult(i * chunks + k), c.partial,
+                     identity, idx);
+      }
   }
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
   // (async exchange: every reduction of a cluster kernel exchanges, the first
@@ -3346,9 +3469,200 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   return splitLongRows(generics, name, options, alongRows);
 }
 
+/// A reduction over trailing loops whose inputs read at every loop have a
+/// parallel loop innermost (a sum over the rows of a matrix: what the
+/// planner places on a row kernel's columns, see kfuse::isColumnReduction).
+static bool sumsColumns(linalg::GenericOp g) {
+  if (g.getNumReductionLoops() == 0 || !kfuse::reductionsTrail(g))
+    return false;
+  bool any = false;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(in);
+    if (map.getNumResults() != g.getNumLoops() || !map.isPermutation())
+      continue;
+    if (cast<AffineDimExpr>(map.getResults().back()).getPosition() >=
+        g.getNumParallelLoops())
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// A kernel whose row reductions come with column sums (a layer norm's
+/// backward pass: dx needs each row's statistics, dw and db sum over the
+/// rows). Each column sum C over (columns | rows) becomes a full-space op
+/// computing its terms in the row kernel, and a kernel after it that sums
+/// the terms (in register mode: the blocks' partial sums) into C's output;
+/// the ops that initialize C's output move with it.
+static LogicalResult
+emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
+                   const RowKernelOptions &options) {
+  SmallVector<linalg::GenericOp> sums, rowKernel, later;
+  for (linalg::GenericOp g : generics)
+    if (sumsColumns(g))
+      sums.push_back(g);
+  // (the ops writing a column sum's output before it: its initial value)
+  auto initializes = [&](linalg::GenericOp g) {
+    return g.getNumReductionLoops() == 0 &&
+           llvm::all_of(g.getDpsInits(), [&](Value v) {
+             return llvm::any_of(sums, [&](linalg::GenericOp c) {
+               return c.getDpsInits()[0] == v;
+             });
+           });
+  };
+  MLIRContext *ctx = generics.front()->getContext();
+  SmallVector<RowKernel::ColumnSum> columnSums;
+  SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> terms; // C, E
+  SmallVector<Operation *> created;
+  for (linalg::GenericOp g : generics) {
+    if (initializes(g)) {
+      later.push_back(g);
+      continue;
+    }
+    if (!llvm::is_contained(sums, g)) {
+      rowKernel.push_back(g);
+      continue;
+    }
+    std::optional<Combiner> comb = findCombiner(g);
+    if (!comb)
+      return g.emitError()
+             << "kfuse cannot generate code for 'linalg.generic' yet: the "
+                "column sum of kernel '"
+             << kernelName
+             << "' is not `acc = acc op f(inputs)` with an associative op";
+    unsigned numCols = g.getNumParallelLoops();
+    unsigned numRows = g.getNumReductionLoops();
+    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    // The terms over (rows..., columns...).
+    SmallVector<int64_t> shape(loops.begin() + numCols, loops.end());
+    shape.append(loops.begin(), loops.begin() + numCols);
+    SmallVector<AffineExpr> toKernel;
+    for (unsigned d = 0; d < numCols + numRows; ++d)
+      toKernel.push_back(getAffineDimExpr(d < numCols ? numRows + d : d - numCols,
+                                          ctx));
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : g.getDpsInputOperands())
+      maps.push_back(g.getMatchingIndexingMap(in).replaceDimsAndSymbols(
+          toKernel, {}, numCols + numRows, 0));
+    maps.push_back(AffineMap::getMultiDimIdentityMap(numCols + numRows, ctx));
+    Type accType =
+        cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+    OpBuilder b(generics.front());
+    auto alloc =
+        memref::AllocOp::create(b, g.getLoc(), MemRefType::get(shape, accType));
+    created.push_back(alloc);
+    b.setInsertionPoint(g);
+    Value acc = g.getBody()->getArguments().back();
+    Value term = comb->op->getOperand(0) == acc ? comb->op->getOperand(1)
+                                                : comb->op->getOperand(0);
+    auto e = linalg::GenericOp::create(
+        b, g.getLoc(), TypeRange{}, g.getDpsInputs(), ValueRange{alloc}, maps,
+        SmallVector<utils::IteratorType>(numCols + numRows,
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          IRMapping m;
+          for (auto [arg, v] :
+               llvm::zip(g.getBody()->getArguments().drop_back(),
+                         args.drop_back()))
+            m.map(arg, v);
+          for (Operation &op : g.getBody()->without_terminator()) {
+            if (&op == comb->op)
+              continue;
+            if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+              unsigned d = index.getDim();
+              m.map(index.getResult(),
+                    linalg::IndexOp::create(
+                        nb, nl, d < numCols ? numRows + d : d - numCols));
+              continue;
+            }
+            nb.clone(op, m);
+          }
+          linalg::YieldOp::create(nb, nl, m.lookupOrDefault(term));
+        });
+    for (NamedAttribute a : g->getDiscardableAttrs())
+      e->setAttr(a.getName(), a.getValue());
+    created.push_back(e);
+    rowKernel.push_back(e);
+    terms.push_back({g, e});
+    bool independent = llvm::none_of(g.getDpsInputs(), [&](Value v) {
+      return llvm::any_of(rowKernel, [&](linalg::GenericOp w) {
+        return llvm::is_contained(w.getDpsInits(), v);
+      });
+    });
+    columnSums.push_back({alloc, comb->kind, independent, Value()});
+  }
+  bool alongRows = contiguousAlongRows(rowKernel);
+  RowKernel emitter(rowKernel, kernelName, options, /*threadPerRow=*/false,
+                    alongRows, rowsFillThreads(rowKernel, options.smCount));
+  emitter.columnSums = columnSums;
+  if (failed(emitter.emit()))
+    return failure();
+  // The sums of the partials (or terms), after the row kernel.
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(emitter.launch());
+  for (linalg::GenericOp g : later)
+    g->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+  for (auto [k, ce] : llvm::enumerate(terms)) {
+    linalg::GenericOp c = ce.first;
+    Value partial = emitter.columnSums[k].partial;
+    if (!partial) {
+      // (left to the later kernel as it is)
+      c->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+      later.push_back(c);
+      columnSums[k].terms.getDefiningOp()->erase();
+      continue;
+    }
+    unsigned numCols = c.getNumParallelLoops();
+    auto type = cast<MemRefType>(partial.getType());
+    unsigned lead = type.getRank() - numCols;
+    unsigned n = numCols + lead;
+    SmallVector<AffineExpr> read, out;
+    for (unsigned d = 0; d < lead; ++d)
+      read.push_back(getAffineDimExpr(numCols + d, ctx));
+    for (unsigned d = 0; d < numCols; ++d) {
+      read.push_back(getAffineDimExpr(d, ctx));
+      out.push_back(getAffineDimExpr(d, ctx));
+    }
+    SmallVector<utils::IteratorType> iters(numCols,
+                                           utils::IteratorType::parallel);
+    iters.append(lead, utils::IteratorType::reduction);
+    Combiner comb = *findCombiner(c);
+    auto finish = linalg::GenericOp::create(
+        b, c.getLoc(), TypeRange{}, ValueRange{partial},
+        ValueRange{c.getDpsInits()[0]},
+        ArrayRef<AffineMap>{AffineMap::get(n, 0, read, ctx),
+                            AffineMap::get(n, 0, out, ctx)},
+        iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          IRMapping m;
+          Value a = c.getBody()->getArguments().back();
+          m.map(a, args[1]);
+          m.map(comb.op->getOperand(0) == a ? comb.op->getOperand(1)
+                                            : comb.op->getOperand(0),
+                args[0]);
+          linalg::YieldOp::create(nb, nl, nb.clone(*comb.op, m)->getResult(0));
+        });
+    for (NamedAttribute a : c->getDiscardableAttrs())
+      finish->setAttr(a.getName(), a.getValue());
+    later.push_back(finish);
+    c.erase();
+    if (partial != columnSums[k].terms)
+      columnSums[k].terms.getDefiningOp()->erase();
+  }
+  std::string name = (kernelName + "_columns").str();
+  for (linalg::GenericOp g : later)
+    g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, name));
+  return kfuse::emitRowKernel(later, name, options);
+}
+
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName,
                                    const RowKernelOptions &options) {
+  if (llvm::any_of(generics, sumsColumns) &&
+      llvm::any_of(generics, [](linalg::GenericOp g) {
+        return g.getNumReductionLoops() > 0 && kfuse::reductionsTrail(g) &&
+               !sumsColumns(g) && !kfuse::needsContractionKernel(g);
+      }))
+    return emitWithColumnSums(generics, kernelName, options);
   bool alongRows = contiguousAlongRows(generics);
   if (auto split =
           splitMergedRows(generics, kernelName, options, alongRows))

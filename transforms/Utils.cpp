@@ -232,6 +232,25 @@ bool kfuse::isRowReductionGeneric(Operation *op) {
   return !needsContractionKernel(generic);
 }
 
+bool kfuse::isColumnReduction(Operation *op) {
+  if (!isRowReductionGeneric(op))
+    return false;
+  auto generic = cast<linalg::GenericOp>(op);
+  unsigned rows = generic.getNumParallelLoops();
+  bool any = false;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(in);
+    if (map.getNumResults() != generic.getNumLoops() ||
+        map.getNumResults() == 0)
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() >= rows)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 bool kfuse::isContractionGeneric(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumReductionLoops() == 0 ||

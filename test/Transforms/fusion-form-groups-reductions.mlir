@@ -849,20 +849,19 @@ func.func @matmul_softmax(%a: tensor<16x32xf32>, %b: tensor<32x128xf32>) -> tens
 
 // Square matrices: the sums of x's columns have the extents of the sums of
 // its rows (16 "rows" of 16), but they reduce over the other dimension. The
-// row sum and the row max share their rows and the reads of x: one group.
-// The column sum reads x transposed: no read is shared and its "rows" are
-// x's columns, so it stays a group of its own.
+// row sum and the row max share their rows and the reads of x; the column
+// sum reads x at the same points, its parallel loop on the kernel's columns
+// and its reduced loop on the rows (a column sum, folded by the blocks over
+// the rows they compute): one group of three.
 #tr2 = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func.func @square_row_and_column_sums
-// CHECK: %[[G0:.*]]:2 = fusion.group "g0" "reduction" ins(%{{.*}} : tensor<16x16xf32>) attributes {decisions = ["fused horizontally with an independent sibling that reads the same 1024 B of inputs"]} {
+// CHECK: %[[G0:.*]]:3 = fusion.group "g0" "reduction" ins(%{{.*}} : tensor<16x16xf32>) attributes {decisions = [{{.*}}"sums 1 reduction over the rows it computes (column sums): partials per block of rows, added up by a second kernel"]}
 // CHECK: arith.addf
 // CHECK: arith.maximumf
-// CHECK-NOT: arith.addf
-// CHECK: fusion.yield
-// CHECK: %[[G1:.*]] = fusion.group "g1" "reduction" ins(%{{.*}} : tensor<16x16xf32>) {
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"]}
 // CHECK: arith.addf
-// CHECK: return %[[G0]]#0, %[[G0]]#1, %[[G1]]
+// CHECK: fusion.yield
+// CHECK: return %[[G0]]#0, %[[G0]]#1, %[[G0]]#2
 func.func @square_row_and_column_sums(%x: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16xf32>
@@ -892,20 +891,18 @@ func.func @square_row_and_column_sums(%x: tensor<16x16xf32>) -> (tensor<16xf32>,
   return %rows, %maxs, %cols : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
 
-// Negative (square): y = exp(x) is summed along its rows and along its
-// columns. The column sum reads y transposed, at points of other rows than
-// the row sum's block holds: it may not join y's group (which the row sum
-// shares), and recomputes exp from x instead. (Before, equal extents let
-// all three into one group, which code generation then refused.)
+// Square: y = exp(x) summed along its rows and along its columns. The
+// column sum reads y where the row sum's blocks compute it (y[r, c] at its
+// loops (c | r)): one group, exp computed once per point.
 // CHECK-LABEL: func.func @square_exp_row_and_column_sums
-// CHECK: %[[G0:.*]] = fusion.group "g0" "reduction"
+// CHECK: %[[G0:.*]]:2 = fusion.group "g0" "reduction"
 // CHECK: math.exp
-// CHECK: %[[G1:.*]] = fusion.group "g1" "reduction" ins(%{{.*}} : tensor<16x16xf32>) attributes {decisions = ["operand #0 stays unfused: the merged group would not run over one row space", "recomputes result #0 of op 0 of group 'g0': re-reading its inputs costs 1024 B, materializing 2048 B"]} {
-// CHECK: math.exp
-// CHECK: return %[[G0]], %[[G1]]
+// CHECK-NOT: math.exp
+// CHECK: fusion.yield
+// CHECK: return %[[G0]]#0, %[[G0]]#1
 // PLAN-LABEL: func.func @square_exp_row_and_column_sums
 // PLAN: fusion.group "g0" "reduction"
-// PLAN: fusion.group "g1" "reduction"
+// PLAN-NOT: fusion.group
 // PLAN: return
 func.func @square_exp_row_and_column_sums(%x: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -935,4 +932,48 @@ func.func @square_exp_row_and_column_sums(%x: tensor<16x16xf32>) -> (tensor<16xf
     linalg.yield %v : f32
   } -> tensor<16xf32>
   return %rows, %cols : tensor<16xf32>, tensor<16xf32>
+}
+
+// Negative: a column sum whose result the rows read (x minus its column
+// sums, summed along the rows) needs every row before any row can use it:
+// it runs apart from the row sum (with the subtraction, over its own rows:
+// x's columns), and the row sum's group reads the difference.
+// CHECK-LABEL: func.func @column_sum_read_by_rows
+// CHECK: %[[C:.*]] = fusion.group "g0" "reduction"
+// CHECK: fusion.group "g1" "reduction" ins(%[[C]] : tensor<16x32xf32>) attributes {decisions = ["operand #0 stays unfused: the merged group would not run over one row space"]}
+#colb = affine_map<(d0, d1) -> (d1)>
+func.func @column_sum_read_by_rows(%x: tensor<16x32xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ec = tensor.empty() : tensor<32xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %e2 = tensor.empty() : tensor<16x32xf32>
+  %cacc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%ec : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<32xf32>
+  %racc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%er : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16xf32>
+  %cols = linalg.generic {indexing_maps = [#tr2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x32xf32>) outs(%cacc : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #colb, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %cols : tensor<16x32xf32>, tensor<32xf32>) outs(%e2 : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %v = arith.subf %in, %m : f32
+    linalg.yield %v : f32
+  } -> tensor<16x32xf32>
+  %rows = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%c : tensor<16x32xf32>) outs(%racc : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %rows : tensor<16xf32>
 }

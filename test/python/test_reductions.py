@@ -941,47 +941,77 @@ def test_split_statistics_with_a_stored_result_store_it_in_a_third_kernel():
     assert store["sectors"] * 32 == store["bytes"] == xs.nbytes
 
 
-@pytest.mark.parametrize("rows,cols", [(128, 128), (64, 256)])
-def test_layernorm_backward_sums_columns_apart_from_rows(rows, cols):
-    # Layer normalization's backward pass: dx needs row statistics, dw and
-    # db sum over the rows. On a square matrix the column sums have the
-    # extents of the row sums, which once let them into the rows' group
-    # (one block per row cannot sum a column: code generation refused, at
-    # 8192 x 8192 too). They run in kernels of their own; numerics on the
-    # CPU and through the PTX emulator.
+def _layernorm_backward(r, c):
     from kfuse import builder as kb
+    p = kb.Program("ln_bwd")
+    x = p.input("x", (r, c), "f32")
+    dy = p.input("dy", (r, c), "f32")
+    w = p.input("w", (c,), "f32")
+    d = x - x.mean(axis=1, keepdims=True)
+    rstd = kb.rsqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
+    xhat = d * rstd
+    g = dy * w
+    p.output(rstd * (g - g.mean(axis=1, keepdims=True)
+                     - xhat * (g * xhat).mean(axis=1, keepdims=True)), name="dx")
+    p.output((dy * xhat).sum(axis=0), name="dw")
+    p.output(dy.sum(axis=0), name="db")
+    return p
 
-    def program(r, c):
-        p = kb.Program("ln_bwd")
-        x = p.input("x", (r, c), "f32")
-        dy = p.input("dy", (r, c), "f32")
-        w = p.input("w", (c,), "f32")
-        d = x - x.mean(axis=1, keepdims=True)
-        rstd = kb.rsqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
-        xhat = d * rstd
-        g = dy * w
-        p.output(rstd * (g - g.mean(axis=1, keepdims=True)
-                         - xhat * (g * xhat).mean(axis=1, keepdims=True)), name="dx")
-        p.output((dy * xhat).sum(axis=0), name="dw")
-        p.output(dy.sum(axis=0), name="db")
-        return p
 
-    p = program(rows, cols)
-    rng = np.random.default_rng(9)
-    args = [rng.standard_normal(s).astype(np.float32) for _, s, _ in p.inputs]
-    x, dy, w = (a.astype(np.float64) for a in args)
+def _layernorm_backward_reference(x, dy, w):
+    x, dy, w = (a.astype(np.float64) for a in (x, dy, w))
     d = x - x.mean(1, keepdims=True)
     rstd = 1 / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
     xhat, g = d * rstd, dy * w
-    want = (rstd * (g - g.mean(1, keepdims=True) - xhat * (g * xhat).mean(1, keepdims=True)),
+    return (rstd * (g - g.mean(1, keepdims=True) - xhat * (g * xhat).mean(1, keepdims=True)),
             (dy * xhat).sum(0), dy.sum(0))
-    for got in (kfuse.compile(p, target="cpu")(*args),
-                kfuse.compile(p, target="cuda", chip="sm_90").emulate(*args)):
+
+
+@pytest.mark.parametrize("rows,cols,strategy,folds", [
+    (128, 128, {}, False),                     # a block per row, terms stored
+    (128, 128, {"sm_count": 1}, True),         # square: blocks fold 4 rows each
+    (256, 1024, {"sm_count": 4}, True),
+    (60, 3000, {"sm_count": 1}, True),         # ragged last chunk
+    (64, 256, {"sm_count": 2, "row_chunks": 0}, False),  # streamed rows
+])
+def test_layernorm_backward_sums_columns_in_the_row_kernel(rows, cols, strategy, folds):
+    # Layer normalization's backward pass: dx needs row statistics, dw and
+    # db sum over the rows. One group: the column sums' parallel loops run
+    # on the row kernel's columns and their reduced loops on its rows. In
+    # register mode each block takes a run of rows and folds their terms in
+    # registers, storing one row of partial sums, which a second kernel adds
+    # up: x and dy are read once. Otherwise dw's terms are stored and db
+    # (which reads only dy) is left to the second kernel. (On a square
+    # matrix the column sums have the extents of the row sums: they once
+    # landed among the rows, which code generation refused.)
+    p = _layernorm_backward(rows, cols)
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal(s).astype(np.float32) for _, s, _ in p.inputs]
+    want = _layernorm_backward_reference(*args)
+    cuda = kfuse.compile(p, target="cuda", chip="sm_90", **strategy)
+    assert [g.kind for g in cuda.report.groups] == ["reduction"]
+    # the row kernel, then the column sums' kernel (split in two where the
+    # sums are long and few)
+    assert 2 <= len(cuda.plan.steps) <= 3
+    for got in (kfuse.compile(p, target="cpu")(*args), cuda.emulate(*args)):
         for name, gv, wv in zip(("dx", "dw", "db"), got, want):
             np.testing.assert_allclose(gv, wv, rtol=1e-4, atol=1e-4, err_msg=name)
-    f = kfuse.compile(program(8192, 8192), target="cuda", chip="sm_90")
-    groups = [g for g in f.report.groups if g.kind == "reduction"]
-    assert len(groups) == 3, [g.name for g in groups]
+    row_kernel = cuda.emulator.last_stats[0]["load"]["by_buffer"]
+    if folds:
+        # x and dy read once, by the row kernel alone
+        assert row_kernel[0] == row_kernel[1] == args[0].nbytes
+        later = [s["load"]["by_buffer"] for s in cuda.emulator.last_stats[1:]]
+        assert not any(0 in b or 1 in b for b in later)
+
+
+def test_layernorm_backward_at_8192_folds_runs_of_32_rows():
+    f = kfuse.compile(_layernorm_backward(8192, 8192), target="cuda", chip="sm_90")
+    assert [g.kind for g in f.report.groups] == ["reduction"]
+    first = f.plan.steps[0]
+    # 256 blocks of 32 rows each (about two blocks of 512 threads per SM)
+    assert first.grid == (256, 1, 1) and first.block == (512, 1, 1)
+    assert [s.kernel for s in f.plan.steps[1:]] == ["ln_bwd_g0_columns_partial",
+                                                    "ln_bwd_g0_columns"]
 
 
 def test_nested_reductions_run_as_one():

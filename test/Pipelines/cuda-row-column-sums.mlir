@@ -1,0 +1,115 @@
+// Row maxima and column sums of x[1024 x 256] through the CUDA pipelines.
+// The column sum (loops (column | row), x read as (d1, d0)) joins the rows'
+// group: its parallel loop runs on the row kernel's columns, its reduced
+// loop on the rows. With 4 SMs the row kernel takes runs of 8 rows per block
+// (128 blocks of 32 threads): each thread folds its columns' terms of the
+// run in registers, loop-carried, and stores them as the block's row of the
+// partial sums [128 x 256]; a second kernel adds the partials into the
+// output. x is read once.
+//
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
+// RUN:   | FileCheck %s --check-prefix=PLAN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4})' \
+// RUN:   | FileCheck %s --check-prefix=CODEGEN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4},fusion-target-cuda)' -o %t.mlir
+// RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// With the rows streamed (row-chunks=0) the terms are not kept: the column
+// sum, which reads only x, runs in the second kernel.
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4 row-chunks=0})' \
+// RUN:   | FileCheck %s --check-prefix=STREAM
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr2 = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// PLAN-LABEL: func.func @rows_and_columns
+// PLAN: %[[G:.*]]:3 = fusion.group "g0" "reduction"
+// PLAN: iterator_types = ["parallel", "reduction"]
+// PLAN: arith.maximumf
+// PLAN: iterator_types = ["parallel", "reduction"]
+// PLAN: arith.addf
+// PLAN: fusion.yield
+// PLAN-NOT: fusion.group
+// PLAN: return %[[G]]#0, %[[G]]#1, %[[G]]#2
+
+// CODEGEN-LABEL: func.func @rows_and_columns
+// CODEGEN: %[[PART:.*]] = memref.alloc() : memref<128x256xf32>
+// CODEGEN: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%{{.*}} : memref<1024x256xf32>, {{.*}}%[[PART]] : memref<128x256xf32>
+// CODEGEN: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0_columns{{.*}}args(%[[PART]] : memref<128x256xf32>
+// CODEGEN-NOT: gpu.launch_func
+// CODEGEN: return
+// The row kernel: a loop over the block's 8 rows carrying two vectors of
+// partials (the thread's two chunks of 4 columns), then the partials'
+// stores. (One warp per block: no workgroup buffer, so no barrier between
+// rows.)
+// CODEGEN: gpu.func @rows_and_columns_g0(
+// CODEGEN-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 128, 1, 1>
+// CODEGEN: %[[LOOP:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>)
+// CODEGEN: vector.load
+// CODEGEN: vector.load
+// CODEGEN: arith.maximumf
+// CODEGEN-DAG: %[[N0:.*]] = arith.addf %{{.*}}, %[[A0]] {{.*}}: vector<4xf32>
+// CODEGEN-DAG: %[[N1:.*]] = arith.addf %{{.*}}, %[[A1]] {{.*}}: vector<4xf32>
+// CODEGEN-NOT: gpu.barrier
+// CODEGEN: scf.yield %[[N0]], %[[N1]] : vector<4xf32>, vector<4xf32>
+// CODEGEN: vector.store %[[LOOP]]#0
+// CODEGEN: vector.store %[[LOOP]]#1
+// CODEGEN: gpu.return
+
+// The loop: two 16-byte loads per row, 8 adds into the partials, and after
+// it two 16-byte stores of them.
+// PTX: .entry rows_and_columns_g0(
+// PTX-COUNT-8: add.rn.f32
+// PTX-NOT: bar.sync
+// PTX: ld.global.v4.b32
+// PTX: ld.global.v4.b32
+// PTX: ret;
+// PTX: .entry rows_and_columns_g0_columns
+
+// STREAM-LABEL: func.func @rows_and_columns
+// STREAM-SAME: (%[[X:[^:]*]]: memref<1024x256xf32>
+// STREAM: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0 blocks in (%c1024, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[X]] : memref<1024x256xf32>, %{{.*}} : memref<1024x256xf32>, %{{.*}} : memref<1024xf32>)
+// STREAM: memref.expand_shape %[[X]]
+// STREAM: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0_columns_partial
+// STREAM: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0_columns
+func.func @rows_and_columns(%x: tensor<1024x256xf32>) -> (tensor<1024xf32>, tensor<256xf32>, tensor<1024x256xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %er = tensor.empty() : tensor<1024xf32>
+  %ec = tensor.empty() : tensor<256xf32>
+  %e2 = tensor.empty() : tensor<1024x256xf32>
+  %macc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%ninf : f32) outs(%er : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1024xf32>
+  %cacc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%ec : tensor<256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<256xf32>
+  %max = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x256xf32>) outs(%macc : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.maximumf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<1024xf32>
+  %sum = linalg.generic {indexing_maps = [#tr2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x256xf32>) outs(%cacc : tensor<256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<256xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1024x256xf32>) outs(%e2 : tensor<1024x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.mulf %in, %two : f32
+    linalg.yield %v : f32
+  } -> tensor<1024x256xf32>
+  return %max, %sum, %y : tensor<1024xf32>, tensor<256xf32>, tensor<1024x256xf32>
+}
