@@ -10,7 +10,9 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
              [f"softmax_w{w}" for w in SOFTMAX_WIDTHS] +
              # beyond the table: reductions over leading dimensions
              ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw", "softmax_nchw",
-              "bn_train_nhwc"])
+              "bn_train_nhwc",
+              # a row kernel with column sums: layer norm's backward pass
+              "layernorm_bwd"])
 
 
 def _xent_text(rows, cols):
@@ -120,7 +122,32 @@ def programs(rows=None):
     # kernel storing y (x read twice).
     batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
                (0, 1, 2))
+    # Layer norm's backward pass from x, dy and the weight (statistics
+    # recomputed): dx per row, dw and db summed over the rows.
+    p = kb.Program("layernorm_bwd")
+    x = p.input("x", (r(8192), 8192), "f32")
+    dy = p.input("dy", (r(8192), 8192), "f32")
+    w = p.input("w", (8192,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    rstd = kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5)
+    xhat = c * rstd
+    g = dy * w
+    p.output(rstd * (g - g.mean(axis=-1, keepdims=True)
+                     - xhat * (g * xhat).mean(axis=-1, keepdims=True)), name="dx")
+    p.output((dy * xhat).sum(axis=0), name="dw")
+    p.output(dy.sum(axis=0), name="db")
+    progs["layernorm_bwd"] = p
     return progs
+
+
+def _layernorm_bwd(x, dy, w):
+    import torch
+    c = x - x.mean(-1, keepdim=True)
+    rstd = torch.rsqrt((c * c).mean(-1, keepdim=True) + 1e-5)
+    xhat = c * rstd
+    g = dy * w
+    dx = rstd * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
+    return dx, (dy * xhat).sum(0), dy.sum(0)
 
 
 def torch_reference(name):
@@ -142,6 +169,7 @@ def torch_reference(name):
         "softmax_nchw": lambda x: torch.softmax(x, dim=1),
         "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
             x.var((0, 1, 2), unbiased=False) + 1e-5),
+        "layernorm_bwd": _layernorm_bwd,
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]
