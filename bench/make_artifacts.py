@@ -156,20 +156,9 @@ def reduction_programs(rows=256, cols=1000):
     # `_fold` copy is compiled for 8 SMs (_test_options) so that its blocks
     # fold runs of rows into partials even at this size, with a ragged last
     # chunk (1000 columns over 64 threads of 4).
+    from suite import layernorm_backward
     for suffix in ("", "_fold"):
-        p = kb.Program(f"layernorm_bwd{suffix}_f32")
-        x = p.input("x", (rows, cols), "f32")
-        dy = p.input("dy", (rows, cols), "f32")
-        w = p.input("w", (cols,), "f32")
-        c = x - x.mean(axis=-1, keepdims=True)
-        rstd = kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5)
-        xhat = c * rstd
-        g = dy * w
-        p.output(rstd * (g - g.mean(axis=-1, keepdims=True)
-                         - xhat * (g * xhat).mean(axis=-1, keepdims=True)), name="dx")
-        p.output((dy * xhat).sum(axis=0), name="dw")
-        p.output(dy.sum(axis=0), name="db")
-        progs.append(p)
+        progs.append(layernorm_backward(f"layernorm_bwd{suffix}_f32", rows, cols))
     return progs
 
 

@@ -122,12 +122,18 @@ def programs(rows=None):
     # kernel storing y (x read twice).
     batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
                (0, 1, 2))
-    # Layer norm's backward pass from x, dy and the weight (statistics
-    # recomputed): dx per row, dw and db summed over the rows.
-    p = kb.Program("layernorm_bwd")
-    x = p.input("x", (r(8192), 8192), "f32")
-    dy = p.input("dy", (r(8192), 8192), "f32")
-    w = p.input("w", (8192,), "f32")
+    progs["layernorm_bwd"] = layernorm_backward("layernorm_bwd", r(8192), 8192)
+    return progs
+
+
+def layernorm_backward(name, rows, cols):
+    """Layer norm's backward pass from x, dy and the weight (statistics
+    recomputed): dx per row, dw and db summed over the rows."""
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    x = p.input("x", (rows, cols), "f32")
+    dy = p.input("dy", (rows, cols), "f32")
+    w = p.input("w", (cols,), "f32")
     c = x - x.mean(axis=-1, keepdims=True)
     rstd = kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5)
     xhat = c * rstd
@@ -136,8 +142,7 @@ def programs(rows=None):
                      - xhat * (g * xhat).mean(axis=-1, keepdims=True)), name="dx")
     p.output((dy * xhat).sum(axis=0), name="dw")
     p.output(dy.sum(axis=0), name="db")
-    progs["layernorm_bwd"] = p
-    return progs
+    return p
 
 
 def _layernorm_bwd(x, dy, w):
