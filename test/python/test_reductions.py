@@ -1046,3 +1046,52 @@ def test_nested_reductions_run_as_one():
     f = kfuse.compile(n, target="cuda", chip="sm_90")
     assert len(f.plan.kernels) == 2
     np.testing.assert_allclose(f.emulate(xs), (x64.max(3) * -2).max(2), rtol=1e-6)
+
+
+def _rows_with_column_sums(seed):
+    # A random row group with column sums beside it: rows of 1-2 dims,
+    # widths that do and do not divide into vectors, f32/f16/bf16, a max or
+    # mean per row, its terms, and 1-3 sums or maxima over the rows (of the
+    # terms, of the row-normalized values, of an input alone), under kfuse's
+    # default launch shapes, few SMs (blocks fold runs of rows) or streamed
+    # rows.
+    from kfuse import builder as kb
+    rng = np.random.default_rng(seed)
+    rows = tuple(int(rng.choice([1, 2, 3, 5, 8, 16, 33, 64]))
+                 for _ in range(rng.integers(1, 3)))
+    cols = int(rng.choice([7, 32, 100, 256, 300, 1000]))
+    dt = str(rng.choice(["f32", "f32", "f16", "bf16"]))
+    p = kb.Program(f"colsums{seed}")
+    x = p.input("x", rows + (cols,), dt)
+    y = p.input("y", rows + (cols,), dt)
+    over = tuple(range(len(rows)))
+    m = x.max(axis=-1, keepdims=True) if rng.random() < 0.5 else x.mean(axis=-1, keepdims=True)
+    t = kb.exp(x - m) if rng.random() < 0.5 else (x - m) * y
+    s = (t * t).sum(axis=-1, keepdims=True) + 1.0
+    p.output(t / s, name="full")
+    for i in range(rng.integers(1, 4)):
+        pick = rng.random()
+        p.output((t * y).sum(axis=over) if pick < 0.4 else
+                 y.max(axis=over) if pick < 0.6 else
+                 (t / s).sum(axis=over) if pick < 0.8 else y.sum(axis=over), name=f"c{i}")
+    opts = [{}, {"sm_count": 1}, {"sm_count": 4}, {"row_chunks": 0}][seed % 4]
+    return p, dt, opts
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_rows_with_column_sums_emulated(seed):
+    # Through the PTX emulator under strict numerics (per-op rounding like
+    # numpy's reference), against the reference.
+    p, dt, opts = _rows_with_column_sums(seed)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", numerics="strict", **opts)
+    rng = np.random.default_rng(seed + 1000)
+    if dt == "bf16":
+        npdt = pytest.importorskip("ml_dtypes").bfloat16
+    else:
+        npdt = {"f32": np.float32, "f16": np.float16}[dt]
+    args = [rng.standard_normal(s).astype(npdt) for _, s, _ in p.inputs]
+    tol = {"f32": 2e-4, "f16": 3e-2, "bf16": 1e-1}[dt]
+    for got, want in zip(f.emulate(*args), p.reference(*args)):
+        got, want = got.astype(np.float64), want.astype(np.float64)
+        np.testing.assert_allclose(got, want, rtol=tol,
+                                   atol=tol * max(1.0, np.abs(want).max()))
