@@ -326,6 +326,10 @@ def main():
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
                 variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
+            if args.row_variants and name == "layernorm_bwd":
+                # rows each block folds into the column sums' partials (default:
+                # 32 here; 1: every term stored)
+                variants.update({f"fold{n}": dict(row_fold=n) for n in (1, 8, 16, 64)})
             for suffix, opts in variants.items():
                 t0 = time.perf_counter()
                 f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)

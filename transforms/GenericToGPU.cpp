@@ -436,6 +436,12 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     RowKernelOptions rowOptions;
     rowOptions.threads = rowThreads;
     rowOptions.chunksPerThread = rowChunks;
+    if (rowFold < 0) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-fold must be >= 0, got " << rowFold;
+      return signalPassFailure();
+    }
+    rowOptions.foldRows = rowFold;
     rowOptions.maxCluster = rowCluster;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";

@@ -493,6 +493,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"4",
            "Vector chunks of its row each thread keeps in registers (the "
            "block size follows from the row width; 0: stream every row)">,
+    Option<"rowFold", "row-fold", "int64_t", /*default=*/"0",
+           "Column sums beside row reductions, rows in registers: each block "
+           "folds a run of consecutive rows (the largest divisor of the rows "
+           "up to this) into partials, one row of them per block (0: runs "
+           "that leave about 1024 threads per SM; 1: store every term)">,
     Option<"rowOnline", "row-online", "bool", /*default=*/"true",
            "Streaming row kernels fold a max and the sum of exp(e - max), "
            "and a mean and the sum of squared deviations from it, in one "

@@ -98,6 +98,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       llvm::cl::desc("Row-kernel vector chunks per thread kept in registers "
                      "(0: stream every row)"),
       llvm::cl::init(4)};
+  Option<int64_t> rowFold{
+      *this, "row-fold",
+      llvm::cl::desc("Column sums beside row reductions: rows each block "
+                     "folds into partials (the largest divisor of the rows "
+                     "up to this; 0: chosen from the SM count; 1: store "
+                     "every term)"),
+      llvm::cl::init(0)};
   Option<int64_t> rowCluster{
       *this, "row-cluster",
       llvm::cl::desc("Most blocks per cluster for rows too long for one "
@@ -186,6 +193,13 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowChunks)));
     return;
   }
+  if (o.rowFold < 0) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-fold must be >= 0 (0: from the SM count), "
+        "got " +
+        std::to_string(o.rowFold)));
+    return;
+  }
   bool clusters = std::stoi(o.chip.getValue().substr(3)) >= 90;
   int64_t cluster = o.rowCluster == -1 ? (clusters ? 8 : 0) : o.rowCluster;
   if (cluster != 0 && cluster != 1 && cluster != 2 && cluster != 4 &&
@@ -216,7 +230,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "unroll={3} blocks-per-sm={4}},"
           "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
-          "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11}}),"
+          "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
+          "row-fold={12}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -226,7 +241,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
-          o.rowExchange.getValue())
+          o.rowExchange.getValue(), o.rowFold.getValue())
           .str());
 }
 

@@ -240,7 +240,7 @@ public:
             const RowKernelOptions &options, bool threadPerRow,
             bool alongRows = false, bool rowsFill = false)
       : generics(generics), name(name), threads(options.threads),
-        chunksPerThread(options.chunksPerThread),
+        chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster), online(options.online),
         asyncExchange(options.asyncExchange), smCount(options.smCount),
         contraction(llvm::any_of(generics,
@@ -313,6 +313,7 @@ private:
   StringRef name;
   int64_t threads;
   int64_t chunksPerThread; // register mode: chunks each thread aims for
+  int64_t foldRows;        // column sums: most rows a block folds (0: auto)
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
@@ -2150,14 +2151,20 @@ LogicalResult RowKernel::emit() {
   int64_t run = 1;
   if (!columnSums.empty() && chunks > 0 && cluster == 1 &&
       rowsPerBlock == 1 && !perThread && !contraction) {
-    int64_t target = smCount * std::max<int64_t>(1, 1024 / t);
-    int64_t best = numRows;
-    for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
-      if (numRows % s == 0 &&
-          std::abs(numRows / s - target) <= std::abs(best - target)) {
-        best = numRows / s;
-        run = s;
-      }
+    if (foldRows > 0) {
+      for (int64_t s = std::min(foldRows, numRows); s > 1 && run == 1; --s)
+        if (numRows % s == 0)
+          run = s;
+    } else {
+      int64_t target = smCount * std::max<int64_t>(1, 1024 / t);
+      int64_t best = numRows;
+      for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
+        if (numRows % s == 0 &&
+            std::abs(numRows / s - target) <= std::abs(best - target)) {
+          best = numRows / s;
+          run = s;
+        }
+    }
   }
   accumulating = run > 1;
   if (accumulating)

@@ -17,6 +17,10 @@ struct RowKernelOptions {
   /// Vector chunks of its row each thread keeps in registers; 0 streams
   /// every row instead.
   int64_t chunksPerThread = 4;
+  /// Column sums beside row reductions (register mode): each block folds a
+  /// run of consecutive rows, the largest divisor of the rows up to this
+  /// (0: runs that leave about 1024 threads per SM; 1: every term stored).
+  int64_t foldRows = 0;
   /// > 1: rows too long for one block's registers spread over a
   /// thread-block cluster of up to that many blocks (sm_90 and later).
   int64_t maxCluster = 0;

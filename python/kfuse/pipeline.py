@@ -44,6 +44,10 @@ class Options:
                                # cluster of up to this many blocks (2, 4, 8, 16; sm_90+;
                                # 16 is beyond CUDA's portable 8, the runtime opts in);
                                # 0: stream; None: the chip's (8 on sm_90+, else 0)
+    row_fold: int = 0          # column sums beside row reductions: rows each block
+                               # folds into partials (the largest divisor of the
+                               # rows up to this; 0: from the SM count; 1: store
+                               # every term)
     row_exchange: str = "barrier"  # how a cluster's blocks combine their totals:
                                # "barrier" (published, a cluster barrier per
                                # reduction) or "async" (st.async into every block,
@@ -65,7 +69,7 @@ class Options:
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
-        for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks"):
+        for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
             if not isinstance(v, int) or isinstance(v, bool) or v < least:
@@ -81,7 +85,7 @@ class Options:
                        f"threads={self.threads} unroll={self.unroll} "
                        f"blocks-per-sm={self.blocks_per_sm} row-chunks={self.row_chunks} "
                        f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
-                       f"row-exchange={self.row_exchange} "
+                       f"row-exchange={self.row_exchange} row-fold={self.row_fold} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

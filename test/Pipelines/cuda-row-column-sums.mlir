@@ -15,6 +15,14 @@
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// row-fold=16: runs of 16 rows, 64 blocks; a negative row-fold is refused.
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4 row-fold=16})' \
+// RUN:   | FileCheck %s --check-prefix=FOLD16
+// FOLD16: memref.alloc() : memref<64x256xf32>
+// FOLD16: known_grid_size = array<i32: 64, 1, 1>
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-fold=-1})' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BADFOLD
+// BADFOLD: fusion-codegen-cuda: row-fold must be >= 0 (0: from the SM count), got -1
 // With the rows streamed (row-chunks=0) the terms are not kept: the column
 // sum, which reads only x, runs in the second kernel.
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4 row-chunks=0})' \

@@ -1095,3 +1095,20 @@ def test_random_rows_with_column_sums_emulated(seed):
         got, want = got.astype(np.float64), want.astype(np.float64)
         np.testing.assert_allclose(got, want, rtol=tol,
                                    atol=tol * max(1.0, np.abs(want).max()))
+
+
+def test_row_fold_sets_the_rows_each_block_folds():
+    # row_fold: the largest divisor of the rows up to it (60 rows, 7: runs of
+    # 6, 10 blocks); 1 stores every term for the second kernel; negative is
+    # an error naming the option.
+    p = _layernorm_backward(60, 300)
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32) for _, s, _ in p.inputs]
+    want = _layernorm_backward_reference(*args)
+    for fold, blocks in ((7, 10), (1, 60), (60, 1)):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_fold=fold)
+        assert f.plan.steps[0].grid == (blocks, 1, 1), fold
+        for name, gv, wv in zip(("dx", "dw", "db"), f.emulate(*args), want):
+            np.testing.assert_allclose(gv, wv, rtol=1e-4, atol=1e-4, err_msg=f"{name} {fold}")
+    with pytest.raises(kfuse.CompileError, match="row_fold must be a non-negative integer"):
+        kfuse.compile(p, target="cuda", chip="sm_90", row_fold=-1)
