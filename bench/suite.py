@@ -12,7 +12,9 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
              ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw", "softmax_nchw",
               "bn_train_nhwc",
               # a row kernel with column sums: layer norm's backward pass
-              "layernorm_bwd"])
+              "layernorm_bwd",
+              # softmax over a long leading axis: split, max and sum in one pass
+              "softmax_dim0"])
 
 
 def _xent_text(rows, cols):
@@ -123,6 +125,11 @@ def programs(rows=None):
     batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
                (0, 1, 2))
     progs["layernorm_bwd"] = layernorm_backward("layernorm_bwd", r(8192), 8192)
+    p = kb.Program("softmax_dim0")
+    x = p.input("x", (r(32768), 2048), "f32")
+    e = kb.exp(x - x.max(axis=0, keepdims=True))
+    p.output(e / e.sum(axis=0, keepdims=True), name="y")
+    progs["softmax_dim0"] = p
     return progs
 
 
@@ -175,6 +182,7 @@ def torch_reference(name):
         "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
             x.var((0, 1, 2), unbiased=False) + 1e-5),
         "layernorm_bwd": _layernorm_bwd,
+        "softmax_dim0": lambda x: torch.softmax(x, dim=0),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]

@@ -1461,7 +1461,7 @@ static Value sumTerm(linalg::GenericOp g) {
 }
 
 std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
-  if (!online || perThread)
+  if (!online || contraction)
     return std::nullopt;
   Value term = sumTerm(g);
   if (!term)
@@ -1961,7 +1961,9 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       if (width > 1)
         sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
                                           sum);
-      totals[s] = blockCombine(kb, loc, tid, sum, gpu::AllReduceOperation::ADD);
+      totals[s] = perThread ? sum
+                            : blockCombine(kb, loc, tid, sum,
+                                           gpu::AllReduceOperation::ADD);
     }
   }
   return success();
@@ -2752,6 +2754,59 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (w && !isFull(w))
         centered[red] = {sub, *c, qBuffer};
     }
+  // Likewise a sum of exp(e - m) with m a max of e that the group computes
+  // (a softmax over a leading axis; fast numerics): its partials kernel
+  // folds, beside the slice's max m_s (the max's own partial), the sum s_s
+  // of exp(e - m_s); the finishing kernel adds s_s exp(m_s - m) over the
+  // slices (nothing for a slice that is all -inf, unless m is -inf too:
+  // then NaN, as exp(-inf - -inf) in the two-pass sum). It joins the max's
+  // wave. Here e is a group input the max reads at the same points.
+  struct SplitOnline {
+    linalg::GenericOp max;
+    unsigned mArg; // m's operand in the sum
+  };
+  llvm::DenseMap<Operation *, SplitOnline> onlineSums;
+  if (options.online)
+    for (linalg::GenericOp red : reductions) {
+      Value term = sumTerm(red);
+      auto exp = term ? term.getDefiningOp<math::ExpOp>() : math::ExpOp();
+      if (centered.contains(red) || !exp || !term.hasOneUse())
+        continue;
+      auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+      if (!sub || !sub->hasOneUse())
+        continue;
+      auto m = dyn_cast<BlockArgument>(sub.getRhs());
+      auto e = dyn_cast<BlockArgument>(sub.getLhs());
+      unsigned numIns = red.getNumDpsInputs();
+      if (!m || !e || m.getOwner() != red.getBody() ||
+          e.getOwner() != red.getBody() || !m.hasOneUse() ||
+          m.getArgNumber() >= numIns || e.getArgNumber() >= numIns)
+        continue;
+      linalg::GenericOp max =
+          writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
+      std::optional<Combiner> mc =
+          max ? findCombiner(max) : std::optional<Combiner>();
+      if (!max || !llvm::is_contained(reductions, max) || !mc ||
+          !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
+        continue;
+      Value maxAcc = max.getBody()->getArguments().back();
+      auto maxTerm = dyn_cast<BlockArgument>(
+          mc->op->getOperand(mc->op->getOperand(0) == maxAcc ? 1 : 0));
+      if (!maxTerm || maxTerm.getOwner() != max.getBody() ||
+          maxTerm.getArgNumber() >= max.getNumDpsInputs())
+        continue;
+      OpOperand *eIn = red.getDpsInputOperand(e.getArgNumber());
+      OpOperand *mIn = max.getDpsInputOperand(maxTerm.getArgNumber());
+      Type type = sub.getType();
+      if (eIn->get() != mIn->get() || writerOf(eIn->get(), red) ||
+          red.getMatchingIndexingMap(eIn) != max.getMatchingIndexingMap(mIn) ||
+          cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType() !=
+              type ||
+          cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
+              type)
+        continue;
+      onlineSums[red] = {max, m.getArgNumber()};
+    }
   // Waves: a reduction's partials can be computed once every row value it
   // reads (through its full-space producers too) is in memory. avail(g) is
   // the wave whose finishing kernel writes g's row value; a row-space op
@@ -2777,6 +2832,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     unsigned i = llvm::find(reductions, g) - reductions.begin();
     unsigned after = 0; // the latest wave whose results it reads
     auto c = centered.find(g);
+    auto o = onlineSums.find(g);
     SmallVector<linalg::GenericOp> worklist{g};
     while (!worklist.empty()) {
       linalg::GenericOp r = worklist.pop_back_val();
@@ -2784,8 +2840,11 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         Value in = inOp->get();
         if (!isa<MemRefType>(in.getType()) ||
             (r == g && c != centered.end() &&
-             inOp->getOperandNumber() == c->second.center.r.getArgNumber()))
-          continue; // (a centered sum's partials do not read q)
+             inOp->getOperandNumber() == c->second.center.r.getArgNumber()) ||
+            (r == g && o != onlineSums.end() &&
+             inOp->getOperandNumber() == o->second.mArg))
+          continue; // (a centered sum's partials do not read q, an online
+                    // sum's not m)
         linalg::GenericOp w = writerOf(in, r);
         if (!w)
           continue; // a group input
@@ -2797,15 +2856,25 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         }
       }
     }
+    // (an online sum's partials are computed beside its max's)
+    if (o != onlineSums.end() &&
+        partialWave.lookup(o->second.max) != after + 1) {
+      after = std::max(after, avail.lookup(o->second.max));
+      onlineSums.erase(o);
+      o = onlineSums.end();
+    }
     unsigned wave = after + 1;
-    // (a centered sum finishes once q is ready)
+    // (a centered sum finishes once q is ready, an online sum once m is)
     if (c != centered.end())
       wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
+    if (o != onlineSums.end())
+      wave = std::max(wave, avail.lookup(o->second.max));
     // (its init, combined into in the finishing kernel, must be ready then)
     if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
       wave = std::max(wave, avail.lookup(w));
     avail[g] = wave;
-    partialWave[g] = c != centered.end() ? after + 1 : wave;
+    partialWave[g] =
+        c != centered.end() || o != onlineSums.end() ? after + 1 : wave;
     waves = std::max(waves, wave);
   }
   // (a full-space value both the partials kernels and the storing kernel
@@ -2852,6 +2921,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   SmallVector<Operation *> created;
   // Partials a split generic reads as such (a slice's sum, at its slice).
   llvm::DenseSet<Value> readAsPartial;
+  // The split view of each group input, one for all (an online sum sees
+  // that it reads what its max reads).
+  llvm::DenseMap<Value, Value> inputViews;
   auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
                    Value partialInit) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
@@ -2879,6 +2951,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           r.push_back(e.replaceDims(moved));
         }
       }
+      if (Value view = inputViews.lookup(o.get());
+          view && splitDim >= 0 && !isInit)
+        v = view;
       if (splitDim >= 0 && v == o.get()) {
         auto type = cast<MemRefType>(v.getType());
         if (!type.getLayout().isIdentity())
@@ -2900,6 +2975,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         created.push_back(v.getDefiningOp());
         if (isInit)
           buffers.map(o.get(), v);
+        else if (!lastWriterBefore(generics, o.get(), generics.size()))
+          inputViews[o.get()] = v;
       }
       (isInit ? outs : ins).push_back(v);
       maps.push_back(AffineMap::get(n, 0, r, ctx));
@@ -3097,6 +3174,26 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                  {centeredVariant(b, red, c->second, p[0], false), p[2]}};
         for (auto [variant, partial] : parts)
           created.push_back(variant);
+      } else if (auto o = onlineSums.find(red); o != onlineSums.end()) {
+        // The sum of exp(e - m_s), m_s the slice's max: a copy of the sum
+        // reading the max's partials in place of m.
+        Value maxPartials = partialsOf[o->second.max][0];
+        readAsPartial.insert(maxPartials);
+        auto variant = cast<linalg::GenericOp>(b.clone(*red.getOperation()));
+        variant->setOperand(o->second.mArg, maxPartials);
+        // (split reads it at the slice; this map only gives the rank)
+        SmallVector<AffineExpr> at;
+        for (auto [d, it] : llvm::enumerate(iters))
+          if (it == utils::IteratorType::parallel)
+            at.push_back(getAffineDimExpr(d, ctx));
+        at.insert(alongRows ? at.begin() : at.end(),
+                  getAffineConstantExpr(0, ctx));
+        SmallVector<AffineMap> maps = variant.getIndexingMapsArray();
+        maps[o->second.mArg] = AffineMap::get(loops.size(), 0, at, ctx);
+        variant.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+        created.push_back(variant);
+        variants.push_back(variant);
+        parts = {{variant, partialsOf[red][0]}};
       } else {
         parts = {{red, partialsOf[red][0]}};
       }
@@ -3172,6 +3269,57 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     return finish;
   };
 
+  // An online sum's finish: init + sum over the slices of s_s exp(m_s - m),
+  // m_s the slices' maxima, m read at the row.
+  auto finishOnline = [&](OpBuilder &fb, linalg::GenericOp s,
+                          SplitOnline o) {
+    Combiner comb = *findCombiner(s);
+    Type type =
+        cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType();
+    AffineMap slices = AffineMap::get(rows + 1, 0, partialRead, ctx);
+    SmallVector<utils::IteratorType> overSlices(rows,
+                                                utils::IteratorType::parallel);
+    overSlices.push_back(utils::IteratorType::reduction);
+    auto renamedMap = [&](OpOperand *op) {
+      return s.getMatchingIndexingMap(op).replaceDimsAndSymbols(renamed, {},
+                                                                rows + 1, 0);
+    };
+    auto finish = linalg::GenericOp::create(
+        fb, loc, TypeRange{},
+        ValueRange{partialsOf[s][0], partialsOf[o.max][0],
+                   s.getDpsInputs()[o.mArg]},
+        ValueRange{s.getDpsInits()[0]},
+        ArrayRef<AffineMap>{slices, slices,
+                            renamedMap(s.getDpsInputOperand(o.mArg)),
+                            renamedMap(s.getDpsInitOperand(0))},
+        overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value ninf = floatConstant(nb, nl, type, 0, -1);
+          Value scaled = arith::MulFOp::create(
+              nb, nl, args[0],
+              math::ExpOp::create(
+                  nb, nl, arith::SubFOp::create(nb, nl, args[1], args[2])));
+          // (a slice all -inf adds nothing where the row has a finite max)
+          Value empty = arith::AndIOp::create(
+              nb, nl,
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                    args[1], ninf),
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNE,
+                                    args[2], ninf));
+          Value term = arith::SelectOp::create(
+              nb, nl, empty, floatConstant(nb, nl, type, 0), scaled);
+          IRMapping m;
+          Value acc = s.getBody()->getArguments().back();
+          m.map(acc, args[3]);
+          m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
+                                              : comb.op->getOperand(0),
+                term);
+          linalg::YieldOp::create(nb, nl, nb.clone(*comb.op, m)->getResult(0));
+        });
+    for (NamedAttribute a : s->getDiscardableAttrs())
+      finish->setAttr(a.getName(), a.getValue());
+    return finish;
+  };
+
   // Then each finishing kernel, before the next wave's partials: the
   // combines of the wave's partials into the reductions' inits and the
   // row-space ops of the wave, in program order.
@@ -3189,6 +3337,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       }
       if (auto c = centered.find(g); c != centered.end()) {
         second.push_back(finishCentered(fb, g, c->second));
+        continue;
+      }
+      if (auto o = onlineSums.find(g); o != onlineSums.end()) {
+        second.push_back(finishOnline(fb, g, o->second));
         continue;
       }
       Combiner comb = *findCombiner(g);

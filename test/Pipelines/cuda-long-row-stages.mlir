@@ -2,13 +2,16 @@
 //
 // Few long rows with two reductions (a log-sum-exp over 3 rows of 100000:
 // the maximum, then the sum of exp(x - max)): one block per row (or a
-// cluster of 8 per row) would leave most of the 132 SMs idle, so each
-// reduction runs as a partials kernel over row slices (here 16 slices of
-// 6250 columns: 48 blocks) and a finishing kernel. The maximum is finished
-// (and stored) before the second partials kernel, which reads it; the last
-// kernel combines the sums and runs the epilogue (log, + max). A group that
-// writes a full-space result (a softmax) is not split: its rows are read once
-// in one kernel.
+// cluster of 8 per row) would leave most of the 132 SMs idle, so the
+// reductions run as a partials kernel over row slices (here 16 slices of
+// 6250 columns: 48 blocks) and a finishing kernel. With fast numerics the
+// sum does not wait for the maximum: each slice folds its own maximum m_s
+// and the sum of exp(x - m_s) in one pass (online), and the finishing
+// kernel combines the maxima, then adds s_s exp(m_s - max) and runs the
+// epilogue (log, + max): x is read once. Under strict numerics the maximum
+// is finished (and stored) before a second partials kernel reads it. A
+// group that writes a full-space result (a softmax) is not split: its rows
+// are read once in one kernel.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' | FileCheck %s
@@ -22,25 +25,33 @@
 // CHECK-SAME: %[[OUT:[^:]*]]: memref<3xf32>
 // CHECK: %[[P1:.*]] = memref.alloc() : memref<3x16xf32>
 // CHECK: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [3, 16, 6250]
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[P1]] : memref<3x16xf32>)
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P1]] : memref<3x16xf32>, %{{.*}} : memref<3xf32>, %[[MAX:.*]] : memref<3xf32>)
-// CHECK: %[[P2:.*]] = memref.alloc() : memref<3x16xf32>
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial2 blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[MAX]] : memref<3xf32>, %[[P2]] : memref<3x16xf32>)
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P2]] : memref<3x16xf32>, %{{.*}} : memref<3xf32>, %[[MAX]] : memref<3xf32>, %[[OUT]] : memref<3xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[P1]] : memref<3x16xf32>, %[[P2:.*]] : memref<3x16xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P1]] : memref<3x16xf32>, %[[P2]] : memref<3x16xf32>, %[[OUT]] : memref<3xf32>)
 // CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: func.func @softmax(
 // CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|24}}, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
+// One loop over the slice folds the maximum and the rescaled sum; the
+// finishing kernel rescales each slice's sum to the row's maximum.
 // KERN: gpu.func @lse_g0_partial(
-// KERN: arith.maximumf %{{.*}}, %shuffleResult
-// KERN: gpu.func @lse_g0_combine1(
-// KERN: arith.maximumf %{{.*}}, %shuffleResult
-// KERN: gpu.func @lse_g0_partial2(
+// KERN: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>)
 // KERN: math.exp
+// KERN: arith.maximumf %{{.*}}, %shuffleResult
 // KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: gpu.func @lse_g0(
+// KERN: arith.maximumf %{{.*}}, %shuffleResult
+// KERN: math.exp
 // KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: math.log
+// Strict numerics: the maximum first, then the sum around it.
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{numerics=strict})' | FileCheck %s --check-prefix=STRICT
+// STRICT-LABEL: func.func @lse(
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1)
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks in (%c3, %c1, %c1)
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial2 blocks in (%c48, %c1, %c1)
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1)
+// STRICT-NOT: gpu.launch_func
+// STRICT-LABEL: func.func @softmax(
 
 func.func @lse(%arg0: tensor<3x100000xf32> {kfuse.name = "x"}) -> (tensor<3xf32> {kfuse.name = "lse"}) {
   %c2 = arith.constant 0xFF800000 : f32

@@ -1112,3 +1112,53 @@ def test_row_fold_sets_the_rows_each_block_folds():
             np.testing.assert_allclose(gv, wv, rtol=1e-4, atol=1e-4, err_msg=f"{name} {fold}")
     with pytest.raises(kfuse.CompileError, match="row_fold must be a non-negative integer"):
         kfuse.compile(p, target="cuda", chip="sm_90", row_fold=-1)
+
+
+@pytest.mark.parametrize("shape,axis,strategy,reads", [
+    ((8192, 16), 0, {"sm_count": 1}, 2),   # along the rows: partials, finish, store
+    ((6000, 8), 0, {"sm_count": 1}, 2),    # 6000 rows: slices of 375
+    ((3, 100000), 1, {}, 1),               # few long rows: log-sum-exp only
+])
+def test_split_softmax_folds_max_and_sum_together(shape, axis, strategy, reads):
+    # A reduction split into slices (partials, then a finishing kernel) with
+    # a sum of exp(x - max) beside its max: with fast numerics each slice
+    # folds its own max m_s and the sum of exp(x - m_s) in one pass, and the
+    # finish adds s_s exp(m_s - max): one wave, x read once for both. Slices
+    # all -inf add nothing unless the whole row is -inf (NaN, as in two
+    # passes); +inf and NaN give NaN where the two-pass softmax does.
+    from kfuse import builder as kb
+    p = kb.Program("split_softmax")
+    x = p.input("x", shape, "f32")
+    m = x.max(axis=axis, keepdims=True)
+    e = kb.exp(x - m)
+    s = e.sum(axis=axis, keepdims=True)
+    if reads == 2:
+        p.output(e / s, name="y")
+    else:
+        p.output(kb.log(s) + m, name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **strategy)
+    assert not any(s.kernel.endswith(("_combine1", "_partial2")) for s in f.plan.steps)
+    rng = np.random.default_rng(0)
+    xs = (rng.standard_normal(shape) * 3).astype(np.float32)
+    lines = xs if axis == 1 else xs.T  # (reduced along the last axis of `lines`)
+    lines[0, :] = -np.inf                  # all -inf: NaN
+    lines[1, : lines.shape[1] * 2 // 3] = -np.inf  # whole slices of -inf
+    lines[2, 7] = np.inf
+    lines[-1, 100] = np.nan
+    got = f.emulate(xs)
+    x64 = xs.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        mm = x64.max(axis=axis, keepdims=True)
+        ee = np.exp(x64 - mm)
+        ss = ee.sum(axis=axis, keepdims=True)
+        want = ee / ss if reads == 2 else np.log(ss) + mm
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=2e-5, atol=1e-6)
+    asked = sum(st["load"]["by_buffer"].get(0, 0) for st in f.emulator.last_stats)
+    # (a streamed slice's masked last trip asks for clamped addresses too)
+    assert reads <= asked / xs.nbytes <= reads * 1.15
+    # strict numerics: the max first, then the sum around it, a read more
+    strict = kfuse.compile(p, target="cuda", chip="sm_90", numerics="strict", **strategy)
+    strict.emulate(xs)
+    asked_strict = sum(st["load"]["by_buffer"].get(0, 0) for st in strict.emulator.last_stats)
+    assert asked * (reads + 1) == pytest.approx(asked_strict * reads, rel=0.01)
