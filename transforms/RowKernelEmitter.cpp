@@ -2924,6 +2924,16 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // The split view of each group input, one for all (an online sum sees
   // that it reads what its max reads).
   llvm::DenseMap<Value, Value> inputViews;
+  // How a copy of a reduction reads partials in place of a row value (split
+  // reads them at the slice; this map only gives the rank).
+  AffineMap partialPlaceholder = [&] {
+    SmallVector<AffineExpr> at;
+    for (auto [d, it] : llvm::enumerate(iters))
+      if (it == utils::IteratorType::parallel)
+        at.push_back(getAffineDimExpr(d, ctx));
+    at.insert(alongRows ? at.begin() : at.end(), getAffineConstantExpr(0, ctx));
+    return AffineMap::get(loops.size(), 0, at, ctx);
+  }();
   auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
                    Value partialInit) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
@@ -3031,15 +3041,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         maps.push_back(v.getMatchingIndexingMap(in));
       }
     if (sums) {
-      // (split reads it at the slice; this map only gives the rank)
-      SmallVector<AffineExpr> at;
-      for (auto [d, it] : llvm::enumerate(iters))
-        if (it == utils::IteratorType::parallel)
-          at.push_back(getAffineDimExpr(d, ctx));
-      at.insert(alongRows ? at.begin() : at.end(),
-                getAffineConstantExpr(0, ctx));
       ins.push_back(sums);
-      maps.push_back(AffineMap::get(loops.size(), 0, at, ctx));
+      maps.push_back(partialPlaceholder);
     }
     maps.push_back(v.getMatchingIndexingMap(v.getDpsInitOperand(0)));
     Value term = sumTerm(v);
@@ -3181,15 +3184,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         readAsPartial.insert(maxPartials);
         auto variant = cast<linalg::GenericOp>(b.clone(*red.getOperation()));
         variant->setOperand(o->second.mArg, maxPartials);
-        // (split reads it at the slice; this map only gives the rank)
-        SmallVector<AffineExpr> at;
-        for (auto [d, it] : llvm::enumerate(iters))
-          if (it == utils::IteratorType::parallel)
-            at.push_back(getAffineDimExpr(d, ctx));
-        at.insert(alongRows ? at.begin() : at.end(),
-                  getAffineConstantExpr(0, ctx));
         SmallVector<AffineMap> maps = variant.getIndexingMapsArray();
-        maps[o->second.mArg] = AffineMap::get(loops.size(), 0, at, ctx);
+        maps[o->second.mArg] = partialPlaceholder;
         variant.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
         created.push_back(variant);
         variants.push_back(variant);
@@ -3220,79 +3216,83 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     boundary[waves] = created[start];
   }
 
+  // A finishing generic over (rows..., slice) for reduction `red`: reads
+  // `ins` (partials at `slices`, row values through `red`'s own maps with
+  // the rows renamed: `inMaps`) and combines termOf(their values) into
+  // red's init.
+  AffineMap atSlice = AffineMap::get(rows + 1, 0, partialRead, ctx);
+  auto renamedMap = [&](linalg::GenericOp red, OpOperand *o) {
+    return red.getMatchingIndexingMap(o).replaceDimsAndSymbols(renamed, {},
+                                                               rows + 1, 0);
+  };
+  auto finishOverSlices =
+      [&](OpBuilder &fb, linalg::GenericOp red, ValueRange ins,
+          ArrayRef<AffineMap> inMaps,
+          llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>
+              termOf) {
+        Combiner comb = *findCombiner(red);
+        SmallVector<utils::IteratorType> overSlices(
+            rows, utils::IteratorType::parallel);
+        overSlices.push_back(utils::IteratorType::reduction);
+        SmallVector<AffineMap> maps(inMaps);
+        maps.push_back(renamedMap(red, red.getDpsInitOperand(0)));
+        auto finish = linalg::GenericOp::create(
+            fb, loc, TypeRange{}, ins, ValueRange{red.getDpsInits()[0]}, maps,
+            overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value term = termOf(nb, nl, args.drop_back());
+              IRMapping m;
+              Value acc = red.getBody()->getArguments().back();
+              m.map(acc, args.back());
+              m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
+                                                  : comb.op->getOperand(0),
+                    term);
+              linalg::YieldOp::create(nb, nl,
+                                      nb.clone(*comb.op, m)->getResult(0));
+            });
+        for (NamedAttribute a : red->getDiscardableAttrs())
+          finish->setAttr(a.getName(), a.getValue());
+        return finish;
+      };
   // A centered sum's finish: init + sum over the slices of V_s + (q_s - q)
   // (2 D_s + n (q_s - q)), q_s = E_s / n, q read at the row.
   auto finishCentered = [&](OpBuilder &fb, linalg::GenericOp v,
                             SplitCentered c) {
-    Combiner comb = *findCombiner(v);
     Type type =
         cast<MemRefType>(v.getDpsInits()[0].getType()).getElementType();
-    AffineMap slices = AffineMap::get(rows + 1, 0, partialRead, ctx);
-    SmallVector<utils::IteratorType> overSlices(rows,
-                                                utils::IteratorType::parallel);
-    overSlices.push_back(utils::IteratorType::reduction);
-    auto renamedMap = [&](OpOperand *o) {
-      return v.getMatchingIndexingMap(o).replaceDimsAndSymbols(renamed, {},
-                                                               rows + 1, 0);
-    };
-    auto finish = linalg::GenericOp::create(
-        fb, loc, TypeRange{},
+    return finishOverSlices(
+        fb, v,
         ValueRange{partialsOf[v][1], partialsOf[v][2], partialsOf[v][0],
                    c.qBuffer},
-        ValueRange{v.getDpsInits()[0]},
-        ArrayRef<AffineMap>{
-            slices, slices, slices,
-            renamedMap(v.getDpsInputOperand(c.center.r.getArgNumber())),
-            renamedMap(v.getDpsInitOperand(0))},
-        overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<AffineMap>{
+            atSlice, atSlice, atSlice,
+            renamedMap(v, v.getDpsInputOperand(c.center.r.getArgNumber()))},
+        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           Value q = c.center.of(nb, nl, args[3]);
           Value n = floatConstant(nb, nl, type, double(perSlice));
           Value dq = arith::SubFOp::create(
               nb, nl, arith::DivFOp::create(nb, nl, args[2], n), q);
           Value twice = arith::AddFOp::create(nb, nl, args[1], args[1]);
-          Value term = arith::AddFOp::create(
+          return arith::AddFOp::create(
               nb, nl, args[0],
               arith::MulFOp::create(
                   nb, nl, dq,
                   arith::AddFOp::create(
                       nb, nl, twice, arith::MulFOp::create(nb, nl, n, dq))));
-          IRMapping m;
-          Value acc = v.getBody()->getArguments().back();
-          m.map(acc, args[4]);
-          m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
-                                              : comb.op->getOperand(0),
-                term);
-          linalg::YieldOp::create(nb, nl, nb.clone(*comb.op, m)->getResult(0));
         });
-    for (NamedAttribute a : v->getDiscardableAttrs())
-      finish->setAttr(a.getName(), a.getValue());
-    return finish;
   };
-
   // An online sum's finish: init + sum over the slices of s_s exp(m_s - m),
   // m_s the slices' maxima, m read at the row.
   auto finishOnline = [&](OpBuilder &fb, linalg::GenericOp s,
                           SplitOnline o) {
-    Combiner comb = *findCombiner(s);
     Type type =
         cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType();
-    AffineMap slices = AffineMap::get(rows + 1, 0, partialRead, ctx);
-    SmallVector<utils::IteratorType> overSlices(rows,
-                                                utils::IteratorType::parallel);
-    overSlices.push_back(utils::IteratorType::reduction);
-    auto renamedMap = [&](OpOperand *op) {
-      return s.getMatchingIndexingMap(op).replaceDimsAndSymbols(renamed, {},
-                                                                rows + 1, 0);
-    };
-    auto finish = linalg::GenericOp::create(
-        fb, loc, TypeRange{},
+    return finishOverSlices(
+        fb, s,
         ValueRange{partialsOf[s][0], partialsOf[o.max][0],
                    s.getDpsInputs()[o.mArg]},
-        ValueRange{s.getDpsInits()[0]},
-        ArrayRef<AffineMap>{slices, slices,
-                            renamedMap(s.getDpsInputOperand(o.mArg)),
-                            renamedMap(s.getDpsInitOperand(0))},
-        overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<AffineMap>{atSlice, atSlice,
+                               renamedMap(s, s.getDpsInputOperand(o.mArg))},
+        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           Value ninf = floatConstant(nb, nl, type, 0, -1);
           Value scaled = arith::MulFOp::create(
               nb, nl, args[0],
@@ -3305,19 +3305,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                                     args[1], ninf),
               arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNE,
                                     args[2], ninf));
-          Value term = arith::SelectOp::create(
-              nb, nl, empty, floatConstant(nb, nl, type, 0), scaled);
-          IRMapping m;
-          Value acc = s.getBody()->getArguments().back();
-          m.map(acc, args[3]);
-          m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
-                                              : comb.op->getOperand(0),
-                term);
-          linalg::YieldOp::create(nb, nl, nb.clone(*comb.op, m)->getResult(0));
+          return arith::SelectOp::create(nb, nl, empty,
+                                         floatConstant(nb, nl, type, 0),
+                                         scaled);
         });
-    for (NamedAttribute a : s->getDiscardableAttrs())
-      finish->setAttr(a.getName(), a.getValue());
-    return finish;
   };
 
   // Then each finishing kernel, before the next wave's partials: the
@@ -3343,33 +3334,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         second.push_back(finishOnline(fb, g, o->second));
         continue;
       }
-      Combiner comb = *findCombiner(g);
-      AffineMap accMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
-      auto combine = linalg::GenericOp::create(
-          fb, loc, TypeRange{}, ValueRange{partialsOf[g][0]},
-          ValueRange{g.getDpsInits()[0]},
-          ArrayRef<AffineMap>{
-              AffineMap::get(rows + 1, 0, partialRead, ctx),
-              accMap.replaceDimsAndSymbols(renamed, {}, rows + 1, 0)},
-          [&] {
-            SmallVector<utils::IteratorType> it(rows,
-                                                utils::IteratorType::parallel);
-            it.push_back(utils::IteratorType::reduction);
-            return it;
-          }(),
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            IRMapping m;
-            Value a = g.getBody()->getArguments().back();
-            m.map(a, args[1]);
-            m.map(comb.op->getOperand(0) == a ? comb.op->getOperand(1)
-                                              : comb.op->getOperand(0),
-                  args[0]);
-            linalg::YieldOp::create(nb, nl,
-                                    nb.clone(*comb.op, m)->getResult(0));
-          });
-      for (NamedAttribute a : g->getDiscardableAttrs())
-        combine->setAttr(a.getName(), a.getValue());
-      second.push_back(combine);
+      second.push_back(finishOverSlices(
+          fb, g, ValueRange{partialsOf[g][0]}, SmallVector<AffineMap>{atSlice},
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
     }
     std::string suffix = w == 1 ? "" : std::to_string(w);
     kernels.push_back({partialKernels[w], (name + "_partial" + suffix).str()});
