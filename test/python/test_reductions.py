@@ -1162,3 +1162,52 @@ def test_split_softmax_folds_max_and_sum_together(shape, axis, strategy, reads):
     strict.emulate(xs)
     asked_strict = sum(st["load"]["by_buffer"].get(0, 0) for st in strict.emulator.last_stats)
     assert asked * (reads + 1) == pytest.approx(asked_strict * reads, rel=0.01)
+
+
+# (seeds whose programs split: along the rows 1, 6, 9, 11, 14; few long
+# rows 4, 16, 20; and 3, 8, which do not)
+@pytest.mark.parametrize("seed", [1, 6, 9, 11, 14, 4, 16, 20, 3, 8])
+def test_random_split_softmax_emulated(seed):
+    # Softmax / log-sum-exp along a long axis (leading or last), few rows,
+    # few SMs: split into slices that fold max and sum together (fast
+    # numerics), with whole rows, runs and single elements of -inf, +inf and
+    # NaN; against two float64 passes, NaN where they give NaN.
+    from kfuse import builder as kb
+    rng = np.random.default_rng(seed)
+    axis = int(rng.integers(0, 2))
+    long_ = int(rng.choice([3000, 5000, 8192, 12000]))
+    short = int(rng.choice([1, 2, 3, 5, 8, 16, 33]))
+    shape = (long_, short) if axis == 0 else (min(short, 3), long_ * 16)
+    kind = str(rng.choice(["softmax", "lse", "both"]))
+    p = kb.Program(f"split{seed}")
+    x = p.input("x", shape, "f32")
+    m = x.max(axis=axis, keepdims=True)
+    e = kb.exp(x - m)
+    s = e.sum(axis=axis, keepdims=True)
+    if kind != "lse":
+        p.output(e / s, name="y")
+    if kind != "softmax":
+        p.output(kb.log(s) + m, name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=int(rng.choice([1, 2, 8])))
+    xs = (rng.standard_normal(shape) * rng.choice([1, 10, 50])).astype(np.float32)
+    lines = xs if axis == 1 else xs.T
+    for _ in range(rng.integers(1, 5)):
+        r, what = rng.integers(0, lines.shape[0]), rng.integers(0, 4)
+        if what == 0:
+            lines[r, :] = -np.inf
+        elif what == 1:
+            a = rng.integers(0, lines.shape[1])
+            lines[r, a:rng.integers(a, lines.shape[1] + 1)] = -np.inf
+        else:
+            lines[r, rng.integers(0, lines.shape[1])] = np.inf if what == 2 else np.nan
+    got = f.emulate(xs)
+    got = got if isinstance(got, tuple) else (got,)
+    x64 = xs.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        mm = x64.max(axis=axis, keepdims=True)
+        ee = np.exp(x64 - mm)
+        ss = ee.sum(axis=axis, keepdims=True)
+        wants = ([ee / ss] if kind != "lse" else []) + ([np.log(ss) + mm] if kind != "softmax" else [])
+    for g, w in zip(got, wants):
+        assert np.array_equal(np.isnan(g), np.isnan(w))
+        np.testing.assert_allclose(g[~np.isnan(g)], w[~np.isnan(w)], rtol=1e-4, atol=1e-6)
