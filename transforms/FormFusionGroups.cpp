@@ -157,9 +157,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   // rows run with their parallel loops on the kernel's columns and their
   // reduced loops on its rows: each block folds the rows it computes into
   // partial column sums. Only reductions along the rows define the rows.
-  bool alongRows = llvm::any_of(ops, [](Operation *op) {
-    return isRowReductionGeneric(op) && !isColumnReduction(op);
-  });
+  bool alongRows = llvm::any_of(ops, isReductionAlongRows);
   llvm::DenseSet<Operation *> columnSums;
   if (alongRows)
     for (Operation *op : ops)
@@ -789,9 +787,7 @@ void FormFusionGroupsPass::runOnOperation() {
   // Column sums beside row reductions (see rowCompatible): said, since they
   // change how the kernel runs.
   for (Cluster &cluster : clusters) {
-    if (!llvm::any_of(cluster.ops, [](Operation *op) {
-          return isRowReductionGeneric(op) && !isColumnReduction(op);
-        }))
+    if (!llvm::any_of(cluster.ops, isReductionAlongRows))
       continue;
     unsigned sums = llvm::count_if(cluster.ops, isColumnReduction);
     if (sums > 0)

@@ -108,7 +108,7 @@ LogicalResult alignLoops(fusion::GroupOp group) {
   SmallVector<Operation *> ops;
   linalg::GenericOp reduction;
   bool alongRows = llvm::any_of(group.getBodyBlock(), [](Operation &op) {
-    return isRowReductionGeneric(&op) && !isColumnReduction(&op);
+    return isReductionAlongRows(&op);
   });
   for (Operation &op : group.getBodyBlock())
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {

@@ -91,6 +91,20 @@ namespace {
 struct Combiner {
   gpu::AllReduceOperation kind;
   Operation *op; // the combining op in the body
+
+  /// The value `op` combines into the accumulator of `g`'s body.
+  Value termOf(linalg::GenericOp g) const {
+    Value acc = g.getBody()->getArguments().back();
+    return op->getOperand(op->getOperand(0) == acc ? 1 : 0);
+  }
+  /// A copy of `op` at `b` combining `acc` with `term` (in the body's order).
+  Value combine(OpBuilder &b, linalg::GenericOp g, Value acc,
+                Value term) const {
+    IRMapping m;
+    m.map(g.getBody()->getArguments().back(), acc);
+    m.map(termOf(g), term);
+    return b.clone(*op, m)->getResult(0);
+  }
 };
 
 std::optional<Combiner> findCombiner(linalg::GenericOp g) {
@@ -285,7 +299,7 @@ public:
   /// a run of consecutive rows and folds their terms into registers, its
   /// columns' partial sums (with `kind`), stored as one row of `partial`
   /// ([blocks, columns...], allocated by emit()); otherwise every term is
-  /// stored and `partial` is `terms`.
+  /// stored and `partial` is `terms` (what it is until emit() decides).
   /// A column sum whose terms read nothing the kernel computes
   /// (`independent`: the bias gradient dy.sum(0)) is left to the later
   /// kernel where the terms would be stored (`partial` null): it reads its
@@ -388,7 +402,7 @@ private:
   SmallVector<Value> chunkInside;
   /// Column sums folded in registers: the running partials, chunk k of
   /// column sum i at i * chunks + k (loop-carried over the block's rows).
-  bool accumulating = false, sumsDecided = false;
+  bool accumulating = false;
   SmallVector<Value> columnPartials;
 
   Type vectorOf(Type t) const {
@@ -840,10 +854,10 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
 
 bool RowKernel::usedOutside(Value buffer) {
   // (a column sum's terms: read by the kernel after this one when stored,
-  // which emit() decides; until then as if stored)
+  // which emit() decides; until then `partial` is `terms`: as if stored)
   for (const ColumnSum &c : columnSums)
     if (c.terms == buffer)
-      return !sumsDecided || accumulating || c.partial == c.terms;
+      return accumulating || c.partial == c.terms;
   return !isPrivateTo(buffer, generics);
 }
 
@@ -1273,13 +1287,7 @@ RowKernel::finishReduction(OpBuilder &kb, Location loc, linalg::GenericOp g,
                            initIdx, rowCache);
   if (failed(initValue))
     return failure();
-  IRMapping m;
-  Value acc = g.getBody()->getArguments().back();
-  m.map(acc, *initValue);
-  m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
-                                      : comb.op->getOperand(0),
-        total);
-  Value result = kb.clone(*comb.op, m)->getResult(0);
+  Value result = comb.combine(kb, g, *initValue, total);
   rowValues[init].push_back({position[g], result});
   if (usedOutside(init))
     addRowOutput(rowOutputs, init, result);
@@ -1456,8 +1464,7 @@ static Value sumTerm(linalg::GenericOp g) {
   std::optional<Combiner> sum = findCombiner(g);
   if (!sum || !isa<arith::AddFOp>(sum->op))
     return Value();
-  Value acc = g.getBody()->getArguments().back();
-  return sum->op->getOperand(sum->op->getOperand(0) == acc ? 1 : 0);
+  return sum->termOf(g);
 }
 
 std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
@@ -1501,8 +1508,7 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
     return std::nullopt;
   // e: the same value the max reduces (the sum's terms are then <= 1, so
   // rescaling never overflows where the two-pass sum would not).
-  Value maxAcc = max.getBody()->getArguments().back();
-  Value maxTerm = mc->op->getOperand(mc->op->getOperand(0) == maxAcc ? 1 : 0);
+  Value maxTerm = mc->termOf(max);
   if (!sameValue(sub.getLhs(), at, maxTerm, max))
     return std::nullopt;
   // m reaches the sum through q alone.
@@ -2171,7 +2177,6 @@ LogicalResult RowKernel::emit() {
   accumulating = run > 1;
   if (accumulating)
     blocks = numRows / run;
-  sumsDecided = true;
   for (ColumnSum &c : columnSums) {
     c.partial = c.independent ? Value() : c.terms;
     if (!accumulating)
@@ -2789,9 +2794,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (!max || !llvm::is_contained(reductions, max) || !mc ||
           !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
         continue;
-      Value maxAcc = max.getBody()->getArguments().back();
-      auto maxTerm = dyn_cast<BlockArgument>(
-          mc->op->getOperand(mc->op->getOperand(0) == maxAcc ? 1 : 0));
+      auto maxTerm = dyn_cast<BlockArgument>(mc->termOf(max));
       if (!maxTerm || maxTerm.getOwner() != max.getBody() ||
           maxTerm.getArgNumber() >= max.getNumDpsInputs())
         continue;
@@ -3240,14 +3243,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
             fb, loc, TypeRange{}, ins, ValueRange{red.getDpsInits()[0]}, maps,
             overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value term = termOf(nb, nl, args.drop_back());
-              IRMapping m;
-              Value acc = red.getBody()->getArguments().back();
-              m.map(acc, args.back());
-              m.map(comb.op->getOperand(0) == acc ? comb.op->getOperand(1)
-                                                  : comb.op->getOperand(0),
-                    term);
-              linalg::YieldOp::create(nb, nl,
-                                      nb.clone(*comb.op, m)->getResult(0));
+              linalg::YieldOp::create(
+                  nb, nl, comb.combine(nb, red, args.back(), term));
             });
         for (NamedAttribute a : red->getDiscardableAttrs())
           finish->setAttr(a.getName(), a.getValue());
@@ -3595,23 +3592,11 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   return splitLongRows(generics, name, options, alongRows);
 }
 
-/// A reduction over trailing loops whose inputs read at every loop have a
-/// parallel loop innermost (a sum over the rows of a matrix: what the
-/// planner places on a row kernel's columns, see kfuse::isColumnReduction).
+/// A reduction over trailing loops that reduces leading axes of what it
+/// reads (a sum over the rows of a matrix: what the planner places on a row
+/// kernel's columns, see kfuse::isColumnReduction, here on buffers).
 static bool sumsColumns(linalg::GenericOp g) {
-  if (g.getNumReductionLoops() == 0 || !kfuse::reductionsTrail(g))
-    return false;
-  bool any = false;
-  for (OpOperand *in : g.getDpsInputOperands()) {
-    AffineMap map = g.getMatchingIndexingMap(in);
-    if (map.getNumResults() != g.getNumLoops() || !map.isPermutation())
-      continue;
-    if (cast<AffineDimExpr>(map.getResults().back()).getPosition() >=
-        g.getNumParallelLoops())
-      return false;
-    any = true;
-  }
-  return any;
+  return kfuse::reductionsTrail(g) && kfuse::reducesLeadingAxes(g);
 }
 
 /// A kernel whose row reductions come with column sums (a layer norm's
@@ -3678,9 +3663,7 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
         memref::AllocOp::create(b, g.getLoc(), MemRefType::get(shape, accType));
     created.push_back(alloc);
     b.setInsertionPoint(g);
-    Value acc = g.getBody()->getArguments().back();
-    Value term = comb->op->getOperand(0) == acc ? comb->op->getOperand(1)
-                                                : comb->op->getOperand(0);
+    Value term = comb->termOf(g);
     auto e = linalg::GenericOp::create(
         b, g.getLoc(), TypeRange{}, g.getDpsInputs(), ValueRange{alloc}, maps,
         SmallVector<utils::IteratorType>(numCols + numRows,
@@ -3715,7 +3698,7 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
         return llvm::is_contained(w.getDpsInits(), v);
       });
     });
-    columnSums.push_back({alloc, comb->kind, independent, Value()});
+    columnSums.push_back({alloc, comb->kind, independent, alloc});
   }
   bool alongRows = contiguousAlongRows(rowKernel);
   RowKernel emitter(rowKernel, kernelName, options, /*threadPerRow=*/false,
@@ -3759,13 +3742,8 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
         ArrayRef<AffineMap>{AffineMap::get(n, 0, read, ctx),
                             AffineMap::get(n, 0, out, ctx)},
         iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
-          IRMapping m;
-          Value a = c.getBody()->getArguments().back();
-          m.map(a, args[1]);
-          m.map(comb.op->getOperand(0) == a ? comb.op->getOperand(1)
-                                            : comb.op->getOperand(0),
-                args[0]);
-          linalg::YieldOp::create(nb, nl, nb.clone(*comb.op, m)->getResult(0));
+          linalg::YieldOp::create(nb, nl,
+                                  comb.combine(nb, c, args[1], args[0]));
         });
     for (NamedAttribute a : c->getDiscardableAttrs())
       finish->setAttr(a.getName(), a.getValue());

@@ -232,23 +232,30 @@ bool kfuse::isRowReductionGeneric(Operation *op) {
   return !needsContractionKernel(generic);
 }
 
-bool kfuse::isColumnReduction(Operation *op) {
-  if (!isRowReductionGeneric(op))
+bool kfuse::reducesLeadingAxes(linalg::GenericOp generic) {
+  if (generic.getNumReductionLoops() == 0)
     return false;
-  auto generic = cast<linalg::GenericOp>(op);
-  unsigned rows = generic.getNumParallelLoops();
   bool any = false;
   for (OpOperand *in : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(in);
-    if (map.getNumResults() != generic.getNumLoops() ||
-        map.getNumResults() == 0)
+    if (map.getNumResults() == 0 ||
+        map.getNumResults() != generic.getNumLoops() || !map.isPermutation())
       continue;
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!last || last.getPosition() >= rows)
+    unsigned last = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (generic.getIteratorTypesArray()[last] != utils::IteratorType::parallel)
       return false;
     any = true;
   }
   return any;
+}
+
+bool kfuse::isColumnReduction(Operation *op) {
+  return isRowReductionGeneric(op) &&
+         reducesLeadingAxes(cast<linalg::GenericOp>(op));
+}
+
+bool kfuse::isReductionAlongRows(Operation *op) {
+  return isRowReductionGeneric(op) && !isColumnReduction(op);
 }
 
 bool kfuse::isContractionGeneric(Operation *op) {

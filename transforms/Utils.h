@@ -27,15 +27,21 @@ bool reductionsTrail(mlir::linalg::GenericOp generic);
 /// reduction over trailing dimensions ("rows") that fusion can group.
 bool isRowReductionGeneric(mlir::Operation *op);
 
-/// A row reduction (isRowReductionGeneric) that sums along a leading axis of
-/// what it reads: every input indexed by all of its loops (its full-space
-/// reads, at least one) has a parallel loop as its innermost index, so the
-/// reduced loops step over whole rows in memory (`x.sum(axis=0)` of a
-/// matrix, the weight gradient of a layer norm, the channel statistics of
-/// an NHWC tensor). Beside reductions along rows, fusion places such a
-/// reduction's parallel loops on the columns of their kernel and its reduced
-/// loops on the rows (a column sum).
+/// Whether every input of `generic` indexed by all of its loops through a
+/// permutation (its full-space reads, at least one) has a parallel loop as
+/// its innermost index: its reduced loops step over whole rows in memory.
+bool reducesLeadingAxes(mlir::linalg::GenericOp generic);
+
+/// A row reduction (isRowReductionGeneric) that reducesLeadingAxes
+/// (`x.sum(axis=0)` of a matrix, the weight gradient of a layer norm, the
+/// channel statistics of an NHWC tensor). Beside reductions along rows,
+/// fusion places such a reduction's parallel loops on the columns of their
+/// kernel and its reduced loops on the rows (a column sum).
 bool isColumnReduction(mlir::Operation *op);
+
+/// A row reduction that is not a column reduction: what defines the rows of
+/// a row group that also holds column sums.
+bool isReductionAlongRows(mlir::Operation *op);
 
 /// A linalg.generic with reduction loops that is not a row reduction: a
 /// contraction (generalized matmul, batch_matmul, convolution), a reduction
