@@ -1,8 +1,9 @@
 //===- Normalize.cpp - front-end forms rewritten for planning -------------===//
 //
 // fusion-pad-to-generic, fusion-fold-copies, fusion-hoist-reshapes,
-// fusion-drop-body-asserts and fusion-merge-nested-reductions: rewrites of
-// fusion-normalize for what front ends (torch-mlir, the builder) emit.
+// fusion-drop-body-asserts, fusion-merge-nested-reductions and
+// fusion-reductions-last: rewrites of fusion-normalize for what front ends
+// (torch-mlir, the builder) emit.
 //
 //===----------------------------------------------------------------------===//
 //
@@ -35,6 +36,7 @@
 #include "transforms/Passes.h"
 #include "transforms/Utils.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -55,6 +57,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_HOISTRESHAPES
 #define GEN_PASS_DEF_FOLDCOPIES
 #define GEN_PASS_DEF_MERGENESTEDREDUCTIONS
+#define GEN_PASS_DEF_REDUCTIONSLAST
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -1105,6 +1108,54 @@ struct MergeNestedReductionsPass
     patterns.add<MergeNestedReduction>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+  }
+};
+
+/// A generic with a reduction loop before a parallel one, interchanged so
+/// that its parallel loops come first (see ReductionsLast in Passes.td).
+struct ReductionsLastPass
+    : kfuse::impl::ReductionsLastBase<ReductionsLastPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (g.getNumReductionLoops() > 0 && g.getNumParallelLoops() > 0 &&
+          !reductionsTrail(g))
+        generics.push_back(g);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp g : generics) {
+      // New loop i is old loop order[i]: the parallel loops, then the rest.
+      SmallVector<unsigned> order;
+      SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+      for (bool parallel : {true, false})
+        for (auto [i, it] : llvm::enumerate(iters))
+          if ((it == utils::IteratorType::parallel) == parallel)
+            order.push_back(i);
+      rewriter.setInsertionPoint(g);
+      FailureOr<linalg::GenericOp> moved =
+          linalg::interchangeGenericOp(rewriter, g, order);
+      if (failed(moved)) {
+        g.emitError("kfuse: could not put this reduction's parallel loops "
+                    "first");
+        return signalPassFailure();
+      }
+      // linalg.index k becomes an affine.apply of every new index that
+      // picks one of them: the index itself, so matchers (argmax's column)
+      // see linalg.index.
+      moved->getBody()->walk([&](affine::AffineApplyOp apply) {
+        AffineMap map = apply.getAffineMap();
+        if (map.getNumResults() != 1 || map.getNumSymbols() != 0)
+          return;
+        auto dim = dyn_cast<AffineDimExpr>(map.getResult(0));
+        if (!dim)
+          return;
+        rewriter.replaceOp(apply, apply.getOperand(dim.getPosition()));
+      });
+      moved->getBody()->walk([&](linalg::IndexOp index) {
+        if (index.use_empty())
+          rewriter.eraseOp(index);
+      });
+    }
   }
 };
 

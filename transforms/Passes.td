@@ -178,6 +178,26 @@ def MergeNestedReductions : Pass<"fusion-merge-nested-reductions", "::mlir::func
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ReductionsLast : Pass<"fusion-reductions-last", "::mlir::func::FuncOp"> {
+  let summary = "Puts a reduction generic's parallel loops first";
+  let description = [{
+    torch-mlir writes a sum over a leading dimension (`x.sum(0)`, batch
+    norm's sums over (n, h, w) in NHWC) with the reduced loop first:
+    `iterator_types = ["reduction", "parallel"]`, x read at (d0, d1). The
+    builder, fusion-merge-nested-reductions and the planner's row kinds
+    take reductions with their parallel loops first and the reduced ones
+    after (a column sum is then a reduction whose reads have a parallel
+    loop innermost: the planner places it beside the row reductions that
+    read the same tensor). This pass interchanges every generic with a
+    reduction loop before a parallel one into that order: parallel loops
+    first, then the reduced ones, each in their original relative order
+    (`linalg.index` in the body is renumbered). What each result element
+    folds, and in which order, is unchanged: only the loop names move.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def SplitArgReductions : Pass<"fusion-split-arg-reductions", "::mlir::func::FuncOp"> {
   let summary = "Rewrites argmax/argmin generics as one-result reductions";
   let description = [{

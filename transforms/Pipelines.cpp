@@ -154,7 +154,9 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // Static pads become elementwise gathers (fusion-pad-to-generic);
   // assertions in element bodies are dropped (fusion-drop-body-asserts), so
   // are results nothing reads (fusion-drop-dead-results: torch.max's
-  // indices when only the maximum is used); argmax/argmin generics become
+  // indices when only the maximum is used); reductions take their parallel
+  // loops first (fusion-reductions-last: torch-mlir's sums over dim 0 have
+  // the reduced loop first); argmax/argmin generics become
   // one-result reductions (fusion-split-arg-reductions);
   // reshapes move above elementwise producers to the inputs
   // (fusion-hoist-reshapes).
@@ -165,7 +167,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       pm,
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
-      "fusion-split-arg-reductions,"
+      "fusion-reductions-last,fusion-split-arg-reductions,"
       "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
       "fusion-fold-copies,fusion-merge-nested-reductions),canonicalize,cse");
 }

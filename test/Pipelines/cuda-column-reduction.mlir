@@ -1,11 +1,13 @@
 // A column mean of x[512 x 96] through the CUDA pipelines: the column sum
-// (a reduction over the LEADING loop, iterator order ["reduction",
-// "parallel"], read back as (d0, d1) -> (d1)) is a contraction, and the
-// scale by 1/512 over its output space [96] is an elementwise epilogue that
-// joins its group: one "contraction" group. A thread per output column keeps
-// the loads x[row, column] coalesced (the column is the innermost index),
-// but 96 threads would leave the GPU idle: code generation splits the 512
-// rows into 32 slices of 16. A partials kernel runs a thread per (slice,
+// is written with the reduced loop first (iterator order ["reduction",
+// "parallel"], read back as (d0, d1) -> (d1)), as torch-mlir writes
+// x.sum(0); fusion-normalize (fusion-reductions-last) puts its parallel loop
+// first, x read at (d1, d0): a reduction whose rows are x's columns, its
+// input contiguous along them. The scale by 1/512 over its output space
+// [96] joins its group: one "reduction" group. A thread per output column
+// keeps the loads x[row, column] coalesced (the column is the innermost
+// index), but 96 threads would leave the GPU idle: code generation splits
+// the 512 rows into 32 slices of 16. A partials kernel runs a thread per (slice,
 // column), consecutive threads on consecutive columns, in blocks of one
 // warp (3072 threads: 96 blocks, so that every SM gets work), each loading
 // its 16 rows at once (few threads: up to 32 loads in flight each) and
@@ -24,11 +26,12 @@
 // RUN: %python %S/extract_ptx.py %t.mlir | FileCheck %s --check-prefix=PTX
 
 // One group: the fill, the column sum and its epilogue; x is its only input.
-// PLAN-LABEL: func.func @column_mean
+// PLAN: #[[TR:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// PLAN: func.func @column_mean
 // PLAN-SAME: (%[[X:[^:]*]]: tensor<512x96xf32> {kfuse.name = "x"})
 // PLAN-NOT: linalg.generic
-// PLAN: %[[G:.*]] = fusion.group "g0" "contraction" ins(%[[X]] : tensor<512x96xf32>) {
-// PLAN: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%{{.*}} : tensor<512x96xf32>) outs(%{{.*}} : tensor<96xf32>)
+// PLAN: %[[G:.*]] = fusion.group "g0" "reduction" ins(%[[X]] : tensor<512x96xf32>) {
+// PLAN: %[[S:.*]] = linalg.generic {indexing_maps = [#[[TR]], #{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<512x96xf32>) outs(%{{.*}} : tensor<96xf32>)
 // PLAN: arith.addf
 // PLAN: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[S]] : tensor<96xf32>)
 // PLAN: arith.mulf

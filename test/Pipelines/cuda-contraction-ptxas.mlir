@@ -1,12 +1,12 @@
 // REQUIRES: ptxas
 //
-// The PTX that fusion-target-cuda emits for the contraction kernels (one
-// thread per output point) is accepted by ptxas, for the default chip and
-// for sm_80 (no GPU needed): the matmul with its epilogue of
-// cuda-contraction.mlir, the convolution of cuda-contraction-conv.mlir and
-// the column mean of cuda-column-reduction.mlir (a reduction over the leading
-// loop: a partials kernel with a thread per slice and column, no shuffles,
-// then a finishing kernel).
+// The PTX that fusion-target-cuda emits for kernels with a thread per
+// output point is accepted by ptxas, for the default chip and for sm_80 (no
+// GPU needed): the matmul with its epilogue of cuda-contraction.mlir, the
+// convolution of cuda-contraction-conv.mlir and the column mean of
+// cuda-column-reduction.mlir (a reduction over the leading axis: a partials
+// kernel with a thread per slice and column, no shuffles, then a finishing
+// kernel).
 //
 // RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.matmul.mlir
 // RUN: %python %S/extract_ptx.py %t.matmul.mlir > %t.matmul.ptx

@@ -11,10 +11,12 @@
 //    in tiles of 8 columns (a block each: 64 of them), its threads
 //    splitting the slices (4 each); 32 slices or fewer take a thread per
 //    column.
-//  - colsum_few, x[32 x 16384].sum(0): a thread per column in blocks of
-//    whole warps small enough to give every SM one: 128 threads would leave
-//    4 of 132 SMs without a block (64 it is, 256 blocks), suit 108 SMs (128
-//    blocks) and 16 SMs take the full 256.
+//  - colsum_few, x[32 x 16384].sum(0): a thread per column where the
+//    columns fill 128 threads on every SM (108 SMs: blocks of 128, 128
+//    blocks; 16 SMs: the full 256, 64 blocks). 16384 columns do not fill 132
+//    SMs that way: row tiles instead, each block 8 consecutive columns (one
+//    32-byte sector per row of x) and 4 threads splitting their 32 rows
+//    (2048 blocks of 32 threads).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=SM90
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80})' -o %t.sm80.mlir
@@ -30,7 +32,7 @@
 // SM90: gpu.launch_func @kfuse_kernels::@colsum_long_g0_partial blocks in (%c512, %c1, %c1) threads in (%c256, %c1, %c1)
 // SM90-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c64, %c1, %c1) threads in (%c512, %c1, %c1)
 // SM90-LABEL: func.func @colsum_few
-// SM90: gpu.launch_func @kfuse_kernels::@colsum_few_g0 blocks in (%c256, %c1, %c1) threads in (%c64, %c1, %c1)
+// SM90: gpu.launch_func @kfuse_kernels::@colsum_few_g0 blocks in (%c2048, %c1, %c1) threads in (%c32, %c1, %c1)
 
 // SM80-LABEL: func.func @colsum_long
 // SM80: memref.alloc() : memref<128x512xf32>

@@ -57,7 +57,17 @@ EXPECTED = {
     # its column from one generic, split into one-result reductions): one
     # row kernel returns the tokens (i64) and their probabilities
     "torch_greedy": (1, ["reduction"]),
+    # layer norm's backward pass: the row means for dx and the sums over dim
+    # 0 for dw and db (written with the reduced loop first) in one group; on
+    # CUDA the row kernel stores the column sums' terms (or per-block
+    # partials) and a second kernel adds them up
+    "torch_layernorm_bwd": (1, ["reduction"]),
+    # per-channel mean and variance over (n, h, w) of NHWC, reduced loops
+    # first: one reduction over the channels, a thread per channel
+    "torch_batch_stats_nhwc": (1, ["reduction"]),
 }
+# CUDA launches where they differ from the kernels after fusion
+CUDA_LAUNCHES = {"torch_layernorm_bwd": 2}
 
 
 def _exported(name):
@@ -81,7 +91,27 @@ def test_torch_exported_program(name):
         assert g.dtype == want.dtype
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=2e-6)
     cuda = kfuse.compile(text, target="cuda")
-    assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == kernels
+    launches = CUDA_LAUNCHES.get(name, kernels)
+    assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == launches
+
+
+def test_torch_layer_norm_backward_reads_x_and_dy_once_on_cuda():
+    # The exported backward pass (64 x 256): one row kernel computes dx and
+    # the terms of dw and db; x and dy are each read once, whole, and the
+    # column sums' second kernel reads only what the first stored (and dy
+    # for db, a sum of an input the row kernel leaves to it).
+    text, data = _exported("torch_layernorm_bwd")
+    cuda = kfuse.compile(text, target="cuda")
+    (group,) = cuda.report.groups
+    assert any("column sums" in d for d in group.decisions)
+    ins = [data[f"in{i}"] for i in range(3)]
+    got = cuda.emulate(*ins)
+    for i, g in enumerate(got):
+        np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=2e-5)
+    rows, columns = cuda.emulator.last_stats
+    x_bytes = ins[0].nbytes
+    assert rows["read"][0] == rows["read"][1] == x_bytes  # x, dy once
+    assert rows["read"][2] == ins[2].nbytes               # w
 
 
 def test_demo_runs_and_checks_the_transformer_block():

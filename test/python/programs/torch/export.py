@@ -120,6 +120,24 @@ class Rotary(torch.nn.Module):
         h = x.shape[-1] // 2
         return x * cos + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * sin
 
+class LayerNormBackward(torch.nn.Module):
+    """Layer norm's backward pass written out as a training step computes it:
+    dx from row means, and the weight and bias gradients, sums over dim 0
+    (torch-mlir writes those with the reduced loop first)."""
+    def forward(self, x, dy, w):
+        c = x - x.mean(-1, keepdim=True)
+        rstd = torch.rsqrt((c * c).mean(-1, keepdim=True) + 1e-5)
+        xhat = c * rstd
+        g = dy * w
+        dx = rstd * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
+        return dx, (dy * xhat).sum(0), dy.sum(0)
+
+class BatchStatsNHWC(torch.nn.Module):
+    """Per-channel mean and variance of a channels-last batch: reductions over
+    (n, h, w), the channel innermost."""
+    def forward(self, x):
+        return x.mean(dim=(0, 1, 2)), x.var(dim=(0, 1, 2), unbiased=False)
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -134,6 +152,9 @@ cases = {
     "torch_sdpa_causal": (CausalAttention(), tuple(torch.randn(2, 4, 16, 16) for _ in range(3))),
     "torch_rotary": (Rotary(), (torch.randn(2, 8, 16, 32), torch.randn(16, 32), torch.randn(16, 32))),
     "torch_greedy": (Greedy(), (torch.randn(16, 1000),)),
+    "torch_layernorm_bwd": (LayerNormBackward(), (torch.randn(64, 256), torch.randn(64, 256),
+                                                  torch.rand(256) + 0.5)),
+    "torch_batch_stats_nhwc": (BatchStatsNHWC(), (torch.randn(4, 6, 6, 32) * 2 + 1,)),
 }
 # python export.py [name ...]: only the cases named (all by default)
 for name, (m, args) in cases.items():
