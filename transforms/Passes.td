@@ -289,6 +289,27 @@ def FastExp : Pass<"fusion-fast-exp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def ExpandPowI : Pass<"fusion-expand-powi"> {
+  let summary = "Integer powers as multiplications (or powf)";
+  let description = [{
+    torch-mlir writes `x ** 3` as `math.fpowi` with an i64 exponent. The
+    NVVM lowering calls libdevice's `__nv_powif`, whose exponent is i32: the
+    call does not match the declaration, LLVM calls it through a pointer and
+    leaves the function undefined, and the module fails to load; on the
+    CPU, LLVM's x86 back end aborts the process on `llvm.powi` with an i64
+    exponent that is not a constant. This pass rewrites `math.fpowi`
+    (scalars and 1-D vectors) before either lowering:
+    with a constant exponent n, |n| as repeated squaring (`x * x * x` for
+    3; 1 for 0), then its reciprocal when n < 0 (`1 / x^|n|`: +-0 give
+    +-inf as IEEE division does), with the op's fast-math flags; with any
+    other exponent, `math.powf(x, sitofp(n))` (`__nv_powf`: a negative base
+    with an integral exponent keeps its sign; exact below 2^24). Part of
+    `fusion-target-cuda` and `fusion-target-cpu`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def IeeeSqrt : Pass<"fusion-ieee-sqrt"> {
   let summary = "Correctly rounded square roots in GPU code (strict numerics)";
   let description = [{

@@ -257,7 +257,8 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
   }
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
-                        "gpu.module(fusion-fast-exp,expand-strided-metadata,"
+                        "gpu.module(fusion-fast-exp,fusion-expand-powi,"
+                        "expand-strided-metadata,"
                         "lower-affine,"
                         "convert-scf-to-cf,convert-vector-to-llvm,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
@@ -281,9 +282,11 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
   // fusion-cpu-bf16-casts, arith-expand and fusion-cpu-bf16-bits: the JIT
-  // has no runtime library for bf16 conversions.
+  // has no runtime library for bf16 conversions. fusion-expand-powi: LLVM's
+  // x86 back end stops the process on llvm.powi with an i64 exponent.
   addPipeline(pm,
-              "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1}),"
+              "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1},"
+              "fusion-expand-powi),"
               "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
               "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
               "reconcile-unrealized-casts,fusion-cpu-bf16-bits");

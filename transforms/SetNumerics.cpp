@@ -1,4 +1,4 @@
-//===- SetNumerics.cpp - strict or fast floating-point semantics ----------===//
+//===- SetNumerics.cpp - numerics and GPU math rewrites -------------------===//
 
 #include "transforms/Passes.h"
 
@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 #define DEBUG_TYPE "fusion-set-numerics"
 
@@ -13,6 +14,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_SETNUMERICS
 #define GEN_PASS_DEF_IEEESQRT
 #define GEN_PASS_DEF_FASTEXP
+#define GEN_PASS_DEF_EXPANDPOWI
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -112,6 +114,60 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
                    LLVM::AsmDialectAttr(), ArrayAttr())
             .getResult(0);
       });
+      op.replaceAllUsesWith(r);
+      op.erase();
+    }
+  }
+};
+
+/// x^n by repeated squaring for a constant n (see ExpandPowI in Passes.td).
+Value powByMultiplying(OpBuilder &b, Location loc, Value x, int64_t n,
+                       arith::FastMathFlags flags) {
+  Type t = x.getType();
+  uint64_t m = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  auto one = [&]() -> Value {
+    TypedAttr attr = b.getFloatAttr(getElementTypeOrSelf(t), 1.0);
+    if (auto v = dyn_cast<VectorType>(t))
+      attr = DenseElementsAttr::get(v, attr);
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  Value result, square = x;
+  for (; m != 0; m >>= 1) {
+    if (m & 1)
+      result = result ? arith::MulFOp::create(b, loc, result, square, flags)
+                      : square;
+    if (m > 1)
+      square = arith::MulFOp::create(b, loc, square, square, flags);
+  }
+  if (!result)
+    return one();
+  if (n < 0)
+    result = arith::DivFOp::create(b, loc, one(), result, flags);
+  return result;
+}
+
+struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
+  void runOnOperation() override {
+    SmallVector<math::FPowIOp> ops;
+    getOperation()->walk([&](math::FPowIOp op) {
+      auto vec = dyn_cast<VectorType>(op.getType());
+      if (!vec || (vec.getRank() == 1 && !vec.isScalable()))
+        ops.push_back(op);
+    });
+    for (math::FPowIOp op : ops) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value x = op.getLhs(), n = op.getRhs();
+      arith::FastMathFlags flags = op.getFastmath();
+      APInt exponent;
+      Value r;
+      if (matchPattern(n, m_ConstantInt(&exponent)) &&
+          exponent.getSignificantBits() <= 64) {
+        r = powByMultiplying(b, loc, x, exponent.getSExtValue(), flags);
+      } else {
+        Value f = arith::SIToFPOp::create(b, loc, x.getType(), n);
+        r = math::PowFOp::create(b, loc, x, f, flags);
+      }
       op.replaceAllUsesWith(r);
       op.erase();
     }

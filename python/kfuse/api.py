@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 from typing import Optional, Tuple, Union
@@ -207,7 +208,44 @@ def _extract_ptx(module: ir.Module) -> str:
     if len(ptx) > 1:
         raise CompileError(f"kfuse: expected one PTX module, got {len(ptx)} (internal error)")
     # (no module: every output is an input or a copy of one, nothing to launch)
-    return ptx[0] if ptx else ""
+    text = ptx[0] if ptx else ""
+    problems = ptx_call_problems(text)
+    if problems:
+        raise CompileError(
+            f"kfuse: the generated PTX {'; '.join(problems)}: the module would not load "
+            "or would call a function with the wrong arguments (a math function "
+            "that libdevice lacks, or takes with other types; internal error)")
+    return text
+
+
+# A PTX function declared (`.func (...) name (...);`) or defined (`... {`).
+_PTX_FUNC = re.compile(
+    r"\.func\s*(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)\s*(?:\([^)]*\))?\s*([;{])")
+# A call through a register (`call (retval0), %rd10, (param0), prototype_0;`):
+# what LLVM emits when a call's types differ from the callee's declaration.
+_PTX_INDIRECT_CALL = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?(%\w+)\s*,")
+
+
+def ptx_call_problems(ptx: str):
+    """What in a PTX module's calls cannot work, as phrases (empty when none):
+    functions it declares but does not define (the driver cannot resolve
+    them: kernels call nothing outside their module) and calls through a
+    function pointer (a call whose argument types differ from the callee's,
+    which reads its parameters wrongly)."""
+    declared, defined = set(), set()
+    for name, end in _PTX_FUNC.findall(ptx):
+        (defined if end == "{" else declared).add(name)
+    problems = []
+    missing = sorted(declared - defined)
+    if missing:
+        problems.append(f"calls {', '.join(missing)} without defining it")
+    targets = set()
+    for reg in set(_PTX_INDIRECT_CALL.findall(ptx)):
+        targets.update(re.findall(rf"mov\.b64\s+{re.escape(reg)}\s*,\s*([\w$]+)\s*;", ptx))
+    if _PTX_INDIRECT_CALL.search(ptx):
+        problems.append("calls " + (", ".join(sorted(targets)) or "a function")
+                        + " through a pointer (its arguments differ from its declaration)")
+    return problems
 
 
 def load(path: Union[str, os.PathLike]):

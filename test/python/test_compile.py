@@ -561,3 +561,63 @@ def test_integers_convert_to_bf16_on_the_cpu():
     ns = np.array([0, 1, -7, 257, 2**24 + 1, 2**40 + 12345], np.int64)
     for got, want in zip(f(xs, ns), p.reference(xs, ns)):
         np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+_POWERS = """
+#map = affine_map<(d0) -> (d0)>
+func.func @powers(%x: tensor<64xf32>, %n: tensor<64xi64>)
+    -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %r:3 = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map],
+                         iterator_types = ["parallel"]}
+      ins(%x, %n : tensor<64xf32>, tensor<64xi64>) outs(%e, %e, %e : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %k: i64, %o0: f32, %o1: f32, %o2: f32):
+    %c3 = arith.constant 3 : i64
+    %cm3 = arith.constant -3 : i64
+    %cube = math.fpowi %a, %c3 : f32, i64
+    %inv = math.fpowi %a, %cm3 : f32, i64
+    %var = math.fpowi %a, %k : f32, i64
+    linalg.yield %cube, %inv, %var : f32, f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+  return %r#0, %r#1, %r#2 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+"""
+
+
+def test_integer_powers_on_both_targets():
+    # torch-mlir writes x ** 3 as math.fpowi with an i64 exponent; on CUDA the
+    # NVVM lowering called libdevice's __nv_powif (an i32 exponent) through a
+    # pointer with an i64 argument (the PTX emulator refused the call). Now
+    # constant powers multiply and others are powf of the converted exponent:
+    # negative bases keep their sign, zero to a negative power is +-inf.
+    x = np.array([0.0, -0.0, 1.5, -1.5, -2.0, 3.0, 0.5, -0.25] * 8, np.float32)
+    n = np.array([3, -3, 2, -2, 0, 1, 5, -1] * 8, np.int64)
+    with np.errstate(divide="ignore"):
+        want = [x.astype(np.float64) ** 3, x.astype(np.float64) ** -3.0,
+                x.astype(np.float64) ** n.astype(np.float64)]
+    cpu = kfuse.compile(_POWERS, target="cpu")
+    cuda = kfuse.compile(_POWERS, target="cuda")
+    assert "__nv_powif" not in cuda.ptx and "call" not in cuda.ptx
+    for got in (cpu(x, n), cuda.emulate(x, n)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w.astype(np.float32), rtol=2e-6)
+            # (the sign of an infinity or a zero)
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(w.astype(np.float32)))
+
+
+def test_ptx_calls_that_cannot_work_are_found():
+    from kfuse.api import ptx_call_problems
+    declared = (".func  (.param .b32 func_retval0) __nv_powif\n(\n\t.param .b32 a,\n"
+                "\t.param .b32 b\n)\n;\n")
+    body = ".visible .entry k(\n\t.param .u64 p\n)\n{\n\tret;\n}\n"
+    pointer = ("\tmov.b64 \t%rd10, __nv_powif;\n"
+               "\tcall (retval0), %rd10, (param0, param1), prototype_0;\n")
+    direct = "\tcall.uni (retval0), __nv_expf, (param0);\n"
+    defined = (".func  (.param .b32 func_retval0) __nv_powif(\n\t.param .b32 a,\n"
+               "\t.param .b32 b\n)\n{\n\tret;\n}\n")
+    assert ptx_call_problems(body) == []
+    assert ptx_call_problems(declared + body + defined + direct) == []
+    assert ptx_call_problems(declared + body) == [
+        "calls __nv_powif without defining it"]
+    assert ptx_call_problems(declared + body + pointer + defined) == [
+        "calls __nv_powif through a pointer (its arguments differ from its declaration)"]

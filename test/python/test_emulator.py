@@ -111,6 +111,36 @@ def test_misaligned_vector_load_is_reported():
         exe(np.zeros(64, np.float32))
 
 
+def test_bit_counts():
+    # popc and clz of x (as u32) and of x widened to 64 bits shifted left by
+    # 7: y = popc32 | clz32 << 8 | popc64 << 16 | clz64 << 24 (found in a
+    # cross-entropy loss: LLVM counts the labels kept with popc.b64)
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  popc.b32 %r6, %r5;
+  clz.b32 %r7, %r5;
+  cvt.u64.u32 %rd6, %r5;
+  shl.b64 %rd7, %rd6, 7;
+  popc.b64 %r8, %rd7;
+  clz.b64 %r9, %rd7;
+  shl.b32 %r7, %r7, 8;
+  shl.b32 %r8, %r8, 16;
+  shl.b32 %r9, %r9, 24;
+  or.b32 %r6, %r6, %r7;
+  or.b32 %r6, %r6, %r8;
+  or.b32 %r6, %r6, %r9;
+  st.global.b32 [%rd5], %r6;
+  ret;
+"""
+    x = np.array([0, 1, 3, 0xFFFFFFFF, 0x80000000, 12345, 0x00F0F0F0, 7], np.uint32)
+    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
+    got = exe(x.view(np.int32)).view(np.uint32)
+    want = [bin(int(v)).count("1") | (32 - int(v).bit_length()) << 8
+            | bin(int(v) << 7).count("1") << 16 | (64 - (int(v) << 7).bit_length()) << 24
+            for v in x]
+    assert list(got) == want
+
+
 # thread 0 publishes x[0] through shared memory; everyone reads it
 _BROADCAST = """
   setp.ne.b32 %p1, %r3, 0;

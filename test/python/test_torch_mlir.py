@@ -65,9 +65,19 @@ EXPECTED = {
     # per-channel mean and variance over (n, h, w) of NHWC, reduced loops
     # first: one reduction over the channels, a thread per channel
     "torch_batch_stats_nhwc": (1, ["reduction"]),
+    # the tanh GELU's backward: x ** 3 and x ** 2 are math.fpowi with i64
+    # exponents (multiplications on both targets)
+    "torch_gelu_tanh_bwd": (1, ["elementwise"]),
+    # cross_entropy's mean loss: per-row log-sum-exp minus the label's logit
+    # (a gather), then the batch mean over the kept labels (ignore_index
+    # -100: the count is a sum of booleans, popc in the PTX)
+    "torch_cross_entropy_loss": (2, ["reduction", "reduction"]),
 }
 # CUDA launches where they differ from the kernels after fusion
 CUDA_LAUNCHES = {"torch_layernorm_bwd": 2}
+# also run through the PTX emulator (small programs)
+EMULATED = {"torch_gelu_tanh_bwd", "torch_batch_stats_nhwc", "torch_softmax",
+            "torch_layernorm", "torch_greedy", "torch_cross_entropy_loss"}
 
 
 def _exported(name):
@@ -93,6 +103,11 @@ def test_torch_exported_program(name):
     cuda = kfuse.compile(text, target="cuda")
     launches = CUDA_LAUNCHES.get(name, kernels)
     assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == launches
+    if name in EMULATED:
+        got = cuda.emulate(*ins)
+        got = got if isinstance(got, tuple) else (got,)
+        for i, g in enumerate(got):
+            np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=2e-5)
 
 
 def test_torch_layer_norm_backward_reads_x_and_dy_once_on_cuda():

@@ -151,6 +151,30 @@ def _bits(v, elem):
     return v.view(_UINT[v.dtype.itemsize]).astype(elem)
 
 
+# set bits of each byte value
+_POP8 = np.array([bin(i).count("1") for i in range(256)], np.uint32)
+
+
+def _popcount(x):
+    """Set bits of each unsigned integer of `x`, as u32."""
+    x = np.ascontiguousarray(x)
+    return _POP8[x.view(np.uint8).reshape(x.shape + (x.itemsize,))].sum(-1).astype(np.uint32)
+
+
+def _leading_zeros(x, bits):
+    """Leading zero bits of each unsigned integer of `x` (`bits` wide), as u32."""
+    v = np.asarray(x).astype(np.uint64)
+    length = np.zeros(v.shape, np.uint32)
+    for step in (32, 16, 8, 4, 2, 1):
+        if step >= bits:
+            continue
+        high = v >= np.uint64(1 << step)
+        length += np.where(high, np.uint32(step), np.uint32(0))
+        v = np.where(high, v >> np.uint64(step), v)
+    length += (v > 0).astype(np.uint32)
+    return np.uint32(bits) - length
+
+
 def _ftz(x):
     x = np.asarray(x)
     tiny = np.finfo(x.dtype).tiny
@@ -1206,6 +1230,23 @@ class _Compiler:
     def op_not(self, s, labels):
         t = self._type(s)
         return self._unary(s, np.logical_not if t == "pred" else np.invert)
+
+    def _count_bits(self, s, fn):
+        # (popc.b32/b64, clz.b32/b64: the result is a u32 whatever the width)
+        t = self._type(s)
+        d, a = s.args
+        ra, wr = self.reader(a, t), self.writer(d)
+        bits = type_size(t) * 8
+
+        def run(B, sel):
+            wr(B, sel, fn(_bits(ra(B, sel), _UINT[bits // 8]), bits))
+        return run
+
+    def op_popc(self, s, labels):
+        return self._count_bits(s, lambda x, bits: _popcount(x))
+
+    def op_clz(self, s, labels):
+        return self._count_bits(s, _leading_zeros)
 
     def op_min(self, s, labels):
         return self._minmax(s, np.minimum, np.fmin)

@@ -4,9 +4,13 @@ importer and records inputs and PyTorch's outputs next to them.
 Run by hand (not in CI) with torch-mlir 20261001 and torch 2.13.0 (CPU) from PyPI:
     python export.py [name ...]   # in this directory; all cases by default
 """
+import os
 import sys
 import torch, numpy as np
 from torch_mlir import fx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 4, "bench"))
+from suite import _layernorm_bwd  # noqa: E402
 
 class Softmax(torch.nn.Module):
     def forward(self, x):
@@ -121,22 +125,32 @@ class Rotary(torch.nn.Module):
         return x * cos + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * sin
 
 class LayerNormBackward(torch.nn.Module):
-    """Layer norm's backward pass written out as a training step computes it:
-    dx from row means, and the weight and bias gradients, sums over dim 0
-    (torch-mlir writes those with the reduced loop first)."""
+    """Layer norm's backward pass written out as a training step computes it
+    (the bench suite's formula): dx from row means, and the weight and bias
+    gradients, sums over dim 0 (torch-mlir writes those with the reduced loop
+    first)."""
     def forward(self, x, dy, w):
-        c = x - x.mean(-1, keepdim=True)
-        rstd = torch.rsqrt((c * c).mean(-1, keepdim=True) + 1e-5)
-        xhat = c * rstd
-        g = dy * w
-        dx = rstd * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
-        return dx, (dy * xhat).sum(0), dy.sum(0)
+        return _layernorm_bwd(x, dy, w)
 
 class BatchStatsNHWC(torch.nn.Module):
     """Per-channel mean and variance of a channels-last batch: reductions over
     (n, h, w), the channel innermost."""
     def forward(self, x):
         return x.mean(dim=(0, 1, 2)), x.var(dim=(0, 1, 2), unbiased=False)
+
+class GeluTanhBackward(torch.nn.Module):
+    """The tanh GELU's derivative times the incoming gradient, written out:
+    torch-mlir writes x ** 3 as math.fpowi with an i64 exponent."""
+    def forward(self, x, dy):
+        c = 0.7978845608028654
+        t = torch.tanh(c * (x + 0.044715 * x ** 3))
+        return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x ** 2))
+
+class CrossEntropyLoss(torch.nn.Module):
+    """The mean cross-entropy loss over a batch (labels may be ignore_index:
+    the count of kept labels is a sum of booleans)."""
+    def forward(self, logits, labels):
+        return torch.nn.functional.cross_entropy(logits, labels)
 
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
@@ -155,6 +169,9 @@ cases = {
     "torch_layernorm_bwd": (LayerNormBackward(), (torch.randn(64, 256), torch.randn(64, 256),
                                                   torch.rand(256) + 0.5)),
     "torch_batch_stats_nhwc": (BatchStatsNHWC(), (torch.randn(4, 6, 6, 32) * 2 + 1,)),
+    "torch_gelu_tanh_bwd": (GeluTanhBackward(), (torch.randn(32, 64) * 2, torch.randn(32, 64))),
+    "torch_cross_entropy_loss": (CrossEntropyLoss(), (torch.randn(16, 50),
+                                                      torch.randint(0, 50, (16,)))),
 }
 # python export.py [name ...]: only the cases named (all by default)
 for name, (m, args) in cases.items():
