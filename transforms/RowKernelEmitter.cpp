@@ -81,6 +81,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <limits>
 
 using namespace mlir;
 using kfuse::RowKernelOptions;
@@ -2759,16 +2760,94 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (w && !isFull(w))
         centered[red] = {sub, *c, qBuffer};
     }
-  // Likewise a sum of exp(e - m) with m a max of e that the group computes
-  // (a softmax over a leading axis; fast numerics): its partials kernel
-  // folds, beside the slice's max m_s (the max's own partial), the sum s_s
-  // of exp(e - m_s); the finishing kernel adds s_s exp(m_s - m) over the
-  // slices (nothing for a slice that is all -inf, unless m is -inf too:
-  // then NaN, as exp(-inf - -inf) in the two-pass sum). It joins the max's
-  // wave. Here e is a group input the max reads at the same points.
+  // Likewise a sum of exp(e - r) with r a row value computed from a max m
+  // of e that the group computes (r = m: a softmax over a leading axis;
+  // r = isinf(m) ? 0 : m: torch's logsumexp; fast numerics): its partials
+  // kernel folds, beside the slice's max m_s (the max's own partial), the
+  // sum s_s of exp(e - m_s); the finishing kernel adds s_s exp(m_s - r)
+  // over the slices, which is sum(exp(e - r)) over the slice for any r
+  // (exp(m_s - r) for a slice whose max is +inf, as exp(+inf - r) in the
+  // two-pass sum; nothing for a slice that is all -inf, unless r is -inf
+  // too: then NaN, as exp(-inf - -inf)). It joins the max's wave. Here e is
+  // a group input the max reads at the same points.
   struct SplitOnline {
     linalg::GenericOp max;
-    unsigned mArg; // m's operand in the sum
+    unsigned mArg; // the operand of r (or of the m it is computed from)
+    arith::SubFOp sub; // e - r in the sum's body
+    // the body's ops computing r from that operand alone (none: r is it)
+    SmallVector<Operation *> refOps;
+  };
+  // The ops of `red`'s body that compute `r` from one input argument alone
+  // (and values from outside the body), in body order, and that argument;
+  // null if r reads anything else or those ops feed anything but `user`.
+  auto refComputation = [](linalg::GenericOp red, Value r, Operation *user,
+                           SmallVector<Operation *> &ops) -> BlockArgument {
+    Block *body = red.getBody();
+    BlockArgument arg;
+    llvm::SetVector<Operation *> slice;
+    SmallVector<Value> work{r};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (auto a = dyn_cast<BlockArgument>(v)) {
+        if (a.getOwner() != body)
+          continue;
+        if ((arg && arg != a) || a.getArgNumber() >= red.getNumDpsInputs())
+          return BlockArgument();
+        arg = a;
+        continue;
+      }
+      Operation *op = v.getDefiningOp();
+      if (op->getBlock() != body)
+        continue; // (a constant or a value from outside)
+      if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+        return BlockArgument();
+      if (slice.insert(op))
+        llvm::append_range(work, op->getOperands());
+    }
+    if (!arg)
+      return BlockArgument();
+    auto inside = [&](Operation *u) {
+      return u == user || slice.contains(u);
+    };
+    if (!llvm::all_of(arg.getUsers(), inside))
+      return BlockArgument();
+    for (Operation *op : slice)
+      if (!llvm::all_of(op->getUsers(), inside))
+        return BlockArgument();
+    ops.assign(slice.begin(), slice.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    return arg;
+  };
+  // The max behind row value `r` read by `reader`: the reduction that
+  // writes it, or the one reduction from which row-space ops compute it
+  // (with group inputs); null if full-space values or several reductions
+  // lead to it.
+  auto maxBehind = [&](Value r, linalg::GenericOp reader) {
+    linalg::GenericOp found;
+    SmallVector<std::pair<Value, linalg::GenericOp>> work{{r, reader}};
+    llvm::DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      auto [v, user] = work.pop_back_val();
+      linalg::GenericOp w = writerOf(v, user);
+      if (!w || !seen.insert(w).second)
+        continue; // (a group input)
+      if (w.getNumReductionLoops() > 0) {
+        if (found)
+          return linalg::GenericOp();
+        found = w;
+        continue;
+      }
+      if (isFull(w) || llvm::any_of(w.getDpsInitsMutable(), [&](OpOperand &o) {
+            return w.payloadUsesValueFromOperand(&o);
+          }))
+        return linalg::GenericOp();
+      for (Value in : w.getDpsInputs())
+        if (isa<MemRefType>(in.getType()))
+          work.push_back({in, w});
+    }
+    return found;
   };
   llvm::DenseMap<Operation *, SplitOnline> onlineSums;
   if (options.online)
@@ -2780,15 +2859,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
       if (!sub || !sub->hasOneUse())
         continue;
-      auto m = dyn_cast<BlockArgument>(sub.getRhs());
+      SmallVector<Operation *> refOps;
+      BlockArgument m = refComputation(red, sub.getRhs(), sub, refOps);
       auto e = dyn_cast<BlockArgument>(sub.getLhs());
       unsigned numIns = red.getNumDpsInputs();
-      if (!m || !e || m.getOwner() != red.getBody() ||
-          e.getOwner() != red.getBody() || !m.hasOneUse() ||
-          m.getArgNumber() >= numIns || e.getArgNumber() >= numIns)
+      if (!m || !e || e.getOwner() != red.getBody() || e == m ||
+          e.getArgNumber() >= numIns)
         continue;
       linalg::GenericOp max =
-          writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
+          maxBehind(red.getDpsInputOperand(m.getArgNumber())->get(), red);
       std::optional<Combiner> mc =
           max ? findCombiner(max) : std::optional<Combiner>();
       if (!max || !llvm::is_contained(reductions, max) || !mc ||
@@ -2808,7 +2887,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
               type)
         continue;
-      onlineSums[red] = {max, m.getArgNumber()};
+      onlineSums[red] = {max, m.getArgNumber(), sub, refOps};
     }
   // Waves: a reduction's partials can be computed once every row value it
   // reads (through its full-space producers too) is in memory. avail(g) is
@@ -2867,11 +2946,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       o = onlineSums.end();
     }
     unsigned wave = after + 1;
-    // (a centered sum finishes once q is ready, an online sum once m is)
+    // (a centered sum finishes once q is ready, an online sum once r is)
     if (c != centered.end())
       wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
     if (o != onlineSums.end())
-      wave = std::max(wave, avail.lookup(o->second.max));
+      wave = std::max(wave, avail.lookup(writerOf(
+                                g.getDpsInputs()[o->second.mArg], g)));
     // (its init, combined into in the finishing kernel, must be ready then)
     if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
       wave = std::max(wave, avail.lookup(w));
@@ -3185,11 +3265,21 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         // reading the max's partials in place of m.
         Value maxPartials = partialsOf[o->second.max][0];
         readAsPartial.insert(maxPartials);
-        auto variant = cast<linalg::GenericOp>(b.clone(*red.getOperation()));
+        IRMapping cloned;
+        auto variant =
+            cast<linalg::GenericOp>(b.clone(*red.getOperation(), cloned));
         variant->setOperand(o->second.mArg, maxPartials);
         SmallVector<AffineMap> maps = variant.getIndexingMapsArray();
         maps[o->second.mArg] = partialPlaceholder;
         variant.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+        if (!o->second.refOps.empty()) {
+          // (exp(e - m_s), not exp(e - r(m_s)): r applies in the finish)
+          cloned.lookup(o->second.sub.getResult())
+              .getDefiningOp()
+              ->setOperand(1, variant.getBody()->getArgument(o->second.mArg));
+          for (Operation *op : llvm::reverse(o->second.refOps))
+            cloned.lookup(op->getResult(0)).getDefiningOp()->erase();
+        }
         created.push_back(variant);
         variants.push_back(variant);
         parts = {{variant, partialsOf[red][0]}};
@@ -3277,8 +3367,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                       nb, nl, twice, arith::MulFOp::create(nb, nl, n, dq))));
         });
   };
-  // An online sum's finish: init + sum over the slices of s_s exp(m_s - m),
-  // m_s the slices' maxima, m read at the row.
+  // An online sum's finish: init + sum over the slices of s_s exp(m_s - r),
+  // m_s the slices' maxima, r read at the row.
   auto finishOnline = [&](OpBuilder &fb, linalg::GenericOp s,
                           SplitOnline o) {
     Type type =
@@ -3291,17 +3381,31 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                                renamedMap(s, s.getDpsInputOperand(o.mArg))},
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           Value ninf = floatConstant(nb, nl, type, 0, -1);
-          Value scaled = arith::MulFOp::create(
-              nb, nl, args[0],
-              math::ExpOp::create(
-                  nb, nl, arith::SubFOp::create(nb, nl, args[1], args[2])));
-          // (a slice all -inf adds nothing where the row has a finite max)
+          Value pinf = floatConstant(nb, nl, type,
+                                     std::numeric_limits<double>::infinity());
+          // r, from the value read at the row
+          IRMapping atRow;
+          atRow.map(s.getBody()->getArgument(o.mArg), args[2]);
+          for (Operation *op : o.refOps)
+            nb.clone(*op, atRow);
+          Value r = atRow.lookupOrDefault(o.sub.getRhs());
+          Value shift = math::ExpOp::create(
+              nb, nl, arith::SubFOp::create(nb, nl, args[1], r));
+          Value scaled = arith::MulFOp::create(nb, nl, args[0], shift);
+          // (a slice whose max is +inf: s_s is NaN, the slice's sum
+          // exp(+inf - r))
+          scaled = arith::SelectOp::create(
+              nb, nl,
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                    args[1], pinf),
+              shift, scaled);
+          // (a slice all -inf adds nothing where r is not -inf)
           Value empty = arith::AndIOp::create(
               nb, nl,
               arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                     args[1], ninf),
-              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNE,
-                                    args[2], ninf));
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNE, r,
+                                    ninf));
           return arith::SelectOp::create(nb, nl, empty,
                                          floatConstant(nb, nl, type, 0),
                                          scaled);

@@ -28,6 +28,14 @@
 // CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[P1]] : memref<3x16xf32>, %[[P2:.*]] : memref<3x16xf32>)
 // CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P1]] : memref<3x16xf32>, %[[P2]] : memref<3x16xf32>, %[[OUT]] : memref<3xf32>)
 // CHECK-NOT: gpu.launch_func
+// torch's logsumexp subtracts r = isinf(max) ? 0 : max, not the max: the
+// slices fold their maxima and sums of exp(x - m_s) just the same, and the
+// finishing kernel computes r from the row's max before it adds
+// s_s exp(m_s - r).
+// CHECK-LABEL: func.func @lse_guarded(
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial blocks in (%c48, %c1, %c1)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0 blocks in (%c3, %c1, %c1)
+// CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: func.func @softmax(
 // CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|24}}, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
@@ -43,6 +51,17 @@
 // KERN: math.exp
 // KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: math.log
+// KERN: gpu.func @lse_guarded_g0_partial(
+// KERN-NOT: math.absf
+// KERN: math.exp
+// KERN: gpu.func @lse_guarded_g0(
+// KERN: arith.maximumf %{{.*}}, %shuffleResult
+// KERN: math.absf
+// KERN: arith.cmpf oeq
+// KERN: arith.select
+// KERN: math.exp
+// KERN: arith.addf %{{.*}}, %shuffleResult
+// KERN: math.log
 // Strict numerics: the maximum first, then the sum around it.
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{numerics=strict})' | FileCheck %s --check-prefix=STRICT
 // STRICT-LABEL: func.func @lse(
@@ -51,6 +70,11 @@
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial2 blocks in (%c48, %c1, %c1)
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1)
 // STRICT-NOT: gpu.launch_func
+// STRICT-LABEL: func.func @lse_guarded(
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial blocks
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_combine1 blocks
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial2 blocks
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0 blocks
 // STRICT-LABEL: func.func @softmax(
 
 func.func @lse(%arg0: tensor<3x100000xf32> {kfuse.name = "x"}) -> (tensor<3xf32> {kfuse.name = "lse"}) {
@@ -95,6 +119,48 @@ func.func @lse(%arg0: tensor<3x100000xf32> {kfuse.name = "x"}) -> (tensor<3xf32>
     linalg.yield %v0 : f32
   } -> tensor<3xf32>
   return %t8 : tensor<3xf32>
+}
+
+#row = affine_map<(d0, d1) -> (d0)>
+#full = affine_map<(d0, d1) -> (d0, d1)>
+#vec = affine_map<(d0) -> (d0)>
+func.func @lse_guarded(%x: tensor<3x100000xf32>) -> tensor<3xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %i = linalg.fill ins(%ninf : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %m = linalg.generic {indexing_maps = [#full, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x100000xf32>) outs(%i : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.maximumf %a, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%m : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %abs = math.absf %a : f32
+    %isinf = arith.cmpf oeq, %abs, %inf : f32
+    %v = arith.select %isinf, %zero, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %sum = linalg.generic {indexing_maps = [#full, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %r : tensor<3x100000xf32>, tensor<3xf32>) outs(%z : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %t = math.exp %d : f32
+    %v = arith.addf %t, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  %lse = linalg.generic {indexing_maps = [#vec, #vec, #vec], iterator_types = ["parallel"]}
+      ins(%sum, %r : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %l = math.log %a : f32
+    %v = arith.addf %l, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  return %lse : tensor<3xf32>
 }
 
 func.func @softmax(%arg0: tensor<3x100000xf32>) -> tensor<3x100000xf32> {

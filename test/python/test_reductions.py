@@ -1155,6 +1155,48 @@ def test_split_softmax_folds_max_and_sum_together(shape, axis, strategy, reads):
     assert asked * (reads + 1) == pytest.approx(asked_strict * reads, rel=0.01)
 
 
+@pytest.mark.parametrize("shape,axis", [((3, 100000), 1), ((6000, 8), 0)])
+def test_split_logsumexp_around_a_guarded_max(shape, axis):
+    # torch's logsumexp (as torch-mlir exports it) subtracts r = isinf(m) ? 0
+    # : m, not the max m itself: the slices still fold m_s and the sum of
+    # exp(x - m_s) in one pass, and the finish adds s_s exp(m_s - r) with r
+    # computed from the row's max: x read once (strict: twice). Rows all
+    # -inf give -inf (r = 0), rows with +inf give +inf (a slice whose max is
+    # +inf adds exp(+inf - r)), rows all +inf too, NaN stays NaN.
+    from kfuse import builder as kb
+    p = kb.Program("guarded_lse")
+    x = p.input("x", shape, "f32")
+    m = x.max(axis=axis, keepdims=True)
+    r = kb.where(kb.abs(m) == float("inf"), 0.0, m)
+    p.output(kb.log(kb.exp(x - r).sum(axis=axis, keepdims=True)) + r, name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=1 if axis == 0 else 0)
+    assert not any(s.kernel.endswith(("_combine1", "_partial2")) for s in f.plan.steps)
+    rng = np.random.default_rng(1)
+    xs = (rng.standard_normal(shape) * 3).astype(np.float32)
+    lines = xs if axis == 1 else xs.T
+    lines[0, :] = -np.inf
+    lines[1, : lines.shape[1] * 2 // 3] = -np.inf
+    lines[2, 7] = np.inf
+    if lines.shape[0] > 4:
+        lines[3, :] = np.inf
+        lines[4, 100] = np.nan
+    x64 = xs.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mm = x64.max(axis=axis, keepdims=True)
+        rr = np.where(np.isinf(mm), 0.0, mm)
+        want = np.log(np.exp(x64 - rr).sum(axis=axis, keepdims=True)) + rr
+    cpu = kfuse.compile(p, target="cpu")
+    for got in (f.emulate(xs), cpu(xs)):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6, equal_nan=True)
+    asked = sum(st["load"]["by_buffer"].get(0, 0) for st in f.emulator.last_stats)
+    assert 1 <= asked / xs.nbytes <= 1.15
+    strict = kfuse.compile(p, target="cuda", chip="sm_90", numerics="strict",
+                           sm_count=1 if axis == 0 else 0)
+    np.testing.assert_allclose(strict.emulate(xs), want, rtol=2e-5, atol=1e-6, equal_nan=True)
+    asked_strict = sum(st["load"]["by_buffer"].get(0, 0) for st in strict.emulator.last_stats)
+    assert asked_strict == pytest.approx(2 * asked, rel=0.01)
+
+
 # (seeds whose programs split: along the rows 1, 6, 9, 11, 14; few long
 # rows 4, 16, 20; and 3, 8, which do not)
 @pytest.mark.parametrize("seed", [1, 6, 9, 11, 14, 4, 16, 20, 3, 8])
