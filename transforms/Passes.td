@@ -259,7 +259,10 @@ def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
     the input, so on the CPU target a fused program computes the same bits as
     the unfused one. `mode=fast` adds `contract` to every arith op that
     takes fast-math flags, so mul-add pairs may become FMAs, and `afn` to
-    `math.exp` (on CUDA, `fusion-fast-exp` makes it `ex2.approx`).
+    `math.exp` (on CUDA, `fusion-fast-exp` makes it `ex2.approx`). Float
+    casts (`arith.extf`, `arith.truncf`) keep their flags: with `contract`
+    on both, `extf(truncf(x))` folds to `x`, dropping a rounding the input
+    wrote (`x.to(torch.bfloat16).float()`).
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"fast\"",

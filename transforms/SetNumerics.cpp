@@ -34,7 +34,12 @@ struct SetNumericsPass : kfuse::impl::SetNumericsBase<SetNumericsPass> {
       return signalPassFailure();
     }
     getOperation().walk([](arith::ArithFastMathInterface op) {
-      // (ops such as arith.extf carry no flags attribute until one is set)
+      // Casts keep their flags: there is nothing to contract in them, and
+      // MLIR folds extf(truncf(x)) to x when both allow contraction, which
+      // would drop a rounding the input asked for (x.to(bf16).float()).
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op.getOperation()))
+        return;
+      // (ops without flags carry no attribute until one is set)
       arith::FastMathFlagsAttr old = op.getFastMathFlagsAttr();
       arith::FastMathFlags flags =
           old ? old.getValue() : arith::FastMathFlags::none;

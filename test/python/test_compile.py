@@ -621,3 +621,22 @@ def test_ptx_calls_that_cannot_work_are_found():
         "calls __nv_powif without defining it"]
     assert ptx_call_problems(declared + body + pointer + defined) == [
         "calls __nv_powif through a pointer (its arguments differ from its declaration)"]
+
+
+def test_explicit_rounding_through_bf16_is_kept_with_fast_numerics():
+    # x.to(bfloat16).float() * 2 (found in an exported bf16 layer norm): fast
+    # numerics let ops contract, and MLIR folds extf(truncf(x)) to x when both
+    # casts allow contraction, so the rounding the program asks for vanished
+    # (results not representable in bf16). Casts keep their flags now.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    p = kb.Program("bf16_round_trip")
+    x = p.input("x", (256,), "f32")
+    p.output(kb.cast(kb.cast(x, "bf16"), "f32") * 2.0, "y")
+    xs = np.random.default_rng(3).standard_normal(256).astype(np.float32)
+    want = xs.astype(ml_dtypes.bfloat16).astype(np.float32) * 2
+    assert not np.array_equal(want, xs * 2)
+    for numerics in ("fast", "strict"):
+        cpu = kfuse.compile(p, target="cpu", numerics=numerics)
+        cuda = kfuse.compile(p, target="cuda", numerics=numerics)
+        np.testing.assert_array_equal(cpu(xs), want)
+        np.testing.assert_array_equal(cuda.emulate(xs), want)
