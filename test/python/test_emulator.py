@@ -141,6 +141,28 @@ def test_bit_counts():
     assert list(got) == want
 
 
+def test_signed_narrowing_cvt_sign_extends_in_its_register():
+    # cvt.s8.s32 into a 16-bit register keeps the sign (PTX extends a signed
+    # result narrower than its register by its sign): -93 stays -93 through
+    # cvt.rn.f32.s16 (found dequantizing int8 weights: 163 came out)
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  cvt.s8.s32 %rs1, %r5;
+  cvt.rn.f32.s16 %r6, %rs1;
+  cvt.u8.u32 %rs2, %r5;
+  cvt.rn.f32.u16 %r7, %rs2;
+  add.f32 %r6, %r6, %r7;
+  st.global.b32 [%rd5], %r6;
+  ret;
+"""
+    regs = ".reg .pred %p<4>;\n.reg .b16 %rs<4>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;"
+    x = np.array([-93, 93, 0x1A3, -1, 127, -128, 255, 256], np.int32)
+    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body, regs=regs))
+    got = exe(x).view(np.float32)
+    want = x.astype(np.int8).astype(np.float32) + x.astype(np.uint8).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
 # thread 0 publishes x[0] through shared memory; everyone reads it
 _BROADCAST = """
   setp.ne.b32 %p1, %r3, 0;

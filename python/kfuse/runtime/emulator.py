@@ -584,6 +584,10 @@ class _Compiler:
                 return v.view(store)
             if v.dtype.kind == "f":
                 raise PtxError(f"internal: a {v.dtype} value for the {cls} register {name}")
+            if v.dtype.kind == "i" and v.dtype.itemsize < store.itemsize:
+                # (a signed value narrower than its register, from cvt.s8 or
+                # ld.s8, is sign-extended to the register's width)
+                return v.astype(np.int64).astype(store)
             return v.view(_UINT[v.dtype.itemsize]).astype(store)
 
         def write(B, sel, v):
