@@ -4,11 +4,16 @@
 // materialize (a select of two bf16 values, a stored bf16 constant) to f32
 // and truncates back with the `__truncsfbf2` runtime call, which the JIT
 // cannot resolve. Selects and stores only move bits: on the LLVM dialect,
-// they are done on i16 instead.
+// they are done on i16 instead. Arithmetic on bf16 and conversions of
+// integers to bf16 (fusion-cpu-bf16-casts) go through f32 and an
+// arith.truncf, which arith-expand turns into integer operations.
 //
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #define DEBUG_TYPE "fusion-cpu-bf16-bits"
 
@@ -56,8 +61,55 @@ struct CpuBf16BitsPass : kfuse::impl::CpuBf16BitsBase<CpuBf16BitsPass> {
   }
 };
 
+bool isBf16(Type t) { return getElementTypeOrSelf(t).isBF16(); }
+
+/// `t` with f32 in place of bf16 (scalars and shaped types).
+Type widened(Type t) {
+  if (!isBf16(t))
+    return t;
+  Type f32 = Float32Type::get(t.getContext());
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    return shaped.clone(f32);
+  return f32;
+}
+
 struct CpuBf16CastsPass : kfuse::impl::CpuBf16CastsBase<CpuBf16CastsPass> {
   void runOnOperation() override {
+    // Arithmetic on bf16 (a sum accumulated in bf16, as torch-mlir writes
+    // x.bfloat16().sum()): in f32, rounded to bf16 after each op, as the
+    // x86 back end would promote it, without its __truncsfbf2 calls.
+    SmallVector<Operation *> arithmetic;
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          isa<arith::ExtFOp, arith::TruncFOp, arith::BitcastOp,
+              arith::ConstantOp, arith::SelectOp, arith::SIToFPOp,
+              arith::UIToFPOp>(op) ||
+          op->getNumRegions() != 0)
+        return;
+      if (llvm::any_of(op->getOperandTypes(), isBf16) ||
+          llvm::any_of(op->getResultTypes(), isBf16))
+        arithmetic.push_back(op);
+    });
+    for (Operation *op : arithmetic) {
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      OperationState state(loc, op->getName());
+      for (Value v : op->getOperands())
+        state.addOperands(isBf16(v.getType())
+                              ? arith::ExtFOp::create(b, loc, widened(v.getType()), v)
+                                    .getResult()
+                              : v);
+      for (Type t : op->getResultTypes())
+        state.addTypes(widened(t));
+      state.addAttributes(op->getAttrs());
+      Operation *wide = b.create(state);
+      for (auto [old, now] : llvm::zip(op->getResults(), wide->getResults()))
+        old.replaceAllUsesWith(
+            isBf16(old.getType())
+                ? arith::TruncFOp::create(b, loc, old.getType(), now).getResult()
+                : now);
+      op->erase();
+    }
     SmallVector<Operation *> casts;
     getOperation()->walk([&](Operation *op) {
       if (isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&

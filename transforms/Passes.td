@@ -361,8 +361,14 @@ def CpuBf16Bits : Pass<"fusion-cpu-bf16-bits"> {
 }
 
 def CpuBf16Casts : Pass<"fusion-cpu-bf16-casts", "::mlir::func::FuncOp"> {
-  let summary = "Converts integers to bf16 through f32 on the CPU target";
+  let summary = "bf16 arithmetic and integer-to-bf16 conversions through f32 (CPU)";
   let description = [{
+    Arithmetic on bf16 values (arith and math ops with a bf16 operand or
+    result: a sum accumulated in bf16, as torch-mlir writes
+    `x.bfloat16().sum()`) is computed in f32 and each bf16 result rounded
+    back with `arith.truncf`: the promotion the x86 back end would do, but
+    without its `__truncsfbf2` calls.
+
     The x86 backend lowers an integer-to-bf16 conversion (`arith.sitofp` /
     `arith.uitofp` to bf16) as a conversion to f32 and a `__truncsfbf2` call
     the JIT does not provide. This pass writes it as the conversion to f32

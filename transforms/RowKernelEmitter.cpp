@@ -1091,12 +1091,27 @@ static Type combinedType(Type t) {
 /// pair).
 static Value warpTotal(OpBuilder &b, Location loc, Value v,
                        vector::CombiningKind kind, int32_t from = 1) {
-  for (int32_t offset = from; offset < 32; offset *= 2) {
-    Value other =
-        gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+  // (shfl moves 32 bits: f16 and bf16 travel as the low half of an i32)
+  Type type = v.getType();
+  unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 32;
+  auto shuffle = [&](Value x, int32_t offset) -> Value {
+    if (bits >= 32)
+      return gpu::ShuffleOp::create(b, loc, x, offset, 32,
+                                    gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    Type narrow = b.getIntegerType(bits);
+    if (isa<FloatType>(type))
+      x = arith::BitcastOp::create(b, loc, narrow, x);
+    x = arith::ExtUIOp::create(b, loc, b.getI32Type(), x);
+    x = gpu::ShuffleOp::create(b, loc, x, offset, 32, gpu::ShuffleMode::XOR)
             .getShuffleResult();
-    v = vector::makeArithReduction(b, loc, kind, v, other);
-  }
+    x = arith::TruncIOp::create(b, loc, narrow, x);
+    if (isa<FloatType>(type))
+      x = arith::BitcastOp::create(b, loc, type, x);
+    return x;
+  };
+  for (int32_t offset = from; offset < 32; offset *= 2)
+    v = vector::makeArithReduction(b, loc, kind, v, shuffle(v, offset));
   return v;
 }
 

@@ -1244,3 +1244,62 @@ def test_random_split_softmax_emulated(seed):
     for g, w in zip(got, wants):
         assert np.array_equal(np.isnan(g), np.isnan(w))
         np.testing.assert_allclose(g[~np.isnan(g)], w[~np.isnan(w)], rtol=1e-4, atol=1e-6)
+
+
+_HALF_REDUCTIONS = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @half_rows(%x: tensor<8x300xf16>, %y: tensor<8x300xbf16>)
+    -> (tensor<8xf16>, tensor<8xf16>, tensor<8xbf16>) {
+  %zero = arith.constant 0.0 : f16
+  %ninf = arith.constant 0xFC00 : f16
+  %bzero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8xf16>
+  %be = tensor.empty() : tensor<8xbf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<8xf16>) -> tensor<8xf16>
+  %n = linalg.fill ins(%ninf : f16) outs(%e : tensor<8xf16>) -> tensor<8xf16>
+  %bz = linalg.fill ins(%bzero : bf16) outs(%be : tensor<8xbf16>) -> tensor<8xbf16>
+  %s = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x300xf16>) outs(%z : tensor<8xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %v = arith.addf %in, %out : f16
+    linalg.yield %v : f16
+  } -> tensor<8xf16>
+  %m = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x300xf16>) outs(%n : tensor<8xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %v = arith.maximumf %in, %out : f16
+    linalg.yield %v : f16
+  } -> tensor<8xf16>
+  %b = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<8x300xbf16>) outs(%bz : tensor<8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %v = arith.addf %in, %out : bf16
+    linalg.yield %v : bf16
+  } -> tensor<8xbf16>
+  return %s, %m, %b : tensor<8xf16>, tensor<8xf16>, tensor<8xbf16>
+}
+"""
+
+
+def test_half_precision_accumulators_combine_across_lanes():
+    # torch-mlir sums an f16 tensor in f16 (x.half().sum(-1)); the warp
+    # shuffles that combine the lanes' partials move 32 bits, so an f16 or
+    # bf16 partial crosses as the low half of an i32 (it failed to compile:
+    # nvvm.shfl.sync takes no f16). Accumulating in the narrow type rounds at
+    # every step: sums within that rounding of the float64 sum.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((8, 300)).astype(np.float16)
+    y = rng.standard_normal((8, 300)).astype(ml_dtypes.bfloat16)
+    cuda = kfuse.compile(_HALF_REDUCTIONS, target="cuda")
+    assert "shfl.sync.bfly.b32" in cuda.ptx
+    cpu = kfuse.compile(_HALF_REDUCTIONS, target="cpu")
+    for s, m, b in (cuda.emulate(x, y), cpu(x, y)):
+        x64, y64 = x.astype(np.float64), y.astype(np.float64)
+        bound = np.abs(x64).sum(1)
+        assert s.dtype == np.float16 and b.dtype == ml_dtypes.bfloat16
+        assert np.all(np.abs(s.astype(np.float64) - x64.sum(1)) <= 300 * 2 ** -11 * bound)
+        np.testing.assert_array_equal(m, x.max(1))
+        assert np.all(np.abs(b.astype(np.float64) - y64.sum(1))
+                      <= 300 * 2 ** -8 * np.abs(y64).sum(1))
