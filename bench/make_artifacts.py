@@ -224,7 +224,9 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_mha.mlir", "torch/torch_rotary.mlir", "attention_slices.mlir",
     "aligned_rows.mlir", "torch/torch_sdpa_causal.mlir", "masked_rows.mlir",
     "batch1_rows.mlir", "arg_rows.mlir", "torch/torch_greedy.mlir",
-    "long_rows.mlir",
+    "long_rows.mlir", "torch/torch_layernorm_bwd.mlir",
+    "torch/torch_batch_stats_nhwc.mlir", "torch/torch_gelu_tanh_bwd.mlir",
+    "torch/torch_cross_entropy_loss.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 
