@@ -223,23 +223,76 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
 /// the whole kernel, so later phases reuse what earlier ones computed.
 using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
-/// The centre q of `e - q` in a centered sum's body: an input argument r
-/// read once (a memref's element, a row value), or r / c or r * c for a
-/// constant finite nonzero c (0 where r is 0).
+/// A row value q that a generic's body computes from one input argument r
+/// (a memref's element read at the row) with side-effect-free ops: the
+/// centre of `e - q` in a centered sum (r, or r / c or r * c for a constant
+/// finite nonzero c), the reference of `exp(e - q)` in an online sum (r, or
+/// torch's isinf(r) ? 0 : r).
 struct Center {
   BlockArgument r;
-  Operation *scaling = nullptr; // the division or multiplication, if any
-  FloatAttr scale;
-  bool divides = false;
-  /// q from the row value `r`.
-  Value of(OpBuilder &b, Location loc, Value rowValue) const {
-    if (!scale)
-      return rowValue;
-    Value s = arith::ConstantOp::create(b, loc, scale);
-    return divides ? arith::DivFOp::create(b, loc, rowValue, s).getResult()
-                   : arith::MulFOp::create(b, loc, rowValue, s).getResult();
+  SmallVector<Operation *> ops; // computing q from r, in body order
+  Value value;                  // q in the body (r itself without ops)
+  /// q from the row value `rowValue` in place of r (the ops cloned, and
+  /// the body's constants they read).
+  Value of(OpBuilder &b, Location, Value rowValue) const {
+    IRMapping m;
+    m.map(r, rowValue);
+    for (Operation *op : ops) {
+      for (Value v : op->getOperands())
+        if (Operation *d = v.getDefiningOp();
+            d && !m.contains(v) && d->getBlock() == r.getOwner() &&
+            d->hasTrait<OpTrait::ConstantLike>())
+          b.clone(*d, m);
+      b.clone(*op, m);
+    }
+    return m.lookupOrDefault(value);
   }
 };
+
+/// `q` as a Center when ops of `at`'s body compute it from one input
+/// argument alone (and constants or values from outside the body), feeding
+/// nothing but `user` and each other.
+static std::optional<Center> rowFunction(Value q, linalg::GenericOp at,
+                                         Operation *user) {
+  Block *body = at.getBody();
+  Center c;
+  c.value = q;
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work{q};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto a = dyn_cast<BlockArgument>(v)) {
+      if (a.getOwner() != body)
+        continue;
+      if ((c.r && c.r != a) || a.getArgNumber() >= at.getNumDpsInputs() ||
+          !isa<MemRefType>(at.getDpsInputOperand(a.getArgNumber())
+                               ->get()
+                               .getType()))
+        return std::nullopt;
+      c.r = a;
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    if (op->getBlock() != body || op->hasTrait<OpTrait::ConstantLike>())
+      continue; // (a constant, or a value from outside)
+    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return std::nullopt;
+    if (slice.insert(op))
+      llvm::append_range(work, op->getOperands());
+  }
+  if (!c.r)
+    return std::nullopt;
+  auto inside = [&](Operation *u) { return u == user || slice.contains(u); };
+  if (!llvm::all_of(c.r.getUsers(), inside) ||
+      llvm::any_of(slice, [&](Operation *op) {
+        return !llvm::all_of(op->getUsers(), inside);
+      }))
+    return std::nullopt;
+  c.ops.assign(slice.begin(), slice.end());
+  llvm::sort(c.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return c;
+}
 
 class RowKernel {
 public:
@@ -1565,27 +1618,26 @@ static Value centeredValue(linalg::GenericOp v, bool &squares) {
   return d;
 }
 
-static std::optional<Center> matchCenter(Value qv, linalg::GenericOp at) {
-  Center c;
-  if (Operation *op = qv.getDefiningOp();
+/// The centre of a centered sum, `e - q` computed by `sub`: q = r, r / c or
+/// r * c (a constant finite nonzero c), r read once.
+static std::optional<Center> matchCenter(arith::SubFOp sub,
+                                         linalg::GenericOp at) {
+  Value rv = sub.getRhs();
+  if (Operation *op = rv.getDefiningOp();
       op && isa<arith::DivFOp, arith::MulFOp>(op)) {
-    if (!qv.hasOneUse())
+    unsigned k = isa<arith::MulFOp>(op) &&
+                         matchPattern(op->getOperand(0), m_Constant())
+                     ? 0
+                     : 1;
+    FloatAttr scale;
+    if (!matchPattern(op->getOperand(k), m_Constant(&scale)) ||
+        !scale.getValue().isFiniteNonZero())
       return std::nullopt;
-    c.scaling = op;
-    c.divides = isa<arith::DivFOp>(op);
-    unsigned k =
-        !c.divides && matchPattern(op->getOperand(0), m_Constant()) ? 0 : 1;
-    if (!matchPattern(op->getOperand(k), m_Constant(&c.scale)) ||
-        !c.scale.getValue().isFiniteNonZero())
-      return std::nullopt;
-    qv = op->getOperand(1 - k);
+    rv = op->getOperand(1 - k);
   }
-  auto r = dyn_cast<BlockArgument>(qv);
-  if (!r || r.getOwner() != at.getBody() || !r.hasOneUse() ||
-      r.getArgNumber() >= at.getNumDpsInputs() ||
-      !isa<MemRefType>(at.getDpsInputOperand(r.getArgNumber())->get().getType()))
+  std::optional<Center> c = rowFunction(sub.getRhs(), at, sub);
+  if (!c || rv != c->r || !c->r.hasOneUse())
     return std::nullopt;
-  c.r = r;
   return c;
 }
 
@@ -1608,7 +1660,7 @@ RowKernel::centeredPartner(linalg::GenericOp v,
   auto sub = x.getDefiningOp<arith::SubFOp>();
   if (!sub || sub.getType() != d.getType())
     return std::nullopt;
-  std::optional<Center> center = matchCenter(sub.getRhs(), at);
+  std::optional<Center> center = matchCenter(sub, at);
   if (!center)
     return std::nullopt;
   BlockArgument q = center->r;
@@ -2767,7 +2819,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       auto sub =
           d && squares ? d.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
       std::optional<Center> c =
-          sub ? matchCenter(sub.getRhs(), red) : std::nullopt;
+          sub ? matchCenter(sub, red) : std::nullopt;
       if (!c)
         continue;
       Value qBuffer = red.getDpsInputOperand(c->r.getArgNumber())->get();
@@ -2775,7 +2827,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (w && !isFull(w))
         centered[red] = {sub, *c, qBuffer};
     }
-  // Likewise a sum of exp(e - r) with r a row value computed from a max m
+  // Likewise a sum of exp(e - r) with r computed in its body from a max m
   // of e that the group computes (r = m: a softmax over a leading axis;
   // r = isinf(m) ? 0 : m: torch's logsumexp; fast numerics): its partials
   // kernel folds, beside the slice's max m_s (the max's own partial), the
@@ -2787,82 +2839,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // a group input the max reads at the same points.
   struct SplitOnline {
     linalg::GenericOp max;
-    unsigned mArg; // the operand of r (or of the m it is computed from)
     arith::SubFOp sub; // e - r in the sum's body
-    // the body's ops computing r from that operand alone (none: r is it)
-    SmallVector<Operation *> refOps;
-  };
-  // The ops of `red`'s body that compute `r` from one input argument alone
-  // (and values from outside the body), in body order, and that argument;
-  // null if r reads anything else or those ops feed anything but `user`.
-  auto refComputation = [](linalg::GenericOp red, Value r, Operation *user,
-                           SmallVector<Operation *> &ops) -> BlockArgument {
-    Block *body = red.getBody();
-    BlockArgument arg;
-    llvm::SetVector<Operation *> slice;
-    SmallVector<Value> work{r};
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      if (auto a = dyn_cast<BlockArgument>(v)) {
-        if (a.getOwner() != body)
-          continue;
-        if ((arg && arg != a) || a.getArgNumber() >= red.getNumDpsInputs())
-          return BlockArgument();
-        arg = a;
-        continue;
-      }
-      Operation *op = v.getDefiningOp();
-      if (op->getBlock() != body)
-        continue; // (a constant or a value from outside)
-      if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
-        return BlockArgument();
-      if (slice.insert(op))
-        llvm::append_range(work, op->getOperands());
-    }
-    if (!arg)
-      return BlockArgument();
-    auto inside = [&](Operation *u) {
-      return u == user || slice.contains(u);
-    };
-    if (!llvm::all_of(arg.getUsers(), inside))
-      return BlockArgument();
-    for (Operation *op : slice)
-      if (!llvm::all_of(op->getUsers(), inside))
-        return BlockArgument();
-    ops.assign(slice.begin(), slice.end());
-    llvm::sort(ops, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
-    return arg;
-  };
-  // The max behind row value `r` read by `reader`: the reduction that
-  // writes it, or the one reduction from which row-space ops compute it
-  // (with group inputs); null if full-space values or several reductions
-  // lead to it.
-  auto maxBehind = [&](Value r, linalg::GenericOp reader) {
-    linalg::GenericOp found;
-    SmallVector<std::pair<Value, linalg::GenericOp>> work{{r, reader}};
-    llvm::DenseSet<Operation *> seen;
-    while (!work.empty()) {
-      auto [v, user] = work.pop_back_val();
-      linalg::GenericOp w = writerOf(v, user);
-      if (!w || !seen.insert(w).second)
-        continue; // (a group input)
-      if (w.getNumReductionLoops() > 0) {
-        if (found)
-          return linalg::GenericOp();
-        found = w;
-        continue;
-      }
-      if (isFull(w) || llvm::any_of(w.getDpsInitsMutable(), [&](OpOperand &o) {
-            return w.payloadUsesValueFromOperand(&o);
-          }))
-        return linalg::GenericOp();
-      for (Value in : w.getDpsInputs())
-        if (isa<MemRefType>(in.getType()))
-          work.push_back({in, w});
-    }
-    return found;
+    Center ref;        // r, from the row value its argument reads
   };
   llvm::DenseMap<Operation *, SplitOnline> onlineSums;
   if (options.online)
@@ -2874,15 +2852,14 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
       if (!sub || !sub->hasOneUse())
         continue;
-      SmallVector<Operation *> refOps;
-      BlockArgument m = refComputation(red, sub.getRhs(), sub, refOps);
+      std::optional<Center> ref = rowFunction(sub.getRhs(), red, sub);
       auto e = dyn_cast<BlockArgument>(sub.getLhs());
-      unsigned numIns = red.getNumDpsInputs();
-      if (!m || !e || e.getOwner() != red.getBody() || e == m ||
-          e.getArgNumber() >= numIns)
+      if (!ref || !e || e.getOwner() != red.getBody() || e == ref->r ||
+          e.getArgNumber() >= red.getNumDpsInputs())
         continue;
+      BlockArgument m = ref->r;
       linalg::GenericOp max =
-          maxBehind(red.getDpsInputOperand(m.getArgNumber())->get(), red);
+          writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
       std::optional<Combiner> mc =
           max ? findCombiner(max) : std::optional<Combiner>();
       if (!max || !llvm::is_contained(reductions, max) || !mc ||
@@ -2902,7 +2879,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
               type)
         continue;
-      onlineSums[red] = {max, m.getArgNumber(), sub, refOps};
+      onlineSums[red] = {max, sub, *ref};
     }
   // Waves: a reduction's partials can be computed once every row value it
   // reads (through its full-space producers too) is in memory. avail(g) is
@@ -2939,7 +2916,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
             (r == g && c != centered.end() &&
              inOp->getOperandNumber() == c->second.center.r.getArgNumber()) ||
             (r == g && o != onlineSums.end() &&
-             inOp->getOperandNumber() == o->second.mArg))
+             inOp->getOperandNumber() == o->second.ref.r.getArgNumber()))
           continue; // (a centered sum's partials do not read q, an online
                     // sum's not m)
         linalg::GenericOp w = writerOf(in, r);
@@ -2961,12 +2938,11 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       o = onlineSums.end();
     }
     unsigned wave = after + 1;
-    // (a centered sum finishes once q is ready, an online sum once r is)
+    // (a centered sum finishes once q is ready, an online sum once m is)
     if (c != centered.end())
       wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
     if (o != onlineSums.end())
-      wave = std::max(wave, avail.lookup(writerOf(
-                                g.getDpsInputs()[o->second.mArg], g)));
+      wave = std::max(wave, avail.lookup(o->second.max));
     // (its init, combined into in the finishing kernel, must be ready then)
     if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
       wave = std::max(wave, avail.lookup(w));
@@ -3158,7 +3134,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           Value sum = sums ? args[k++] : Value();
           m.map(body->getArguments().back(), args.back());
           for (Operation &op : body->without_terminator()) {
-            if (&op == c.center.scaling)
+            if (llvm::is_contained(c.center.ops, &op))
               continue;
             if (!sums && (&op == c.sub || &op == square)) {
               // (the sum adds e itself)
@@ -3283,16 +3259,17 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         IRMapping cloned;
         auto variant =
             cast<linalg::GenericOp>(b.clone(*red.getOperation(), cloned));
-        variant->setOperand(o->second.mArg, maxPartials);
+        unsigned mArg = o->second.ref.r.getArgNumber();
+        variant->setOperand(mArg, maxPartials);
         SmallVector<AffineMap> maps = variant.getIndexingMapsArray();
-        maps[o->second.mArg] = partialPlaceholder;
+        maps[mArg] = partialPlaceholder;
         variant.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
-        if (!o->second.refOps.empty()) {
+        if (!o->second.ref.ops.empty()) {
           // (exp(e - m_s), not exp(e - r(m_s)): r applies in the finish)
           cloned.lookup(o->second.sub.getResult())
               .getDefiningOp()
-              ->setOperand(1, variant.getBody()->getArgument(o->second.mArg));
-          for (Operation *op : llvm::reverse(o->second.refOps))
+              ->setOperand(1, variant.getBody()->getArgument(mArg));
+          for (Operation *op : llvm::reverse(o->second.ref.ops))
             cloned.lookup(op->getResult(0)).getDefiningOp()->erase();
         }
         created.push_back(variant);
@@ -3391,19 +3368,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     return finishOverSlices(
         fb, s,
         ValueRange{partialsOf[s][0], partialsOf[o.max][0],
-                   s.getDpsInputs()[o.mArg]},
+                   s.getDpsInputs()[o.ref.r.getArgNumber()]},
         SmallVector<AffineMap>{atSlice, atSlice,
-                               renamedMap(s, s.getDpsInputOperand(o.mArg))},
+                               renamedMap(s, s.getDpsInputOperand(
+                                                 o.ref.r.getArgNumber()))},
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           Value ninf = floatConstant(nb, nl, type, 0, -1);
           Value pinf = floatConstant(nb, nl, type,
                                      std::numeric_limits<double>::infinity());
-          // r, from the value read at the row
-          IRMapping atRow;
-          atRow.map(s.getBody()->getArgument(o.mArg), args[2]);
-          for (Operation *op : o.refOps)
-            nb.clone(*op, atRow);
-          Value r = atRow.lookupOrDefault(o.sub.getRhs());
+          Value r = o.ref.of(nb, nl, args[2]); // (from the row's value)
           Value shift = math::ExpOp::create(
               nb, nl, arith::SubFOp::create(nb, nl, args[1], r));
           Value scaled = arith::MulFOp::create(nb, nl, args[0], shift);

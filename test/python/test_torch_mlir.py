@@ -75,9 +75,8 @@ EXPECTED = {
 }
 # CUDA launches where they differ from the kernels after fusion
 CUDA_LAUNCHES = {"torch_layernorm_bwd": 2}
-# also run through the PTX emulator (small programs)
-EMULATED = {"torch_gelu_tanh_bwd", "torch_batch_stats_nhwc", "torch_softmax",
-            "torch_layernorm", "torch_greedy", "torch_cross_entropy_loss"}
+# (the CUDA kernels of these programs run in the PTX emulator in
+# test_emulator.py: bench/make_artifacts.py MLIR_TEST_PROGRAMS)
 
 
 def _exported(name):
@@ -103,11 +102,6 @@ def test_torch_exported_program(name):
     cuda = kfuse.compile(text, target="cuda")
     launches = CUDA_LAUNCHES.get(name, kernels)
     assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == launches
-    if name in EMULATED:
-        got = cuda.emulate(*ins)
-        got = got if isinstance(got, tuple) else (got,)
-        for i, g in enumerate(got):
-            np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=2e-5)
 
 
 def test_torch_layer_norm_backward_reads_x_and_dy_once_on_cuda():
