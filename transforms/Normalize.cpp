@@ -235,20 +235,44 @@ bool onlyMovesData(linalg::GenericOp g) {
   });
 }
 
-/// A gather (tensor.extract in a generic body) of the only use of an
-/// elementwise generic's result reads the producer's inputs at that point and
-/// computes the producer's body there instead: `pad(exp(x))` reads x, and the
-/// producer's kernel and its intermediate tensor disappear. The producer may
-/// itself gather (a slice of a slice, a pad of a slice): its loop indices are
-/// the gathered indices.
+/// A gather (tensor.extract in a generic body) of an elementwise generic's
+/// result reads the producer's inputs at that point and computes the
+/// producer's body there instead: `pad(exp(x))` reads x, and the producer's
+/// kernel and its intermediate tensor disappear. The producer may itself
+/// gather (a slice of a slice, a pad of a slice): its loop indices are the
+/// gathered indices. Where the producer has other uses it stays for them,
+/// and the gather recomputes only if it runs at most (elements / inputs)
+/// times: it then reads no more than the producer's result would cost to
+/// write (torch's cross-entropy picks one log-probability per row out of a
+/// whole log-softmax: it reads a logit, the row's max and its log-sum).
 struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
   using OpRewritePattern::OpRewritePattern;
+
+  /// Whether gathering from `producer` at `extract` may recompute it where
+  /// the producer has other uses.
+  static bool fewGathers(tensor::ExtractOp extract,
+                         linalg::GenericOp producer) {
+    auto reader = cast<linalg::GenericOp>(extract->getParentOp());
+    auto type = cast<RankedTensorType>(extract.getTensor().getType());
+    if (!type.hasStaticShape() || !reader.hasPureTensorSemantics())
+      return false;
+    int64_t runs = 1;
+    for (int64_t n : reader.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(n))
+        return false;
+      runs *= n;
+    }
+    int64_t inputs = llvm::count_if(producer.getDpsInputs(), [](Value v) {
+      return isa<RankedTensorType>(v.getType());
+    });
+    return runs * std::max<int64_t>(inputs, 1) <= type.getNumElements();
+  }
 
   LogicalResult matchAndRewrite(tensor::ExtractOp extract,
                                 PatternRewriter &rewriter) const override {
     auto producer = extract.getTensor().getDefiningOp<linalg::GenericOp>();
     if (!producer || !isa<linalg::GenericOp>(extract->getParentOp()) ||
-        !extract.getTensor().hasOneUse() || producer.getNumResults() != 1 ||
+        producer.getNumResults() != 1 ||
         !producer.hasPureTensorSemantics() ||
         producer.getNumLoops() != producer.getNumParallelLoops() ||
         producer->hasAttr(kMaterializeAttr) ||
@@ -256,7 +280,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
              .isIdentity())
       return failure();
     Block *body = producer.getBody();
-    if (readsItsOutputs(producer))
+    if (readsItsOutputs(producer) ||
+        (!extract.getTensor().hasOneUse() && !fewGathers(extract, producer)))
       return failure();
     // A reader with reduction loops may gather an element many times: it
     // takes no arithmetic from the producer (which stays one kernel).
@@ -293,7 +318,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
     Value result = mapping.lookupOrDefault(
         cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
     rewriter.replaceOp(extract, result);
-    rewriter.eraseOp(producer);
+    if (producer->use_empty())
+      rewriter.eraseOp(producer);
     return success();
   }
 };

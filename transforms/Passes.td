@@ -61,7 +61,12 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
     output map, inputs through any affine map; `linalg.index` becomes the
     gathered index, so gathers of gathers compose) reads the
     producer's inputs at that point and evaluates the producer's body there,
-    so `pad(exp(x))` is one op that reads `x`. A producer marked
+    so `pad(exp(x))` is one op that reads `x`. A producer with other uses
+    stays for them, and a gather recomputes it only when the gather runs at
+    most (producer elements / producer tensor inputs) times, so it reads no
+    more than writing the producer would cost: torch's cross-entropy picks
+    one log-probability per row out of a whole log-softmax and then reads a
+    logit and the row's max and log-sum instead. A producer marked
     `fusion.materialize` is kept.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",

@@ -331,6 +331,91 @@ func.func @pad_of_shared_elementwise(%x: tensor<8xf32>) -> (tensor<10xf32>, tens
 
 // -----
 
+// A gather that runs few times (once per row: 4 runs, the producer has 256
+// elements and 2 tensor inputs) recomputes a producer that has other uses:
+// torch's cross-entropy picks the label's log-probability out of a whole
+// x - max. The producer stays for the row sum; the pick reads x and m.
+#id2s = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+#id1s = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @pick_from_shared_elementwise
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x64xf32>, %[[M:[^:]*]]: tensor<4xf32>, %[[L:[^:]*]]: tensor<4xindex>)
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[M]] : tensor<4x64xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4x64xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<4x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[L]] : tensor<4xindex>)
+// CHECK-NEXT: ^bb0(%[[C:[^:]*]]: index, %{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[A:.*]] = tensor.extract %[[X]][%[[I]], %[[C]]] : tensor<4x64xf32>
+// CHECK-NEXT: %[[B:.*]] = tensor.extract %[[M]][%[[I]]] : tensor<4xf32>
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[D]] : f32
+// CHECK: return %[[S]], %{{.*}}
+func.func @pick_from_shared_elementwise(%x: tensor<4x64xf32>, %m: tensor<4xf32>, %l: tensor<4xindex>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %t = linalg.generic {indexing_maps = [#id2s, #rows, #id2s], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<4x64xf32>, tensor<4xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %v = arith.subf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id2s, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<4x64xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %v = arith.addf %a, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#id1s, #id1s], iterator_types = ["parallel"]}
+      ins(%l : tensor<4xindex>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%c: index, %out: f32):
+    %i = linalg.index 0 : index
+    %v = tensor.extract %t[%i, %c] : tensor<4x64xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %s, %p : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Negative (gather through a producer): a gather that runs as often as the
+// shared producer has elements (256 runs, 2 tensor inputs: 512 reads
+// instead of 256) gathers from the producer's result.
+#id2s = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @many_picks_from_shared_elementwise
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4x64xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x64xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: linalg.index 0
+// CHECK-NEXT: linalg.index 1
+// CHECK-NEXT: arith.subi
+// CHECK-NEXT: tensor.extract %[[T]]
+// CHECK-NEXT: linalg.yield
+func.func @many_picks_from_shared_elementwise(%x: tensor<4x64xf32>, %m: tensor<4xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %t = linalg.generic {indexing_maps = [#id2s, #rows, #id2s], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<4x64xf32>, tensor<4xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %v = arith.subf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  %c63 = arith.constant 63 : index
+  %r = linalg.generic {indexing_maps = [#id2s], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x64xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.subi %c63, %j : index
+    %v = tensor.extract %t[%i, %k] : tensor<4x64xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  return %t, %r : tensor<4x64xf32>, tensor<4x64xf32>
+}
+
+// -----
+
 // Negative (gather through a producer): a producer marked fusion.materialize
 // is kept and gathered from.
 #id1 = affine_map<(d0) -> (d0)>

@@ -134,3 +134,20 @@ def test_demo_runs_and_checks_the_transformer_block():
     # (on the CPU target the CUDA kernels also run in the PTX emulator)
     assert r.stdout.count("emulated in") == 3 and "FAIL" not in r.stdout
     assert r.stdout.rstrip().endswith("demo passed")
+
+
+def test_torch_cross_entropy_reads_the_logits_once_on_cuda():
+    # torch's cross_entropy gathers the label's entry of a whole log_softmax
+    # (x - max - log(sum(exp(x - max)))): the gather recomputes it from x
+    # and the two row values, so the row kernel writes only row values and
+    # the loss kernel reads one logit per row.
+    text, data = _exported("torch_cross_entropy_loss")
+    cuda = kfuse.compile(text, target="cuda")
+    ins = [data["in0"], data["in1"]]
+    np.testing.assert_allclose(cuda.emulate(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
+    rows, loss = cuda.emulator.last_stats
+    rows_n = ins[0].shape[0]
+    assert rows["read"][0] == ins[0].nbytes
+    assert sum(rows["written"].values()) <= 2 * 4 * rows_n  # max, log-sum
+    assert loss["read"][0] == 4 * rows_n                     # one logit per row
+
