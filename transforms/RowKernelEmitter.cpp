@@ -505,7 +505,11 @@ private:
   struct Online {
     linalg::GenericOp max; // the reduction `m = max(e)` the sum rescales to
     Value maxBuffer;       // m's buffer, as the sum reads it
-    Value maxTotal;        // the block total of m's pass (set by the pass)
+    /// The sum's reference r = f(m) in `exp(e - r)` (m itself, or torch's
+    /// isinf(m) ? 0 : m): the pass folds exp(e - m') against the running
+    /// max m' in its place, and the finish rescales to r.
+    Center ref;
+    Value maxTotal; // the block total of m's pass (set by the pass)
   };
   llvm::DenseMap<Operation *, Online> onlineSums; // by the sum's generic
   /// `v = sum((e - q)^2)` with `q` a row value computed after the pass
@@ -587,8 +591,9 @@ private:
   /// several consumers are copies of one expression).
   bool sameValue(Value a, linalg::GenericOp ga, Value b, linalg::GenericOp gb,
                  unsigned depth = 0);
-  /// `s = sum(exp(e - m))` with `m = max(e)` computed by an earlier
-  /// reduction of the group and read nowhere else in the sum: the max.
+  /// `s = sum(exp(e - r))` with `r` computed in the body from `m = max(e)`
+  /// alone (see Center), m computed by an earlier reduction of the group
+  /// and read nowhere else in the sum: the max.
   std::optional<Online> onlinePartner(linalg::GenericOp g);
   bool followWriters(
       Value &v, linalg::GenericOp &at,
@@ -602,6 +607,11 @@ private:
 
   /// Position of each generic in program order.
   llvm::DenseMap<Operation *, unsigned> position;
+  /// Values that stand in for values of a generic's body while it is
+  /// evaluated (by evalBody; the ops computing them are not cloned): an
+  /// online sum's reference during its pass. Per row value: splat when the
+  /// body is evaluated on vectors.
+  llvm::DenseMap<Value, Value> bodyOverrides;
   /// Row-space values computed for the current row, per buffer, with the
   /// position of the generic that wrote them (buffers can be reused).
   llvm::DenseMap<Value, SmallVector<std::pair<unsigned, Value>>> rowValues;
@@ -890,6 +900,11 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
   }
   if (acc)
     mapping.map(body->getArguments().back(), acc);
+  for (auto [from, to] : bodyOverrides)
+    if (from.getParentBlock() == body)
+      mapping.map(from, vec && !isa<VectorType>(to.getType())
+                            ? splat(b, loc, to)
+                            : to);
   Operation *failedOp = nullptr;
   auto results = kfuse::cloneBodyOnVectors(
       b, loc, *body, mapping, vec ? width : 1,
@@ -1130,6 +1145,36 @@ static Value rescale(OpBuilder &b, Location loc, Value from, Value to) {
   return arith::SelectOp::create(
       b, loc, same, floatConstant(b, loc, from.getType(), 1.0),
       math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to)));
+}
+
+/// sum(exp(e - r)) from s = sum(exp(e - m)), m = max(e) (terms against a
+/// max of -inf taken as 0): s exp(m - r), with what the two-pass sum gives
+/// where m is infinite. A max of +inf gives exp(+inf - r) (s is NaN there,
+/// from its own term exp(+inf - +inf)): +inf, or NaN where r is +inf or
+/// NaN. A max of -inf (every e -inf) gives 0, or NaN where r is -inf or NaN
+/// (exp(-inf - -inf)).
+static Value onlineSum(OpBuilder &b, Location loc, Value s, Value m,
+                       Value r) {
+  Type t = m.getType();
+  auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) -> Value {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  };
+  Value ninf = floatConstant(b, loc, t, 0, -1);
+  Value pinf =
+      floatConstant(b, loc, t, std::numeric_limits<double>::infinity());
+  Value shift =
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, r));
+  Value finite = arith::MulFOp::create(
+      b, loc, s,
+      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, m, r),
+                              floatConstant(b, loc, t, 1.0), shift));
+  Value none = arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::ONE, r, ninf),
+      floatConstant(b, loc, t, 0.0), floatConstant(b, loc, t, 0, 1));
+  return arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::OEQ, m, pinf), shift,
+      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, m, ninf),
+                              none, finite));
 }
 
 /// The type a reduction's partials are combined in across threads.
@@ -1556,11 +1601,11 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   auto sub = v.getDefiningOp<arith::SubFOp>();
   if (!sub || !sub->hasOneUse())
     return std::nullopt;
-  // m: a block argument read once, by the subtraction.
-  auto q = dyn_cast<BlockArgument>(sub.getRhs());
-  if (!q || q.getOwner() != at.getBody() || !q.hasOneUse() ||
-      q.getArgNumber() >= at.getNumDpsInputs())
+  // r: computed from m's block argument alone, feeding only the subtraction.
+  std::optional<Center> ref = rowFunction(sub.getRhs(), at, sub);
+  if (!ref)
     return std::nullopt;
+  BlockArgument q = ref->r;
   Value maxBuffer = at.getDpsInputOperand(q.getArgNumber())->get();
   if (!isa<MemRefType>(maxBuffer.getType()))
     return std::nullopt;
@@ -1593,7 +1638,7 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
       if (deps.contains(max))
         return std::nullopt;
     }
-  return Online{max, maxBuffer, Value()};
+  return Online{max, maxBuffer, *ref, Value()};
 }
 
 /// The value d a float sum `v` adds the square of (acc + d * d, d used
@@ -1955,6 +2000,7 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                                          floatConstant(lb, loc, t, 0.0), mNew);
       rowValues[on->second.maxBuffer].push_back(
           {position[on->second.max], override});
+      bodyOverrides[on->second.ref.value] = override;
     }
     for (int64_t j = 0; j < k; ++j) {
       SmallVector<Value> loopIdx = orderLoops(
@@ -1968,8 +2014,10 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                       .getResult()
                 : (*v)[0];
     }
-    if (override)
+    if (override) {
       rowValues[on->second.maxBuffer].pop_back();
+      bodyOverrides.erase(on->second.ref.value);
+    }
     next[slot[g]] = acc;
   }
   scf::YieldOp::create(lb, loc, next);
@@ -2390,18 +2438,11 @@ LogicalResult RowKernel::emit() {
         Combiner comb = *findCombiner(g);
         Value total = totals[g];
         if (auto on = onlineSums.find(g); on != onlineSums.end()) {
-          // sum(exp(e - m)) = total * exp(M - m) for the row's max m (its
-          // init folded in) and the pass's max M; NaN where m is -inf (so
-          // is every term exp(-inf - -inf) of the two-pass sum).
+          // sum(exp(e - r)) from the pass's sum against its max M, r
+          // computed from the row's max m (its init folded in).
           Value m = rowValueBefore(on->second.maxBuffer, position[g]);
-          Type t = m.getType();
-          total = arith::SelectOp::create(
-              kb, loc,
-              arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, m,
-                                    floatConstant(kb, loc, t, 0, -1)),
-              floatConstant(kb, loc, t, 0, 1),
-              arith::MulFOp::create(kb, loc, total,
-                                    rescale(kb, loc, on->second.maxTotal, m)));
+          total = onlineSum(kb, loc, total, on->second.maxTotal,
+                            on->second.ref.of(kb, loc, m));
         }
         if (auto c = centeredSums.find(g); c != centeredSums.end()) {
           // sum((e - q)^2) = M2 + n (mean - q)^2, q now known.
@@ -3363,8 +3404,6 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // m_s the slices' maxima, r read at the row.
   auto finishOnline = [&](OpBuilder &fb, linalg::GenericOp s,
                           SplitOnline o) {
-    Type type =
-        cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType();
     return finishOverSlices(
         fb, s,
         ValueRange{partialsOf[s][0], partialsOf[o.max][0],
@@ -3373,30 +3412,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                                renamedMap(s, s.getDpsInputOperand(
                                                  o.ref.r.getArgNumber()))},
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          Value ninf = floatConstant(nb, nl, type, 0, -1);
-          Value pinf = floatConstant(nb, nl, type,
-                                     std::numeric_limits<double>::infinity());
-          Value r = o.ref.of(nb, nl, args[2]); // (from the row's value)
-          Value shift = math::ExpOp::create(
-              nb, nl, arith::SubFOp::create(nb, nl, args[1], r));
-          Value scaled = arith::MulFOp::create(nb, nl, args[0], shift);
-          // (a slice whose max is +inf: s_s is NaN, the slice's sum
-          // exp(+inf - r))
-          scaled = arith::SelectOp::create(
-              nb, nl,
-              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
-                                    args[1], pinf),
-              shift, scaled);
-          // (a slice all -inf adds nothing where r is not -inf)
-          Value empty = arith::AndIOp::create(
-              nb, nl,
-              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
-                                    args[1], ninf),
-              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNE, r,
-                                    ninf));
-          return arith::SelectOp::create(nb, nl, empty,
-                                         floatConstant(nb, nl, type, 0),
-                                         scaled);
+          // (r from the row's value)
+          return onlineSum(nb, nl, args[0], args[1],
+                           o.ref.of(nb, nl, args[2]));
         });
   };
 

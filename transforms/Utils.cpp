@@ -392,6 +392,10 @@ kfuse::cloneBodyOnVectors(OpBuilder &b, Location loc, Block &body,
         b, loc, VectorType::get({width}, v.getType()), v);
   };
   for (Operation &op : body.without_terminator()) {
+    if (op.getNumResults() != 0 &&
+        llvm::all_of(op.getResults(),
+                     [&](Value r) { return mapping.contains(r); }))
+      continue; // (the caller's replacement)
     auto cloned = cloneOnVectors(b, loc, op, width, lookup, index);
     if (failed(cloned)) {
       *failedOp = &op;

@@ -87,9 +87,10 @@ mlir::linalg::GenericOp fillGeneric(mlir::OpBuilder &b, mlir::Location loc,
 /// block arguments; values defined outside the body are broadcast to every
 /// lane; a memref.load (a bufferized gather) loads lane by lane; constants
 /// become splats; `linalg.index` of loop `d` becomes `index(d).first` (+
-/// 0..width-1 when `index(d).second`, the innermost loop). Returns the yielded
-/// values, or failure with `*failedOp` set to an op that does not act element
-/// by element.
+/// 0..width-1 when `index(d).second`, the innermost loop). An op whose
+/// results `mapping` maps already is not cloned (the caller's replacement for
+/// a body value). Returns the yielded values, or failure with `*failedOp` set
+/// to an op that does not act element by element.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Block &body,
     mlir::IRMapping &mapping, int64_t width,

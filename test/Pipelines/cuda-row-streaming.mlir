@@ -55,9 +55,14 @@
 // CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
 // CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
 // CHECK-NEXT: arith.addf %{{.*}}, %shuffleResult
-// A row whose max is -inf gets NaN (as exp(-inf - -inf) in every term).
-// CHECK: arith.cmpf oeq, %[[MT]], %cst
-// CHECK: arith.select %{{.*}}, %cst_{{[0-9]+}}, %{{.*}} : f32
+// The finish, r = the max here: a row whose max is -inf gets NaN (as
+// exp(-inf - -inf) in every term), one whose max is +inf exp(+inf - r).
+// CHECK: arith.cmpf one, %[[MT]], %[[NINF:[^ ]*]] : f32
+// CHECK-NEXT: %[[NONE:.*]] = arith.select
+// CHECK-NEXT: arith.cmpf oeq, %[[MT]], %[[NINF]] : f32
+// CHECK-NEXT: %[[LOW:.*]] = arith.select %{{.*}}, %[[NONE]], %{{.*}} : f32
+// CHECK-NEXT: arith.cmpf oeq, %[[MT]], %{{.*}} : f32
+// CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %[[LOW]] : f32
 // CHECK-NOT: scf.for
 // CHECK: gpu.return
 //
@@ -186,6 +191,64 @@ func.func @softmax(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
     linalg.yield %v : f32
   } -> tensor<8x4096xf32>
   return %y : tensor<8x4096xf32>
+}
+
+// torch's logsumexp subtracts r = isinf(m) ? 0 : m, computed in the sum's
+// body: the pass still folds exp(x - m') against the running max m' (the
+// guard is not evaluated in the loop), and the finish computes r from the
+// row's max and rescales the sum by exp(M - r). One pass, x read once.
+// CHECK-LABEL: gpu.func @lse_guarded_g0(
+// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
+// CHECK-NOT: math.absf
+// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: math.absf %[[GM:[^ ]*]] fastmath
+// CHECK: %[[R:.*]] = arith.select %{{.*}}, %{{.*}}, %[[GM]] : f32
+// CHECK: arith.subf %[[GM]], %[[R]]
+// CHECK: math.exp
+// CHECK-NOT: scf.for
+// CHECK: math.log
+// CHECK: gpu.return
+// STRICT-LABEL: gpu.func @lse_guarded_g0(
+// STRICT: scf.for {{.*}} -> (vector<4xf32>)
+// STRICT: scf.for {{.*}} -> (vector<4xf32>)
+func.func @lse_guarded(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %i = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4096xf32>) outs(%i : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.maximumf %a, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%m : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %abs = math.absf %a : f32
+    %isinf = arith.cmpf oeq, %abs, %inf : f32
+    %v = arith.select %isinf, %zero, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %r : tensor<8x4096xf32>, tensor<8xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%a: f32, %q: f32, %o: f32):
+    %d = arith.subf %a, %q : f32
+    %x1 = math.exp %d : f32
+    %v = arith.addf %x1, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %lse = linalg.generic {indexing_maps = [#vec, #vec, #vec], iterator_types = ["parallel"]}
+      ins(%sum, %r : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%s: f32, %q: f32, %o: f32):
+    %l = math.log %s : f32
+    %v = arith.addf %l, %q : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %lse : tensor<8xf32>
 }
 
 // Not online: the sum reads the max again (exp(x - m) * m), and the max of

@@ -1197,6 +1197,43 @@ def test_split_logsumexp_around_a_guarded_max(shape, axis):
     assert asked_strict == pytest.approx(2 * asked, rel=0.01)
 
 
+def test_streamed_logsumexp_around_a_guarded_max():
+    # The same guarded log-sum-exp over rows a kernel streams (one block per
+    # row): the pass folds exp(x - m') against the running max m' (not
+    # against r), and the finish rescales by exp(M - r) with r from the
+    # row's max. One kernel, x read once (strict: twice); rows all -inf,
+    # with +inf, all +inf and with NaN as in float64.
+    from kfuse import builder as kb
+    p = kb.Program("streamed_lse")
+    x = p.input("x", (12, 3000), "f32")
+    m = x.max(axis=1, keepdims=True)
+    r = kb.where(kb.abs(m) == float("inf"), 0.0, m)
+    p.output(kb.log(kb.exp(x - r).sum(axis=1, keepdims=True)) + r, name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_80", row_chunks=0)
+    assert len(f.plan.steps) == 1
+    rng = np.random.default_rng(2)
+    xs = (rng.standard_normal((12, 3000)) * 3).astype(np.float32)
+    xs[0, :] = -np.inf
+    xs[1, :2000] = -np.inf
+    xs[2, 7] = np.inf
+    xs[3, :] = np.inf
+    xs[4, 100] = np.nan
+    xs[5, 2999] = np.inf
+    x64 = xs.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mm = x64.max(axis=1, keepdims=True)
+        rr = np.where(np.isinf(mm), 0.0, mm)
+        want = np.log(np.exp(x64 - rr).sum(axis=1, keepdims=True)) + rr
+    np.testing.assert_allclose(f.emulate(xs), want, rtol=2e-5, atol=1e-6, equal_nan=True)
+    (stats,) = f.emulator.last_stats
+    asked = stats["load"]["by_buffer"][0]  # (the last trip of a row masked)
+    assert 1 <= asked / xs.nbytes <= 1.05
+    strict = kfuse.compile(p, target="cuda", chip="sm_80", row_chunks=0, numerics="strict")
+    np.testing.assert_allclose(strict.emulate(xs), want, rtol=2e-5, atol=1e-6, equal_nan=True)
+    (stats,) = strict.emulator.last_stats
+    assert stats["load"]["by_buffer"][0] == 2 * asked
+
+
 # (seeds whose programs split: along the rows 1, 6, 9, 11, 14; few long
 # rows 4, 16, 20; and 3, 8, which do not)
 @pytest.mark.parametrize("seed", [1, 6, 9, 11, 14, 4, 16, 20, 3, 8])
