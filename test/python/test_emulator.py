@@ -141,6 +141,39 @@ def test_bit_counts():
     assert list(got) == want
 
 
+def test_packed_16_bit_integer_arithmetic():
+    # sm_90's add / min / max on two 16-bit halves at once (LLVM counts
+    # bytes in pairs with add.s16x2: label smoothing's ignore_index mask):
+    # y = add.s16x2(x, x') ^ min.s16x2 ^ max.u16x2, with x' = x rotated by
+    # 16 bits; each half wraps on its own.
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  shl.b32 %r11, %r5, 16;
+  shr.u32 %r12, %r5, 16;
+  or.b32 %r6, %r11, %r12;
+  add.s16x2 %r7, %r5, %r6;
+  min.s16x2 %r9, %r5, %r6;
+  max.u16x2 %r10, %r5, %r6;
+  xor.b32 %r7, %r7, %r9;
+  xor.b32 %r7, %r7, %r10;
+  st.global.b32 [%rd5], %r7;
+  ret;
+"""
+    x = np.array([0, 1, 0x00010002, 0x7FFF0001, 0x8000FFFF, 0xFFFF0001, 0x12345678,
+                  0xFFFFFFFF], np.uint32)
+    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
+    got = exe(x.view(np.int32)).view(np.uint32)
+    lo = (x & 0xFFFF).astype(np.uint16)
+    hi = (x >> 16).astype(np.uint16)
+
+    def pack(a, b):  # (low half, high half), wrapped to 16 bits
+        return (np.asarray(a).astype(np.int64) & 0xFFFF) | ((np.asarray(b).astype(np.int64) & 0xFFFF) << 16)
+    s_lo, s_hi = lo.view(np.int16).astype(np.int64), hi.view(np.int16).astype(np.int64)
+    want = (pack(s_lo + s_hi, s_hi + s_lo) ^ pack(np.minimum(s_lo, s_hi), np.minimum(s_hi, s_lo))
+            ^ pack(np.maximum(lo, hi), np.maximum(hi, lo)))
+    np.testing.assert_array_equal(got, want.astype(np.uint32))
+
+
 def test_signed_narrowing_cvt_sign_extends_in_its_register():
     # cvt.s8.s32 into a 16-bit register keeps the sign (PTX extends a signed
     # result narrower than its register by its sign): -93 stays -93 through

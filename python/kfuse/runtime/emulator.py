@@ -62,10 +62,25 @@ _STORAGE = {"pred": np.dtype(np.bool_), "b8": np.dtype(np.uint8), "b16": np.dtyp
 _NUM = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16,
         "s16": np.int16, "f16": np.float16, "bf16": np.uint16, "b32": np.uint32,
         "u32": np.uint32, "s32": np.int32, "f32": np.float32, "f16x2": np.uint32,
-        "bf16x2": np.uint32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
-        "f64": np.float64, "pred": np.bool_}
+        "bf16x2": np.uint32, "s16x2": np.uint32, "u16x2": np.uint32, "b64": np.uint64,
+        "u64": np.uint64, "s64": np.int64, "f64": np.float64, "pred": np.bool_}
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _on_halves(fn, half):
+    """`fn` on each 16-bit half of two packed 32-bit registers (as `half`)."""
+    def split(v):
+        v = np.asarray(v).astype(np.uint32)
+        return [(v & np.uint32(0xFFFF)).astype(np.uint16).view(half),
+                (v >> np.uint32(16)).astype(np.uint16).view(half)]
+
+    def run(a, b):
+        with np.errstate(all="ignore"):
+            lo, hi = (np.asarray(fn(x, y)).astype(half).view(np.uint16).astype(np.uint32)
+                      for x, y in zip(split(a), split(b)))
+        return lo | (hi << np.uint32(16))
+    return run
 
 GLOBAL_BASE = 0x7F00_0000_0000      # first global address (as device pointers look)
 _GUARD = 512                         # bytes between buffers
@@ -1032,6 +1047,8 @@ class _Compiler:
     # arithmetic -------------------------------------------------------------
     def _binary(self, s, fn, t=None):
         t = t or self._type(s)
+        if t in ("s16x2", "u16x2"):   # (sm_90's packed integer add, min, ...)
+            fn = _on_halves(fn, np.int16 if t[0] == "s" else np.uint16)
         d, a, b = s.args
         ra, rb, wr = self.reader(a, t), self.reader(b, t), self.writer(d)
         return lambda B, sel: wr(B, sel, fn(ra(B, sel), rb(B, sel)))
