@@ -226,7 +226,7 @@ MLIR_TEST_PROGRAMS = (
     "batch1_rows.mlir", "arg_rows.mlir", "torch/torch_greedy.mlir",
     "long_rows.mlir", "torch/torch_layernorm_bwd.mlir",
     "torch/torch_batch_stats_nhwc.mlir", "torch/torch_gelu_tanh_bwd.mlir",
-    "torch/torch_cross_entropy_loss.mlir",
+    "torch/torch_cross_entropy_loss.mlir", "torch/torch_kl_div.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 

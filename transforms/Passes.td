@@ -225,6 +225,30 @@ def SplitArgReductions : Pass<"fusion-split-arg-reductions", "::mlir::func::Func
                            "::mlir::tensor::TensorDialect"];
 }
 
+def SplitFullReductions : Pass<"fusion-split-full-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reduces row by row first where a full reduction reads row values";
+  let description = [{
+    A reduction over every loop of a value computed row by row (a KL
+    divergence summed over a batch after two log-softmaxes, a loss after a
+    layer norm) cannot join the group of its rows, so the whole value would
+    be written and read back. When an elementwise producer of its terms
+    (followed through producers that read each other at the same point)
+    reads a value computed by a reduction broadcast along some loops, the
+    full reduction becomes a reduction over the other loops into a tensor
+    over those ("rows", parallel loops first), starting from the combiner's
+    neutral element, and a reduction of that tensor into the original
+    accumulator: `sum_ij t[i, j]` is `sum_i (sum_j t[i, j])`. The first
+    joins the row group; the second reads one value per row. Full
+    reductions with fewer than 32 elements per row, dynamic shapes, or a
+    body that is not `acc (op) term` for an arith op with a neutral element
+    are left alone. Floating-point sums are reassociated, as every parallel
+    reduction is.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp"> {
   let summary = "Passes boolean tensors across the function boundary as i8";
   let description = [{

@@ -173,8 +173,13 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
+  // Boolean tensors cross the boundary as bytes (fusion-widen-bool-tensors);
+  // full reductions of row-wise values reduce row by row first
+  // (fusion-split-full-reductions) so that their rows join the row group;
+  // then the groups (fusion-form-groups).
   addPipeline(pm,
               llvm::formatv("func.func(fusion-widen-bool-tensors,"
+                            "fusion-split-full-reductions,"
                             "fusion-form-groups{{recompute={0} no-fusion={1}},"
                             "fusion-widen-bool-results),"
                             "canonicalize,cse",

@@ -72,6 +72,10 @@ EXPECTED = {
     # (a gather), then the batch mean over the kept labels (ignore_index
     # -100: the count is a sum of booleans, popc in the PTX)
     "torch_cross_entropy_loss": (2, ["reduction", "reduction"]),
+    # KL divergence (batchmean) of two log-softmaxes: the sum over every
+    # element reduces row by row inside the rows' group first, then a
+    # second group adds up the 16 row sums
+    "torch_kl_div": (2, ["reduction", "reduction"]),
 }
 # CUDA launches where they differ from the kernels after fusion
 CUDA_LAUNCHES = {"torch_layernorm_bwd": 2}
@@ -150,4 +154,18 @@ def test_torch_cross_entropy_reads_the_logits_once_on_cuda():
     assert rows["read"][0] == ins[0].nbytes
     assert sum(rows["written"].values()) <= 2 * 4 * rows_n  # max, log-sum
     assert loss["read"][0] == 4 * rows_n                     # one logit per row
+
+
+def test_torch_kl_div_never_writes_the_pointwise_terms_on_cuda():
+    # The full sum of p * (log p - log q) after two row-wise log-softmaxes:
+    # the row kernel reads p and q once and writes one partial sum per row
+    # (not the [16, 64] terms); the second kernel reads those 16 values.
+    text, data = _exported("torch_kl_div")
+    cuda = kfuse.compile(text, target="cuda")
+    ins = [data["in0"], data["in1"]]
+    np.testing.assert_allclose(cuda.emulate(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
+    rows, total = cuda.emulator.last_stats
+    assert rows["read"] == {0: ins[0].nbytes, 1: ins[1].nbytes}
+    assert sum(rows["written"].values()) == 4 * ins[0].shape[0]
+    assert sum(total["read"].values()) == 4 * ins[0].shape[0]
 

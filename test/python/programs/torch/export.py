@@ -152,6 +152,13 @@ class CrossEntropyLoss(torch.nn.Module):
     def forward(self, logits, labels):
         return torch.nn.functional.cross_entropy(logits, labels)
 
+class KLDivLoss(torch.nn.Module):
+    """KL divergence between two rows of logits, summed over the batch and
+    divided by the rows (reduction="batchmean") after two log-softmaxes."""
+    def forward(self, p, q):
+        return torch.nn.functional.kl_div(torch.log_softmax(q, -1), torch.log_softmax(p, -1),
+                                          reduction="batchmean", log_target=True)
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -172,6 +179,7 @@ cases = {
     "torch_gelu_tanh_bwd": (GeluTanhBackward(), (torch.randn(32, 64) * 2, torch.randn(32, 64))),
     "torch_cross_entropy_loss": (CrossEntropyLoss(), (torch.randn(16, 50),
                                                       torch.randint(0, 50, (16,)))),
+    "torch_kl_div": (KLDivLoss(), (torch.randn(16, 64), torch.randn(16, 64))),
 }
 # python export.py [name ...]: only the cases named (all by default)
 for name, (m, args) in cases.items():
