@@ -342,6 +342,20 @@ def ExpandPowI : Pass<"fusion-expand-powi"> {
                            "::mlir::math::MathDialect"];
 }
 
+def GpuTrunc : Pass<"fusion-gpu-trunc"> {
+  let summary = "math.trunc as llvm.intr.trunc in GPU code";
+  let description = [{
+    The NVVM lowering turns a scalar `math.trunc` into a call of libdevice's
+    `__nv_truncf` but leaves one on vectors (the form elementwise kernels
+    compute in) unconverted, so the module failed to translate (torch's
+    `div(rounding_mode="trunc")`, `x.trunc()`). This pass rewrites every
+    `math.trunc` to `llvm.intr.trunc`, which the NVPTX back end emits as
+    `cvt.rzi` per lane (round toward zero; -0, the infinities and NaN come
+    through). Part of `fusion-target-cuda`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def IeeeSqrt : Pass<"fusion-ieee-sqrt"> {
   let summary = "Correctly rounded square roots in GPU code (strict numerics)";
   let description = [{

@@ -15,6 +15,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_IEEESQRT
 #define GEN_PASS_DEF_FASTEXP
 #define GEN_PASS_DEF_EXPANDPOWI
+#define GEN_PASS_DEF_GPUTRUNC
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -150,6 +151,19 @@ Value powByMultiplying(OpBuilder &b, Location loc, Value x, int64_t n,
     result = arith::DivFOp::create(b, loc, one(), result, flags);
   return result;
 }
+
+struct GpuTruncPass : kfuse::impl::GpuTruncBase<GpuTruncPass> {
+  void runOnOperation() override {
+    SmallVector<math::TruncOp> ops;
+    getOperation()->walk([&](math::TruncOp op) { ops.push_back(op); });
+    for (math::TruncOp op : ops) {
+      OpBuilder b(op);
+      Value r = LLVM::FTruncOp::create(b, op.getLoc(), op.getOperand());
+      op.replaceAllUsesWith(r);
+      op.erase();
+    }
+  }
+};
 
 struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
   void runOnOperation() override {
