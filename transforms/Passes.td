@@ -337,21 +337,30 @@ def ExpandPowI : Pass<"fusion-expand-powi"> {
     other exponent, `math.powf(x, sitofp(n))` (`__nv_powf`: a negative base
     with an integral exponent keeps its sign; exact below 2^24). Part of
     `fusion-target-cuda` and `fusion-target-cpu`.
+
+    `math.ipowi` (an integer to an integer power, which neither lowering
+    handles) becomes multiplications too, wrapping like `arith.muli`: a
+    constant n >= 0 by repeated squaring, any other n as a square-and-
+    multiply over its bits (selects, no loop); below zero the result is 1
+    for x = 1, +-1 for x = -1 (-1 where n is odd), else 0 (the integer part
+    of 1 / x^|n|, 0 for x = 0 too).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
 }
 
-def GpuTrunc : Pass<"fusion-gpu-trunc"> {
-  let summary = "math.trunc as llvm.intr.trunc in GPU code";
+def GpuIntrinsics : Pass<"fusion-gpu-intrinsics"> {
+  let summary = "math ops the NVVM lowering leaves on vectors, as LLVM intrinsics";
   let description = [{
-    The NVVM lowering turns a scalar `math.trunc` into a call of libdevice's
-    `__nv_truncf` but leaves one on vectors (the form elementwise kernels
-    compute in) unconverted, so the module failed to translate (torch's
-    `div(rounding_mode="trunc")`, `x.trunc()`). This pass rewrites every
-    `math.trunc` to `llvm.intr.trunc`, which the NVPTX back end emits as
-    `cvt.rzi` per lane (round toward zero; -0, the infinities and NaN come
-    through). Part of `fusion-target-cuda`.
+    The NVVM lowering turns scalar `math.trunc`, `math.ctlz`, `math.cttz`,
+    `math.ctpop` and `math.absi` into libdevice calls but leaves them on
+    vectors (the form elementwise kernels compute in) unconverted, so the
+    module failed to translate (torch's `div(rounding_mode="trunc")`,
+    `x.trunc()`, bit counts). This pass rewrites them, scalars and vectors,
+    to `llvm.intr.trunc` (`cvt.rzi` per lane: -0, the infinities and NaN
+    come through), `llvm.intr.ctlz` / `cttz` (defined at 0: the bit width),
+    `llvm.intr.ctpop` and `llvm.intr.abs` (the minimum integer stays
+    itself, as `math.absi` wraps). Part of `fusion-target-cuda`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -262,7 +262,7 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
   }
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
-                        "gpu.module(fusion-fast-exp,fusion-expand-powi,fusion-gpu-trunc,"
+                        "gpu.module(fusion-fast-exp,fusion-expand-powi,fusion-gpu-intrinsics,"
                         "expand-strided-metadata,"
                         "lower-affine,"
                         "convert-scf-to-cf,convert-vector-to-llvm,"

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "fusion-set-numerics"
 
@@ -15,7 +16,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_IEEESQRT
 #define GEN_PASS_DEF_FASTEXP
 #define GEN_PASS_DEF_EXPANDPOWI
-#define GEN_PASS_DEF_GPUTRUNC
+#define GEN_PASS_DEF_GPUINTRINSICS
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -152,18 +153,98 @@ Value powByMultiplying(OpBuilder &b, Location loc, Value x, int64_t n,
   return result;
 }
 
-struct GpuTruncPass : kfuse::impl::GpuTruncBase<GpuTruncPass> {
+struct GpuIntrinsicsPass
+    : kfuse::impl::GpuIntrinsicsBase<GpuIntrinsicsPass> {
   void runOnOperation() override {
-    SmallVector<math::TruncOp> ops;
-    getOperation()->walk([&](math::TruncOp op) { ops.push_back(op); });
-    for (math::TruncOp op : ops) {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::TruncOp, math::CountLeadingZerosOp,
+              math::CountTrailingZerosOp, math::CtPopOp, math::AbsIOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
       OpBuilder b(op);
-      Value r = LLVM::FTruncOp::create(b, op.getLoc(), op.getOperand());
-      op.replaceAllUsesWith(r);
-      op.erase();
+      Location loc = op->getLoc();
+      Value x = op->getOperand(0);
+      Value r = llvm::TypeSwitch<Operation *, Value>(op)
+                    .Case([&](math::TruncOp) {
+                      return LLVM::FTruncOp::create(b, loc, x);
+                    })
+                    .Case([&](math::CountLeadingZerosOp) {
+                      return LLVM::CountLeadingZerosOp::create(b, loc, x, false);
+                    })
+                    .Case([&](math::CountTrailingZerosOp) {
+                      return LLVM::CountTrailingZerosOp::create(b, loc, x,
+                                                                false);
+                    })
+                    .Case([&](math::CtPopOp) {
+                      return LLVM::CtPopOp::create(b, loc, x);
+                    })
+                    .Case([&](math::AbsIOp) {
+                      return LLVM::AbsOp::create(b, loc, x.getType(), x, false);
+                    });
+      op->getResult(0).replaceAllUsesWith(r);
+      op->erase();
     }
   }
 };
+
+/// x^n for integers (wrapping), n >= 0 by repeated squaring over n's bits
+/// (all of them, as selects, where n is not a constant); n < 0: 1 for x = 1,
+/// +-1 for x = -1 (n odd: -1), else 0 (the integer part of 1 / x^|n|; 0 for
+/// x = 0 too, where the quotient has none).
+Value intPower(OpBuilder &b, Location loc, Value x, Value n) {
+  Type t = x.getType();
+  auto c = [&](int64_t v) -> Value {
+    auto attr = b.getIntegerAttr(getElementTypeOrSelf(t), v);
+    if (auto vt = dyn_cast<VectorType>(t))
+      return arith::ConstantOp::create(b, loc,
+                                       DenseElementsAttr::get(vt, attr));
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  unsigned w = getElementTypeOrSelf(t).getIntOrFloatBitWidth();
+  APInt exponent;
+  Value result;
+  if (matchPattern(n, m_ConstantInt(&exponent)) && !exponent.isNegative()) {
+    Value square = x;
+    for (uint64_t m = exponent.getZExtValue(); m != 0; m >>= 1) {
+      if (m & 1)
+        result =
+            result ? arith::MulIOp::create(b, loc, result, square) : square;
+      if (m > 1)
+        square = arith::MulIOp::create(b, loc, square, square);
+    }
+    return result ? result : c(1);
+  } else {
+    result = c(1);
+    Value square = x;
+    for (unsigned i = 0; i + 1 < w; ++i) {
+      Value bit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, n, c(i)), c(1));
+      Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit,
+                                        c(0));
+      result = arith::SelectOp::create(
+          b, loc, set, arith::MulIOp::create(b, loc, result, square), result);
+      if (i + 2 < w)
+        square = arith::MulIOp::create(b, loc, square, square);
+    }
+  }
+  // (n < 0)
+  auto is = [&](Value v, int64_t k) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v, c(k));
+  };
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, arith::AndIOp::create(b, loc, n, c(1)),
+      c(0));
+  Value negative = arith::SelectOp::create(
+      b, loc, is(x, 1), c(1),
+      arith::SelectOp::create(
+          b, loc, is(x, -1),
+          arith::SelectOp::create(b, loc, odd, c(-1), c(1)), c(0)));
+  Value below =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n, c(0));
+  return arith::SelectOp::create(b, loc, below, negative, result);
+}
 
 struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
   void runOnOperation() override {
@@ -173,6 +254,18 @@ struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
       if (!vec || (vec.getRank() == 1 && !vec.isScalable()))
         ops.push_back(op);
     });
+    SmallVector<math::IPowIOp> iops;
+    getOperation()->walk([&](math::IPowIOp op) {
+      auto vec = dyn_cast<VectorType>(op.getType());
+      if (!vec || (vec.getRank() == 1 && !vec.isScalable()))
+        iops.push_back(op);
+    });
+    for (math::IPowIOp op : iops) {
+      OpBuilder b(op);
+      Value r = intPower(b, op.getLoc(), op.getLhs(), op.getRhs());
+      op.replaceAllUsesWith(r);
+      op.erase();
+    }
     for (math::FPowIOp op : ops) {
       OpBuilder b(op);
       Location loc = op.getLoc();

@@ -55,3 +55,23 @@ func.func @vectors_and_variables(%v: vector<4xf32>, %s: f64, %n: i64, %nv: vecto
   %c = math.fpowi %v, %nv : vector<4xf32>, vector<4xi64>
   return %a, %b, %c : vector<4xf32>, f64, vector<4xf32>
 }
+
+// math.ipowi (integers, wrapping): a constant exponent >= 0 multiplies by
+// repeated squaring; any other exponent squares and multiplies over all of
+// its bits with selects (7 for i8), then picks 1 / +-1 / 0 below zero.
+// CHECK-LABEL: func.func @integers
+// CHECK-SAME: (%[[I:[^:]*]]: i32, %[[B:[^:]*]]: i8, %[[N:[^:]*]]: i8)
+// CHECK-NOT: math.ipowi
+// CHECK: %[[SQ:.*]] = arith.muli %[[I]], %[[I]] : i32
+// CHECK-NEXT: %[[CUBE:.*]] = arith.muli %[[I]], %[[SQ]] : i32
+// CHECK-COUNT-7: arith.shrui %[[N]]
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[N]], %{{.*}} : i8
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[NEG]], %{{.*}}, %{{.*}} : i8
+// CHECK-NOT: math.ipowi
+// CHECK: return %[[CUBE]], %[[R]]
+func.func @integers(%i: i32, %b: i8, %n: i8) -> (i32, i8) {
+  %c3 = arith.constant 3 : i32
+  %a = math.ipowi %i, %c3 : i32
+  %p = math.ipowi %b, %n : i8
+  return %a, %p : i32, i8
+}

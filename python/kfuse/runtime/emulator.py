@@ -1204,10 +1204,15 @@ class _Compiler:
         def f(a, b):
             a, b = np.asarray(a), np.asarray(b)
             safe = np.where(b == 0, 1, b)
-            if t[0] == "s":   # truncating, like C
-                q = np.trunc(a.astype(np.float64) / safe).astype(a.dtype) \
-                    if a.dtype.itemsize < 8 else \
-                    (np.abs(a) // np.abs(safe)) * np.sign(a) * np.sign(safe)
+            if t[0] == "s" and a.dtype.itemsize < 8:   # truncating, like C
+                q = np.trunc(a.astype(np.float64) / safe).astype(a.dtype)
+                r = a - q * safe
+            elif t[0] == "s":   # (magnitudes as u64: |INT64_MIN| is no int64)
+                def mag(v):
+                    u = v.astype(np.int64).view(np.uint64)
+                    return np.where(v < 0, np.uint64(0) - u, u)
+                uq = mag(a) // mag(safe)
+                q = np.where((a < 0) != (safe < 0), np.uint64(0) - uq, uq).view(np.int64)
                 r = a - q * safe
             else:
                 q, r = a // safe, a % safe
