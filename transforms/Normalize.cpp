@@ -1142,21 +1142,45 @@ struct MergeNestedReductionsPass
 struct ReductionsLastPass
     : kfuse::impl::ReductionsLastBase<ReductionsLastPass> {
   void runOnOperation() override {
+    // New loop i is old loop order[i]: the parallel loops (in the order of
+    // the result's dimensions where every result is written through the
+    // same permutation of them), then the rest.
+    auto orderOf = [](linalg::GenericOp g) {
+      SmallVector<unsigned> order;
+      SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+      AffineMap out = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+      bool byResult =
+          out.isProjectedPermutation() &&
+          out.getNumResults() == g.getNumParallelLoops() &&
+          llvm::all_of(g.getDpsInitsMutable(),
+                       [&](OpOperand &o) {
+                         return g.getMatchingIndexingMap(&o) == out;
+                       }) &&
+          llvm::all_of(out.getResults(), [&](AffineExpr e) {
+            return iters[cast<AffineDimExpr>(e).getPosition()] ==
+                   utils::IteratorType::parallel;
+          });
+      if (byResult)
+        for (AffineExpr e : out.getResults())
+          order.push_back(cast<AffineDimExpr>(e).getPosition());
+      for (bool parallel : {true, false})
+        for (auto [i, it] : llvm::enumerate(iters))
+          if ((it == utils::IteratorType::parallel) == parallel &&
+              !(parallel && byResult))
+            order.push_back(i);
+      return order;
+    };
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp g) {
       if (g.getNumReductionLoops() > 0 && g.getNumParallelLoops() > 0 &&
-          !reductionsTrail(g))
+          g.getNumDpsInits() > 0 && !llvm::equal(orderOf(g),
+                                                 llvm::seq<unsigned>(
+                                                     0, g.getNumLoops())))
         generics.push_back(g);
     });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp g : generics) {
-      // New loop i is old loop order[i]: the parallel loops, then the rest.
-      SmallVector<unsigned> order;
-      SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
-      for (bool parallel : {true, false})
-        for (auto [i, it] : llvm::enumerate(iters))
-          if ((it == utils::IteratorType::parallel) == parallel)
-            order.push_back(i);
+      SmallVector<unsigned> order = orderOf(g);
       rewriter.setInsertionPoint(g);
       FailureOr<linalg::GenericOp> moved =
           linalg::interchangeGenericOp(rewriter, g, order);

@@ -196,8 +196,13 @@ def ReductionsLast : Pass<"fusion-reductions-last", "::mlir::func::FuncOp"> {
     read the same tensor). This pass interchanges every generic with a
     reduction loop before a parallel one into that order: parallel loops
     first, then the reduced ones, each in their original relative order
-    (`linalg.index` in the body is renumbered). What each result element
-    folds, and in which order, is unchanged: only the loop names move.
+    (`linalg.index` in the body is renumbered). Where every result is
+    written through one permutation of the parallel loops, those take the
+    order of the result's dimensions, so the result map is the identity (a
+    contraction written transposed, `(b, i, j, k) -> (b, j, i)`, which the
+    CUDA kernels, indexing their output in loop order, did not support).
+    What each result element folds, and in which order, is unchanged: only
+    the loop names move.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::linalg::LinalgDialect"];

@@ -197,13 +197,15 @@ func.func @init_from_contraction(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>, 
   return %m1 : tensor<64x128xf32>
 }
 
-// Negative: the contraction writes its output transposed ((d0, d1, d2) ->
-// (d1, d0)), so its accumulator is not read at the output point in loop
-// order: the broadcast stays in its own group.
+// A contraction that writes its output transposed ((d0, d1, d2) -> (d1,
+// d0)) is interchanged into its output's order by fusion-normalize
+// (fusion-reductions-last): its accumulator is then read at the output
+// point in loop order, and the broadcast joins its group.
 // CHECK-LABEL: func.func @transposed_write
-// CHECK-NEXT: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%{{.*}} : tensor<64xf32>)
-// CHECK: %[[G1:.*]] = fusion.group "g1" "contraction" ins(%{{.*}}, %{{.*}}, %[[G0]] : tensor<64x32xf32>, tensor<32x64xf32>, tensor<64x64xf32>)
-// CHECK: return %[[G1]]
+// CHECK-NEXT: %[[G:.*]] = fusion.group "g0" "contraction" ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64x32xf32>, tensor<32x64xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-NOT: fusion.group
+// CHECK: return %[[G]]
 func.func @transposed_write(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
   %e = tensor.empty() : tensor<64x64xf32>
   %init = linalg.generic {indexing_maps = [#cols, #id2], iterator_types = ["parallel", "parallel"]}

@@ -13,6 +13,9 @@
 // CHECK-DAG: #[[$LEAD2:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$IL:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d0, d3, d1)>
 // CHECK-DAG: #[[$IL2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-DAG: #[[$QA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$QB:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$QO:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 
 // CHECK-LABEL: func.func @column_sum
 // CHECK: linalg.generic {indexing_maps = [#[[$T2]], #[[$D0]]], iterator_types = ["parallel", "reduction"]}
@@ -41,6 +44,14 @@
 // CHECK-NOT: affine.apply
 // CHECK-NOT: linalg.index
 // CHECK: linalg.yield
+
+// A contraction that writes its result transposed (batch, j, i) takes its
+// parallel loops in the result's order: the result map becomes the
+// identity, the reads follow (the CUDA contraction kernels, like the row
+// kinds, index their output in loop order).
+// CHECK-LABEL: func.func @written_transposed
+// CHECK: linalg.generic {indexing_maps = [#[[$QA]], #[[$QB]], #[[$QO]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: outs(%{{.*}} : tensor<2x16x32xf32>)
 
 // Negative: reductions already in that order, a full reduction and an
 // elementwise generic are left as they are.
@@ -126,6 +137,17 @@ func.func @index_in_body(%x: tensor<16x8xf32>, %acc: tensor<8xi64>) -> tensor<8x
     linalg.yield %v : i64
   } -> tensor<8xi64>
   return %s : tensor<8xi64>
+}
+
+func.func @written_transposed(%q: tensor<2x16x32xf32>, %ds: tensor<2x16x16xf32>, %init: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, k, i)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, j, i)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %ds : tensor<2x16x32xf32>, tensor<2x16x16xf32>) outs(%init : tensor<2x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x32xf32>
+  return %r : tensor<2x16x32xf32>
 }
 
 func.func @untouched(%x: tensor<16x8xf32>, %r: tensor<16xf32>, %t: tensor<f32>) -> (tensor<16xf32>, tensor<f32>, tensor<16x8xf32>) {

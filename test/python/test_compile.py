@@ -791,3 +791,34 @@ def test_integer_ops_on_both_targets(op, dt):
     for got in (kfuse.compile(text, target="cpu")(*args),
                 kfuse.compile(text, target="cuda").emulate(*args)):
         assert got.astype(np.int64).tolist() == want
+
+
+def test_contraction_written_transposed_on_both_targets():
+    # A batched contraction that writes its result transposed ((b, i, j, k)
+    # -> (b, j, i): attention's key gradient, dS^T Q, as a front end may
+    # write it): fusion-normalize interchanges its loops into the result's
+    # order. On CUDA this was "an op runs over neither the rows nor ...".
+    text = """func.func @dk(%q: tensor<2x16x32xf32>, %ds: tensor<2x16x16xf32>) -> tensor<2x16x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, k, i)>,
+      affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, j, i)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %ds : tensor<2x16x32xf32>, tensor<2x16x16xf32>) outs(%f : tensor<2x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x32xf32>
+  return %r : tensor<2x16x32xf32>
+}"""
+    rng = np.random.default_rng(8)
+    q = rng.standard_normal((2, 16, 32)).astype(np.float32)
+    ds = rng.standard_normal((2, 16, 16)).astype(np.float32)
+    want = np.einsum("bki,bkj->bji", q.astype(np.float64), ds)
+    cuda = kfuse.compile(text, target="cuda")
+    assert [g.kind for g in cuda.report.groups] == ["contraction"]
+    for got in (kfuse.compile(text, target="cpu")(q, ds), cuda.emulate(q, ds)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
