@@ -921,12 +921,59 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A transposing copy of the only use of a reduction's result (a
+/// contraction's, most often: autograd's dK = (Q^T dS)^T) is the reduction
+/// writing its result through the copy's permutation: the copy and its
+/// intermediate disappear (fusion-reductions-last then puts the loops in
+/// the new result's order). The accumulator must start from a fill, which
+/// is made again at the copy's shape.
+struct FoldCopyIntoReduction : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp copy,
+                                PatternRewriter &rewriter) const override {
+    if (!isCopy(copy))
+      return failure();
+    AffineMap perm = copy.getIndexingMapsArray().front();
+    Value t = copy.getDpsInputs()[0];
+    auto producer = t.getDefiningOp<linalg::GenericOp>();
+    if (!perm.isPermutation() || perm.isIdentity() || !producer ||
+        !t.hasOneUse() || producer.getNumReductionLoops() == 0 ||
+        producer.getNumResults() != 1 ||
+        !producer.hasPureTensorSemantics() ||
+        producer->hasAttr(kMaterializeAttr))
+      return failure();
+    AffineMap out = producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
+    auto fill = producer.getDpsInits()[0].getDefiningOp<linalg::GenericOp>();
+    if (!out.isProjectedPermutation() || !fill || !isFillLike(fill) ||
+        fill.getNumDpsInputs() != 1 ||
+        fill.getBody()->getTerminator()->getOperand(0) !=
+            fill.getBody()->getArgument(0))
+      return failure();
+    Location loc = producer.getLoc();
+    Value init = kfuse::fillGeneric(rewriter, loc, fill.getDpsInputs()[0],
+                                    copy.getDpsInits()[0])
+                     ->getResult(0);
+    SmallVector<AffineMap> maps = producer.getIndexingMapsArray();
+    maps.back() = inversePermutation(perm).compose(out);
+    auto moved = linalg::GenericOp::create(
+        rewriter, loc, copy->getResultTypes(), producer.getDpsInputs(),
+        ValueRange{init}, maps, producer.getIteratorTypesArray());
+    moved->setDiscardableAttrs(producer->getDiscardableAttrDictionary());
+    rewriter.cloneRegionBefore(producer.getRegion(), moved.getRegion(),
+                               moved.getRegion().begin());
+    rewriter.replaceOp(copy, moved->getResults());
+    rewriter.eraseOp(producer);
+    return success();
+  }
+};
+
 struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
-                 GatherThroughProducer, CollapseOfCopy, ExpandOfCopy>(
-        &getContext());
+                 GatherThroughProducer, CollapseOfCopy, ExpandOfCopy,
+                 FoldCopyIntoReduction>(&getContext());
     patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

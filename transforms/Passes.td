@@ -96,6 +96,11 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     (q @ k^T from a fused qkv). A slice of the only use of a generic's
     result is not made a view (the gather below pulls the producer in).
 
+    A copy that only permutes the only use of a reduction's result whose
+    accumulator starts from a fill (autograd's `dK = (Q^T dS)^T` after a
+    batched contraction) is folded into the reduction instead: it writes
+    its result through the permutation, from a fill of the copy's shape.
+
     A `tensor.collapse_shape` or `tensor.expand_shape` of a copy is a copy
     over the reshaped space: a loop `c` collapsing dims of sizes (.., a, b)
     reads them at (.., (c floordiv b) mod a, c mod b); a dimension split by

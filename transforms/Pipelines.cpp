@@ -161,15 +161,19 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // reshapes move above elementwise producers to the inputs
   // (fusion-hoist-reshapes).
   // Copies (transposes, broadcasts, slices) fold into their readers' maps
-  // (fusion-fold-copies). A reduction of a reduction's result with the same
-  // combiner becomes one reduction (fusion-merge-nested-reductions).
+  // (fusion-fold-copies; a transposing copy of a reduction's result is the
+  // reduction writing through the permutation). A reduction of a
+  // reduction's result with the same combiner becomes one reduction
+  // (fusion-merge-nested-reductions). The reductions the last two wrote
+  // take their loops in order again (fusion-reductions-last).
   addPipeline(
       pm,
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
       "fusion-reductions-last,fusion-split-arg-reductions,"
       "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
-      "fusion-fold-copies,fusion-merge-nested-reductions),canonicalize,cse");
+      "fusion-fold-copies,fusion-merge-nested-reductions,"
+      "fusion-reductions-last),canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {

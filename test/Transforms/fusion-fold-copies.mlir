@@ -1048,3 +1048,74 @@ func.func @collapse_of_compute(%x: tensor<4x8xf32>) -> tensor<32xf32> {
   %c = tensor.collapse_shape %t [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
   return %c : tensor<32xf32>
 }
+
+// -----
+
+// A transpose of the only use of a contraction's result (autograd's key
+// gradient, (Q^T dS)^T): the contraction writes its result through the
+// transpose instead, from a zero fill of the transposed shape; the copy and
+// the 2x32x16 intermediate disappear. (fusion-normalize then orders the
+// loops by the result: one contraction group.)
+// CHECK-LABEL: func.func @transpose_of_contraction
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x16x32xf32>, %[[DS:[^:]*]]: tensor<2x16x16xf32>) -> tensor<2x16x32xf32>
+// CHECK: %[[F:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x32xf32>)
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d1)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[Q]], %[[DS]] : tensor<2x16x32xf32>, tensor<2x16x16xf32>) outs(%[[F]] : tensor<2x16x32xf32>)
+// CHECK-NOT: tensor<2x32x16xf32>
+// CHECK: return %[[M]]
+// PLAN-LABEL: func.func @transpose_of_contraction
+// PLAN: fusion.group "g0" "contraction"
+// PLAN-NOT: fusion.group
+// PLAN: return
+func.func @transpose_of_contraction(%q: tensor<2x16x32xf32>, %ds: tensor<2x16x16xf32>) -> tensor<2x16x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x16xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%z : f32) outs(%e : tensor<2x32x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x32x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, k, i)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %ds : tensor<2x16x32xf32>, tensor<2x16x16xf32>) outs(%f : tensor<2x32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x32x16xf32>
+  %e2 = tensor.empty() : tensor<2x16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<2x32x16xf32>) outs(%e2 : tensor<2x16x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x16x32xf32>
+  return %r : tensor<2x16x32xf32>
+}
+
+// -----
+
+// Negative: the contraction's result is also returned untransposed: the
+// transpose stays a copy of it.
+// CHECK-LABEL: func.func @transpose_of_shared_contraction
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<2x32x16xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<2x32x16xf32>) outs(%{{.*}} : tensor<2x16x32xf32>)
+// CHECK: return %[[R]], %[[T]]
+func.func @transpose_of_shared_contraction(%q: tensor<2x16x32xf32>, %ds: tensor<2x16x16xf32>) -> (tensor<2x16x32xf32>, tensor<2x32x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x16xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%z : f32) outs(%e : tensor<2x32x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x32x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, k, i)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %ds : tensor<2x16x32xf32>, tensor<2x16x16xf32>) outs(%f : tensor<2x32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x32x16xf32>
+  %e2 = tensor.empty() : tensor<2x16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<2x32x16xf32>) outs(%e2 : tensor<2x16x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x16x32xf32>
+  return %r, %t : tensor<2x16x32xf32>, tensor<2x32x16xf32>
+}
