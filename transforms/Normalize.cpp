@@ -673,6 +673,17 @@ bool keepsLoopRanges(linalg::GenericOp reader, ArrayRef<Value> operands,
   return !llvm::is_contained(covered, false);
 }
 
+/// The scalar a fill-like generic writes into `init` (a tensor every element
+/// of which it sets to that value), or null.
+Value filledWith(Value init) {
+  auto fill = init.getDefiningOp<linalg::GenericOp>();
+  if (!fill || !isFillLike(fill) || fill.getNumDpsInputs() != 1 ||
+      fill.getBody()->getTerminator()->getOperand(0) !=
+          fill.getBody()->getArgument(0))
+    return Value();
+  return fill.getDpsInputs()[0];
+}
+
 /// A generic that only moves data: its single (tensor) input, unchanged.
 bool isCopy(linalg::GenericOp g) {
   if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
@@ -943,17 +954,15 @@ struct FoldCopyIntoReduction : OpRewritePattern<linalg::GenericOp> {
         !producer.hasPureTensorSemantics() ||
         producer->hasAttr(kMaterializeAttr))
       return failure();
-    AffineMap out = producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
-    auto fill = producer.getDpsInits()[0].getDefiningOp<linalg::GenericOp>();
-    if (!out.isProjectedPermutation() || !fill || !isFillLike(fill) ||
-        fill.getNumDpsInputs() != 1 ||
-        fill.getBody()->getTerminator()->getOperand(0) !=
-            fill.getBody()->getArgument(0))
+    AffineMap out =
+        producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
+    Value start = filledWith(producer.getDpsInits()[0]);
+    if (!out.isProjectedPermutation() || !start)
       return failure();
     Location loc = producer.getLoc();
-    Value init = kfuse::fillGeneric(rewriter, loc, fill.getDpsInputs()[0],
-                                    copy.getDpsInits()[0])
-                     ->getResult(0);
+    Value init =
+        kfuse::fillGeneric(rewriter, loc, start, copy.getDpsInits()[0])
+            ->getResult(0);
     SmallVector<AffineMap> maps = producer.getIndexingMapsArray();
     maps.back() = inversePermutation(perm).compose(out);
     auto moved = linalg::GenericOp::create(
@@ -1133,12 +1142,9 @@ private:
   /// Whether the accumulator of `g` (combining with `combiner`) starts at
   /// the combiner's neutral element: a fill of that constant.
   static bool startsNeutral(linalg::GenericOp g, Operation *combiner) {
-    auto fill = g.getDpsInitOperand(0)->get().getDefiningOp<linalg::GenericOp>();
+    Value value = filledWith(g.getDpsInitOperand(0)->get());
     Attribute start;
-    return fill && isFillLike(fill) && fill.getNumDpsInputs() == 1 &&
-           fill.getBody()->getTerminator()->getOperand(0) ==
-               fill.getBody()->getArgument(0) &&
-           matchPattern(fill.getDpsInputs()[0], m_Constant(&start)) &&
+    return value && matchPattern(value, m_Constant(&start)) &&
            start == *arith::getNeutralElement(combiner);
   }
 

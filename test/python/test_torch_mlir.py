@@ -108,20 +108,27 @@ def test_torch_exported_program(name):
     assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == launches
 
 
+def _emulated_on_cuda(name, atol):
+    """The exported program's CUDA kernels run in the PTX emulator and
+    checked against PyTorch's outputs: (inputs, each launch's memory stats,
+    the compiled program)."""
+    text, data = _exported(name)
+    cuda = kfuse.compile(text, target="cuda")
+    ins = [data[f"in{i}"] for i in range(len(cuda.inputs))]
+    got = cuda.emulate(*ins)
+    for i, g in enumerate(got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=atol)
+    return ins, cuda.emulator.last_stats, cuda
+
+
 def test_torch_layer_norm_backward_reads_x_and_dy_once_on_cuda():
     # The exported backward pass (64 x 256): one row kernel computes dx and
     # the terms of dw and db; x and dy are each read once, whole, and the
     # column sums' second kernel reads only what the first stored (and dy
     # for db, a sum of an input the row kernel leaves to it).
-    text, data = _exported("torch_layernorm_bwd")
-    cuda = kfuse.compile(text, target="cuda")
+    ins, (rows, columns), cuda = _emulated_on_cuda("torch_layernorm_bwd", atol=2e-5)
     (group,) = cuda.report.groups
     assert any("column sums" in d for d in group.decisions)
-    ins = [data[f"in{i}"] for i in range(3)]
-    got = cuda.emulate(*ins)
-    for i, g in enumerate(got):
-        np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=2e-5)
-    rows, columns = cuda.emulator.last_stats
     x_bytes = ins[0].nbytes
     assert rows["read"][0] == rows["read"][1] == x_bytes  # x, dy once
     assert rows["read"][2] == ins[2].nbytes               # w
@@ -145,11 +152,7 @@ def test_torch_cross_entropy_reads_the_logits_once_on_cuda():
     # (x - max - log(sum(exp(x - max)))): the gather recomputes it from x
     # and the two row values, so the row kernel writes only row values and
     # the loss kernel reads one logit per row.
-    text, data = _exported("torch_cross_entropy_loss")
-    cuda = kfuse.compile(text, target="cuda")
-    ins = [data["in0"], data["in1"]]
-    np.testing.assert_allclose(cuda.emulate(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
-    rows, loss = cuda.emulator.last_stats
+    ins, (rows, loss), _ = _emulated_on_cuda("torch_cross_entropy_loss", atol=2e-6)
     rows_n = ins[0].shape[0]
     assert rows["read"][0] == ins[0].nbytes
     assert sum(rows["written"].values()) <= 2 * 4 * rows_n  # max, log-sum
@@ -160,11 +163,7 @@ def test_torch_kl_div_never_writes_the_pointwise_terms_on_cuda():
     # The full sum of p * (log p - log q) after two row-wise log-softmaxes:
     # the row kernel reads p and q once and writes one partial sum per row
     # (not the [16, 64] terms); the second kernel reads those 16 values.
-    text, data = _exported("torch_kl_div")
-    cuda = kfuse.compile(text, target="cuda")
-    ins = [data["in0"], data["in1"]]
-    np.testing.assert_allclose(cuda.emulate(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
-    rows, total = cuda.emulator.last_stats
+    ins, (rows, total), _ = _emulated_on_cuda("torch_kl_div", atol=2e-6)
     assert rows["read"] == {0: ins[0].nbytes, 1: ins[1].nbytes}
     assert sum(rows["written"].values()) == 4 * ins[0].shape[0]
     assert sum(total["read"].values()) == 4 * ins[0].shape[0]
