@@ -797,6 +797,14 @@ void FormFusionGroupsPass::runOnOperation() {
           " over the rows it computes (column sums): partials per block of "
           "rows, added up by a second kernel");
   }
+  // What planning passes before this one did to the group's ops
+  // (fusion.note), in program order.
+  for (Cluster &cluster : clusters)
+    for (Operation *op : cluster.ops)
+      if (auto note = op->getAttrOfType<StringAttr>(kNoteAttr)) {
+        cluster.decisions.push_back(note.str());
+        op->removeAttr(kNoteAttr);
+      }
 
   // 4. One fusion.group per cluster.
   OpBuilder b(func.getContext());

@@ -30,6 +30,9 @@ inline constexpr llvm::StringLiteral kKernelAttr = "fusion.kernel";
 inline constexpr llvm::StringLiteral kStrategyAttr = "fusion.strategy";
 /// User directive on an op: its results go to memory; no consumer fuses it.
 inline constexpr llvm::StringLiteral kMaterializeAttr = "fusion.materialize";
+/// A planning pass's account of a rewrite it made to an op (a string),
+/// reported by fusion-form-groups among the decisions of the op's group.
+inline constexpr llvm::StringLiteral kNoteAttr = "fusion.note";
 
 /// A gather (tensor.extract in a generic body) of the only use of an
 /// elementwise producer evaluates the producer there (Normalize.cpp); the

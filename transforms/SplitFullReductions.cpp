@@ -31,6 +31,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <numeric>
+
 #define DEBUG_TYPE "fusion-split-full-reductions"
 
 namespace kfuse {
@@ -199,6 +201,17 @@ struct SplitFullReductionsPass
       }
       inner = *moved;
     }
+
+    std::string rowCount = std::to_string(
+        std::accumulate(rowShape.begin(), rowShape.end(), int64_t(1),
+                        std::multiplies<int64_t>()));
+    inner->setAttr(kfuse::kNoteAttr,
+                   rewriter.getStringAttr(
+                       "reduces each of its " + rowCount +
+                       " rows here for a reduction over every element (" +
+                       std::to_string(rowLength) +
+                       " per row) that reads row values: the terms are not "
+                       "written (fusion-split-full-reductions)"));
 
     // s = the original accumulator combined with every r[rows].
     unsigned k = rows.size();

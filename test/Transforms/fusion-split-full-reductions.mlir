@@ -27,7 +27,7 @@
 // One row group (the max, the terms, their row sums) and the sum of the
 // row sums, which reads 4 floats:
 // PLAN-LABEL: func.func @kl_like
-// PLAN: fusion.group "g0" "reduction" ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4x64xf32>)
+// PLAN: fusion.group "g0" "reduction" ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4x64xf32>) attributes {decisions = [{{.*}}"reduces each of its 4 rows here for a reduction over every element (64 per row) that reads row values: the terms are not written (fusion-split-full-reductions)"]}
 // PLAN: fusion.yield %{{.*}} : tensor<4xf32>
 // PLAN: fusion.group "g1" "reduction" ins(%{{.*}} : tensor<4xf32>)
 // PLAN-NOT: fusion.group

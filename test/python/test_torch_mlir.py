@@ -163,7 +163,8 @@ def test_torch_kl_div_never_writes_the_pointwise_terms_on_cuda():
     # The full sum of p * (log p - log q) after two row-wise log-softmaxes:
     # the row kernel reads p and q once and writes one partial sum per row
     # (not the [16, 64] terms); the second kernel reads those 16 values.
-    ins, (rows, total), _ = _emulated_on_cuda("torch_kl_div", atol=2e-6)
+    ins, (rows, total), cuda = _emulated_on_cuda("torch_kl_div", atol=2e-6)
+    assert any("fusion-split-full-reductions" in d for d in cuda.report.groups[0].decisions)
     assert rows["read"] == {0: ins[0].nbytes, 1: ins[1].nbytes}
     assert sum(rows["written"].values()) == 4 * ins[0].shape[0]
     assert sum(total["read"].values()) == 4 * ins[0].shape[0]
