@@ -181,15 +181,43 @@ cases = {
                                                       torch.randint(0, 50, (16,)))),
     "torch_kl_div": (KLDivLoss(), (torch.randn(16, 64), torch.randn(16, 64))),
 }
+
+
+def attention_backward(q, k, v, do):
+    """The gradients of softmax(q k^T / 8) v with respect to q, k and v, as
+    autograd computes them (traced with make_fx: the key gradient is a
+    batched contraction written transposed back into k's layout)."""
+    ps = [p.detach().requires_grad_(True) for p in (q, k, v)]
+    q, k, v = ps
+    o = torch.softmax(q @ k.transpose(-1, -2) * 0.125, -1) @ v
+    return tuple(torch.autograd.grad((o * do).sum(), ps))
+
+# functions traced through autograd (make_fx, then torch-mlir's stateless
+# importer): training graphs
+traced = {
+    "torch_attention_bwd": (attention_backward, tuple(torch.randn(2, 16, 32) for _ in range(4))),
+}
+
+
+def _traced(fn, args, name):
+    from torch._decomp import core_aten_decompositions
+    from torch.fx.experimental.proxy_tensor import make_fx
+    gm = make_fx(fn, decomposition_table=core_aten_decompositions())(*args)
+    return fx.stateless_fx_import(gm, output_type="linalg-on-tensors", model_name=name)
+
+
 # python export.py [name ...]: only the cases named (all by default)
-for name, (m, args) in cases.items():
+for name, (m, args) in {**cases, **traced}.items():
     if sys.argv[1:] and name not in sys.argv[1:]:
         continue
-    mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
+    if name in traced:
+        mod = _traced(m, args, name)
+    else:
+        mod = fx.export_and_import(m, *args, output_type="linalg-on-tensors", func_name=name)
     open(f"{name}.mlir", "w").write(str(mod))
-    with torch.no_grad():
+    with torch.set_grad_enabled(name in traced):
         out = m(*args)
     outs = out if isinstance(out, tuple) else (out,)
     np.savez(f"{name}.npz", **{f"in{i}": a.numpy() for i, a in enumerate(args)},
-             **{f"expected{i}": o.numpy() for i, o in enumerate(outs)})
+             **{f"expected{i}": o.detach().numpy() for i, o in enumerate(outs)})
     print(name, "ok")
