@@ -1013,21 +1013,6 @@ struct DropDeadResultsPass
   }
 };
 
-/// The op a one-result generic combines its accumulator with, when its
-/// yielded value is `acc (op) other` and reads the accumulator nowhere else.
-static Operation *accumulatorCombiner(linalg::GenericOp g) {
-  if (g.getNumDpsInits() != 1 || g->getNumResults() != 1)
-    return nullptr;
-  Value acc = g.getBody()->getArguments().back();
-  Operation *op = g.getBody()->getTerminator()->getOperand(0).getDefiningOp();
-  if (!op || op->getBlock() != g.getBody() || op->getNumOperands() != 2 ||
-      op->getNumResults() != 1 || !acc.hasOneUse() ||
-      (op->getOperand(0) != acc) == (op->getOperand(1) != acc) ||
-      !arith::getNeutralElement(op))
-    return nullptr;
-  return op;
-}
-
 /// The outer of two nested reductions (see MergeNestedReductions in
 /// Passes.td) and the inner one it reads, merged into one generic.
 struct MergeNestedReduction : OpRewritePattern<linalg::GenericOp> {

@@ -1164,10 +1164,7 @@ static Value onlineSum(OpBuilder &b, Location loc, Value s, Value m,
       floatConstant(b, loc, t, std::numeric_limits<double>::infinity());
   Value shift =
       math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, r));
-  Value finite = arith::MulFOp::create(
-      b, loc, s,
-      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, m, r),
-                              floatConstant(b, loc, t, 1.0), shift));
+  Value finite = arith::MulFOp::create(b, loc, s, rescale(b, loc, m, r));
   Value none = arith::SelectOp::create(
       b, loc, cmp(arith::CmpFPredicate::ONE, r, ninf),
       floatConstant(b, loc, t, 0.0), floatConstant(b, loc, t, 0, 1));

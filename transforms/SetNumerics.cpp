@@ -127,25 +127,38 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
   }
 };
 
-/// x^n by repeated squaring for a constant n (see ExpandPowI in Passes.td).
-Value powByMultiplying(OpBuilder &b, Location loc, Value x, int64_t n,
-                       arith::FastMathFlags flags) {
-  Type t = x.getType();
-  uint64_t m = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
-  auto one = [&]() -> Value {
-    TypedAttr attr = b.getFloatAttr(getElementTypeOrSelf(t), 1.0);
-    if (auto v = dyn_cast<VectorType>(t))
-      attr = DenseElementsAttr::get(v, attr);
-    return arith::ConstantOp::create(b, loc, attr);
-  };
+/// A constant of `type` (a scalar, or a vector splat of it) holding the
+/// element `value`.
+Value constantOf(OpBuilder &b, Location loc, Type type, TypedAttr value) {
+  if (auto v = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(v, value));
+  return arith::ConstantOp::create(b, loc, value);
+}
+
+/// x^m by repeated squaring with `mul` (null for m = 0).
+Value powBySquaring(Value x, uint64_t m,
+                    function_ref<Value(Value, Value)> mul) {
   Value result, square = x;
   for (; m != 0; m >>= 1) {
     if (m & 1)
-      result = result ? arith::MulFOp::create(b, loc, result, square, flags)
-                      : square;
+      result = result ? mul(result, square) : square;
     if (m > 1)
-      square = arith::MulFOp::create(b, loc, square, square, flags);
+      square = mul(square, square);
   }
+  return result;
+}
+
+/// x^n for floats and a constant n (see ExpandPowI in Passes.td).
+Value powByMultiplying(OpBuilder &b, Location loc, Value x, int64_t n,
+                       arith::FastMathFlags flags) {
+  uint64_t m = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  auto one = [&] {
+    return constantOf(b, loc, x.getType(),
+                      b.getFloatAttr(getElementTypeOrSelf(x), 1.0));
+  };
+  Value result = powBySquaring(x, m, [&](Value p, Value q) -> Value {
+    return arith::MulFOp::create(b, loc, p, q, flags);
+  });
   if (!result)
     return one();
   if (n < 0)
@@ -196,25 +209,22 @@ struct GpuIntrinsicsPass
 Value intPower(OpBuilder &b, Location loc, Value x, Value n) {
   Type t = x.getType();
   auto c = [&](int64_t v) -> Value {
-    auto attr = b.getIntegerAttr(getElementTypeOrSelf(t), v);
-    if (auto vt = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(b, loc,
-                                       DenseElementsAttr::get(vt, attr));
-    return arith::ConstantOp::create(b, loc, attr);
+    return constantOf(b, loc, t,
+                      b.getIntegerAttr(getElementTypeOrSelf(t), v));
   };
   unsigned w = getElementTypeOrSelf(t).getIntOrFloatBitWidth();
   APInt exponent;
   Value result;
-  if (matchPattern(n, m_ConstantInt(&exponent)) && !exponent.isNegative()) {
-    Value square = x;
-    for (uint64_t m = exponent.getZExtValue(); m != 0; m >>= 1) {
-      if (m & 1)
-        result =
-            result ? arith::MulIOp::create(b, loc, result, square) : square;
-      if (m > 1)
-        square = arith::MulIOp::create(b, loc, square, square);
-    }
+  bool constant = matchPattern(n, m_ConstantInt(&exponent));
+  if (constant && !exponent.isNegative()) {
+    result = powBySquaring(x, exponent.getZExtValue(),
+                           [&](Value p, Value q) -> Value {
+                             return arith::MulIOp::create(b, loc, p, q);
+                           });
     return result ? result : c(1);
+  }
+  if (constant) {
+    result = c(0); // (not used: n < 0)
   } else {
     result = c(1);
     Value square = x;
@@ -248,17 +258,19 @@ Value intPower(OpBuilder &b, Location loc, Value x, Value n) {
 
 struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
   void runOnOperation() override {
+    // (scalars and 1-D vectors)
     SmallVector<math::FPowIOp> ops;
-    getOperation()->walk([&](math::FPowIOp op) {
-      auto vec = dyn_cast<VectorType>(op.getType());
-      if (!vec || (vec.getRank() == 1 && !vec.isScalable()))
-        ops.push_back(op);
-    });
     SmallVector<math::IPowIOp> iops;
-    getOperation()->walk([&](math::IPowIOp op) {
-      auto vec = dyn_cast<VectorType>(op.getType());
-      if (!vec || (vec.getRank() == 1 && !vec.isScalable()))
-        iops.push_back(op);
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<math::FPowIOp, math::IPowIOp>(op))
+        return;
+      auto vec = dyn_cast<VectorType>(op->getResult(0).getType());
+      if (vec && (vec.getRank() != 1 || vec.isScalable()))
+        return;
+      if (auto f = dyn_cast<math::FPowIOp>(op))
+        ops.push_back(f);
+      else if (auto i = dyn_cast<math::IPowIOp>(op))
+        iops.push_back(i);
     });
     for (math::IPowIOp op : iops) {
       OpBuilder b(op);

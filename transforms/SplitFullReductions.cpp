@@ -136,17 +136,11 @@ struct SplitFullReductionsPass
 
   void split(IRRewriter &rewriter, linalg::GenericOp g) {
     // acc' = combine(acc, term) with a neutral element, acc read once.
-    Block *body = g.getBody();
-    Value acc = body->getArguments().back();
-    Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
-    if (!combiner || combiner->getBlock() != body ||
-        combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
-        acc.getUses().begin()->getOwner() != combiner ||
-        combiner->getOperand(0) == combiner->getOperand(1))
+    Operation *combiner = kfuse::accumulatorCombiner(g);
+    if (!combiner)
       return;
-    std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
-    if (!neutral)
-      return;
+    Value acc = g.getBody()->getArguments().back();
+    TypedAttr neutral = *arith::getNeutralElement(combiner);
     SmallVector<int64_t> ranges = g.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       return;
@@ -170,7 +164,7 @@ struct SplitFullReductionsPass
     Type accType = acc.getType();
     rewriter.setInsertionPoint(g);
     Value empty = tensor::EmptyOp::create(rewriter, loc, rowShape, accType);
-    Value start = arith::ConstantOp::create(rewriter, loc, *neutral);
+    Value start = arith::ConstantOp::create(rewriter, loc, neutral);
     Value init =
         kfuse::fillGeneric(rewriter, loc, start, empty)->getResult(0);
     SmallVector<AffineExpr> rowExprs;

@@ -287,6 +287,19 @@ bool kfuse::isFillLike(Operation *op) {
                        [](Value v) { return isa<ShapedType>(v.getType()); });
 }
 
+Operation *kfuse::accumulatorCombiner(linalg::GenericOp g) {
+  if (g.getNumDpsInits() != 1 || g->getNumResults() != 1)
+    return nullptr;
+  Value acc = g.getBody()->getArguments().back();
+  Operation *op = g.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+  if (!op || op->getBlock() != g.getBody() || op->getNumOperands() != 2 ||
+      op->getNumResults() != 1 || !acc.hasOneUse() ||
+      (op->getOperand(0) != acc) == (op->getOperand(1) != acc) ||
+      !arith::getNeutralElement(op))
+    return nullptr;
+  return op;
+}
+
 linalg::GenericOp kfuse::fillGeneric(OpBuilder &b, Location loc, Value scalar,
                                      Value dest) {
   auto type = cast<ShapedType>(dest.getType());

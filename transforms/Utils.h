@@ -76,6 +76,12 @@ bool hasGatherReads(mlir::linalg::GenericOp generic);
 /// linalg.fill): free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
 
+/// The op a one-result generic combines its accumulator with, when its
+/// yielded value is `acc (op) other` for an op with a neutral element
+/// (arith::getNeutralElement) and the body reads the accumulator nowhere
+/// else; null otherwise.
+mlir::Operation *accumulatorCombiner(mlir::linalg::GenericOp g);
+
 /// A fill written as a generic (as normalization leaves fills): `dest`, a
 /// tensor or a memref, gets `scalar` everywhere. On a tensor the generic
 /// returns the filled tensor.
