@@ -836,6 +836,46 @@ struct FoldCopyIntoReader : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// True if linalg still finds every loop's range of `reader` without its
+/// operand `dropped`.
+bool stillCoveredWithout(linalg::GenericOp reader, OpOperand *dropped) {
+  SmallVector<Value> operands(reader->getOperands());
+  SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
+  operands.erase(operands.begin() + dropped->getOperandNumber());
+  maps.erase(maps.begin() + dropped->getOperandNumber());
+  return keepsLoopRanges(reader, operands, maps);
+}
+
+/// Replaces `reader` by the same generic without its input `input`: the
+/// element the body read from it is `element(body)` instead, built at the
+/// start of the new body.
+void withoutInput(PatternRewriter &rewriter, linalg::GenericOp reader,
+                  OpOperand *input,
+                  function_ref<Value(Block *body)> element) {
+  unsigned argNo = input->getOperandNumber();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &o : reader->getOpOperands())
+    if (&o != input) {
+      if (reader.isDpsInput(&o))
+        inputs.push_back(o.get());
+      maps.push_back(reader.getMatchingIndexingMap(&o));
+    }
+  auto fused = linalg::GenericOp::create(
+      rewriter, reader.getLoc(), reader.getResultTypes(), inputs,
+      reader.getDpsInits(), maps, reader.getIteratorTypesArray());
+  fused->setDiscardableAttrs(reader->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(reader.getRegion(), fused.getRegion(),
+                              fused.getRegion().begin());
+  Block *body = fused.getBody();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(body);
+  Value value = element(body);
+  rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
+  body->eraseArgument(argNo);
+  rewriter.replaceOp(reader, fused.getResults());
+}
+
 /// A generic without inputs whose body gathers (tensor.extract) and computes
 /// its value from the position alone: a rewritten pad or slice.
 bool isPositionalGather(linalg::GenericOp g) {
@@ -862,14 +902,6 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     if (!reader.hasPureTensorSemantics())
       return failure();
-    // Without the operand, linalg must still find every loop's range.
-    auto stillCovered = [&](OpOperand *dropped) {
-      SmallVector<Value> operands(reader->getOperands());
-      SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
-      operands.erase(operands.begin() + dropped->getOperandNumber());
-      maps.erase(maps.begin() + dropped->getOperandNumber());
-      return keepsLoopRanges(reader, operands, maps);
-    };
     // A reader with reduction loops (a convolution, a matmul) may read an
     // element many times: it takes only gathers that do no arithmetic on the
     // data (a pad or slice, not a pad of exp(x)), which cost the same load
@@ -879,7 +911,8 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
     linalg::GenericOp gather;
     for (OpOperand *in : reader.getDpsInputOperands()) {
       gather = in->get().getDefiningOp<linalg::GenericOp>();
-      if (gather && isPositionalGather(gather) && stillCovered(in) &&
+      if (gather && isPositionalGather(gather) &&
+          stillCoveredWithout(reader, in) &&
           (!rereads || onlyMovesData(gather))) {
         input = in;
         break;
@@ -887,48 +920,205 @@ struct FoldGatherIntoReader : OpRewritePattern<linalg::GenericOp> {
     }
     if (!input)
       return failure();
-    unsigned argNo = input->getOperandNumber();
     AffineMap readMap = reader.getMatchingIndexingMap(input);
-    SmallVector<Value> inputs;
-    SmallVector<AffineMap> maps;
-    for (OpOperand &o : reader->getOpOperands())
-      if (&o != input) {
-        if (reader.isDpsInput(&o))
-          inputs.push_back(o.get());
-        maps.push_back(reader.getMatchingIndexingMap(&o));
+    withoutInput(rewriter, reader, input, [&](Block *body) {
+      // The gather's body, at the point the reader reads.
+      Location loc = reader.getLoc();
+      SmallVector<Value> loopIdx;
+      for (unsigned d = 0; d < reader.getNumLoops(); ++d)
+        loopIdx.push_back(linalg::IndexOp::create(rewriter, loc, d));
+      IRMapping mapping;
+      for (Operation &op : gather.getBody()->without_terminator()) {
+        if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+          mapping.map(idx.getResult(),
+                      affine::expandAffineExpr(
+                          rewriter, loc, readMap.getResult(idx.getDim()),
+                          loopIdx, {}));
+          continue;
+        }
+        rewriter.clone(op, mapping);
       }
-    Location loc = reader.getLoc();
-    auto fused = linalg::GenericOp::create(
-        rewriter, loc, reader.getResultTypes(), inputs, reader.getDpsInits(),
-        maps, reader.getIteratorTypesArray());
-    fused->setDiscardableAttrs(reader->getDiscardableAttrDictionary());
-    rewriter.inlineRegionBefore(reader.getRegion(), fused.getRegion(),
-                                fused.getRegion().begin());
-    Block *body = fused.getBody();
-    // The gather's body, at the point the reader reads.
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(body);
-    SmallVector<Value> loopIdx;
-    for (unsigned d = 0; d < fused.getNumLoops(); ++d)
-      loopIdx.push_back(linalg::IndexOp::create(rewriter, loc, d));
-    IRMapping mapping;
-    for (Operation &op : gather.getBody()->without_terminator()) {
-      if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-        mapping.map(idx.getResult(),
-                    affine::expandAffineExpr(rewriter, loc,
-                                             readMap.getResult(idx.getDim()),
-                                             loopIdx, {}));
-        continue;
-      }
-      rewriter.clone(op, mapping);
-    }
-    Value value = mapping.lookupOrDefault(
-        cast<linalg::YieldOp>(gather.getBody()->getTerminator())
-            .getValues()[0]);
-    rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
-    body->eraseArgument(argNo);
-    rewriter.replaceOp(reader, fused.getResults());
+      return mapping.lookupOrDefault(
+          cast<linalg::YieldOp>(gather.getBody()->getTerminator())
+              .getValues()[0]);
+    });
     return success();
+  }
+};
+
+/// `v` computed at the builder's point: the scalar computation (see
+/// kfuse::isScalarComputation; constants excepted) that defines it cloned
+/// there, operands first. Tensors it reads stay where they are.
+Value cloneScalar(OpBuilder &b, Value v, IRMapping &mapping) {
+  if (Value done = mapping.lookupOrNull(v))
+    return done;
+  Operation *def = v.getDefiningOp();
+  if (!kfuse::isScalarComputation(def) || matchPattern(def, m_Constant()))
+    return v;
+  for (Value operand : def->getOperands())
+    cloneScalar(b, operand, mapping);
+  return b.clone(*def, mapping)->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+/// A generic whose body uses a scalar computed outside it, or that takes one
+/// as an input (torch-mlir reads a 0-d tensor with tensor.extract and fills
+/// a tensor with the element, or uses it in a body), computes it in its body
+/// instead: the element is then a gather read of the tensor (an input of the
+/// generic's group) rather than a scalar crossing into a group, which groups
+/// cannot take.
+struct ScalarsIntoBody : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool computed(Value v) {
+    Operation *def = v.getDefiningOp();
+    return kfuse::isScalarComputation(def) && !matchPattern(def, m_Constant());
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (!g.hasPureTensorSemantics())
+      return failure();
+    for (OpOperand *input : g.getDpsInputOperands())
+      if (computed(input->get())) {
+        withoutInput(rewriter, g, input, [&](Block *) {
+          IRMapping mapping;
+          return cloneScalar(rewriter, input->get(), mapping);
+        });
+        return success();
+      }
+    SmallVector<OpOperand *> captured;
+    g.getBody()->walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands())
+        if (computed(use.get()) &&
+            !g->isAncestor(use.get().getParentBlock()->getParentOp()))
+          captured.push_back(&use);
+    });
+    if (captured.empty())
+      return failure();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(g.getBody());
+    IRMapping mapping;
+    rewriter.modifyOpInPlace(g, [&] {
+      for (OpOperand *use : captured)
+        use->set(cloneScalar(rewriter, use->get(), mapping));
+    });
+    return success();
+  }
+};
+
+/// A generic without loops (arithmetic on 0-d tensors: torch's scalar
+/// hyperparameters, lerp's weight, a bias correction 1 - beta^step) read by a
+/// generic with loops is computed in the reader's body, from its own inputs
+/// read there through the reader's (constant) map: one kernel instead of a
+/// one-thread kernel, a 0-d intermediate and a dependency. Contractions keep
+/// such a producer outside (their bodies run once per product).
+struct FoldScalarProducerIntoReader : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isScalarGeneric(linalg::GenericOp g) {
+    return g && g.getNumLoops() == 0 && g.hasPureTensorSemantics() &&
+           !g->hasAttr(kMaterializeAttr) &&
+           llvm::all_of(g.getRegionOutputArgs(),
+                        [](BlockArgument a) { return a.use_empty(); });
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp reader,
+                                PatternRewriter &rewriter) const override {
+    if (reader.getNumLoops() == 0 || !reader.hasPureTensorSemantics() ||
+        kfuse::isContractionGeneric(reader))
+      return failure();
+    for (OpOperand *input : reader.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!isScalarGeneric(producer) || !stillCoveredWithout(reader, input))
+        continue;
+      // The producer's inputs are read where the reader read its result.
+      AffineMap at = reader.getMatchingIndexingMap(input);
+      SmallVector<Value> inputs;
+      SmallVector<AffineMap> maps;
+      for (OpOperand *o : reader.getDpsInputOperands())
+        if (o != input) {
+          inputs.push_back(o->get());
+          maps.push_back(reader.getMatchingIndexingMap(o));
+        }
+      for (Value v : producer.getDpsInputs()) {
+        inputs.push_back(v);
+        maps.push_back(at);
+      }
+      for (OpOperand &o : reader.getDpsInitsMutable())
+        maps.push_back(reader.getMatchingIndexingMap(&o));
+      Location loc = reader.getLoc();
+      auto fused = linalg::GenericOp::create(
+          rewriter, loc, reader.getResultTypes(), inputs, reader.getDpsInits(),
+          maps, reader.getIteratorTypesArray());
+      fused->setDiscardableAttrs(reader->getDiscardableAttrDictionary());
+      rewriter.inlineRegionBefore(reader.getRegion(), fused.getRegion(),
+                                  fused.getRegion().begin());
+      Block *body = fused.getBody();
+      unsigned argNo = input->getOperandNumber();
+      unsigned firstNew = reader.getNumDpsInputs();
+      IRMapping mapping;
+      for (auto [i, v] : llvm::enumerate(producer.getDpsInputs()))
+        mapping.map(producer.getBody()->getArgument(i),
+                    body->insertArgument(firstNew + i,
+                                         getElementTypeOrSelf(v.getType()),
+                                         v.getLoc()));
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(body);
+      for (Operation &op : producer.getBody()->without_terminator())
+        rewriter.clone(op, mapping);
+      unsigned resultNo = cast<OpResult>(input->get()).getResultNumber();
+      Value value = mapping.lookupOrDefault(
+          producer.getBody()->getTerminator()->getOperand(resultNo));
+      rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
+      body->eraseArgument(argNo);
+      rewriter.replaceOp(reader, fused.getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The scalar every element of `v` holds, as a constant attribute, where `v`
+/// is a splat constant tensor or a fill of a constant; null otherwise.
+TypedAttr splatOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return {};
+  Attribute value;
+  DenseElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense)) && dense.isSplat())
+    value = dense.getSplatValue<Attribute>();
+  else if (Value scalar = filledWith(v))
+    matchPattern(scalar, m_Constant(&value));
+  auto typed = dyn_cast_if_present<TypedAttr>(value);
+  if (!typed || typed.getType() != type.getElementType())
+    return {};
+  return typed;
+}
+
+/// A generic reading a tensor whose elements are all one constant (autograd's
+/// `grad * ones` for the gradient of a sum, torch-mlir's scalar operands
+/// broadcast to a tensor) uses the constant in its body instead. The body's
+/// arithmetic then folds (`x * 1.0` is `x`), a reader left a copy folds into
+/// its own readers, and no kernel loads a tensor of one value.
+struct FoldSplatIntoReader : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp reader,
+                                PatternRewriter &rewriter) const override {
+    if (!reader.hasPureTensorSemantics())
+      return failure();
+    for (OpOperand *input : reader.getDpsInputOperands()) {
+      TypedAttr value = splatOf(input->get());
+      if (!value || !stillCoveredWithout(reader, input) ||
+          !arith::ConstantOp::isBuildableWith(value, value.getType()))
+        continue;
+      withoutInput(rewriter, reader, input, [&](Block *) -> Value {
+        return arith::ConstantOp::create(rewriter, reader.getLoc(), value);
+      });
+      return success();
+    }
+    return failure();
   }
 };
 
@@ -982,7 +1172,8 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
                  GatherThroughProducer, CollapseOfCopy, ExpandOfCopy,
-                 FoldCopyIntoReduction>(&getContext());
+                 FoldCopyIntoReduction, FoldSplatIntoReader,
+                 ScalarsIntoBody, FoldScalarProducerIntoReader>(&getContext());
     patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

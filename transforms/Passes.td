@@ -110,6 +110,18 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     attention's head split (view, transpose, merge into the batch) is read
     in place by the batch_matmul.
 
+    A tensor every element of which is one constant (a splat
+    `arith.constant`, a fill of a constant) read by a generic is that
+    constant in the generic's body instead (`x * 1.0` then folds, and a
+    reader left a copy folds into its own readers). A generic without loops
+    (arithmetic on 0-d tensors) read by a generic with loops, other than a
+    contraction, is computed in the reader's body from its own inputs, read
+    through the reader's constant map. A scalar computed outside a generic
+    (`tensor.extract` of a tensor, arithmetic on such elements) that the
+    generic uses in its body or takes as an input is computed in the body;
+    the tensors it reads are then gather reads of the generic. None of these
+    drops an operand that linalg needs to infer a loop's range.
+
     Any other static slice becomes an elementwise gather over the slice
     (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic does for
     pads): it fuses with elementwise neighbours, and reads through an

@@ -287,6 +287,13 @@ bool kfuse::isFillLike(Operation *op) {
                        [](Value v) { return isa<ShapedType>(v.getType()); });
 }
 
+bool kfuse::isScalarComputation(Operation *op) {
+  return op && op->getNumRegions() == 0 && op->getNumResults() > 0 &&
+         isPure(op) && llvm::all_of(op->getResultTypes(), [](Type t) {
+           return t.isIntOrIndexOrFloat();
+         });
+}
+
 Operation *kfuse::accumulatorCombiner(linalg::GenericOp g) {
   if (g.getNumDpsInits() != 1 || g->getNumResults() != 1)
     return nullptr;

@@ -76,6 +76,12 @@ bool hasGatherReads(mlir::linalg::GenericOp generic);
 /// linalg.fill): free to recompute wherever its value is needed.
 bool isFillLike(mlir::Operation *op);
 
+/// A pure op without regions whose results are all scalars (integers,
+/// indices, floats): an element read from a tensor with tensor.extract
+/// (torch-mlir's reads of 0-d tensors), arithmetic on such elements, a
+/// constant.
+bool isScalarComputation(mlir::Operation *op);
+
 /// The op a one-result generic combines its accumulator with, when its
 /// yielded value is `acc (op) other` for an op with a neutral element
 /// (arith::getNeutralElement) and the body reads the accumulator nowhere

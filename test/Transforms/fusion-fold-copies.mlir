@@ -1119,3 +1119,143 @@ func.func @transpose_of_shared_contraction(%q: tensor<2x16x32xf32>, %ds: tensor<
   } -> tensor<2x16x32xf32>
   return %r, %t : tensor<2x16x32xf32>, tensor<2x32x16xf32>
 }
+
+// -----
+
+// A splat constant operand becomes a constant in the reader's body. dO * 1
+// (autograd's gradient of a sum) then folds to dO: the multiply is a copy,
+// which the contraction reads in place.
+// CHECK-LABEL: func.func @splat_ones_into_contraction
+// CHECK-SAME: (%[[X:.*]]: tensor<16x32xf32>, %[[W:.*]]: tensor<32x8xf32>)
+// CHECK-NOT: dense<1.0
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[W]] : tensor<16x32xf32>, tensor<32x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK: return %[[R]]
+// PLAN-LABEL: func.func @splat_ones_into_contraction
+// PLAN: fusion.group
+// PLAN-NOT: fusion.group
+// PLAN: return
+func.func @splat_ones_into_contraction(%x: tensor<16x32xf32>, %w: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  %ones = arith.constant dense<1.0> : tensor<16x32xf32>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ones : tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<16x32xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %w : tensor<16x32xf32>, tensor<32x8xf32>) outs(%f : tensor<16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8xf32>
+  return %r : tensor<16x8xf32>
+}
+
+// -----
+
+// A fill of a constant read as an operand, and a splat of another value: both
+// become body constants; the tensor that is not a splat stays an operand.
+// CHECK-LABEL: func.func @splat_and_fill_operands
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK-DAG: %[[D:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[D]] : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-DAG: arith.mulf %[[A]], %[[TWO]]
+// CHECK-DAG: arith.addf %{{.*}}, %[[THREE]]
+// CHECK-DAG: arith.subf %{{.*}}, %[[B]]
+func.func @splat_and_fill_operands(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %two = arith.constant dense<2.0> : tensor<4x8xf32>
+  %d = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %c3 = arith.constant 3.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %three = linalg.generic {indexing_maps = [affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c3 : f32) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %two, %d, %three : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %t: f32, %b: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %t : f32
+    %s = arith.addf %m, %c : f32
+    %u = arith.subf %s, %b : f32
+    linalg.yield %u : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Negative: the splat is the only operand that gives the reduced loop its
+// range (linalg could not infer it without): it stays an operand. The fill
+// of an element read from a 0-d tensor is read where the reduction reads it
+// (a gather of that tensor: no scalar crosses into a group).
+// CHECK-LABEL: func.func @splat_that_gives_a_loop_its_range
+// CHECK-SAME: (%[[T:.*]]: tensor<f32>)
+// CHECK: %[[C:.*]] = arith.constant dense<5.000000e-01> : tensor<4x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[S:.*]] = tensor.extract %[[T]][]
+// CHECK-NEXT: arith.mulf %[[A]], %[[S]]
+func.func @splat_that_gives_a_loop_its_range(%t: tensor<f32>) -> tensor<4xf32> {
+  %c = arith.constant dense<0.5> : tensor<4x8xf32>
+  %s = tensor.extract %t[] : tensor<f32>
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(i) -> ()>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%s : f32) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<4xf32>
+  %z = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%c, %f : tensor<4x8xf32>, tensor<4xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s2 = arith.addf %o, %m : f32
+    linalg.yield %s2 : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Scalars computed outside a body (an element of a 0-d tensor, arithmetic
+// on it) are computed in the body that uses them; constants stay outside.
+// Planned, the 0-d tensor is an input of the group.
+// CHECK-LABEL: func.func @scalar_computed_outside
+// CHECK-SAME: (%[[T:.*]]: tensor<f32>, %[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[TWO:.*]] = arith.constant 2.0
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[T]][]
+// CHECK-NEXT: %[[S:.*]] = arith.mulf %[[E]], %[[TWO]]
+// CHECK-NEXT: arith.mulf %[[A]], %[[S]]
+// PLAN-LABEL: func.func @scalar_computed_outside
+// PLAN-SAME: (%[[T:.*]]: tensor<f32>, %[[X:.*]]: tensor<4x8xf32>)
+// PLAN: fusion.group "g0" "elementwise" ins(%{{.*}}, %{{.*}} : tensor<{{.*}}>, tensor<{{.*}}>)
+// PLAN-NOT: fusion.group
+// PLAN: return
+func.func @scalar_computed_outside(%t: tensor<f32>, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s0 = tensor.extract %t[] : tensor<f32>
+  %c2 = arith.constant 2.0 : f32
+  %s = arith.mulf %s0, %c2 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

@@ -840,3 +840,78 @@ def test_contraction_written_transposed_on_both_targets():
         for got in (kfuse.compile(src, target="cpu")(q, ds), cuda.emulate(q, ds)):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
+
+
+# A 0-d tensor's element filled into a returned tensor, negated into a
+# reduction's initial value, used in a body (captured) and filled into an
+# operand of a reduction; and dO * ones (a splat) read by a contraction.
+_SCALAR_OPERANDS = """
+func.func @scalar_operands(%t: tensor<f32>, %x: tensor<4x8xf32>, %w: tensor<8x3xf32>)
+    -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x3xf32>) {
+  %s = tensor.extract %t[] : tensor<f32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %n = arith.negf %s : f32
+  %i = linalg.fill ins(%n : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%i : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %q = arith.addf %o, %m : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %z = arith.constant 0.0 : f32
+  %zi = linalg.fill ins(%z : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %r2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                                         affine_map<(i, j) -> (i)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%x, %f : tensor<4x8xf32>, tensor<4x8xf32>) outs(%zi : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %q = arith.maximumf %o, %m : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %ones = arith.constant dense<1.0> : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ones : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %c0 = linalg.fill ins(%z : f32) outs(%e2 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %mm = linalg.matmul ins(%g, %w : tensor<4x8xf32>, tensor<8x3xf32>)
+                      outs(%c0 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %f, %r, %r2, %mm : tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x3xf32>
+}
+"""
+
+
+def test_scalar_and_splat_operands_on_both_targets():
+    # A scalar computed outside a body (a fill of it, a use inside one) was
+    # a verifier error in planning ("fusion.group operand must be a ranked
+    # tensor"); the 0-d tensor is now an input of the groups that read it.
+    # The splat of ones folds away: the contraction reads x in place.
+    rng = np.random.default_rng(3)
+    t = np.array(1.5, np.float32)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 3)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    want = [np.full((4, 8), 1.5), -1.5 + (x64 * 1.5).sum(1),
+            np.maximum(0.0, (x64 * 1.5).max(1)), x64 @ w.astype(np.float64)]
+    cpu = kfuse.compile(_SCALAR_OPERANDS, target="cpu")
+    cuda = kfuse.compile(_SCALAR_OPERANDS, target="cuda")
+    for f in (cpu, cuda):
+        # the contraction multiplies x by w and nothing else (no group
+        # multiplies by ones); the negated scalar initializes the sums from a
+        # group of its own (a reduction's initial value is not recomputed)
+        (mm,) = [g for g in f.report.groups if g.kind == "contraction"]
+        assert mm.ops == ["arith.mulf", "arith.addf"]
+        assert f.report.after.kernels == 3
+    for got in (cpu(t, x, w), cuda.emulate(t, x, w)):
+        for g, wv in zip(got, want):
+            np.testing.assert_allclose(g, wv, rtol=2e-6, atol=2e-6)

@@ -159,6 +159,12 @@ class KLDivLoss(torch.nn.Module):
         return torch.nn.functional.kl_div(torch.log_softmax(q, -1), torch.log_softmax(p, -1),
                                           reduction="batchmean", log_target=True)
 
+class ScalarWeights(torch.nn.Module):
+    """torch.lerp with a 0-d weight, divided by a bias correction of a 0-d
+    step count (arithmetic on 0-d tensors, as optimizers and schedules do)."""
+    def forward(self, x, y, w, step):
+        return torch.lerp(x, y, w) / (1 - 0.9 ** step)
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -180,6 +186,8 @@ cases = {
     "torch_cross_entropy_loss": (CrossEntropyLoss(), (torch.randn(16, 50),
                                                       torch.randint(0, 50, (16,)))),
     "torch_kl_div": (KLDivLoss(), (torch.randn(16, 64), torch.randn(16, 64))),
+    "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
+                                               torch.tensor(0.3), torch.tensor(3.0))),
 }
 
 
