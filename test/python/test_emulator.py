@@ -141,6 +141,122 @@ def test_bit_counts():
     assert list(got) == want
 
 
+def _bfe(a, pos, ln, bits, signed):
+    """PTX's bfe, bit by bit as the ISA describes it."""
+    msb = bits - 1
+    sbit = 0 if ln == 0 or not signed else (a >> min(pos + ln - 1, msb)) & 1
+    return sum((((a >> (pos + i)) & 1) if (i < ln and pos + i <= msb) else sbit) << i
+               for i in range(bits))
+
+
+def test_signed_and_unsigned_bit_field_extract():
+    # LLVM extracts a sign-extended bit of an index with bfe.s64 (a pad of
+    # a collapsed slice); fields past the top bit take the sign bit
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  cvt.s64.s32 %rd6, %r5;
+  bfe.s64 %rd7, %rd6, 1, 1;
+  bfe.s32 %r6, %r5, 28, 8;
+  bfe.u32 %r7, %r5, 3, 5;
+  bfe.s32 %r8, %r5, 40, 4;
+  bfe.s32 %r9, %r5, 5, 0;
+  cvt.u32.u64 %r10, %rd7;
+  xor.b32 %r10, %r10, %r6;
+  shl.b32 %r7, %r7, 8;
+  xor.b32 %r10, %r10, %r7;
+  shl.b32 %r8, %r8, 16;
+  xor.b32 %r10, %r10, %r8;
+  xor.b32 %r10, %r10, %r9;
+  st.global.b32 [%rd5], %r10;
+  ret;
+"""
+    x = np.array([0, 2, 3, -1, -2, 0x7FFFFFFF, -0x80000000, 0x1234567A], np.int32)
+    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
+    got = exe(x).view(np.uint32)
+    m32 = (1 << 32) - 1
+    want = []
+    for v in x:
+        u32, u64 = int(v) & m32, int(v) & ((1 << 64) - 1)
+        r = _bfe(u64, 1, 1, 64, True) & m32
+        r ^= _bfe(u32, 28, 8, 32, True)
+        r ^= _bfe(u32, 3, 5, 32, False) << 8
+        r ^= (_bfe(u32, 40, 4, 32, True) << 16) & m32
+        r ^= _bfe(u32, 5, 0, 32, True)
+        want.append(r)
+    assert list(got) == want
+
+
+def test_extended_precision_and_funnel_shifts():
+    # libdevice's sin/cos/tan reduce large arguments with 32-bit limbs:
+    # mad.lo.cc / madc.hi carry between them, shf.l.wrap aligns the bits
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  mov.b32 %r9, 7;
+  mad.lo.cc.u32 %r6, %r5, -1640531527, %r5;
+  madc.hi.u32 %r7, %r5, -1640531527, %r9;
+  add.cc.u32 %r8, %r6, %r5;
+  addc.u32 %r7, %r7, 0;
+  shf.l.wrap.b32 %r10, %r8, %r7, %r5;
+  shf.r.clamp.b32 %r11, %r8, %r7, %r3;
+  xor.b32 %r10, %r10, %r11;
+  xor.b32 %r10, %r10, %r7;
+  st.global.b32 [%rd5], %r10;
+  ret;
+"""
+    x = np.array([0, 1, 0xFFFFFFFF, 0x80000000, 12345, 0x9E3779B9, 31, 33], np.uint32)
+    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
+    got = exe(x.view(np.int32)).view(np.uint32)
+    m32 = (1 << 32) - 1
+    want = []
+    for t, v in enumerate(int(a) for a in x):
+        lo = (v * 0x9E3779B9 & m32) + v
+        hi = (v * 0x9E3779B9 >> 32) + 7 + (lo >> 32)
+        s = (lo & m32) + v
+        hi = (hi + (s >> 32)) & m32
+        pair = hi << 32 | (s & m32)
+        left = ((pair << (v % 32)) >> 32) & m32
+        right = (pair >> min(t, 32)) & m32
+        want.append(left ^ right ^ hi)
+    assert list(got) == want
+
+
+def test_local_memory_and_module_variables():
+    # each thread keeps four words in its own .local memory and reads a
+    # module-level .global table (as libdevice's trig reduction does)
+    table = ".global .align 4 .b8 tab[8] = {3, 0, 0, 0, 5, 1, 0, 0};\n"
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  mov.u64 %rd6, depot;
+  mov.u64 %rd7, tab;
+  and.b32 %r6, %r3, 1;
+  mul.wide.u32 %rd8, %r6, 4;
+  add.s64 %rd8, %rd7, %rd8;
+  ld.global.nc.b32 %r7, [%rd8];
+  st.local.b32 [%rd6], %r5;
+  st.local.b32 [%rd6+4], %r7;
+  st.local.v2.b32 [%rd6+8], {{%r3, %r3}};
+  ld.local.b32 %r8, [%rd6+4];
+  ld.local.b32 %r9, [%rd6];
+  ld.local.b32 %r10, [%rd6+12];
+  mad.lo.s32 %r8, %r8, %r9, %r10;
+  st.global.b32 [%rd5], %r8;
+  {tail}
+  ret;
+"""
+    local = ".local .align 8 .b8 depot[16];"
+    text = _kernel(body.format(tail=""), shared=local).replace(
+        ".address_size 64\n", ".address_size 64\n" + table)
+    x = np.arange(8, dtype=np.int32) * 10
+    got = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), text)(x)
+    t = np.arange(8)
+    np.testing.assert_array_equal(got, np.where(t % 2, 261, 3) * x + t)
+    # an access past the thread's local memory is reported
+    text = _kernel(body.format(tail="ld.local.b32 %r11, [%rd6+16];"), shared=local).replace(
+        ".address_size 64\n", ".address_size 64\n" + table)
+    with pytest.raises(EmulatorError, match="outside the thread's 16 bytes of local memory"):
+        EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), text)(x)
+
+
 def test_packed_16_bit_integer_arithmetic():
     # sm_90's add / min / max on two 16-bit halves at once (LLVM counts
     # bytes in pairs with add.s16x2: label smoothing's ignore_index mask):

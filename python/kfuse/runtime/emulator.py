@@ -248,6 +248,9 @@ class _Batch:
         self.alive = np.ones(n, dtype=bool)
         self.waiting = np.zeros(n, dtype=bool)
         self.regs: Dict[str, np.ndarray] = {}
+        # each thread's .local memory (libdevice's argument reduction)
+        self.lmem = np.zeros((n, -(-kernel.local_bytes // 16) * 16), dtype=np.uint8)
+        self.carry = np.zeros(n, dtype=np.uint64)   # the carry flag (.cc, addc, madc)
         self.smem_bytes = -(-(kernel.shared_bytes + smem) // 16) * 16
         self.shared = np.zeros((nb, max(self.smem_bytes, 16)), dtype=np.uint8)
         self.sshadow = _Shadow(self.shared.size)
@@ -295,6 +298,7 @@ class _Memory:
         # race checks on global memory, for launch sequences of modest size
         self.shadow = _Shadow(self.arena.size) if self.arena.size <= _SHADOW_LIMIT else None
         self.launch = 0
+        self.symbols: Dict[str, int] = {}   # module variables: name -> address
         self.reset_counts()
         self._starts = np.asarray(self.starts, dtype=np.uint64)
         self._ends = np.asarray(self.ends, dtype=np.uint64)
@@ -526,9 +530,14 @@ class _Compiler:
             v = self.immediate(op.text, t)
             return lambda B, sel: v
         if isinstance(op, Sym):
-            if op.name in self.k.shared:
-                v = np.array(self.k.shared[op.name].offset, dtype=np.uint64).astype(dt)[()]
-                return lambda B, sel: v
+            for space in (self.k.shared, self.k.local):
+                if op.name in space:
+                    v = np.array(space[op.name].offset, dtype=np.uint64).astype(dt)[()]
+                    return lambda B, sel: v
+            if op.name in self.k.globals:
+                name = op.name
+                return lambda B, sel: np.array(B.memory.symbols[name],
+                                               dtype=np.uint64).astype(dt)[()]
             if any(op.name == p for p, _ in self.k.params):
                 raise PtxError(f"parameter {op.name} used outside ld.param")
         raise PtxError(f"kernel {self.k.name}: cannot read operand {op!r}")
@@ -903,7 +912,7 @@ class _Compiler:
         if space in (None, "global"):
             if space is None:
                 space = "global"   # generic addresses: only global memory is emulated
-        if space not in ("global", "shared", "shared::cta", "shared::cluster"):
+        if space not in ("global", "shared", "shared::cta", "shared::cluster", "local"):
             raise PtxError(f"PTX line {s.line}: {space} memory is not supported: {s.text!r}")
         addresses = self._address(s, mem)
         elem = _UINT[size]
@@ -972,6 +981,31 @@ class _Compiler:
                     for j in range(vec):
                         view[idx + j] = vals[:, j]
             return run
+
+        if space == "local":
+            declared = self.k.local_bytes
+
+            def lrun(B, sel):
+                a = addresses(B, sel)
+                misaligned(B, sel, a)
+                bad = np.flatnonzero(a + np.uint64(total) > np.uint64(declared))
+                if bad.size:
+                    k = int(bad[0])
+                    fail(B, sel, k, f"{'load' if load else 'store'} of {total} bytes at local "
+                                    f"address {int(a[k]):#x} lies outside the thread's "
+                                    f"{declared} bytes of local memory")
+                rows = np.arange(B.n) if sel is None else np.asarray(sel)
+                view = B.lmem.view(elem)
+                idx = (a // np.uint64(size)).astype(np.int64)
+                if load:
+                    for j, wr in enumerate(wrs):
+                        if wr is not None:
+                            v = view[rows, idx + j]
+                            wr(B, sel, v.view(_NUM[t]) if signed else v)
+                else:
+                    for j, rd in enumerate(rds):
+                        view[rows, idx + j] = _bits(rd(B, sel), elem)
+            return lrun
 
         cluster = space == "shared::cluster"
 
@@ -1115,7 +1149,67 @@ class _Compiler:
         s, e = exact(*a)
         return _round_f32(np.asarray(s, np.float64), np.asarray(e, np.float64), rnd)
 
+    # extended precision: .cc writes the carry flag, addc / madc add it in
+    def _carry_arith(self, s, mad: bool):
+        t = self._type(s)
+        if t not in ("u32", "b32") and not (t == "s32" and not mad):
+            raise PtxError(f"PTX line {s.line}: carry arithmetic on .{t} is not supported: "
+                           f"{s.text!r}")
+        sets, uses, hi = "cc" in s.op, s.op[0] in ("addc", "madc"), "hi" in s.op
+        d, *srcs = s.args
+        if len(srcs) != (3 if mad else 2):
+            raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
+        rds = [self.reader(x, "u32") for x in srcs]
+        wr = self.writer(d)
+        low = np.uint64(0xFFFFFFFF)
+
+        def run(B, sel):
+            n = B.n if sel is None else len(sel)
+            v = [np.broadcast_to(np.asarray(r(B, sel)).astype(np.uint64), (n,)) for r in rds]
+            if mad:
+                prod = v[0] * v[1]                       # exact: below 2^64
+                total = (prod >> np.uint64(32) if hi else prod & low) + v[2]
+            else:
+                total = v[0] + v[1]
+            if uses:
+                total = total + (B.carry if sel is None else B.carry[sel])
+            if sets:
+                if sel is None:
+                    B.carry[:] = total >> np.uint64(32)
+                else:
+                    B.carry[sel] = total >> np.uint64(32)
+            wr(B, sel, (total & low).astype(np.uint32))
+        return run
+
+    def op_shf(self, s, labels):
+        """Funnel shift of the 64-bit pair b:a: .l keeps the high word of
+        (b:a) << n, .r the low word of (b:a) >> n; n = c mod 32 (.wrap) or
+        min(c, 32) (.clamp)."""
+        left, wrap = "l" in s.op, "wrap" in s.op
+        if self._type(s) not in ("b32", "u32") or ("clamp" in s.op) == wrap:
+            raise PtxError(f"PTX line {s.line}: cannot emulate {s.text!r}")
+        d, a, b, c = s.args
+        ra, rb, rc = (self.reader(x, "u32") for x in (a, b, c))
+        wr = self.writer(d)
+
+        def run(B, sel):
+            lo = np.asarray(ra(B, sel)).astype(np.uint64)
+            pair = (np.asarray(rb(B, sel)).astype(np.uint64) << np.uint64(32)) | lo
+            n = np.asarray(rc(B, sel)).astype(np.uint64)
+            n = n & np.uint64(31) if wrap else np.minimum(n, np.uint64(32))
+            out = (pair << n) >> np.uint64(32) if left else pair >> n
+            wr(B, sel, (out & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+        return run
+
+    def op_addc(self, s, labels):
+        return self._carry_arith(s, mad=False)
+
+    def op_madc(self, s, labels):
+        return self._carry_arith(s, mad=True)
+
     def op_add(self, s, labels):
+        if "cc" in s.op:
+            return self._carry_arith(s, mad=False)
         if _is_float(self._type(s)):
             def f(v, rnd, t):
                 if t == "f32" and rnd != "rn":
@@ -1125,6 +1219,8 @@ class _Compiler:
         return self._int_arith(s, lambda a, b: a + b)
 
     def op_sub(self, s, labels):
+        if "cc" in s.op:
+            raise PtxError(f"PTX line {s.line}: {s.text!r} (borrow) is not supported")
         if _is_float(self._type(s)):
             def f(v, rnd, t):
                 if t == "f32" and rnd != "rn":
@@ -1159,6 +1255,8 @@ class _Compiler:
         return self._int_arith(s, lambda a, b: a * b)
 
     def op_mad(self, s, labels):
+        if "cc" in s.op:
+            return self._carry_arith(s, mad=True)
         t = self._type(s)
         mode = s.op[1]
         if mode not in ("lo",) or t[0] == "f":
@@ -1326,13 +1424,17 @@ class _Compiler:
         return self._shift(s, False)
 
     def op_bfe(self, s, labels):
+        """Bit field extract: len bits of a from bit pos, zero-extended (.u) or
+        extended with the field's top bit, or a's sign bit where the field
+        runs past it (.s); a zero-length field is 0."""
         t = self._type(s)
         bits = type_size(t) * 8
         d, a, b, c = s.args
-        ra, rb, rc, wr = (self.reader(a, t), self.reader(b, "u32"), self.reader(c, "u32"),
-                          self.writer(d))
-        if t[0] == "s":
-            raise PtxError(f"PTX line {s.line}: signed bfe is not supported: {s.text!r}")
+        ra, rb, rc, wr = (self.reader(a, f"u{bits}"), self.reader(b, "u32"),
+                          self.reader(c, "u32"), self.writer(d))
+        signed = t[0] == "s"
+        ones = np.uint64((1 << bits) - 1)
+        one = np.uint64(1)
 
         def run(B, sel):
             x = np.asarray(ra(B, sel)).astype(np.uint64)
@@ -1340,8 +1442,16 @@ class _Compiler:
             ln = np.asarray(rc(B, sel)).astype(np.uint64) & np.uint64(0xFF)
             shifted = np.where(pos >= bits, np.uint64(0), x >> np.minimum(pos, np.uint64(63)))
             mask = np.where(ln >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
-                            (np.uint64(1) << np.minimum(ln, np.uint64(63))) - np.uint64(1))
-            wr(B, sel, (shifted & mask).astype(_NUM[t]))
+                            (one << np.minimum(ln, np.uint64(63))) - one)
+            out = shifted & mask
+            if signed:
+                top = np.minimum(pos + ln - one, np.uint64(bits - 1))
+                sbit = np.where(ln == 0, np.uint64(0), (x >> np.minimum(top, np.uint64(63))) & one)
+                width = np.minimum(ln, np.uint64(bits) - np.minimum(pos, np.uint64(bits)))
+                high = ones & ~np.where(width >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                                        (one << np.minimum(width, np.uint64(63))) - one)
+                out = np.where(sbit == one, out | high, out)
+            wr(B, sel, (out & ones).astype(_UINT[bits // 8]).view(_NUM[t]))
         return run
 
     def op_prmt(self, s, labels):
@@ -1853,6 +1963,8 @@ class EmulatedExecutable(HoldsPlan):
         self.plan = plan
         text = ptx_text.decode() if isinstance(ptx_text, bytes) else ptx_text
         kernels = parse(text)
+        # the module's .global variables (one set, shared by its kernels)
+        self._globals = next(iter(kernels.values())).globals if kernels else {}
         self.programs: Dict[str, KernelProgram] = {}
         for name in plan.kernels:
             if name not in kernels:
@@ -1871,7 +1983,13 @@ class EmulatedExecutable(HoldsPlan):
         plan.check_call(args)
         ins = [np.ascontiguousarray(np.asarray(a)) for a in args]
         sizes = [b.nbytes for b in plan.buffers]
-        mem = _Memory(sizes, [plan.buffer_label(i) for i in range(len(sizes))])
+        labels = [plan.buffer_label(i) for i in range(len(sizes))]
+        variables = list(self._globals.values())
+        mem = _Memory(sizes + [len(v.data) for v in variables],
+                      labels + [f"module variable {v.name}" for v in variables])
+        for j, v in enumerate(variables):
+            mem.view(len(sizes) + j)[:] = np.frombuffer(v.data, np.uint8)
+            mem.symbols[v.name] = mem.starts[len(sizes) + j]
         for i, b in enumerate(plan.buffers):
             if b.kind == "input":
                 mem.view(i)[:] = ins[b.index].reshape(-1).view(np.uint8)

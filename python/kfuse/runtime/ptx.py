@@ -1,9 +1,11 @@
 """Parser for the PTX that kfuse's CUDA target emits (LLVM's NVPTX back end).
 
 Turns a module's text into kernels: parameters, register classes, shared
-variables, cluster shape, and a flat list of statements (guard, opcode split
-at its dots, operands) with labels resolved to statement indices. The PTX
-emulator (`emulator.py`) executes these. Only numpy is needed.
+and local variables, cluster shape, and a flat list of statements (guard,
+opcode split at its dots, operands) with labels resolved to statement
+indices; and the module's global variables (libdevice's tables) with their
+initial bytes. The PTX emulator (`emulator.py`) executes these. Only numpy
+is needed.
 """
 
 from __future__ import annotations
@@ -58,12 +60,24 @@ class SharedVar:
 
 
 @dataclass
+class GlobalVar:
+    """A module-level `.global` variable: its bytes as initialized (zeros
+    where the declaration gives no initializer)."""
+    name: str
+    align: int
+    data: bytes
+
+
+@dataclass
 class Kernel:
     name: str
     params: List[Tuple[str, str]]          # (name, type: u64, u32, f32, ...)
     regs: Dict[str, str] = field(default_factory=dict)   # register -> class (pred, b16, ...)
     shared: Dict[str, SharedVar] = field(default_factory=dict)
     shared_bytes: int = 0
+    local: Dict[str, SharedVar] = field(default_factory=dict)   # per thread (.local)
+    local_bytes: int = 0
+    globals: Dict[str, GlobalVar] = field(default_factory=dict)  # the module's
     cluster: Tuple[int, int, int] = (1, 1, 1)
     body: List[Stmt] = field(default_factory=list)
     labels: Dict[str, int] = field(default_factory=dict)
@@ -170,7 +184,7 @@ def cluster_shapes(text: str) -> Dict[str, Tuple[int, int, int]]:
 
 def parse(text: str) -> Dict[str, Kernel]:
     """Kernels of a PTX module by name. Raises PtxError on what it cannot read
-    (module-level variables, .func calls, local memory)."""
+    (.const and .extern variables, .func calls)."""
     src = _strip_comments(text)
     kernels: Dict[str, Kernel] = {}
     spans: List[Tuple[int, int]] = []   # (start, end) of each kernel
@@ -212,11 +226,49 @@ def parse(text: str) -> Dict[str, Kernel]:
         outside.append(src[prev:a])
         prev = b
     outside = "".join(outside) + src[prev:]
-    for bad in (".global", ".const", ".func", ".extern"):
+    variables = _global_variables(outside)
+    for k in kernels.values():
+        k.globals = variables
+    for bad in (".const", ".func", ".extern"):
         if re.search(r"^\s*(\.visible\s+|\.weak\s+)?" + re.escape(bad) + r"\s", outside, re.M):
             raise PtxError(f"module-level {bad} declarations are not supported by the "
                            f"PTX emulator")
     return kernels
+
+
+_GLOBAL_VAR = re.compile(
+    r"^\s*(?:\.visible\s+|\.weak\s+)?\.global\s+([^;=]*?)([$\w]+)\s*(?:\[(\d*)\])?\s*"
+    r"(?:=\s*([^;]*))?;", re.M)
+
+
+def _global_variables(outside: str) -> Dict[str, GlobalVar]:
+    """The module-level `.global` variables declared in `outside` (the text
+    between kernels), such as `.global .align 4 .b8 name[24] = {65, 144};`."""
+    variables: Dict[str, GlobalVar] = {}
+    for m in _GLOBAL_VAR.finditer(outside):
+        mods, name, count, init = m.group(1).split(), m.group(2), m.group(3), m.group(4)
+        cls = next((t[1:] for t in mods if t[1:] in _SIZES), None)
+        align = int(mods[mods.index(".align") + 1]) if ".align" in mods else 1
+        if cls is None or count == "" or any(
+                t not in (".align", f".{cls}") and not t.isdigit() for t in mods):
+            raise PtxError(f"module-level variable {m.group(0).strip()!r} is not supported "
+                           f"by the PTX emulator")
+        width = _SIZES[cls]
+        n = int(count) if count else 1
+        data = bytearray(width * n)
+        if init is not None:
+            items = init.strip().strip("{}").replace(",", " ").split()
+            if len(items) > n or not cls.startswith(("b", "u", "s")):
+                raise PtxError(f"module-level variable {name!r}: initializer "
+                               f"{init.strip()[:60]!r} is not supported by the PTX emulator")
+            for j, x in enumerate(items):
+                v = int_literal(x) & ((1 << (8 * width)) - 1)
+                data[j * width:(j + 1) * width] = v.to_bytes(width, "little")
+        variables[name] = GlobalVar(name, align, bytes(data))
+    if re.search(r"^\s*(\.visible\s+|\.weak\s+)?\.global\s",
+                 _GLOBAL_VAR.sub("", outside), re.M):
+        raise PtxError("a module-level .global declaration the PTX emulator cannot read")
+    return variables
 
 
 def _parse_body(k: Kernel, body: str, first_line: int) -> None:
@@ -281,7 +333,7 @@ def _directive(k: Kernel, stmt: str, line: int) -> None:
             else:
                 k.regs[decl] = cls
         return
-    if parts[0] == ".shared":
+    if parts[0] in (".shared", ".local"):
         align, cls, decl = 1, None, None
         j = 1
         while j < len(parts):
@@ -300,11 +352,19 @@ def _directive(k: Kernel, stmt: str, line: int) -> None:
         if not m:
             raise PtxError(f"line {line}: cannot read {stmt!r}")
         size = _SIZES[cls] * (int(m.group(2)) if m.group(2) else 1)
+        if parts[0] == ".local":
+            off = -(-k.local_bytes // align) * align
+            k.local[m.group(1)] = SharedVar(m.group(1), off, size)
+            k.local_bytes = off + size
+            return
         off = -(-k.shared_bytes // align) * align
         k.shared[m.group(1)] = SharedVar(m.group(1), off, size)
         k.shared_bytes = off + size
         return
-    if parts[0] in (".local", ".extern", ".global", ".const"):
+    if parts[0] == ".param":
+        raise PtxError(f"line {line}: function calls ({stmt!r} declares a call's parameter) "
+                       f"are not supported by the PTX emulator")
+    if parts[0] in (".extern", ".global", ".const"):
         raise PtxError(f"line {line}: {parts[0]} memory ({stmt!r}) is not supported by the "
                        f"PTX emulator")
     if parts[0] in (".pragma", ".loc", ".file"):
