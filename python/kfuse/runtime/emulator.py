@@ -936,6 +936,25 @@ class _Compiler:
                 fail(B, sel, k, f"{'load' if load else 'store'} of {total} bytes at "
                                 f"{int(a[k]):#x} is not {total}-byte aligned")
 
+        def stored(B, sel, n):
+            """The values a store writes: (threads, vec) elements."""
+            vals = np.empty((n, vec), dtype=elem)
+            for j, rd in enumerate(rds):
+                vals[:, j] = _bits(rd(B, sel), elem)
+            return vals
+
+        def move(B, sel, view, at, vals):
+            """A load of view[at(j)] into the j-th register, or a store of
+            vals[:, j] there."""
+            if load:
+                for j, wr in enumerate(wrs):
+                    if wr is not None:
+                        v = view[at(j)]
+                        wr(B, sel, v.view(_NUM[t]) if signed else v)
+            else:
+                for j in range(vec):
+                    view[at(j)] = vals[:, j]
+
         if space == "global":
             def run(B, sel):
                 a = addresses(B, sel)
@@ -952,10 +971,7 @@ class _Compiler:
                                (B.warp if sel is None else B.warp[sel]) + (B.batch << 32),
                                a, total)
                 sh = B.memory.shadow
-                if not load:
-                    vals = np.empty((len(idx), vec), dtype=elem)
-                    for j, rd in enumerate(rds):
-                        vals[:, j] = _bits(rd(B, sel), elem)
+                vals = None if load else stored(B, sel, len(idx))
                 if sh is not None:
                     who = B.gid if sel is None else B.gid[sel]
                     first = idx * size
@@ -972,14 +988,7 @@ class _Compiler:
                                         f"{'accesses' if not load else 'writes'} these bytes "
                                         f"with no barrier in between ({sh.last}; "
                                         f"{B.memory.nearest(int(a[k]))})")
-                if load:
-                    for j, wr in enumerate(wrs):
-                        if wr is not None:
-                            v = view[idx + j]
-                            wr(B, sel, v.view(_NUM[t]) if signed else v)
-                else:
-                    for j in range(vec):
-                        view[idx + j] = vals[:, j]
+                move(B, sel, view, lambda j: idx + j, vals)
             return run
 
         if space == "local":
@@ -995,16 +1004,9 @@ class _Compiler:
                                     f"address {int(a[k]):#x} lies outside the thread's "
                                     f"{declared} bytes of local memory")
                 rows = np.arange(B.n) if sel is None else np.asarray(sel)
-                view = B.lmem.view(elem)
                 idx = (a // np.uint64(size)).astype(np.int64)
-                if load:
-                    for j, wr in enumerate(wrs):
-                        if wr is not None:
-                            v = view[rows, idx + j]
-                            wr(B, sel, v.view(_NUM[t]) if signed else v)
-                else:
-                    for j, rd in enumerate(rds):
-                        view[rows, idx + j] = _bits(rd(B, sel), elem)
+                move(B, sel, B.lmem.view(elem), lambda j: (rows, idx + j),
+                     None if load else stored(B, sel, len(idx)))
             return lrun
 
         cluster = space == "shared::cluster"
@@ -1030,10 +1032,7 @@ class _Compiler:
             if loc.size and B.seen is not None:   # (st.async ran in this batch)
                 _check_async_bytes(B, sel, loc, first, total, load,
                                    lambda k, m: fail(B, sel, k, m))
-            if not load:
-                vals = np.empty((len(off), vec), dtype=elem)
-                for j, rd in enumerate(rds):
-                    vals[:, j] = _bits(rd(B, sel), elem)
+            vals = None if load else stored(B, sel, len(off))
             wp = B.warp if sel is None else B.warp[sel]
             if k is None and loc.size:
                 wl = wp[loc]
@@ -1055,16 +1054,8 @@ class _Compiler:
                 fail(B, sel, k, f"data race on shared memory (offset {int(off[k])}): another "
                                 f"thread touches these bytes with no barrier in between "
                                 f"({B.sshadow.last if k2 is not None else 'cluster'})")
-            view = B.shared.view(elem)
             col = off // size
-            if load:
-                for j, wr in enumerate(wrs):
-                    if wr is not None:
-                        v = view[blk, col + j]
-                        wr(B, sel, v.view(_NUM[t]) if signed else v)
-            else:
-                for j in range(vec):
-                    view[blk, col + j] = vals[:, j]
+            move(B, sel, B.shared.view(elem), lambda j: (blk, col + j), vals)
         return srun
 
     def op_mapa(self, s, labels):
