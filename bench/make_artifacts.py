@@ -228,6 +228,7 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_batch_stats_nhwc.mlir", "torch/torch_gelu_tanh_bwd.mlir",
     "torch/torch_cross_entropy_loss.mlir", "torch/torch_kl_div.mlir",
     "torch/torch_attention_bwd.mlir", "torch/torch_scalar_weights.mlir",
+    "torch/torch_instance_norm.mlir", "torch/torch_conv_transpose_roll.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 

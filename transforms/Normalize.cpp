@@ -41,6 +41,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -72,6 +73,17 @@ bool readsItsOutputs(linalg::GenericOp generic) {
   return llvm::any_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
     return !generic.getMatchingBlockArgument(&init).use_empty();
   });
+}
+
+/// The scalar a fill-like generic writes into `init` (a tensor every element
+/// of which it sets to that value), or null.
+Value filledWith(Value init) {
+  auto fill = init.getDefiningOp<linalg::GenericOp>();
+  if (!fill || !isFillLike(fill) || fill.getNumDpsInputs() != 1 ||
+      fill.getBody()->getTerminator()->getOperand(0) !=
+          fill.getBody()->getArgument(0))
+    return Value();
+  return fill.getDpsInputs()[0];
 }
 
 /// A generic with no inputs over `type` whose body yields `value(b, loc, at)`
@@ -160,6 +172,86 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   }
 };
 
+/// tensor.insert_slice with static shapes, offsets, sizes and strides as a
+/// gather over the destination: in every dimension position i lies in the
+/// slice when off <= i, i - off < size * stride and (i - off) is a multiple
+/// of the stride; there it reads the source at (i - off) / stride (clamped,
+/// so every read is in bounds), elsewhere the destination's value: the
+/// fill's scalar where the destination is a fill (a transposed
+/// convolution's zero-stuffed input), else the destination at i (torch's
+/// slice_scatter).
+struct InsertSliceAsGather : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = insert.getResultType();
+    RankedTensorType srcType = insert.getSourceType();
+    if (!type.hasStaticShape() || !srcType.hasStaticShape() ||
+        !insert.getOffsets().empty() || !insert.getSizes().empty() ||
+        !insert.getStrides().empty())
+      return rewriter.notifyMatchFailure(insert, "dynamic shape or slice");
+    if (srcType.getNumElements() == 0 || type.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(insert, "empty slice");
+    ArrayRef<int64_t> offs = insert.getStaticOffsets();
+    ArrayRef<int64_t> sizes = insert.getStaticSizes();
+    ArrayRef<int64_t> strides = insert.getStaticStrides();
+    if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }) ||
+        llvm::any_of(offs, [](int64_t o) { return o < 0; }))
+      return rewriter.notifyMatchFailure(insert, "negative stride or offset");
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    Value src = insert.getSource(), dest = insert.getDest();
+    Value background = filledWith(dest);
+    Value gather = positionalGather(
+        rewriter, insert.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          Value inside;
+          SmallVector<Value> at;
+          auto both = [&](Value c) {
+            inside = inside ? arith::AndIOp::create(b, l, inside, c) : c;
+          };
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            Value i = idx[d];
+            if (offs[d] == 0 && strides[d] == 1 &&
+                sizes[d] == type.getDimSize(d)) {
+              if (!dropped.test(d))
+                at.push_back(i);
+              continue;
+            }
+            Value rel = arith::SubIOp::create(b, l, i, cst(offs[d]));
+            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, rel,
+                                       cst(0)));
+            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, rel,
+                                       cst(sizes[d] * strides[d])));
+            if (strides[d] > 1) {
+              Value rem =
+                  arith::RemSIOp::create(b, l, rel, cst(strides[d]));
+              both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, rem,
+                                         cst(0)));
+              rel = arith::DivSIOp::create(b, l, rel, cst(strides[d]));
+            }
+            if (!dropped.test(d))
+              at.push_back(arith::MinSIOp::create(
+                  b, l, arith::MaxSIOp::create(b, l, rel, cst(0)),
+                  cst(sizes[d] - 1)));
+          }
+          Value v = tensor::ExtractOp::create(b, l, src, at);
+          if (!inside)
+            return v;
+          Value outside = background
+                              ? background
+                              : tensor::ExtractOp::create(b, l, dest, idx)
+                                    .getResult();
+          return arith::SelectOp::create(b, l, inside, v, outside).getResult();
+        });
+    rewriter.replaceOp(insert, gather);
+    return success();
+  }
+};
+
 /// tensor.concat of static shapes as a gather over the result: along the
 /// concatenated dimension, position i reads input k at i - offset_k where
 /// offset_k <= i < offset_k + size_k. Every input is read at a clamped
@@ -171,7 +263,16 @@ struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
   LogicalResult matchAndRewrite(tensor::ConcatOp concat,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType type = concat.getResultType();
-    if (!type.hasStaticShape() || llvm::any_of(concat.getInputs(), [](Value v) {
+    // Inputs cast to a dynamic size (torch.roll's two slices) are read as
+    // the static tensors they were cast from.
+    SmallVector<Value> operands;
+    for (Value v : concat.getInputs()) {
+      auto cast = v.getDefiningOp<tensor::CastOp>();
+      operands.push_back(
+          cast && cast.getSource().getType().hasStaticShape() ? cast.getSource()
+                                                               : v);
+    }
+    if (!type.hasStaticShape() || llvm::any_of(operands, [](Value v) {
           return !cast<RankedTensorType>(v.getType()).hasStaticShape();
         }))
       return rewriter.notifyMatchFailure(concat, "dynamic shape");
@@ -179,7 +280,7 @@ struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
     SmallVector<Value> inputs;
     SmallVector<int64_t> offsets;
     int64_t offset = 0;
-    for (Value v : concat.getInputs()) {
+    for (Value v : operands) {
       int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(dim);
       if (size > 0) { // (empty inputs add nothing)
         inputs.push_back(v);
@@ -187,6 +288,8 @@ struct ConcatAsGather : OpRewritePattern<tensor::ConcatOp> {
       }
       offset += size;
     }
+    if (offset != type.getDimSize(dim))
+      return rewriter.notifyMatchFailure(concat, "inputs do not fill the result");
     if (inputs.empty() || type.getNumElements() == 0)
       return rewriter.notifyMatchFailure(concat, "empty result");
     Value gather = positionalGather(
@@ -327,8 +430,8 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
 struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PadAsGather, ConcatAsGather, GatherThroughProducer>(
-        &getContext());
+    patterns.add<PadAsGather, ConcatAsGather, InsertSliceAsGather,
+                 GatherThroughProducer>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
@@ -366,7 +469,16 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
                                 PatternRewriter &rewriter) const override {
     auto producer =
         reshape.getSrc().template getDefiningOp<linalg::GenericOp>();
-    if (!producer || !reshape.getSrc().hasOneUse() ||
+    // Every use the same reshape (expansion of a value with several readers
+    // leaves one copy of the reshape per reader): all become the hoisted
+    // generic.
+    auto sameReshape = [&](Operation *user) {
+      auto other = dyn_cast<ReshapeOp>(user);
+      return other && other.getResultType() == reshape.getResultType() &&
+             other.getReassociationIndices() ==
+                 reshape.getReassociationIndices();
+    };
+    if (!producer || !llvm::all_of(reshape.getSrc().getUsers(), sameReshape) ||
         producer.getNumResults() != 1 || !producer.hasPureTensorSemantics() ||
         producer.getNumLoops() != producer.getNumParallelLoops() ||
         !reshape.getResultType().hasStaticShape())
@@ -407,7 +519,8 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
     rewriter.inlineRegionBefore(producer.getRegion(), generic.getRegion(),
                                 generic.getRegion().begin());
     generic->setDiscardableAttrs(producer->getDiscardableAttrDictionary());
-    rewriter.replaceOp(reshape, generic.getResults());
+    for (Operation *user : llvm::to_vector(producer->getUsers()))
+      rewriter.replaceOp(user, generic.getResults());
     rewriter.eraseOp(producer);
     return success();
   }
@@ -455,6 +568,9 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
                  HoistReshape<tensor::CollapseShapeOp>,
                  ReshapeOfFill<tensor::ExpandShapeOp>,
                  ReshapeOfFill<tensor::CollapseShapeOp>>(&getContext());
+    // A reshape of a tensor.empty (an init the expansion below reshaped) is
+    // an empty tensor of the new shape: not an operand anything reads.
+    tensor::populateFoldTensorEmptyPatterns(patterns);
     // An expand_shape of the only use of any other generic with projected
     // permutation maps (a contraction and its epilogue, a broadcast):
     // upstream expansion runs the generic over the expanded loops, reading
@@ -671,17 +787,6 @@ bool keepsLoopRanges(linalg::GenericOp reader, ArrayRef<Value> operands,
       }
   }
   return !llvm::is_contained(covered, false);
-}
-
-/// The scalar a fill-like generic writes into `init` (a tensor every element
-/// of which it sets to that value), or null.
-Value filledWith(Value init) {
-  auto fill = init.getDefiningOp<linalg::GenericOp>();
-  if (!fill || !isFillLike(fill) || fill.getNumDpsInputs() != 1 ||
-      fill.getBody()->getTerminator()->getOperand(0) !=
-          fill.getBody()->getArgument(0))
-    return Value();
-  return fill.getDpsInputs()[0];
 }
 
 /// A generic that only moves data: its single (tensor) input, unchanged.

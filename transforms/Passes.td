@@ -42,7 +42,7 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
 }
 
 def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
-  let summary = "Rewrites static tensor.pad and tensor.concat ops as elementwise gathers";
+  let summary = "Rewrites static tensor.pad, tensor.concat and tensor.insert_slice ops as elementwise gathers";
   let description = [{
     A `tensor.pad` with static shapes, constant amounts (non-negative) and a
     padding value that does not depend on the position becomes a
@@ -56,6 +56,16 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
     the concatenated dimension every input is read at its clamped position
     and a chain of selects picks the input the position falls in
     (`torch.cat` of a rotary embedding's halves fuses with its neighbours).
+    Inputs cast to a dynamic size (`torch.roll`) are read as the static
+    tensors they were cast from.
+
+    A `tensor.insert_slice` with static shapes, offsets, sizes and strides
+    becomes a gather over the destination: a position in the slice (past
+    the offset, below offset + size * stride, on a multiple of the stride)
+    reads the source at the clamped `(i - offset) / stride`, any other
+    position the destination: the fill's scalar where the destination is a
+    fill (a transposed convolution's zero-stuffed input), else the
+    destination at that position (`slice_scatter`).
 
     A gather that reads the only use of an elementwise producer (identity
     output map, inputs through any affine map; `linalg.index` becomes the

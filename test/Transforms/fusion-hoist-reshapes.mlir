@@ -2,7 +2,8 @@
 // RUN:   | FileCheck %s
 
 // fusion-hoist-reshapes: a tensor.expand_shape / tensor.collapse_shape of
-// the only use of an elementwise linalg.generic whose operands all use the
+// the only use (or of every use, all the same reshape) of an elementwise
+// linalg.generic whose operands all use the
 // identity map (and whose body does not read linalg.index) becomes the same
 // generic over the reshaped space, on reshaped inputs. Repeated, reshapes
 // reach the function's arguments, and the elementwise ops on both sides of a
@@ -188,6 +189,44 @@ func.func @two_uses(%x: tensor<8xf32>) -> (tensor<2x4xf32>, tensor<8xf32>) {
   } -> tensor<8xf32>
   %r = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
   return %r, %s : tensor<2x4xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// The producer's result is read through two copies of one reshape (what
+// expanding each of its readers leaves): both become the hoisted generic.
+// The readers' inits, reshapes of a tensor.empty, become empty tensors of
+// the new shape (no operand anything reads).
+// CHECK-LABEL: func.func @same_reshape_twice
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
+// CHECK: %[[V:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1]] output_shape [2, 4]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[V]] : tensor<2x4xf32>)
+// CHECK: math.exp
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%[[G]], %[[G]] : tensor<2x4xf32>, tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @same_reshape_twice(%x: tensor<8xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %a = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %b = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %o = tensor.expand_shape %e [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<2x4xf32>, tensor<2x4xf32>) outs(%o : tensor<2x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %v = arith.mulf %p, %q : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
 }
 
 // -----

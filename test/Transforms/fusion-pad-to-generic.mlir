@@ -560,3 +560,81 @@ func.func @concat_dynamic(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>) -> tensor<?x
   %c = tensor.concat dim(0) %a, %b : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
   return %c : tensor<?x3xf32>
 }
+
+// -----
+
+// torch.roll: a concat of two slices each cast to a dynamic size reads the
+// static slices.
+// CHECK-LABEL: func.func @concat_of_casts
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<4x3xf32>, %[[B:[^:]*]]: tensor<4x5xf32>)
+// CHECK-NOT: tensor.concat
+// CHECK: tensor.extract %[[B]]
+// CHECK: tensor.extract %[[A]]
+// CHECK-NOT: tensor.concat
+func.func @concat_of_casts(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %ca = tensor.cast %a : tensor<4x3xf32> to tensor<4x?xf32>
+  %cb = tensor.cast %b : tensor<4x5xf32> to tensor<4x?xf32>
+  %c = tensor.concat dim(1) %ca, %cb : (tensor<4x?xf32>, tensor<4x?xf32>) -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
+// A strided insert into a fill (a transposed convolution's zero-stuffed
+// input): position (i, j) holds x[(i - 1) / 2, j / 3] where i - 1 and j are
+// non-negative multiples of the strides below the slice's extent, else the
+// fill's value.
+// CHECK-LABEL: func.func @strided_insert_into_fill
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<5x8xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[RI:.*]] = arith.subi %[[I]], %[[C1:.*]] : index
+// CHECK: arith.cmpi sge, %[[RI]]
+// CHECK: arith.cmpi slt, %[[RI]], %[[C4:.*]] : index
+// CHECK: arith.remsi %[[RI]]
+// CHECK: arith.divsi %[[RI]]
+// CHECK: arith.remsi
+// CHECK: arith.divsi
+// CHECK: %[[V:.*]] = tensor.extract %[[X]]
+// CHECK: arith.select %{{.*}}, %[[V]], %[[Z]] : f32
+// CHECK-NOT: tensor.insert_slice
+func.func @strided_insert_into_fill(%x: tensor<2x3xf32>) -> tensor<5x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5x8xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%z : f32) outs(%e : tensor<5x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<5x8xf32>
+  %r = tensor.insert_slice %x into %f[1, 0] [2, 3] [2, 3] : tensor<2x3xf32> into tensor<5x8xf32>
+  return %r : tensor<5x8xf32>
+}
+
+// -----
+
+// An insert into a tensor that is not a fill (torch's slice_scatter) reads
+// the destination outside the slice; a dimension the source drops (rank
+// reduction) is only tested, not read.
+// CHECK-LABEL: func.func @insert_into_tensor
+// CHECK-SAME: (%[[D:[^:]*]]: tensor<4x6xf32>, %[[S:[^:]*]]: tensor<6xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[V:.*]] = tensor.extract %[[S]][%[[J]]] : tensor<6xf32>
+// CHECK: %[[W:.*]] = tensor.extract %[[D]][%[[I]], %[[J]]] : tensor<4x6xf32>
+// CHECK: arith.select %{{.*}}, %[[V]], %[[W]] : f32
+func.func @insert_into_tensor(%d: tensor<4x6xf32>, %s: tensor<6xf32>) -> tensor<4x6xf32> {
+  %r = tensor.insert_slice %s into %d[2, 0] [1, 6] [1, 1] : tensor<6xf32> into tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
+// Negative: an insert at a dynamic offset is left as it is.
+// CHECK-LABEL: func.func @insert_dynamic_offset
+// CHECK: tensor.insert_slice
+func.func @insert_dynamic_offset(%d: tensor<4x6xf32>, %s: tensor<6xf32>, %i: index) -> tensor<4x6xf32> {
+  %r = tensor.insert_slice %s into %d[%i, 0] [1, 6] [1, 1] : tensor<6xf32> into tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}

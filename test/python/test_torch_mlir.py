@@ -80,6 +80,16 @@ EXPECTED = {
     # the arithmetic on 0-d tensors runs in the elementwise kernel (it was a
     # kernel of its own)
     "torch_scalar_weights": (1, ["elementwise"]),
+    # instance norm: the f64 statistics of x viewed as [1, N*C, H, W] (the
+    # f64 copy of x, read by both sums, follows the view back to x's shape:
+    # one kernel, x read once)
+    "torch_instance_norm": (1, ["reduction"]),
+    # a stride-2 transposed convolution: the input inserted into zeros with
+    # stride 2 is a gather the convolution evaluates where it reads (never
+    # written); the flipped weight is a kernel of its own (a contraction's
+    # producers stay outside), and so is torch.roll of the result (a gather
+    # at shifted positions cannot be the contraction's epilogue)
+    "torch_conv_transpose_roll": (3, ["elementwise", "contraction", "elementwise"]),
     # attention's backward pass as autograd computes it (make_fx): the key
     # gradient, a batched contraction written transposed back into k's
     # layout, is one contraction (no transpose kernel); dO * ones (the

@@ -165,6 +165,23 @@ class ScalarWeights(torch.nn.Module):
     def forward(self, x, y, w, step):
         return torch.lerp(x, y, w) / (1 - 0.9 ** step)
 
+class InstanceNorm(torch.nn.Module):
+    """Instance norm: torch reshapes the batch into channels and runs batch
+    norm's statistics in f64."""
+    def forward(self, x):
+        return torch.nn.functional.instance_norm(x)
+
+class ConvTransposeRoll(torch.nn.Module):
+    """A stride-2 transposed convolution (torch-mlir inserts the input into
+    zeros with stride 2, then convolves with the flipped weight) whose result
+    is rolled along the width (two slices concatenated)."""
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(5)
+        self.up = torch.nn.ConvTranspose2d(4, 3, 2, stride=2)
+    def forward(self, x):
+        return torch.roll(self.up(x), 3, -1)
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -188,6 +205,8 @@ cases = {
     "torch_kl_div": (KLDivLoss(), (torch.randn(16, 64), torch.randn(16, 64))),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
+    "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
+    "torch_conv_transpose_roll": (ConvTransposeRoll(), (torch.randn(2, 4, 6, 6),)),
 }
 
 
