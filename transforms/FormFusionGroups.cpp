@@ -735,11 +735,15 @@ void FormFusionGroupsPass::runOnOperation() {
           if (domainOf(m) == *da)
             roles[m] = llvm::to_vector(llvm::seq<unsigned>(0, da->size()));
       llvm::DenseSet<Value> ia = externalInputs(ma);
+      llvm::DenseSet<Value> ib = externalInputs(mb);
       int64_t shared = 0;
-      for (Value v : externalInputs(mb))
+      for (Value v : ib)
         if (ia.contains(v) && readAlike(v, ma, mb, roles))
           shared += bytesOf(v);
-      if (shared == 0)
+      // A group that reads nothing (a fill that is also returned, positions)
+      // costs its sibling no loads: one launch writes both.
+      bool readsNothing = !rowwise && (ia.empty() || ib.empty());
+      if (shared == 0 && !readsNothing)
         continue;
       auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
         return llvm::any_of(from, [&](Operation *f) {
@@ -754,9 +758,12 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       classes.unionSets(a, b);
       horizontal.push_back(
-          {b, "fused horizontally with an independent sibling that reads the "
-              "same " +
-                  std::to_string(shared) + " B of inputs"});
+          {b, shared == 0
+                  ? "fused horizontally with an independent sibling over the "
+                    "same space that reads no input"
+                  : "fused horizontally with an independent sibling that "
+                    "reads the same " +
+                        std::to_string(shared) + " B of inputs"});
     }
   }
 

@@ -1111,6 +1111,257 @@ struct ScalarsIntoBody : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Bounds [lo, hi] of the index and i64 values in a generic's body, from
+/// its static loop ranges (linalg.index d lies in [0, N_d - 1]) and
+/// constants, through the arithmetic gathers compute positions with; none
+/// where a bound is unknown or could overflow.
+class IndexBounds {
+public:
+  using Range = std::optional<std::pair<int64_t, int64_t>>;
+  explicit IndexBounds(linalg::GenericOp g) : g(g), loops(g.getStaticLoopRanges()) {}
+
+  Range of(Value v, unsigned depth = 0) {
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    Range r = depth > 32 ? std::nullopt : compute(v, depth);
+    memo[v] = r;
+    return r;
+  }
+
+private:
+  static Range span(int64_t a, int64_t b) {
+    return std::make_pair(std::min(a, b), std::max(a, b));
+  }
+
+  Range compute(Value v, unsigned depth) {
+    Type t = v.getType();
+    if (!t.isIndex() && !t.isInteger(64))
+      return std::nullopt;
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)))
+      return c.getSignificantBits() <= 64
+                 ? Range(span(c.getSExtValue(), c.getSExtValue()))
+                 : std::nullopt;
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+      if (idx->getParentOp() != g.getOperation())
+        return std::nullopt;
+      int64_t n = loops[idx.getDim()];
+      return ShapedType::isDynamic(n) || n <= 0 ? std::nullopt
+                                                 : Range(span(0, n - 1));
+    }
+    if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
+      return of(op->getOperand(0), depth + 1);
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      Range a = of(sel.getTrueValue(), depth + 1),
+            b = of(sel.getFalseValue(), depth + 1);
+      if (!a || !b)
+        return std::nullopt;
+      return span(std::min(a->first, b->first), std::max(a->second, b->second));
+    }
+    if (op->getNumOperands() != 2)
+      return std::nullopt;
+    Range a = of(op->getOperand(0), depth + 1);
+    Range b = of(op->getOperand(1), depth + 1);
+    if (!a || !b)
+      return std::nullopt;
+    auto [al, ah] = *a;
+    auto [bl, bh] = *b;
+    int64_t x, y, z, w;
+    if (isa<arith::AddIOp>(op)) {
+      if (__builtin_add_overflow(al, bl, &x) ||
+          __builtin_add_overflow(ah, bh, &y))
+        return std::nullopt;
+      return span(x, y);
+    }
+    if (isa<arith::SubIOp>(op)) {
+      if (__builtin_sub_overflow(al, bh, &x) ||
+          __builtin_sub_overflow(ah, bl, &y))
+        return std::nullopt;
+      return span(x, y);
+    }
+    if (isa<arith::MulIOp>(op)) {
+      if (__builtin_mul_overflow(al, bl, &x) ||
+          __builtin_mul_overflow(al, bh, &y) ||
+          __builtin_mul_overflow(ah, bl, &z) ||
+          __builtin_mul_overflow(ah, bh, &w))
+        return std::nullopt;
+      return span(std::min({x, y, z, w}), std::max({x, y, z, w}));
+    }
+    if (isa<arith::MaxSIOp>(op))
+      return span(std::max(al, bl), std::max(ah, bh));
+    if (isa<arith::MinSIOp>(op))
+      return span(std::min(al, bl), std::min(ah, bh));
+    // Divisions and remainders by a positive constant.
+    if (bl != bh || bl <= 0)
+      return std::nullopt;
+    if (isa<arith::DivSIOp>(op)) // (truncation is monotonic)
+      return span(al / bl, ah / bl);
+    if (isa<arith::FloorDivSIOp>(op))
+      return span(llvm::divideFloorSigned(al, bl),
+                  llvm::divideFloorSigned(ah, bl));
+    if (isa<arith::RemSIOp>(op)) {
+      if (al >= 0)
+        return ah < bl ? span(al, ah) : span(0, bl - 1);
+      return span(-(bl - 1), std::max<int64_t>(0, std::min(ah, bl - 1)));
+    }
+    return std::nullopt;
+  }
+
+  linalg::GenericOp g;
+  SmallVector<int64_t> loops;
+  llvm::DenseMap<Value, Range> memo;
+};
+
+/// Integer comparisons, maxima and minima in a generic's body that its loop
+/// ranges decide (IndexBounds) are replaced by their value: a slice of a
+/// concat no longer reads the inputs it lies outside of, clamps that never
+/// clamp go, and torch's wrapping of negative indices (i < 0 ? i + n : i)
+/// disappears for indices that are positions.
+struct FoldDecidedIndexArithmetic : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    IndexBounds bounds(g);
+    // op, the operand it always equals (read when replacing: an operand may
+    // itself be decided and replaced first)
+    SmallVector<std::pair<Operation *, unsigned>> decided;
+    SmallVector<std::pair<Operation *, bool>> compares;
+    g.getBody()->walk([&](Operation *op) {
+      if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+        auto a = bounds.of(cmp.getLhs()), b = bounds.of(cmp.getRhs());
+        if (!a || !b)
+          return;
+        using P = arith::CmpIPredicate;
+        P p = cmp.getPredicate();
+        bool nonneg = a->first >= 0 && b->first >= 0;
+        if (nonneg) // unsigned compares of non-negative values are signed ones
+          p = p == P::ult   ? P::slt
+              : p == P::ule ? P::sle
+              : p == P::ugt ? P::sgt
+              : p == P::uge ? P::sge
+                            : p;
+        std::optional<bool> known;
+        auto lt = [&](auto x, auto y) -> std::optional<bool> {
+          if (x->second < y->first)
+            return true;
+          if (x->first >= y->second)
+            return false;
+          return std::nullopt;
+        };
+        switch (p) {
+        case P::slt: known = lt(a, b); break;
+        case P::sgt: known = lt(b, a); break;
+        case P::sge:
+          if (auto r = lt(a, b)) known = !*r;
+          break;
+        case P::sle:
+          if (auto r = lt(b, a)) known = !*r;
+          break;
+        case P::eq:
+        case P::ne:
+          if (a->second < b->first || b->second < a->first)
+            known = p == P::ne;
+          else if (a->first == a->second && b->first == b->second)
+            known = p == P::eq;
+          break;
+        default: break;
+        }
+        if (known)
+          compares.push_back({op, *known});
+        return;
+      }
+      if (isa<arith::MaxSIOp, arith::MinSIOp>(op)) {
+        auto a = bounds.of(op->getOperand(0)), b = bounds.of(op->getOperand(1));
+        if (!a || !b)
+          return;
+        bool max = isa<arith::MaxSIOp>(op);
+        // the operand that always wins
+        if (max ? a->first >= b->second : a->second <= b->first)
+          decided.push_back({op, 0});
+        else if (max ? b->first >= a->second : b->second <= a->first)
+          decided.push_back({op, 1});
+      }
+    });
+    if (decided.empty() && compares.empty())
+      return failure();
+    for (auto [op, operand] : decided)
+      rewriter.replaceOp(op, op->getOperand(operand));
+    for (auto [op, value] : compares) {
+      rewriter.setInsertionPoint(op);
+      rewriter.replaceOp(op, arith::ConstantIntOp::create(rewriter, op->getLoc(),
+                                                           value, 1));
+    }
+    return success();
+  }
+};
+
+/// A gather in a generic's body (tensor.extract of a tensor from outside)
+/// at loop indices and constants -- what a slice of a concat, or a pad
+/// whose padding the loop ranges rule out, leaves once its index arithmetic
+/// folds -- is an input read through the map those indices make: an
+/// ordinary operand, loaded like any other.
+struct GatherAtLoopIndicesAsInput : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (!g.hasPureTensorSemantics())
+      return failure();
+    MLIRContext *ctx = g.getContext();
+    for (Operation &op : g.getBody()->without_terminator()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(op);
+      if (!extract ||
+          g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()) ||
+          !extract.getTensor().getType().hasStaticShape())
+        continue;
+      SmallVector<AffineExpr> exprs;
+      for (Value i : extract.getIndices()) {
+        APInt c;
+        if (auto idx = i.getDefiningOp<linalg::IndexOp>();
+            idx && idx->getParentOp() == g.getOperation())
+          exprs.push_back(getAffineDimExpr(idx.getDim(), ctx));
+        else if (matchPattern(i, m_ConstantInt(&c)))
+          exprs.push_back(getAffineConstantExpr(c.getSExtValue(), ctx));
+        else
+          break;
+      }
+      if (exprs.size() != extract.getIndices().size())
+        continue;
+      SmallVector<Value> inputs(g.getDpsInputs());
+      inputs.push_back(extract.getTensor());
+      SmallVector<AffineMap> maps;
+      for (OpOperand *in : g.getDpsInputOperands())
+        maps.push_back(g.getMatchingIndexingMap(in));
+      maps.push_back(AffineMap::get(g.getNumLoops(), 0, exprs, ctx));
+      for (OpOperand &init : g.getDpsInitsMutable())
+        maps.push_back(g.getMatchingIndexingMap(&init));
+      // (linalg infers a loop's range from an operand indexing it directly:
+      // a gather of a part of a tensor stays a gather)
+      SmallVector<Value> operands(inputs);
+      llvm::append_range(operands, g.getDpsInits());
+      if (!keepsLoopRanges(g, operands, maps))
+        continue;
+      auto fused = linalg::GenericOp::create(
+          rewriter, g.getLoc(), g.getResultTypes(), inputs, g.getDpsInits(),
+          maps, g.getIteratorTypesArray());
+      fused->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+      rewriter.inlineRegionBefore(g.getRegion(), fused.getRegion(),
+                                  fused.getRegion().begin());
+      Block *body = fused.getBody();
+      BlockArgument arg = body->insertArgument(
+          g.getNumDpsInputs(), extract.getType(), extract.getLoc());
+      rewriter.replaceOp(extract, arg);
+      rewriter.replaceOp(g, fused.getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
 /// A generic without loops (arithmetic on 0-d tensors: torch's scalar
 /// hyperparameters, lerp's weight, a bias correction 1 - beta^step) read by a
 /// generic with loops is computed in the reader's body, from its own inputs
@@ -1278,8 +1529,11 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
                  GatherThroughProducer, CollapseOfCopy, ExpandOfCopy,
                  FoldCopyIntoReduction, FoldSplatIntoReader,
-                 ScalarsIntoBody, FoldScalarProducerIntoReader>(&getContext());
+                 ScalarsIntoBody, FoldScalarProducerIntoReader,
+                 FoldDecidedIndexArithmetic, GatherAtLoopIndicesAsInput>(&getContext());
     patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
+    // (a folded select may leave an input nothing reads)
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -698,10 +698,12 @@ func.func @gather_reads_outs(%x: tensor<64xf32>, %acc: tensor<8xf32>) -> tensor<
 #rev = affine_map<(d0) -> (7 - d0)>
 
 // Negative: a generic with one input that yields its outs argument is not a
-// copy of its input: its result is %acc, so the reader must not read %x.
+// copy of its input: its result is %acc, so the reader must not read %x
+// (the input nothing reads is dropped).
 // CHECK-LABEL: func.func @yields_outs_not_copy
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[ACC:[^:]*]]: tensor<8xf32>)
-// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (-d0 + 7)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[X]] : tensor<8xf32>) outs(%[[ACC]] : tensor<8xf32>)
+// CHECK-NOT: ins(%[[X]]
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[ACC]] : tensor<8xf32>)
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[G]] : tensor<8xf32>)
 // CHECK: return %[[R]]
 func.func @yields_outs_not_copy(%x: tensor<8xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
@@ -1198,14 +1200,14 @@ func.func @splat_and_fill_operands(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // Negative: the splat is the only operand that gives the reduced loop its
 // range (linalg could not infer it without): it stays an operand. The fill
-// of an element read from a 0-d tensor is read where the reduction reads it
-// (a gather of that tensor: no scalar crosses into a group).
+// of an element read from a 0-d tensor is read where the reduction reads it:
+// the 0-d tensor is an input read through a constant map (no scalar crosses
+// into a group).
 // CHECK-LABEL: func.func @splat_that_gives_a_loop_its_range
 // CHECK-SAME: (%[[T:.*]]: tensor<f32>)
 // CHECK: %[[C:.*]] = arith.constant dense<5.000000e-01> : tensor<4x8xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<4x8xf32>)
-// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[S:.*]] = tensor.extract %[[T]][]
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0)>]{{.*}} ins(%[[C]], %[[T]] : tensor<4x8xf32>, tensor<f32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[S:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: arith.mulf %[[A]], %[[S]]
 func.func @splat_that_gives_a_loop_its_range(%t: tensor<f32>) -> tensor<4xf32> {
   %c = arith.constant dense<0.5> : tensor<4x8xf32>
@@ -1232,13 +1234,13 @@ func.func @splat_that_gives_a_loop_its_range(%t: tensor<f32>) -> tensor<4xf32> {
 
 // Scalars computed outside a body (an element of a 0-d tensor, arithmetic
 // on it) are computed in the body that uses them; constants stay outside.
-// Planned, the 0-d tensor is an input of the group.
+// The element is then an input read through a constant map; planned, the
+// 0-d tensor is an input of the group.
 // CHECK-LABEL: func.func @scalar_computed_outside
 // CHECK-SAME: (%[[T:.*]]: tensor<f32>, %[[X:.*]]: tensor<4x8xf32>)
 // CHECK: %[[TWO:.*]] = arith.constant 2.0
-// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
-// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[T]][]
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[T]] : tensor<4x8xf32>, tensor<f32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[E:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[S:.*]] = arith.mulf %[[E]], %[[TWO]]
 // CHECK-NEXT: arith.mulf %[[A]], %[[S]]
 // PLAN-LABEL: func.func @scalar_computed_outside
@@ -1258,4 +1260,68 @@ func.func @scalar_computed_outside(%t: tensor<f32>, %x: tensor<4x8xf32>) -> tens
     linalg.yield %m : f32
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Comparisons and clamps the loop ranges decide fold (i in [0, 3], j in
+// [0, 7]): a slice of a concat [x; y] along rows 0..3 reads only x, and the
+// read at loop indices is then an input (not a gather); i - 4 < 0 always,
+// so torch's negative-index wrap (i < 0 ? i + 4 : i) folds too.
+// CHECK-LABEL: func.func @decided_index_arithmetic
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x8xf32>, %[[Y:[^:]*]]: tensor<4x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]{{.*}} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[A]]
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @decided_index_arithmetic(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %iy = arith.subi %i, %c4 : index
+    %neg = arith.cmpi slt, %iy, %c0 : index
+    %wrapped = arith.addi %iy, %c4 : index
+    %iw = arith.select %neg, %wrapped, %iy : index
+    %iy0 = arith.maxsi %iw, %c0 : index
+    %iy1 = arith.minsi %iy0, %c3 : index
+    %vy = tensor.extract %y[%iy1, %j] : tensor<4x8xf32>
+    %ix0 = arith.maxsi %i, %c0 : index
+    %ix1 = arith.minsi %ix0, %c3 : index
+    %vx = tensor.extract %x[%ix1, %j] : tensor<4x8xf32>
+    %inx = arith.cmpi slt, %i, %c4 : index
+    %v = arith.select %inx, %vx, %vy : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Negative: the comparison depends on a value read from a tensor, and a
+// gather of part of a tensor at loop indices stays a gather (as an input it
+// would give its loop the tensor's extent).
+// CHECK-LABEL: func.func @undecided_index_arithmetic
+// CHECK: arith.cmpi slt
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<16xf32>
+func.func @undecided_index_arithmetic(%x: tensor<16xf32>, %n: tensor<8xi64>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%n : tensor<8xi64>) outs(%e : tensor<8xf32>) {
+  ^bb0(%k: i64, %o: f32):
+    %i = linalg.index 0 : index
+    %neg = arith.cmpi slt, %k, %c0 : i64
+    %v = tensor.extract %x[%i] : tensor<16xf32>
+    %z = arith.constant 0.0 : f32
+    %w = arith.select %neg, %z, %v : f32
+    linalg.yield %w : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
 }

@@ -235,14 +235,18 @@ def test_unsupported_op_names_the_op_and_gives_a_repro():
     }"""
     # (a matmul is a contraction group now; see test_reductions.py)
     assert kfuse.compile(text, target="cpu").report.groups[0].kind == "contraction"
-    insert = """
-    func.func @ins(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
-      %r = tensor.insert_slice %a into %b[2] [4] [1] : tensor<4xf32> into tensor<8xf32>
+    generate = """
+    func.func @gen(%a: tensor<8xf32>) -> tensor<8xf32> {
+      %c = arith.constant 0.0 : f32
+      %r = tensor.generate {
+      ^bb0(%i: index):
+        tensor.yield %c : f32
+      } : tensor<8xf32>
       return %r : tensor<8xf32>
     }"""
-    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.insert_slice'") as e:
-        kfuse.compile(insert, target="cuda")
-    assert e.value.op == "tensor.insert_slice"
+    with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.generate'") as e:
+        kfuse.compile(generate, target="cuda")
+    assert e.value.op == "tensor.generate"
     assert "fuse-opt" in e.value.repro and os.path.exists(e.value.repro.split()[1].strip("'"))
 
 
