@@ -107,6 +107,55 @@ Value positionalGather(
       .getResult(0);
 }
 
+/// At position `idx` of a tensor of `type` that holds `src` at static
+/// `offs`, `sizes` and `strides` (`dropped`: the dimensions src does not
+/// have): src's element there, read at the clamped source position so that
+/// every read is in bounds, and whether `idx` lies in the slice -- past the
+/// offset, below offset + size * stride, on a multiple of the stride -- or
+/// null where every position does.
+std::pair<Value, Value> readSlice(OpBuilder &b, Location l, ArrayRef<Value> idx,
+                                  RankedTensorType type, Value src,
+                                  ArrayRef<int64_t> offs,
+                                  ArrayRef<int64_t> sizes,
+                                  ArrayRef<int64_t> strides,
+                                  const llvm::SmallBitVector &dropped) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, l, v);
+  };
+  Value inside;
+  auto both = [&](Value c) {
+    inside = inside ? arith::AndIOp::create(b, l, inside, c) : c;
+  };
+  SmallVector<Value> at;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value i = idx[d];
+    if (offs[d] == 0 && strides[d] == 1 && sizes[d] == type.getDimSize(d)) {
+      if (!dropped.test(d))
+        at.push_back(i);
+      continue;
+    }
+    Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
+                                     cst(offs[d]));
+    Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i,
+                                     cst(offs[d] + sizes[d] * strides[d]));
+    Value in = arith::AndIOp::create(b, l, ge, lt);
+    if (strides[d] == 1)
+      both(in);
+    Value rel = arith::SubIOp::create(b, l, i, cst(offs[d]));
+    if (strides[d] > 1) {
+      Value rem = arith::RemSIOp::create(b, l, rel, cst(strides[d]));
+      both(arith::AndIOp::create(
+          b, l, in,
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, rem, cst(0))));
+      rel = arith::DivSIOp::create(b, l, rel, cst(strides[d]));
+    }
+    if (!dropped.test(d))
+      at.push_back(arith::MinSIOp::create(
+          b, l, arith::MaxSIOp::create(b, l, rel, cst(0)), cst(sizes[d] - 1)));
+  }
+  return {tensor::ExtractOp::create(b, l, src, at), inside};
+}
+
 struct PadAsGather : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -129,36 +178,14 @@ struct PadAsGather : OpRewritePattern<tensor::PadOp> {
     if (srcType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(pad, "empty source");
 
-    Value src = pad.getSource();
+    SmallVector<int64_t> ones(type.getRank(), 1);
     Value gather = positionalGather(
         rewriter, pad.getLoc(), type,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
-          auto cst = [&](int64_t v) -> Value {
-            return arith::ConstantIndexOp::create(b, l, v);
-          };
-          Value inside;
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < type.getRank(); ++d) {
-            Value i = idx[d];
-            int64_t size = srcType.getDimSize(d);
-            if (low[d] == 0 && size == type.getDimSize(d)) {
-              at.push_back(i);
-              continue;
-            }
-            // low <= i < low + size, and the clamped source index.
-            Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
-                                             cst(low[d]));
-            Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i,
-                                             cst(low[d] + size));
-            Value in = arith::AndIOp::create(b, l, ge, lt);
-            inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
-            Value shifted = arith::SubIOp::create(b, l, i, cst(low[d]));
-            Value clamped = arith::MinSIOp::create(
-                b, l, arith::MaxSIOp::create(b, l, shifted, cst(0)),
-                cst(size - 1));
-            at.push_back(clamped);
-          }
-          Value v = tensor::ExtractOp::create(b, l, src, at);
+          auto [v, inside] =
+              readSlice(b, l, idx, type, pad.getSource(), low,
+                        srcType.getShape(), ones,
+                        llvm::SmallBitVector(type.getRank()));
           if (inside) {
             Value fill = padValue;
             if (fill.getParentRegion() == &pad.getRegion())
@@ -204,48 +231,16 @@ struct InsertSliceAsGather : OpRewritePattern<tensor::InsertSliceOp> {
     Value background = filledWith(dest);
     Value gather = positionalGather(
         rewriter, insert.getLoc(), type,
-        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
-          auto cst = [&](int64_t v) -> Value {
-            return arith::ConstantIndexOp::create(b, l, v);
-          };
-          Value inside;
-          SmallVector<Value> at;
-          auto both = [&](Value c) {
-            inside = inside ? arith::AndIOp::create(b, l, inside, c) : c;
-          };
-          for (int64_t d = 0; d < type.getRank(); ++d) {
-            Value i = idx[d];
-            if (offs[d] == 0 && strides[d] == 1 &&
-                sizes[d] == type.getDimSize(d)) {
-              if (!dropped.test(d))
-                at.push_back(i);
-              continue;
-            }
-            Value rel = arith::SubIOp::create(b, l, i, cst(offs[d]));
-            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, rel,
-                                       cst(0)));
-            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, rel,
-                                       cst(sizes[d] * strides[d])));
-            if (strides[d] > 1) {
-              Value rem =
-                  arith::RemSIOp::create(b, l, rel, cst(strides[d]));
-              both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, rem,
-                                         cst(0)));
-              rel = arith::DivSIOp::create(b, l, rel, cst(strides[d]));
-            }
-            if (!dropped.test(d))
-              at.push_back(arith::MinSIOp::create(
-                  b, l, arith::MaxSIOp::create(b, l, rel, cst(0)),
-                  cst(sizes[d] - 1)));
-          }
-          Value v = tensor::ExtractOp::create(b, l, src, at);
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          auto [v, inside] = readSlice(b, l, idx, type, src, offs, sizes,
+                                       strides, dropped);
           if (!inside)
             return v;
           Value outside = background
                               ? background
                               : tensor::ExtractOp::create(b, l, dest, idx)
                                     .getResult();
-          return arith::SelectOp::create(b, l, inside, v, outside).getResult();
+          return arith::SelectOp::create(b, l, inside, v, outside);
         });
     rewriter.replaceOp(insert, gather);
     return success();
@@ -951,6 +946,24 @@ bool stillCoveredWithout(linalg::GenericOp reader, OpOperand *dropped) {
   return keepsLoopRanges(reader, operands, maps);
 }
 
+/// A generic like `g` (loops, inits, attributes) that reads `inputs` through
+/// `maps`; g's body moves into it, block arguments unchanged (the caller
+/// makes them match the new inputs), and g is left for the caller to
+/// replace.
+linalg::GenericOp withInputs(PatternRewriter &rewriter, linalg::GenericOp g,
+                             ValueRange inputs, ArrayRef<AffineMap> maps) {
+  SmallVector<AffineMap> all(maps);
+  for (OpOperand &init : g.getDpsInitsMutable())
+    all.push_back(g.getMatchingIndexingMap(&init));
+  auto fused = linalg::GenericOp::create(
+      rewriter, g.getLoc(), g.getResultTypes(), inputs, g.getDpsInits(), all,
+      g.getIteratorTypesArray());
+  fused->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(g.getRegion(), fused.getRegion(),
+                              fused.getRegion().begin());
+  return fused;
+}
+
 /// Replaces `reader` by the same generic without its input `input`: the
 /// element the body read from it is `element(body)` instead, built at the
 /// start of the new body.
@@ -960,18 +973,12 @@ void withoutInput(PatternRewriter &rewriter, linalg::GenericOp reader,
   unsigned argNo = input->getOperandNumber();
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
-  for (OpOperand &o : reader->getOpOperands())
-    if (&o != input) {
-      if (reader.isDpsInput(&o))
-        inputs.push_back(o.get());
-      maps.push_back(reader.getMatchingIndexingMap(&o));
+  for (OpOperand *o : reader.getDpsInputOperands())
+    if (o != input) {
+      inputs.push_back(o->get());
+      maps.push_back(reader.getMatchingIndexingMap(o));
     }
-  auto fused = linalg::GenericOp::create(
-      rewriter, reader.getLoc(), reader.getResultTypes(), inputs,
-      reader.getDpsInits(), maps, reader.getIteratorTypesArray());
-  fused->setDiscardableAttrs(reader->getDiscardableAttrDictionary());
-  rewriter.inlineRegionBefore(reader.getRegion(), fused.getRegion(),
-                              fused.getRegion().begin());
+  linalg::GenericOp fused = withInputs(rewriter, reader, inputs, maps);
   Block *body = fused.getBody();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(body);
@@ -1337,20 +1344,17 @@ struct GatherAtLoopIndicesAsInput : OpRewritePattern<linalg::GenericOp> {
       for (OpOperand *in : g.getDpsInputOperands())
         maps.push_back(g.getMatchingIndexingMap(in));
       maps.push_back(AffineMap::get(g.getNumLoops(), 0, exprs, ctx));
-      for (OpOperand &init : g.getDpsInitsMutable())
-        maps.push_back(g.getMatchingIndexingMap(&init));
       // (linalg infers a loop's range from an operand indexing it directly:
       // a gather of a part of a tensor stays a gather)
       SmallVector<Value> operands(inputs);
-      llvm::append_range(operands, g.getDpsInits());
-      if (!keepsLoopRanges(g, operands, maps))
+      SmallVector<AffineMap> operandMaps(maps);
+      for (OpOperand &init : g.getDpsInitsMutable()) {
+        operands.push_back(init.get());
+        operandMaps.push_back(g.getMatchingIndexingMap(&init));
+      }
+      if (!keepsLoopRanges(g, operands, operandMaps))
         continue;
-      auto fused = linalg::GenericOp::create(
-          rewriter, g.getLoc(), g.getResultTypes(), inputs, g.getDpsInits(),
-          maps, g.getIteratorTypesArray());
-      fused->setDiscardableAttrs(g->getDiscardableAttrDictionary());
-      rewriter.inlineRegionBefore(g.getRegion(), fused.getRegion(),
-                                  fused.getRegion().begin());
+      linalg::GenericOp fused = withInputs(rewriter, g, inputs, maps);
       Block *body = fused.getBody();
       BlockArgument arg = body->insertArgument(
           g.getNumDpsInputs(), extract.getType(), extract.getLoc());
@@ -1400,15 +1404,7 @@ struct FoldScalarProducerIntoReader : OpRewritePattern<linalg::GenericOp> {
         inputs.push_back(v);
         maps.push_back(at);
       }
-      for (OpOperand &o : reader.getDpsInitsMutable())
-        maps.push_back(reader.getMatchingIndexingMap(&o));
-      Location loc = reader.getLoc();
-      auto fused = linalg::GenericOp::create(
-          rewriter, loc, reader.getResultTypes(), inputs, reader.getDpsInits(),
-          maps, reader.getIteratorTypesArray());
-      fused->setDiscardableAttrs(reader->getDiscardableAttrDictionary());
-      rewriter.inlineRegionBefore(reader.getRegion(), fused.getRegion(),
-                                  fused.getRegion().begin());
+      linalg::GenericOp fused = withInputs(rewriter, reader, inputs, maps);
       Block *body = fused.getBody();
       unsigned argNo = input->getOperandNumber();
       unsigned firstNew = reader.getNumDpsInputs();

@@ -590,13 +590,15 @@ func.func @concat_of_casts(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<5x8xf32>)
 // CHECK: %[[I:.*]] = linalg.index 0
 // CHECK: %[[J:.*]] = linalg.index 1
-// CHECK: %[[RI:.*]] = arith.subi %[[I]], %[[C1:.*]] : index
-// CHECK: arith.cmpi sge, %[[RI]]
-// CHECK: arith.cmpi slt, %[[RI]], %[[C4:.*]] : index
-// CHECK: arith.remsi %[[RI]]
-// CHECK: arith.divsi %[[RI]]
-// CHECK: arith.remsi
-// CHECK: arith.divsi
+// CHECK: arith.cmpi sge, %[[I]], %[[C1:.*]] : index
+// CHECK: arith.cmpi slt, %[[I]], %[[C5:.*]] : index
+// CHECK: %[[RI:.*]] = arith.subi %[[I]], %[[C1]] : index
+// CHECK: arith.remsi %[[RI]], %[[C2:.*]] : index
+// CHECK: %[[QI:.*]] = arith.divsi %[[RI]], %[[C2]] : index
+// CHECK: arith.maxsi %[[QI]]
+// CHECK: arith.cmpi slt, %[[J]], %[[C9:.*]] : index
+// CHECK: arith.remsi %[[J]], %[[C3:.*]] : index
+// CHECK: arith.divsi %[[J]], %[[C3]] : index
 // CHECK: %[[V:.*]] = tensor.extract %[[X]]
 // CHECK: arith.select %{{.*}}, %[[V]], %[[Z]] : f32
 // CHECK-NOT: tensor.insert_slice
