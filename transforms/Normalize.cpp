@@ -1002,6 +1002,75 @@ bool isPositionalGather(linalg::GenericOp g) {
   });
 }
 
+/// A reshape of a positional gather (a pad, concat or slice rewritten) is
+/// the gather over the reshaped space: each of its loop indices is the
+/// linear combination of the new indices it was split into (expand) or the
+/// digit of the new index it was merged into (collapse). The reshape goes,
+/// and the gather folds into its readers (torch.stack along an inner
+/// dimension, then a sum over it: a concat viewed with a new axis).
+template <typename ReshapeOp>
+struct ReshapeOfGather : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    auto gather = reshape.getSrc().template getDefiningOp<linalg::GenericOp>();
+    RankedTensorType type = reshape.getResultType();
+    RankedTensorType srcType = reshape.getSrcType();
+    if (!gather || !isPositionalGather(gather) || !type.hasStaticShape() ||
+        !srcType.hasStaticShape())
+      return failure();
+    constexpr bool expand = std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>;
+    SmallVector<ReassociationIndices> groups =
+        reshape.getReassociationIndices();
+    Value fresh = positionalGather(
+        rewriter, reshape.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> at) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          // the gather's own index d, from the reshaped space's indices
+          SmallVector<Value> old(srcType.getRank());
+          for (auto [d, group] : llvm::enumerate(groups)) {
+            int64_t stride = 1;
+            if (expand) { // source dim d was split into `group`
+              Value v;
+              for (int64_t k : llvm::reverse(group)) {
+                Value term = stride == 1 ? at[k]
+                                         : arith::MulIOp::create(
+                                               b, l, at[k], cst(stride));
+                v = v ? arith::AddIOp::create(b, l, v, term) : term;
+                stride *= type.getDimSize(k);
+              }
+              old[d] = v;
+              continue;
+            }
+            for (int64_t k : llvm::reverse(group)) { // merged into dim d
+              Value q = stride == 1 ? at[d]
+                                    : arith::DivSIOp::create(b, l, at[d],
+                                                             cst(stride));
+              old[k] = group.size() == 1
+                           ? q
+                           : arith::RemSIOp::create(
+                                 b, l, q, cst(srcType.getDimSize(k)));
+              stride *= srcType.getDimSize(k);
+            }
+          }
+          IRMapping mapping;
+          for (Operation &op : gather.getBody()->without_terminator()) {
+            if (auto idx = dyn_cast<linalg::IndexOp>(op))
+              mapping.map(idx.getResult(), old[idx.getDim()]);
+            else
+              b.clone(op, mapping);
+          }
+          return mapping.lookupOrDefault(
+              gather.getBody()->getTerminator()->getOperand(0));
+        });
+    rewriter.replaceOp(reshape, fresh);
+    return success();
+  }
+};
+
 /// A generic reading the result of a positional gather evaluates the gather
 /// at the point it reads instead (the gather's loop indices are the reader's
 /// indexing map applied to the reader's loop indices). Each read stays one
@@ -1524,6 +1593,8 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
                  GatherThroughProducer, CollapseOfCopy, ExpandOfCopy,
+                 ReshapeOfGather<tensor::ExpandShapeOp>,
+                 ReshapeOfGather<tensor::CollapseShapeOp>,
                  FoldCopyIntoReduction, FoldSplatIntoReader,
                  ScalarsIntoBody, FoldScalarProducerIntoReader,
                  FoldDecidedIndexArithmetic, GatherAtLoopIndicesAsInput>(&getContext());

@@ -120,6 +120,12 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     attention's head split (view, transpose, merge into the batch) is read
     in place by the batch_matmul.
 
+    A `tensor.expand_shape` or `tensor.collapse_shape` of a positional
+    gather (a pad, concat or slice rewritten) is the gather over the
+    reshaped space: each of its loop indices is the linear combination of
+    the new indices it was split into, or the digit (`floordiv`, `mod`) of
+    the index it was merged into.
+
     A tensor every element of which is one constant (a splat
     `arith.constant`, a fill of a constant) read by a generic is that
     constant in the generic's body instead (`x * 1.0` then folds, and a

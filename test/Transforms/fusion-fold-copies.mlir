@@ -1325,3 +1325,38 @@ func.func @undecided_index_arithmetic(%x: tensor<16xf32>, %n: tensor<8xi64>) -> 
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A reshape of a gather is the gather over the reshaped space (torch.stack
+// along an inner axis views a concat with a new axis): the expand's index
+// (i, s, j) is the gather's (i, s * 4 + j), a collapse's index c is
+// (c floordiv 8, c mod 8). The elementwise reader then evaluates the gather.
+// CHECK-LABEL: func.func @reshapes_of_a_gather
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<6x8xf32>, %[[C:[^:]*]]: tensor<4x2x4xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<4x2x4xf32>)
+// CHECK: %[[S:.*]] = linalg.index 1
+// CHECK: %[[J:.*]] = linalg.index 2
+// CHECK: %[[M:.*]] = arith.muli %[[S]], %{{.*}} : index
+// CHECK: %[[K:.*]] = arith.addi %[[J]], %[[M]] : index
+// CHECK: tensor.extract %[[X]][%{{.*}}, %[[K]]]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<32xf32>)
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+// CHECK: tensor.extract %[[X]]
+// CHECK: return
+func.func @reshapes_of_a_gather(%x: tensor<6x8xf32>, %c: tensor<4x2x4xf32>) -> (tensor<4x2x4xf32>, tensor<32xf32>) {
+  %half = tensor.extract_slice %x[1, 0] [4, 8] [1, 1] : tensor<6x8xf32> to tensor<4x8xf32>
+  %s = tensor.expand_shape %half [[0], [1, 2]] output_shape [4, 2, 4] : tensor<4x8xf32> into tensor<4x2x4xf32>
+  %e = tensor.empty() : tensor<4x2x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, s, j) -> (i, s, j)>, affine_map<(i, s, j) -> (i, s, j)>, affine_map<(i, s, j) -> (i, s, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %c : tensor<4x2x4xf32>, tensor<4x2x4xf32>) outs(%e : tensor<4x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %v = arith.mulf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<4x2x4xf32>
+  %flat = tensor.collapse_shape %half [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  return %r, %flat : tensor<4x2x4xf32>, tensor<32xf32>
+}

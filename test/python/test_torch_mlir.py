@@ -90,6 +90,10 @@ EXPECTED = {
     # producers stay outside), and so is torch.roll of the result (a gather
     # at shifted positions cannot be the contraction's epilogue)
     "torch_conv_transpose_roll": (3, ["elementwise", "contraction", "elementwise"]),
+    # torch.stack along an inner axis is a concat viewed with a new axis: the
+    # view of the concat's gather is the gather over the new shape, which
+    # the product evaluates (was 2 kernels, the stacked tensor written)
+    "torch_stack_mul": (1, ["elementwise"]),
     # attention's backward pass as autograd computes it (make_fx): the key
     # gradient, a batched contraction written transposed back into k's
     # layout, is one contraction (no transpose kernel); dO * ones (the

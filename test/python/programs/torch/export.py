@@ -182,6 +182,12 @@ class ConvTransposeRoll(torch.nn.Module):
     def forward(self, x):
         return torch.roll(self.up(x), 3, -1)
 
+class StackMul(torch.nn.Module):
+    """torch.stack along an inner axis (a concat viewed with a new axis),
+    then an elementwise product."""
+    def forward(self, a, b, c):
+        return torch.stack([a, b], 1) * c
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -207,6 +213,7 @@ cases = {
                                                torch.tensor(0.3), torch.tensor(3.0))),
     "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
     "torch_conv_transpose_roll": (ConvTransposeRoll(), (torch.randn(2, 4, 6, 6),)),
+    "torch_stack_mul": (StackMul(), (torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 2, 8))),
 }
 
 
