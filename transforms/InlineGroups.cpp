@@ -34,9 +34,10 @@ struct InlineGroupsPass : kfuse::impl::InlineGroupsBase<InlineGroupsPass> {
     func::FuncOp func = getOperation();
     for (Block &block : func.getBody())
       for (Operation &op : block)
-        // (a fill left outside only initializes an unsupported op: report
-        // that op instead)
-        if (!isHostOp(op) && !isFillLike(&op)) {
+        // (a fill left outside only initializes an unsupported op, and a
+        // scalar left outside -- an element read from a tensor -- only feeds
+        // one: report that op instead)
+        if (!isHostOp(op) && !isFillLike(&op) && !isScalarComputation(&op)) {
           auto diag = op.emitError()
                       << "kfuse cannot generate code for '" << op.getName()
                       << "' yet: only elementwise linalg.generic ops "

@@ -247,6 +247,19 @@ def test_unsupported_op_names_the_op_and_gives_a_repro():
     with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.generate'") as e:
         kfuse.compile(generate, target="cuda")
     assert e.value.op == "tensor.generate"
+    # an insert at an offset read from a tensor: the error names the insert,
+    # not the tensor.extract that reads the offset
+    insert = """
+    func.func @ins(%a: tensor<4xf32>, %b: tensor<8xf32>, %o: tensor<i64>) -> tensor<8xf32> {
+      %x = tensor.extract %o[] : tensor<i64>
+      %i = arith.index_cast %x : i64 to index
+      %r = tensor.insert_slice %a into %b[%i] [4] [1] : tensor<4xf32> into tensor<8xf32>
+      return %r : tensor<8xf32>
+    }"""
+    for target in ("cpu", "cuda"):
+        with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.insert_slice'") as e:
+            kfuse.compile(insert, target=target)
+        assert e.value.op == "tensor.insert_slice"
     assert "fuse-opt" in e.value.repro and os.path.exists(e.value.repro.split()[1].strip("'"))
 
 
