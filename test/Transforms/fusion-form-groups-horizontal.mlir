@@ -115,3 +115,51 @@ func.func @shared_fill(%x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   } -> tensor<8xf32>
   return %a, %m : tensor<8xf32>, tensor<8xf32>
 }
+
+// A returned fill that an elementwise op also reads: the op gets its own
+// copy of the fill, and the returned fill, a group that reads nothing, is
+// fused horizontally with it over the same space (one kernel writes both).
+// CHECK-LABEL: func.func @returned_fill_beside_its_reader
+// CHECK: fusion.group "g{{[0-9]+}}" "elementwise" ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK-SAME: decisions = ["fused horizontally with an independent sibling over the same space that reads no input"]
+// CHECK-NOT: fusion.group
+// CHECK: return
+func.func @returned_fill_beside_its_reader(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%two : f32) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %f : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %v = arith.mulf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %f, %y : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// Negative: a fill over another space stays a group of its own.
+// CHECK-LABEL: func.func @returned_fill_over_another_space
+// CHECK-COUNT-2: fusion.group
+// CHECK-NOT: fused horizontally
+// CHECK: return
+func.func @returned_fill_over_another_space(%x: tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>) {
+  %two = arith.constant 2.0 : f32
+  %e1 = tensor.empty() : tensor<16xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%two : f32) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %f : tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %v = arith.mulf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %f, %y : tensor<16xf32>, tensor<8x16xf32>
+}
