@@ -116,6 +116,38 @@ tensorDimRoles(Operation *op, AffineMap map, const LoopRoles &roles) {
   return dims;
 }
 
+/// The placed ops that inlined elementwise op `op` is evaluated in, with the
+/// map from each one's loops to `op`'s loops (through chains of inlined ops,
+/// each writing its result through the identity); false where a use is not
+/// a generic's input, or a map cannot be composed.
+static bool
+placedViews(Operation *op, const llvm::DenseSet<Operation *> &ops,
+            const LoopRoles &placed,
+            SmallVector<std::pair<Operation *, AffineMap>> &views,
+            unsigned depth = 0) {
+  auto g = cast<linalg::GenericOp>(op);
+  if (depth > 16 || g.getNumResults() != 1 ||
+      !g.getIndexingMapMatchingResult(g->getResult(0)).isIdentity())
+    return false;
+  for (OpOperand &use : g->getResult(0).getUses()) {
+    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!consumer || !ops.contains(consumer) || !consumer.isDpsInput(&use))
+      return false;
+    AffineMap read = consumer.getMatchingIndexingMap(&use);
+    if (placed.contains(consumer)) {
+      views.push_back({consumer, read});
+      continue;
+    }
+    SmallVector<std::pair<Operation *, AffineMap>> further;
+    if (!isElementwiseGeneric(consumer) ||
+        !placedViews(consumer, ops, placed, further, depth + 1))
+      return false;
+    for (auto [p, view] : further)
+      views.push_back({p, read.compose(view)});
+  }
+  return true;
+}
+
 /// For ops containing row reductions: whether all reductions share one
 /// (rows, columns) shape, every op runs over the rows or over rows x
 /// columns, and every value one member passes to another is read at the
@@ -213,10 +245,19 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
              (isRowReductionGeneric(def) || domainOf(def) == *rows);
     });
   };
+  // Inlined ops reading a row value (a per-group scale over (n, g, cg) in
+  // group norm) are checked below, through the consumers they inline into.
+  SmallVector<Operation *> inlinedRowReaders;
   if (!llvm::all_of(ops, [&](Operation *op) {
         SmallVector<int64_t> d = domainOf(op);
-        return d == *rows || d == *full || aligned.contains(op) ||
-               columnSums.contains(op) || (inlined(op) && !readsRowValue(op));
+        if (d == *rows || d == *full || aligned.contains(op) ||
+            columnSums.contains(op))
+          return true;
+        if (!inlined(op))
+          return false;
+        if (readsRowValue(op))
+          inlinedRowReaders.push_back(op);
+        return true;
       }))
     return false;
   // Loops of row reductions and of ops over the rows or the full space in
@@ -255,6 +296,32 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
           tensorDimRoles(op, consumer.getMatchingIndexingMap(in), placed);
       if (written && read && *written != *read)
         return false;
+    }
+  }
+  // An inlined op is evaluated in each placed op it is inlined into (through
+  // chains of inlined ops): a row value it reads must be read there at the
+  // rows the value was written at.
+  for (Operation *op : inlinedRowReaders) {
+    SmallVector<std::pair<Operation *, AffineMap>> views;
+    if (!placedViews(op, ops, placed, views))
+      return false;
+    auto g = cast<linalg::GenericOp>(op);
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || !ops.contains(producer))
+        continue;
+      auto written = tensorDimRoles(
+          producer,
+          producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())),
+          placed);
+      if (!written)
+        continue;
+      for (auto [consumer, view] : views) {
+        auto read = tensorDimRoles(
+            consumer, g.getMatchingIndexingMap(in).compose(view), placed);
+        if (!read || *read != *written)
+          return false;
+      }
     }
   }
   if (roles)
@@ -512,6 +579,14 @@ void FormFusionGroupsPass::runOnOperation() {
   // Reasons an edge between two fusible ops stayed unfused, reported on the
   // consumer's group.
   SmallVector<std::pair<Operation *, std::string>> unfused;
+  SmallVector<OpOperand *> unfusedUses; // (the edge of each)
+  auto refuse = [&](OpOperand &use, std::pair<Operation *, std::string> why) {
+    unfused.push_back(std::move(why));
+    unfusedUses.push_back(&use);
+  };
+  // Edges refused only because their merged group would not run over one
+  // row space.
+  SmallVector<OpOperand *> rowRefused;
   auto membersOf = [&](Operation *op) {
     SmallVector<Operation *> members;
     if (!classes.contains(op))
@@ -530,20 +605,20 @@ void FormFusionGroupsPass::runOnOperation() {
       if (classes.isEquivalent(producer, consumer))
         continue;
       if (noFusion) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use, "stays unfused: no-fusion was asked for")});
         continue;
       }
       if (producer->hasAttr(kMaterializeAttr)) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use, "stays unfused: its producer carries the "
                              "fusion.materialize directive")});
         continue;
       }
       if (isContractionGeneric(consumer)) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use,
                         "stays unfused: producers stay outside contraction "
@@ -552,14 +627,14 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       }
       if (isContractionGeneric(producer) && !isContractionEpilogueUse(use)) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use, "stays unfused: only elementwise epilogues over "
                              "a contraction's output space join its group")});
         continue;
       }
       if (isRowReductionGeneric(producer) && !isRowEpilogueUse(use)) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use, "reads a row reduction through a map that is not "
                              "a broadcast along its rows")});
@@ -567,7 +642,7 @@ void FormFusionGroupsPass::runOnOperation() {
       }
       if (isElementwiseGeneric(producer) &&
           !linalg::areElementwiseOpsFusable(&use)) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use, "is read through an indexing map that elementwise "
                              "fusion cannot merge")});
@@ -593,7 +668,8 @@ void FormFusionGroupsPass::runOnOperation() {
       std::optional<bool> rowwise = rowCompatible(merged);
       if (rowwise.has_value()) {
         if (!*rowwise) {
-          unfused.push_back(
+          rowRefused.push_back(&use);
+          refuse(use,
               {consumer,
                edgeReason(use, "stays unfused: the merged group would not run "
                                "over one row space")});
@@ -604,7 +680,7 @@ void FormFusionGroupsPass::runOnOperation() {
                        usersInBlock(block, m),
                        [&](Operation *u) { return !merged.contains(u); });
                  })) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use, "stays unfused: its producer runs over another "
                              "iteration space and is also needed outside "
@@ -612,7 +688,7 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       }
       if (reachesThroughOutside(block, merged, merged, membersOf)) {
-        unfused.push_back(
+        refuse(use,
             {consumer,
              edgeReason(use,
                         "stays unfused: merging with its producer would "
@@ -646,6 +722,38 @@ void FormFusionGroupsPass::runOnOperation() {
             classes.unionSets(producer, consumer);
         }
   }
+
+  // 1a. An edge into a row group refused because the consumer alone ran over
+  // another space may be legal once the consumer's group has grown (a
+  // per-(n, g, c) scale in group norm runs over neither the rows nor the
+  // full space, until the epilogue it is inlined into has joined it):
+  // refused edges are tried again until nothing changes.
+  for (bool changed = !noFusion; changed;) {
+    changed = false;
+    for (OpOperand *use : rowRefused) {
+      Operation *producer = use->get().getDefiningOp();
+      Operation *consumer = use->getOwner();
+      if (classes.isEquivalent(producer, consumer))
+        continue;
+      llvm::DenseSet<Operation *> merged;
+      for (Operation *m : membersOf(producer))
+        merged.insert(m);
+      for (Operation *m : membersOf(consumer))
+        merged.insert(m);
+      std::optional<bool> rowwise = rowCompatible(merged);
+      if (!rowwise || !*rowwise ||
+          reachesThroughOutside(block, merged, merged, membersOf))
+        continue;
+      classes.unionSets(producer, consumer);
+      changed = true;
+    }
+  }
+  // (a refused edge whose ends met in one group through other edges is no
+  // longer a decision)
+  for (size_t i = unfused.size(); i-- > 0;)
+    if (classes.isEquivalent(unfusedUses[i]->get().getDefiningOp(),
+                             unfusedUses[i]->getOwner()))
+      unfused.erase(unfused.begin() + i);
 
   // 1b. Horizontal fusion: independent clusters over the same iteration
   // space (with row reductions: over the same rows) that read a common

@@ -982,3 +982,82 @@ func.func @column_sum_read_by_rows(%x: tensor<16x32xf32>) -> tensor<16xf32> {
   } -> tensor<16xf32>
   return %rows : tensor<16xf32>
 }
+
+#gx = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#grow = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+#gscale = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#srow = affine_map<(d0, d1, d2) -> (d0, d1)>
+#sw = affine_map<(d0, d1, d2) -> (d1, d2)>
+
+// Group norm's shape after normalization: rows (n, g), columns (k, p). The
+// per-(n, g, k) scale rstd[n, g] * w[g, k] runs over neither the rows nor
+// the full space, and reads a row value: it joins the row group because
+// its only reader, the epilogue over (n, g, k, p), evaluates it there and
+// reads it at the rows it was written at. (The edge from the row sum to the
+// scale is refused while the scale is alone, and taken once the epilogue
+// has joined the scale.) One group, x read once.
+// CHECK-LABEL: func.func @group_norm_scale
+// CHECK: fusion.group "g0" "reduction"
+// CHECK-NOT: fusion.group
+// CHECK: return
+func.func @group_norm_scale(%x: tensor<2x2x2x8xf32>, %w: tensor<2x2xf32>) -> tensor<2x2x2x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#gx, #grow], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<2x2x2x8xf32>) outs(%f : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %e3 = tensor.empty() : tensor<2x2x2xf32>
+  %scale = linalg.generic {indexing_maps = [#srow, #sw, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%sum, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e3 : tensor<2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x2xf32>
+  %e4 = tensor.empty() : tensor<2x2x2x8xf32>
+  %y = linalg.generic {indexing_maps = [#gx, #grow, #gscale, #gx], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %sum, %scale : tensor<2x2x2x8xf32>, tensor<2x2xf32>, tensor<2x2x2xf32>) outs(%e4 : tensor<2x2x2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %m = arith.mulf %d, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x2x8xf32>
+  return %y : tensor<2x2x2x8xf32>
+}
+
+// Negative: the scale read at another point than the row it was computed
+// for (its rows swapped: (g, n)) cannot join; it is a group of its own.
+// CHECK-LABEL: func.func @group_scale_read_elsewhere
+// CHECK: fusion.group "g0" "reduction"
+// CHECK: fusion.group "g1"
+// CHECK: return
+func.func @group_scale_read_elsewhere(%x: tensor<2x2x2x8xf32>, %w: tensor<2x2xf32>) -> tensor<2x2x2x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#gx, #grow], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<2x2x2x8xf32>) outs(%f : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %e3 = tensor.empty() : tensor<2x2x2xf32>
+  %scale = linalg.generic {indexing_maps = [#srow, #sw, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%sum, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e3 : tensor<2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x2xf32>
+  %e4 = tensor.empty() : tensor<2x2x2x8xf32>
+  %y = linalg.generic {indexing_maps = [#gx, #grow, affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>, #gx], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %sum, %scale : tensor<2x2x2x8xf32>, tensor<2x2xf32>, tensor<2x2x2xf32>) outs(%e4 : tensor<2x2x2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %m = arith.mulf %d, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x2x8xf32>
+  return %y : tensor<2x2x2x8xf32>
+}
