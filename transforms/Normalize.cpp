@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -456,6 +457,72 @@ bool onlyUnitDims(RankedTensorType a, RankedTensorType b) {
   return nonUnit(a) == nonUnit(b);
 }
 
+/// True if `g` runs over all-parallel loops with every operand on the
+/// identity map: the elementwise generics reshapes move through.
+bool isIdentityElementwise(linalg::GenericOp g) {
+  return g.getNumLoops() == g.getNumParallelLoops() &&
+         llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
+/// True if `v` is computed by a generic a collapse of it cannot move above
+/// (a broadcast, a reduction, a contraction): the collapse stays below it.
+bool isComputedOffIdentity(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  return g && !isIdentityElementwise(g);
+}
+
+/// True if a collapse_shape of `source` read by `g` moves below g instead
+/// (g runs over the uncollapsed loops, its result collapsed) where g
+/// broadcasts or reduces (it cannot run on the collapsed side), where the
+/// collapse cannot move above `source` either (a broadcast or reduction
+/// computed it: the elementwise ops after group norm's statistics run
+/// over its groups), or where g is elementwise and everything reading its
+/// results is such a generic. The opposite of when fusion-hoist-reshapes
+/// moves a collapse up, so the two never undo each other: the finer space
+/// wins where a value is broadcast or reduced over dimensions the collapse
+/// merged (group norm's statistics over [N, G, C/G] read by ops over
+/// [N, C, H, W]).
+bool collapseSinksInto(linalg::GenericOp g, Value source = {},
+                       unsigned depth = 0) {
+  if (!g || depth > 8 || !g.hasPureTensorSemantics() ||
+      kfuse::isContractionGeneric(g) ||
+      !g.getBody()->getOps<linalg::IndexOp>().empty() ||
+      !llvm::all_of(g->getOperandTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return !shaped || shaped.hasStaticShape();
+      }))
+    return false;
+  if (!isIdentityElementwise(g) || (source && isComputedOffIdentity(source)))
+    return true;
+  return !g->use_empty() && llvm::all_of(g->getUses(), [&](OpOperand &use) {
+    auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+    return reader && reader.isDpsInput(&use) &&
+           collapseSinksInto(reader, Value(), depth + 1);
+  });
+}
+
+/// tensor.expand_shape / collapse_shape of a constant held as a resource
+/// blob (torch-mlir's weights) is the constant at the new shape: row-major
+/// data is the same blob. (Upstream folds reshapes of dense constants
+/// only.)
+template <typename ReshapeOp>
+struct ReshapeOfResourceConstant : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    DenseResourceElementsAttr blob;
+    if (!matchPattern(reshape.getSrc(), m_Constant(&blob)) ||
+        !reshape.getResultType().hasStaticShape())
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        reshape, DenseResourceElementsAttr::get(reshape.getResultType(),
+                                                blob.getRawHandle()));
+    return success();
+  }
+};
+
 template <typename ReshapeOp>
 struct HoistReshape : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern<ReshapeOp>::OpRewritePattern;
@@ -483,6 +550,21 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
       return failure();
     if (!producer.getBody()->template getOps<linalg::IndexOp>().empty() ||
         readsItsOutputs(producer))
+      return failure();
+    // (a collapse every reader of which runs over the finer space moves
+    // down instead: collapseSinksInto)
+    if (isa<tensor::CollapseShapeOp>(reshape) &&
+        (llvm::all_of(reshape.getSrc().getUsers(),
+                      [](Operation *collapse) {
+                        return llvm::all_of(
+                            collapse->getUses(), [](OpOperand &use) {
+                              auto reader = dyn_cast<linalg::GenericOp>(
+                                  use.getOwner());
+                              return reader && reader.isDpsInput(&use) &&
+                                     collapseSinksInto(reader);
+                            });
+                      }) ||
+         llvm::any_of(producer.getDpsInputs(), isComputedOffIdentity)))
       return failure();
     for (Value in : producer.getDpsInputs())
       if (auto t = dyn_cast<RankedTensorType>(in.getType());
@@ -562,16 +644,33 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
     patterns.add<HoistReshape<tensor::ExpandShapeOp>,
                  HoistReshape<tensor::CollapseShapeOp>,
                  ReshapeOfFill<tensor::ExpandShapeOp>,
-                 ReshapeOfFill<tensor::CollapseShapeOp>>(&getContext());
+                 ReshapeOfFill<tensor::CollapseShapeOp>,
+                 ReshapeOfResourceConstant<tensor::ExpandShapeOp>,
+                 ReshapeOfResourceConstant<tensor::CollapseShapeOp>>(
+        &getContext());
     // A reshape of a tensor.empty (an init the expansion below reshaped) is
     // an empty tensor of the new shape: not an operand anything reads.
     tensor::populateFoldTensorEmptyPatterns(patterns);
+    // An expand_shape of a collapse_shape is a collapse of an expand where
+    // the two refine one space (group norm's [N, C, H*W] -> [N, G, C/G, H*W]
+    // is [N, G, C/G, H, W] collapsed): the collapse can then move down.
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
     // An expand_shape of the only use of any other generic with projected
     // permutation maps (a contraction and its epilogue, a broadcast):
     // upstream expansion runs the generic over the expanded loops, reading
     // its inputs through expanded views.
     linalg::populateFoldReshapeOpsByExpansionPatterns(
         patterns, [](OpOperand *fused) {
+          // A collapse_shape moves below the generics that run over the
+          // finer space (collapseSinksInto).
+          if (auto collapse =
+                  fused->get().getDefiningOp<tensor::CollapseShapeOp>())
+            return collapse.getSrcType().hasStaticShape() &&
+                   !onlyUnitDims(collapse.getSrcType(),
+                                 collapse.getResultType()) &&
+                   collapseSinksInto(
+                       dyn_cast<linalg::GenericOp>(fused->getOwner()),
+                       collapse.getSrc());
           auto expand = dyn_cast<tensor::ExpandShapeOp>(fused->getOwner());
           auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
           if (!expand || !producer || !fused->get().hasOneUse() ||
@@ -1008,6 +1107,8 @@ bool isPositionalGather(linalg::GenericOp g) {
 /// digit of the new index it was merged into (collapse). The reshape goes,
 /// and the gather folds into its readers (torch.stack along an inner
 /// dimension, then a sum over it: a concat viewed with a new axis).
+bool readsAtLoopIndices(linalg::GenericOp g);
+
 template <typename ReshapeOp>
 struct ReshapeOfGather : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern<ReshapeOp>::OpRewritePattern;
@@ -1017,8 +1118,10 @@ struct ReshapeOfGather : OpRewritePattern<ReshapeOp> {
     auto gather = reshape.getSrc().template getDefiningOp<linalg::GenericOp>();
     RankedTensorType type = reshape.getResultType();
     RankedTensorType srcType = reshape.getSrcType();
+    // (a gather that reads at loop indices becomes an input instead: a
+    // split loop's gather collapsed back would be split again)
     if (!gather || !isPositionalGather(gather) || !type.hasStaticShape() ||
-        !srcType.hasStaticShape())
+        !srcType.hasStaticShape() || readsAtLoopIndices(gather))
       return failure();
     constexpr bool expand = std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>;
     SmallVector<ReassociationIndices> groups =
@@ -1273,8 +1376,10 @@ private:
     // Divisions and remainders by a positive constant.
     if (bl != bh || bl <= 0)
       return std::nullopt;
-    if (isa<arith::DivSIOp>(op)) // (truncation is monotonic)
-      return span(al / bl, ah / bl);
+    if (isa<arith::DivSIOp>(op) || (isa<arith::DivUIOp>(op) && al >= 0))
+      return span(al / bl, ah / bl); // (truncation is monotonic)
+    if (isa<arith::RemUIOp>(op) && al >= 0)
+      return ah < bl ? span(al, ah) : span(0, bl - 1);
     if (isa<arith::FloorDivSIOp>(op))
       return span(llvm::divideFloorSigned(al, bl),
                   llvm::divideFloorSigned(ah, bl));
@@ -1375,11 +1480,289 @@ struct FoldDecidedIndexArithmetic : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Value `v` of `g`'s body as an affine function of g's loop indices
+/// (linalg.index, constants, and integer arithmetic the bounds show cannot
+/// overflow: +, -, * by a constant, division and remainder of a
+/// non-negative value by a positive constant), or none.
+std::optional<AffineExpr> loopExpr(Value v, linalg::GenericOp g,
+                                   IndexBounds &bounds, unsigned depth = 0) {
+  MLIRContext *ctx = g.getContext();
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSignificantBits() <= 64
+               ? std::optional(getAffineConstantExpr(c.getSExtValue(), ctx))
+               : std::nullopt;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 32 || !bounds.of(v))
+    return std::nullopt;
+  if (auto idx = dyn_cast<linalg::IndexOp>(op))
+    return idx->getParentOp() == g.getOperation()
+               ? std::optional(getAffineDimExpr(idx.getDim(), ctx))
+               : std::nullopt;
+  if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
+    return loopExpr(op->getOperand(0), g, bounds, depth + 1);
+  if (op->getNumOperands() != 2)
+    return std::nullopt;
+  auto a = loopExpr(op->getOperand(0), g, bounds, depth + 1);
+  auto b = loopExpr(op->getOperand(1), g, bounds, depth + 1);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(op))
+    return *a + *b;
+  if (isa<arith::SubIOp>(op))
+    return *a - *b;
+  if (isa<arith::MulIOp>(op) &&
+      (isa<AffineConstantExpr>(*a) || isa<AffineConstantExpr>(*b)))
+    return *a * *b;
+  auto divisor = dyn_cast<AffineConstantExpr>(*b);
+  if (!divisor || divisor.getValue() <= 0)
+    return std::nullopt;
+  if (isa<arith::FloorDivSIOp>(op))
+    return a->floorDiv(divisor);
+  bool nonNegative = bounds.of(op->getOperand(0))->first >= 0;
+  if (nonNegative && isa<arith::DivSIOp, arith::DivUIOp>(op))
+    return a->floorDiv(divisor);
+  if (nonNegative && isa<arith::RemSIOp, arith::RemUIOp>(op))
+    return *a % divisor;
+  return std::nullopt;
+}
+
+/// Bounds [lo, hi] of affine expression `e` of loops with ranges `loops`;
+/// none where unknown (a dynamic range, a symbol, possible overflow).
+std::optional<std::pair<int64_t, int64_t>>
+exprBounds(AffineExpr e, ArrayRef<int64_t> loops) {
+  using Range = std::optional<std::pair<int64_t, int64_t>>;
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return std::make_pair(c.getValue(), c.getValue());
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    int64_t n = loops[d.getPosition()];
+    return ShapedType::isDynamic(n) || n <= 0 ? Range()
+                                              : Range({0, n - 1});
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  Range a = exprBounds(bin.getLHS(), loops), b = exprBounds(bin.getRHS(), loops);
+  if (!a || !b)
+    return std::nullopt;
+  int64_t x, y;
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    if (__builtin_add_overflow(a->first, b->first, &x) ||
+        __builtin_add_overflow(a->second, b->second, &y))
+      return std::nullopt;
+    return std::make_pair(x, y);
+  case AffineExprKind::Mul:
+    if (b->first != b->second ||
+        __builtin_mul_overflow(a->first, b->first, &x) ||
+        __builtin_mul_overflow(a->second, b->first, &y))
+      return std::nullopt;
+    return std::make_pair(std::min(x, y), std::max(x, y));
+  case AffineExprKind::FloorDiv:
+    if (b->first != b->second || b->first <= 0)
+      return std::nullopt;
+    return std::make_pair(llvm::divideFloorSigned(a->first, b->first),
+                          llvm::divideFloorSigned(a->second, b->first));
+  case AffineExprKind::Mod:
+    if (b->first != b->second || b->first <= 0)
+      return std::nullopt;
+    if (a->first >= 0 && a->second < b->first)
+      return a;
+    return std::make_pair(int64_t(0), b->first - 1);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Sum `e` with each pair of terms k * c * (x floordiv c) + k * (x mod c)
+/// replaced by k * x: a position linearized from its own digits.
+AffineExpr recombined(AffineExpr e) {
+  SmallVector<AffineExpr> terms;
+  std::function<void(AffineExpr)> flatten = [&](AffineExpr t) {
+    if (t.getKind() == AffineExprKind::Add) {
+      auto bin = cast<AffineBinaryOpExpr>(t);
+      flatten(bin.getLHS());
+      flatten(bin.getRHS());
+      return;
+    }
+    terms.push_back(t);
+  };
+  flatten(e);
+  // term = coefficient * base
+  auto split = [](AffineExpr t) -> std::pair<int64_t, AffineExpr> {
+    if (t.getKind() == AffineExprKind::Mul)
+      if (auto c = dyn_cast<AffineConstantExpr>(
+              cast<AffineBinaryOpExpr>(t).getRHS()))
+        return {c.getValue(), cast<AffineBinaryOpExpr>(t).getLHS()};
+    return {1, t};
+  };
+  bool changed = true, any = false;
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < terms.size() && !changed; ++i) {
+      auto [ki, div] = split(terms[i]);
+      if (div.getKind() != AffineExprKind::FloorDiv)
+        continue;
+      auto bin = cast<AffineBinaryOpExpr>(div);
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!c || c.getValue() <= 0 || ki % c.getValue() != 0)
+        continue;
+      int64_t k = ki / c.getValue();
+      for (size_t j = 0; j < terms.size(); ++j) {
+        auto [kj, mod] = split(terms[j]);
+        if (j == i || kj != k || mod != bin.getLHS() % c)
+          continue;
+        terms[i] = bin.getLHS() * k;
+        terms.erase(terms.begin() + j);
+        changed = any = true;
+        break;
+      }
+    }
+  }
+  if (!any)
+    return e;
+  AffineExpr sum = getAffineConstantExpr(0, e.getContext());
+  for (AffineExpr t : terms)
+    sum = sum + t;
+  return sum;
+}
+
+/// `e` with the divisions and remainders its loop ranges decide folded:
+/// x floordiv c is 0 and x mod c is x where 0 <= x < c (a loop split in two
+/// reads (hi * c + lo) floordiv c as hi).
+AffineExpr simplifyInRanges(AffineExpr e, ArrayRef<int64_t> loops) {
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return e;
+  AffineExpr l = simplifyInRanges(bin.getLHS(), loops);
+  AffineExpr r = simplifyInRanges(bin.getRHS(), loops);
+  auto within = [&] {
+    auto c = dyn_cast<AffineConstantExpr>(r);
+    auto b = exprBounds(l, loops);
+    return c && b && b->first >= 0 && b->second < c.getValue();
+  };
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return recombined(l + r);
+  case AffineExprKind::Mul:
+    return l * r;
+  case AffineExprKind::FloorDiv:
+    return within() ? getAffineConstantExpr(0, e.getContext()) : l.floorDiv(r);
+  case AffineExprKind::Mod:
+    return within() ? l : l % r;
+  case AffineExprKind::CeilDiv:
+    return l.ceilDiv(r);
+  default:
+    return e;
+  }
+}
+
+/// The expressions that read dimensions `sizes` (a row-major group) at the
+/// position loop index `d` has when it runs over all of them:
+/// (d floordiv (s1 * ... * sk), ..., (d floordiv sk) mod s(k-1), d mod sk).
+SmallVector<AffineExpr> delinearized(AffineExpr d, ArrayRef<int64_t> sizes) {
+  SmallVector<AffineExpr> exprs(sizes.size());
+  int64_t stride = 1;
+  for (int64_t i = sizes.size() - 1; i >= 0; --i) {
+    AffineExpr e = stride == 1 ? d : d.floorDiv(stride);
+    exprs[i] = i == 0 ? e : e % sizes[i];
+    stride *= sizes[i];
+  }
+  return exprs;
+}
+
+/// Where gather `extract` in g's body reads, where that is at loop indices
+/// and constants: the deepest source of the tensor's views (reshapes read
+/// at the linearized or delinearized position: a [4, 4] view of a [16]
+/// tensor read at (i floordiv 4, i mod 4) is the tensor read at i) and the
+/// position there; none otherwise.
+std::optional<std::pair<Value, SmallVector<AffineExpr>>>
+readAtLoopIndices(linalg::GenericOp g, tensor::ExtractOp extract,
+                  IndexBounds &bounds) {
+  MLIRContext *ctx = g.getContext();
+  if (g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()) ||
+      !extract.getTensor().getType().hasStaticShape())
+    return std::nullopt;
+  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  SmallVector<AffineExpr> exprs;
+  for (Value i : extract.getIndices())
+    if (auto e = loopExpr(i, g, bounds))
+      exprs.push_back(simplifyInRanges(*e, loops));
+  if (exprs.size() != extract.getIndices().size())
+    return std::nullopt;
+  auto pure = [](ArrayRef<AffineExpr> exprs) {
+    return llvm::all_of(exprs, [](AffineExpr e) {
+      return isa<AffineDimExpr, AffineConstantExpr>(e);
+    });
+  };
+  std::optional<std::pair<Value, SmallVector<AffineExpr>>> found;
+  for (Value v = extract.getTensor();;) {
+    if (pure(exprs))
+      found = std::make_pair(v, exprs);
+    SmallVector<AffineExpr> next;
+    if (auto expand = v.getDefiningOp<tensor::ExpandShapeOp>();
+        expand && expand.getSrcType().hasStaticShape()) {
+      for (ReassociationIndices group : expand.getReassociationIndices()) {
+        AffineExpr e = getAffineConstantExpr(0, ctx);
+        for (int64_t r : group)
+          e = e * expand.getResultType().getDimSize(r) + exprs[r];
+        next.push_back(e);
+      }
+      v = expand.getSrc();
+    } else if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+               collapse && collapse.getSrcType().hasStaticShape()) {
+      for (auto [e, group] :
+           llvm::zip(exprs, collapse.getReassociationIndices())) {
+        SmallVector<int64_t> sizes;
+        for (int64_t r : group)
+          sizes.push_back(collapse.getSrcType().getDimSize(r));
+        llvm::append_range(next, delinearized(e, sizes));
+      }
+      v = collapse.getSrc();
+    } else {
+      break;
+    }
+    exprs.clear();
+    for (AffineExpr e : next)
+      exprs.push_back(simplifyInRanges(e, loops));
+  }
+  if (!found)
+    return std::nullopt;
+  // (linalg infers a loop's range from an operand indexing it directly: a
+  // gather of a part of a tensor stays a gather)
+  SmallVector<Value> operands(g.getDpsInputs());
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : g.getDpsInputOperands())
+    maps.push_back(g.getMatchingIndexingMap(in));
+  operands.push_back(found->first);
+  maps.push_back(AffineMap::get(g.getNumLoops(), 0, found->second, ctx));
+  for (OpOperand &init : g.getDpsInitsMutable()) {
+    operands.push_back(init.get());
+    maps.push_back(g.getMatchingIndexingMap(&init));
+  }
+  if (!keepsLoopRanges(g, operands, maps))
+    return std::nullopt;
+  return found;
+}
+
+/// True if a gather in g's body reads at loop indices and constants
+/// (GatherAtLoopIndicesAsInput makes it an input).
+bool readsAtLoopIndices(linalg::GenericOp g) {
+  IndexBounds bounds(g);
+  for (auto extract : g.getBody()->getOps<tensor::ExtractOp>())
+    if (readAtLoopIndices(g, extract, bounds))
+      return true;
+  return false;
+}
+
 /// A gather in a generic's body (tensor.extract of a tensor from outside)
 /// at loop indices and constants -- what a slice of a concat, or a pad
 /// whose padding the loop ranges rule out, leaves once its index arithmetic
 /// folds -- is an input read through the map those indices make: an
-/// ordinary operand, loaded like any other.
+/// ordinary operand, loaded like any other. Indices affine in the loop
+/// indices count too where the reshapes between the tensor and its source
+/// make them loop indices there (a [4, 4] view of a [16] tensor read at
+/// (i floordiv 4, i mod 4) is the tensor read at i).
 struct GatherAtLoopIndicesAsInput : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -1388,47 +1771,379 @@ struct GatherAtLoopIndicesAsInput : OpRewritePattern<linalg::GenericOp> {
     if (!g.hasPureTensorSemantics())
       return failure();
     MLIRContext *ctx = g.getContext();
+    IndexBounds bounds(g);
     for (Operation &op : g.getBody()->without_terminator()) {
       auto extract = dyn_cast<tensor::ExtractOp>(op);
-      if (!extract ||
-          g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()) ||
-          !extract.getTensor().getType().hasStaticShape())
+      if (!extract)
         continue;
-      SmallVector<AffineExpr> exprs;
-      for (Value i : extract.getIndices()) {
-        APInt c;
-        if (auto idx = i.getDefiningOp<linalg::IndexOp>();
-            idx && idx->getParentOp() == g.getOperation())
-          exprs.push_back(getAffineDimExpr(idx.getDim(), ctx));
-        else if (matchPattern(i, m_ConstantInt(&c)))
-          exprs.push_back(getAffineConstantExpr(c.getSExtValue(), ctx));
-        else
-          break;
-      }
-      if (exprs.size() != extract.getIndices().size())
+      auto read = readAtLoopIndices(g, extract, bounds);
+      if (!read)
         continue;
+      auto [src, at] = *read;
       SmallVector<Value> inputs(g.getDpsInputs());
-      inputs.push_back(extract.getTensor());
+      inputs.push_back(src);
       SmallVector<AffineMap> maps;
       for (OpOperand *in : g.getDpsInputOperands())
         maps.push_back(g.getMatchingIndexingMap(in));
-      maps.push_back(AffineMap::get(g.getNumLoops(), 0, exprs, ctx));
-      // (linalg infers a loop's range from an operand indexing it directly:
-      // a gather of a part of a tensor stays a gather)
-      SmallVector<Value> operands(inputs);
-      SmallVector<AffineMap> operandMaps(maps);
-      for (OpOperand &init : g.getDpsInitsMutable()) {
-        operands.push_back(init.get());
-        operandMaps.push_back(g.getMatchingIndexingMap(&init));
+      maps.push_back(AffineMap::get(g.getNumLoops(), 0, at, ctx));
+      // Unit dimensions read at a constant are dropped: a collapse_shape
+      // that folds into the reshapes before it (an expand that added them).
+      auto srcType = cast<RankedTensorType>(src.getType());
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      SmallVector<AffineExpr> kept;
+      for (auto [d, e] : llvm::enumerate(at)) {
+        pending.push_back(d);
+        if (srcType.getDimSize(d) == 1 && isa<AffineConstantExpr>(e))
+          continue;
+        groups.push_back(std::move(pending));
+        pending.clear();
+        kept.push_back(e);
       }
-      if (!keepsLoopRanges(g, operands, operandMaps))
-        continue;
+      if (!groups.empty())
+        llvm::append_range(groups.back(), pending);
+      if (kept.size() != at.size()) {
+        inputs.back() =
+            tensor::CollapseShapeOp::create(rewriter, extract.getLoc(), src, groups);
+        maps.back() = AffineMap::get(g.getNumLoops(), 0, kept, ctx);
+      }
       linalg::GenericOp fused = withInputs(rewriter, g, inputs, maps);
       Block *body = fused.getBody();
       BlockArgument arg = body->insertArgument(
           g.getNumDpsInputs(), extract.getType(), extract.getLoc());
       rewriter.replaceOp(extract, arg);
       rewriter.replaceOp(g, fused.getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// A generic whose body gathers at `i floordiv q` or `i mod q` of a loop
+/// index i whose range is a multiple of q (group norm's statistics, read at
+/// (n, c floordiv C/G) by ops over [N, C, H, W]) runs with that loop split
+/// in two, i = hi * q + lo: the gather reads at hi or lo, plain loop
+/// indices, and becomes an input (GatherAtLoopIndicesAsInput). Operands
+/// indexed by i are read through an expand_shape splitting that dimension,
+/// and results indexed by it are collapsed back. Only where every gather
+/// the split changes ends up reading at plain loop indices and constants,
+/// and no map uses i other than as a whole dimension.
+struct SplitLoopForGather : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (!g.hasPureTensorSemantics())
+      return failure();
+    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    if (ShapedType::isDynamicShape(loops))
+      return failure();
+    MLIRContext *ctx = g.getContext();
+    IndexBounds bounds(g);
+    // The gathers' positions, as affine functions of the loops.
+    SmallVector<SmallVector<AffineExpr>> gathers;
+    for (Operation &op : g.getBody()->without_terminator()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(op);
+      if (!extract ||
+          g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
+        continue;
+      SmallVector<AffineExpr> exprs;
+      for (Value i : extract.getIndices()) {
+        auto e = loopExpr(i, g, bounds);
+        if (!e)
+          break;
+        exprs.push_back(simplifyInRanges(*e, loops));
+      }
+      if (exprs.size() == extract.getIndices().size())
+        gathers.push_back(std::move(exprs));
+    }
+    // A loop a gather divides: i floordiv q or i mod q.
+    std::optional<std::pair<unsigned, int64_t>> split;
+    for (ArrayRef<AffineExpr> exprs : gathers)
+      for (AffineExpr e : exprs)
+        e.walk([&](AffineExpr inner) {
+          auto bin = dyn_cast<AffineBinaryOpExpr>(inner);
+          if (split || !bin ||
+              (inner.getKind() != AffineExprKind::FloorDiv &&
+               inner.getKind() != AffineExprKind::Mod))
+            return;
+          auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
+          auto q = dyn_cast<AffineConstantExpr>(bin.getRHS());
+          if (d && q && q.getValue() > 1 &&
+              loops[d.getPosition()] > q.getValue() &&
+              loops[d.getPosition()] % q.getValue() == 0)
+            split = std::make_pair(d.getPosition(), q.getValue());
+        });
+    if (!split)
+      return failure();
+    auto [dim, q] = *split;
+    // (gathers that already read at loop indices become inputs first)
+    if (readsAtLoopIndices(g))
+      return failure();
+    // Loops after the split: hi at `dim`, lo at dim + 1.
+    SmallVector<int64_t> newLoops(loops);
+    newLoops[dim] = loops[dim] / q;
+    newLoops.insert(newLoops.begin() + dim + 1, q);
+    SmallVector<AffineExpr> sub;
+    for (unsigned e = 0; e < loops.size(); ++e)
+      sub.push_back(e < dim ? getAffineDimExpr(e, ctx)
+                    : e == dim
+                        ? getAffineDimExpr(dim, ctx) * q +
+                              getAffineDimExpr(dim + 1, ctx)
+                        : getAffineDimExpr(e + 1, ctx));
+    auto moved = [&](AffineExpr e) {
+      return simplifyInRanges(e.replaceDimsAndSymbols(sub, {}), newLoops);
+    };
+    // Every gather reading through the split loop reads at loop indices.
+    for (ArrayRef<AffineExpr> exprs : gathers) {
+      if (llvm::none_of(exprs,
+                        [&](AffineExpr e) { return e.isFunctionOfDim(dim); }))
+        continue;
+      for (AffineExpr e : exprs)
+        if (!isa<AffineDimExpr, AffineConstantExpr>(moved(e)))
+          return failure();
+    }
+    // Operands index the split loop only as a whole dimension, which splits
+    // with it.
+    SmallVector<AffineMap> maps;
+    SmallVector<SmallVector<ReassociationIndices>> groupings;
+    for (OpOperand &operand : g->getOpOperands()) {
+      SmallVector<AffineExpr> results;
+      SmallVector<ReassociationIndices> grouping;
+      for (AffineExpr e : g.getMatchingIndexingMap(&operand).getResults()) {
+        int64_t at = results.size();
+        if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == dim) {
+          results.push_back(getAffineDimExpr(dim, ctx));
+          results.push_back(getAffineDimExpr(dim + 1, ctx));
+          grouping.push_back({at, at + 1});
+          continue;
+        }
+        if (e.isFunctionOfDim(dim))
+          return failure();
+        results.push_back(moved(e));
+        grouping.push_back({at});
+      }
+      maps.push_back(AffineMap::get(newLoops.size(), 0, results, ctx));
+      groupings.push_back(std::move(grouping));
+    }
+    // Build: expanded operands, the split generic, collapsed results.
+    Location loc = g.getLoc();
+    SmallVector<Value> inputs, inits;
+    SmallVector<Type> resultTypes;
+    for (auto [i, operand] : llvm::enumerate(g->getOpOperands())) {
+      Value v = operand.get();
+      if (groupings[i].size() != size_t(maps[i].getNumResults()))
+        v = expandAt(rewriter, loc, v, groupings[i], q);
+      if (g.isDpsInit(&operand)) {
+        inits.push_back(v);
+        resultTypes.push_back(v.getType());
+      } else {
+        inputs.push_back(v);
+      }
+    }
+    SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+    iters.insert(iters.begin() + dim + 1, iters[dim]);
+    auto splitOp = linalg::GenericOp::create(rewriter, loc, resultTypes,
+                                             inputs, inits, maps, iters);
+    splitOp->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(g.getRegion(), splitOp.getRegion(),
+                                splitOp.getRegion().begin());
+    SmallVector<linalg::IndexOp> indices(
+        splitOp.getBody()->getOps<linalg::IndexOp>());
+    for (linalg::IndexOp idx : indices) {
+      rewriter.setInsertionPoint(idx);
+      uint64_t e = idx.getDim();
+      Value v;
+      if (e < dim) {
+        continue;
+      } else if (e > dim) {
+        v = linalg::IndexOp::create(rewriter, idx.getLoc(), e + 1);
+      } else {
+        Value hi = linalg::IndexOp::create(rewriter, idx.getLoc(), dim);
+        Value lo = linalg::IndexOp::create(rewriter, idx.getLoc(), dim + 1);
+        Value scaled = arith::MulIOp::create(
+            rewriter, idx.getLoc(), hi,
+            arith::ConstantIndexOp::create(rewriter, idx.getLoc(), q));
+        v = arith::AddIOp::create(rewriter, idx.getLoc(), scaled, lo);
+      }
+      rewriter.replaceOp(idx, v);
+    }
+    rewriter.setInsertionPointAfter(splitOp);
+    SmallVector<Value> results;
+    for (auto [r, init] : llvm::zip(splitOp.getResults(), g.getDpsInits())) {
+      if (r.getType() == init.getType()) {
+        results.push_back(r);
+        continue;
+      }
+      unsigned n = g.getNumDpsInputs() + results.size();
+      results.push_back(tensor::CollapseShapeOp::create(
+          rewriter, loc, init.getType(), r, groupings[n]));
+    }
+    rewriter.replaceOp(g, results);
+    return success();
+  }
+
+  /// `v` with each dimension its `grouping` splits in two (the split loop's
+  /// hi and lo extents) expanded.
+  static Value expandAt(PatternRewriter &rewriter, Location loc, Value v,
+                        ArrayRef<ReassociationIndices> grouping, int64_t q) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (auto [t, group] : llvm::enumerate(grouping)) {
+      if (group.size() == 1) {
+        shape.push_back(type.getDimSize(t));
+        continue;
+      }
+      shape.push_back(type.getDimSize(t) / q);
+      shape.push_back(q);
+    }
+    return tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, type.getElementType()), v,
+        grouping);
+  }
+};
+
+/// The elements of a constant integer tensor of static shape (dense, or a
+/// resource blob of i32 / i64), in row-major order; none for other values
+/// and for tensors too large to inspect.
+std::optional<SmallVector<int64_t>> constantIntegers(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > (1 << 20) ||
+      !type.getElementType().isSignlessInteger() ||
+      type.getElementType().getIntOrFloatBitWidth() > 64)
+    return std::nullopt;
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &a : dense.getValues<APInt>())
+      values.push_back(a.getSExtValue());
+    return values;
+  }
+  auto take = [&](auto blob) -> std::optional<SmallVector<int64_t>> {
+    if (!blob)
+      return std::nullopt;
+    auto data = blob.tryGetAsArrayRef();
+    if (!data || int64_t(data->size()) != type.getNumElements())
+      return std::nullopt;
+    values.assign(data->begin(), data->end());
+    return values;
+  };
+  if (type.getElementType().isInteger(64))
+    return take(dyn_cast<DenseI64ResourceElementsAttr>(attr));
+  if (type.getElementType().isInteger(32))
+    return take(dyn_cast<DenseI32ResourceElementsAttr>(attr));
+  return std::nullopt;
+}
+
+/// An integer tensor whose element at position p is
+/// b + a * ((p[dim] floordiv q) mod m) (no mod where m is 0): what torch's
+/// index tensors for a regrouped dimension hold (group norm's c floordiv
+/// C/G and c mod C/G, arange). dim is -1 where every element is b.
+struct PositionFunction {
+  int64_t dim = -1, b = 0, a = 0, q = 1, m = 0;
+};
+
+/// The position function `values` (row-major over `shape`) follow, found by
+/// fitting its parameters to the values along the one dimension they vary
+/// over and checking every element against it; none if there is none.
+std::optional<PositionFunction> fitPosition(ArrayRef<int64_t> values,
+                                            ArrayRef<int64_t> shape) {
+  PositionFunction f;
+  if (values.empty())
+    return std::nullopt;
+  f.b = values[0];
+  int64_t stride = 1;
+  SmallVector<int64_t> strides(shape.size());
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  for (auto [d, n] : llvm::enumerate(shape)) {
+    // (each element against the one at position 0 along d)
+    bool varies = false;
+    for (int64_t i = 0, e = values.size(); i < e && !varies; ++i)
+      varies = values[i] != values[i - (i / strides[d]) % n * strides[d]];
+    if (!varies)
+      continue;
+    if (f.dim >= 0)
+      return std::nullopt; // varies along two dimensions
+    f.dim = d;
+  }
+  auto at = [&](int64_t k) { return values[k * strides[f.dim]]; };
+  if (f.dim >= 0) {
+    int64_t n = shape[f.dim];
+    while (f.q < n && at(f.q) == f.b)
+      ++f.q;
+    f.a = at(f.q) - f.b;
+    for (int64_t m = 2; m * f.q < n; ++m)
+      if (at(m * f.q) == f.b) {
+        f.m = m;
+        break;
+      }
+  }
+  auto expected = [&](int64_t k) {
+    int64_t t = k / f.q;
+    if (f.m)
+      t %= f.m;
+    return f.b + f.a * t;
+  };
+  for (auto [i, v] : llvm::enumerate(values)) {
+    int64_t k = f.dim < 0 ? 0 : (int64_t(i) / strides[f.dim]) % shape[f.dim];
+    if (v != expected(k))
+      return std::nullopt;
+  }
+  return f;
+}
+
+/// A constant integer tensor read by a generic whose elements are a simple
+/// function of their position (PositionFunction: torch-mlir's index tensors
+/// for group norm's statistics, aranges) is computed in the body from
+/// linalg.index instead of loaded: the gather it feeds then reads at
+/// positions the index analysis sees (GatherAtLoopIndicesAsInput).
+struct IndexTensorAsPosition : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (!g.hasPureTensorSemantics())
+      return failure();
+    for (OpOperand *input : g.getDpsInputOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(input);
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      if (!type || !map.isProjectedPermutation() ||
+          !stillCoveredWithout(g, input))
+        continue;
+      std::optional<SmallVector<int64_t>> values =
+          constantIntegers(input->get());
+      if (!values)
+        continue;
+      std::optional<PositionFunction> f = fitPosition(*values, type.getShape());
+      if (!f)
+        continue;
+      Location loc = input->get().getLoc();
+      Type elementType = type.getElementType();
+      withoutInput(rewriter, g, input, [&](Block *) -> Value {
+        if (f->dim < 0)
+          return arith::ConstantOp::create(
+              rewriter, loc, rewriter.getIntegerAttr(elementType, f->b));
+        auto cst = [&](int64_t v) -> Value {
+          return arith::ConstantIndexOp::create(rewriter, loc, v);
+        };
+        unsigned loop =
+            cast<AffineDimExpr>(map.getResult(f->dim)).getPosition();
+        Value k = linalg::IndexOp::create(rewriter, loc, loop);
+        if (f->q > 1)
+          k = arith::DivSIOp::create(rewriter, loc, k, cst(f->q));
+        if (f->m)
+          k = arith::RemSIOp::create(rewriter, loc, k, cst(f->m));
+        if (f->a != 1)
+          k = arith::MulIOp::create(rewriter, loc, k, cst(f->a));
+        if (f->b != 0)
+          k = arith::AddIOp::create(rewriter, loc, k, cst(f->b));
+        return arith::IndexCastOp::create(rewriter, loc, elementType, k);
+      });
       return success();
     }
     return failure();
@@ -1597,7 +2312,11 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
                  ReshapeOfGather<tensor::CollapseShapeOp>,
                  FoldCopyIntoReduction, FoldSplatIntoReader,
                  ScalarsIntoBody, FoldScalarProducerIntoReader,
-                 FoldDecidedIndexArithmetic, GatherAtLoopIndicesAsInput>(&getContext());
+                 FoldDecidedIndexArithmetic, GatherAtLoopIndicesAsInput,
+                 IndexTensorAsPosition, SplitLoopForGather,
+                 ReshapeOfResourceConstant<tensor::ExpandShapeOp>,
+                 ReshapeOfResourceConstant<tensor::CollapseShapeOp>>(
+        &getContext());
     patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
     // (a folded select may leave an input nothing reads)
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -138,6 +138,25 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     the tensors it reads are then gather reads of the generic. None of these
     drops an operand that linalg needs to infer a loop's range.
 
+    Index arithmetic in a body is analysed from the static loop ranges:
+    comparisons, maxima and minima the ranges decide fold (a slice of a
+    concat reads only the input it lies in; torch's wrap of negative
+    indices goes). A gather at positions affine in the loop indices that
+    are loop indices and constants on the gathered tensor, or on the source
+    of its views (a [4, 4] view of a [16] tensor read at (i floordiv 4,
+    i mod 4) is the tensor read at i), is an input read through that map.
+    A constant integer tensor whose elements are `b + a * ((p floordiv q)
+    mod m)` of their position along one dimension (torch-mlir's index
+    tensors: group norm's `c floordiv C/G`, aranges) is computed from
+    `linalg.index` instead of loaded. A gather at `i floordiv q` or
+    `i mod q` of a loop whose range is a multiple of q splits that loop in
+    two (`i = hi * q + lo`; operands indexed by i read through an
+    expand_shape, results collapsed back) where every gather it changes then
+    reads at loop indices: group norm's statistics, gathered per channel,
+    are read per group by ops over (n, group, channel in group, ...).
+    A reshape of a resource constant (torch-mlir's weights) is the constant
+    at the new shape.
+
     Any other static slice becomes an elementwise gather over the slice
     (`out[i] = src[offset + i * stride]`, as fusion-pad-to-generic does for
     pads): it fuses with elementwise neighbours, and reads through an
@@ -150,7 +169,7 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
 }
 
 def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
-  let summary = "Moves reshapes above elementwise producers";
+  let summary = "Moves reshapes to where the ops around them meet";
   let description = [{
     A `tensor.expand_shape` or `tensor.collapse_shape` of the only use of an
     elementwise `linalg.generic` whose operands all use the identity map
@@ -160,6 +179,19 @@ def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
     elementwise ops on both sides of a `view` fuse. Producers with
     broadcasts, transposes or several uses keep their reshape, which then
     separates two groups.
+
+    A `tensor.collapse_shape` moves the other way, below the generics that
+    read it, where those run over the finer space: a generic that
+    broadcasts or reduces (not a contraction), an elementwise generic
+    reading a collapse of a value a broadcast or reduction computed (the
+    collapse cannot move above it), or an elementwise generic all of whose
+    readers are such generics. The reader runs over the uncollapsed loops
+    (upstream expansion) and its result is collapsed; a collapse is never
+    hoisted where it would sink again. An expand_shape of a collapse_shape
+    that refine one space becomes a collapse of an expand (group norm's
+    `[N, C, H*W] -> [N, G, C/G, H*W]` is `[N, G, C/G, H, W]` collapsed), so
+    x's views meet in the finest space. Reshapes of resource constants
+    (torch-mlir's weights) are constants at the new shape.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

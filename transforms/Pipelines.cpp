@@ -158,8 +158,10 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // loops first (fusion-reductions-last: torch-mlir's sums over dim 0 have
   // the reduced loop first); argmax/argmin generics become
   // one-result reductions (fusion-split-arg-reductions);
-  // reshapes move above elementwise producers to the inputs
-  // (fusion-hoist-reshapes).
+  // reshapes move above elementwise producers to the inputs, and collapses
+  // below the broadcasts and reductions reading them (fusion-hoist-reshapes;
+  // run again after fusion-fold-copies, whose gathers turned inputs and
+  // split loops leave reshapes, then fusion-fold-copies once more).
   // Copies (transposes, broadcasts, slices) fold into their readers' maps
   // (fusion-fold-copies; a transposing copy of a reduction's result is the
   // reduction writing through the permutation). A reduction of a
@@ -172,7 +174,8 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
       "fusion-reductions-last,fusion-split-arg-reductions,"
       "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
-      "fusion-fold-copies,fusion-merge-nested-reductions,"
+      "fusion-fold-copies,fusion-hoist-reshapes,fusion-fold-copies,"
+      "fusion-merge-nested-reductions,"
       "fusion-reductions-last),canonicalize,cse");
 }
 

@@ -1360,3 +1360,139 @@ func.func @reshapes_of_a_gather(%x: tensor<6x8xf32>, %c: tensor<4x2x4xf32>) -> (
   %flat = tensor.collapse_shape %half [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
   return %r, %flat : tensor<4x2x4xf32>, tensor<32xf32>
 }
+
+// -----
+
+// torch-mlir gathers group norm's statistics per channel through constant
+// index tensors: n (the row) and c floordiv 2 (the group of channel c). The
+// tensors hold functions of their position, computed from linalg.index
+// instead of loaded; the gather at (n, c floordiv 2) then splits the
+// channel loop in two (c = g * 2 + k): the statistics are read at (n, g), an
+// ordinary input (a broadcast over k, collapsed back to [2, 4]: a copy the
+// collapse folds into, reading through (n, c floordiv 2)).
+// CHECK-LABEL: func.func @index_tensors_as_positions
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<2x2xf32>)
+// CHECK-NOT: arith.constant dense
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 floordiv 2)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<2x2xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[A]]
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[G]]
+func.func @index_tensors_as_positions(%s: tensor<2x2xf32>) -> tensor<2x4xf32> {
+  %n = arith.constant dense<[[0, 0, 0, 0], [1, 1, 1, 1]]> : tensor<2x4xi64>
+  %g = arith.constant dense<[[0, 0, 1, 1], [0, 0, 1, 1]]> : tensor<2x4xi64>
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%n, %g : tensor<2x4xi64>, tensor<2x4xi64>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: i64, %b: i64, %o: f32):
+    %i = arith.index_cast %a : i64 to index
+    %j = arith.index_cast %b : i64 to index
+    %v = tensor.extract %s[%i, %j] : tensor<2x2xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// The other kinds of positions: an arange with an offset and a step
+// (3 + 2 * j) and a cycle (j mod 2), each computed from linalg.index.
+// CHECK-LABEL: func.func @arange_and_cycle_positions
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NOT: arith.constant dense
+// CHECK: linalg.generic {{.*}} outs(
+// CHECK-DAG: %[[J1:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[M:.*]] = arith.remsi %[[J1]], %[[C2]] : index
+// CHECK-DAG: arith.index_cast %[[M]] : index to i64
+// CHECK-DAG: %[[J2:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[S:.*]] = arith.muli %[[J2]], %[[C2]] : index
+// CHECK-DAG: %[[A:.*]] = arith.addi %[[S]], %[[C3]] : index
+// CHECK-DAG: arith.index_cast %[[A]] : index to i32
+// CHECK: return
+func.func @arange_and_cycle_positions() -> (tensor<3x4xi32>, tensor<3x4xi64>) {
+  %a = arith.constant dense<[[3, 5, 7, 9], [3, 5, 7, 9], [3, 5, 7, 9]]> : tensor<3x4xi32>
+  %m = arith.constant dense<[[0, 1, 0, 1], [0, 1, 0, 1], [0, 1, 0, 1]]> : tensor<3x4xi64>
+  %e = tensor.empty() : tensor<3x4xi32>
+  %e2 = tensor.empty() : tensor<3x4xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %m : tensor<3x4xi32>, tensor<3x4xi64>) outs(%e, %e2 : tensor<3x4xi32>, tensor<3x4xi64>) {
+  ^bb0(%x: i32, %y: i64, %o: i32, %o2: i64):
+    %z = arith.addi %x, %x : i32
+    %w = arith.muli %y, %y : i64
+    linalg.yield %z, %w : i32, i64
+  } -> (tensor<3x4xi32>, tensor<3x4xi64>)
+  return %r#0, %r#1 : tensor<3x4xi32>, tensor<3x4xi64>
+}
+
+// -----
+
+// Negative: indices that are no function of one position (a permutation of
+// the channels), and a division of a loop whose range is no multiple of
+// the divisor (i floordiv 2 over 5): the index tensor stays an input and
+// the gathers stay gathers.
+// CHECK-LABEL: func.func @positions_that_stay_gathers
+// CHECK: arith.constant dense<{{\[}}[2, 0, 3, 1]]> : tensor<1x4xi64>
+// CHECK: tensor.extract
+// CHECK: arith.divsi
+// CHECK: tensor.extract
+func.func @positions_that_stay_gathers(%s: tensor<4xf32>, %t: tensor<3xf32>) -> (tensor<1x4xf32>, tensor<5xf32>) {
+  %p = arith.constant dense<[[2, 0, 3, 1]]> : tensor<1x4xi64>
+  %e = tensor.empty() : tensor<1x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<1x4xi64>) outs(%e : tensor<1x4xf32>) {
+  ^bb0(%a: i64, %o: f32):
+    %i = arith.index_cast %a : i64 to index
+    %v = tensor.extract %s[%i] : tensor<4xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x4xf32>
+  %c2 = arith.constant 2 : index
+  %e5 = tensor.empty() : tensor<5xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%e5 : tensor<5xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %q = arith.divsi %i, %c2 : index
+    %v = tensor.extract %t[%q] : tensor<3xf32>
+    linalg.yield %v : f32
+  } -> tensor<5xf32>
+  return %r, %h : tensor<1x4xf32>, tensor<5xf32>
+}
+
+// -----
+
+// A gather through views: a [4, 4] view of a [16] tensor read at
+// (i floordiv 4, i mod 4) is the tensor read at i; a [4, 1] view read at
+// (i, 0) is the [4] tensor read at i (the unit dimension read at a
+// constant is dropped). Both become inputs.
+// CHECK-LABEL: func.func @gathers_through_views
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<16xf32>, %[[Y:[^:]*]]: tensor<4xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>]{{.*}} ins(%[[X]] : tensor<16xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>]{{.*}} ins(%[[Y]] : tensor<4xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @gathers_through_views(%x: tensor<16xf32>, %y: tensor<4xf32>) -> (tensor<16xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %v = tensor.expand_shape %x [[0, 1]] output_shape [4, 4] : tensor<16xf32> into tensor<4x4xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<16xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %q = arith.divui %i, %c4 : index
+    %m = arith.remui %i, %c4 : index
+    %a = tensor.extract %v[%q, %m] : tensor<4x4xf32>
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  %u = tensor.expand_shape %y [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%e4 : tensor<4xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %a = tensor.extract %u[%i, %c0] : tensor<4x1xf32>
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %r, %s : tensor<16xf32>, tensor<4xf32>
+}

@@ -396,3 +396,139 @@ func.func @expand_contraction_epilogue(%a: tensor<32x8xf32>, %w: tensor<8x64xf32
   } -> tensor<2x16x64xf32>
   return %out : tensor<2x16x64xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+
+// A per-(n, g, k) scale (group norm's rstd[n, g] * w[g, k]) collapsed to
+// [n, c] and broadcast by an op over [n, c, p]: the collapse cannot move
+// above the scale (a broadcast computed it), so it moves below its readers,
+// which run over [n, g, k, p] on a view of x; the elementwise op after them
+// follows (its operand is computed over the finer space), and the result is
+// collapsed back once, at the return.
+// CHECK-LABEL: func.func @collapse_sinks_below_broadcasts
+// CHECK-SAME: (%[[R:[^:]*]]: tensor<2x2xf32>, %[[W:[^:]*]]: tensor<2x2xf32>, %[[X:[^:]*]]: tensor<2x4x3xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[R]], %[[W]] : tensor<2x2xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<2x2x2xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[XV:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 2, 3] : tensor<2x4x3xf32> into tensor<2x2x2x3xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[XV]], %[[S]] : tensor<2x2x2x3xf32>, tensor<2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2x3xf32>)
+// CHECK: %[[Z:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<2x2x2x3xf32>) outs(%{{.*}} : tensor<2x2x2x3xf32>)
+// CHECK: math.exp
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[Z]] {{\[}}[0], [1, 2], [3]] : tensor<2x2x2x3xf32> into tensor<2x4x3xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @collapse_sinks_below_broadcasts(%r: tensor<2x2xf32>, %w: tensor<2x2xf32>, %x: tensor<2x4x3xf32>) -> tensor<2x4x3xf32> {
+  %e = tensor.empty() : tensor<2x2x2xf32>
+  %s = linalg.generic {indexing_maps = [#rows, #w, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %v = arith.mulf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<2x2x2xf32>
+  %c = tensor.collapse_shape %s [[0], [1, 2]] : tensor<2x2x2xf32> into tensor<2x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x3xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #rows, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %c : tensor<2x4x3xf32>, tensor<2x4xf32>) outs(%e2 : tensor<2x4x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %v = arith.mulf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4x3xf32>
+  %z = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y : tensor<2x4x3xf32>) outs(%e2 : tensor<2x4x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4x3xf32>
+  return %z : tensor<2x4x3xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#o = affine_map<(i, j, k) -> (i, j)>
+
+// Negative: a contraction keeps the collapse it reads (its loops are not
+// split); an elementwise op reading a collapse of an elementwise result,
+// returned, hoists it as before (onto the argument).
+// CHECK-LABEL: func.func @collapses_that_stay
+// CHECK-SAME: (%[[R:[^:]*]]: tensor<2x2xf32>, %[[M:[^:]*]]: tensor<4x3xf32>, %[[X:[^:]*]]: tensor<2x2xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x2x2xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0], [1, 2]] : tensor<2x2x2xf32> into tensor<2x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %[[M]] : tensor<2x4xf32>, tensor<4x3xf32>)
+// CHECK: %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[XC]] : tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>)
+// CHECK: math.tanh
+func.func @collapses_that_stay(%r: tensor<2x2xf32>, %m: tensor<4x3xf32>, %x: tensor<2x2xf32>) -> (tensor<2x3xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<2x2x2xf32>
+  %s = linalg.generic {indexing_maps = [#rows, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r : tensor<2x2xf32>) outs(%e : tensor<2x2x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<2x2x2xf32>
+  %c = tensor.collapse_shape %s [[0], [1, 2]] : tensor<2x2x2xf32> into tensor<2x4xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<2x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %p = linalg.generic {indexing_maps = [#a, #b, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%c, %m : tensor<2x4xf32>, tensor<4x3xf32>) outs(%f : tensor<2x3xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %t = arith.mulf %u, %v : f32
+    %n = arith.addf %acc, %t : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %e3 = tensor.empty() : tensor<2x2xf32>
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x2xf32>) outs(%e3 : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<2x2xf32>
+  %qc = tensor.collapse_shape %q [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%qc : tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.tanh %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %p, %t : tensor<2x3xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A reshape of a constant held as a resource blob (torch-mlir's weights) is
+// the constant at the new shape: the same blob (upstream folds reshapes of
+// dense constants only).
+// CHECK-LABEL: func.func @reshaped_resource_constant
+// CHECK: %[[C:.*]] = arith.constant dense_resource<weights> : tensor<2x2xf32>
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[C]] : tensor<2x2xf32>, tensor<2x2xf32>)
+func.func @reshaped_resource_constant(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %c = arith.constant dense_resource<weights> : tensor<4xf32>
+  %v = tensor.expand_shape %c [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %v : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}

@@ -188,6 +188,20 @@ class StackMul(torch.nn.Module):
     def forward(self, a, b, c):
         return torch.stack([a, b], 1) * c
 
+class GroupNormSilu(torch.nn.Module):
+    """Group norm with affine weights, then SiLU (a diffusion UNet's ResNet
+    block): torch-mlir computes the statistics over [N, G, C/G * H * W] and
+    gathers them per channel through constant index tensors."""
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(6)
+        self.norm = torch.nn.GroupNorm(4, 16)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+            self.norm.bias.uniform_(-0.5, 0.5)
+    def forward(self, x):
+        return torch.nn.functional.silu(self.norm(x))
+
 cases = {
     "torch_softmax": (Softmax(), (torch.randn(32, 128),)),
     "torch_layernorm": (LayerNorm(), (torch.randn(16, 256),)),
@@ -214,6 +228,7 @@ cases = {
     "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
     "torch_conv_transpose_roll": (ConvTransposeRoll(), (torch.randn(2, 4, 6, 6),)),
     "torch_stack_mul": (StackMul(), (torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 2, 8))),
+    "torch_group_norm_silu": (GroupNormSilu(), (torch.randn(2, 16, 8, 8) * 2 + 0.5,)),
 }
 
 
