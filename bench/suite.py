@@ -14,7 +14,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # a row kernel with column sums: layer norm's backward pass
               "layernorm_bwd",
               # softmax over a long leading axis: split, max and sum in one pass
-              "softmax_dim0"])
+              "softmax_dim0",
+              # a diffusion UNet's GroupNorm(32, 320) + SiLU: statistics over
+              # a view of x, the affine weights per channel of another view
+              "group_norm_silu"])
 
 
 def _xent_text(rows, cols):
@@ -27,6 +30,78 @@ def _xent_text(rows, cols):
         return f.read().replace("256x1000", f"{rows}x{cols}").replace("256x", f"{rows}x") \
             .replace("<256x", f"<{rows}x").replace("tensor<256xf32>", f"tensor<{rows}xf32>") \
             .replace("tensor<256xi64>", f"tensor<{rows}xi64>")
+
+
+def _group_norm_text(n, c, h, w, groups, eps=1e-5):
+    """silu(group_norm(x, groups, weight, bias)) as linalg the way a front
+    end writes it (the builder has no reshape): the statistics over x viewed
+    as [N, G, C/G, H*W], the normalized values viewed back as [N, C, H, W]
+    for the per-channel weight and bias."""
+    k, hw = c // groups, h * w
+    t = lambda *s: "tensor<" + "x".join(map(str, s)) + "xf32>"  # noqa: E731
+    X, V, S, Y = t(n, c, h, w), t(n, groups, k, hw), t(n, groups), t(n, c, hw)
+    m4 = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    r4 = "affine_map<(d0, d1, d2, d3) -> (d0, d1)>"
+    m2 = "affine_map<(d0, d1) -> (d0, d1)>"
+    c4 = "affine_map<(d0, d1, d2, d3) -> (d1)>"
+    par4 = '["parallel", "parallel", "parallel", "parallel"]'
+    red4 = '["parallel", "parallel", "reduction", "reduction"]'
+    return f"""func.func @group_norm_silu(%x: {X}, %w: tensor<{c}xf32>, %b: tensor<{c}xf32>) -> {X} {{
+  %zero = arith.constant 0.0 : f32
+  %cnt = arith.constant {float(k * hw):e} : f32
+  %eps = arith.constant {eps:e} : f32
+  %one = arith.constant 1.0 : f32
+  %xc = tensor.collapse_shape %x [[0], [1], [2, 3]] : {X} into {Y}
+  %v = tensor.expand_shape %xc [[0], [1, 2], [3]] output_shape [{n}, {groups}, {k}, {hw}] : {Y} into {V}
+  %es = tensor.empty() : {S}
+  %f = linalg.fill ins(%zero : f32) outs(%es : {S}) -> {S}
+  %sum = linalg.generic {{indexing_maps = [{m4}, {r4}], iterator_types = {red4}}} ins(%v : {V}) outs(%f : {S}) {{
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }} -> {S}
+  %mean = linalg.generic {{indexing_maps = [{m2}, {m2}], iterator_types = ["parallel", "parallel"]}} ins(%sum : {S}) outs(%es : {S}) {{
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.divf %a, %cnt : f32
+    linalg.yield %d : f32
+  }} -> {S}
+  %sq = linalg.generic {{indexing_maps = [{m4}, {r4}, {r4}], iterator_types = {red4}}} ins(%v, %mean : {V}, {S}) outs(%f : {S}) {{
+  ^bb0(%a: f32, %m: f32, %acc: f32):
+    %d = arith.subf %a, %m : f32
+    %p = arith.mulf %d, %d : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }} -> {S}
+  %rstd = linalg.generic {{indexing_maps = [{m2}, {m2}], iterator_types = ["parallel", "parallel"]}} ins(%sq : {S}) outs(%es : {S}) {{
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.divf %a, %cnt : f32
+    %e = arith.addf %d, %eps : f32
+    %r = math.rsqrt %e : f32
+    linalg.yield %r : f32
+  }} -> {S}
+  %ev = tensor.empty() : {V}
+  %yn = linalg.generic {{indexing_maps = [{m4}, {r4}, {r4}, {m4}], iterator_types = {par4}}} ins(%v, %mean, %rstd : {V}, {S}, {S}) outs(%ev : {V}) {{
+  ^bb0(%a: f32, %m: f32, %r: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %p = arith.mulf %d, %r : f32
+    linalg.yield %p : f32
+  }} -> {V}
+  %yc = tensor.collapse_shape %yn [[0], [1, 2], [3]] : {V} into {Y}
+  %y4 = tensor.expand_shape %yc [[0], [1], [2, 3]] output_shape [{n}, {c}, {h}, {w}] : {Y} into {X}
+  %ex = tensor.empty() : {X}
+  %out = linalg.generic {{indexing_maps = [{m4}, {c4}, {c4}, {m4}], iterator_types = {par4}}} ins(%y4, %w, %b : {X}, tensor<{c}xf32>, tensor<{c}xf32>) outs(%ex : {X}) {{
+  ^bb0(%a: f32, %ww: f32, %bb: f32, %o: f32):
+    %s = arith.mulf %a, %ww : f32
+    %t = arith.addf %s, %bb : f32
+    %ng = arith.negf %t : f32
+    %en = math.exp %ng : f32
+    %den = arith.addf %en, %one : f32
+    %y = arith.divf %t, %den : f32
+    linalg.yield %y : f32
+  }} -> {X}
+  return %out : {X}
+}}
+"""
 
 
 def programs(rows=None):
@@ -130,6 +205,8 @@ def programs(rows=None):
     e = kb.exp(x - x.max(axis=0, keepdims=True))
     p.output(e / e.sum(axis=0, keepdims=True), name="y")
     progs["softmax_dim0"] = p
+    progs["group_norm_silu"] = _group_norm_text(
+        *((16, 320, 64, 64) if rows is None else (2, 64, 8, 8)), 32)
     return progs
 
 
@@ -183,6 +260,7 @@ def torch_reference(name):
             x.var((0, 1, 2), unbiased=False) + 1e-5),
         "layernorm_bwd": _layernorm_bwd,
         "softmax_dim0": lambda x: torch.softmax(x, dim=0),
+        "group_norm_silu": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]

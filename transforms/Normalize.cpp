@@ -465,42 +465,80 @@ bool isIdentityElementwise(linalg::GenericOp g) {
                       [](AffineMap m) { return m.isIdentity(); });
 }
 
-/// True if `v` is computed by a generic a collapse of it cannot move above
-/// (a broadcast, a reduction, a contraction): the collapse stays below it.
-bool isComputedOffIdentity(Value v) {
-  auto g = v.getDefiningOp<linalg::GenericOp>();
-  return g && !isIdentityElementwise(g);
+/// True if a linalg.generic other than `except` reads `v` directly, as an
+/// input.
+bool readByAnotherGeneric(Value v, Operation *except) {
+  return llvm::any_of(v.getUses(), [&](OpOperand &use) {
+    auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+    return g && g != except && g.isDpsInput(&use);
+  });
 }
 
-/// True if a collapse_shape of `source` read by `g` moves below g instead
-/// (g runs over the uncollapsed loops, its result collapsed) where g
-/// broadcasts or reduces (it cannot run on the collapsed side), where the
-/// collapse cannot move above `source` either (a broadcast or reduction
-/// computed it: the elementwise ops after group norm's statistics run
-/// over its groups), or where g is elementwise and everything reading its
-/// results is such a generic. The opposite of when fusion-hoist-reshapes
-/// moves a collapse up, so the two never undo each other: the finer space
-/// wins where a value is broadcast or reduced over dimensions the collapse
-/// merged (group norm's statistics over [N, G, C/G] read by ops over
-/// [N, C, H, W]).
-bool collapseSinksInto(linalg::GenericOp g, Value source = {},
-                       unsigned depth = 0) {
-  if (!g || depth > 8 || !g.hasPureTensorSemantics() ||
-      kfuse::isContractionGeneric(g) ||
+/// True if a collapse_shape of p's result moves above p and on, through
+/// elementwise generics used only there, to values nothing else reads in
+/// the finer space (the program's inputs, constants): the collapse becomes
+/// a free view there. fusion-hoist-reshapes moves such collapses up.
+bool collapseHoistsAbove(linalg::GenericOp p, unsigned depth = 0) {
+  if (depth > 16 || !isIdentityElementwise(p) || readsItsOutputs(p) ||
+      !p.getBody()->getOps<linalg::IndexOp>().empty())
+    return false;
+  return llvm::all_of(p.getDpsInputs(), [&](Value in) {
+    auto type = dyn_cast<RankedTensorType>(in.getType());
+    if (!type || !type.hasStaticShape())
+      return false;
+    if (auto producer = in.getDefiningOp<linalg::GenericOp>())
+      return in.hasOneUse() && collapseHoistsAbove(producer, depth + 1);
+    return !readByAnotherGeneric(in, p);
+  });
+}
+
+/// True if a generic reading `collapse` may run over the finer space
+/// instead (fusion-hoist-reshapes then moves the collapse below it): the
+/// collapse cannot move up to a free view (a broadcast, a reduction or a
+/// shared value is above it), or the reader broadcasts other operands
+/// over the finer space's dimensions. Group norm's statistics over
+/// [N, G, C/G] are read by ops over [N, C, H, W], which then run over
+/// [N, G, C/G, H, W], as do the statistics' reductions of x's view.
+bool collapseSinksInto(linalg::GenericOp g, tensor::CollapseShapeOp collapse) {
+  if (!g || !g.hasPureTensorSemantics() || kfuse::isContractionGeneric(g) ||
       !g.getBody()->getOps<linalg::IndexOp>().empty() ||
+      !collapse.getSrcType().hasStaticShape() ||
       !llvm::all_of(g->getOperandTypes(), [](Type t) {
         auto shaped = dyn_cast<ShapedType>(t);
         return !shaped || shaped.hasStaticShape();
       }))
     return false;
-  if (!isIdentityElementwise(g) || (source && isComputedOffIdentity(source)))
-    return true;
-  return !g->use_empty() && llvm::all_of(g->getUses(), [&](OpOperand &use) {
-    auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
-    return reader && reader.isDpsInput(&use) &&
-           collapseSinksInto(reader, Value(), depth + 1);
-  });
+  if (g.getNumLoops() == g.getNumParallelLoops() && !isIdentityElementwise(g))
+    return true; // an elementwise op broadcasting some operand
+  Value src = collapse.getSrc();
+  if (auto producer = src.getDefiningOp<linalg::GenericOp>())
+    return !collapseHoistsAbove(producer);
+  return readByAnotherGeneric(src, nullptr);
 }
+
+/// Two identical reshapes of one value are one (CSE within the rewrite:
+/// whether a view is read directly elsewhere decides where a collapse goes,
+/// and views made by different rewrites must count as the same).
+template <typename ReshapeOp>
+struct MergeIdenticalReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    for (Operation *user : reshape.getSrc().getUsers()) {
+      auto other = dyn_cast<ReshapeOp>(user);
+      if (!other || other == reshape ||
+          other->getBlock() != reshape->getBlock() ||
+          !other->isBeforeInBlock(reshape) ||
+          other.getResultType() != reshape.getResultType() ||
+          other.getReassociationIndices() != reshape.getReassociationIndices())
+        continue;
+      rewriter.replaceOp(reshape, other.getResult());
+      return success();
+    }
+    return failure();
+  }
+};
 
 /// tensor.expand_shape / collapse_shape of a constant held as a resource
 /// blob (torch-mlir's weights) is the constant at the new shape: row-major
@@ -551,21 +589,21 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
     if (!producer.getBody()->template getOps<linalg::IndexOp>().empty() ||
         readsItsOutputs(producer))
       return failure();
-    // (a collapse every reader of which runs over the finer space moves
-    // down instead: collapseSinksInto)
-    if (isa<tensor::CollapseShapeOp>(reshape) &&
-        (llvm::all_of(reshape.getSrc().getUsers(),
-                      [](Operation *collapse) {
-                        return llvm::all_of(
-                            collapse->getUses(), [](OpOperand &use) {
-                              auto reader = dyn_cast<linalg::GenericOp>(
-                                  use.getOwner());
-                              return reader && reader.isDpsInput(&use) &&
-                                     collapseSinksInto(reader);
-                            });
-                      }) ||
-         llvm::any_of(producer.getDpsInputs(), isComputedOffIdentity)))
-      return failure();
+    // (a collapse moves up only to a free view, and not where every reader
+    // runs over the finer space: there it moves down, collapseSinksInto)
+    if (isa<tensor::CollapseShapeOp>(reshape.getOperation())) {
+      if (!collapseHoistsAbove(producer))
+        return failure();
+      if (llvm::all_of(producer->getUsers(), [](Operation *user) {
+            auto same = cast<tensor::CollapseShapeOp>(user);
+            return llvm::all_of(same->getUses(), [&](OpOperand &use) {
+              auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+              return reader && reader.isDpsInput(&use) &&
+                     collapseSinksInto(reader, same);
+            });
+          }))
+        return failure();
+    }
     for (Value in : producer.getDpsInputs())
       if (auto t = dyn_cast<RankedTensorType>(in.getType());
           !t || !t.hasStaticShape())
@@ -646,7 +684,9 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
                  ReshapeOfFill<tensor::ExpandShapeOp>,
                  ReshapeOfFill<tensor::CollapseShapeOp>,
                  ReshapeOfResourceConstant<tensor::ExpandShapeOp>,
-                 ReshapeOfResourceConstant<tensor::CollapseShapeOp>>(
+                 ReshapeOfResourceConstant<tensor::CollapseShapeOp>,
+                 MergeIdenticalReshapes<tensor::ExpandShapeOp>,
+                 MergeIdenticalReshapes<tensor::CollapseShapeOp>>(
         &getContext());
     // A reshape of a tensor.empty (an init the expansion below reshaped) is
     // an empty tensor of the new shape: not an operand anything reads.
@@ -665,12 +705,11 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
           // finer space (collapseSinksInto).
           if (auto collapse =
                   fused->get().getDefiningOp<tensor::CollapseShapeOp>())
-            return collapse.getSrcType().hasStaticShape() &&
-                   !onlyUnitDims(collapse.getSrcType(),
+            return !onlyUnitDims(collapse.getSrcType(),
                                  collapse.getResultType()) &&
                    collapseSinksInto(
                        dyn_cast<linalg::GenericOp>(fused->getOwner()),
-                       collapse.getSrc());
+                       collapse);
           auto expand = dyn_cast<tensor::ExpandShapeOp>(fused->getOwner());
           auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
           if (!expand || !producer || !fused->get().hasOneUse() ||

@@ -19,6 +19,15 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
     an operation outside the group. Other operations stay outside and end
     fusion.
 
+    Row reductions group with the ops over their rows or rows x columns
+    (epilogues broadcasting a row value, producers). An elementwise op over
+    another space joins only inlined into such ops (its every reader in the
+    group), reading row values at the rows they were written for: group
+    norm's per-(n, g, k) scale, inlined into the epilogue over
+    (n, g, k, p). Producers are merged into consumers in program order;
+    edges refused because the merged group would not run over one row
+    space are tried again once their consumers' groups have grown.
+
     A producer whose value is also needed by another group is either
     materialized (yielded once, read back by the other group) or recomputed
     inside the other group. The cost model counts HBM bytes: materializing

@@ -505,6 +505,84 @@ func.func @collapses_that_stay(%r: tensor<2x2xf32>, %m: tensor<4x3xf32>, %x: ten
 
 // -----
 
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#lead = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// exp(x).view(8, 16, 196).sum(-1): the collapse can reach x (a free view),
+// so it moves up and the sum runs over one column dimension of 196 (not
+// (14, 14): 128-bit loads need the innermost extent a multiple of 4). Its
+// reader reducing is no reason to move it down.
+// CHECK-LABEL: func.func @collapse_to_the_input_before_a_sum
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x16x14x14xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<8x16x14x14xf32> into tensor<8x16x196xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<8x16x196xf32>)
+// CHECK: math.exp
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+func.func @collapse_to_the_input_before_a_sum(%x: tensor<8x16x14x14xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16x14x14xf32>
+  %a = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x16x14x14xf32>) outs(%e : tensor<8x16x14x14xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %v = math.exp %i : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16x14x14xf32>
+  %c = tensor.collapse_shape %a [[0], [1], [2, 3]] : tensor<8x16x14x14xf32> into tensor<8x16x196xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %s = linalg.generic {indexing_maps = [#id3, #lead], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%c : tensor<8x16x196xf32>) outs(%f : tensor<8x16xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %v = arith.addf %i, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#lead4 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+#s5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+
+// Group norm's x: summed through torch's view [2, 4, 3, 3] -> [2, 4, 9] ->
+// [2, 2, 2, 9] (an expand of a collapse: a collapse of the finer
+// [2, 2, 2, 3, 3] view) and read over that finer view by the epilogue. The
+// finer view is read directly, so the collapse moves below the sum, which
+// reduces over (2, 3, 3): both run over one space.
+// CHECK-LABEL: func.func @views_meet_in_the_finer_space
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x4x3x3xf32>, %[[S:[^:]*]]: tensor<2x2xf32>)
+// CHECK: %[[V:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 3, 3]
+// CHECK-NOT: tensor.collapse_shape %[[V]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[V]] : tensor<2x2x2x3x3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[V]], %[[S]] : tensor<2x2x2x3x3xf32>, tensor<2x2xf32>)
+func.func @views_meet_in_the_finer_space(%x: tensor<2x4x3x3xf32>, %s: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2x2x3x3xf32>) {
+  %c = tensor.collapse_shape %x [[0], [1], [2, 3]] : tensor<2x4x3x3xf32> into tensor<2x4x9xf32>
+  %v = tensor.expand_shape %c [[0], [1, 2], [3]] output_shape [2, 2, 2, 9] : tensor<2x4x9xf32> into tensor<2x2x2x9xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #lead4], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%v : tensor<2x2x2x9xf32>) outs(%f : tensor<2x2xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %a = arith.addf %i, %o : f32
+    linalg.yield %a : f32
+  } -> tensor<2x2xf32>
+  %w = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 3, 3] : tensor<2x4x3x3xf32> into tensor<2x2x2x3x3xf32>
+  %e5 = tensor.empty() : tensor<2x2x2x3x3xf32>
+  %y = linalg.generic {indexing_maps = [#id5, #s5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%w, %s : tensor<2x2x2x3x3xf32>, tensor<2x2xf32>) outs(%e5 : tensor<2x2x2x3x3xf32>) {
+  ^bb0(%i: f32, %m: f32, %o: f32):
+    %d = arith.subf %i, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<2x2x2x3x3xf32>
+  return %sum, %y : tensor<2x2xf32>, tensor<2x2x2x3x3xf32>
+}
+
+// -----
+
 // A reshape of a constant held as a resource blob (torch-mlir's weights) is
 // the constant at the new shape: the same blob (upstream folds reshapes of
 // dense constants only).
