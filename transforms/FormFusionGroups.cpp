@@ -282,16 +282,20 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
       placed[op] = llvm::to_vector(llvm::seq<unsigned>(0, d.size()));
     }
   }
+  // Where a member's input was written, if a placed member wrote it.
+  auto writtenAt = [&](OpOperand *in) -> std::optional<SmallVector<unsigned>> {
+    auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+    if (!producer || !ops.contains(producer))
+      return std::nullopt;
+    return tensorDimRoles(
+        producer,
+        producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())),
+        placed);
+  };
   for (Operation *op : members) {
     auto consumer = cast<linalg::GenericOp>(op);
     for (OpOperand *in : consumer.getDpsInputOperands()) {
-      auto producer = in->get().getDefiningOp<linalg::GenericOp>();
-      if (!producer || !ops.contains(producer))
-        continue;
-      auto written = tensorDimRoles(
-          producer,
-          producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())),
-          placed);
+      auto written = writtenAt(in);
       auto read =
           tensorDimRoles(op, consumer.getMatchingIndexingMap(in), placed);
       if (written && read && *written != *read)
@@ -307,13 +311,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
       return false;
     auto g = cast<linalg::GenericOp>(op);
     for (OpOperand *in : g.getDpsInputOperands()) {
-      auto producer = in->get().getDefiningOp<linalg::GenericOp>();
-      if (!producer || !ops.contains(producer))
-        continue;
-      auto written = tensorDimRoles(
-          producer,
-          producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())),
-          placed);
+      auto written = writtenAt(in);
       if (!written)
         continue;
       for (auto [consumer, view] : views) {
