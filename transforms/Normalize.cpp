@@ -2136,59 +2136,6 @@ std::optional<PositionFunction> fitPosition(ArrayRef<int64_t> values,
   return f;
 }
 
-/// A constant integer tensor read by a generic whose elements are a simple
-/// function of their position (PositionFunction: torch-mlir's index tensors
-/// for group norm's statistics, aranges) is computed in the body from
-/// linalg.index instead of loaded: the gather it feeds then reads at
-/// positions the index analysis sees (GatherAtLoopIndicesAsInput).
-struct IndexTensorAsPosition : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(linalg::GenericOp g,
-                                PatternRewriter &rewriter) const override {
-    if (!g.hasPureTensorSemantics())
-      return failure();
-    for (OpOperand *input : g.getDpsInputOperands()) {
-      AffineMap map = g.getMatchingIndexingMap(input);
-      auto type = dyn_cast<RankedTensorType>(input->get().getType());
-      if (!type || !map.isProjectedPermutation() ||
-          !stillCoveredWithout(g, input))
-        continue;
-      std::optional<SmallVector<int64_t>> values =
-          constantIntegers(input->get());
-      if (!values)
-        continue;
-      std::optional<PositionFunction> f = fitPosition(*values, type.getShape());
-      if (!f)
-        continue;
-      Location loc = input->get().getLoc();
-      Type elementType = type.getElementType();
-      withoutInput(rewriter, g, input, [&](Block *) -> Value {
-        if (f->dim < 0)
-          return arith::ConstantOp::create(
-              rewriter, loc, rewriter.getIntegerAttr(elementType, f->b));
-        auto cst = [&](int64_t v) -> Value {
-          return arith::ConstantIndexOp::create(rewriter, loc, v);
-        };
-        unsigned loop =
-            cast<AffineDimExpr>(map.getResult(f->dim)).getPosition();
-        Value k = linalg::IndexOp::create(rewriter, loc, loop);
-        if (f->q > 1)
-          k = arith::DivSIOp::create(rewriter, loc, k, cst(f->q));
-        if (f->m)
-          k = arith::RemSIOp::create(rewriter, loc, k, cst(f->m));
-        if (f->a != 1)
-          k = arith::MulIOp::create(rewriter, loc, k, cst(f->a));
-        if (f->b != 0)
-          k = arith::AddIOp::create(rewriter, loc, k, cst(f->b));
-        return arith::IndexCastOp::create(rewriter, loc, elementType, k);
-      });
-      return success();
-    }
-    return failure();
-  }
-};
-
 /// A generic without loops (arithmetic on 0-d tensors: torch's scalar
 /// hyperparameters, lerp's weight, a bias correction 1 - beta^step) read by a
 /// generic with loops is computed in the reader's body, from its own inputs
@@ -2271,12 +2218,62 @@ TypedAttr splatOf(Value v) {
   return typed;
 }
 
-/// A generic reading a tensor whose elements are all one constant (autograd's
+/// How the element a generic reads from `input` is computed in its body
+/// instead of loaded: a constant where every element is one (a splat
+/// constant, a fill of a constant, an integer tensor of one value), or
+/// arithmetic on linalg.index where a constant integer tensor holds a
+/// function of the position (PositionFunction: torch-mlir's index tensors
+/// for group norm's statistics, aranges); null where it must be loaded.
+std::function<Value(OpBuilder &, Location)>
+elementInBody(linalg::GenericOp g, OpOperand *input) {
+  if (TypedAttr value = splatOf(input->get());
+      value && arith::ConstantOp::isBuildableWith(value, value.getType()))
+    return [value](OpBuilder &b, Location loc) -> Value {
+      return arith::ConstantOp::create(b, loc, value);
+    };
+  AffineMap map = g.getMatchingIndexingMap(input);
+  auto type = dyn_cast<RankedTensorType>(input->get().getType());
+  if (!type || !map.isProjectedPermutation())
+    return nullptr;
+  std::optional<SmallVector<int64_t>> values = constantIntegers(input->get());
+  if (!values)
+    return nullptr;
+  std::optional<PositionFunction> f = fitPosition(*values, type.getShape());
+  if (!f)
+    return nullptr;
+  Type elementType = type.getElementType();
+  std::optional<unsigned> loop;
+  if (f->dim >= 0)
+    loop = cast<AffineDimExpr>(map.getResult(f->dim)).getPosition();
+  return [f = *f, loop, elementType](OpBuilder &b, Location loc) -> Value {
+    if (!loop)
+      return arith::ConstantOp::create(b, loc,
+                                       b.getIntegerAttr(elementType, f.b));
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value k = linalg::IndexOp::create(b, loc, *loop);
+    if (f.q > 1)
+      k = arith::DivSIOp::create(b, loc, k, cst(f.q));
+    if (f.m)
+      k = arith::RemSIOp::create(b, loc, k, cst(f.m));
+    if (f.a != 1)
+      k = arith::MulIOp::create(b, loc, k, cst(f.a));
+    if (f.b != 0)
+      k = arith::AddIOp::create(b, loc, k, cst(f.b));
+    return arith::IndexCastOp::create(b, loc, elementType, k);
+  };
+}
+
+/// A generic reading a tensor whose elements it can compute (elementInBody)
+/// computes them in its body instead. A tensor of one value (autograd's
 /// `grad * ones` for the gradient of a sum, torch-mlir's scalar operands
-/// broadcast to a tensor) uses the constant in its body instead. The body's
-/// arithmetic then folds (`x * 1.0` is `x`), a reader left a copy folds into
-/// its own readers, and no kernel loads a tensor of one value.
-struct FoldSplatIntoReader : OpRewritePattern<linalg::GenericOp> {
+/// broadcast to a tensor) becomes a constant: the body's arithmetic then
+/// folds (`x * 1.0` is `x`), a reader left a copy folds into its own readers,
+/// and no kernel loads a tensor of one value. An index tensor holding
+/// positions becomes index arithmetic the gather it feeds is analysed
+/// through (GatherAtLoopIndicesAsInput, SplitLoopForGather).
+struct InputComputedInBody : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(linalg::GenericOp reader,
@@ -2284,13 +2281,12 @@ struct FoldSplatIntoReader : OpRewritePattern<linalg::GenericOp> {
     if (!reader.hasPureTensorSemantics())
       return failure();
     for (OpOperand *input : reader.getDpsInputOperands()) {
-      TypedAttr value = splatOf(input->get());
-      if (!value || !stillCoveredWithout(reader, input) ||
-          !arith::ConstantOp::isBuildableWith(value, value.getType()))
+      auto element = elementInBody(reader, input);
+      if (!element || !stillCoveredWithout(reader, input))
         continue;
-      withoutInput(rewriter, reader, input, [&](Block *) -> Value {
-        return arith::ConstantOp::create(rewriter, reader.getLoc(), value);
-      });
+      Location loc = input->get().getLoc();
+      withoutInput(rewriter, reader, input,
+                   [&](Block *) { return element(rewriter, loc); });
       return success();
     }
     return failure();
@@ -2349,10 +2345,10 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
                  GatherThroughProducer, CollapseOfCopy, ExpandOfCopy,
                  ReshapeOfGather<tensor::ExpandShapeOp>,
                  ReshapeOfGather<tensor::CollapseShapeOp>,
-                 FoldCopyIntoReduction, FoldSplatIntoReader,
+                 FoldCopyIntoReduction, InputComputedInBody,
                  ScalarsIntoBody, FoldScalarProducerIntoReader,
                  FoldDecidedIndexArithmetic, GatherAtLoopIndicesAsInput,
-                 IndexTensorAsPosition, SplitLoopForGather,
+                 SplitLoopForGather,
                  ReshapeOfResourceConstant<tensor::ExpandShapeOp>,
                  ReshapeOfResourceConstant<tensor::CollapseShapeOp>>(
         &getContext());

@@ -87,6 +87,14 @@ $L__end:
 """
 
 
+
+def _run_words(body, x, regs=None):
+    """Kernel `body` (see _kernel) over the 8 32-bit words `x` (any 32-bit
+    dtype), one thread each; y's words as x's dtype."""
+    kernel = _kernel(body) if regs is None else _kernel(body, regs=regs)
+    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), kernel)
+    return exe(x.view(np.int32)).view(x.dtype)
+
 def test_guarded_elementwise_kernel():
     x = np.arange(100, dtype=np.float32)
     exe = EmulatedExecutable(_plan("k", 100, 4, 32), _kernel(_SCALE.format(n=100)))
@@ -133,8 +141,7 @@ def test_bit_counts():
   ret;
 """
     x = np.array([0, 1, 3, 0xFFFFFFFF, 0x80000000, 12345, 0x00F0F0F0, 7], np.uint32)
-    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
-    got = exe(x.view(np.int32)).view(np.uint32)
+    got = _run_words(body, x)
     want = [bin(int(v)).count("1") | (32 - int(v).bit_length()) << 8
             | bin(int(v) << 7).count("1") << 16 | (64 - (int(v) << 7).bit_length()) << 24
             for v in x]
@@ -171,8 +178,7 @@ def test_signed_and_unsigned_bit_field_extract():
   ret;
 """
     x = np.array([0, 2, 3, -1, -2, 0x7FFFFFFF, -0x80000000, 0x1234567A], np.int32)
-    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
-    got = exe(x).view(np.uint32)
+    got = _run_words(body, x).view(np.uint32)
     m32 = (1 << 32) - 1
     want = []
     for v in x:
@@ -204,8 +210,7 @@ def test_extended_precision_and_funnel_shifts():
   ret;
 """
     x = np.array([0, 1, 0xFFFFFFFF, 0x80000000, 12345, 0x9E3779B9, 31, 33], np.uint32)
-    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
-    got = exe(x.view(np.int32)).view(np.uint32)
+    got = _run_words(body, x)
     m32 = (1 << 32) - 1
     want = []
     for t, v in enumerate(int(a) for a in x):
@@ -277,8 +282,7 @@ def test_packed_16_bit_integer_arithmetic():
 """
     x = np.array([0, 1, 0x00010002, 0x7FFF0001, 0x8000FFFF, 0xFFFF0001, 0x12345678,
                   0xFFFFFFFF], np.uint32)
-    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body))
-    got = exe(x.view(np.int32)).view(np.uint32)
+    got = _run_words(body, x)
     lo = (x & 0xFFFF).astype(np.uint16)
     hi = (x >> 16).astype(np.uint16)
 
@@ -306,8 +310,7 @@ def test_signed_narrowing_cvt_sign_extends_in_its_register():
 """
     regs = ".reg .pred %p<4>;\n.reg .b16 %rs<4>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;"
     x = np.array([-93, 93, 0x1A3, -1, 127, -128, 255, 256], np.int32)
-    exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), _kernel(body, regs=regs))
-    got = exe(x).view(np.float32)
+    got = _run_words(body, x, regs).view(np.float32)
     want = x.astype(np.int8).astype(np.float32) + x.astype(np.uint8).astype(np.float32)
     np.testing.assert_array_equal(got, want)
 
