@@ -513,7 +513,16 @@ bool collapseSinksInto(linalg::GenericOp g, tensor::CollapseShapeOp collapse) {
   Value src = collapse.getSrc();
   if (auto producer = src.getDefiningOp<linalg::GenericOp>())
     return !collapseHoistsAbove(producer);
-  return readByAnotherGeneric(src, nullptr);
+  // (a view that only drops unit dimensions is the finer space too: the
+  // unit loops the reader gets are dropped again, and it reads that view)
+  return readByAnotherGeneric(src, nullptr) ||
+         llvm::any_of(src.getUsers(), [&](Operation *user) {
+           auto unitView = dyn_cast<tensor::CollapseShapeOp>(user);
+           return unitView && unitView != collapse &&
+                  onlyUnitDims(unitView.getSrcType(),
+                               unitView.getResultType()) &&
+                  readByAnotherGeneric(unitView.getResult(), nullptr);
+         });
 }
 
 /// Two identical reshapes of one value are one (CSE within the rewrite:
@@ -537,6 +546,91 @@ struct MergeIdenticalReshapes : OpRewritePattern<ReshapeOp> {
       return success();
     }
     return failure();
+  }
+};
+
+/// expand_shape(collapse_shape(x)) where the collapse only drops unit
+/// dimensions is collapse_shape(expand_shape(x)): x expanded first, the unit
+/// dimensions dropped after. Upstream's bubble-up leaves the pair when one
+/// group is both collapsed and expanded ([1, C] -> [C] -> [G, C/G]: group
+/// norm at batch 1, where linalg-fold-unit-extent-dims dropped the batch
+/// before the loop over C was split). In the new form the expansion is the
+/// same view of x the statistics read ([1, G, C/G, ...]) and the two views
+/// meet.
+struct ExpandOfUnitDimCollapse : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || !collapse.getSrcType().hasStaticShape() ||
+        !expand.getResultType().hasStaticShape() ||
+        !onlyUnitDims(collapse.getSrcType(), collapse.getResultType()))
+      return failure();
+    ArrayRef<int64_t> srcShape = collapse.getSrcType().getShape();
+    ArrayRef<int64_t> outShape = expand.getResultType().getShape();
+    SmallVector<ReassociationIndices> collapseGroups =
+        collapse.getReassociationIndices();
+    SmallVector<ReassociationIndices> expandGroups =
+        expand.getReassociationIndices();
+    // Per dimension of the collapsed value: its source dimensions (all but
+    // at most one of size 1) and the dimensions it expands into. The
+    // middle shape keeps the unit source dimensions and puts the expanded
+    // ones in place of the non-unit one; the final collapse attaches each
+    // unit dimension to the expanded dimension beside it.
+    SmallVector<int64_t> midShape;
+    SmallVector<ReassociationIndices> expandMid, collapseOut;
+    bool bothInOneGroup = false;
+    for (auto [srcDims, outDims] : llvm::zip_equal(collapseGroups,
+                                                   expandGroups)) {
+      if (srcDims.empty() || outDims.empty())
+        return failure();
+      std::optional<int64_t> wide;
+      for (int64_t d : srcDims)
+        if (srcShape[d] != 1) {
+          if (wide)
+            return failure();
+          wide = d;
+        }
+      int64_t carrier = wide ? *wide : srcDims.back();
+      bothInOneGroup |= srcDims.size() > 1 && outDims.size() > 1;
+      size_t firstOut = collapseOut.size();
+      for (int64_t o : outDims) {
+        (void)o;
+        collapseOut.emplace_back();
+      }
+      size_t outPos = firstOut;
+      for (int64_t d : srcDims) {
+        ReassociationIndices mid;
+        if (d == carrier) {
+          for (int64_t o : outDims) {
+            mid.push_back(midShape.size());
+            collapseOut[outPos++].push_back(midShape.size());
+            midShape.push_back(outShape[o]);
+          }
+        } else {
+          mid.push_back(midShape.size());
+          // before the carrier: joins the first expanded dimension; after
+          // it: the last
+          collapseOut[d < carrier ? firstOut : outPos - 1].push_back(
+              midShape.size());
+          midShape.push_back(1);
+        }
+        expandMid.push_back(mid);
+      }
+    }
+    if (!bothInOneGroup)
+      return failure();
+    for (ReassociationIndices &group : collapseOut)
+      llvm::sort(group);
+    Location loc = expand.getLoc();
+    auto midType = RankedTensorType::get(
+        midShape, expand.getResultType().getElementType());
+    Value mid = tensor::ExpandShapeOp::create(rewriter, loc, midType,
+                                              collapse.getSrc(), expandMid);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        expand, expand.getResultType(), mid, collapseOut);
+    return success();
   }
 };
 
@@ -682,7 +776,7 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
     patterns.add<HoistReshape<tensor::ExpandShapeOp>,
                  HoistReshape<tensor::CollapseShapeOp>,
                  ReshapeOfFill<tensor::ExpandShapeOp>,
-                 ReshapeOfFill<tensor::CollapseShapeOp>,
+                 ReshapeOfFill<tensor::CollapseShapeOp>, ExpandOfUnitDimCollapse,
                  ReshapeOfResourceConstant<tensor::ExpandShapeOp>,
                  ReshapeOfResourceConstant<tensor::CollapseShapeOp>,
                  MergeIdenticalReshapes<tensor::ExpandShapeOp>,
@@ -722,6 +816,11 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
             return !shaped || shaped.hasStaticShape();
           });
         });
+    // Unit loops the expansion gave a generic (a collapse that also dropped
+    // a unit dimension sank into it) are dropped again, as
+    // linalg-fold-unit-extent-dims did before this pass.
+    linalg::ControlDropUnitDims dropUnitDims;
+    linalg::populateFoldUnitExtentDimsPatterns(patterns, dropUnitDims);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());

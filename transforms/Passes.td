@@ -199,8 +199,15 @@ def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
     hoisted where it would sink again. An expand_shape of a collapse_shape
     that refine one space becomes a collapse of an expand (group norm's
     `[N, C, H*W] -> [N, G, C/G, H*W]` is `[N, G, C/G, H, W]` collapsed), so
-    x's views meet in the finest space. Reshapes of resource constants
-    (torch-mlir's weights) are constants at the new shape.
+    x's views meet in the finest space. An expand_shape of a collapse_shape
+    that only drops unit dimensions (`[1, C] -> [C] -> [G, C/G]`: group
+    norm at batch 1 after linalg-fold-unit-extent-dims) is the unit
+    dimensions dropped from an expand of the source, which is the view the
+    statistics read; a view that only drops unit dimensions counts as the
+    finer space being read, and the unit loops a sinking collapse brings
+    into a generic are dropped again (linalg-fold-unit-extent-dims'
+    patterns run here too). Reshapes of resource constants (torch-mlir's
+    weights) are constants at the new shape.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
