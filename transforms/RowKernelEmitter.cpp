@@ -3506,10 +3506,16 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 /// before it, over the longest such run (`wholeRun`: every reduction loop,
 /// which must trail), and appends the views it creates to `views`; nothing
 /// when no run of two or more loops merges. linalg.index of a merged loop
-/// becomes its part of the merged index.
+/// becomes its part of the merged index. How the run is chosen:
+enum class LoopRun {
+  Leading, // the longest run starting at the first reduction loop
+  Whole,   // every reduction loop (they must trail)
+  Trailing // the longest run ending at the last loop (reductions trail)
+};
 static std::optional<SmallVector<linalg::GenericOp>>
-mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, bool wholeRun,
+mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
                     SmallVectorImpl<Operation *> &views) {
+  bool wholeRun = which == LoopRun::Whole;
   linalg::GenericOp first;
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0) {
@@ -3528,13 +3534,21 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, bool wholeRun,
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0 && !overLoops(g))
       return std::nullopt;
-  unsigned s = llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  unsigned firstReduction =
+      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
   unsigned run = 0;
-  while (s + run < iters.size() &&
-         iters[s + run] == utils::IteratorType::reduction)
+  while (firstReduction + run < iters.size() &&
+         iters[firstReduction + run] == utils::IteratorType::reduction)
     ++run;
-  if (wholeRun && (s + run != iters.size() || !kfuse::reductionsTrail(first)))
+  if (which != LoopRun::Leading &&
+      (firstReduction + run != iters.size() || !kfuse::reductionsTrail(first)))
     return std::nullopt;
+  // The first loop of a run of k loops.
+  unsigned s = firstReduction;
+  auto startOf = [&](unsigned k) {
+    return which == LoopRun::Trailing ? unsigned(iters.size()) - k
+                                      : firstReduction;
+  };
   // Where operand map `map` reads the run [s, s + k): the result position
   // of its first loop (-1: it does not read the run), or nothing when it
   // reads it otherwise.
@@ -3560,6 +3574,7 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, bool wholeRun,
     return at;
   };
   auto merges = [&](unsigned k) {
+    s = startOf(k);
     for (linalg::GenericOp g : generics) {
       if (!overLoops(g))
         continue;
@@ -3582,6 +3597,7 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, bool wholeRun,
   }
   if (k < 2)
     return std::nullopt;
+  s = startOf(k);
 
   MLIRContext *ctx = first.getContext();
   SmallVector<AffineExpr> remap;
@@ -3672,7 +3688,8 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                 const RowKernelOptions &options, bool alongRows) {
   SmallVector<Operation *> views;
   if (std::optional<SmallVector<linalg::GenericOp>> merged =
-          mergeReductionLoops(generics, !alongRows, views)) {
+          mergeReductionLoops(
+              generics, alongRows ? LoopRun::Leading : LoopRun::Whole, views)) {
     SmallVector<linalg::GenericOp> copies, replaced;
     for (linalg::GenericOp g : *merged)
       if (!llvm::is_contained(generics, g))
@@ -3697,6 +3714,63 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       view->erase();
   }
   return splitLongRows(generics, name, options, alongRows);
+}
+
+/// The most consecutive columns (up to 8, a power of two) a vector chunk
+/// holds in a row of `n`.
+static int64_t chunkWidthIn(int64_t n) {
+  int64_t w = 8;
+  while (w > 1 && n % w != 0)
+    w /= 2;
+  return w;
+}
+
+/// Register and streaming modes load and store chunks of consecutive
+/// columns within the innermost column loop, so its extent bounds the
+/// vector width: group norm over 14 x 14 images reads (k, h, w) rows 2
+/// floats at a time. Where the trailing column loops merge into one
+/// (mergeReductionLoops: every operand reads them as consecutive dimensions
+/// of an identity-layout buffer, in order; group norm's per-channel weights
+/// do not read h and w) and the merged loop takes wider chunks (196: 4),
+/// the group with those loops merged; otherwise nothing. Row tiles (inputs
+/// contiguous along the rows) load scalars, and contractions have their
+/// own kernels: neither merges.
+static std::optional<SmallVector<linalg::GenericOp>>
+mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows,
+                       SmallVectorImpl<Operation *> &views) {
+  if (alongRows || llvm::any_of(generics, [](linalg::GenericOp g) {
+        return kfuse::needsContractionKernel(g);
+      }))
+    return std::nullopt;
+  auto reduction = llvm::find_if(generics, [](linalg::GenericOp g) {
+    return g.getNumReductionLoops() > 0;
+  });
+  if (reduction == generics.end())
+    return std::nullopt;
+  linalg::GenericOp first = *reduction;
+  if (!kfuse::reductionsTrail(first))
+    return std::nullopt;
+  int64_t inner = first.getStaticLoopRanges().back();
+  if (chunkWidthIn(inner) >= 4)
+    return std::nullopt;
+  std::optional<SmallVector<linalg::GenericOp>> merged =
+      mergeReductionLoops(generics, LoopRun::Trailing, views);
+  if (!merged)
+    return std::nullopt;
+  auto mergedReduction = llvm::find_if(*merged, [](linalg::GenericOp g) {
+    return g.getNumReductionLoops() > 0;
+  });
+  if (chunkWidthIn(linalg::GenericOp(*mergedReduction)
+                       .getStaticLoopRanges()
+                       .back()) > chunkWidthIn(inner))
+    return merged;
+  for (linalg::GenericOp g : llvm::reverse(*merged))
+    if (!llvm::is_contained(generics, g))
+      g.erase();
+  for (Operation *view : llvm::reverse(views))
+    view->erase();
+  views.clear();
+  return std::nullopt;
 }
 
 /// A reduction over trailing loops that reduces leading axes of what it
@@ -3878,6 +3952,24 @@ LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
   if (auto split =
           splitMergedRows(generics, kernelName, options, alongRows))
     return *split;
+  SmallVector<Operation *> views;
+  if (std::optional<SmallVector<linalg::GenericOp>> merged =
+          mergeColumnsForVectors(generics, alongRows, views)) {
+    SmallVector<linalg::GenericOp> replaced;
+    for (linalg::GenericOp g : generics)
+      if (!llvm::is_contained(*merged, g))
+        replaced.push_back(g);
+    if (failed(RowKernel(*merged, kernelName, options, /*threadPerRow=*/false,
+                         alongRows, rowsFillThreads(*merged, options.smCount))
+                   .emit()))
+      return failure();
+    for (linalg::GenericOp g : llvm::reverse(replaced))
+      g.erase();
+    for (Operation *view : llvm::reverse(views))
+      if (view->use_empty())
+        view->erase();
+    return success();
+  }
   return RowKernel(generics, kernelName, options, /*threadPerRow=*/false,
                    alongRows, rowsFillThreads(generics, options.smCount))
       .emit();

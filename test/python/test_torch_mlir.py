@@ -102,6 +102,7 @@ EXPECTED = {
     # of x and of the result are free): one kernel, x read once (was an
     # unsupported-op error: the weights, resource constants, were reshaped)
     "torch_group_norm_silu": (1, ["reduction"]),
+    "torch_group_norm_b1": (1, ["reduction"]),
     # attention's backward pass as autograd computes it (make_fx): the key
     # gradient, a batched contraction written transposed back into k's
     # layout, is one contraction (no transpose kernel); dO * ones (the
@@ -216,3 +217,17 @@ def test_torch_group_norm_reads_x_once_on_cuda():
     assert sum(rows["written"].values()) == x.nbytes
     assert cuda.plan.steps[0].grid[0] == x.shape[0] * 4  # a block per row
     assert "ld.global.v4.b32" in cuda.ptx  # x read 128 bits at a time
+
+
+def test_torch_group_norm_at_batch_one_reads_x_once_on_cuda():
+    # GroupNorm(5, 10) + SiLU on [1, 10, 14, 14]: the unit batch dropped
+    # before torch's channel views met left the statistics and the epilogue
+    # reading x through different views (two kernels, x read twice); now one
+    # row kernel, a block per group, and the rows' (h, w) columns merged so
+    # that x is read 128 bits at a time (14 columns alone take 64).
+    ins, (rows,), cuda = _emulated_on_cuda("torch_group_norm_b1", atol=2e-6)
+    x = ins[0]
+    assert sum(rows["read"].values()) == x.nbytes + 2 * 4 * x.shape[1]
+    assert sum(rows["written"].values()) == x.nbytes
+    assert cuda.plan.steps[0].grid[0] == 5
+    assert "ld.global.v4.b32" in cuda.ptx

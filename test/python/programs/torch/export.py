@@ -192,10 +192,10 @@ class GroupNormSilu(torch.nn.Module):
     """Group norm with affine weights, then SiLU (a diffusion UNet's ResNet
     block): torch-mlir computes the statistics over [N, G, C/G * H * W] and
     gathers them per channel through constant index tensors."""
-    def __init__(self):
+    def __init__(self, groups=4, channels=16):
         super().__init__()
         torch.manual_seed(6)
-        self.norm = torch.nn.GroupNorm(4, 16)
+        self.norm = torch.nn.GroupNorm(groups, channels)
         with torch.no_grad():
             self.norm.weight.uniform_(0.5, 1.5)
             self.norm.bias.uniform_(-0.5, 0.5)
@@ -229,6 +229,8 @@ cases = {
     "torch_conv_transpose_roll": (ConvTransposeRoll(), (torch.randn(2, 4, 6, 6),)),
     "torch_stack_mul": (StackMul(), (torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 2, 8))),
     "torch_group_norm_silu": (GroupNormSilu(), (torch.randn(2, 16, 8, 8) * 2 + 0.5,)),
+    # (batch 1, as in inference; 14 x 14 images)
+    "torch_group_norm_b1": (GroupNormSilu(5, 10), (torch.randn(1, 10, 14, 14) * 2 + 0.5,)),
 }
 
 
