@@ -284,8 +284,8 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
 void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
   addPipeline(pm,
               "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
-                  "},fusion-fuse-group-bodies,fusion-inline-groups,fusion-"
-                  "bufferization-boundary)," +
+                  "},fusion-fuse-group-bodies,fusion-inline-groups,"
+                  "fusion-cpu-compensated-sums,fusion-bufferization-boundary)," +
                   kBufferize +
                   ",buffer-deallocation-pipeline,"
                   "func.func(convert-linalg-to-loops,fusion-bool-bytes,"

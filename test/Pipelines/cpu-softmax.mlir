@@ -1,8 +1,9 @@
 // A row softmax through the CPU pipelines: fusion-plan makes it one
 // "reduction" group, fusion-fuse-group-bodies folds x - max and exp into the
 // sum and into the division, and the group becomes loop nests that keep only
-// the row values (max and sum, 64 floats each) in memory: the 64x1024
-// intermediates are recomputed, never stored. Then the LLVM dialect only.
+// the row values (max, sum and the sum's Kahan compensation, 64 floats
+// each) in memory: the 64x1024 intermediates are recomputed, never stored.
+// Then the LLVM dialect only.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
 // RUN:   | FileCheck %s --check-prefix=PLAN
@@ -28,8 +29,10 @@
 // CODEGEN-SAME: attributes {llvm.emit_c_interface}
 // CODEGEN-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
 // CODEGEN-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// The only buffers: one float per row for the max and for the sum (no
-// memref.alloc besides these two; see --implicit-check-not).
+// CODEGEN-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// The only buffers: one float per row for the max, for the sum and for the
+// sum's compensation (no memref.alloc besides these three; see
+// --implicit-check-not).
 // CODEGEN: %[[SUM:.*]] = memref.alloc() {{.*}} : memref<64xf32>
 // CODEGEN: %[[MAX:.*]] = memref.alloc() {{.*}} : memref<64xf32>
 // The accumulators' fills.
@@ -48,16 +51,30 @@
 // CODEGEN-NEXT: memref.store %[[R]], %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: }
-// The row sum of exp(x - max).
+// The sum's compensation (fusion-cpu-compensated-sums), zero at first.
+// CODEGEN: %[[COMP:.*]] = memref.alloc() {{.*}} : memref<64xf32>
+// CODEGEN: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CODEGEN-NEXT: memref.store %[[ZERO]], %[[COMP]][%[[I]]] : memref<64xf32>
+// CODEGEN-NEXT: }
+// The row sum of exp(x - max), compensated (Kahan; no compensation once
+// the sum is not finite).
 // CODEGEN: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CODEGEN-NEXT: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CODEGEN-NEXT: %[[A:.*]] = memref.load %[[X]][%[[I]], %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: %[[M:.*]] = memref.load %[[MAX]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[S:.*]] = memref.load %[[SUM]][%[[I]]] : memref<64xf32>
+// CODEGEN-NEXT: %[[C:.*]] = memref.load %[[COMP]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]] fastmath<contract> : f32
 // CODEGEN-NEXT: %[[E:.*]] = math.exp %[[D]] fastmath<contract,afn> : f32
-// CODEGEN-NEXT: %[[R:.*]] = arith.addf %[[E]], %[[S]] fastmath<contract> : f32
-// CODEGEN-NEXT: memref.store %[[R]], %[[SUM]][%[[I]]] : memref<64xf32>
+// CODEGEN-NEXT: %[[TERM:.*]] = arith.subf %[[E]], %[[C]] : f32
+// CODEGEN-NEXT: %[[T:.*]] = arith.addf %[[S]], %[[TERM]] : f32
+// CODEGEN-NEXT: %[[U:.*]] = arith.subf %[[T]], %[[S]] : f32
+// CODEGEN-NEXT: %[[L:.*]] = arith.subf %[[U]], %[[TERM]] : f32
+// CODEGEN-NEXT: %[[ABS:.*]] = math.absf %[[T]] : f32
+// CODEGEN-NEXT: %[[FIN:.*]] = arith.cmpf olt, %[[ABS]], %[[INF]] : f32
+// CODEGEN-NEXT: %[[KEPT:.*]] = arith.select %[[FIN]], %[[L]], %[[ZERO]] : f32
+// CODEGEN-NEXT: memref.store %[[T]], %[[SUM]][%[[I]]] : memref<64xf32>
+// CODEGEN-NEXT: memref.store %[[KEPT]], %[[COMP]][%[[I]]] : memref<64xf32>
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: }
 // exp(x - max) / sum, written to the output.
@@ -75,6 +92,7 @@
 // CODEGEN-NOT: scf.for
 // CODEGEN-DAG: memref.dealloc %[[SUM]] : memref<64xf32>
 // CODEGEN-DAG: memref.dealloc %[[MAX]] : memref<64xf32>
+// CODEGEN-DAG: memref.dealloc %[[COMP]] : memref<64xf32>
 // CODEGEN: return
 
 // Nothing but the llvm dialect is left (see the implicit-check-not options).
