@@ -737,7 +737,9 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
 
 /// A reshape of a fill (an elementwise generic without tensor inputs or
 /// linalg.index) is the same fill at the new shape, whatever its other uses:
-/// fills are recomputed wherever they are needed.
+/// fills are recomputed wherever they are needed. Not a reshape that only
+/// adds or drops unit dimensions: the unit-dim folding of this pass made it
+/// from a fill at that shape (the two would undo each other forever).
 template <typename ReshapeOp>
 struct ReshapeOfFill : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern<ReshapeOp>::OpRewritePattern;
@@ -748,7 +750,8 @@ struct ReshapeOfFill : OpRewritePattern<ReshapeOp> {
     if (!fill || !kfuse::isFillLike(fill) || fill.getNumResults() != 1 ||
         readsItsOutputs(fill) ||
         !fill.getBody()->template getOps<linalg::IndexOp>().empty() ||
-        !reshape.getResultType().hasStaticShape())
+        !reshape.getResultType().hasStaticShape() ||
+        onlyUnitDims(reshape.getSrcType(), reshape.getResultType()))
       return failure();
     RankedTensorType type = reshape.getResultType();
     Location loc = reshape.getLoc();

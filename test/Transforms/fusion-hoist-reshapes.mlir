@@ -648,6 +648,26 @@ func.func @expand_of_unit_dim_collapse(%x: tensor<1x6x1x5xf32>) -> tensor<2x3x5x
 
 // -----
 
+// A fill over unit dimensions loses them (the unit-dim folding) and is not
+// reshaped back into a fill at the unit shape (the two rewrites would undo
+// each other without end).
+// CHECK-LABEL: func.func @fill_of_unit_dims
+// CHECK: %[[F:.*]] = linalg.generic {indexing_maps = [#{{.*}}], iterator_types = []} outs(%{{.*}} : tensor<f32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[F]] [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @fill_of_unit_dims() -> tensor<1x1xf32> {
+  %c = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<1x1xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<1x1xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %c : f32
+  } -> tensor<1x1xf32>
+  return %f : tensor<1x1xf32>
+}
+
+// -----
+
 // Negative: an expand of a collapse that merges two dimensions of size > 1
 // ([2, 6] -> [12] -> [3, 4]) has no common finer view: it stays.
 // CHECK-LABEL: func.func @expand_of_merging_collapse
