@@ -46,6 +46,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -58,6 +59,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_DROPDEADRESULTS
 #define GEN_PASS_DEF_HOISTRESHAPES
 #define GEN_PASS_DEF_FOLDCOPIES
+#define GEN_PASS_DEF_NORMALIZEVIEWS
 #define GEN_PASS_DEF_MERGENESTEDREDUCTIONS
 #define GEN_PASS_DEF_REDUCTIONSLAST
 #include "transforms/Passes.h.inc"
@@ -67,6 +69,23 @@ using namespace mlir;
 using namespace kfuse;
 
 namespace {
+
+/// Applies `patterns` to the function until none applies. A budget of
+/// rewrites (200 per op, at least 10000; a program takes a few per op)
+/// bounds patterns that would undo each other without end (a bug in kfuse,
+/// as one was): the pass then stops with an error that names it instead of
+/// running until memory is exhausted.
+LogicalResult rewriteToFixpoint(Pass &pass, Operation *op,
+                                RewritePatternSet &&patterns) {
+  int64_t ops = 0;
+  op->walk([&](Operation *) { ++ops; });
+  GreedyRewriteConfig config;
+  config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
+  if (succeeded(applyPatternsGreedily(op, std::move(patterns), config)))
+    return success();
+  return op->emitError() << "kfuse: " << pass.getArgument()
+                         << " did not converge (please report this program)";
+}
 
 /// True if the body reads an `outs` block argument (the generic updates a
 /// tensor rather than producing a fresh one).
@@ -428,7 +447,7 @@ struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<PadAsGather, ConcatAsGather, InsertSliceAsGather,
                  GatherThroughProducer>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
@@ -827,7 +846,7 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
@@ -2457,7 +2476,7 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     patterns.add<AlignedSliceAsView>(&getContext(), /*benefit=*/2);
     // (a folded select may leave an input nothing reads)
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
@@ -2481,7 +2500,7 @@ struct DropDeadResultsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
@@ -2638,12 +2657,30 @@ private:
   }
 };
 
+struct NormalizeViewsPass
+    : kfuse::impl::NormalizeViewsBase<NormalizeViewsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    OpPassManager rounds(func::FuncOp::getOperationName());
+    rounds.addPass(createHoistReshapes());
+    rounds.addPass(createFoldCopies());
+    for (unsigned round = 0; round < maxRounds; ++round) {
+      OperationFingerPrint before(getOperation());
+      if (failed(runPipeline(rounds, getOperation())))
+        return signalPassFailure();
+      if (OperationFingerPrint(getOperation()) == before)
+        return;
+    }
+  }
+};
+
 struct MergeNestedReductionsPass
     : kfuse::impl::MergeNestedReductionsBase<MergeNestedReductionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeNestedReduction>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

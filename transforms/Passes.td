@@ -93,6 +93,22 @@ def PadToGeneric : Pass<"fusion-pad-to-generic", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def NormalizeViews : Pass<"fusion-normalize-views", "::mlir::func::FuncOp"> {
+  let summary = "fusion-hoist-reshapes and fusion-fold-copies to a fixpoint";
+  let description = [{
+    Each of the two enables the other: reshapes that meet let copies and
+    gathers fold into their readers, and gathers turned into inputs, or loops
+    split for a gather, leave reshapes to move. Runs the two in turn until a
+    round changes nothing (the function's fingerprint stays the same), at
+    most `max-rounds` rounds; what the last round left stands (a valid
+    program either way).
+  }];
+  let options = [Option<"maxRounds", "max-rounds", "unsigned", "8",
+                        "Most rounds of the two passes">];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
   let summary = "Folds transposes, broadcasts and slices into indexing maps";
   let description = [{

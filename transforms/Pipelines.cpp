@@ -159,12 +159,12 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // the reduced loop first); argmax/argmin generics become
   // one-result reductions (fusion-split-arg-reductions);
   // reshapes move above elementwise producers to the inputs, and collapses
-  // below the broadcasts and reductions reading them (fusion-hoist-reshapes;
-  // run again after fusion-fold-copies, whose gathers turned inputs and
-  // split loops leave reshapes, then fusion-fold-copies once more).
-  // Copies (transposes, broadcasts, slices) fold into their readers' maps
+  // below the broadcasts and reductions reading them (fusion-hoist-reshapes);
+  // copies (transposes, broadcasts, slices) fold into their readers' maps
   // (fusion-fold-copies; a transposing copy of a reduction's result is the
-  // reduction writing through the permutation). A reduction of a
+  // reduction writing through the permutation); the two run in turn until
+  // neither changes anything (fusion-normalize-views: gathers turned inputs
+  // and split loops leave reshapes to move). A reduction of a
   // reduction's result with the same combiner becomes one reduction
   // (fusion-merge-nested-reductions). The reductions the last two wrote
   // take their loops in order again (fusion-reductions-last).
@@ -173,8 +173,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
       "fusion-reductions-last,fusion-split-arg-reductions,"
-      "linalg-fold-unit-extent-dims,fusion-hoist-reshapes,"
-      "fusion-fold-copies,fusion-hoist-reshapes,fusion-fold-copies,"
+      "linalg-fold-unit-extent-dims,fusion-normalize-views,"
       "fusion-merge-nested-reductions,"
       "fusion-reductions-last),canonicalize,cse");
 }
