@@ -593,6 +593,16 @@ void FormFusionGroupsPass::runOnOperation() {
       members.push_back(*it);
     return members;
   };
+  // The ops of the group that merging the groups of `producer` and
+  // `consumer` would make.
+  auto mergedGroup = [&](Operation *producer, Operation *consumer) {
+    llvm::DenseSet<Operation *> merged;
+    for (Operation *m : membersOf(producer))
+      merged.insert(m);
+    for (Operation *m : membersOf(consumer))
+      merged.insert(m);
+    return merged;
+  };
   for (Operation *consumer : fusible) {
     for (OpOperand *usePtr :
          cast<linalg::GenericOp>(consumer).getDpsInputOperands()) {
@@ -647,10 +657,7 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       }
       SmallVector<Operation *> producerSide = membersOf(producer);
-      llvm::DenseSet<Operation *> merged(producerSide.begin(),
-                                         producerSide.end());
-      for (Operation *m : membersOf(consumer))
-        merged.insert(m);
+      llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
       // One group is one kernel over one iteration space. A producer side
       // whose exposed ops run over another space (a broadcast producer) may
       // join only if it is entirely consumed inside the group, where
@@ -706,9 +713,7 @@ void FormFusionGroupsPass::runOnOperation() {
             classes.contains(producer) &&
             !classes.isEquivalent(producer, consumer)) {
           SmallVector<Operation *> side = membersOf(producer);
-          llvm::DenseSet<Operation *> merged(side.begin(), side.end());
-          for (Operation *m : membersOf(consumer))
-            merged.insert(m);
+          llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
           bool contained = llvm::all_of(side, [&](Operation *m) {
             return llvm::all_of(usersInBlock(block, m), [&](Operation *u) {
               return merged.contains(u);
@@ -733,11 +738,7 @@ void FormFusionGroupsPass::runOnOperation() {
       Operation *consumer = use->getOwner();
       if (classes.isEquivalent(producer, consumer))
         continue;
-      llvm::DenseSet<Operation *> merged;
-      for (Operation *m : membersOf(producer))
-        merged.insert(m);
-      for (Operation *m : membersOf(consumer))
-        merged.insert(m);
+      llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
       std::optional<bool> rowwise = rowCompatible(merged);
       if (!rowwise || !*rowwise ||
           reachesThroughOutside(block, merged, merged, membersOf))

@@ -3495,26 +3495,54 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   return success();
 }
 
+/// Which run of reduction loops mergeReductionLoops merges.
+enum class LoopRun {
+  Leading, // the longest run starting at the first reduction loop
+  Whole,   // every reduction loop (they must trail)
+  Trailing // the longest run ending at the last loop (reductions trail)
+};
+
+/// A group with some of its loops merged: copies of its generics over the
+/// merged loops, inserted before the originals, reading collapsed views.
+struct MergedLoops {
+  ArrayRef<linalg::GenericOp> original;
+  SmallVector<linalg::GenericOp> generics; // the group, copies in place
+  SmallVector<Operation *> views;
+
+  /// Kernels were emitted from the copies: the originals go, and the views
+  /// no kernel reads.
+  void replaceOriginal() {
+    for (linalg::GenericOp g : llvm::reverse(original))
+      if (!llvm::is_contained(generics, g))
+        g.erase();
+    for (Operation *view : llvm::reverse(views))
+      if (view->use_empty())
+        view->erase();
+  }
+  /// Not used: the copies and views go, the group stays as it was.
+  void discard() {
+    for (linalg::GenericOp g : llvm::reverse(generics))
+      if (!llvm::is_contained(original, g))
+        g.erase();
+    for (Operation *view : llvm::reverse(views))
+      view->erase();
+  }
+};
+
 /// A reduction over several adjacent loops (x.sum() of a matrix, a mean over
 /// (n, h, w) of an NHWC tensor) split into slices: the first of those loops
 /// alone may be too short for enough slices (64 images) or, split along the
 /// columns, the split wants one reduction loop. When every operand reads the
 /// run of reduction loops [first, first + k) as consecutive dimensions of an
 /// identity-layout buffer, in order, those loops are one loop over a
-/// collapsed view (memref.collapse_shape, no copy). Returns `generics` with
+/// collapsed view (memref.collapse_shape, no copy). Returns the group with
 /// each generic over the reductions' loops replaced by such a copy, inserted
-/// before it, over the longest such run (`wholeRun`: every reduction loop,
-/// which must trail), and appends the views it creates to `views`; nothing
-/// when no run of two or more loops merges. linalg.index of a merged loop
-/// becomes its part of the merged index. How the run is chosen:
-enum class LoopRun {
-  Leading, // the longest run starting at the first reduction loop
-  Whole,   // every reduction loop (they must trail)
-  Trailing // the longest run ending at the last loop (reductions trail)
-};
-static std::optional<SmallVector<linalg::GenericOp>>
-mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
-                    SmallVectorImpl<Operation *> &views) {
+/// before it, over the longest such run `which` allows, and the views it
+/// creates; nothing when no run of two or more loops merges. linalg.index of
+/// a merged loop becomes its part of the merged index.
+static std::optional<MergedLoops>
+mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which) {
+  SmallVector<Operation *> views;
   bool wholeRun = which == LoopRun::Whole;
   linalg::GenericOp first;
   for (linalg::GenericOp g : generics)
@@ -3677,7 +3705,7 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
     }
     result.push_back(ng);
   }
-  return result;
+  return MergedLoops{generics, std::move(result), std::move(views)};
 }
 
 /// splitLongRows on the group with its adjacent reduction loops merged
@@ -3686,32 +3714,16 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
 static std::optional<LogicalResult>
 splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                 const RowKernelOptions &options, bool alongRows) {
-  SmallVector<Operation *> views;
-  if (std::optional<SmallVector<linalg::GenericOp>> merged =
-          mergeReductionLoops(
-              generics, alongRows ? LoopRun::Leading : LoopRun::Whole, views)) {
-    SmallVector<linalg::GenericOp> copies, replaced;
-    for (linalg::GenericOp g : *merged)
-      if (!llvm::is_contained(generics, g))
-        copies.push_back(g);
-    for (linalg::GenericOp g : generics)
-      if (!llvm::is_contained(*merged, g))
-        replaced.push_back(g);
+  if (std::optional<MergedLoops> merged = mergeReductionLoops(
+          generics, alongRows ? LoopRun::Leading : LoopRun::Whole)) {
     std::optional<LogicalResult> split =
-        splitLongRows(*merged, name, options, alongRows);
+        splitLongRows(merged->generics, name, options, alongRows);
     if (split) {
-      // (the split kernels replaced the copies; the originals go too)
-      for (linalg::GenericOp g : replaced)
-        g.erase();
-      for (Operation *view : llvm::reverse(views))
-        if (view->use_empty())
-          view->erase();
+      // (the split kernels replaced the copies)
+      merged->replaceOriginal();
       return split;
     }
-    for (linalg::GenericOp g : llvm::reverse(copies))
-      g.erase();
-    for (Operation *view : llvm::reverse(views))
-      view->erase();
+    merged->discard();
   }
   return splitLongRows(generics, name, options, alongRows);
 }
@@ -3735,9 +3747,8 @@ static int64_t chunkWidthIn(int64_t n) {
 /// the group with those loops merged; otherwise nothing. Row tiles (inputs
 /// contiguous along the rows) load scalars, and contractions have their
 /// own kernels: neither merges.
-static std::optional<SmallVector<linalg::GenericOp>>
-mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows,
-                       SmallVectorImpl<Operation *> &views) {
+static std::optional<MergedLoops>
+mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows) {
   if (alongRows || llvm::any_of(generics, [](linalg::GenericOp g) {
         return kfuse::needsContractionKernel(g);
       }))
@@ -3753,23 +3764,19 @@ mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows,
   int64_t inner = first.getStaticLoopRanges().back();
   if (chunkWidthIn(inner) >= 4)
     return std::nullopt;
-  std::optional<SmallVector<linalg::GenericOp>> merged =
-      mergeReductionLoops(generics, LoopRun::Trailing, views);
+  std::optional<MergedLoops> merged =
+      mergeReductionLoops(generics, LoopRun::Trailing);
   if (!merged)
     return std::nullopt;
-  auto mergedReduction = llvm::find_if(*merged, [](linalg::GenericOp g) {
-    return g.getNumReductionLoops() > 0;
-  });
+  auto mergedReduction =
+      llvm::find_if(merged->generics, [](linalg::GenericOp g) {
+        return g.getNumReductionLoops() > 0;
+      });
   if (chunkWidthIn(linalg::GenericOp(*mergedReduction)
                        .getStaticLoopRanges()
                        .back()) > chunkWidthIn(inner))
     return merged;
-  for (linalg::GenericOp g : llvm::reverse(*merged))
-    if (!llvm::is_contained(generics, g))
-      g.erase();
-  for (Operation *view : llvm::reverse(views))
-    view->erase();
-  views.clear();
+  merged->discard();
   return std::nullopt;
 }
 
@@ -3952,22 +3959,14 @@ LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
   if (auto split =
           splitMergedRows(generics, kernelName, options, alongRows))
     return *split;
-  SmallVector<Operation *> views;
-  if (std::optional<SmallVector<linalg::GenericOp>> merged =
-          mergeColumnsForVectors(generics, alongRows, views)) {
-    SmallVector<linalg::GenericOp> replaced;
-    for (linalg::GenericOp g : generics)
-      if (!llvm::is_contained(*merged, g))
-        replaced.push_back(g);
-    if (failed(RowKernel(*merged, kernelName, options, /*threadPerRow=*/false,
-                         alongRows, rowsFillThreads(*merged, options.smCount))
+  if (std::optional<MergedLoops> merged =
+          mergeColumnsForVectors(generics, alongRows)) {
+    if (failed(RowKernel(merged->generics, kernelName, options,
+                         /*threadPerRow=*/false, alongRows,
+                         rowsFillThreads(merged->generics, options.smCount))
                    .emit()))
       return failure();
-    for (linalg::GenericOp g : llvm::reverse(replaced))
-      g.erase();
-    for (Operation *view : llvm::reverse(views))
-      if (view->use_empty())
-        view->erase();
+    merged->replaceOriginal();
     return success();
   }
   return RowKernel(generics, kernelName, options, /*threadPerRow=*/false,
