@@ -39,6 +39,10 @@ inline constexpr llvm::StringLiteral kNoteAttr = "fusion.note";
 /// group-body fusion uses it too.
 void populateGatherThroughProducerPatterns(mlir::RewritePatternSet &patterns);
 
+/// The rewrites of fusion-fold-copies that analyse where gathers read and
+/// make gathers at loop-computed positions inputs (GatherIndices.cpp).
+void populateGatherIndexPatterns(mlir::RewritePatternSet &patterns);
+
 /// Registers the fusion dialect (and what its passes need) in `registry`.
 void registerDialects(mlir::DialectRegistry &registry);
 

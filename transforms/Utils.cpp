@@ -458,3 +458,82 @@ FailureOr<int64_t> kfuse::resolveSmCount(Operation *op, StringRef pass,
                          << "' (known: sm_80, sm_86, sm_89, sm_90); pass "
                             "sm-count= to use another";
 }
+
+Value kfuse::filledWith(Value init) {
+  auto fill = init.getDefiningOp<linalg::GenericOp>();
+  if (!fill || !isFillLike(fill) || fill.getNumDpsInputs() != 1 ||
+      fill.getBody()->getTerminator()->getOperand(0) !=
+          fill.getBody()->getArgument(0))
+    return Value();
+  return fill.getDpsInputs()[0];
+}
+
+bool kfuse::keepsLoopRanges(linalg::GenericOp reader,
+                            ArrayRef<Value> operands,
+                            ArrayRef<AffineMap> maps) {
+  SmallVector<int64_t> loops = reader.getStaticLoopRanges();
+  SmallVector<bool> covered(loops.size(), false);
+  for (auto [v, map] : llvm::zip(operands, maps)) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      continue;
+    for (auto [pos, e] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+        if (type.getDimSize(pos) != loops[dim.getPosition()])
+          return false;
+        covered[dim.getPosition()] = true;
+      }
+  }
+  return !llvm::is_contained(covered, false);
+}
+
+bool kfuse::stillCoveredWithout(linalg::GenericOp reader,
+                                OpOperand *dropped) {
+  SmallVector<Value> operands(reader->getOperands());
+  SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
+  operands.erase(operands.begin() + dropped->getOperandNumber());
+  maps.erase(maps.begin() + dropped->getOperandNumber());
+  return keepsLoopRanges(reader, operands, maps);
+}
+
+linalg::GenericOp kfuse::withInputs(PatternRewriter &rewriter,
+                                    linalg::GenericOp g, ValueRange inputs,
+                                    ArrayRef<AffineMap> maps) {
+  SmallVector<AffineMap> all(maps);
+  for (OpOperand &init : g.getDpsInitsMutable())
+    all.push_back(g.getMatchingIndexingMap(&init));
+  auto fused = linalg::GenericOp::create(
+      rewriter, g.getLoc(), g.getResultTypes(), inputs, g.getDpsInits(), all,
+      g.getIteratorTypesArray());
+  fused->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(g.getRegion(), fused.getRegion(),
+                              fused.getRegion().begin());
+  return fused;
+}
+
+std::pair<SmallVector<Value>, SmallVector<AffineMap>>
+kfuse::inputsBut(linalg::GenericOp reader, OpOperand *input) {
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *o : reader.getDpsInputOperands())
+    if (o != input) {
+      inputs.push_back(o->get());
+      maps.push_back(reader.getMatchingIndexingMap(o));
+    }
+  return {inputs, maps};
+}
+
+void kfuse::withoutInput(PatternRewriter &rewriter, linalg::GenericOp reader,
+                         OpOperand *input,
+                         function_ref<Value(Block *body)> element) {
+  unsigned argNo = input->getOperandNumber();
+  auto [inputs, maps] = inputsBut(reader, input);
+  linalg::GenericOp fused = withInputs(rewriter, reader, inputs, maps);
+  Block *body = fused.getBody();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(body);
+  Value value = element(body);
+  rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
+  body->eraseArgument(argNo);
+  rewriter.replaceOp(reader, fused.getResults());
+}

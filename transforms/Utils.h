@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Value.h"
 
 namespace kfuse {
@@ -147,6 +148,51 @@ int64_t resolveSmCount(llvm::StringRef chip, int64_t smCount);
 mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
                                         llvm::StringRef pass,
                                         llvm::StringRef chip, int64_t smCount);
+
+// Rewriting generics (the normalize passes: Normalize.cpp, GatherIndices.cpp).
+
+/// The scalar a fill-like generic writes into `init` (a tensor every element
+/// of which it sets to that value), or null.
+mlir::Value filledWith(mlir::Value init);
+
+/// Linalg infers a generic's loop ranges from the operands that index a loop
+/// directly (a plain dimension in their map). True if `reader`, given
+/// `operands` read through `maps` instead of its own, still has every loop so
+/// indexed, by an operand whose extent is the loop's current range (a tensor
+/// read at `i` over a smaller range would make linalg infer a wrong one).
+bool keepsLoopRanges(mlir::linalg::GenericOp reader,
+                     llvm::ArrayRef<mlir::Value> operands,
+                     llvm::ArrayRef<mlir::AffineMap> maps);
+
+/// True if linalg still finds every loop's range of `reader` without its
+/// operand `dropped`.
+bool stillCoveredWithout(mlir::linalg::GenericOp reader,
+                         mlir::OpOperand *dropped);
+
+/// A generic like `g` (loops, inits, attributes) that reads `inputs` through
+/// `maps`; g's body moves into it, block arguments unchanged (the caller
+/// makes them match the new inputs), and g is left for the caller to
+/// replace.
+mlir::linalg::GenericOp withInputs(mlir::PatternRewriter &rewriter,
+                                   mlir::linalg::GenericOp g,
+                                   mlir::ValueRange inputs,
+                                   llvm::ArrayRef<mlir::AffineMap> maps);
+
+/// The inputs of `reader` other than `input`, with their maps.
+std::pair<llvm::SmallVector<mlir::Value>, llvm::SmallVector<mlir::AffineMap>>
+inputsBut(mlir::linalg::GenericOp reader, mlir::OpOperand *input);
+
+/// Replaces `reader` by the same generic without its input `input`: the
+/// element the body read from it is `element(body)` instead, built at the
+/// start of the new body.
+void withoutInput(mlir::PatternRewriter &rewriter,
+                  mlir::linalg::GenericOp reader, mlir::OpOperand *input,
+                  llvm::function_ref<mlir::Value(mlir::Block *body)> element);
+
+/// True if a gather (tensor.extract) in g's body reads at loop indices and
+/// constants, seen through the reshapes of the tensor it reads
+/// (GatherIndices.cpp makes such a gather an input).
+bool readsAtLoopIndices(mlir::linalg::GenericOp g);
 
 } // namespace kfuse
 
