@@ -17,7 +17,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "softmax_dim0",
               # a diffusion UNet's GroupNorm(32, 320) + SiLU: statistics over
               # a view of x, the affine weights per channel of another view
-              "group_norm_silu"])
+              "group_norm_silu",
+              # the same at batch 1 (inference; a 1024-pixel image's latent):
+              # 32 rows of 163840
+              "group_norm_silu_b1"])
 
 
 def _xent_text(rows, cols):
@@ -207,6 +210,10 @@ def programs(rows=None):
     progs["softmax_dim0"] = p
     progs["group_norm_silu"] = _group_norm_text(
         *((16, 320, 64, 64) if rows is None else (2, 64, 8, 8)), 32)
+    # (small: 14 x 14 images, whose rows load 128 bits at a time only with
+    # (h, w) merged)
+    progs["group_norm_silu_b1"] = _group_norm_text(
+        *((1, 320, 128, 128) if rows is None else (1, 64, 14, 14)), 32)
     return progs
 
 
@@ -261,6 +268,7 @@ def torch_reference(name):
         "layernorm_bwd": _layernorm_bwd,
         "softmax_dim0": lambda x: torch.softmax(x, dim=0),
         "group_norm_silu": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),
+        "group_norm_silu_b1": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),
         "rmsnorm_silu": lambda x, w: F.silu(
             x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w),
     }[name]
