@@ -70,16 +70,15 @@ struct CpuCompensatedSumsPass
     OpBuilder b(g);
     Location loc = g.getLoc();
     auto type = cast<RankedTensorType>(g.getDpsInits()[0].getType());
+    Type ft = type.getElementType();
     // The compensation: zeros of the sum's shape (a fill generic, as
     // normalization leaves fills).
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       sizes.push_back(tensor::getMixedSize(b, loc, g.getDpsInits()[0], d));
-    Value empty =
-        tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-    Value zero = arith::ConstantOp::create(
-        b, loc, type.getElementType(),
-        b.getFloatAttr(type.getElementType(), 0.0));
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, ft);
+    Value zero =
+        arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0.0));
     Value zeros = kfuse::fillGeneric(b, loc, zero, empty)->getResult(0);
 
     SmallVector<AffineMap> maps = g.getIndexingMapsArray();
@@ -93,7 +92,7 @@ struct CpuCompensatedSumsPass
     Region &region = fresh.getRegion();
     region.takeBody(g.getRegion());
     Block *body = &region.front();
-    Value comp = body->addArgument(type.getElementType(), loc);
+    Value comp = body->addArgument(ft, loc);
     OpBuilder nb(add);
     Value y = arith::SubFOp::create(nb, loc, term, comp);
     Value t = arith::AddFOp::create(nb, loc, acc, y);
@@ -102,7 +101,6 @@ struct CpuCompensatedSumsPass
     // (once the sum is infinite or NaN the difference is NaN: nothing is
     // lost that a later term could restore, and the sum stays what IEEE
     // addition makes it)
-    Type ft = type.getElementType();
     Value inf = arith::ConstantOp::create(
         nb, loc, ft,
         nb.getFloatAttr(ft, APFloat::getInf(
@@ -110,9 +108,9 @@ struct CpuCompensatedSumsPass
     Value finite =
         arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OLT,
                               math::AbsFOp::create(nb, loc, t), inf);
-    lost = arith::SelectOp::create(nb, loc, finite, lost,
-                                   arith::ConstantOp::create(
-                                       nb, loc, ft, nb.getFloatAttr(ft, 0.0)));
+    lost = arith::SelectOp::create(
+        nb, loc, finite, lost,
+        arith::ConstantOp::create(nb, loc, ft, nb.getFloatAttr(ft, 0.0)));
     Operation *yield = body->getTerminator();
     add.getResult().replaceAllUsesWith(t);
     add.erase();

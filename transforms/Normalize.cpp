@@ -605,10 +605,7 @@ struct ExpandOfUnitDimCollapse : OpRewritePattern<tensor::ExpandShapeOp> {
       int64_t carrier = wide ? *wide : srcDims.back();
       bothInOneGroup |= srcDims.size() > 1 && outDims.size() > 1;
       size_t firstOut = collapseOut.size();
-      for (int64_t o : outDims) {
-        (void)o;
-        collapseOut.emplace_back();
-      }
+      collapseOut.resize(firstOut + outDims.size());
       size_t outPos = firstOut;
       for (int64_t d : srcDims) {
         ReassociationIndices mid;
