@@ -43,13 +43,57 @@ using namespace kfuse;
 
 namespace {
 
+/// Interval arithmetic on 64-bit bounds [lo, hi], shared by the bounds of
+/// body values (IndexBounds) and of affine expressions (exprBounds); none
+/// where a result could overflow or is not known.
+using Range = std::optional<std::pair<int64_t, int64_t>>;
+
+Range span(int64_t a, int64_t b) {
+  return std::make_pair(std::min(a, b), std::max(a, b));
+}
+
+/// [0, n - 1] for a loop of static range n.
+Range loopRange(int64_t n) {
+  return ShapedType::isDynamic(n) || n <= 0 ? Range() : span(0, n - 1);
+}
+
+Range addRanges(std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
+  int64_t x, y;
+  if (__builtin_add_overflow(a.first, b.first, &x) ||
+      __builtin_add_overflow(a.second, b.second, &y))
+    return std::nullopt;
+  return span(x, y);
+}
+
+Range mulRanges(std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
+  int64_t x, y, z, w;
+  if (__builtin_mul_overflow(a.first, b.first, &x) ||
+      __builtin_mul_overflow(a.first, b.second, &y) ||
+      __builtin_mul_overflow(a.second, b.first, &z) ||
+      __builtin_mul_overflow(a.second, b.second, &w))
+    return std::nullopt;
+  return span(std::min({x, y, z, w}), std::max({x, y, z, w}));
+}
+
+/// floor(a / c) for a constant c > 0 (monotonic in a).
+Range floorDivRange(std::pair<int64_t, int64_t> a, int64_t c) {
+  return span(llvm::divideFloorSigned(a.first, c),
+              llvm::divideFloorSigned(a.second, c));
+}
+
+/// a mod c for a constant c > 0 with a result in [0, c): a itself where it
+/// lies there already.
+Range modRange(std::pair<int64_t, int64_t> a, int64_t c) {
+  return a.first >= 0 && a.second < c ? span(a.first, a.second)
+                                      : span(0, c - 1);
+}
+
 /// Bounds [lo, hi] of the index and i64 values in a generic's body, from
 /// its static loop ranges (linalg.index d lies in [0, N_d - 1]) and
 /// constants, through the arithmetic gathers compute positions with; none
 /// where a bound is unknown or could overflow.
 class IndexBounds {
 public:
-  using Range = std::optional<std::pair<int64_t, int64_t>>;
   explicit IndexBounds(linalg::GenericOp g) : g(g), loops(g.getStaticLoopRanges()) {}
 
   Range of(Value v, unsigned depth = 0) {
@@ -61,10 +105,6 @@ public:
   }
 
 private:
-  static Range span(int64_t a, int64_t b) {
-    return std::make_pair(std::min(a, b), std::max(a, b));
-  }
-
   Range compute(Value v, unsigned depth) {
     Type t = v.getType();
     if (!t.isIndex() && !t.isInteger(64))
@@ -80,9 +120,7 @@ private:
     if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
       if (idx->getParentOp() != g.getOperation())
         return std::nullopt;
-      int64_t n = loops[idx.getDim()];
-      return ShapedType::isDynamic(n) || n <= 0 ? std::nullopt
-                                                 : Range(span(0, n - 1));
+      return loopRange(loops[idx.getDim()]);
     }
     if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
       return of(op->getOperand(0), depth + 1);
@@ -101,27 +139,17 @@ private:
       return std::nullopt;
     auto [al, ah] = *a;
     auto [bl, bh] = *b;
-    int64_t x, y, z, w;
-    if (isa<arith::AddIOp>(op)) {
-      if (__builtin_add_overflow(al, bl, &x) ||
-          __builtin_add_overflow(ah, bh, &y))
-        return std::nullopt;
-      return span(x, y);
-    }
+    if (isa<arith::AddIOp>(op))
+      return addRanges(*a, *b);
     if (isa<arith::SubIOp>(op)) {
+      int64_t x, y;
       if (__builtin_sub_overflow(al, bh, &x) ||
           __builtin_sub_overflow(ah, bl, &y))
         return std::nullopt;
       return span(x, y);
     }
-    if (isa<arith::MulIOp>(op)) {
-      if (__builtin_mul_overflow(al, bl, &x) ||
-          __builtin_mul_overflow(al, bh, &y) ||
-          __builtin_mul_overflow(ah, bl, &z) ||
-          __builtin_mul_overflow(ah, bh, &w))
-        return std::nullopt;
-      return span(std::min({x, y, z, w}), std::max({x, y, z, w}));
-    }
+    if (isa<arith::MulIOp>(op))
+      return mulRanges(*a, *b);
     if (isa<arith::MaxSIOp>(op))
       return span(std::max(al, bl), std::max(ah, bh));
     if (isa<arith::MinSIOp>(op))
@@ -132,13 +160,12 @@ private:
     if (isa<arith::DivSIOp>(op) || (isa<arith::DivUIOp>(op) && al >= 0))
       return span(al / bl, ah / bl); // (truncation is monotonic)
     if (isa<arith::RemUIOp>(op) && al >= 0)
-      return ah < bl ? span(al, ah) : span(0, bl - 1);
+      return modRange(*a, bl);
     if (isa<arith::FloorDivSIOp>(op))
-      return span(llvm::divideFloorSigned(al, bl),
-                  llvm::divideFloorSigned(ah, bl));
+      return floorDivRange(*a, bl);
     if (isa<arith::RemSIOp>(op)) {
       if (al >= 0)
-        return ah < bl ? span(al, ah) : span(0, bl - 1);
+        return modRange(*a, bl);
       return span(-(bl - 1), std::max<int64_t>(0, std::min(ah, bl - 1)));
     }
     return std::nullopt;
@@ -282,46 +309,30 @@ std::optional<AffineExpr> loopExpr(Value v, linalg::GenericOp g,
 
 /// Bounds [lo, hi] of affine expression `e` of loops with ranges `loops`;
 /// none where unknown (a dynamic range, a symbol, possible overflow).
-std::optional<std::pair<int64_t, int64_t>>
-exprBounds(AffineExpr e, ArrayRef<int64_t> loops) {
-  using Range = std::optional<std::pair<int64_t, int64_t>>;
+Range exprBounds(AffineExpr e, ArrayRef<int64_t> loops) {
   if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return std::make_pair(c.getValue(), c.getValue());
-  if (auto d = dyn_cast<AffineDimExpr>(e)) {
-    int64_t n = loops[d.getPosition()];
-    return ShapedType::isDynamic(n) || n <= 0 ? Range()
-                                              : Range({0, n - 1});
-  }
+    return span(c.getValue(), c.getValue());
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return loopRange(loops[d.getPosition()]);
   auto bin = dyn_cast<AffineBinaryOpExpr>(e);
   if (!bin)
     return std::nullopt;
   Range a = exprBounds(bin.getLHS(), loops), b = exprBounds(bin.getRHS(), loops);
   if (!a || !b)
     return std::nullopt;
-  int64_t x, y;
   switch (e.getKind()) {
   case AffineExprKind::Add:
-    if (__builtin_add_overflow(a->first, b->first, &x) ||
-        __builtin_add_overflow(a->second, b->second, &y))
-      return std::nullopt;
-    return std::make_pair(x, y);
+    return addRanges(*a, *b);
   case AffineExprKind::Mul:
-    if (b->first != b->second ||
-        __builtin_mul_overflow(a->first, b->first, &x) ||
-        __builtin_mul_overflow(a->second, b->first, &y))
-      return std::nullopt;
-    return std::make_pair(std::min(x, y), std::max(x, y));
+    return mulRanges(*a, *b);
   case AffineExprKind::FloorDiv:
-    if (b->first != b->second || b->first <= 0)
+  case AffineExprKind::Mod: {
+    int64_t c = b->first;
+    if (c != b->second || c <= 0)
       return std::nullopt;
-    return std::make_pair(llvm::divideFloorSigned(a->first, b->first),
-                          llvm::divideFloorSigned(a->second, b->first));
-  case AffineExprKind::Mod:
-    if (b->first != b->second || b->first <= 0)
-      return std::nullopt;
-    if (a->first >= 0 && a->second < b->first)
-      return a;
-    return std::make_pair(int64_t(0), b->first - 1);
+    return e.getKind() == AffineExprKind::Mod ? modRange(*a, c)
+                                              : floorDivRange(*a, c);
+  }
   default:
     return std::nullopt;
   }
