@@ -3541,7 +3541,8 @@ struct MergedLoops {
 /// creates; nothing when no run of two or more loops merges. linalg.index of
 /// a merged loop becomes its part of the merged index.
 static std::optional<MergedLoops>
-mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which) {
+mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
+                    bool prefixInputs = false) {
   SmallVector<Operation *> views;
   bool wholeRun = which == LoopRun::Whole;
   linalg::GenericOp first;
@@ -3578,12 +3579,19 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which) {
                                       : firstReduction;
   };
   // Where operand map `map` reads the run [s, s + k): the result position
-  // of its first loop (-1: it does not read the run), or nothing when it
-  // reads it otherwise.
-  auto runAt = [&](AffineMap map, unsigned k) -> std::optional<int> {
+  // of its first loop (-1: it does not read the run) and how many of the
+  // run's loops it reads from there on, in order (k; fewer where
+  // `prefixInputs` allows reading a leading part of the run), or nothing
+  // when it reads the run otherwise.
+  struct RunRead {
+    int at;
+    unsigned len;
+  };
+  auto runAt = [&](AffineMap map, unsigned k) -> std::optional<RunRead> {
     int at = -1;
+    unsigned len = 0;
     for (auto [i, e] : llvm::enumerate(map.getResults())) {
-      if (at >= 0 && int(i) < at + int(k))
+      if (at >= 0 && int(i) < at + int(len))
         continue; // (checked with the run's first)
       bool inRun = false;
       for (unsigned d = s; d < s + k; ++d)
@@ -3591,15 +3599,17 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which) {
       if (!inRun)
         continue;
       auto dim = dyn_cast<AffineDimExpr>(e);
-      if (at >= 0 || !dim || dim.getPosition() != s ||
-          i + k > map.getNumResults())
+      if (at >= 0 || !dim || dim.getPosition() != s)
         return std::nullopt;
-      for (unsigned j = 1; j < k; ++j)
-        if (map.getResult(i + j) != getAffineDimExpr(s + j, e.getContext()))
-          return std::nullopt;
+      len = 1;
+      while (len < k && i + len < map.getNumResults() &&
+             map.getResult(i + len) == getAffineDimExpr(s + len, e.getContext()))
+        ++len;
+      if (len < k && !prefixInputs)
+        return std::nullopt;
       at = i;
     }
-    return at;
+    return RunRead{at, len};
   };
   auto merges = [&](unsigned k) {
     s = startOf(k);
@@ -3607,11 +3617,21 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which) {
       if (!overLoops(g))
         continue;
       for (OpOperand &o : g->getOpOperands()) {
-        std::optional<int> at = runAt(g.getMatchingIndexingMap(&o), k);
-        if (!at)
+        std::optional<RunRead> read = runAt(g.getMatchingIndexingMap(&o), k);
+        if (!read)
           return false;
         auto type = dyn_cast<MemRefType>(o.get().getType());
-        if (*at >= 0 && (!type || !type.getLayout().isIdentity()))
+        if (read->at < 0)
+          continue;
+        if (read->len == k && (!type || !type.getLayout().isIdentity()))
+          return false;
+        // (a leading part of the run: read through the merged index
+        // divided back, so only from a buffer no op of the group writes)
+        if (read->len < k &&
+            (!type || g.isDpsInit(&o) ||
+             llvm::any_of(generics, [&](linalg::GenericOp w) {
+               return llvm::is_contained(w.getDpsInits(), o.get());
+             })))
           return false;
       }
     }
@@ -3648,8 +3668,29 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which) {
     SmallVector<AffineMap> maps;
     for (OpOperand &o : g->getOpOperands()) {
       AffineMap map = g.getMatchingIndexingMap(&o);
-      int at = *runAt(map, k);
+      auto [at, len] = *runAt(map, k);
       SmallVector<AffineExpr> results;
+      if (at >= 0 && len < k) {
+        // A leading part of the run: its loops' indices recovered from the
+        // merged one, m floordiv (extent of the rest), delinearized.
+        AffineExpr m = getAffineDimExpr(s, ctx);
+        int64_t below = 1;
+        for (unsigned d = s + len; d < s + k; ++d)
+          below *= loops[d];
+        SmallVector<AffineExpr> part(len);
+        for (unsigned j = len; j-- > 0;) {
+          AffineExpr e = m.floorDiv(below);
+          part[j] = j == 0 ? e : e % loops[s + j];
+          below *= loops[s + j];
+        }
+        for (auto [i, e] : llvm::enumerate(map.getResults()))
+          results.push_back(int(i) >= at && int(i) < at + int(len)
+                                ? part[i - at]
+                                : e.replaceDims(remap));
+        (g.isDpsInit(&o) ? outs : ins).push_back(o.get());
+        maps.push_back(AffineMap::get(numLoops, 0, results, ctx));
+        continue;
+      }
       for (auto [i, e] : llvm::enumerate(map.getResults()))
         if (at < 0 || int(i) <= at || int(i) >= at + int(k))
           results.push_back(e.replaceDims(remap));
@@ -3742,11 +3783,13 @@ static int64_t chunkWidthIn(int64_t n) {
 /// vector width: group norm over 14 x 14 images reads (k, h, w) rows 2
 /// floats at a time. Where the trailing column loops merge into one
 /// (mergeReductionLoops: every operand reads them as consecutive dimensions
-/// of an identity-layout buffer, in order; group norm's per-channel weights
-/// do not read h and w) and the merged loop takes wider chunks (196: 4),
-/// the group with those loops merged; otherwise nothing. Row tiles (inputs
-/// contiguous along the rows) load scalars, and contractions have their
-/// own kernels: neither merges.
+/// of an identity-layout buffer, in order, or, for inputs no op of the
+/// group writes, a leading part of them: group norm's per-channel weights
+/// read k but not h and w) and the merged loop takes wider chunks (14 x 14:
+/// 196, 4 floats; 7 x 7 with 4 channels a group: 196), the group with
+/// those loops merged; otherwise nothing. Row tiles (inputs contiguous along
+/// the rows) load scalars, and contractions have their own kernels: neither
+/// merges.
 static std::optional<MergedLoops>
 mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows) {
   if (alongRows || llvm::any_of(generics, [](linalg::GenericOp g) {
@@ -3764,19 +3807,32 @@ mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows) {
   int64_t inner = first.getStaticLoopRanges().back();
   if (chunkWidthIn(inner) >= 4)
     return std::nullopt;
+  // (the width chunks of the merged loop take; none: not merged)
+  auto widthOf = [](const std::optional<MergedLoops> &m) -> int64_t {
+    if (!m)
+      return 0;
+    for (linalg::GenericOp g : m->generics)
+      if (g.getNumReductionLoops() > 0)
+        return chunkWidthIn(g.getStaticLoopRanges().back());
+    return 0;
+  };
+  // Loops every operand reads whole first (inputs read per chunk); else
+  // longer runs that inputs read a leading part of (per-channel weights of
+  // a group norm over 7 x 7 images: read lane by lane at (k*49 + hw) / 49).
   std::optional<MergedLoops> merged =
       mergeReductionLoops(generics, LoopRun::Trailing);
-  if (!merged)
-    return std::nullopt;
-  auto mergedReduction =
-      llvm::find_if(merged->generics, [](linalg::GenericOp g) {
-        return g.getNumReductionLoops() > 0;
-      });
-  if (chunkWidthIn(linalg::GenericOp(*mergedReduction)
-                       .getStaticLoopRanges()
-                       .back()) > chunkWidthIn(inner))
+  if (widthOf(merged) < 4) {
+    std::optional<MergedLoops> longer = mergeReductionLoops(
+        generics, LoopRun::Trailing, /*prefixInputs=*/true);
+    if (widthOf(longer) > widthOf(merged))
+      std::swap(merged, longer);
+    if (longer)
+      longer->discard();
+  }
+  if (widthOf(merged) > chunkWidthIn(inner))
     return merged;
-  merged->discard();
+  if (merged)
+    merged->discard();
   return std::nullopt;
 }
 
