@@ -167,7 +167,7 @@ struct FuseGroupBodiesPass
       // (before fusion: the ops placed by planning are still there)
       if (group.getKind() != "elementwise" && failed(alignLoops(group)))
         return WalkResult::interrupt();
-      if (failed(applyPatternsGreedily(group, frozen))) {
+      if (failed(applyPatternsWithBudget(group, frozen))) {
         group.emitError() << "fusion-fuse-group-bodies: fusion of group '"
                           << group.getSymName() << "' did not converge";
         return WalkResult::interrupt();
@@ -212,7 +212,7 @@ struct FuseGroupBodiesPass
         siblings.insert(siblings.begin(), mergeSiblings(rewriter, a, b));
       }
       if (siblings.size() == 1 &&
-          failed(applyPatternsGreedily(group, frozen))) {
+          failed(applyPatternsWithBudget(group, frozen))) {
         group.emitError() << "fusion-fuse-group-bodies: cleanup of group '"
                           << group.getSymName() << "' did not converge";
         return WalkResult::interrupt();

@@ -71,18 +71,13 @@ using namespace kfuse;
 
 namespace {
 
-/// Applies `patterns` to the function until none applies. A budget of
-/// rewrites (200 per op, at least 10000; a program takes a few per op)
-/// bounds patterns that would undo each other without end (a bug in kfuse,
-/// as one was): the pass then stops with an error that names it instead of
-/// running until memory is exhausted.
+/// Applies `patterns` to the function until none applies, within a budget
+/// (applyPatternsWithBudget); past it the pass stops with an error that
+/// names it.
 LogicalResult rewriteToFixpoint(Pass &pass, Operation *op,
                                 RewritePatternSet &&patterns) {
-  int64_t ops = 0;
-  op->walk([&](Operation *) { ++ops; });
-  GreedyRewriteConfig config;
-  config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
-  if (succeeded(applyPatternsGreedily(op, std::move(patterns), config)))
+  if (succeeded(applyPatternsWithBudget(
+          op, FrozenRewritePatternSet(std::move(patterns)))))
     return success();
   return op->emitError() << "kfuse: " << pass.getArgument()
                          << " did not converge (please report this program)";
@@ -535,6 +530,13 @@ bool collapseSinksInto(linalg::GenericOp g, tensor::CollapseShapeOp collapse) {
          });
 }
 
+/// True if `a` and `b` reshape (their sources) the same way.
+template <typename ReshapeOp>
+bool sameReshape(ReshapeOp a, ReshapeOp b) {
+  return a.getResultType() == b.getResultType() &&
+         a.getReassociationIndices() == b.getReassociationIndices();
+}
+
 /// Two identical reshapes of one value are one (CSE within the rewrite:
 /// whether a view is read directly elsewhere decides where a collapse goes,
 /// and views made by different rewrites must count as the same).
@@ -548,9 +550,7 @@ struct MergeIdenticalReshapes : OpRewritePattern<ReshapeOp> {
       auto other = dyn_cast<ReshapeOp>(user);
       if (!other || other == reshape ||
           other->getBlock() != reshape->getBlock() ||
-          !other->isBeforeInBlock(reshape) ||
-          other.getResultType() != reshape.getResultType() ||
-          other.getReassociationIndices() != reshape.getReassociationIndices())
+          !other->isBeforeInBlock(reshape) || !sameReshape(other, reshape))
         continue;
       rewriter.replaceOp(reshape, other.getResult());
       return success();
@@ -673,13 +673,11 @@ struct HoistReshape : OpRewritePattern<ReshapeOp> {
     // Every use the same reshape (expansion of a value with several readers
     // leaves one copy of the reshape per reader): all become the hoisted
     // generic.
-    auto sameReshape = [&](Operation *user) {
+    auto likeThis = [&](Operation *user) {
       auto other = dyn_cast<ReshapeOp>(user);
-      return other && other.getResultType() == reshape.getResultType() &&
-             other.getReassociationIndices() ==
-                 reshape.getReassociationIndices();
+      return other && sameReshape(other, reshape);
     };
-    if (!producer || !llvm::all_of(reshape.getSrc().getUsers(), sameReshape) ||
+    if (!producer || !llvm::all_of(reshape.getSrc().getUsers(), likeThis) ||
         producer.getNumResults() != 1 || !producer.hasPureTensorSemantics() ||
         producer.getNumLoops() != producer.getNumParallelLoops() ||
         !reshape.getResultType().hasStaticShape())

@@ -179,6 +179,15 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
   }
 }
 
+/// The most consecutive columns (up to 8, a power of two) a vector chunk
+/// holds in a row of `n`.
+int64_t chunkWidthIn(int64_t n) {
+  int64_t w = 8;
+  while (w > 1 && n % w != 0)
+    w /= 2;
+  return w;
+}
+
 /// Whether `buffer` is an allocation (seen through views) that nothing but
 /// `readers` touches, through the allocation or any view of it. A function
 /// argument, or a view of one, is a program output: never private.
@@ -2152,9 +2161,7 @@ LogicalResult RowKernel::emit() {
               g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
             widest = std::max<unsigned>(widest,
                                         (m.getElementTypeBitWidth() + 7) / 8);
-    width = std::min<int64_t>(8, 16 / widest);
-    while (width > 1 && colShape.back() % width != 0)
-      width /= 2;
+    width = std::min<int64_t>(16 / widest, chunkWidthIn(colShape.back()));
     // Threads and chunks per thread for `cols` columns per block, aiming at
     // `aim` chunks per thread.
     auto shape = [&](int64_t cols, int64_t aim, int64_t most = 1024) {
@@ -3495,6 +3502,14 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   return success();
 }
 
+/// The first generic of a group with reduction loops (null: none).
+static linalg::GenericOp firstReduction(ArrayRef<linalg::GenericOp> generics) {
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0)
+      return g;
+  return nullptr;
+}
+
 /// Which run of reduction loops mergeReductionLoops merges.
 enum class LoopRun {
   Leading, // the longest run starting at the first reduction loop
@@ -3545,12 +3560,7 @@ mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
                     bool prefixInputs = false) {
   SmallVector<Operation *> views;
   bool wholeRun = which == LoopRun::Whole;
-  linalg::GenericOp first;
-  for (linalg::GenericOp g : generics)
-    if (g.getNumReductionLoops() > 0) {
-      first = g;
-      break;
-    }
+  linalg::GenericOp first = firstReduction(generics);
   if (!first)
     return std::nullopt;
   SmallVector<int64_t> loops = first.getStaticLoopRanges();
@@ -3769,15 +3779,6 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   return splitLongRows(generics, name, options, alongRows);
 }
 
-/// The most consecutive columns (up to 8, a power of two) a vector chunk
-/// holds in a row of `n`.
-static int64_t chunkWidthIn(int64_t n) {
-  int64_t w = 8;
-  while (w > 1 && n % w != 0)
-    w /= 2;
-  return w;
-}
-
 /// Register and streaming modes load and store chunks of consecutive
 /// columns within the innermost column loop, so its extent bounds the
 /// vector width: group norm over 14 x 14 images reads (k, h, w) rows 2
@@ -3796,25 +3797,17 @@ mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows) {
         return kfuse::needsContractionKernel(g);
       }))
     return std::nullopt;
-  auto reduction = llvm::find_if(generics, [](linalg::GenericOp g) {
-    return g.getNumReductionLoops() > 0;
-  });
-  if (reduction == generics.end())
-    return std::nullopt;
-  linalg::GenericOp first = *reduction;
-  if (!kfuse::reductionsTrail(first))
+  linalg::GenericOp first = firstReduction(generics);
+  if (!first || !kfuse::reductionsTrail(first))
     return std::nullopt;
   int64_t inner = first.getStaticLoopRanges().back();
   if (chunkWidthIn(inner) >= 4)
     return std::nullopt;
   // (the width chunks of the merged loop take; none: not merged)
   auto widthOf = [](const std::optional<MergedLoops> &m) -> int64_t {
-    if (!m)
-      return 0;
-    for (linalg::GenericOp g : m->generics)
-      if (g.getNumReductionLoops() > 0)
-        return chunkWidthIn(g.getStaticLoopRanges().back());
-    return 0;
+    return m ? chunkWidthIn(
+                   firstReduction(m->generics).getStaticLoopRanges().back())
+             : 0;
   };
   // Loops every operand reads whole first (inputs read per chunk); else
   // longer runs that inputs read a leading part of (per-channel weights of

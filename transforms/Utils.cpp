@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -536,4 +537,14 @@ void kfuse::withoutInput(PatternRewriter &rewriter, linalg::GenericOp reader,
   rewriter.replaceAllUsesWith(body->getArgument(argNo), value);
   body->eraseArgument(argNo);
   rewriter.replaceOp(reader, fused.getResults());
+}
+
+LogicalResult
+kfuse::applyPatternsWithBudget(Operation *op,
+                               const FrozenRewritePatternSet &patterns) {
+  int64_t ops = 0;
+  op->walk([&](Operation *) { ++ops; });
+  GreedyRewriteConfig config;
+  config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
+  return applyPatternsGreedily(op, patterns, config);
 }

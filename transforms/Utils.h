@@ -8,6 +8,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/IR/Value.h"
 
 namespace kfuse {
@@ -148,6 +149,15 @@ int64_t resolveSmCount(llvm::StringRef chip, int64_t smCount);
 mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
                                         llvm::StringRef pass,
                                         llvm::StringRef chip, int64_t smCount);
+
+/// Applies `patterns` greedily to `op` until none applies, within a budget
+/// of rewrites (200 per op, at least 10000; a program takes a few per op):
+/// patterns that would undo each other without end (a bug in kfuse, as one
+/// was) fail here instead of running until memory is exhausted. The caller
+/// reports the failure.
+mlir::LogicalResult
+applyPatternsWithBudget(mlir::Operation *op,
+                        const mlir::FrozenRewritePatternSet &patterns);
 
 // Rewriting generics (the normalize passes: Normalize.cpp, GatherIndices.cpp).
 

@@ -1388,8 +1388,7 @@ def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups):
     # that x and y move 2 or 4 floats at a time (7 x 7 and 5 x 5 alone take
     # one), reading the weights lane by lane at the merged index divided
     # back: the results match numpy in register and streaming modes.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
-    from suite import _group_norm_text
+    from suite import _group_norm_text  # (bench/ is on the path: see the top)
     n, c, h, w = shape
     src = _group_norm_text(n, c, h, w, groups)
     rng = np.random.default_rng(7)
