@@ -332,6 +332,9 @@ def main():
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
                 variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
+            if args.row_variants and name == "softmax_xent_v50257":
+                # single floats (the rows start off 16-byte boundaries)
+                variants = {"noshift": dict(row_shift=False)}
             if args.row_variants and name == "layernorm_bwd":
                 # rows each block folds into the column sums' partials (default:
                 # 32 here; 1: every term stored)

@@ -20,7 +20,11 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "group_norm_silu",
               # the same at batch 1 (inference; a 1024-pixel image's latent):
               # 32 rows of 163840
-              "group_norm_silu_b1"])
+              "group_norm_silu_b1",
+              # cross-entropy over GPT-2's vocabulary: rows of an odd width
+              # (shifted chunks: 16-byte loads though rows start off 16-byte
+              # boundaries)
+              "softmax_xent_v50257"])
 
 
 def _xent_text(rows, cols):
@@ -214,6 +218,7 @@ def programs(rows=None):
     # (h, w) merged)
     progs["group_norm_silu_b1"] = _group_norm_text(
         *((1, 320, 128, 128) if rows is None else (1, 64, 14, 14)), 32)
+    progs["softmax_xent_v50257"] = _xent_text(r(1280), 50257)  # 257 MB of logits
     return progs
 
 
@@ -256,6 +261,7 @@ def torch_reference(name):
         "l2norm": lambda x: torch.sqrt((x * x).sum()),
         "softmax": lambda x: torch.softmax(x, dim=-1),
         "softmax_xent": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
+        "softmax_xent_v50257": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "colsum": lambda x: x.sum(0),

@@ -738,6 +738,13 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "publishes its total, a cluster barrier per reduction) or 'async' "
            "(st.async into every block's slots, completing an mbarrier there; "
            "PTX 8.1)">,
+    Option<"rowShift", "row-shift", "bool", /*default=*/"true",
+           "Rows whose width is no multiple of the widest vector move "
+           "aligned vectors anyway: row r of the [rows, n] layout starts "
+           "(r * n) mod width elements past a vector boundary, the chunks "
+           "follow memory, and the lanes of the row's first and last chunks "
+           "outside the row are masked (false: narrower vectors, down to "
+           "single elements)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

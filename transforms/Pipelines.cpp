@@ -117,6 +117,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "(a cluster barrier per reduction) or async (st.async "
                      "into every block, awaited on an mbarrier)"),
       llvm::cl::init("barrier")};
+  Option<bool> rowShift{
+      *this, "row-shift",
+      llvm::cl::desc("Rows whose width is no multiple of the widest vector "
+                     "move aligned vectors anyway, chunks following memory "
+                     "(masked lanes at the row's ends); false: narrower "
+                     "vectors"),
+      llvm::cl::init(true)};
   Option<int64_t> blocksPerSm{
       *this, "blocks-per-sm",
       llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
@@ -244,7 +251,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
-          "row-fold={12}}),"
+          "row-fold={12} row-shift={13}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -254,7 +261,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
-          o.rowExchange.getValue(), o.rowFold.getValue())
+          o.rowExchange.getValue(), o.rowFold.getValue(),
+          o.rowShift ? "true" : "false")
           .str());
 }
 

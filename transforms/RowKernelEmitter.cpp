@@ -82,6 +82,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 using kfuse::RowKernelOptions;
@@ -319,7 +320,8 @@ public:
       : generics(generics), name(name), threads(options.threads),
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster), online(options.online),
-        asyncExchange(options.asyncExchange), smCount(options.smCount),
+        asyncExchange(options.asyncExchange),
+        shiftChunks(options.shiftChunks), smCount(options.smCount),
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
@@ -400,6 +402,9 @@ private:
   /// st.async, each arrival completing the receiver's mbarrier, instead of
   /// publishing them with a cluster barrier (see clusterCombine).
   bool asyncExchange;
+  /// Rows whose width is no multiple of the widest vector may take shifted
+  /// chunks (see `shifted`).
+  bool shiftChunks;
   /// The SMs the launch shapes aim to fill.
   int64_t smCount;
   /// A contraction (matmul, convolution): inputs reused across rows.
@@ -463,6 +468,68 @@ private:
   /// Register mode over a ragged row: whether each chunk lies in the row
   /// (a chunk past its end loads nothing; its lanes are masked).
   SmallVector<Value> chunkInside;
+  /// Aligned chunks (register and streaming modes over one column loop of
+  /// n columns, n not a multiple of the widest vector): row r of an
+  /// identity-layout [rows..., n] buffer starts `rowShift` = (r * n) mod
+  /// width elements past a vector boundary, so the chunks follow memory,
+  /// not the row. Virtual column v (what the threads step over, 0 to
+  /// n + rowShift) is column v - rowShift. Every chunk is one aligned
+  /// vector load, the row's first and last ones reading into the rows
+  /// beside it (their lanes outside the row masked), but for the buffer's
+  /// last chunk where it passes the buffer's end (loaded lane by lane); a
+  /// chunk wholly in the row is one aligned vector store, the row's first
+  /// and last are stored lane by lane (softmax over 50257 logits: 4 floats
+  /// per access, not 1). Decided by emit().
+  bool shifted = false;
+  /// (the row's linear index, and its shift)
+  Value rowLinear, rowShift;
+  /// A chunk of shifted mode, recorded by the column value it is indexed
+  /// with (negative at the row's head).
+  struct ShiftedChunk {
+    SmallVector<Value> rowIdx;
+    /// Every lane in the row: one aligned vector store.
+    Value whole;
+    /// Every lane in the buffer: one aligned vector load.
+    Value inBuffer;
+    /// vector<width x i1>: the lanes in the row.
+    Value lanes;
+    /// Each lane's column clamped into the row (lane-by-lane loads).
+    SmallVector<Value> laneCols;
+  };
+  llvm::DenseMap<Value, ShiftedChunk> shiftedChunks;
+  /// Streaming mode's shifted loads, by (buffer, map, chunk column).
+  llvm::DenseMap<std::tuple<void *, void *, void *>, Value> streamedLoads;
+  /// Whether an op of the group reads or writes an identity-layout
+  /// [rows..., columns...] buffer at (row, column): what shifted chunks
+  /// move as aligned vectors.
+  bool readsRowLayout() const {
+    SmallVector<int64_t> shape(rowShape);
+    llvm::append_range(shape, colShape);
+    for (linalg::GenericOp g : generics)
+      for (OpOperand &o : g->getOpOperands()) {
+        auto type = dyn_cast<MemRefType>(o.get().getType());
+        if (type && type.getLayout().isIdentity() &&
+            type.getShape() == ArrayRef(shape) &&
+            g.getMatchingIndexingMap(&o).isIdentity())
+          return true;
+      }
+    return false;
+  }
+  /// Records the shifted chunk at column `col` of row `rowIdx` and returns
+  /// its lane mask: the lanes of `maskCol` (default `col`) in the row. (A
+  /// streaming trip's entry past the row's end loads at a column in the row
+  /// instead, with every lane masked.) `head` / `tail`: whether the chunk
+  /// may start before the row / end after it (if neither, it is whole: no
+  /// tests).
+  Value shiftedChunk(OpBuilder &b, Location loc, ArrayRef<Value> rowIdx,
+                     Value col, int64_t numCols, bool head, bool tail,
+                     Value maskCol = Value());
+  /// Whether `buffer` read through `map` at loop indices `loopIdx` (row
+  /// indices, then the column) is the shifted layout itself: an
+  /// identity-layout [rows..., n] buffer indexed by `chunk`'s row and the
+  /// column, so that its chunks are aligned vectors.
+  bool alignedWithRows(Value buffer, AffineMap map, ArrayRef<Value> loopIdx,
+                       const ShiftedChunk &chunk) const;
   /// Column sums folded in registers: the running partials, chunk k of
   /// column sum i at i * chunks + k (loop-carried over the block's rows).
   bool accumulating = false;
@@ -557,13 +624,17 @@ private:
   /// first, then columns; `valid`: which are in the row, empty when all
   /// are): the running mean and M2 after it, or nulls on failure. `iv`,
   /// `colStart`, `step`: the trip's first column, the thread's first
-  /// column, and the distance between the thread's columns.
-  std::pair<Value, Value>
+  /// column, and the distance between the thread's columns. Shifted chunks
+  /// count per lane instead: `lanesIn`, each point's lanes in the row, and
+  /// `seen`, the columns each lane folded before the trip; the trip's count
+  /// per lane is then returned third.
+  std::tuple<Value, Value, Value>
   foldCentered(OpBuilder &b, Location loc, linalg::GenericOp g,
                const Centered &centered, ArrayRef<SmallVector<Value>> points,
                unsigned numRowIdx, ArrayRef<Value> valid, Cache &cache,
                Value shift, Value mean, Value m2, Value iv, Value colStart,
-               int64_t step);
+               int64_t step, ArrayRef<Value> lanesIn = {},
+               Value seen = Value());
   /// e of centered sum `g` at `point` (row indices first): g's body
   /// evaluated with 0 in place of q's row value (so d = e - 0); null on
   /// failure.
@@ -805,8 +876,19 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
   }
   // From memory (a group input), once per chunk in register mode (scalar
   // chunks too: barriers between the phases keep CSE from merging loads).
-  if (chunks == 0 || loopIdx.size() != rowShape.size() + colShape.size())
-    return loadFromMemory(b, loc, buffer, map, loopIdx);
+  if (chunks == 0 || loopIdx.size() != rowShape.size() + colShape.size()) {
+    if (!shifted || !vectorized(loopIdx))
+      return loadFromMemory(b, loc, buffer, map, loopIdx);
+    // (shifted chunks load under a test of the chunk, which CSE does not
+    // merge: once per chunk, the members of a streaming pass sharing it)
+    auto key = std::make_tuple(buffer.getAsOpaquePointer(),
+                               const_cast<void *>(map.getAsOpaquePointer()),
+                               loopIdx.back().getAsOpaquePointer());
+    Value &slot = streamedLoads[key];
+    if (!slot || slot.getParentBlock() != b.getInsertionBlock())
+      slot = loadFromMemory(b, loc, buffer, map, loopIdx);
+    return slot;
+  }
   auto key =
       std::make_tuple(buffer.getAsOpaquePointer(),
                       const_cast<void *>(map.getAsOpaquePointer()), chunk);
@@ -844,44 +926,171 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
 /// not depend on it, gathered scalars otherwise.
 Value RowKernel::loadFromMemory(OpBuilder &b, Location loc, Value buffer,
                                 AffineMap map, ArrayRef<Value> loopIdx) {
-  auto indicesAt = [&](int64_t lane) {
+  // (the buffer's indices at loop indices `at`, the innermost column plus
+  // `lane`, or at column `laneCol` where given)
+  auto indicesAt = [&](OpBuilder &ib, int64_t lane, Value laneCol = Value()) {
     SmallVector<Value> at(loopIdx);
-    if (lane)
+    if (laneCol)
+      at.back() = laneCol;
+    else if (lane)
       at.back() = arith::AddIOp::create(
-          b, loc, at.back(), arith::ConstantIndexOp::create(b, loc, lane));
+          ib, loc, at.back(), arith::ConstantIndexOp::create(ib, loc, lane));
     SmallVector<Value> idx;
     for (AffineExpr e : map.getResults()) {
       if (auto dim = dyn_cast<AffineDimExpr>(e))
         idx.push_back(at[dim.getPosition()]);
       else if (auto cst = dyn_cast<AffineConstantExpr>(e))
-        idx.push_back(arith::ConstantIndexOp::create(b, loc, cst.getValue()));
+        idx.push_back(arith::ConstantIndexOp::create(ib, loc, cst.getValue()));
       else // e.g. d2 + d5 in a convolution
-        idx.push_back(affine::expandAffineExpr(b, loc, e, at, {}));
+        idx.push_back(affine::expandAffineExpr(ib, loc, e, at, {}));
     }
     return idx;
   };
   if (!vectorized(loopIdx))
-    return memref::LoadOp::create(b, loc, buffer, indicesAt(0)).getResult();
+    return memref::LoadOp::create(b, loc, buffer, indicesAt(b, 0)).getResult();
   auto type = cast<MemRefType>(buffer.getType());
   unsigned inner = loopIdx.size() - 1, uses = 0;
   for (AffineExpr e : map.getResults())
     uses += e.isFunctionOfDim(inner);
   if (uses == 0)
-    return splat(b, loc, memref::LoadOp::create(b, loc, buffer, indicesAt(0)));
-  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return splat(b, loc,
+                 memref::LoadOp::create(b, loc, buffer, indicesAt(b, 0)));
   Type elem = type.getElementType();
-  if (uses == 1 && last && last.getPosition() == inner &&
-      type.getShape().back() % width == 0) {
-    unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
-    return vector::LoadOp::create(b, loc, cast<VectorType>(vectorOf(elem)),
-                                  buffer, indicesAt(0), /*nontemporal=*/false,
+  auto vectorType = cast<VectorType>(vectorOf(elem));
+  unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+  auto alignedLoad = [&](OpBuilder &ib, Location l) -> Value {
+    return vector::LoadOp::create(ib, l, vectorType, buffer, indicesAt(ib, 0),
+                                  /*nontemporal=*/false,
                                   llvm::MaybeAlign(width * bytes));
+  };
+  if (shifted) {
+    // Lane by lane at columns clamped into the row, or one aligned vector
+    // where the chunk lies in the row of a buffer in the shifted layout.
+    auto found = shiftedChunks.find(loopIdx.back());
+    assert(found != shiftedChunks.end() && "a load at an unrecorded chunk");
+    ShiftedChunk chunk = found->second;
+    auto laneLoads = [&](OpBuilder &ib, Location l) -> Value {
+      SmallVector<Value> lanes;
+      for (Value col : chunk.laneCols)
+        lanes.push_back(
+            memref::LoadOp::create(ib, l, buffer, indicesAt(ib, 0, col)));
+      return vector::FromElementsOp::create(ib, l, vectorType, lanes);
+    };
+    if (!alignedWithRows(buffer, map, loopIdx, chunk))
+      return laneLoads(b, loc);
+    if (matchPattern(chunk.inBuffer, m_One()))
+      return alignedLoad(b, loc);
+    return scf::IfOp::create(
+               b, loc, chunk.inBuffer,
+               [&](OpBuilder &tb, Location l) {
+                 scf::YieldOp::create(tb, l, alignedLoad(tb, l));
+               },
+               [&](OpBuilder &eb, Location l) {
+                 scf::YieldOp::create(eb, l, laneLoads(eb, l));
+               })
+        .getResult(0);
   }
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (uses == 1 && last && last.getPosition() == inner &&
+      type.getShape().back() % width == 0)
+    return alignedLoad(b, loc);
   SmallVector<Value> lanes;
   for (int64_t lane = 0; lane < width; ++lane)
-    lanes.push_back(memref::LoadOp::create(b, loc, buffer, indicesAt(lane)));
-  return vector::FromElementsOp::create(
-      b, loc, cast<VectorType>(vectorOf(elem)), lanes);
+    lanes.push_back(
+        memref::LoadOp::create(b, loc, buffer, indicesAt(b, lane)));
+  return vector::FromElementsOp::create(b, loc, vectorType, lanes);
+}
+
+Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
+                              ArrayRef<Value> rowIdx, Value col,
+                              int64_t numCols, bool head, bool tail,
+                              Value maskCol) {
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  ShiftedChunk chunk;
+  chunk.rowIdx.assign(rowIdx.begin(), rowIdx.end());
+  if (!head && !tail) {
+    // (a chunk in the middle of every row: one aligned vector, no masks)
+    chunk.whole = arith::ConstantIntOp::create(b, loc, 1, 1);
+    chunk.inBuffer = chunk.whole;
+    chunk.lanes = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(VectorType::get({width}, b.getI1Type()),
+                                       b.getBoolAttr(true)));
+    chunk.laneCols.clear();
+    for (int64_t lane = 0; lane < width; ++lane)
+      chunk.laneCols.push_back(
+          lane ? arith::AddIOp::create(b, loc, col, cIdx(lane)).getResult()
+               : col);
+    Value lanes = chunk.lanes;
+    shiftedChunks[col] = std::move(chunk);
+    return lanes;
+  }
+  chunk.whole = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col, cIdx(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col,
+                            cIdx(numCols - width)));
+  // (a chunk starts at a multiple of the width in the buffer, at or after
+  // its start: it passes the buffer's end only in the last row)
+  int64_t numRows = 1;
+  for (int64_t d : rowShape)
+    numRows *= d;
+  chunk.inBuffer =
+      tail ? arith::CmpIOp::create(
+                 b, loc, arith::CmpIPredicate::sle,
+                 arith::AddIOp::create(
+                     b, loc,
+                     arith::MulIOp::create(b, loc, rowLinear, cIdx(numCols)),
+                     col),
+                 cIdx(numRows * numCols - width))
+                 .getResult()
+           : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+  auto indexVector = VectorType::get({width}, b.getIndexType());
+  SmallVector<int64_t> offsets(width);
+  std::iota(offsets.begin(), offsets.end(), 0);
+  Value laneColumns = arith::AddIOp::create(
+      b, loc,
+      vector::BroadcastOp::create(b, loc, indexVector, maskCol ? maskCol : col),
+      arith::ConstantOp::create(b, loc, b.getIndexVectorAttr(offsets)));
+  auto splatIdx = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(indexVector, b.getIndexAttr(v)));
+  };
+  chunk.lanes = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, laneColumns,
+                            splatIdx(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, laneColumns,
+                            splatIdx(numCols)));
+  for (int64_t lane = 0; lane < width; ++lane)
+    chunk.laneCols.push_back(arith::MaxSIOp::create(
+        b, loc,
+        arith::MinSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, col, cIdx(lane)),
+            cIdx(numCols - 1)),
+        cIdx(0)));
+  Value lanes = chunk.lanes;
+  shiftedChunks[col] = std::move(chunk);
+  return lanes;
+}
+
+bool RowKernel::alignedWithRows(Value buffer, AffineMap map,
+                                ArrayRef<Value> loopIdx,
+                                const ShiftedChunk &chunk) const {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> shape(rowShape);
+  llvm::append_range(shape, colShape);
+  if (!type.getLayout().isIdentity() || type.getShape() != ArrayRef(shape) ||
+      map.getNumResults() != shape.size())
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    Value want = i + 1 < shape.size() ? chunk.rowIdx[i] : loopIdx.back();
+    if (!dim || loopIdx[dim.getPosition()] != want)
+      return false;
+  }
+  return true;
 }
 
 FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
@@ -1307,14 +1516,30 @@ LogicalResult RowKernel::emitRegisterPhases(
     return arith::ConstantIndexOp::create(kb, loc, v);
   };
   // (cluster mode: this block's share of the row, from colBase on)
-  bool ragged = numCols % (t * width) != 0;
+  bool ragged = shifted || numCols % (t * width) != 0;
   SmallVector<SmallVector<Value>> points;
   SmallVector<Value> valid; // per chunk, only when the row is ragged
+  SmallVector<Value> inRow; // (shifted: per chunk, its lanes in the row)
   for (int64_t k = 0; k < chunks; ++k) {
     Value col = arith::MulIOp::create(
         kb, loc, arith::AddIOp::create(kb, loc, colThread, cIdx(k * t)),
         cIdx(width));
-    if (ragged) {
+    if (shifted) {
+      // (virtual columns; a chunk past the row's end loads nothing, see
+      // chunkInside)
+      // (only a thread's first chunk may start before the row, only chunks
+      // past the row's first (k + 1) t width - width columns end after it)
+      col = arith::SubIOp::create(kb, loc, col, rowShift);
+      bool tail = (k + 1) * t * width > numCols;
+      valid.push_back(tail ? arith::CmpIOp::create(
+                                 kb, loc, arith::CmpIPredicate::slt, col,
+                                 cIdx(numCols))
+                                 .getResult()
+                           : arith::ConstantIntOp::create(kb, loc, 1, 1)
+                                 .getResult());
+      inRow.push_back(shiftedChunk(kb, loc, rowIdx, col, numCols,
+                                   /*head=*/k == 0, tail));
+    } else if (ragged) {
       Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, col,
                                        cIdx(numCols));
       valid.push_back(ok);
@@ -1346,8 +1571,9 @@ LogicalResult RowKernel::emitRegisterPhases(
         auto next = evalBody(kb, loc, g, points[k], cache, partial, k);
         if (failed(next))
           return failure();
-        partial = ragged ? arith::SelectOp::create(kb, loc, valid[k],
-                                                   (*next)[0], partial)
+        partial = ragged ? arith::SelectOp::create(
+                               kb, loc, shifted ? inRow[k] : valid[k],
+                               (*next)[0], partial)
                                .getResult()
                          : (*next)[0];
       }
@@ -1437,14 +1663,15 @@ void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
                                               /*withElse=*/false)
                                 .getThenBodyBuilder()
                           : outer;
-  auto at = [&](int64_t lane) {
+  auto at = [&](int64_t lane, OpBuilder *ib = nullptr) {
+    OpBuilder &ab = ib ? *ib : b;
     SmallVector<Value> r;
     for (AffineExpr e : map.getResults()) {
       unsigned pos = cast<AffineDimExpr>(e).getPosition();
       Value x = idx[pos];
       if (lane && pos == idx.size() - 1)
-        x = arith::AddIOp::create(b, loc, x,
-                                  arith::ConstantIndexOp::create(b, loc, lane));
+        x = arith::AddIOp::create(
+            ab, loc, x, arith::ConstantIndexOp::create(ab, loc, lane));
       r.push_back(x);
     }
     return r;
@@ -1456,16 +1683,44 @@ void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
   auto last = map.getNumResults()
                   ? dyn_cast<AffineDimExpr>(map.getResults().back())
                   : nullptr;
+  auto vectorStore = [&](OpBuilder &sb) {
+    Type elem = type.getElementType();
+    unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+    vector::StoreOp::create(sb, loc, value, buffer, at(0, &sb),
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(width * bytes));
+  };
+  if (shifted && width > 1) {
+    // One aligned vector where the chunk lies in the row of a buffer in the
+    // shifted layout, else each lane in the row on its own.
+    auto found = shiftedChunks.find(idx.back());
+    assert(found != shiftedChunks.end() && "a store at an unrecorded chunk");
+    ShiftedChunk chunk = found->second;
+    OpBuilder lb = b;
+    if (alignedWithRows(buffer, map, idx, chunk)) {
+      if (matchPattern(chunk.whole, m_One()))
+        return vectorStore(b);
+      auto whole = scf::IfOp::create(b, loc, chunk.whole, /*withElse=*/true);
+      OpBuilder tb = whole.getThenBodyBuilder();
+      vectorStore(tb);
+      lb = whole.getElseBodyBuilder();
+    }
+    for (int64_t lane = 0; lane < width; ++lane) {
+      Value inRow = vector::ExtractOp::create(lb, loc, chunk.lanes, lane);
+      OpBuilder sb = scf::IfOp::create(lb, loc, inRow, /*withElse=*/false)
+                         .getThenBodyBuilder();
+      memref::StoreOp::create(sb, loc,
+                              vector::ExtractOp::create(sb, loc, value, lane),
+                              buffer, at(lane, &sb));
+    }
+    return;
+  }
   if (width == 1) {
     memref::StoreOp::create(b, loc, value, buffer, at(0));
   } else if (map.isIdentity() ||
              (last && last.getPosition() == idx.size() - 1 &&
               type.getShape().back() % width == 0)) {
-    Type elem = type.getElementType();
-    unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
-    vector::StoreOp::create(b, loc, value, buffer, at(0),
-                            /*nontemporal=*/false,
-                            llvm::MaybeAlign(width * bytes));
+    vectorStore(b);
   } else {
     for (int64_t lane = 0; lane < width; ++lane)
       memref::StoreOp::create(b, loc,
@@ -1831,11 +2086,12 @@ Value RowKernel::centeredTerm(OpBuilder &b, Location loc, linalg::GenericOp g,
   return failed(v) ? Value() : mapping.lookup(centered.squared);
 }
 
-std::pair<Value, Value> RowKernel::foldCentered(
+std::tuple<Value, Value, Value> RowKernel::foldCentered(
     OpBuilder &b, Location loc, linalg::GenericOp g, const Centered &centered,
     ArrayRef<SmallVector<Value>> points, unsigned numRowIdx,
     ArrayRef<Value> valid, Cache &cache, Value shift, Value mean, Value m2,
-    Value iv, Value colStart, int64_t step) {
+    Value iv, Value colStart, int64_t step, ArrayRef<Value> lanesIn,
+    Value seen) {
   Type type = mean.getType();
   Type elem = getElementTypeOrSelf(type);
   Value zero = floatConstant(b, loc, type, 0.0);
@@ -1848,15 +2104,20 @@ std::pair<Value, Value> RowKernel::foldCentered(
       return {};
     es.push_back(arith::SubFOp::create(b, loc, e, shift));
   }
+  bool perLane = !lanesIn.empty();
   auto inRow = [&](unsigned j, Value v) {
-    return valid.empty() || !valid[j]
-               ? v
-               : arith::SelectOp::create(b, loc, valid[j], v, zero)
-                     .getResult();
+    Value ok = perLane ? lanesIn[j] : valid.empty() ? Value() : valid[j];
+    return ok ? arith::SelectOp::create(b, loc, ok, v, zero).getResult() : v;
   };
-  // The trip's count, mean and M2.
+  // The trip's count (per lane: shifted chunks have lanes outside the row),
+  // mean and M2.
   Value count = floatConstant(b, loc, elem, double(es.size()));
-  if (!valid.empty()) {
+  if (perLane) {
+    count = zero;
+    for (Value ok : lanesIn)
+      count = arith::AddFOp::create(
+          b, loc, count, arith::UIToFPOp::create(b, loc, type, ok));
+  } else if (!valid.empty()) {
     count = floatConstant(b, loc, elem, 1.0);
     for (Value ok : ArrayRef<Value>(valid).drop_front())
       count = arith::AddFOp::create(
@@ -1864,16 +2125,29 @@ std::pair<Value, Value> RowKernel::foldCentered(
           arith::SelectOp::create(b, loc, ok, floatConstant(b, loc, elem, 1.0),
                                   floatConstant(b, loc, elem, 0.0)));
   }
+  // (a lane that folds nothing in this trip, at the row's ends, keeps its
+  // mean and M2)
+  Value some = perLane ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                               count, zero)
+                             .getResult()
+                       : Value();
+  auto whereSome = [&](Value v) {
+    return some ? arith::SelectOp::create(b, loc, some, v, zero).getResult()
+                : v;
+  };
+  auto lanes = [&](Value v) {
+    return isa<VectorType>(v.getType()) ? v : splat(b, loc, v);
+  };
   Value sum = inRow(0, es[0]);
   for (unsigned j = 1; j < es.size(); ++j)
     sum = arith::AddFOp::create(b, loc, sum, inRow(j, es[j]));
   Value tripMean =
-      valid.empty()
+      valid.empty() && !perLane
           ? arith::MulFOp::create(
                 b, loc, sum, floatConstant(b, loc, type, 1.0 / es.size()))
                 .getResult()
-          : arith::DivFOp::create(b, loc, sum, splat(b, loc, count))
-                .getResult();
+          : whereSome(
+                arith::DivFOp::create(b, loc, sum, lanes(count)).getResult());
   Value tripM2;
   for (auto [j, e] : llvm::enumerate(es)) {
     Value dev = arith::SubFOp::create(b, loc, e, tripMean);
@@ -1881,25 +2155,29 @@ std::pair<Value, Value> RowKernel::foldCentered(
     tripM2 = tripM2 ? arith::AddFOp::create(b, loc, tripM2, sq).getResult() : sq;
   }
   // Merged into the running ones, n columns of this lane folded so far.
-  Value n = arith::UIToFPOp::create(
-      b, loc, elem,
-      arith::IndexCastUIOp::create(
-          b, loc, b.getI64Type(),
-          arith::DivUIOp::create(
-              b, loc, arith::SubIOp::create(b, loc, iv, colStart),
-              arith::ConstantIndexOp::create(b, loc, step))));
-  Value ratio = arith::DivFOp::create(b, loc, count,
-                                      arith::AddFOp::create(b, loc, n, count));
+  Value n = perLane
+                ? seen
+                : arith::UIToFPOp::create(
+                      b, loc, elem,
+                      arith::IndexCastUIOp::create(
+                          b, loc, b.getI64Type(),
+                          arith::DivUIOp::create(
+                              b, loc,
+                              arith::SubIOp::create(b, loc, iv, colStart),
+                              arith::ConstantIndexOp::create(b, loc, step))))
+                      .getResult();
+  Value ratio = whereSome(arith::DivFOp::create(
+      b, loc, count, arith::AddFOp::create(b, loc, n, count)));
   Value delta = arith::SubFOp::create(b, loc, tripMean, mean);
   Value newMean = arith::AddFOp::create(
-      b, loc, mean, arith::MulFOp::create(b, loc, delta, splat(b, loc, ratio)));
+      b, loc, mean, arith::MulFOp::create(b, loc, delta, lanes(ratio)));
   Value weight = arith::MulFOp::create(b, loc, n, ratio);
   Value newM2 = arith::AddFOp::create(
       b, loc, arith::AddFOp::create(b, loc, m2, tripM2),
       arith::MulFOp::create(
           b, loc, arith::MulFOp::create(b, loc, delta, delta),
-          splat(b, loc, weight)));
-  return {newMean, newM2};
+          lanes(weight)));
+  return {newMean, newM2, perLane ? count : Value()};
 }
 
 LogicalResult
@@ -1913,12 +2191,14 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // (a thread per row: `threadBatch` loads in flight per thread and trip;
   // one for contractions, whose loads the threads of a warp share)
   // (row tiles: scalars, as many in flight as `batch` vectors)
-  int64_t k = std::clamp<int64_t>((numCols + step - 1) / step, 1,
+  // (shifted: over virtual columns, up to n + rowShift)
+  int64_t span = shifted ? numCols + width - 1 : numCols;
+  int64_t k = std::clamp<int64_t>((span + step - 1) / step, 1,
                                   contraction        ? 1
                                   : perThread        ? threadBatch
                                   : rowsPerBlock > 1 ? batch * 4
                                                      : batch);
-  bool masked = numCols % (step * k) != 0;
+  bool masked = shifted || numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;
   SmallVector<Value> inits;
   SmallVector<Combiner> combs;
@@ -1932,17 +2212,41 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
               arith::ConstantOp::create(
                   kb, loc, neutral(kb, combs.back().kind, accType))));
   }
+  Value end = shifted ? arith::AddIOp::create(kb, loc, rowShift,
+                                              cIdx(kb, numCols))
+                             .getResult()
+                       : cIdx(kb, numCols);
+  // (shifted: where an entry past the row's end loads, the row's first
+  // aligned chunk)
+  Value firstAligned =
+      shifted ? arith::RemUIOp::create(
+                    kb, loc,
+                    arith::SubIOp::create(kb, loc, cIdx(kb, width), rowShift),
+                    cIdx(kb, width))
+                    .getResult()
+              : Value();
   // (a centered sum's running M2, after every member's slot, and its
-  // shift: e at the row's first column, splatted, the same in every lane
-  // and thread)
-  llvm::DenseMap<Operation *, unsigned> m2Slot;
+  // shift: e at the row's first column (shifted: at its first aligned
+  // chunk's first lane), splatted, the same in every lane and thread;
+  // shifted: also the columns each lane folded)
+  llvm::DenseMap<Operation *, unsigned> m2Slot, seenSlot;
   llvm::DenseMap<Operation *, Value> shifts;
   for (linalg::GenericOp g : members)
     if (auto c = centeredSums.find(g); c != centeredSums.end()) {
       m2Slot[g] = inits.size();
       inits.push_back(inits[slot[g]]); // (0: the neutral of a sum)
+      if (shifted) {
+        seenSlot[g] = inits.size();
+        inits.push_back(inits[slot[g]]);
+      }
       SmallVector<Value> first(rowIdx);
-      first.append(colShape.size(), cIdx(kb, 0));
+      if (shifted) {
+        first.push_back(firstAligned);
+        shiftedChunk(kb, loc, rowIdx, firstAligned, numCols, /*head=*/false,
+                     /*tail=*/true);
+      } else {
+        first.append(colShape.size(), cIdx(kb, 0));
+      }
       Cache once;
       Value e = centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once);
       if (!e)
@@ -1952,14 +2256,31 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       c->second.shift = e;
       shifts[g] = splat(kb, loc, e);
     }
-  auto loop = scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols),
-                                 cIdx(kb, step * k), inits);
+  auto loop =
+      scf::ForOp::create(kb, loc, colStart, end, cIdx(kb, step * k), inits);
   OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
   SmallVector<SmallVector<Value>> points;
   SmallVector<Value> valid; // per batch entry, when masked
+  SmallVector<Value> inRow; // (shifted: per entry, its lanes in the row)
   for (int64_t j = 0; j < k; ++j) {
     Value col = loop.getInductionVar();
-    if (j > 0) {
+    if (shifted) {
+      Value v = j > 0 ? arith::AddIOp::create(lb, loc, col, cIdx(lb, j * step))
+                            .getResult()
+                      : col;
+      Value at = arith::SubIOp::create(lb, loc, v, rowShift);
+      col = at;
+      if (j > 0) {
+        Value ok =
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, v, end);
+        col = arith::SelectOp::create(lb, loc, ok, at, firstAligned);
+        valid.push_back(ok);
+      } else {
+        valid.push_back(Value()); // (the trip's first chunk is in the row)
+      }
+      inRow.push_back(shiftedChunk(lb, loc, rowIdx, col, numCols,
+                                   /*head=*/j == 0, /*tail=*/true, at));
+    } else if (j > 0) {
       col = arith::AddIOp::create(lb, loc, col, cIdx(lb, j * step));
       if (masked) {
         Value ok = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult,
@@ -1980,14 +2301,17 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   for (linalg::GenericOp g : members) {
     Value acc = accs[slot[g]];
     if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-      auto [mean, m2] = foldCentered(
+      Value seen = shifted ? accs[seenSlot[g]] : Value();
+      auto [mean, m2, count] = foldCentered(
           lb, loc, g, c->second, points, rowIdx.size(), valid, cache,
           shifts[g], accs[slot[g]], accs[m2Slot[g]], loop.getInductionVar(),
-          colStart, step);
+          colStart, step, inRow, seen);
       if (!mean)
         return failure();
       next[slot[g]] = mean;
       next[m2Slot[g]] = m2;
+      if (shifted)
+        next[seenSlot[g]] = arith::AddFOp::create(lb, loc, seen, count);
       continue;
     }
     Value override;
@@ -2015,7 +2339,9 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
       if (failed(v))
         return failure();
-      acc = masked && valid[j]
+      acc = shifted ? arith::SelectOp::create(lb, loc, inRow[j], (*v)[0], acc)
+                          .getResult()
+            : masked && valid[j]
                 ? arith::SelectOp::create(lb, loc, valid[j], (*v)[0], acc)
                       .getResult()
                 : (*v)[0];
@@ -2043,8 +2369,10 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
         totals[g] = m2;
         continue;
       }
-      Value n = countOf(kb, loc, colStart, step, numCols, elem);
-      Value sum = arith::MulFOp::create(kb, loc, mean, splat(kb, loc, n));
+      Value n = shifted ? loop.getResult(seenSlot[g])
+                        : splat(kb, loc,
+                                countOf(kb, loc, colStart, step, numCols, elem));
+      Value sum = arith::MulFOp::create(kb, loc, mean, n);
       if (width > 1)
         sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
                                           sum);
@@ -2057,8 +2385,7 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       Value spread = arith::AddFOp::create(
           kb, loc, m2,
           arith::MulFOp::create(
-              kb, loc, splat(kb, loc, n),
-              arith::MulFOp::create(kb, loc, delta, delta)));
+              kb, loc, n, arith::MulFOp::create(kb, loc, delta, delta)));
       if (width > 1)
         spread = vector::ReductionOp::create(
             kb, loc, vector::CombiningKind::ADD, spread);
@@ -2161,7 +2488,22 @@ LogicalResult RowKernel::emit() {
               g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
             widest = std::max<unsigned>(widest,
                                         (m.getElementTypeBitWidth() + 7) / 8);
-    width = std::min<int64_t>(16 / widest, chunkWidthIn(colShape.back()));
+    // Where the row's width is no multiple of the widest vector (and one
+    // column loop, nothing summed over the rows, a buffer in the rows'
+    // layout), chunks follow memory instead of the row: see `shifted`.
+    // Rows that store results take a warp's worth of vectors at least: the
+    // row's first and last chunks store lane by lane (a softmax over 33
+    // columns stores fewer sectors a float at a time).
+    int64_t natural =
+        std::min<int64_t>(16 / widest, chunkWidthIn(colShape.back()));
+    int64_t widestVector = std::min<int64_t>(16 / widest, 8);
+    shifted = shiftChunks && colShape.size() == 1 && rowsPerBlock == 1 &&
+              natural < widestVector && numCols >= widestVector &&
+              (fullSpaceOutputs().empty() || numCols >= 32 * widestVector) &&
+              columnSums.empty() && !contraction && readsRowLayout();
+    width = shifted ? widestVector : natural;
+    // (shifted: virtual columns, up to n + rowShift)
+    int64_t span = shifted ? numCols + width - 1 : numCols;
     // Threads and chunks per thread for `cols` columns per block, aiming at
     // `aim` chunks per thread.
     auto shape = [&](int64_t cols, int64_t aim, int64_t most = 1024) {
@@ -2211,7 +2553,7 @@ LogicalResult RowKernel::emit() {
       }
       threads = tile * c;
     } else {
-      auto [t, c] = shape(numCols, streams ? streamAim : chunksPerThread);
+      auto [t, c] = shape(span, streams ? streamAim : chunksPerThread);
       chunks = c;
       if (!streams && chunks > room(t)) {
         // Too long for one block's registers: spread the row over a cluster
@@ -2221,7 +2563,8 @@ LogicalResult RowKernel::emit() {
         // blocks, blocks have at most 512 threads (two fit an SM, so one
         // loads while the other waits at a cluster barrier).
         for (bool atAim : {true, false}) {
-          for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
+          for (int64_t n = 2; n <= maxCluster && cluster == 1 && !shifted;
+               n *= 2) {
             if (numCols % (n * width) != 0)
               continue;
             auto [nt, nc] =
@@ -2422,6 +2765,12 @@ LogicalResult RowKernel::emit() {
                           runLoop.getRegionIterArgs().end());
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
+  if (shifted) {
+    rowLinear = row;
+    rowShift = arith::RemUIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, numCols % width)),
+        cIdx(kb, width));
+  }
 
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
   if (chunks > 0) {
@@ -2494,8 +2843,14 @@ LogicalResult RowKernel::emit() {
                       : 1;
       bool masked = numCols % k != 0;
       Value step = k == 1 ? colStep : cIdx(kb, k);
-      auto loop =
-          scf::ForOp::create(kb, loc, colStart, cIdx(kb, numCols), step);
+      // (shifted: virtual columns up to n + rowShift, one chunk a trip)
+      assert((!shifted || k == 1) && "shifted chunks with a thread per row");
+      auto loop = scf::ForOp::create(
+          kb, loc, colStart,
+          shifted ? arith::AddIOp::create(kb, loc, rowShift, cIdx(kb, numCols))
+                        .getResult()
+                  : cIdx(kb, numCols),
+          step);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       struct Pending {
         linalg::GenericOp g;
@@ -2506,7 +2861,11 @@ LogicalResult RowKernel::emit() {
       SmallVector<Pending> stores;
       for (int64_t j = 0; j < k; ++j) {
         Value col = loop.getInductionVar(), ok;
-        if (j > 0) {
+        if (shifted) {
+          col = arith::SubIOp::create(lb, loc, col, rowShift);
+          shiftedChunk(lb, loc, rowIdx, col, numCols, /*head=*/true,
+                       /*tail=*/true);
+        } else if (j > 0) {
           col = arith::AddIOp::create(lb, loc, col, cIdx(lb, j));
           if (masked) {
             ok = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, col,
@@ -3787,12 +4146,15 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 /// of an identity-layout buffer, in order, or, for inputs no op of the
 /// group writes, a leading part of them: group norm's per-channel weights
 /// read k but not h and w) and the merged loop takes wider chunks (14 x 14:
-/// 196, 4 floats; 7 x 7 with 4 channels a group: 196), the group with
-/// those loops merged; otherwise nothing. Row tiles (inputs contiguous along
-/// the rows) load scalars, and contractions have their own kernels: neither
+/// 196, 4 floats; 7 x 7 with 4 channels a group: 196; with `shiftChunks`,
+/// any width once every column loop is merged into one: 7 x 7 with 3
+/// channels a group, 147, takes shifted chunks of 4), the group with those
+/// loops merged; otherwise nothing. Row tiles (inputs contiguous along the
+/// rows) load scalars, and contractions have their own kernels: neither
 /// merges.
 static std::optional<MergedLoops>
-mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows) {
+mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows,
+                       bool shiftChunks) {
   if (alongRows || llvm::any_of(generics, [](linalg::GenericOp g) {
         return kfuse::needsContractionKernel(g);
       }))
@@ -3803,11 +4165,16 @@ mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows) {
   int64_t inner = first.getStaticLoopRanges().back();
   if (chunkWidthIn(inner) >= 4)
     return std::nullopt;
-  // (the width chunks of the merged loop take; none: not merged)
-  auto widthOf = [](const std::optional<MergedLoops> &m) -> int64_t {
-    return m ? chunkWidthIn(
-                   firstReduction(m->generics).getStaticLoopRanges().back())
-             : 0;
+  // (the width chunks of the merged loop take, the widest where one column
+  // loop is left for shifted chunks to take; none: not merged)
+  auto widthOf = [&](const std::optional<MergedLoops> &m) -> int64_t {
+    if (!m)
+      return 0;
+    linalg::GenericOp red = firstReduction(m->generics);
+    int64_t natural = chunkWidthIn(red.getStaticLoopRanges().back());
+    return shiftChunks && natural < 4 && red.getNumReductionLoops() == 1
+               ? 8
+               : natural;
   };
   // Loops every operand reads whole first (inputs read per chunk); else
   // longer runs that inputs read a leading part of (per-channel weights of
@@ -4009,7 +4376,7 @@ LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
           splitMergedRows(generics, kernelName, options, alongRows))
     return *split;
   if (std::optional<MergedLoops> merged =
-          mergeColumnsForVectors(generics, alongRows)) {
+          mergeColumnsForVectors(generics, alongRows, options.shiftChunks)) {
     if (failed(RowKernel(merged->generics, kernelName, options,
                          /*threadPerRow=*/false, alongRows,
                          rowsFillThreads(merged->generics, options.smCount))

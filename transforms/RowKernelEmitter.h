@@ -31,6 +31,11 @@ struct RowKernelOptions {
   /// completing an mbarrier in the receiving block, instead of publishing
   /// them with a cluster barrier.
   bool asyncExchange = false;
+  /// Rows whose width is no multiple of the widest vector (softmax over
+  /// 50257 logits) move whole aligned vectors anyway, chunks following
+  /// memory rather than the row (masked lanes at the row's ends); false:
+  /// narrower vectors, down to single elements.
+  bool shiftChunks = true;
   /// The SMs the launch shapes aim to fill (splits of long rows, thread per
   /// row or block per row, block sizes, loads in flight).
   int64_t smCount = 132;

@@ -888,26 +888,37 @@ def test_channel_softmax_runs_in_row_tiles_and_reads_x_once(shape, dtype):
 
 
 def test_rows_of_odd_width_load_each_value_once_in_register_mode():
-    # Rows whose width no vector divides (1001) keep scalars in registers:
-    # each value is loaded once across the max, sum and divide phases (the
-    # barriers between them kept the loads from being merged: three reads).
+    # Rows whose width no vector divides (1001): each value is loaded once
+    # across the max, sum and divide phases (the barriers between them kept
+    # the loads from being merged: three reads). Shifted chunks (default)
+    # move 4 floats a lane: about 8 vector requests a row, plus the row's
+    # first and last chunks lane by lane (their lanes outside the row read
+    # a value of the row again: at most 3 + 3 floats a row); with
+    # row_shift=False scalars: one warp request per 32 columns (nothing past
+    # the row's end: the last chunk's 23 idle lanes re-read column 0
+    # before). Rows of 4004 bytes start off sector boundaries: <= 1.25x the
+    # sectors (1.08x shifted).
     from kfuse import builder as kb
     p = kb.Program("odd")
     x = p.input("x", (64, 1001), "f32")
     e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
     p.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90")
     xs = np.random.default_rng(2).standard_normal((64, 1001)).astype(np.float32)
-    y = f.emulate(xs)
     ex = np.exp(xs.astype(np.float64) - xs.max(1, keepdims=True))
-    np.testing.assert_allclose(y, ex / ex.sum(1, keepdims=True), rtol=1e-5, atol=1e-8)
-    (stats,) = f.emulator.last_stats
-    # one warp request per 32 columns of a row (32 a row; 96 before), and
-    # nothing past its end (the last chunk's 23 idle lanes re-read column 0
-    # before); rows of 4004 bytes start off sector boundaries: <= 1.25x
-    assert stats["load"]["requests"] == 64 * 32
-    assert stats["load"]["bytes"] == xs.nbytes
-    assert stats["load"]["sectors"] * 32 <= 1.25 * xs.nbytes
+    for shift in (True, False):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_shift=shift)
+        y = f.emulate(xs)
+        np.testing.assert_allclose(y, ex / ex.sum(1, keepdims=True), rtol=1e-5, atol=1e-8)
+        (stats,) = f.emulator.last_stats
+        if shift:
+            assert stats["load"]["requests"] <= 64 * 14
+            assert xs.nbytes <= stats["load"]["bytes"] <= xs.nbytes + 64 * 6 * 4
+            assert stats["load"]["sectors"] * 32 <= 1.08 * xs.nbytes
+            assert stats["store"]["bytes"] == y.nbytes
+        else:
+            assert stats["load"]["requests"] == 64 * 32
+            assert stats["load"]["bytes"] == xs.nbytes
+            assert stats["load"]["sectors"] * 32 <= 1.25 * xs.nbytes
 
 
 def test_split_statistics_with_a_stored_result_store_it_in_a_third_kernel():
@@ -1380,14 +1391,16 @@ def test_cpu_long_float_sums_are_accurate(numerics):
     assert abs(got - want) / want < 3e-7, (got, want)
 
 
-@pytest.mark.parametrize("shape,groups", [((2, 32, 7, 7), 8), ((1, 30, 5, 5), 3),
-                                          ((2, 16, 14, 14), 4)])
-def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups):
+@pytest.mark.parametrize("shape,groups,width", [((2, 32, 7, 7), 8, "v4"), ((1, 30, 5, 5), 3, "v4"),
+                                                ((2, 16, 14, 14), 4, "v4"),
+                                                ((1, 6, 7, 7), 2, "v4")])
+def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups, width):
     # Group norm's rows are (k, h, w); the per-channel weights read k but not
-    # (h, w). The row kernel merges the trailing column loops into one so
-    # that x and y move 2 or 4 floats at a time (7 x 7 and 5 x 5 alone take
-    # one), reading the weights lane by lane at the merged index divided
-    # back: the results match numpy in register and streaming modes.
+    # (h, w). The row kernel merges the column loops into one so that x and y
+    # move 4 floats at a time (7 x 7 and 5 x 5 alone take one; 250 and 147
+    # columns take shifted chunks), reading the weights lane by lane at the
+    # merged index divided back: the results match numpy in register and
+    # streaming modes.
     from suite import _group_norm_text  # (bench/ is on the path: see the top)
     n, c, h, w = shape
     src = _group_norm_text(n, c, h, w, groups)
@@ -1399,9 +1412,103 @@ def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups):
     y = ((xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + 1e-5))
     y = y.reshape(shape) * wt[None, :, None, None] + b[None, :, None, None]
     want = y / (1 + np.exp(-y))
-    width = {7: "v4", 5: "v2", 14: "v4"}[h]
     for opts in ({}, {"row_chunks": 0}):
         f = kfuse.compile(src, target="cuda", chip="sm_90", **opts)
         assert f.report.after.kernels == 1
         assert f"ld.global.{width}.b32" in f.ptx
         np.testing.assert_allclose(f.emulate(x, wt, b), want, rtol=1e-5, atol=2e-6)
+
+
+def _odd_row_program(kind, rows, width, dtype="f32"):
+    from kfuse import builder as kb
+    p = kb.Program(f"{kind}_{width}")
+    x = p.input("x", (rows, width), dtype)
+    if kind == "softmax":
+        e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
+        p.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
+    elif kind == "layernorm":
+        d = x - kb.mean(x, axis=1, keepdims=True)
+        p.output(d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5), name="y")
+    else:  # logsumexp
+        m = kb.max(x, axis=1, keepdims=True)
+        p.output(kb.log(kb.sum(kb.exp(x - m), axis=1)) + kb.max(x, axis=1), name="y")
+    return p
+
+
+def _odd_row_reference(kind, x):
+    x = x.astype(np.float64)
+    if kind == "softmax":
+        e = np.exp(x - x.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+    if kind == "layernorm":
+        d = x - x.mean(1, keepdims=True)
+        return d / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
+    return np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+
+
+@pytest.mark.parametrize("width,opts", [(33, {}), (1025, {}), (1025, {"row_chunks": 0}),
+                                        (4098, {}), (70001, {})])
+@pytest.mark.parametrize("kind", ["softmax", "layernorm", "logsumexp"])
+def test_odd_rows_move_aligned_vectors(kind, width, opts):
+    # Five rows of an odd width start 0, 1, 2, 3 and 0 floats past a 16-byte
+    # boundary (4098: 0, 2, 0, 2, 0). The row kernel moves 4 floats at a
+    # time anyway (shifted chunks: aligned vectors, the lanes of the row's
+    # first and last chunks outside the row masked, those chunks stored
+    # lane by lane) and matches numpy, in registers and streamed (70001: a
+    # streamed layer norm counts each lane's columns); row_shift=False
+    # moves narrower vectors and agrees. Never more memory traffic: the
+    # sectors loaded are at most those of the narrower loads (a streaming
+    # pass loads each chunk once for all its reductions). Rows of 33 that
+    # store results stay unshifted (lane-by-lane stores at both ends would
+    # cost more than they save); a log-sum-exp stores no row.
+    p = _odd_row_program(kind, 5, width)
+    x = (np.random.default_rng(width).standard_normal((5, width)) * 3 + 1).astype(np.float32)
+    want = _odd_row_reference(kind, x)
+    sectors = []
+    for shift in (True, False):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_shift=shift, **opts)
+        assert ("ld.global.v4.b32" in f.ptx) == (shift and (width > 33 or kind == "logsumexp"))
+        np.testing.assert_allclose(f.emulate(x), want, rtol=1e-4, atol=1e-6)
+        sectors.append(sum(st["load"]["sectors"] for st in f.emulator.last_stats))
+    assert sectors[0] <= sectors[1], sectors
+
+
+def test_odd_rows_of_halves_move_eight_at_a_time():
+    # f16 rows of 1001: 8 halves (16 bytes) a chunk, the shift (r * 1001)
+    # mod 8 taking every value over 9 rows.
+    p = _odd_row_program("softmax", 9, 1001, "f16")
+    x = np.random.default_rng(3).standard_normal((9, 1001)).astype(np.float16)
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert "ld.global.v4.b32" in f.ptx  # (8 halves as 4 words)
+    np.testing.assert_allclose(f.emulate(x).astype(np.float64),
+                               _odd_row_reference("softmax", x), rtol=2e-3, atol=1e-5)
+
+
+def test_streamed_odd_layernorm_keeps_its_precision_far_from_zero():
+    # Values 1000 +- 1: the streamed variance folds e - shift per lane with
+    # per-lane counts (lanes at the row's ends fold fewer columns); the
+    # result is as accurate as with single floats.
+    p = _odd_row_program("layernorm", 6, 70001)
+    x = (1000 + np.random.default_rng(5).standard_normal((6, 70001))).astype(np.float32)
+    want = _odd_row_reference("layernorm", x)
+    errs = []
+    for shift in (True, False):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0, row_shift=shift)
+        errs.append(np.abs(f.emulate(x) - want).max())
+    assert errs[0] < 2e-3 and errs[0] <= 2 * errs[1], errs
+
+
+def test_cross_entropy_over_an_odd_vocabulary():
+    # Cross-entropy over 4099 logits (one streamed pass: max, sum of exp and
+    # the label's logit): vector loads, the label picked by its column in
+    # whichever lane holds it.
+    from suite import _xent_text
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((6, 4099)) * 2).astype(np.float32)
+    labels = np.array([0, 4098, 1, 2, 4097, 2049], np.int64)
+    f = kfuse.compile(_xent_text(6, 4099), target="cuda", chip="sm_90")
+    assert "ld.global.v4.b32" in f.ptx
+    xd = x.astype(np.float64)
+    m = xd.max(1)
+    want = np.log(np.exp(xd - m[:, None]).sum(1)) + m - xd[np.arange(6), labels]
+    np.testing.assert_allclose(f.emulate(x, labels), want, rtol=1e-5, atol=1e-5)
