@@ -24,7 +24,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # cross-entropy over GPT-2's vocabulary: rows of an odd width
               # (shifted chunks: 16-byte loads though rows start off 16-byte
               # boundaries)
-              "softmax_xent_v50257"])
+              "softmax_xent_v50257",
+              # x / |x| over 2^24: one row with a stored result, split into
+              # slices (partials, finish, a kernel storing y: x read twice)
+              "l2_normalize"])
 
 
 def _xent_text(rows, cols):
@@ -219,6 +222,10 @@ def programs(rows=None):
     progs["group_norm_silu_b1"] = _group_norm_text(
         *((1, 320, 128, 128) if rows is None else (1, 64, 14, 14)), 32)
     progs["softmax_xent_v50257"] = _xent_text(r(1280), 50257)  # 257 MB of logits
+    p = kb.Program("l2_normalize")
+    x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
+    p.output(x / kb.sqrt((x * x).sum()), name="y")
+    progs["l2_normalize"] = p
     return progs
 
 
@@ -262,6 +269,7 @@ def torch_reference(name):
         "softmax": lambda x: torch.softmax(x, dim=-1),
         "softmax_xent": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         "softmax_xent_v50257": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
+        "l2_normalize": lambda x: x / torch.sqrt((x * x).sum()),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "colsum": lambda x: x.sum(0),

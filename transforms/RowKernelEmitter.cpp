@@ -499,6 +499,15 @@ private:
   llvm::DenseMap<Value, ShiftedChunk> shiftedChunks;
   /// Streaming mode's shifted loads, by (buffer, map, chunk column).
   llvm::DenseMap<std::tuple<void *, void *, void *>, Value> streamedLoads;
+  /// Loads of what the row's indices alone address (see valueAt): made in
+  /// `block` after `after` (at its start if null), where the row's indices
+  /// `rowIdx` are computed, by (buffer, map).
+  struct {
+    Block *block = nullptr;
+    Operation *after = nullptr;
+    SmallVector<Value> rowIdx;
+    llvm::DenseMap<std::pair<void *, void *>, Value> values;
+  } rowLoads;
   /// Whether an op of the group reads or writes an identity-layout
   /// [rows..., columns...] buffer at (row, column): what shifted chunks
   /// move as aligned vectors.
@@ -874,8 +883,40 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       cache[std::make_tuple(g.getOperation(), unsigned(i), chunk)] = v;
     return (*values)[result];
   }
-  // From memory (a group input), once per chunk in register mode (scalar
-  // chunks too: barriers between the phases keep CSE from merging loads).
+  // From memory (a group input). What the row's indices alone address (a
+  // row value an earlier kernel stored: a mean, a norm) once per row, where
+  // the row's indices are computed: not again per chunk or column trip.
+  // (A contraction's epilogue reads such values once anyway.)
+  if (rowLoads.block && !contraction &&
+      llvm::all_of(map.getResults(), [&](AffineExpr e) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        return isa<AffineConstantExpr>(e) ||
+               (dim && llvm::is_contained(rowLoads.rowIdx,
+                                          loopIdx[dim.getPosition()]));
+      })) {
+    auto key = std::make_pair(buffer.getAsOpaquePointer(),
+                              const_cast<void *>(map.getAsOpaquePointer()));
+    Value &slot = rowLoads.values[key];
+    if (!slot) {
+      OpBuilder rb(buffer.getContext());
+      if (rowLoads.after)
+        rb.setInsertionPointAfter(rowLoads.after);
+      else
+        rb.setInsertionPointToStart(rowLoads.block);
+      SmallVector<Value> idx;
+      for (AffineExpr e : map.getResults())
+        idx.push_back(isa<AffineConstantExpr>(e)
+                          ? arith::ConstantIndexOp::create(
+                                rb, loc, cast<AffineConstantExpr>(e).getValue())
+                                .getResult()
+                          : loopIdx[cast<AffineDimExpr>(e).getPosition()]);
+      slot = memref::LoadOp::create(rb, loc, buffer, idx);
+      rowLoads.after = slot.getDefiningOp();
+    }
+    return vectorized(loopIdx) ? splat(b, loc, slot) : slot;
+  }
+  // Else once per chunk in register mode (scalar chunks too: barriers
+  // between the phases keep CSE from merging loads).
   if (chunks == 0 || loopIdx.size() != rowShape.size() + colShape.size()) {
     if (!shifted || !vectorized(loopIdx))
       return loadFromMemory(b, loc, buffer, map, loopIdx);
@@ -2765,6 +2806,11 @@ LogicalResult RowKernel::emit() {
                           runLoop.getRegionIterArgs().end());
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
+  rowLoads.block = kb.getInsertionBlock();
+  rowLoads.after = kb.getInsertionPoint() == rowLoads.block->begin()
+                       ? nullptr
+                       : &*std::prev(kb.getInsertionPoint());
+  rowLoads.rowIdx = rowIdx;
   if (shifted) {
     rowLinear = row;
     rowShift = arith::RemUIOp::create(
@@ -3076,12 +3122,14 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
 /// slice as the outermost loop: consecutive threads then still read
 /// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
 /// threads, then a kernel folding the 256 partials of each column).
-/// Along rows, full-space results that leave the group (NHWC batch
-/// normalization's output beside its statistics) are stored by a last
-/// kernel over the same slices, a thread per slice and row, once every row
-/// value is in memory; only where a tile of rows could not hold a row in
-/// registers (more than 4096 points), which would read the input once.
-/// Returns std::nullopt when it does not apply.
+/// Full-space results that leave the group (NHWC batch normalization's
+/// output beside its statistics, x / |x|, a softmax over a few rows of
+/// 2^20) are stored by a last kernel over the same slices once every row
+/// value is in memory: along rows a thread per slice and row, only where a
+/// tile of rows could not hold a row in registers (more than 4096 points),
+/// which would read the input once; with trailing reductions a block per
+/// row and slice, only where one kernel would keep an eighth of the SMs
+/// busy at most. Returns std::nullopt when it does not apply.
 static std::optional<LogicalResult>
 splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
               const RowKernelOptions &options, bool alongRows) {
@@ -3172,16 +3220,33 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0 || isFull(g))
       fullOrReduction.push_back(g);
-  // Along rows, full-space results that leave the group (x - mean beside
-  // the variance of an NHWC tensor) are computed by a last kernel, after
-  // every row value is in memory, over the same slices: `stored`, with the
-  // full-space ops they read.
+  // Full-space results that leave the group (x - mean beside the variance
+  // of an NHWC tensor, a softmax over a few rows of 2^20) are computed by a
+  // last kernel, after every row value is in memory, over the same slices:
+  // `stored`, with the full-space ops they read. The rows are then read
+  // twice, so with trailing reductions only where one kernel would keep an
+  // eighth of the SMs busy at most (x / |x| over 2^20: one block): a block
+  // per row, or a cluster of `maxCluster` where the row fits their
+  // registers (16-byte chunks, 8 per thread of 1024, or 16 of 512). (A
+  // model, not yet timed: an SM streams about 1/8 of the device's
+  // bandwidth at most, and two more launches cost microseconds.)
+  int64_t widestBytes = 1;
+  for (linalg::GenericOp g : fullOrReduction)
+    for (Value v : g->getOperands())
+      if (auto m = dyn_cast<MemRefType>(v.getType()))
+        widestBytes = std::max<int64_t>(widestBytes,
+                                        (m.getElementTypeBitWidth() + 7) / 8);
+  int64_t unsplitBlocks =
+      numRows *
+      (maxCluster > 1 && perRow * widestBytes <= maxCluster * 1024 * 8 * 16
+           ? maxCluster
+           : 1);
   llvm::SetVector<Operation *> stored;
   for (linalg::GenericOp g : generics)
     if (isFull(g))
       for (Value init : g.getDpsInits())
         if (!isPrivateTo(init, fullOrReduction)) {
-          if (!alongRows)
+          if (!alongRows && unsplitBlocks * 8 > smCount)
             return std::nullopt;
           stored.insert(g);
         }
@@ -3848,11 +3913,18 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     RowKernel emitter(gens, kernelName, sliced, perThread, tiles,
                       tiles && rowsFillThreads(gens, smCount));
     if (k == 2 * waves) {
-      // (the stored results: a thread per slice and row, over its columns)
-      SmallVector<int64_t> rowSpace{slices}, colSpace;
-      for (auto [d, range] : llvm::enumerate(loops))
+      // (the stored results over the split loops: the rows and the slice,
+      // then the columns; along rows a thread per slice and row, else a
+      // block per row and slice)
+      SmallVector<int64_t> rowSpace, colSpace;
+      for (unsigned d = 0; d <= loops.size(); ++d) {
+        if (d == at)
+          rowSpace.push_back(slices);
+        if (d == loops.size())
+          break;
         (iters[d] == utils::IteratorType::parallel ? rowSpace : colSpace)
-            .push_back(d == splitLoop ? len : range);
+            .push_back(d == splitLoop ? len : loops[d]);
+      }
       emitter.withSpace(rowSpace, colSpace);
     }
     if (failed(emitter.emit()))

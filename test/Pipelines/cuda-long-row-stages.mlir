@@ -10,8 +10,13 @@
 // kernel combines the maxima, then adds s_s exp(m_s - max) and runs the
 // epilogue (log, + max): x is read once. Under strict numerics the maximum
 // is finished (and stored) before a second partials kernel reads it. A
-// group that writes a full-space result (a softmax) is not split: its rows
-// are read once in one kernel.
+// group that writes a full-space result (a softmax) is split only where one
+// kernel would keep an eighth of the SMs busy at most: the 3 rows of
+// @softmax take a cluster of 8 blocks each (24 blocks) and read x once in
+// one kernel; x / |x| over 2^20 (@normalize) would be one block, so its sum
+// of squares runs over 256 slices of 4096, a finishing kernel adds the
+// partials, and a third kernel over the same slices stores y (x read twice,
+// on every SM).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' | FileCheck %s
@@ -39,6 +44,16 @@
 // CHECK-LABEL: func.func @softmax(
 // CHECK: gpu.launch_func @kfuse_kernels::@softmax_g0 {{.*}}blocks in (%c{{3|24}}, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: func.func @normalize(
+// CHECK-SAME: %[[NX:[^:]*]]: memref<1048576xf32>, %[[NY:[^:]*]]: memref<1048576xf32>
+// CHECK: %[[NORM:.*]] = memref.alloc() {{.*}}: memref<f32>
+// CHECK: %[[PART:.*]] = memref.alloc() : memref<256xf32>
+// CHECK: %[[XS:.*]] = memref.expand_shape %[[NX]] {{\[\[}}0, 1]] output_shape [256, 4096]
+// CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0_partial blocks in (%c256, %c1, %c1) {{.*}}args(%[[XS]] : memref<256x4096xf32>, %[[PART]] : memref<256xf32>)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0 blocks in (%c1, %c1, %c1) {{.*}}args(%[[PART]] : memref<256xf32>, %[[NORM]] : memref<f32>)
+// CHECK-NEXT: %[[YS:.*]] = memref.expand_shape %[[NY]] {{\[\[}}0, 1]] output_shape [256, 4096]
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c256, %c1, %c1) {{.*}}args(%[[NORM]] : memref<f32>, %[[XS]] : memref<256x4096xf32>, %[[YS]] : memref<256x4096xf32>)
+// CHECK-NEXT: return
 // One loop over the slice folds the maximum and the rescaled sum; the
 // finishing kernel rescales each slice's sum to the row's maximum. (Slices
 // of 6250 floats start 2 floats off a 16-byte boundary every other slice:
@@ -192,4 +207,26 @@ func.func @softmax(%arg0: tensor<3x100000xf32>) -> tensor<3x100000xf32> {
     linalg.yield %v : f32
   } -> tensor<3x100000xf32>
   return %y : tensor<3x100000xf32>
+}
+
+func.func @normalize(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %ss = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : tensor<1048576xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %a : f32
+    %v = arith.addf %p, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<f32>
+  %ey = tensor.empty() : tensor<1048576xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x, %ss : tensor<1048576xf32>, tensor<f32>) outs(%ey : tensor<1048576xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %n = math.sqrt %s : f32
+    %v = arith.divf %a, %n : f32
+    linalg.yield %v : f32
+  } -> tensor<1048576xf32>
+  return %y : tensor<1048576xf32>
 }

@@ -28,10 +28,13 @@
 
 // 1000 columns at 32 threads x 4 floats x 4 vectors per trip: 2 trips, the
 // second masked (vectors 2..4 of a trip past the row select the old value).
+// (the label, addressed by the row alone, is loaded once before the loop)
 // CHECK-LABEL: gpu.func @xent_g0(
+// CHECK-SAME: %[[LABELS:[^:]*]]: memref<256xi64>, %[[LOGITS:[^:]*]]: memref<256x1000xf32>
+// CHECK: memref.load %[[LABELS]][%block_id_x]
 // CHECK: %[[LOOP:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %c1000 step %c512 iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK: arith.cmpi ult
-// CHECK: %[[X0:.*]] = vector.load %arg0[%{{.*}}, %[[C]]]
+// CHECK: %[[X0:.*]] = vector.load %[[LOGITS]][%{{.*}}, %[[C]]]
 // CHECK: arith.maximumf %[[X0]], %[[M]]
 // CHECK: %[[SAME:.*]] = arith.cmpf oeq, %[[M]], %[[MNEW:[^ ]*]] : vector<4xf32>
 // CHECK: %[[D:.*]] = arith.subf %[[M]], %[[MNEW]]

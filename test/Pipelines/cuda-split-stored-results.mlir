@@ -36,7 +36,7 @@
 // CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0 blocks in
 // CHECK-SAME: args({{.*}}, %[[MEAN:[^ ]*]] : memref<256xf32>, %[[VAR:[^ ]*]] : memref<256xf32>)
 // CHECK-NEXT: %[[YS:.*]] = memref.expand_shape %[[YC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[XS]] : memref<512x392x256xf32>, %[[MEAN]] : memref<256xf32>, %[[VAR]] : memref<256xf32>, %[[YS]] : memref<512x392x256xf32>)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[MEAN]] : memref<256xf32>, %[[VAR]] : memref<256xf32>, %[[XS]] : memref<512x392x256xf32>, %[[YS]] : memref<512x392x256xf32>)
 // CHECK-NEXT: return
 
 // CHECK-LABEL: func.func @bn_nhwc_small(
@@ -45,14 +45,17 @@
 // CHECK-NEXT: return
 
 // The storing kernel: thread i < 512 * 256 on channel i mod 256 of slice i
-// div 256, 16 points a trip (the last masked: 392 = 24 * 16 + 8), all
-// loaded before the first store; no shuffle, no workgroup memory.
-// KERNEL: gpu.func @bn_nhwc_g0_store(%[[KX:[^:]*]]: memref<512x392x256xf32>, %{{[^:]*}}: memref<256xf32>, %{{[^:]*}}: memref<256xf32>, %[[KY:[^:]*]]: memref<512x392x256xf32>) kernel
+// div 256, its channel's mean and variance loaded once, then 16 points a
+// trip (the last masked: 392 = 24 * 16 + 8), all loaded before the first
+// store; no shuffle, no workgroup memory.
+// KERNEL: gpu.func @bn_nhwc_g0_store(%[[KM:[^:]*]]: memref<256xf32>, %[[KV:[^:]*]]: memref<256xf32>, %[[KX:[^:]*]]: memref<512x392x256xf32>, %[[KY:[^:]*]]: memref<512x392x256xf32>) kernel
 // KERNEL-DAG: %[[K256:.*]] = arith.constant 256 : index
 // KERNEL-DAG: %[[K392:.*]] = arith.constant 392 : index
 // KERNEL-DAG: %[[K16:.*]] = arith.constant 16 : index
 // KERNEL: %[[CH:.*]] = arith.remui %{{.*}}, %[[K256]] : index
 // KERNEL-NEXT: %[[SL:.*]] = arith.divui %{{.*}}, %[[K256]] : index
+// KERNEL-NEXT: memref.load %[[KM]][%[[CH]]] : memref<256xf32>
+// KERNEL-NEXT: memref.load %[[KV]][%[[CH]]] : memref<256xf32>
 // KERNEL-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K392]] step %[[K16]] {
 // KERNEL-COUNT-16: memref.load %[[KX]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
 // KERNEL-NOT: memref.store

@@ -346,10 +346,12 @@ def test_streaming_rows_fold_max_and_sum_of_exp_in_one_pass(tmp_path):
 
 def test_streaming_softmax_reads_long_rows_twice_not_three_times():
     # Rows of 262144 floats stream without clusters: the max and the sum
-    # share the first pass, the output is the second.
+    # share the first pass, the output is the second. (32 rows: blocks on a
+    # quarter of the SMs; 16 or fewer would be split, see
+    # test_few_long_rows_with_stored_results_split_over_every_sm.)
     from kfuse import builder as kb
     p = kb.Program("wide")
-    x = p.input("x", (16, 262144), "f32")
+    x = p.input("x", (32, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     f = kfuse.compile(p, target="cuda", row_cluster=0)
@@ -557,18 +559,23 @@ def test_rows_never_held_in_more_registers_than_a_thread_has():
     # its row. Rows of 65536 need 16 at 1024 threads, so on sm_90 they go to
     # a cluster (the fewest blocks that keep row_chunks vectors per thread:
     # 4 blocks for the default 4, 2 for 8) and on sm_80 they stream: never
-    # spill.
+    # spill. (On sm_80, 64 rows: 8 blocks, an eighth of the SMs, would split
+    # the rows into slices instead.)
     from kfuse import builder as kb
-    p = kb.Program("w64k")
-    x = p.input("x", (8, 65536), "f32")
-    e = kb.exp(x - x.max(axis=-1, keepdims=True))
-    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+
+    def softmax(rows):
+        p = kb.Program("w64k")
+        x = p.input("x", (rows, 65536), "f32")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        return p
+    p = softmax(8)
     for chunks, blocks in ((4, 4), (8, 2)):
         c = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=chunks)
         (step,) = c.plan.steps
         assert f".reqnctapercluster {blocks}, 1, 1" in c.ptx and step.block == (1024, 1, 1)
         assert c.ptx.count("ld.global.v4") == chunks
-    s = kfuse.compile(p, target="cuda", chip="sm_80")
+    s = kfuse.compile(softmax(64), target="cuda", chip="sm_80")
     assert len(_loops(s, "w64k_g0")) == 2 and "reqnctapercluster" not in s.ptx
     # an aim of 16 vectors fits only in blocks of 512 threads
     big = kfuse.compile(p, target="cuda", row_chunks=16)
@@ -1512,3 +1519,64 @@ def test_cross_entropy_over_an_odd_vocabulary():
     m = xd.max(1)
     want = np.log(np.exp(xd - m[:, None]).sum(1)) + m - xd[np.arange(6), labels]
     np.testing.assert_allclose(f.emulate(x, labels), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind,shape,numerics,kernels", [
+    ("normalize", (1 << 20,), "fast", 3), ("softmax", (2, 1 << 20), "fast", 3),
+    ("softmax", (2, 1 << 20), "strict", 5), ("layernorm", (2, 1 << 20), "fast", 3)])
+def test_few_long_rows_with_stored_results_split_over_every_sm(kind, shape, numerics, kernels):
+    # x / |x| over 2^20, or a softmax / layer norm over 2 rows of 2^20: one
+    # kernel would run a block per row (the rows are too long for a
+    # cluster's registers), 1 or 2 SMs of 132. The reductions split into
+    # slices instead (a partials kernel, a finishing kernel; strict numerics:
+    # the max, then the sum, two waves), and a last kernel over the same
+    # slices stores the result once the row values are in memory: x is read
+    # once more than the reductions need (fast: twice), y written once.
+    from kfuse import builder as kb
+    p = kb.Program(kind)
+    x = p.input("x", shape, "f32")
+    if kind == "normalize":
+        p.output(x / kb.sqrt(kb.sum(x * x)), name="y")
+    elif kind == "softmax":
+        e = kb.exp(x - kb.max(x, axis=-1, keepdims=True))
+        p.output(e / kb.sum(e, axis=-1, keepdims=True), name="y")
+    else:
+        d = x - kb.mean(x, axis=-1, keepdims=True)
+        p.output(d * kb.rsqrt(kb.mean(d * d, axis=-1, keepdims=True) + 1e-5), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", numerics=numerics)
+    steps = f.plan.steps
+    assert len(steps) == kernels and steps[-1].kernel.endswith("_store")
+    assert steps[0].grid[0] >= 256 and steps[-1].grid[0] >= 256
+    xs = (np.random.default_rng(4).standard_normal(shape) * 2 + 0.5).astype(np.float32)
+    x64 = xs.astype(np.float64)
+    if kind == "normalize":
+        want = x64 / np.sqrt((x64 * x64).sum())
+    elif kind == "softmax":
+        e = np.exp(x64 - x64.max(-1, keepdims=True))
+        want = e / e.sum(-1, keepdims=True)
+    else:
+        d = x64 - x64.mean(-1, keepdims=True)
+        want = d / np.sqrt((d * d).mean(-1, keepdims=True) + 1e-5)
+    got = f.emulate(xs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    stats = f.emulator.last_stats
+    # (sectors of x and of the partials: the reads of x, 2^20 floats a row,
+    # dwarf the partials, 512 floats a row)
+    sectors = sum(st["load"]["sectors"] for st in stats)
+    reads = kernels - (kernels - 1) // 2  # partials kernels + the store
+    assert reads <= sectors * 32 / xs.nbytes <= reads * 1.02
+    assert sum(st["store"]["by_buffer"].get(len(f.plan.inputs), 0)
+               for st in stats) == xs.nbytes
+
+
+def test_long_rows_that_fill_the_gpu_with_clusters_are_not_split():
+    # 3 rows of 100000 softmax: a cluster of 8 blocks each holds a row in
+    # registers (24 blocks): one kernel reads x once. Without clusters (sm_80)
+    # 3 blocks: split, x read twice.
+    from kfuse import builder as kb
+    p = kb.Program("sm3")
+    x = p.input("x", (3, 100000), "f32")
+    e = kb.exp(x - kb.max(x, axis=-1, keepdims=True))
+    p.output(e / kb.sum(e, axis=-1, keepdims=True), name="y")
+    assert len(kfuse.compile(p, target="cuda", chip="sm_90").plan.steps) == 1
+    assert len(kfuse.compile(p, target="cuda", chip="sm_80").plan.steps) == 3
