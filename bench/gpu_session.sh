@@ -3,16 +3,19 @@
 # root, artifacts compiled here first with `make bench-artifacts`). A device
 # call carries at most 64 MiB and runs at most 10 minutes, so the work comes
 # in parts, each carrying only its artifacts:
-#   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 45 MiB):
+#   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 36 MiB):
 #        tests.log     test_gpu.py + test_runtime.py on .artifacts/tests
-#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 22 MiB):
+#   bash bench/gpu_session.sh wide    carry .artifacts/tests_wide (about 26 MiB):
+#        tests_wide.log  test_gpu.py on .artifacts/tests_wide (rows of 262144:
+#                      clusters, streaming)
+#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 30 MiB):
 #        tests_c8.log  test_gpu.py on .artifacts/c8/tests (row_chunks=8)
-#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 25 MiB):
+#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 30 MiB):
 #        tests_s0.log  test_gpu.py on .artifacts/s0/tests (row_chunks=0: every
 #                      row kernel streams, max and sum of exp in one pass)
 #   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 3 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log
-# (no argument: all four, for a machine that has every artifact). Logs and
+# (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
 # (default 240): a kernel that hangs must not spend the session's device time.
 set -u
@@ -27,6 +30,11 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
         test/python/test_gpu.py test/python/test_runtime.py > "$out/tests.log" 2>&1
     tail -3 "$out/tests.log"
 fi
+if [ "$what" = wide ] || [ "$what" = all ]; then
+    KFUSE_GPU_ARTIFACTS=.artifacts/tests_wide timeout "$limit" python3 -m pytest -q -p no:cacheprovider \
+        test/python/test_gpu.py > "$out/tests_wide.log" 2>&1
+    tail -3 "$out/tests_wide.log"
+fi
 if [ "$what" = c8 ] || [ "$what" = all ]; then
     KFUSE_GPU_ARTIFACTS=.artifacts/c8/tests timeout "$limit" python3 -m pytest -q -p no:cacheprovider \
         test/python/test_gpu.py > "$out/tests_c8.log" 2>&1
@@ -37,7 +45,7 @@ if [ "$what" = s0 ] || [ "$what" = all ]; then
         test/python/test_gpu.py > "$out/tests_s0.log" 2>&1
     tail -3 "$out/tests_s0.log"
 fi
-[ "$what" = tests ] || [ "$what" = c8 ] || [ "$what" = s0 ] && exit 0
+[ "$what" = tests ] || [ "$what" = wide ] || [ "$what" = c8 ] || [ "$what" = s0 ] && exit 0
 timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
     --out "$out/suite.json" > "$out/suite.log" 2>&1
 tail -40 "$out/suite.log"
