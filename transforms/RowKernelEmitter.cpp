@@ -468,8 +468,10 @@ private:
   /// Register mode over a ragged row: whether each chunk lies in the row
   /// (a chunk past its end loads nothing; its lanes are masked).
   SmallVector<Value> chunkInside;
-  /// Aligned chunks (register and streaming modes over one column loop of
-  /// n columns, n not a multiple of the widest vector): row r of an
+  /// Shifted chunks (register mode, a cluster's blocks each holding a
+  /// whole-vector share of the virtual columns, and streaming mode, over
+  /// one column loop of n columns, n not a multiple of the widest vector):
+  /// row r of an
   /// identity-layout [rows..., n] buffer starts `rowShift` = (r * n) mod
   /// width elements past a vector boundary, so the chunks follow memory,
   /// not the row. Virtual column v (what the threads step over, 0 to
@@ -1558,6 +1560,12 @@ LogicalResult RowKernel::emitRegisterPhases(
   };
   // (cluster mode: this block's share of the row, from colBase on)
   bool ragged = shifted || numCols % (t * width) != 0;
+  // (shifted: the row's width, numCols being the block's share in cluster
+  // mode, and per chunk whether it may pass the row's end or the share's)
+  int64_t rowWidth = 1;
+  for (int64_t d : colShape)
+    rowWidth *= d;
+  SmallVector<bool> mayPass;
   SmallVector<SmallVector<Value>> points;
   SmallVector<Value> valid; // per chunk, only when the row is ragged
   SmallVector<Value> inRow; // (shifted: per chunk, its lanes in the row)
@@ -1566,20 +1574,41 @@ LogicalResult RowKernel::emitRegisterPhases(
         kb, loc, arith::AddIOp::create(kb, loc, colThread, cIdx(k * t)),
         cIdx(width));
     if (shifted) {
-      // (virtual columns; a chunk past the row's end loads nothing, see
-      // chunkInside)
-      // (only a thread's first chunk may start before the row, only chunks
-      // past the row's first (k + 1) t width - width columns end after it)
+      // (virtual columns, in cluster mode this block's share of them from
+      // colBase on; a chunk past the row's end, or past the block's share,
+      // loads nothing: see chunkInside)
+      // (only a thread's first chunk may start before the row; without
+      // clusters only chunks past the row's first (k + 1) t width - width
+      // columns end after it)
+      Value local = col;
+      if (colBase)
+        col = arith::AddIOp::create(kb, loc, colBase, col);
       col = arith::SubIOp::create(kb, loc, col, rowShift);
-      bool tail = (k + 1) * t * width > numCols;
-      valid.push_back(tail ? arith::CmpIOp::create(
-                                 kb, loc, arith::CmpIPredicate::slt, col,
-                                 cIdx(numCols))
-                                 .getResult()
-                           : arith::ConstantIntOp::create(kb, loc, 1, 1)
-                                 .getResult());
-      inRow.push_back(shiftedChunk(kb, loc, rowIdx, col, numCols,
-                                   /*head=*/k == 0, tail));
+      bool pastShare = cluster > 1 && (k + 1) * t * width > numCols;
+      bool tail = cluster > 1 || (k + 1) * t * width > numCols;
+      mayPass.push_back(tail);
+      Value ok = tail ? arith::CmpIOp::create(kb, loc,
+                                              arith::CmpIPredicate::slt, col,
+                                              cIdx(rowWidth))
+                            .getResult()
+                      : arith::ConstantIntOp::create(kb, loc, 1, 1).getResult();
+      if (pastShare)
+        ok = arith::AndIOp::create(
+            kb, loc, ok,
+            arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, local,
+                                  cIdx(numCols)));
+      valid.push_back(ok);
+      Value lanes = shiftedChunk(kb, loc, rowIdx, col, rowWidth,
+                                 /*head=*/k == 0, tail);
+      if (pastShare)
+        lanes = arith::AndIOp::create(
+            kb, loc, lanes,
+            vector::BroadcastOp::create(kb, loc, lanes.getType(), ok));
+      inRow.push_back(lanes);
+      SmallVector<Value> idx(rowIdx);
+      idx.push_back(col);
+      points.push_back(idx);
+      continue;
     } else if (ragged) {
       Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, col,
                                        cIdx(numCols));
@@ -1596,7 +1625,7 @@ LogicalResult RowKernel::emitRegisterPhases(
   chunkInside.assign(chunks, Value());
   if (ragged)
     for (int64_t k = 0; k < chunks; ++k)
-      if ((k + 1) * t * width > numCols)
+      if (shifted ? mayPass[k] : (k + 1) * t * width > numCols)
         chunkInside[k] = valid[k];
   auto done = llvm::make_scope_exit([&] { chunkInside.clear(); });
   Cache cache; // one for the kernel: phases share what they computed
@@ -2552,6 +2581,12 @@ LogicalResult RowKernel::emit() {
       int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, most);
       return std::make_pair(t, (cols + t * width - 1) / (t * width));
     };
+    // Each block's share of a row over a cluster of n: whole vectors (of
+    // the virtual columns where shifted, the last block's share ragged).
+    auto sharePerBlock = [&](int64_t n) {
+      return shifted ? (span + n * width - 1) / (n * width) * width
+                     : numCols / n;
+    };
     // The most 16-byte chunks a thread holds without spilling: a block of
     // 1024 threads leaves each 64 registers, 8 chunks of 4 and the rest.
     auto room = [](int64_t t) -> int64_t { return t > 512 ? 8 : 16; };
@@ -2604,12 +2639,11 @@ LogicalResult RowKernel::emit() {
         // blocks, blocks have at most 512 threads (two fit an SM, so one
         // loads while the other waits at a cluster barrier).
         for (bool atAim : {true, false}) {
-          for (int64_t n = 2; n <= maxCluster && cluster == 1 && !shifted;
-               n *= 2) {
-            if (numCols % (n * width) != 0)
+          for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
+            if (!shifted && numCols % (n * width) != 0)
               continue;
             auto [nt, nc] =
-                shape(numCols / n, chunksPerThread, clusterThreads);
+                shape(sharePerBlock(n), chunksPerThread, clusterThreads);
             if (nc <= (atAim ? chunksPerThread : room(nt)))
               cluster = n;
           }
@@ -2623,7 +2657,7 @@ LogicalResult RowKernel::emit() {
         chunks = 0;
         threads = t;
       } else if (cluster > 1) {
-        colsPerBlock = numCols / cluster;
+        colsPerBlock = sharePerBlock(cluster);
         std::tie(t, chunks) =
             shape(colsPerBlock, chunksPerThread, clusterThreads);
         threads = t;

@@ -11,11 +11,14 @@
 // of every row has no tests. Stores: one aligned vector.store where the
 // chunk lies in the row, else lane by lane under each lane's test.
 // An operand in another layout (@scaled: a weight per column, w[1025]) is
-// read lane by lane in every chunk. A streamed layer norm over 70001
-// columns (@layernorm_long) folds its mean and centered sum of squares with
-// a count per lane (uitofp of the lane masks; the row's ends leave some
-// lanes fewer columns). Not shifted: a width that takes whole vectors
-// (@aligned), and every kernel with row-shift=false (single floats).
+// read lane by lane in every chunk. A layer norm over 70001 columns
+// (@layernorm_long) is too long for one block: a cluster of 8 blocks each
+// holds a whole-vector share of the shifted row (the last share ragged);
+// streamed (row-chunks=0) it folds its mean and centered sum of squares
+// with a count per lane (uitofp of the lane masks; the row's ends leave
+// some lanes fewer columns). Not shifted: a width that takes whole vectors
+// (@aligned), and every kernel with row-shift=false (single floats, and no
+// cluster: the row's width is no multiple of a cluster's vectors).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
 // RUN: FileCheck %s --input-file=%t.codegen.mlir
@@ -26,6 +29,7 @@
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-shift=false},fusion-target-cuda)' -o %t.off.mlir
 // RUN: %python %S/extract_ptx.py %t.off.mlir > %t.off.ptx
 // RUN: FileCheck %s --check-prefix=OFF --input-file=%t.off.ptx
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0})' | FileCheck %s --check-prefix=STREAM
 
 // 96 threads, 3 chunks each: the first may be the row's head, the second
 // is in the middle, the third may pass the row's (and the buffer's) end.
@@ -66,8 +70,13 @@
 // CHECK: memref.load %[[W]]
 // CHECK-NOT: vector.load %[[W]]
 // CHECK-LABEL: gpu.func @layernorm_long_g0(
-// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK: arith.uitofp %{{.*}} : vector<4xi1> to vector<4xf32>
+// CHECK-SAME: known_grid_size = array<i32: 16, 1, 1>, nvvm.cluster_dim = array<i32: 8, 1, 1>
+// CHECK-NOT: scf.for
+// CHECK: vector.load
+// CHECK: gpu.return
+// STREAM-LABEL: gpu.func @layernorm_long_g0(
+// STREAM: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// STREAM: arith.uitofp %{{.*}} : vector<4xi1> to vector<4xf32>
 // CHECK-LABEL: gpu.func @aligned_g0(
 // CHECK-NOT: vector<4xi1>
 // CHECK: gpu.return
@@ -89,6 +98,7 @@
 // OFF-NOT: .v4.
 // OFF-LABEL: .entry layernorm_long_g0(
 // OFF-NOT: .v4.
+// OFF-NOT: cluster
 // OFF-LABEL: .entry aligned_g0(
 // OFF: ld.global.v4.b32
 

@@ -1580,3 +1580,20 @@ def test_long_rows_that_fill_the_gpu_with_clusters_are_not_split():
     p.output(e / kb.sum(e, axis=-1, keepdims=True), name="y")
     assert len(kfuse.compile(p, target="cuda", chip="sm_90").plan.steps) == 1
     assert len(kfuse.compile(p, target="cuda", chip="sm_80").plan.steps) == 3
+
+
+@pytest.mark.parametrize("kind,shape", [("softmax", (3, 100001)), ("layernorm", (3, 200001))])
+def test_odd_rows_spread_over_clusters(kind, shape):
+    # Rows of an odd width too long for one block's registers: each block of
+    # a cluster of 8 holds a whole-vector share of the row's virtual
+    # columns (the last share ragged), so x is read once, 4 floats at a
+    # time (single floats had no cluster: a block per row streamed x twice).
+    p = _odd_row_program(kind, *shape)
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    (step,) = f.plan.steps
+    assert step.grid == (shape[0] * 8, 1, 1) and ".reqnctapercluster 8, 1, 1" in f.ptx
+    assert "ld.global.v4.b32" in f.ptx
+    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
+    np.testing.assert_allclose(f.emulate(x), _odd_row_reference(kind, x), rtol=1e-4, atol=1e-6)
+    (stats,) = f.emulator.last_stats
+    assert stats["load"]["sectors"] * 32 <= 1.04 * x.nbytes
