@@ -3,14 +3,14 @@
 # root, artifacts compiled here first with `make bench-artifacts`). A device
 # call carries at most 64 MiB and runs at most 10 minutes, so the work comes
 # in parts, each carrying only its artifacts:
-#   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 36 MiB):
+#   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 48 MiB):
 #        tests.log     test_gpu.py + test_runtime.py on .artifacts/tests
 #   bash bench/gpu_session.sh wide    carry .artifacts/tests_wide (about 26 MiB):
 #        tests_wide.log  test_gpu.py on .artifacts/tests_wide (rows of 262144:
 #                      clusters, streaming)
-#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 30 MiB):
+#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 42 MiB):
 #        tests_c8.log  test_gpu.py on .artifacts/c8/tests (row_chunks=8)
-#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 30 MiB):
+#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 42 MiB):
 #        tests_s0.log  test_gpu.py on .artifacts/s0/tests (row_chunks=0: every
 #                      row kernel streams, max and sum of exp in one pass)
 #   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 3 MiB):

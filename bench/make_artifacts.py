@@ -87,6 +87,36 @@ def cluster_programs():
     return progs
 
 
+def shifted_programs():
+    """Rows whose width no vector divides (shifted chunks: aligned vectors,
+    the rows' first and last chunks masked), in registers, with per-column
+    weights read lane by lane, over a cluster (sm_90), and a few long rows
+    with a stored result split over slices (x / |x|)."""
+    progs = []
+    p = kb.Program("shifted_softmax_f32")  # every shift 0..3
+    x = p.input("x", (64, 1025), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
+    p = kb.Program("shifted_layernorm_f32")
+    x = p.input("x", (32, 4097), "f32")
+    w = p.input("w", (4097,), "f32")
+    b = p.input("b", (4097,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
+    progs.append(p)
+    p = kb.Program("shifted_cluster_softmax_f32")  # 3 rows over clusters of 8
+    x = p.input("x", (3, 100001), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
+    p = kb.Program("split_normalize_f32")  # partials, finish, store
+    x = p.input("x", (1 << 20,), "f32")
+    p.output(x / kb.sqrt((x * x).sum()), name="y")
+    progs.append(p)
+    return progs
+
+
 def _test_options(name):
     if name.endswith("_fold_f32"):
         return {"sm_count": 8}
@@ -188,7 +218,7 @@ def builder_test_programs():
     randoms = [random_program(s) for s in range(16)] + [
         random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
     return [(prog, _test_options(prog.name))
-            for prog in test_programs() + cluster_programs() + randoms]
+            for prog in test_programs() + cluster_programs() + shifted_programs() + randoms]
 
 
 def expected_and_tolerance(prog, ins):
