@@ -471,17 +471,16 @@ private:
   /// Shifted chunks (register mode, a cluster's blocks each holding a
   /// whole-vector share of the virtual columns, and streaming mode, over
   /// one column loop of n columns, n not a multiple of the widest vector):
-  /// row r of an
-  /// identity-layout [rows..., n] buffer starts `rowShift` = (r * n) mod
-  /// width elements past a vector boundary, so the chunks follow memory,
-  /// not the row. Virtual column v (what the threads step over, 0 to
-  /// n + rowShift) is column v - rowShift. Every chunk is one aligned
-  /// vector load, the row's first and last ones reading into the rows
-  /// beside it (their lanes outside the row masked), but for the buffer's
-  /// last chunk where it passes the buffer's end (loaded lane by lane); a
-  /// chunk wholly in the row is one aligned vector store, the row's first
-  /// and last are stored lane by lane (softmax over 50257 logits: 4 floats
-  /// per access, not 1). Decided by emit().
+  /// row r of an identity-layout [rows..., n] buffer starts `rowShift` =
+  /// (r * n) mod width elements past a vector boundary, so the chunks
+  /// follow memory, not the row. Virtual column v (what the threads step
+  /// over, 0 to n + rowShift) is column v - rowShift. Every chunk is one
+  /// aligned vector load, the row's first and last ones reading into the
+  /// rows beside it (their lanes outside the row masked), but for the
+  /// buffer's last chunk where it passes the buffer's end (loaded lane by
+  /// lane); a chunk wholly in the row is one aligned vector store, the
+  /// row's first and last are stored lane by lane (softmax over 50257
+  /// logits: 4 floats per access, not 1). Decided by emit().
   bool shifted = false;
   /// (the row's linear index, and its shift)
   Value rowLinear, rowShift;
@@ -1609,7 +1608,8 @@ LogicalResult RowKernel::emitRegisterPhases(
       idx.push_back(col);
       points.push_back(idx);
       continue;
-    } else if (ragged) {
+    }
+    if (ragged) {
       Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, col,
                                        cIdx(numCols));
       valid.push_back(ok);
