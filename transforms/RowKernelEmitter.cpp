@@ -1627,7 +1627,7 @@ LogicalResult RowKernel::emitRegisterPhases(
     for (int64_t k = 0; k < chunks; ++k)
       if (shifted ? mayPass[k] : (k + 1) * t * width > numCols)
         chunkInside[k] = valid[k];
-  auto done = llvm::make_scope_exit([&] { chunkInside.clear(); });
+  llvm::scope_exit done([&] { chunkInside.clear(); });
   Cache cache; // one for the kernel: phases share what they computed
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
