@@ -180,6 +180,18 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
   }
 }
 
+/// The most 16-byte chunks a thread of a block of `threads` holds in
+/// registers without spilling: a block of 1024 threads leaves each 64
+/// registers, 8 chunks of 4 and the rest.
+int64_t chunksInRegisters(int64_t threads) { return threads > 512 ? 8 : 16; }
+
+/// Threads per block of a cluster of up to `maxCluster` blocks: where
+/// clusters may exceed CUDA's portable 8 blocks, 512 (two blocks an SM, so
+/// one loads while the other waits at a cluster barrier).
+int64_t clusterBlockThreads(int64_t maxCluster) {
+  return maxCluster > 8 ? 512 : 1024;
+}
+
 /// The most consecutive columns (up to 8, a power of two) a vector chunk
 /// holds in a row of `n`.
 int64_t chunkWidthIn(int64_t n) {
@@ -509,20 +521,23 @@ private:
     SmallVector<Value> rowIdx;
     llvm::DenseMap<std::pair<void *, void *>, Value> values;
   } rowLoads;
-  /// Whether an op of the group reads or writes an identity-layout
-  /// [rows..., columns...] buffer at (row, column): what shifted chunks
-  /// move as aligned vectors.
+  /// Whether `type` is the rows' layout: identity, [rows..., columns...].
+  bool isRowLayout(Type type) const {
+    auto m = dyn_cast<MemRefType>(type);
+    if (!m || !m.getLayout().isIdentity() ||
+        m.getRank() != int64_t(rowShape.size() + colShape.size()))
+      return false;
+    return m.getShape().take_front(rowShape.size()) == ArrayRef(rowShape) &&
+           m.getShape().drop_front(rowShape.size()) == ArrayRef(colShape);
+  }
+  /// Whether an op of the group reads or writes a buffer in the rows'
+  /// layout at (row, column): what shifted chunks move as aligned vectors.
   bool readsRowLayout() const {
-    SmallVector<int64_t> shape(rowShape);
-    llvm::append_range(shape, colShape);
     for (linalg::GenericOp g : generics)
-      for (OpOperand &o : g->getOpOperands()) {
-        auto type = dyn_cast<MemRefType>(o.get().getType());
-        if (type && type.getLayout().isIdentity() &&
-            type.getShape() == ArrayRef(shape) &&
+      for (OpOperand &o : g->getOpOperands())
+        if (isRowLayout(o.get().getType()) &&
             g.getMatchingIndexingMap(&o).isIdentity())
           return true;
-      }
     return false;
   }
   /// Records the shifted chunk at column `col` of row `rowIdx` and returns
@@ -1120,15 +1135,12 @@ Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
 bool RowKernel::alignedWithRows(Value buffer, AffineMap map,
                                 ArrayRef<Value> loopIdx,
                                 const ShiftedChunk &chunk) const {
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<int64_t> shape(rowShape);
-  llvm::append_range(shape, colShape);
-  if (!type.getLayout().isIdentity() || type.getShape() != ArrayRef(shape) ||
-      map.getNumResults() != shape.size())
+  if (!isRowLayout(buffer.getType()) ||
+      map.getNumResults() != rowShape.size() + colShape.size())
     return false;
   for (auto [i, e] : llvm::enumerate(map.getResults())) {
     auto dim = dyn_cast<AffineDimExpr>(e);
-    Value want = i + 1 < shape.size() ? chunk.rowIdx[i] : loopIdx.back();
+    Value want = i < rowShape.size() ? chunk.rowIdx[i] : loopIdx.back();
     if (!dim || loopIdx[dim.getPosition()] != want)
       return false;
   }
@@ -2587,12 +2599,10 @@ LogicalResult RowKernel::emit() {
       return shifted ? (span + n * width - 1) / (n * width) * width
                      : numCols / n;
     };
-    // The most 16-byte chunks a thread holds without spilling: a block of
-    // 1024 threads leaves each 64 registers, 8 chunks of 4 and the rest.
-    auto room = [](int64_t t) -> int64_t { return t > 512 ? 8 : 16; };
+    auto room = chunksInRegisters;
     // Streaming aims at this many vectors per thread and pass.
     constexpr int64_t streamAim = 16;
-    int64_t clusterThreads = maxCluster > 8 ? 512 : 1024;
+    int64_t clusterThreads = clusterBlockThreads(maxCluster);
     bool streams = chunksPerThread == 0;
     // A group that reads its row in one pass anyway (one streaming pass
     // folds every reduction, an online max and sum included, and no
@@ -3261,9 +3271,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // twice, so with trailing reductions only where one kernel would keep an
   // eighth of the SMs busy at most (x / |x| over 2^20: one block): a block
   // per row, or a cluster of `maxCluster` where the row fits their
-  // registers (16-byte chunks, 8 per thread of 1024, or 16 of 512). (A
-  // model, not yet timed: an SM streams about 1/8 of the device's
-  // bandwidth at most, and two more launches cost microseconds.)
+  // registers (as RowKernel::emit shapes them). (A model, not yet timed: an
+  // SM streams about 1/8 of the device's bandwidth at most, and two more
+  // launches cost microseconds.)
   int64_t widestBytes = 1;
   for (linalg::GenericOp g : fullOrReduction)
     for (Value v : g->getOperands())
@@ -3272,7 +3282,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                                         (m.getElementTypeBitWidth() + 7) / 8);
   int64_t unsplitBlocks =
       numRows *
-      (maxCluster > 1 && perRow * widestBytes <= maxCluster * 1024 * 8 * 16
+      (maxCluster > 1 &&
+               perRow * widestBytes <=
+                   maxCluster * clusterBlockThreads(maxCluster) *
+                       chunksInRegisters(clusterBlockThreads(maxCluster)) * 16
            ? maxCluster
            : 1);
   llvm::SetVector<Operation *> stored;

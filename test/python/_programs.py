@@ -1,4 +1,5 @@
-"""The .mlir test programs under test/python/programs/, by file name."""
+"""Shared test programs: the .mlir files under test/python/programs/, by file
+name, and the row programs several tests build."""
 import os
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -7,3 +8,40 @@ PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 def program_text(name: str) -> str:
     with open(os.path.join(PROGRAMS, name)) as f:
         return f.read()
+
+
+def row_programs():
+    """Row programs over axis 1 of a [rows, width] input, by kind: (build,
+    the kfuse builder expression of x; reference, numpy on x)."""
+    import numpy as np
+    from kfuse import builder as kb
+
+    def softmax(x):
+        e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
+        return e / kb.sum(e, axis=1, keepdims=True)
+
+    def layernorm(x):
+        d = x - kb.mean(x, axis=1, keepdims=True)
+        return d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5)
+
+    def logsumexp(x):
+        m = kb.max(x, axis=1, keepdims=True)
+        return kb.log(kb.sum(kb.exp(x - m), axis=1)) + kb.max(x, axis=1)
+
+    def argmax(x):
+        return kb.cast(kb.argmax(x, axis=1), "f32")
+
+    def np_softmax(x):
+        e = np.exp(x - x.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    def np_layernorm(x):
+        d = x - x.mean(1, keepdims=True)
+        return d / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
+
+    def np_logsumexp(x):
+        return np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+
+    return {"softmax": (softmax, np_softmax), "layernorm": (layernorm, np_layernorm),
+            "logsumexp": (logsumexp, np_logsumexp),
+            "argmax": (argmax, lambda x: x.argmax(1).astype(np.float32))}

@@ -16,6 +16,7 @@ import kfuse
 from kfuse import EmulatorError, PtxError
 from kfuse.runtime import EmulatedExecutable, LaunchPlan
 from kfuse.runtime import emulator as emu
+from _programs import row_programs  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
@@ -598,40 +599,6 @@ def test_large_random_program_emulated(seed):
     _emulate_random(random_program(seed, large=True), seed, numerics="strict")
 
 
-def _row_programs():
-    from kfuse import builder as kb
-
-    def softmax(x):
-        e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
-        return e / kb.sum(e, axis=1, keepdims=True)
-
-    def layernorm(x):
-        d = x - kb.mean(x, axis=1, keepdims=True)
-        return d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5)
-
-    def logsumexp(x):
-        m = kb.max(x, axis=1, keepdims=True)
-        return kb.log(kb.sum(kb.exp(x - m), axis=1)) + kb.max(x, axis=1)
-
-    def argmax(x):
-        return kb.cast(kb.argmax(x, axis=1), "f32")
-
-    def np_softmax(x):
-        e = np.exp(x - x.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
-
-    def np_layernorm(x):
-        d = x - x.mean(1, keepdims=True)
-        return d / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
-
-    def np_logsumexp(x):
-        return np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
-
-    return {"softmax": (softmax, np_softmax), "layernorm": (layernorm, np_layernorm),
-            "logsumexp": (logsumexp, np_logsumexp),
-            "argmax": (argmax, lambda x: x.argmax(1).astype(np.float32))}
-
-
 _ROW_MODES = {"registers": {}, "streamed": {"row_chunks": 0}, "one_chunk": {"row_chunks": 1},
               "cluster2": {"row_cluster": 2},
               "cluster2_async": {"row_cluster": 2, "row_exchange": "async"}}
@@ -644,7 +611,7 @@ def test_row_program_shapes_emulated(kind, width, mode):
     # odd widths (ragged last vectors and trips), blocks with a warp count that
     # is not a power of two, rows long enough to stream or to take a cluster
     from kfuse import builder as kb
-    build, ref = _row_programs()[kind]
+    build, ref = row_programs()[kind]
     p = kb.Program(f"{kind}_{width}")
     x = p.input("x", (3, width), "f32")
     p.output(build(x), name="y")
@@ -662,7 +629,7 @@ def test_clusters_of_sixteen_blocks_emulated(kind, exchange):
     # distributed shared memory (2 rows: one would take 16 blocks, an eighth
     # of the SMs, and split into slices instead)
     from kfuse import builder as kb
-    build, ref = _row_programs()[kind]
+    build, ref = row_programs()[kind]
     p = kb.Program(f"{kind}_c16")
     x = p.input("x", (2, 262144), "f32")
     p.output(build(x), name="y")

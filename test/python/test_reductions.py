@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
-from _programs import program_text  # noqa: E402
+from _programs import program_text, row_programs  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from make_artifacts import reduction_programs  # noqa: E402
@@ -1430,27 +1430,12 @@ def _odd_row_program(kind, rows, width, dtype="f32"):
     from kfuse import builder as kb
     p = kb.Program(f"{kind}_{width}")
     x = p.input("x", (rows, width), dtype)
-    if kind == "softmax":
-        e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
-        p.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
-    elif kind == "layernorm":
-        d = x - kb.mean(x, axis=1, keepdims=True)
-        p.output(d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5), name="y")
-    else:  # logsumexp
-        m = kb.max(x, axis=1, keepdims=True)
-        p.output(kb.log(kb.sum(kb.exp(x - m), axis=1)) + kb.max(x, axis=1), name="y")
+    p.output(row_programs()[kind][0](x), name="y")
     return p
 
 
 def _odd_row_reference(kind, x):
-    x = x.astype(np.float64)
-    if kind == "softmax":
-        e = np.exp(x - x.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
-    if kind == "layernorm":
-        d = x - x.mean(1, keepdims=True)
-        return d / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5)
-    return np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+    return row_programs()[kind][1](x.astype(np.float64))
 
 
 @pytest.mark.parametrize("width,opts", [(33, {}), (1025, {}), (1025, {"row_chunks": 0}),
@@ -1533,30 +1518,20 @@ def test_few_long_rows_with_stored_results_split_over_every_sm(kind, shape, nume
     # slices stores the result once the row values are in memory: x is read
     # once more than the reductions need (fast: twice), y written once.
     from kfuse import builder as kb
-    p = kb.Program(kind)
-    x = p.input("x", shape, "f32")
     if kind == "normalize":
+        p = kb.Program(kind)
+        x = p.input("x", shape, "f32")
         p.output(x / kb.sqrt(kb.sum(x * x)), name="y")
-    elif kind == "softmax":
-        e = kb.exp(x - kb.max(x, axis=-1, keepdims=True))
-        p.output(e / kb.sum(e, axis=-1, keepdims=True), name="y")
     else:
-        d = x - kb.mean(x, axis=-1, keepdims=True)
-        p.output(d * kb.rsqrt(kb.mean(d * d, axis=-1, keepdims=True) + 1e-5), name="y")
+        p = _odd_row_program(kind, *shape)
     f = kfuse.compile(p, target="cuda", chip="sm_90", numerics=numerics)
     steps = f.plan.steps
     assert len(steps) == kernels and steps[-1].kernel.endswith("_store")
     assert steps[0].grid[0] >= 256 and steps[-1].grid[0] >= 256
     xs = (np.random.default_rng(4).standard_normal(shape) * 2 + 0.5).astype(np.float32)
     x64 = xs.astype(np.float64)
-    if kind == "normalize":
-        want = x64 / np.sqrt((x64 * x64).sum())
-    elif kind == "softmax":
-        e = np.exp(x64 - x64.max(-1, keepdims=True))
-        want = e / e.sum(-1, keepdims=True)
-    else:
-        d = x64 - x64.mean(-1, keepdims=True)
-        want = d / np.sqrt((d * d).mean(-1, keepdims=True) + 1e-5)
+    want = (x64 / np.sqrt((x64 * x64).sum()) if kind == "normalize"
+            else _odd_row_reference(kind, xs))
     got = f.emulate(xs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
     stats = f.emulator.last_stats
