@@ -1,0 +1,191 @@
+"""kfuse's CUDA runtime against nullcuda, a driver with no GPU behind it
+(test/nullcuda): what the runtime asks the driver to do (allocations, copies,
+launches with their parameters, streams, synchronization) and what it tells the
+user when a driver call fails. Runs on every machine; the GPU tests
+(test_gpu.py) check the kernels' results on a real device.
+
+Programs are compiled here; each case runs in a child process whose
+LD_LIBRARY_PATH puts nullcuda's libcuda.so.1 first, loads the saved program
+with kfuse.runtime, and reads the driver's log (see nullcuda.c for its lines).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kfuse
+from kfuse import builder as kb
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+NULLCUDA = os.path.join(ROOT, "build", "test", "nullcuda")
+
+# The child's side: device arrays over nullcuda's memory, then one case.
+CHILD = r"""
+import json, sys
+import numpy as np
+import kfuse.runtime as rt
+from kfuse import dtypes
+from kfuse.runtime import cuda as rc
+
+
+class DevArray:
+    # A CUDA array (__cuda_array_interface__ v3) in memory from cuMemAlloc.
+    def __init__(self, shape, dtype, offset=0):
+        cu = rc._driver()
+        n = int(np.prod(shape)) * np.dtype(dtype).itemsize + offset
+        self.base = int(rc._check(cu.cuMemAlloc(max(n, 1)), "allocating a test array"))
+        self.ptr = self.base + offset
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": np.dtype(dtype).str, "data": (self.ptr, False),
+            "version": 3, "strides": None, "stream": None}
+
+
+def device_args(exe, offset=0):
+    ins = [DevArray(s.shape, dtypes.to_numpy(s.dtype), offset) for s in exe.plan.inputs]
+    outs = [DevArray(s.shape, dtypes.to_numpy(s.dtype)) for s in exe.plan.outputs]
+    return ins, outs
+
+
+case, path = sys.argv[1], sys.argv[2]
+exe = rt.load(path)
+result = {}
+try:
+    if case == "numpy":
+        x = np.arange(int(np.prod(exe.plan.inputs[0].shape)), dtype=np.float32)
+        x = x.reshape(exe.plan.inputs[0].shape)
+        y = exe(x)
+        result["equal"] = bool(np.array_equal(np.asarray(y).reshape(x.shape), x))
+    elif case in ("device", "stream", "misaligned"):
+        ins, outs = device_args(exe, offset=4 if case == "misaligned" else 0)
+        kw = {"stream": 0x4d2} if case == "stream" else {}
+        exe(*ins, out=tuple(outs), **kw)
+        result["inputs"] = [a.ptr for a in ins]
+        result["outputs"] = [a.ptr for a in outs]
+    else:
+        raise SystemExit(f"unknown case {case}")
+except Exception as e:  # noqa: BLE001 - reported to the test
+    result["error"] = [type(e).__name__, str(e)]
+print(json.dumps(result))
+"""
+
+
+def _compile(program, tmp_path, name):
+    f = kfuse.compile(program, target="cuda", chip="sm_90")
+    out = tmp_path / name
+    f.save(str(out))
+    return f, str(out)
+
+
+def _run(case, path, tmp_path, fail=None):
+    """Runs `case` on the program saved at `path` in a child process on
+    nullcuda; returns (its result dict, the driver log as lists of fields)."""
+    lib = os.path.join(NULLCUDA, "libcuda.so.1")
+    assert os.path.exists(lib), f"{lib} is missing: build it with `make build`"
+    log = tmp_path / f"{case}.log"
+    env = dict(os.environ, LD_LIBRARY_PATH=NULLCUDA + os.pathsep +
+               os.environ.get("LD_LIBRARY_PATH", ""), NULLCUDA_LOG=str(log),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    env.pop("NULLCUDA_FAIL", None)
+    if fail:
+        env["NULLCUDA_FAIL"] = fail
+    proc = subprocess.run([sys.executable, "-c", CHILD, case, path], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = log.read_text().splitlines() if log.exists() else []
+    return result, [ln.split() for ln in lines]
+
+
+def _l2norm():
+    p = kb.Program("l2norm")
+    x = p.input("x", (1 << 20,), "f32")
+    p.output(kb.sqrt(kb.sum(x * x)), name="y")
+    return p
+
+
+def _launches(log):
+    return [ln for ln in log if ln[0] == "launch"]
+
+
+def test_numpy_round_trip_through_a_copy_step(tmp_path):
+    # An output that is its input: the plan copies device to device, so the
+    # bytes make the whole trip (host -> device -> device -> host).
+    p = kb.Program("same")
+    x = p.input("x", (4, 8), "f32")
+    p.output(x, name="y")
+    f, path = _compile(p, tmp_path, "same")
+    assert [s.op for s in f.plan.steps] == ["copy"]
+    result, log = _run("numpy", path, tmp_path)
+    assert result == {"equal": True}
+    ops = [ln[0] for ln in log]
+    assert ops == ["alloc", "htod", "alloc", "dtod", "dtoh", "free", "free", "sync"], log
+    staged_in, copy, back = log[1], log[3], log[4]
+    assert copy[1] == staged_in[1] and copy[2] == back[1]      # in -> out -> host
+    assert copy[3] == back[2] == "128"
+
+
+def test_launches_follow_the_plan_with_every_parameter(tmp_path):
+    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run("device", path, tmp_path)
+    assert "error" not in result, result
+    steps = [s for s in f.plan.steps if s.op == "launch"]
+    assert len(steps) == 2 and any(b.kind == "temp" for b in f.plan.buffers)
+    # the temporary: allocated on the call's stream before the first launch,
+    # freed after the last, on the same stream; device arrays: no sync
+    ops = [ln[0] for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
+    assert ops == ["alloc", "launch", "launch", "free"], log
+    temp = int([ln for ln in log if ln[0] == "alloc" and ln[3] != "sync"][0][1], 16)
+    assert log[-1][:2] == ["free", f"{temp:x}"]
+    ptrs = {}
+    for i, b in enumerate(f.plan.buffers):
+        ptrs[i] = {"input": lambda: result["inputs"][b.index],
+                   "output": lambda: result["outputs"][b.index],
+                   "temp": lambda: temp}[b.kind]()
+    for step, ln in zip(steps, _launches(log)):
+        assert ln[1] == step.kernel
+        assert [int(v) for v in ln[2:8]] == list(step.grid) + list(step.block)
+        assert int(ln[8]) == step.smem and ln[9] == "0"
+        expected = [ptrs[a.buffer] if hasattr(a, "buffer") else a.value for a in step.args]
+        assert [int(v) for v in ln[10:]] == expected, (step, ln)
+
+
+def test_stream_argument_orders_everything_on_that_stream(tmp_path):
+    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run("stream", path, tmp_path)
+    assert "error" not in result, result
+    queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
+    assert [ln[0] for ln in queued] == ["alloc", "launch", "launch", "free"]
+    assert queued[0][3] == queued[-1][2] == "4d2"
+    assert all(ln[9] == "4d2" for ln in _launches(log))
+
+
+def test_misaligned_input_is_refused_before_anything_is_queued(tmp_path):
+    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run("misaligned", path, tmp_path)
+    kind, msg = result["error"]
+    assert kind == "CallError" and "not 16-byte aligned" in msg
+    assert [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"] == []
+
+
+@pytest.mark.parametrize("fail, kind, words", [
+    ("cuInit:100", "DeviceError", ["no CUDA device", "cuInit failed"]),
+    ("cuModuleLoadData:218", "DeviceError", ["loading the PTX of 'l2norm'"]),
+    ("cuMemAllocAsync:2", "DeviceError", ["allocating 1024 bytes"]),
+    ("cuLaunchKernel:719", "DeviceError", ["launching kernel 'l2norm_g0_partial'", "grid [256, 1, 1]"]),
+])
+def test_driver_errors_name_what_failed(tmp_path, fail, kind, words):
+    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run("device", path, tmp_path, fail=fail)
+    assert result["error"][0] == kind, result
+    for w in words:
+        assert w in result["error"][1], result["error"][1]
+    # whatever was allocated for the call is given back, nothing launched
+    # after the failure
+    queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
+    assert _launches(log) == []
+    assert len([ln for ln in queued if ln[0] == "alloc"]) == \
+        len([ln for ln in queued if ln[0] == "free"])
