@@ -33,12 +33,14 @@ from kfuse.runtime import cuda as rc
 
 
 class DevArray:
-    # A CUDA array (__cuda_array_interface__ v3) in memory from cuMemAlloc.
-    def __init__(self, shape, dtype, offset=0):
+    # A CUDA array (__cuda_array_interface__ v3) in memory from cuMemAlloc,
+    # or at `at` (an alias).
+    def __init__(self, shape, dtype, offset=0, at=None):
         cu = rc._driver()
         n = int(np.prod(shape)) * np.dtype(dtype).itemsize + offset
-        self.base = int(rc._check(cu.cuMemAlloc(max(n, 1)), "allocating a test array"))
-        self.ptr = self.base + offset
+        if at is None:
+            at = int(rc._check(cu.cuMemAlloc(max(n, 1)), "allocating a test array"))
+        self.ptr = at + offset
         self.__cuda_array_interface__ = {
             "shape": tuple(shape), "typestr": np.dtype(dtype).str, "data": (self.ptr, False),
             "version": 3, "strides": None, "stream": None}
@@ -59,9 +61,17 @@ try:
         x = x.reshape(exe.plan.inputs[0].shape)
         y = exe(x)
         result["equal"] = bool(np.array_equal(np.asarray(y).reshape(x.shape), x))
-    elif case in ("device", "stream", "misaligned"):
+    elif case in ("device", "stream", "misaligned", "overlap", "shape", "dtype"):
         ins, outs = device_args(exe, offset=4 if case == "misaligned" else 0)
         kw = {"stream": 0x4d2} if case == "stream" else {}
+        x = exe.plan.inputs[0]
+        if case == "overlap":        # the output starts inside the input
+            outs[0] = DevArray(exe.plan.outputs[0].shape, dtypes.to_numpy(exe.plan.outputs[0].dtype),
+                               at=ins[0].ptr + 64)
+        elif case == "shape":
+            ins[0] = DevArray((2, x.numel // 2), dtypes.to_numpy(x.dtype))
+        elif case == "dtype":
+            ins[0] = DevArray(x.shape, np.complex64)   # (no kfuse dtype)
         exe(*ins, out=tuple(outs), **kw)
         result["inputs"] = [a.ptr for a in ins]
         result["outputs"] = [a.ptr for a in outs]
@@ -189,3 +199,19 @@ def test_driver_errors_name_what_failed(tmp_path, fail, kind, words):
     assert _launches(log) == []
     assert len([ln for ln in queued if ln[0] == "alloc"]) == \
         len([ln for ln in queued if ln[0] == "free"])
+
+
+@pytest.mark.parametrize("case, words", [
+    ("overlap", ["output 'y' (out=) shares memory with input 'x'"]),
+    ("shape", ["input 'x' has shape (2, 524288) but the program 'l2norm' was compiled "
+               "for (1048576,)"]),
+    ("dtype", ["input 'x' has dtype complex64 but the program 'l2norm' was compiled for f32"]),
+])
+def test_bad_arguments_are_refused_before_anything_is_queued(tmp_path, case, words):
+    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run(case, path, tmp_path)
+    kind, msg = result["error"]
+    assert kind == "CallError"
+    for w in words:
+        assert w in msg, msg
+    assert [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"] == []

@@ -30,11 +30,12 @@ _cu = None
 _init_lock = threading.Lock()
 _init_error: Optional[DeviceError] = None
 _initialized = False
+_devices = 0            # how many devices the driver reported at initialization
 
 
 def _driver():
     """Imports cuda.bindings.driver and runs cuInit once; raises DeviceError if impossible."""
-    global _cu, _initialized, _init_error
+    global _cu, _initialized, _init_error, _devices
     if _initialized:
         return _cu
     with _init_lock:
@@ -65,6 +66,7 @@ def _driver():
                                       f"{_NO_DEVICE_HINT}")
             raise _init_error
         _cu = cu
+        _devices = int(count)
         _initialized = True
         return cu
 
@@ -325,15 +327,25 @@ def _torch_current_stream(torch, index: int) -> int:
     return int(torch.cuda.current_stream(index).cuda_stream)
 
 
+_LIBRARY_OF_TYPE: Dict[type, str] = {}
+
+
 def _library(obj) -> str:
-    if isinstance(obj, np.ndarray):
-        return "numpy"
+    lib = _LIBRARY_OF_TYPE.get(type(obj))
+    if lib is not None:
+        return lib
     mod = type(obj).__module__ or ""
-    if mod.startswith("torch"):
-        return "torch"
-    if mod.startswith("cupy"):
-        return "cupy"
-    return "other"
+    if isinstance(obj, np.ndarray):
+        lib = "numpy"
+    elif mod.startswith("torch"):
+        lib = "torch"
+    elif mod.startswith("cupy"):
+        lib = "cupy"
+    else:
+        lib = "other"
+    if len(_LIBRARY_OF_TYPE) < 256:
+        _LIBRARY_OF_TYPE[type(obj)] = lib
+    return lib
 
 
 def stream_handle(stream) -> int:
@@ -443,6 +455,8 @@ class CudaExecutable(HoldsPlan):
             elif b.kind == "output":
                 self._arg_buf[n_in + b.index] = i
         self._nbuf = len(plan.buffers)
+        self._names = [s.name for s in plan.inputs] + [s.name for s in plan.outputs]
+        self._arg_nbytes = [s.nbytes for s in plan.inputs] + [s.nbytes for s in plan.outputs]
         # constant buffers: host data now, uploaded once per device
         self._constants = plan.constant_arrays(constants, path)
 
@@ -487,7 +501,7 @@ class CudaExecutable(HoldsPlan):
             if len(outs) != len(plan.outputs):
                 plan.check_outputs(outs)
         objs = list(args) if outs is None else list(args) + outs
-        names = [s.name for s in plan.inputs] + [s.name for s in plan.outputs]
+        names = self._names
 
         # torch / cupy / numpy first: they tell the stream to use
         recs: List[Optional[_Arg]] = [None] * len(objs)
@@ -526,10 +540,19 @@ class CudaExecutable(HoldsPlan):
                     raise CallError(f"output {spec.name!r} must be a writeable C-contiguous "
                                     f"numpy array")
             # (host arrays are staged through device copies; device pointers are
-            # unique across devices: unified addressing)
-            span = lambda a: None if a.host else ("device", a.ptr)  # noqa: E731
-            plan.check_disjoint_outputs([span(a) for a in in_recs],
-                                        [span(a) for a in out_recs])
+            # unique across devices: unified addressing. The plan's check, which
+            # names the overlap, runs only where this quick one finds one.)
+            nbytes = self._arg_nbytes
+            for j in range(n_in, len(recs)):
+                a = recs[j]
+                if a.host:
+                    continue
+                lo, hi = a.ptr, a.ptr + nbytes[j]
+                if any(not o.host and lo < o.ptr + nbytes[k] and o.ptr < hi
+                       for k, o in enumerate(recs[:j])):
+                    span = lambda a: None if a.host else ("device", a.ptr)  # noqa: E731
+                    plan.check_disjoint_outputs([span(a) for a in in_recs],
+                                                [span(a) for a in out_recs])
 
         ordinal = self._pick_device(recs)
         st = self._state(ordinal)
@@ -554,10 +577,12 @@ class CudaExecutable(HoldsPlan):
         shape = tuple(t.shape)
         if not t.is_contiguous():
             raise self._not_contiguous(role, name, shape, tuple(t.stride()))
-        index = t.device.index
-        return _Arg(t, "torch", False, shape, to_kf.get(t.dtype),
-                    str(t.dtype).replace("torch.", ""), t.data_ptr(), index,
-                    _torch_current_stream(torch, index))
+        index = t.get_device()
+        dt = to_kf.get(t.dtype)
+        # (the dtype's name only matters when kfuse has no such dtype: messages)
+        return _Arg(t, "torch", False, shape, dt,
+                    None if dt is not None else str(t.dtype).replace("torch.", ""),
+                    t.data_ptr(), index, _torch_current_stream(torch, index))
 
     def _cupy_arg(self, a, name, role) -> _Arg:
         import cupy
@@ -615,6 +640,8 @@ class CudaExecutable(HoldsPlan):
         cu = _cu
         if not ptr:
             return self.device or 0
+        if _devices == 1:
+            return 0            # (the only device: no driver call per argument and call)
         err, val = cu.cuPointerGetAttribute(
             cu.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)
         if err != cu.CUresult.CUDA_SUCCESS:

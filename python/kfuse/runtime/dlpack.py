@@ -12,6 +12,7 @@ pointer is used.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import struct
 from dataclasses import dataclass
@@ -171,7 +172,9 @@ def parse_capsule(capsule) -> ArrayInfo:
                      keepalive=capsule, source="dlpack")
 
 
+@functools.lru_cache(maxsize=64)
 def _typestr_dtype(typestr: str):
+    # (cached: parsing a typestr with numpy costs ~10 us, on every call)
     try:
         npdt = np.dtype(typestr)
     except TypeError:
@@ -192,7 +195,8 @@ def from_cuda_array_interface(obj, cai: Optional[dict] = None) -> ArrayInfo:
         ptr = int(cai["data"][0] or 0)
     except (KeyError, TypeError, IndexError, ValueError) as e:
         raise DLPackError(f"malformed __cuda_array_interface__: {e!r}") from None
-    dt, label = _typestr_dtype(typestr)
+    dt, label = (_typestr_dtype(typestr) if isinstance(typestr, str)
+                 else (None, repr(typestr)))
     strides = cai.get("strides")
     if strides is not None:
         itemsize = np.dtype(typestr).itemsize if dt is None else dt.itemsize

@@ -544,11 +544,14 @@ class LaunchPlan:
                   role: str = "input") -> None:
         """Raises CallError unless ``arg`` has exactly ``spec``'s shape and dtype."""
         shape, dt = describe(arg)
-        shape = tuple(int(s) for s in shape)
+        # (checked on every call: the common case, a tuple of ints and the very
+        # DType, first)
         if shape != spec.shape:
-            raise CallError(f"{role} {spec.name!r} has shape {shape} but the program "
-                            f"{self.name!r} was compiled for {spec.shape}")
-        if _as_dtype(dt) != spec.dtype:
+            shape = tuple(int(s) for s in shape)
+            if shape != spec.shape:
+                raise CallError(f"{role} {spec.name!r} has shape {shape} but the program "
+                                f"{self.name!r} was compiled for {spec.shape}")
+        if dt is not spec.dtype and _as_dtype(dt) != spec.dtype:
             raise CallError(f"{role} {spec.name!r} has dtype {dtype_label(dt)} but the program "
                             f"{self.name!r} was compiled for {spec.dtype.name}")
 
@@ -574,12 +577,10 @@ class LaunchPlan:
         (space: anything naming one address space, e.g. a device ordinal; start: the
         first byte) or None for an argument that is staged through a copy."""
         def ranges(specs, spans, role):
-            for spec, span in zip(specs, spans):
-                if span is not None:
-                    nbytes = math.prod(spec.shape) * spec.dtype.itemsize
-                    yield role, spec.name, span[0], span[1], span[1] + nbytes
-        ins = list(ranges(self.inputs, in_spans, "input"))
-        outs = list(ranges(self.outputs, out_spans, "output"))
+            return [(role, spec.name, span[0], span[1], span[1] + spec.nbytes)
+                    for spec, span in zip(specs, spans) if span is not None]
+        ins = ranges(self.inputs, in_spans, "input")
+        outs = ranges(self.outputs, out_spans, "output")
         for i, (_, name, space, lo, hi) in enumerate(outs):
             for role, other, space2, lo2, hi2 in ins + outs[:i]:
                 if space == space2 and lo < hi2 and lo2 < hi:
