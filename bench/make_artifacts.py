@@ -360,7 +360,10 @@ def main():
                 variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
                             "cl16": dict(row_cluster=16, row_chunks=8),  # 512 threads x 8
                             # totals sent with st.async, awaited on mbarriers
-                            "async": dict(row_exchange="async")}
+                            "async": dict(row_exchange="async"),
+                            # the max and the sum exchanged one after the other
+                            "nojoint": dict(row_joint=False),
+                            "async_nojoint": dict(row_exchange="async", row_joint=False)}
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "softmax_xent", "softmax_w32768", "l2norm",
                                               "layernorm_bwd"):

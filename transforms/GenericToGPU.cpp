@@ -445,6 +445,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.maxCluster = rowCluster;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
+    rowOptions.jointExchange = rowJoint;
     rowOptions.shiftChunks = rowShift;
     rowOptions.smCount = *sms;
     for (auto &[name, generics] : kernels) {

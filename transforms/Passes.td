@@ -673,8 +673,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     the blocks of a thread-block cluster, whose totals are combined through
     distributed shared memory (the row still read from memory once; clusters
     beyond 8 blocks use blocks of at most 512 threads): published with a
-    cluster barrier per reduction, or with `row-exchange=async` sent to every
-    block with st.async and awaited on an mbarrier. Longer rows, every
+    cluster barrier per exchange, or with `row-exchange=async` sent to every
+    block with st.async and awaited on an mbarrier (with `row-online`, a
+    max and a later sum of exp(e - max) share one exchange: `row-joint`). Longer rows, every
     row with `row-chunks=0`, and groups one pass serves (no row-wide result
     stored, every reduction folded in one pass) stream: the reductions fold
     in passes over the row, each taking every reduction whose inputs are
@@ -735,9 +736,14 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"barrier\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "
-           "publishes its total, a cluster barrier per reduction) or 'async' "
+           "publishes its total, a cluster barrier per exchange) or 'async' "
            "(st.async into every block's slots, completing an mbarrier there; "
            "PTX 8.1)">,
+    Option<"rowJoint", "row-joint", "bool", /*default=*/"true",
+           "With row-online, a cluster's blocks exchange a max and a later "
+           "sum of exp(e - max) together, once: each block sums against its "
+           "own max and the sums are rescaled to the row's max as they are "
+           "combined (false: an exchange each)">,
     Option<"rowShift", "row-shift", "bool", /*default=*/"true",
            "Rows whose width is no multiple of the widest vector move "
            "aligned vectors anyway: row r of the [rows, n] layout starts "

@@ -114,9 +114,16 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<std::string> rowExchange{
       *this, "row-exchange",
       llvm::cl::desc("How a cluster's blocks combine their totals: barrier "
-                     "(a cluster barrier per reduction) or async (st.async "
+                     "(a cluster barrier per exchange) or async (st.async "
                      "into every block, awaited on an mbarrier)"),
       llvm::cl::init("barrier")};
+  Option<bool> rowJoint{
+      *this, "row-joint",
+      llvm::cl::desc("Fast numerics: a cluster's blocks exchange a max and a "
+                     "later sum of exp(e - max) together, once (each block's "
+                     "sum against its own max, rescaled as they are "
+                     "combined); false: an exchange each"),
+      llvm::cl::init(true)};
   Option<bool> rowShift{
       *this, "row-shift",
       llvm::cl::desc("Rows whose width is no multiple of the widest vector "
@@ -251,7 +258,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
-          "row-fold={12} row-shift={13}}),"
+          "row-fold={12} row-shift={13} row-joint={14}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -262,7 +269,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
           o.rowExchange.getValue(), o.rowFold.getValue(),
-          o.rowShift ? "true" : "false")
+          o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false")
           .str());
 }
 

@@ -333,7 +333,8 @@ public:
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster), online(options.online),
         asyncExchange(options.asyncExchange),
-        shiftChunks(options.shiftChunks), smCount(options.smCount),
+        shiftChunks(options.shiftChunks), jointExchange(options.jointExchange),
+        smCount(options.smCount),
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
@@ -417,6 +418,7 @@ private:
   /// Rows whose width is no multiple of the widest vector may take shifted
   /// chunks (see `shifted`).
   bool shiftChunks;
+  bool jointExchange; // (see RowKernelOptions)
   /// The SMs the launch shapes aim to fill.
   int64_t smCount;
   /// A contraction (matmul, convolution): inputs reused across rows.
@@ -459,8 +461,14 @@ private:
   /// value (the same order of combination everywhere).
   Value clusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
                        gpu::AllReduceOperation kind);
-  Value asyncClusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
-                            gpu::AllReduceOperation kind);
+  /// Every block's `totals` (the next totals.size() slots, in one exchange),
+  /// by cluster rank: [rank][i].
+  SmallVector<SmallVector<Value>> clusterGather(OpBuilder &b, Location loc,
+                                                Value tid,
+                                                ArrayRef<Value> totals);
+  SmallVector<SmallVector<Value>>
+  asyncClusterGather(OpBuilder &b, Location loc, Value tid,
+                     ArrayRef<Value> totals);
   /// Async exchange: thread 0 initializes the mbarriers, every thread
   /// arrives at the cluster barrier the first exchange waits on.
   void initExchange(OpBuilder &b, Location loc, Value tid);
@@ -468,8 +476,10 @@ private:
   /// blocks' totals): every thread gets the row's total. Integers narrower
   /// than 32 bits (booleans of an "all" or "any") travel as i32, the width
   /// warp shuffles and the cluster slots hold.
+  /// (`acrossCluster` false: the block's total alone, for an exchange the
+  /// caller makes.)
   Value blockCombine(OpBuilder &b, Location loc, Value tid, Value partial,
-                     gpu::AllReduceOperation kind);
+                     gpu::AllReduceOperation kind, bool acrossCluster = true);
   /// Register mode: each thread owns `chunks` chunks of `width` consecutive
   /// columns of its row, unrolled, so values stay in registers across
   /// phases. Streaming mode (chunks == 0) loops over the columns instead.
@@ -1275,50 +1285,59 @@ void RowKernel::initExchange(OpBuilder &b, Location loc, Value tid) {
   NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
 }
 
-Value RowKernel::asyncClusterCombine(OpBuilder &b, Location loc, Value tid,
-                                     Value total,
-                                     gpu::AllReduceOperation kind) {
-  // Thread 0 of every block sends the block's total into its own slot
+SmallVector<SmallVector<Value>>
+RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
+                              ArrayRef<Value> totals) {
+  // Thread 0 of every block sends the block's totals into its own slots
   // (by cluster rank) of every block of the cluster, itself included, with
   // st.async: each store completes its bytes on the receiving block's
-  // mbarrier, which thread 0 there expects `cluster` of. The phase
-  // completes once all have landed; the wait acquires them. No fence and no
-  // cluster barrier per exchange, and no block can exit while another may
-  // still write to it: each waits for every block's total first.
-  Value slot = slots[nextSlot], bar = mbars[nextSlot];
-  ++nextSlot;
+  // mbarrier (the first slot's), which thread 0 there expects all of. The
+  // phase completes once all have landed; the wait acquires them. No fence
+  // and no cluster barrier per exchange, and no block can exit while
+  // another may still write to it: each waits for every block's totals
+  // first.
+  Value bar = mbars[nextSlot];
+  ArrayRef<Value> mine = ArrayRef<Value>(slots).slice(nextSlot, totals.size());
+  nextSlot += totals.size();
   if (!clusterReady) {
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
     clusterReady = true;
   }
-  Type bits = exchangeType(total.getType());
-  unsigned bytes = bits.getIntOrFloatBitWidth() / 8;
+  SmallVector<unsigned> bytes;
+  unsigned expected = 0;
+  for (Value total : totals) {
+    bytes.push_back(exchangeType(total.getType()).getIntOrFloatBitWidth() / 8);
+    expected += cluster * bytes.back();
+  }
   Value local = sharedAddress(b, loc, bar);
   auto send =
       scf::IfOp::create(b, loc, isZero(b, loc, tid), /*withElse=*/false);
   {
     OpBuilder sb = send.getThenBodyBuilder();
     ptx(sb, loc, Type(),
-        {local, arith::ConstantIntOp::create(sb, loc, sb.getI32Type(),
-                                             cluster * bytes)},
+        {local,
+         arith::ConstantIntOp::create(sb, loc, sb.getI32Type(), expected)},
         "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [$0], $1;",
         "l,r");
-    Value value = toExchange(sb, loc, total);
-    Value mine = sharedAddress(
-        sb, loc, slot,
-        arith::MulIOp::create(sb, loc, rank,
-                              arith::ConstantIndexOp::create(sb, loc, bytes)));
     auto remote = LLVM::LLVMPointerType::get(sb.getContext(), 7);
-    std::string store =
-        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b" +
-        std::to_string(bytes * 8) + " [$0], $1, [$2];";
-    std::string constraints = bytes == 4 ? "l,r,l" : "l,l,l";
-    for (int64_t j = 0; j < cluster; ++j) {
-      Value to = arith::ConstantIntOp::create(sb, loc, sb.getI32Type(), j);
-      ptx(sb, loc, Type(),
-          {NVVM::MapaOp::create(sb, loc, remote, mine, to),
-           value, NVVM::MapaOp::create(sb, loc, remote, local, to)},
-          store, constraints);
+    for (auto [i, total] : llvm::enumerate(totals)) {
+      Value value = toExchange(sb, loc, total);
+      Value at = sharedAddress(
+          sb, loc, mine[i],
+          arith::MulIOp::create(
+              sb, loc, rank,
+              arith::ConstantIndexOp::create(sb, loc, bytes[i])));
+      std::string store =
+          "st.async.shared::cluster.mbarrier::complete_tx::bytes.b" +
+          std::to_string(bytes[i] * 8) + " [$0], $1, [$2];";
+      std::string constraints = bytes[i] == 4 ? "l,r,l" : "l,l,l";
+      for (int64_t j = 0; j < cluster; ++j) {
+        Value to = arith::ConstantIntOp::create(sb, loc, sb.getI32Type(), j);
+        ptx(sb, loc, Type(),
+            {NVVM::MapaOp::create(sb, loc, remote, at, to), value,
+             NVVM::MapaOp::create(sb, loc, remote, local, to)},
+            store, constraints);
+      }
     }
   }
   // Every thread waits for phase 0 (each mbarrier serves one exchange).
@@ -1340,29 +1359,30 @@ Value RowKernel::asyncClusterCombine(OpBuilder &b, Location loc, Value tid,
     scf::YieldOp::create(ab, loc);
   }
   b.setInsertionPointAfter(wait);
-  // Every block combines the same values in the same (rank) order.
-  Value acc;
-  for (int64_t j = 0; j < cluster; ++j) {
-    Value at = arith::ConstantIndexOp::create(b, loc, j);
-    Value v = fromExchange(b, loc, memref::LoadOp::create(b, loc, slot, at),
-                           total.getType());
-    acc = acc ? vector::makeArithReduction(
-                    b, loc, gpu::convertReductionKind(kind), acc, v)
-              : v;
-  }
-  return acc;
+  SmallVector<SmallVector<Value>> all(cluster);
+  for (int64_t j = 0; j < cluster; ++j)
+    for (auto [i, total] : llvm::enumerate(totals))
+      all[j].push_back(fromExchange(
+          b, loc,
+          memref::LoadOp::create(
+              b, loc, mine[i],
+              ValueRange{arith::ConstantIndexOp::create(b, loc, j)}),
+          total.getType()));
+  return all;
 }
 
-Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
-                                Value total, gpu::AllReduceOperation kind) {
+SmallVector<SmallVector<Value>>
+RowKernel::clusterGather(OpBuilder &b, Location loc, Value tid,
+                         ArrayRef<Value> totals) {
   if (asyncExchange)
-    return asyncClusterCombine(b, loc, tid, total, kind);
-  Value slot = slots[nextSlot++];
+    return asyncClusterGather(b, loc, tid, totals);
+  ArrayRef<Value> mine = ArrayRef<Value>(slots).slice(nextSlot, totals.size());
+  nextSlot += totals.size();
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value isFirst = isZero(b, loc, tid);
-  // Every block's total is in its slot once the whole cluster has arrived:
-  // the storing thread orders its store before its arrival with a
-  // cluster-scope fence, the wait acquires. Every thread arrives relaxed:
+  // Every block's totals are in its slots once the whole cluster has
+  // arrived: the storing thread orders its stores before its arrival with
+  // a cluster-scope fence, the wait acquires. Every thread arrives relaxed:
   // with release semantics each warp waits for a cluster-wide fence (22% of
   // the stall samples of a 262144-wide softmax on an H100, 231 us against
   // 216 us this way); and threads of one block arriving by different
@@ -1371,24 +1391,35 @@ Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
   auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
   {
     OpBuilder sb = store.getThenBodyBuilder();
-    memref::StoreOp::create(sb, loc, total, slot, ValueRange{c0});
+    for (auto [i, total] : llvm::enumerate(totals))
+      memref::StoreOp::create(sb, loc, total, mine[i], ValueRange{c0});
     // (fence.acq_rel: NVVM's cluster-scope fence op is the heavier fence.sc)
     ptx(sb, loc, Type(), {}, "fence.acq_rel.cluster;", "");
   }
   NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
   NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
-  Value shared = sharedAddress(b, loc, slot);
+  SmallVector<SmallVector<Value>> all(cluster);
+  for (int64_t j = 0; j < cluster; ++j)
+    for (auto [i, total] : llvm::enumerate(totals)) {
+      Value remote = NVVM::MapaOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+          sharedAddress(b, loc, mine[i]),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
+      all[j].push_back(
+          LLVM::LoadOp::create(b, loc, total.getType(), remote));
+      lastCombined = all[j].back();
+    }
+  return all;
+}
+
+Value RowKernel::clusterCombine(OpBuilder &b, Location loc, Value tid,
+                                Value total, gpu::AllReduceOperation kind) {
+  // (every block combines the same values in the same, rank, order)
   Value acc;
-  for (int64_t j = 0; j < cluster; ++j) {
-    Value remote = NVVM::MapaOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), shared,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
-    Value v = LLVM::LoadOp::create(b, loc, total.getType(), remote);
+  for (ArrayRef<Value> block : clusterGather(b, loc, tid, total))
     acc = acc ? vector::makeArithReduction(
-                    b, loc, gpu::convertReductionKind(kind), acc, v)
-              : v;
-  }
-  lastCombined = acc;
+                    b, loc, gpu::convertReductionKind(kind), acc, block[0])
+              : block[0];
   return acc;
 }
 
@@ -1483,7 +1514,8 @@ static Value warpTotal(OpBuilder &b, Location loc, Value v,
 }
 
 Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
-                              Value partial, gpu::AllReduceOperation kind) {
+                              Value partial, gpu::AllReduceOperation kind,
+                              bool acrossCluster) {
   using K = gpu::AllReduceOperation;
   Type type = partial.getType(), wide = combinedType(type);
   if (wide != type)
@@ -1550,7 +1582,7 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
     }
     total = warpTotal(b, loc, v, vk, rowLanes);
   }
-  if (cluster > 1)
+  if (cluster > 1 && acrossCluster)
     total = clusterCombine(b, loc, tid, total, kind);
   if (wide != type)
     total = arith::TruncIOp::create(b, loc, type, total);
@@ -1641,16 +1673,66 @@ LogicalResult RowKernel::emitRegisterPhases(
         chunkInside[k] = valid[k];
   llvm::scope_exit done([&] { chunkInside.clear(); });
   Cache cache; // one for the kernel: phases share what they computed
+  // Cluster mode, fast numerics: a max m = max(e) and a later sum of
+  // exp(e - r(m)) (a softmax's, a log-sum-exp's) cross the cluster in one
+  // exchange instead of two (each a cluster-wide fence and barrier, or an
+  // mbarrier wait): each block sums exp(e - m_b) against its own max m_b,
+  // then the blocks' (m_b, s_b) meet, and every block takes m = max m_b
+  // and sum s_b exp(m_b - m), as a streaming pass rescales its running sum
+  // (see emitStreamingPass). Only where nothing between the two reads m
+  // and no other reduction comes between (the exchange uses both slots).
+  llvm::DenseMap<Operation *, Online> pairedSums; // by the sum
+  llvm::DenseMap<Operation *, Value> blockMaxes;  // by the max: m_b
+  if (cluster > 1 && !perThread && jointExchange)
+    for (linalg::GenericOp s : generics) {
+      std::optional<Online> on = s.getNumReductionLoops() > 0
+                                     ? onlinePartner(s)
+                                     : std::optional<Online>();
+      if (!on)
+        continue;
+      bool apart = false;
+      for (unsigned p = position[on->max] + 1; p < position[s]; ++p) {
+        linalg::GenericOp h = generics[p];
+        llvm::SmallPtrSet<Operation *, 8> deps;
+        rowDeps(h, deps);
+        apart |= h.getNumReductionLoops() > 0 ||
+                 (isRowSpace(h) && deps.contains(on->max));
+      }
+      if (!apart)
+        pairedSums[s] = *on;
+    }
+  for (auto &[sum, on] : pairedSums)
+    blockMaxes[on.max] = Value();
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
       Combiner comb = *findCombiner(g);
+      auto paired = pairedSums.find(g);
+      bool pairedMax = blockMaxes.contains(g);
+      // (a paired sum is evaluated against m_b: a cache of its own, so that
+      // no later phase reuses what it computes)
+      Cache pairCache;
+      Cache &phaseCache = paired != pairedSums.end() ? pairCache : cache;
+      Value blockRef;
+      if (paired != pairedSums.end()) {
+        // exp(e - m_b) in place of exp(e - r(m)); 0 in place of a max of
+        // -inf (every e of the block -inf: terms 0, not NaN).
+        const Online &on = paired->second;
+        Value mb = blockMaxes.lookup(on.max);
+        Value none = arith::CmpFOp::create(
+            kb, loc, arith::CmpFPredicate::OEQ, mb,
+            floatConstant(kb, loc, mb.getType(), 0, -1));
+        blockRef = arith::SelectOp::create(
+            kb, loc, none, floatConstant(kb, loc, mb.getType(), 0.0), mb);
+        rowValues[on.maxBuffer].push_back({position[on.max], blockRef});
+        bodyOverrides[on.ref.value] = blockRef;
+      }
       Type accType =
           cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
       Value partial =
           arith::ConstantOp::create(kb, loc, neutral(kb, comb.kind, accType));
       partial = splat(kb, loc, partial);
       for (int64_t k = 0; k < chunks; ++k) {
-        auto next = evalBody(kb, loc, g, points[k], cache, partial, k);
+        auto next = evalBody(kb, loc, g, points[k], phaseCache, partial, k);
         if (failed(next))
           return failure();
         partial = ragged ? arith::SelectOp::create(
@@ -1659,11 +1741,46 @@ LogicalResult RowKernel::emitRegisterPhases(
                                .getResult()
                          : (*next)[0];
       }
+      if (blockRef) {
+        rowValues[paired->second.maxBuffer].pop_back();
+        bodyOverrides.erase(paired->second.ref.value);
+      }
       if (width > 1)
         partial = vector::ReductionOp::create(
             kb, loc, gpu::convertReductionKind(comb.kind), partial);
+      bool alone = pairedMax || blockRef; // (this block's total only)
       Value total =
-          perThread ? partial : blockCombine(kb, loc, tid, partial, comb.kind);
+          perThread ? partial
+                    : blockCombine(kb, loc, tid, partial, comb.kind, !alone);
+      if (pairedMax) {
+        blockMaxes[g] = total;
+        continue; // (finished with its sum)
+      }
+      if (blockRef) {
+        const Online &on = paired->second;
+        Combiner maxComb = *findCombiner(on.max);
+        Value mb = blockMaxes.lookup(on.max);
+        Value m, sum;
+        SmallVector<SmallVector<Value>> blocks =
+            clusterGather(kb, loc, tid, {mb, total});
+        for (ArrayRef<Value> block : blocks)
+          m = m ? vector::makeArithReduction(
+                      kb, loc, gpu::convertReductionKind(maxComb.kind), m,
+                      block[0])
+                : block[0];
+        for (ArrayRef<Value> block : blocks) {
+          Value term = arith::MulFOp::create(kb, loc, block[1],
+                                             rescale(kb, loc, block[0], m));
+          sum = sum ? arith::AddFOp::create(kb, loc, sum, term).getResult()
+                    : term;
+        }
+        if (failed(finishReduction(kb, loc, on.max, maxComb, m, rowIdx,
+                                   rowOutputs)))
+          return failure();
+        // sum(exp(e - r)), r from the row's max (its init folded in).
+        Value row = rowValueBefore(on.maxBuffer, position[g]);
+        total = onlineSum(kb, loc, sum, m, on.ref.of(kb, loc, row));
+      }
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
     } else if (isRowSpace(g)) {

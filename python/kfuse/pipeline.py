@@ -50,12 +50,16 @@ class Options:
                                # every term)
     row_exchange: str = "barrier"  # how a cluster's blocks combine their totals:
                                # "barrier" (published, a cluster barrier per
-                               # reduction) or "async" (st.async into every block,
+                               # exchange) or "async" (st.async into every block,
                                # awaited on an mbarrier)
     row_shift: bool = True     # rows whose width is no multiple of the widest
                                # vector (softmax over 50257 logits) move aligned
                                # vectors anyway, chunks following memory, lanes
                                # outside the row masked; False: narrower vectors
+    row_joint: bool = True     # fast numerics, clusters: a max and a later sum of
+                               # exp(e - max) cross the cluster in one exchange
+                               # (each block's sum against its own max); False:
+                               # an exchange each
     recompute: str = "auto"
     numerics: str = "fast"     # "strict": no FMA contraction or reassociation
     fuse: bool = True          # False: every op its own kernel (the baseline)
@@ -73,8 +77,10 @@ class Options:
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
-        if not isinstance(self.row_shift, bool):
-            raise CompileError(f"option row_shift must be True or False, got {self.row_shift!r}")
+        for name in ("row_shift", "row_joint"):
+            if not isinstance(getattr(self, name), bool):
+                raise CompileError(f"option {name} must be True or False, got "
+                                   f"{getattr(self, name)!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
@@ -92,7 +98,7 @@ class Options:
                        f"blocks-per-sm={self.blocks_per_sm} row-chunks={self.row_chunks} "
                        f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
                        f"row-exchange={self.row_exchange} row-fold={self.row_fold} "
-                       f"row-shift={int(self.row_shift)} "
+                       f"row-shift={int(self.row_shift)} row-joint={int(self.row_joint)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

@@ -642,6 +642,69 @@ def test_clusters_of_sixteen_blocks_emulated(kind, exchange):
     assert f.emulator.last_stats[0]["load"]["by_buffer"][0] == xs.nbytes
 
 
+def _special_rows(n):
+    # rows with -inf over whole blocks' shares, a +inf, every value -inf, a
+    # NaN, -inf at the row's end: the joint exchange must give what two
+    # exchanges give (NaN where x - max is, 0 for the terms of -inf)
+    xs = _case_rng(f"special{n}").standard_normal((6, n)).astype(np.float32)
+    xs[1, :40000] = -np.inf
+    xs[1, 50000] = -np.inf
+    xs[2, 123] = np.inf
+    xs[3, :] = -np.inf
+    xs[4, 777] = np.nan
+    xs[5, 60000:] = -np.inf
+    return xs
+
+
+@pytest.mark.parametrize("exchange", ["barrier", "async"])
+@pytest.mark.parametrize("joint", [True, False])
+def test_cluster_joint_max_and_sum_exchange_emulated(joint, exchange):
+    # A log-softmax and its log-sum-exp over rows of 70001 in clusters of 8:
+    # with row_joint the max and the sum of exp(x - max) cross the cluster
+    # together (one fence, or one mbarrier wait), each block's sum taken
+    # against its own max and rescaled to the row's as they are combined.
+    from kfuse import builder as kb
+    xs = _special_rows(70001)
+    p = kb.Program("log_softmax")
+    x = p.input("x", xs.shape, "f32")
+    m = x.max(axis=-1, keepdims=True)
+    lse = m + kb.log(kb.exp(x - m).sum(axis=-1, keepdims=True))
+    p.output(x - lse, name="y")
+    p.output(lse, name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_exchange=exchange)
+    assert ".reqnctapercluster 8" in f.ptx
+    exchanges = (f.ptx.count("fence.acq_rel.cluster") if exchange == "barrier"
+                 else f.ptx.count("mbarrier.try_wait"))
+    assert exchanges == (1 if joint else 2)
+    y, got = f.emulate(xs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        x64 = xs.astype(np.float64)
+        mx = x64.max(1, keepdims=True)
+        want = mx + np.log(np.exp(x64 - mx).sum(1, keepdims=True))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(y, x64 - want, rtol=1e-5, atol=1e-5)
+
+
+def test_cluster_joint_exchange_only_for_adjacent_max_and_sum():
+    # a sum over the row between the max and the sum of exp(x - max): the
+    # exchanges stay one per reduction (the slots go in reduction order)
+    from kfuse import builder as kb
+    p = kb.Program("centered_softmax")
+    x = p.input("x", (3, 70001), "f32")
+    m = x.max(axis=-1, keepdims=True)
+    mean = x.mean(axis=-1, keepdims=True)
+    e = kb.exp(x - m)
+    p.output(e / e.sum(axis=-1, keepdims=True) + mean, name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert ".reqnctapercluster" in f.ptx
+    xs = _case_rng("centered").standard_normal((3, 70001)).astype(np.float32)
+    x64 = xs.astype(np.float64)
+    e64 = np.exp(x64 - x64.max(1, keepdims=True))
+    want = e64 / e64.sum(1, keepdims=True) + x64.mean(1, keepdims=True)
+    np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-4, atol=1e-6)
+    assert f.ptx.count("fence.acq_rel.cluster") == 3
+
+
 def test_cluster_async_exchange_of_64_bit_totals_emulated():
     # f64 totals travel as 64-bit st.async (and a row-space output is stored
     # by the first block of each cluster)

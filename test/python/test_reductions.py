@@ -604,29 +604,34 @@ def test_clusters_of_sixteen_blocks():
 def test_cluster_totals_sent_with_st_async():
     # row_exchange="async": thread 0 of each block sends the block's total
     # into its slot of every block of the cluster with st.async, completing
-    # 4 bytes on that block's mbarrier (one per reduction, expecting 8 x 4
-    # bytes); every thread waits for the phase. One cluster barrier in all
-    # (the mbarriers' initialization made visible before the first send), no
-    # fence, no barrier at the exit.
+    # 4 bytes on that block's mbarrier (one per exchange, expecting 8 x 4
+    # bytes a total); every thread waits for the phase. One cluster barrier
+    # in all (the mbarriers' initialization made visible before the first
+    # send), no fence, no barrier at the exit. With row_joint=False the max
+    # and the sum of exp(x - max) have an exchange each; by default one
+    # carries both (each block's sum against its own max).
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (256, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async")
-    ptx = f.ptx
-    assert ptx.count("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32") == 16
-    assert ptx.count("mbarrier.init.shared") == 2
-    assert ptx.count("mbarrier.arrive.expect_tx") == 2
-    assert ptx.count("mbarrier.try_wait.parity.acquire.cluster") == 2
-    assert ptx.count("barrier.cluster.arrive") == 1 and ptx.count("barrier.cluster.wait") == 1
-    assert "fence.acq_rel" not in ptx and "fence.mbarrier_init.release.cluster" in ptx
-    assert ".version 8.1" in ptx
-    # each block's slots (one per block of the cluster) are read in one place
-    assert ptx.count("ld.shared::cluster") == 0
-    barrier = kfuse.compile(p, target="cuda", chip="sm_90")
-    assert "st.async" not in barrier.ptx and barrier.ptx.count("fence.acq_rel.cluster") == 2
-    assert f.plan.steps == barrier.plan.steps
+    for joint, exchanges in ((False, 2), (True, 1)):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async",
+                          row_joint=joint)
+        ptx = f.ptx
+        assert ptx.count("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32") == 16
+        assert ptx.count("mbarrier.init.shared") == 2
+        assert ptx.count("mbarrier.arrive.expect_tx") == exchanges
+        assert ptx.count("mbarrier.try_wait.parity.acquire.cluster") == exchanges
+        assert ptx.count("barrier.cluster.arrive") == 1 and ptx.count("barrier.cluster.wait") == 1
+        assert "fence.acq_rel" not in ptx and "fence.mbarrier_init.release.cluster" in ptx
+        assert ".version 8.1" in ptx
+        # each block's slots (one per block of the cluster) are read in one place
+        assert ptx.count("ld.shared::cluster") == 0
+        barrier = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint)
+        assert "st.async" not in barrier.ptx
+        assert barrier.ptx.count("fence.acq_rel.cluster") == exchanges
+        assert f.plan.steps == barrier.plan.steps
 
 
 def test_row_cluster_option_is_checked():
@@ -640,6 +645,8 @@ def test_row_cluster_option_is_checked():
         kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)
     with pytest.raises(kfuse.CompileError, match="row_exchange must be 'barrier' or 'async'"):
         kfuse.compile(p, target="cuda", row_exchange="mbarrier")
+    with pytest.raises(kfuse.CompileError, match="row_joint must be True or False, got 'yes'"):
+        kfuse.compile(p, target="cuda", row_joint="yes")
 
 
 ALONG_ROWS = [((512, 64), (0,)), ((8, 32, 16, 48), (0, 1, 2)), ((4, 256, 40), (1,)),
