@@ -5,7 +5,10 @@ torch.compile, from artifacts compiled elsewhere (make_artifacts.py --suite).
 
 Times are medians of per-call CUDA events (an event pair around each call);
 the batch columns divide the time of all repetitions queued back to back
-between one event pair by their number.
+between one event pair by their number. Variants (name__variant, with
+--variants) time kfuse only: their peers are the workload's own row
+(--variant-peers times them again). The JSON is rewritten after every
+workload, so a run cut short keeps what it measured.
 """
 
 import argparse
@@ -31,6 +34,9 @@ def main():
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--variants", action="store_true",
                     help="also run the name__variant artifacts in --artifacts")
+    ap.add_argument("--variant-peers", action="store_true",
+                    help="with --variants: time torch eager and torch.compile for each "
+                         "variant too (default: only for the workload itself)")
     args = ap.parse_args()
     import time
 
@@ -70,16 +76,22 @@ def main():
         err = max((o.reshape(e.shape) - e.float()).abs().max().item()
                   for o, e in zip(outs, expects))
         k_us, _ = cuda_time_us(torch, lambda: exe(*ins), args.reps, 3)
-        e_us, _ = cuda_time_us(torch, lambda: ref(*refargs), args.reps, 3)
-        comp = torch.compile(ref)
-        t0 = time.perf_counter()
-        comp(*refargs)
-        torch.cuda.synchronize()
-        cold = time.perf_counter() - t0
-        c_us, _ = cuda_time_us(torch, lambda: comp(*refargs), args.reps, 3)
         # the same, queued back to back (no events between calls)
         kb_us = cuda_batch_us(torch, lambda: exe(*ins), args.reps, 3)
-        cb_us = cuda_batch_us(torch, lambda: comp(*refargs), args.reps, 3)
+        if "__" in name and not args.variant_peers:
+            base = results["workloads"].get(name.split("__")[0], {})
+            e_us, c_us, cold, cb_us = (base.get(k, float("nan")) for k in
+                                       ("eager_us", "compile_us", "compile_cold_s",
+                                        "compile_batch_us"))
+        else:
+            e_us, _ = cuda_time_us(torch, lambda: ref(*refargs), args.reps, 3)
+            comp = torch.compile(ref)
+            t0 = time.perf_counter()
+            comp(*refargs)
+            torch.cuda.synchronize()
+            cold = time.perf_counter() - t0
+            c_us, _ = cuda_time_us(torch, lambda: comp(*refargs), args.reps, 3)
+            cb_us = cuda_batch_us(torch, lambda: comp(*refargs), args.reps, 3)
         with open(os.path.join(d, "compile_seconds.txt")) as f:
             kfuse_compile = float(f.read())
         frac = lambda us: byts / (us * 1e-6) / copy_bw  # noqa: E731
@@ -87,14 +99,16 @@ def main():
                "kfuse_frac": frac(k_us), "eager_frac": frac(e_us), "compile_frac": frac(c_us),
                "compile_cold_s": cold, "kfuse_compile_s": kfuse_compile, "max_abs_err": err,
                "kfuse_batch_us": kb_us, "compile_batch_us": cb_us}
+        if "__" in name and not args.variant_peers:
+            row["peers_from"] = name.split("__")[0]
         results["workloads"][name] = row
         print(f"| {name} | {k_us:.1f} | {e_us:.1f} | {c_us:.1f} | {frac(k_us):.3f} | "
               f"{frac(e_us):.3f} | {frac(c_us):.3f} | {cold:.2f} | {kfuse_compile:.2f} | "
               f"{err:.2e} | {kb_us:.1f} | {cb_us:.1f} |", flush=True)
         del ins, out, expect
         torch.cuda.empty_cache()
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=1)
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":
