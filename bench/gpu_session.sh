@@ -13,8 +13,9 @@
 #   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 42 MiB):
 #        tests_s0.log  test_gpu.py on .artifacts/s0/tests (row_chunks=0: every
 #                      row kernel streams, max and sum of exp in one pass)
-#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 3 MiB):
-#        suite.json    bench_suite.py with every variant (name__...), and its log
+#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 6 MiB):
+#        suite.json    bench_suite.py with every variant (name__...), and its log;
+#        occupancy.log  cluster_occupancy.py on the occupancy_* programs
 # (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
 # (default 240): a kernel that hangs must not spend the session's device time.
@@ -49,3 +50,6 @@ fi
 timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
     --out "$out/suite.json" > "$out/suite.log" 2>&1
 tail -40 "$out/suite.log"
+# how many clusters of 2, 4, 8 and 16 blocks the GPU holds at once
+timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* > "$out/occupancy.log" 2>&1
+cat "$out/occupancy.log"

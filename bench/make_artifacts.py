@@ -282,6 +282,23 @@ def mlir_inputs(cpu, rng):
             for s in cpu.inputs]
 
 
+def occupancy_programs():
+    """Softmaxes over 256 rows whose rows take clusters of 2, 4, 8 and 16
+    blocks, each block as the 262144-wide softmax's (1024 threads x 8
+    vectors; 16: 512 threads): for bench/cluster_occupancy.py, which asks the
+    driver how many such clusters the GPU holds at once."""
+    from kfuse import builder as kb
+    out = []
+    for width, cluster, extra in ((65536, 2, {}), (131072, 4, {}), (262144, 8, {}),
+                                  (262144, 16, {"row_cluster": 16})):
+        p = kb.Program(f"occupancy_c{cluster}")
+        x = p.input("x", (256, width), "f32")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        out.append((p, cluster, dict(row_chunks=8, **extra)))
+    return out
+
+
 def _lighter_cluster_fence(src: str, dst: str):
     """An experiment, not a compiler feature: the cluster kernel of `src` with
     its cluster-scope fence (fence.acq_rel.cluster, ordering the block total's
@@ -385,6 +402,13 @@ def main():
                     fh.write(f"{time.perf_counter() - t0:.4f}\n")
             if args.row_variants and name == "softmax_w262144":
                 _lighter_cluster_fence(d, f"{d}__srfence")
+        from kfuse.runtime.ptx import cluster_shapes
+        for prog, cluster, opts in occupancy_programs():
+            f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
+            shape = cluster_shapes(f.ptx).get(f"{prog.name}_g0")
+            if shape != (cluster, 1, 1):
+                raise SystemExit(f"{prog.name}: clusters of {shape}, expected {cluster}")
+            f.save(os.path.join(args.out, "suite", prog.name))
     for entry in MLIR_TEST_PROGRAMS:
         name, text = mlir_test_program(entry)
         cpu = kfuse.compile(text, target="cpu")
