@@ -40,7 +40,9 @@
 // phase works on registers (register mode); on sm_90 a longer row can be
 // spread over the blocks of a thread-block cluster the same way (cluster
 // mode: the blocks' totals meet in distributed shared memory, published with
-// a cluster barrier, or sent with st.async and awaited on an mbarrier).
+// a cluster barrier, or sent with st.async and awaited on an mbarrier; with
+// fast numerics a max and a later sum of exp(e - max) in one exchange, each
+// block's sum taken against its own max).
 // Longer rows, every row with row-chunks=0, and groups that one pass serves
 // (no row-wide result stored, every reduction folded in one pass: registers
 // would save no read) stream through memory: the reductions fold
