@@ -685,6 +685,23 @@ def test_cluster_joint_max_and_sum_exchange_emulated(joint, exchange):
         np.testing.assert_allclose(y, x64 - want, rtol=1e-5, atol=1e-5)
 
 
+def test_cluster_joint_exchange_of_64_bit_pairs_emulated():
+    # f64: the pair travels as two 64-bit st.async per block (16 bytes a
+    # block expected on the one mbarrier)
+    from kfuse import builder as kb
+    p = kb.Program("softmax64")
+    x = p.input("x", (3, 70000), "f64")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async")
+    assert f.ptx.count("complete_tx::bytes.b64") == 16 and f.ptx.count("mbarrier.try_wait") == 1
+    xs = _case_rng("softmax64").standard_normal((3, 70000))
+    xs[1, :30000] = -np.inf
+    e64 = np.exp(xs - xs.max(1, keepdims=True))
+    np.testing.assert_allclose(f.emulate(xs), e64 / e64.sum(1, keepdims=True), rtol=1e-12,
+                               atol=1e-15)
+
+
 def test_cluster_joint_exchange_only_for_adjacent_max_and_sum():
     # a sum over the row between the max and the sum of exp(x - max): the
     # exchanges stay one per reduction (the slots go in reduction order)
