@@ -75,6 +75,15 @@ try:
         exe(*ins, out=tuple(outs), **kw)
         result["inputs"] = [a.ptr for a in ins]
         result["outputs"] = [a.ptr for a in outs]
+    elif case == "const":            # two calls; the constant's bytes where it lives
+        import ctypes
+        ins, outs = device_args(exe)
+        exe(*ins, out=tuple(outs))
+        exe(*ins, out=tuple(outs))
+        result["constants"] = {str(b): [p, ctypes.string_at(p, exe.plan.buffers[b].nbytes).hex()]
+                               for b, p in exe._state(0).constants.items()}
+        result["inputs"] = [a.ptr for a in ins]
+        result["outputs"] = [a.ptr for a in outs]
     else:
         raise SystemExit(f"unknown case {case}")
 except Exception as e:  # noqa: BLE001 - reported to the test
@@ -215,3 +224,24 @@ def test_bad_arguments_are_refused_before_anything_is_queued(tmp_path, case, wor
     for w in words:
         assert w in msg, msg
     assert [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"] == []
+
+
+def test_tensor_constants_are_uploaded_once_per_device(tmp_path):
+    # a program's tensor constants live on the device for the executable's
+    # lifetime: allocated and copied at the first call, passed to every launch
+    f, path = _compile(open(os.path.join(ROOT, "test", "python", "programs",
+                                         "const.mlir")).read(), tmp_path, "const")
+    const = [i for i, b in enumerate(f.plan.buffers) if b.kind == "const"]
+    assert len(const) == 1
+    result, log = _run("const", path, tmp_path)
+    assert "error" not in result, result
+    ptr, data = result["constants"][str(const[0])]
+    assert bytes.fromhex(data) == np.array([1, 2, 3, 4], np.float32).tobytes()
+    uploads = [ln for ln in log if ln[0] == "htod"]
+    assert uploads == [["htod", f"{ptr:x}", "16", "sync"]]
+    launches = _launches(log)
+    assert len(launches) == 2
+    step = f.plan.steps[0]
+    for ln in launches:
+        params = [int(v) for v in ln[10:]]
+        assert params[[a.buffer for a in step.args].index(const[0])] == ptr
