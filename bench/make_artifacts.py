@@ -378,7 +378,7 @@ def main():
                             "cl16": dict(row_cluster=16, row_chunks=8),  # 512 threads x 8
                             # totals sent with st.async, awaited on mbarriers
                             "async": dict(row_exchange="async"),
-                            # the max and the sum exchanged one after the other
+                            # an exchange per reduction (the max's, then the sum's)
                             "nojoint": dict(row_joint=False),
                             "async_nojoint": dict(row_exchange="async", row_joint=False)}
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",

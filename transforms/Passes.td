@@ -675,7 +675,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     beyond 8 blocks use blocks of at most 512 threads): published with a
     cluster barrier per exchange, or with `row-exchange=async` sent to every
     block with st.async and awaited on an mbarrier (with `row-online`, a
-    max and a later sum of exp(e - max) share one exchange: `row-joint`). Longer rows, every
+    max and a later sum of exp(e - max), and reductions that do not read
+    each other, share one exchange: `row-joint`). Longer rows, every
     row with `row-chunks=0`, and groups one pass serves (no row-wide result
     stored, every reduction folded in one pass) stream: the reductions fold
     in passes over the row, each taking every reduction whose inputs are
@@ -740,10 +741,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "(st.async into every block's slots, completing an mbarrier there; "
            "PTX 8.1)">,
     Option<"rowJoint", "row-joint", "bool", /*default=*/"true",
-           "With row-online, a cluster's blocks exchange a max and a later "
-           "sum of exp(e - max) together, once: each block sums against its "
-           "own max and the sums are rescaled to the row's max as they are "
-           "combined (false: an exchange each)">,
+           "A cluster's blocks exchange the totals of reductions that do not "
+           "read each other together, and with row-online a max and a later "
+           "sum of exp(e - max) too: each block sums against its own max and "
+           "the sums are rescaled to the row's max as they are combined "
+           "(false: an exchange per reduction)">,
     Option<"rowShift", "row-shift", "bool", /*default=*/"true",
            "Rows whose width is no multiple of the widest vector move "
            "aligned vectors anyway: row r of the [rows, n] layout starts "

@@ -119,10 +119,11 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       llvm::cl::init("barrier")};
   Option<bool> rowJoint{
       *this, "row-joint",
-      llvm::cl::desc("Fast numerics: a cluster's blocks exchange a max and a "
-                     "later sum of exp(e - max) together, once (each block's "
-                     "sum against its own max, rescaled as they are "
-                     "combined); false: an exchange each"),
+      llvm::cl::desc("A cluster's blocks exchange the totals of reductions "
+                     "that do not read each other together, and (fast "
+                     "numerics) a max and a later sum of exp(e - max) too, "
+                     "each block's sum against its own max; false: an "
+                     "exchange per reduction"),
       llvm::cl::init(true)};
   Option<bool> rowShift{
       *this, "row-shift",

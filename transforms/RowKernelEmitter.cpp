@@ -40,9 +40,10 @@
 // phase works on registers (register mode); on sm_90 a longer row can be
 // spread over the blocks of a thread-block cluster the same way (cluster
 // mode: the blocks' totals meet in distributed shared memory, published with
-// a cluster barrier, or sent with st.async and awaited on an mbarrier; with
-// fast numerics a max and a later sum of exp(e - max) in one exchange, each
-// block's sum taken against its own max).
+// a cluster barrier, or sent with st.async and awaited on an mbarrier;
+// reductions that do not read each other in one exchange, and with fast
+// numerics a max and a later sum of exp(e - max) too, each block's sum taken
+// against its own max).
 // Longer rows, every row with row-chunks=0, and groups that one pass serves
 // (no row-wide result stored, every reduction folded in one pass: registers
 // would save no read) stream through memory: the reductions fold
@@ -1682,7 +1683,7 @@ LogicalResult RowKernel::emitRegisterPhases(
   // then the blocks' (m_b, s_b) meet, and every block takes m = max m_b
   // and sum s_b exp(m_b - m), as a streaming pass rescales its running sum
   // (see emitStreamingPass). Only where nothing between the two reads m
-  // and no other reduction comes between (the exchange uses both slots).
+  // and no other reduction comes between.
   llvm::DenseMap<Operation *, Online> pairedSums; // by the sum
   llvm::DenseMap<Operation *, Value> blockMaxes;  // by the max: m_b
   if (cluster > 1 && !perThread && jointExchange)
@@ -1705,6 +1706,93 @@ LogicalResult RowKernel::emitRegisterPhases(
     }
   for (auto &[sum, on] : pairedSums)
     blockMaxes[on.max] = Value();
+  // Cluster mode, joint exchanges: a reduction's block total waits for the
+  // next reduction's when that one (and every row-space op before it) reads
+  // none of the waiting reductions (a paired sum may read its max), so that
+  // independent reductions cross the cluster in one exchange; a paired max
+  // always waits for its sum.
+  struct Pending {
+    linalg::GenericOp g;
+    Value total; // the block's total
+  };
+  SmallVector<Pending> pending;
+  auto exchangeWaits = [&](linalg::GenericOp g) {
+    llvm::SmallPtrSet<Operation *, 8> waiting;
+    for (const Pending &p : pending)
+      waiting.insert(p.g);
+    for (unsigned pos = position[g] + 1; pos < generics.size(); ++pos) {
+      linalg::GenericOp h = generics[pos];
+      bool reduction = h.getNumReductionLoops() > 0;
+      if (!reduction && !isRowSpace(h))
+        continue; // (full-space ops are evaluated where they are read)
+      llvm::SmallPtrSet<Operation *, 8> deps;
+      rowDeps(h, deps);
+      auto pairedWith = pairedSums.find(h);
+      for (Operation *d : deps)
+        if (waiting.contains(d) &&
+            (pairedWith == pairedSums.end() || d != pairedWith->second.max))
+          return false;
+      if (reduction)
+        return true;
+    }
+    return false;
+  };
+  // One exchange of every pending block total, then each combined over the
+  // cluster's blocks in rank order (the same everywhere) and finished: a
+  // paired sum as sum s_b exp(m_b - m) over its max's pairs.
+  auto exchangePending = [&]() -> LogicalResult {
+    SmallVector<Value> totals;
+    SmallVector<Type> types;
+    for (const Pending &p : pending) {
+      // (narrow integers travel as i32, as blockCombine's shuffles do)
+      Type type = p.total.getType(), wide = combinedType(type);
+      Value v = p.total;
+      if (wide != type) {
+        auto kind = findCombiner(p.g)->kind;
+        v = kind == gpu::AllReduceOperation::MAXSI ||
+                    kind == gpu::AllReduceOperation::MINSI
+                ? arith::ExtSIOp::create(kb, loc, wide, v).getResult()
+                : arith::ExtUIOp::create(kb, loc, wide, v).getResult();
+      }
+      totals.push_back(v);
+      types.push_back(type);
+    }
+    SmallVector<SmallVector<Value>> blocks =
+        clusterGather(kb, loc, tid, totals);
+    llvm::DenseMap<Operation *, std::pair<unsigned, Value>> maxes;
+    for (auto [i, p] : llvm::enumerate(pending)) {
+      Combiner comb = *findCombiner(p.g);
+      Value total;
+      if (auto paired = pairedSums.find(p.g); paired != pairedSums.end()) {
+        const Online &on = paired->second;
+        auto [mi, m] = maxes.lookup(on.max);
+        for (ArrayRef<Value> block : blocks) {
+          Value term = arith::MulFOp::create(kb, loc, block[i],
+                                             rescale(kb, loc, block[mi], m));
+          total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
+                        : term;
+        }
+        // sum(exp(e - r)), r from the row's max (its init folded in).
+        Value row = rowValueBefore(on.maxBuffer, position[p.g]);
+        total = onlineSum(kb, loc, total, m, on.ref.of(kb, loc, row));
+      } else {
+        for (ArrayRef<Value> block : blocks)
+          total = total ? vector::makeArithReduction(
+                              kb, loc, gpu::convertReductionKind(comb.kind),
+                              total, block[i])
+                        : block[i];
+        if (blockMaxes.contains(p.g))
+          maxes[p.g] = {unsigned(i), total};
+        if (types[i] != total.getType())
+          total = arith::TruncIOp::create(kb, loc, types[i], total);
+      }
+      if (failed(finishReduction(kb, loc, p.g, comb, total, rowIdx,
+                                 rowOutputs)))
+        return failure();
+    }
+    pending.clear();
+    return success();
+  };
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
       Combiner comb = *findCombiner(g);
@@ -1750,38 +1838,21 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (width > 1)
         partial = vector::ReductionOp::create(
             kb, loc, gpu::convertReductionKind(comb.kind), partial);
-      bool alone = pairedMax || blockRef; // (this block's total only)
-      Value total =
-          perThread ? partial
-                    : blockCombine(kb, loc, tid, partial, comb.kind, !alone);
-      if (pairedMax) {
-        blockMaxes[g] = total;
-        continue; // (finished with its sum)
-      }
-      if (blockRef) {
-        const Online &on = paired->second;
-        Combiner maxComb = *findCombiner(on.max);
-        Value mb = blockMaxes.lookup(on.max);
-        Value m, sum;
-        SmallVector<SmallVector<Value>> blocks =
-            clusterGather(kb, loc, tid, {mb, total});
-        for (ArrayRef<Value> block : blocks)
-          m = m ? vector::makeArithReduction(
-                      kb, loc, gpu::convertReductionKind(maxComb.kind), m,
-                      block[0])
-                : block[0];
-        for (ArrayRef<Value> block : blocks) {
-          Value term = arith::MulFOp::create(kb, loc, block[1],
-                                             rescale(kb, loc, block[0], m));
-          sum = sum ? arith::AddFOp::create(kb, loc, sum, term).getResult()
-                    : term;
-        }
-        if (failed(finishReduction(kb, loc, on.max, maxComb, m, rowIdx,
-                                   rowOutputs)))
+      // (cluster mode with joint exchanges: the block's total alone, its
+      // exchange made with the pending reductions', see exchangePending)
+      bool batching = cluster > 1 && jointExchange;
+      Value total = perThread ? partial
+                              : blockCombine(kb, loc, tid, partial, comb.kind,
+                                             !batching);
+      if (batching) {
+        if (pairedMax)
+          blockMaxes[g] = total;
+        pending.push_back({g, total});
+        if (pairedMax || exchangeWaits(g))
+          continue;
+        if (failed(exchangePending()))
           return failure();
-        // sum(exp(e - r)), r from the row's max (its init folded in).
-        Value row = rowValueBefore(on.maxBuffer, position[g]);
-        total = onlineSum(kb, loc, sum, m, on.ref.of(kb, loc, row));
+        continue;
       }
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
@@ -1790,6 +1861,7 @@ LogicalResult RowKernel::emitRegisterPhases(
         return failure();
     }
   }
+  assert(pending.empty() && "a reduction's cluster exchange left pending");
   // Full-space results: each chunk stored once, from registers (terms of a
   // column sum folded into its partials instead).
   for (auto [g, i] : fullSpaceOutputs()) {

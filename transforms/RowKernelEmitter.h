@@ -31,10 +31,11 @@ struct RowKernelOptions {
   /// completing an mbarrier in the receiving block, instead of publishing
   /// them with a cluster barrier.
   bool asyncExchange = false;
-  /// Cluster mode, with `online`: a max m = max(e) and a later sum of
-  /// exp(e - r(m)) cross the cluster in one exchange (each block's sum
-  /// against the block's own max, rescaled to the row's max as the blocks'
-  /// sums are combined) instead of one exchange each.
+  /// Cluster mode: reductions that do not read each other's results cross
+  /// the cluster in one exchange, and (with `online`) so do a max m =
+  /// max(e) and a later sum of exp(e - r(m)) (each block's sum against the
+  /// block's own max, rescaled to the row's max as the blocks' sums are
+  /// combined); false: an exchange per reduction.
   bool jointExchange = true;
   /// Rows whose width is no multiple of the widest vector (softmax over
   /// 50257 logits) move whole aligned vectors anyway, chunks following

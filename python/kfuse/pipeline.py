@@ -56,10 +56,11 @@ class Options:
                                # vector (softmax over 50257 logits) move aligned
                                # vectors anyway, chunks following memory, lanes
                                # outside the row masked; False: narrower vectors
-    row_joint: bool = True     # fast numerics, clusters: a max and a later sum of
-                               # exp(e - max) cross the cluster in one exchange
-                               # (each block's sum against its own max); False:
-                               # an exchange each
+    row_joint: bool = True     # clusters: reductions that do not read each other
+                               # cross the cluster in one exchange, and (fast
+                               # numerics) a max and a later sum of exp(e - max)
+                               # too (each block's sum against its own max);
+                               # False: an exchange per reduction
     recompute: str = "auto"
     numerics: str = "fast"     # "strict": no FMA contraction or reassociation
     fuse: bool = True          # False: every op its own kernel (the baseline)

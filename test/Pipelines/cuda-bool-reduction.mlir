@@ -15,6 +15,8 @@
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' \
 // RUN:   | FileCheck %s --check-prefix=CLUSTER
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8 row-joint=false})' \
+// RUN:   | FileCheck %s --check-prefix=APART
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -50,15 +52,34 @@
 // CODEGEN: memref.store %[[OB]], %{{.*}}[%{{.*}}] : memref<64xi8>
 
 // Rows of 262144 spread over clusters of 8 blocks: one i32 slot per
-// reduction.
+// reduction. The two reductions do not read each other, so their block
+// totals cross the cluster in one exchange (one fence, one cluster barrier,
+// both slots read from every block); with row-joint=false one each.
 // CLUSTER-LABEL: gpu.func @masked_long_rows_g0
-// CLUSTER-SAME: workgroup(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CLUSTER-SAME: workgroup(%[[A:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CLUSTER-SAME: nvvm.cluster_dim = array<i32: 8, 1, 1>
 // CLUSTER: arith.andi %{{.*}}, %shuffleResult
 // CLUSTER: gpu.barrier
-// CLUSTER: nvvm.mapa
+// CLUSTER-NOT: nvvm.mapa
 // CLUSTER: arith.ori %{{.*}}, %shuffleResult
 // CLUSTER: gpu.barrier
+// CLUSTER-NOT: nvvm.mapa
+// CLUSTER: memref.store %{{.*}}, %[[A]][%c0]
+// CLUSTER-NEXT: memref.store %{{.*}}, %[[B]][%c0]
+// CLUSTER-NEXT: "fence.acq_rel.cluster;"
+// CLUSTER: nvvm.cluster.wait
+// CLUSTER-COUNT-16: nvvm.mapa
+// CLUSTER-NOT: fence
+// CLUSTER: gpu.return
+// APART-LABEL: gpu.func @masked_long_rows_g0
+// APART: arith.andi %{{.*}}, %shuffleResult
+// APART: gpu.barrier
+// APART: "fence.acq_rel.cluster;"
+// APART-COUNT-8: nvvm.mapa
+// APART: arith.ori %{{.*}}, %shuffleResult
+// APART: gpu.barrier
+// APART: "fence.acq_rel.cluster;"
+// APART-COUNT-8: nvvm.mapa
 
 // PTX: .visible .entry masked_rows_g0(
 // PTX: shfl.sync.bfly.b32

@@ -702,9 +702,11 @@ def test_cluster_joint_exchange_of_64_bit_pairs_emulated():
                                atol=1e-15)
 
 
-def test_cluster_joint_exchange_only_for_adjacent_max_and_sum():
-    # a sum over the row between the max and the sum of exp(x - max): the
-    # exchanges stay one per reduction (the slots go in reduction order)
+def test_cluster_exchange_waits_only_for_reductions_it_does_not_feed():
+    # max, mean, then the sum of exp(x - max): the max and the mean read
+    # nothing of each other and cross the cluster together; the sum (not
+    # paired with its max: the mean comes between) reads the max, so it has
+    # an exchange of its own after that one: 2 (row_joint=False: 3)
     from kfuse import builder as kb
     p = kb.Program("centered_softmax")
     x = p.input("x", (3, 70001), "f32")
@@ -712,14 +714,70 @@ def test_cluster_joint_exchange_only_for_adjacent_max_and_sum():
     mean = x.mean(axis=-1, keepdims=True)
     e = kb.exp(x - m)
     p.output(e / e.sum(axis=-1, keepdims=True) + mean, name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90")
-    assert ".reqnctapercluster" in f.ptx
     xs = _case_rng("centered").standard_normal((3, 70001)).astype(np.float32)
     x64 = xs.astype(np.float64)
     e64 = np.exp(x64 - x64.max(1, keepdims=True))
     want = e64 / e64.sum(1, keepdims=True) + x64.mean(1, keepdims=True)
-    np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-4, atol=1e-6)
-    assert f.ptx.count("fence.acq_rel.cluster") == 3
+    for joint, exchanges in ((True, 2), (False, 3)):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint)
+        assert ".reqnctapercluster" in f.ptx
+        np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-4, atol=1e-6)
+        assert f.ptx.count("fence.acq_rel.cluster") == exchanges
+
+
+_MASKED_ROWS = """
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+func.func @masked(%x: tensor<3x70001xf32>) -> (tensor<3x70001xf32>, tensor<3xi1>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %true = arith.constant true
+  %false = arith.constant false
+  %er = tensor.empty() : tensor<3xi1>
+  %t0 = linalg.fill ins(%true : i1) outs(%er : tensor<3xi1>) -> tensor<3xi1>
+  %all = linalg.generic {indexing_maps = [#row, #red], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<3x70001xf32>) outs(%t0 : tensor<3xi1>) {
+  ^bb0(%in: f32, %acc: i1):
+    %c = arith.cmpf oeq, %in, %ninf : f32
+    %a = arith.andi %c, %acc : i1
+    linalg.yield %a : i1
+  } -> tensor<3xi1>
+  %f0 = linalg.fill ins(%false : i1) outs(%er : tensor<3xi1>) -> tensor<3xi1>
+  %any = linalg.generic {indexing_maps = [#row, #red], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<3x70001xf32>) outs(%f0 : tensor<3xi1>) {
+  ^bb0(%in: f32, %acc: i1):
+    %n = arith.cmpf uno, %in, %in : f32
+    %o = arith.ori %n, %acc : i1
+    linalg.yield %o : i1
+  } -> tensor<3xi1>
+  %ef = tensor.empty() : tensor<3x70001xf32>
+  %y = linalg.generic {indexing_maps = [#row, #red, #row], iterator_types = ["parallel", "parallel"]} ins(%x, %all : tensor<3x70001xf32>, tensor<3xi1>) outs(%ef : tensor<3x70001xf32>) {
+  ^bb0(%in: f32, %a: i1, %out: f32):
+    %v = arith.select %a, %zero, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<3x70001xf32>
+  return %y, %any : tensor<3x70001xf32>, tensor<3xi1>
+}
+"""
+
+
+@pytest.mark.parametrize("exchange", ["barrier", "async"])
+def test_cluster_independent_reductions_share_an_exchange_emulated(exchange):
+    # "all" and "any" (i1 totals, exchanged as i32) read nothing of each
+    # other: one exchange for both (row_joint=False: one each)
+    xs = _case_rng("masked").standard_normal((3, 70001)).astype(np.float32)
+    xs[1, :] = -np.inf
+    xs[2, 40000] = np.nan
+    for joint, exchanges in ((True, 1), (False, 2)):
+        f = kfuse.compile(_MASKED_ROWS, target="cuda", chip="sm_90", row_exchange=exchange,
+                          row_joint=joint)
+        assert ".reqnctapercluster" in f.ptx
+        count = (f.ptx.count("fence.acq_rel.cluster") if exchange == "barrier"
+                 else f.ptx.count("mbarrier.try_wait"))
+        assert count == exchanges
+        y, anynan = f.emulate(xs)
+        np.testing.assert_array_equal(anynan, [False, False, True])
+        want = xs.copy()
+        want[1] = 0.0
+        np.testing.assert_array_equal(y, want)
 
 
 def test_cluster_async_exchange_of_64_bit_totals_emulated():
