@@ -479,8 +479,9 @@ private:
   /// blocks' totals): every thread gets the row's total. Integers narrower
   /// than 32 bits (booleans of an "all" or "any") travel as i32, the width
   /// warp shuffles and the cluster slots hold.
-  /// (`acrossCluster` false: the block's total alone, for an exchange the
-  /// caller makes.)
+  /// (`acrossCluster` false: the block's total alone, still in the type it
+  /// is combined in (i32 for narrower integers), for an exchange the caller
+  /// makes.)
   Value blockCombine(OpBuilder &b, Location loc, Value tid, Value partial,
                      gpu::AllReduceOperation kind, bool acrossCluster = true);
   /// Register mode: each thread owns `chunks` chunks of `width` consecutive
@@ -1585,7 +1586,9 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
     }
     total = warpTotal(b, loc, v, vk, rowLanes);
   }
-  if (cluster > 1 && acrossCluster)
+  if (!acrossCluster)
+    return total;
+  if (cluster > 1)
     total = clusterCombine(b, loc, tid, total, kind);
   if (wide != type)
     total = arith::TruncIOp::create(b, loc, type, total);
@@ -1741,22 +1744,10 @@ LogicalResult RowKernel::emitRegisterPhases(
   // cluster's blocks in rank order (the same everywhere) and finished: a
   // paired sum as sum s_b exp(m_b - m) over its max's pairs.
   auto exchangePending = [&]() -> LogicalResult {
+    // (the block totals in the type they combine in: narrow integers as i32)
     SmallVector<Value> totals;
-    SmallVector<Type> types;
-    for (const Pending &p : pending) {
-      // (narrow integers travel as i32, as blockCombine's shuffles do)
-      Type type = p.total.getType(), wide = combinedType(type);
-      Value v = p.total;
-      if (wide != type) {
-        auto kind = findCombiner(p.g)->kind;
-        v = kind == gpu::AllReduceOperation::MAXSI ||
-                    kind == gpu::AllReduceOperation::MINSI
-                ? arith::ExtSIOp::create(kb, loc, wide, v).getResult()
-                : arith::ExtUIOp::create(kb, loc, wide, v).getResult();
-      }
-      totals.push_back(v);
-      types.push_back(type);
-    }
+    for (const Pending &p : pending)
+      totals.push_back(p.total);
     SmallVector<SmallVector<Value>> blocks =
         clusterGather(kb, loc, tid, totals);
     llvm::DenseMap<Operation *, std::pair<unsigned, Value>> maxes;
@@ -1783,8 +1774,10 @@ LogicalResult RowKernel::emitRegisterPhases(
                         : block[i];
         if (blockMaxes.contains(p.g))
           maxes[p.g] = {unsigned(i), total};
-        if (types[i] != total.getType())
-          total = arith::TruncIOp::create(kb, loc, types[i], total);
+        Type type =
+            cast<MemRefType>(p.g.getDpsInits()[0].getType()).getElementType();
+        if (type != total.getType())
+          total = arith::TruncIOp::create(kb, loc, type, total);
       }
       if (failed(finishReduction(kb, loc, p.g, comb, total, rowIdx,
                                  rowOutputs)))
