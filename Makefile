@@ -17,7 +17,7 @@ demo: build
 
 test: build
 	$(VENV)/bin/lit -sv test
-	$(VPY) -m pytest -q test/python
+	$(VPY) -m pytest -q -n auto --maxprocesses 8 test/python
 
 build: $(BUILD)/build.ninja
 	$(VENV)/bin/ninja -C $(BUILD)
