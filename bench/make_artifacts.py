@@ -284,18 +284,25 @@ def mlir_inputs(cpu, rng):
 
 def occupancy_programs():
     """Softmaxes over 256 rows whose rows take clusters of 2, 4, 8 and 16
-    blocks, each block as the 262144-wide softmax's (1024 threads x 8
-    vectors; 16: 512 threads): for bench/cluster_occupancy.py, which asks the
-    driver how many such clusters the GPU holds at once."""
+    blocks, each block as the 262144-wide softmax's without shared memory
+    (row_smem=0: 1024 threads x 8 vectors; 16: 512 threads), and the 262144
+    softmax as compiled by default (`occupancy_smem_c4`: clusters of 4
+    blocks, each with 144 KB of dynamic shared memory): for
+    bench/cluster_occupancy.py, which asks the driver how many such clusters
+    the GPU holds at once."""
     from kfuse import builder as kb
     out = []
-    for width, cluster, extra in ((65536, 2, {}), (131072, 4, {}), (262144, 8, {}),
-                                  (262144, 16, {"row_cluster": 16})):
-        p = kb.Program(f"occupancy_c{cluster}")
+    for name, width, cluster, opts in (
+            ("occupancy_c2", 65536, 2, dict(row_chunks=8, row_smem=0)),
+            ("occupancy_c4", 131072, 4, dict(row_chunks=8, row_smem=0)),
+            ("occupancy_c8", 262144, 8, dict(row_chunks=8, row_smem=0)),
+            ("occupancy_c16", 262144, 16, dict(row_chunks=8, row_smem=0, row_cluster=16)),
+            ("occupancy_smem_c4", 262144, 4, {})):
+        p = kb.Program(name)
         x = p.input("x", (256, width), "f32")
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
         p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-        out.append((p, cluster, dict(row_chunks=8, **extra)))
+        out.append((p, cluster, opts))
     return out
 
 
@@ -380,12 +387,21 @@ def main():
                             "async": dict(row_exchange="async"),
                             # an exchange per reduction (the max's, then the sum's)
                             "nojoint": dict(row_joint=False),
-                            "async_nojoint": dict(row_exchange="async", row_joint=False)}
+                            "async_nojoint": dict(row_exchange="async", row_joint=False),
+                            # rows in registers only: clusters of 8, not 4
+                            # with 9 of each thread's 16 vectors in shared memory
+                            "nosmem": dict(row_smem=0),
+                            "async_nosmem": dict(row_exchange="async", row_smem=0)}
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "softmax_xent", "softmax_w32768", "l2norm",
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
                 variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
+            if args.row_variants and name in ("group_norm_silu", "bn_train_nchw"):
+                # rows in registers only (by default one block a group with
+                # 2 of 10 vectors in shared memory; clusters of 4 blocks,
+                # not 8, a channel, 6 of 13 in shared memory)
+                variants = {"nosmem": dict(row_smem=0)}
             if args.row_variants and name == "softmax_xent_v50257":
                 # single floats (the rows start off 16-byte boundaries)
                 variants = {"noshift": dict(row_shift=False)}

@@ -31,6 +31,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_GENERICTOGPU
 #define GEN_PASS_DEF_CLUSTERDIMS
 #define GEN_PASS_DEF_ALIGNWORKGROUP
+#define GEN_PASS_DEF_EXTERNDYNAMICSHARED
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -438,10 +439,18 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.chunksPerThread = rowChunks;
     if (rowFold < 0) {
       getOperation().emitError()
-          << "fusion-generic-to-gpu: row-fold must be >= 0, got " << rowFold;
+          << "fusion-generic-to-gpu: row-fold must be >= 0, got "
+          << static_cast<int64_t>(rowFold);
       return signalPassFailure();
     }
     rowOptions.foldRows = rowFold;
+    if (rowSmem < 0) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-smem must be >= 0, got "
+          << static_cast<int64_t>(rowSmem);
+      return signalPassFailure();
+    }
+    rowOptions.sharedRowBytes = rowSmem;
     rowOptions.maxCluster = rowCluster;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
@@ -489,6 +498,17 @@ struct AlignWorkgroupPass
       for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e; ++i)
         if (!func.getWorkgroupAttributionAttr(i, align))
           func.setWorkgroupAttributionAttr(i, align, sixteen);
+    });
+  }
+};
+
+struct ExternDynamicSharedPass
+    : kfuse::impl::ExternDynamicSharedBase<ExternDynamicSharedPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](LLVM::GlobalOp global) {
+      auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0)
+        global.setLinkage(LLVM::Linkage::External);
     });
   }
 };

@@ -668,7 +668,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     barrier), elementwise ops are
     evaluated where needed (RowKernelEmitter.cpp). A row that fits in
     about `row-chunks` vectors per thread (at most 8 in a block of 1024
-    threads, 16 in smaller ones) is loaded once into registers. With
+    threads, 16 in smaller ones) is loaded once into registers; with
+    `row-smem`, a longer row whose chunks past those fit the block's
+    dynamic shared memory too (each thread stores its own chunks there once
+    and reloads them in later phases, no barrier). With
     `row-cluster`, a row too long for one block's registers is spread over
     the blocks of a thread-block cluster, whose totals are combined through
     distributed shared memory (the row still read from memory once; clusters
@@ -746,6 +749,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "sum of exp(e - max) too: each block sums against its own max and "
            "the sums are rescaled to the row's max as they are combined "
            "(false: an exchange per reduction)">,
+    Option<"rowSmem", "row-smem", "int64_t", /*default=*/"0",
+           "Bytes of dynamic shared memory a block may keep its share of a "
+           "row in beyond its registers (0: registers only): a row too long "
+           "for one block's registers then takes one block, or a smaller "
+           "cluster, with the chunks past the registers' in shared memory">,
     Option<"rowShift", "row-shift", "bool", /*default=*/"true",
            "Rows whose width is no multiple of the widest vector move "
            "aligned vectors anyway: row r of the [rows, n] layout starts "
@@ -789,6 +797,20 @@ def AlignWorkgroup : Pass<"fusion-align-workgroup", "::mlir::gpu::GPUModuleOp"> 
     block's slot that way) into 16-byte `ld.shared.v4` while the NVPTX
     printer declares the array with its element's alignment (`.align 4`):
     nothing would keep the vector loads aligned.
+  }];
+}
+
+def ExternDynamicShared : Pass<"fusion-extern-dynamic-shared",
+                               "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declares a kernel's dynamic shared memory extern";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to a
+    zero-sized shared array with internal linkage, which the NVPTX back end
+    demotes into the kernel as a one-byte static `.shared` variable: the
+    launch's dynamic shared memory then starts after it and may overlap the
+    kernel's other shared variables. Gives every zero-sized array in the
+    shared address space (3) external linkage, so that PTX declares it
+    `.extern .shared ... []`, the block's dynamic shared memory.
   }];
 }
 

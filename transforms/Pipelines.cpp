@@ -125,6 +125,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "each block's sum against its own max; false: an "
                      "exchange per reduction"),
       llvm::cl::init(true)};
+  Option<int64_t> rowSmem{
+      *this, "row-smem",
+      llvm::cl::desc("Bytes of dynamic shared memory a row kernel's block "
+                     "may keep its share of a row in beyond its registers "
+                     "(0: registers only; -1: the chip's, what a block may "
+                     "opt in to less 2 KB for static shared memory)"),
+      llvm::cl::init(-1)};
   Option<bool> rowShift{
       *this, "row-shift",
       llvm::cl::desc("Rows whose width is no multiple of the widest vector "
@@ -243,6 +250,22 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         o.rowExchange + "'"));
     return;
   }
+  // (dynamic shared memory a block may opt in to, by compute capability)
+  int64_t sm = std::stoi(o.chip.getValue().substr(3));
+  int64_t sharedMost = sm >= 90                ? 232448
+                       : sm == 80 || sm == 87 ? 166912
+                       : sm >= 86             ? 101376
+                       : sm == 75             ? 65536
+                       : sm >= 70             ? 98304
+                                              : 49152;
+  int64_t rowSmem = o.rowSmem == -1 ? sharedMost - 2048 : o.rowSmem;
+  if (rowSmem < 0 || rowSmem > sharedMost - 1024) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-smem must be -1 (the chip's) or 0 to " +
+        std::to_string(sharedMost - 1024) + " bytes on " + o.chip.getValue() +
+        ", got " + std::to_string(o.rowSmem)));
+    return;
+  }
   if (cluster > 1 && !clusters) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-cluster needs thread-block clusters "
@@ -259,7 +282,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
-          "row-fold={12} row-shift={13} row-joint={14}}),"
+          "row-fold={12} row-shift={13} row-joint={14} row-smem={15}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -270,7 +293,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
           o.rowExchange.getValue(), o.rowFold.getValue(),
-          o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false")
+          o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem)
           .str());
 }
 
@@ -289,6 +312,7 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
                         "lower-affine,"
                         "convert-scf-to-cf,convert-vector-to-llvm,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
+                        "fusion-extern-dynamic-shared,"
                         "cse,canonicalize,reconcile-unrealized-casts),"
                         "gpu-module-to-binary{{format=isa}",
                         o.chip.getValue(), o.features.getValue(),

@@ -44,6 +44,11 @@
 // reductions that do not read each other in one exchange, and with fast
 // numerics a max and a later sum of exp(e - max) too, each block's sum taken
 // against its own max).
+// With row-smem, a row whose share is too long for a block's registers
+// keeps the chunks past them in the block's dynamic shared memory (each
+// thread stores its own once, where it loads them, and reads them back in
+// later phases: see sharedChunk): one block, or fewer blocks of a cluster
+// than registers alone (where the rows' blocks still fill the SMs).
 // Longer rows, every row with row-chunks=0, and groups that one pass serves
 // (no row-wide result stored, every reduction folded in one pass: registers
 // would save no read) stream through memory: the reductions fold
@@ -337,7 +342,7 @@ public:
         maxCluster(options.maxCluster), online(options.online),
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), jointExchange(options.jointExchange),
-        smCount(options.smCount),
+        sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
@@ -422,6 +427,41 @@ private:
   /// chunks (see `shifted`).
   bool shiftChunks;
   bool jointExchange; // (see RowKernelOptions)
+  int64_t sharedRowBytes; // (see RowKernelOptions)
+  /// Register mode with rows in shared memory: chunks from `regChunks` on
+  /// are kept in dynamic shared memory (`chunks` = `regChunks`: none). Each
+  /// (buffer, map) of the row's inputs that such a chunk loads gets a slot
+  /// (`sharedSlots`, a view of [chunks - regChunks][threads * width]
+  /// elements), written once by the phase that first loads the chunk and
+  /// read again by every later phase; each thread reads only what it
+  /// wrote (no barrier). Computed values of those chunks are not kept
+  /// across phases either (see endPhase).
+  int64_t regChunks = 0;
+  int64_t sharedSlotsAllowed = 0; // slots the budget holds
+  llvm::DenseMap<std::pair<void *, void *>, Value> sharedSlots;
+  llvm::DenseSet<std::tuple<void *, void *, int64_t>> inShared;
+  int64_t sharedBytes = 0; // the launch's dynamic shared memory
+  int64_t sharedLimit = 0; // the most it may take
+  Block *phaseBlock = nullptr;
+  /// The row's inputs a block may keep in shared memory: distinct (buffer,
+  /// map) pairs of group inputs that full-space generics read along the
+  /// innermost column and some row dimension; `bytes`: their element
+  /// bytes summed (what a column of them takes).
+  int64_t sharedRowInputs(int64_t &bytes);
+  /// A register-mode load of `chunk`: `fromMemory()` (a load from the
+  /// buffer) where the chunk is held in registers, or the first time a
+  /// chunk kept in shared memory is read (then stored to its slot), else a
+  /// load from the slot.
+  Value sharedChunk(OpBuilder &b, Location loc, Value buffer, AffineMap map,
+                    int64_t chunk, llvm::function_ref<Value()> fromMemory);
+  /// Whether a load through `map` is of the row's own data (see
+  /// sharedRowInputs).
+  bool heldInShared(AffineMap map) const;
+  Value dynamicShared; // the launch's gpu.dynamic_shared_memory
+  Value sharedThread;  // the column thread a shared slot is indexed by
+  /// Forgets the chunks in shared memory's values at the end of a phase
+  /// (`cache`: the kernel's), so that the next phase reloads them.
+  void endPhase(Cache &cache);
   /// The SMs the launch shapes aim to fill.
   int64_t smCount;
   /// A contraction (matmul, convolution): inputs reused across rows.
@@ -963,32 +1003,142 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
   auto key =
       std::make_tuple(buffer.getAsOpaquePointer(),
                       const_cast<void *>(map.getAsOpaquePointer()), chunk);
-  Value &slot = loaded[key];
-  if (slot)
-    return slot;
-  if (chunk >= static_cast<int64_t>(chunkInside.size()) ||
-      !chunkInside[chunk]) {
-    slot = loadFromMemory(b, loc, buffer, map, loopIdx);
-    return slot;
+  if (Value v = loaded.lookup(key))
+    return v;
+  auto fromMemory = [&]() -> Value {
+    if (chunk >= static_cast<int64_t>(chunkInside.size()) ||
+        !chunkInside[chunk])
+      return loadFromMemory(b, loc, buffer, map, loopIdx);
+    // (a chunk past the row's end: zeros, which the reductions select away
+    // and no store writes; warps wholly past it issue no load)
+    Type type;
+    auto inside = scf::IfOp::create(
+        b, loc, chunkInside[chunk],
+        [&](OpBuilder &tb, Location l) {
+          Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
+          type = v.getType();
+          scf::YieldOp::create(tb, l, v);
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(
+              eb, l,
+              arith::ConstantOp::create(eb, l, type, eb.getZeroAttr(type))
+                  .getResult());
+        });
+    return inside.getResult(0);
+  };
+  Value v = sharedChunk(b, loc, buffer, map, chunk, fromMemory);
+  loaded[key] = v;
+  return v;
+}
+
+int64_t RowKernel::sharedRowInputs(int64_t &bytes) {
+  llvm::DenseSet<std::pair<void *, void *>> seen;
+  bytes = 0;
+  for (linalg::GenericOp g : generics) {
+    if (!isFullSpace(g))
+      continue;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(in->get().getType());
+      AffineMap map = g.getMatchingIndexingMap(in);
+      if (!type || writerBefore(in->get(), position[g]) ||
+          !heldInShared(map) ||
+          !seen.insert({in->get().getAsOpaquePointer(),
+                        const_cast<void *>(map.getAsOpaquePointer())})
+               .second)
+        continue;
+      bytes += std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+    }
   }
-  // (a chunk past the row's end: zeros, which the reductions select away
-  // and no store writes; warps wholly past it issue no load)
-  Type type;
-  auto inside = scf::IfOp::create(
-      b, loc, chunkInside[chunk],
-      [&](OpBuilder &tb, Location l) {
-        Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
-        type = v.getType();
-        scf::YieldOp::create(tb, l, v);
-      },
-      [&](OpBuilder &eb, Location l) {
-        scf::YieldOp::create(
-            eb, l,
-            arith::ConstantOp::create(eb, l, type, eb.getZeroAttr(type))
-                .getResult());
-      });
-  slot = inside.getResult(0);
-  return slot;
+  return seen.size();
+}
+
+bool RowKernel::heldInShared(AffineMap map) const {
+  // (along the innermost column, and per row: a weight read by every row
+  // is served by the caches again)
+  unsigned inner = rowShape.size() + colShape.size() - 1;
+  if (map.getNumDims() != inner + 1 || !map.isFunctionOfDim(inner))
+    return false;
+  for (unsigned d = 0; d < rowShape.size(); ++d)
+    if (map.isFunctionOfDim(d))
+      return true;
+  return false;
+}
+
+Value RowKernel::sharedChunk(OpBuilder &b, Location loc, Value buffer,
+                             AffineMap map, int64_t chunk,
+                             llvm::function_ref<Value()> fromMemory) {
+  if (chunk < regChunks || chunk >= chunks || !heldInShared(map))
+    return fromMemory();
+  auto slotKey = std::make_pair(buffer.getAsOpaquePointer(),
+                                const_cast<void *>(map.getAsOpaquePointer()));
+  // (slots hold whole vectors: memref.load and store of a vector element,
+  // which the NVVM lowering turns into ld/st.shared.v4, where vector.load
+  // would meet convert-vector-to-llvm, which knows no GPU address spaces)
+  auto at = [&](OpBuilder &ab) -> SmallVector<Value> {
+    return {arith::ConstantIndexOp::create(ab, loc, chunk - regChunks),
+            sharedThread};
+  };
+  if (Value view = sharedSlots.lookup(slotKey);
+      view && inShared.contains({slotKey.first, slotKey.second, chunk}))
+    // Stored by an earlier phase: this thread's own vector.
+    return memref::LoadOp::create(b, loc, view, at(b));
+  Value v = fromMemory();
+  // (stored where every later phase finds it: in the phases' block, not in
+  // a region that may not run)
+  Type elem = getElementTypeOrSelf(v.getType());
+  if (b.getInsertionBlock() != phaseBlock || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() % 8 != 0)
+    return v;
+  auto vector = dyn_cast<VectorType>(v.getType());
+  int64_t lanes = vector ? vector.getNumElements() : 1;
+  unsigned bytes = elem.getIntOrFloatBitWidth() / 8;
+  Value view = sharedSlots.lookup(slotKey);
+  if (!view) {
+    int64_t size = (chunks - regChunks) * blockThreads * lanes * bytes;
+    if (int64_t(sharedSlots.size()) >= sharedSlotsAllowed ||
+        sharedBytes + size > sharedLimit)
+      return v;
+    OpBuilder vb = OpBuilder::atBlockBegin(&launchOp.getBody().front());
+    if (!dynamicShared)
+      dynamicShared = gpu::DynamicSharedMemoryOp::create(
+          vb, loc,
+          MemRefType::get({ShapedType::kDynamic}, vb.getI8Type(),
+                          MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              vb.getContext(), gpu::AddressSpace::Workgroup)));
+    vb.setInsertionPointAfter(dynamicShared.getDefiningOp());
+    view = memref::ViewOp::create(
+        vb, loc,
+        MemRefType::get({chunks - regChunks, blockThreads}, v.getType(),
+                        MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            vb.getContext(), gpu::AddressSpace::Workgroup)),
+        dynamicShared, arith::ConstantIndexOp::create(vb, loc, sharedBytes),
+        ValueRange{});
+    sharedBytes += (size + 15) / 16 * 16;
+    sharedSlots[slotKey] = view;
+  }
+  memref::StoreOp::create(b, loc, v, view, at(b));
+  inShared.insert({slotKey.first, slotKey.second, chunk});
+  return v;
+}
+
+void RowKernel::endPhase(Cache &cache) {
+  if (regChunks == chunks)
+    return;
+  SmallVector<std::tuple<void *, void *, int64_t>> drop;
+  for (auto &[key, v] : loaded)
+    if (std::get<2>(key) >= regChunks)
+      drop.push_back(key);
+  for (auto &key : drop)
+    loaded.erase(key);
+  SmallVector<std::tuple<Operation *, unsigned, int64_t>> forget;
+  for (auto &[key, v] : cache)
+    if (std::get<2>(key) >= regChunks)
+      forget.push_back(key);
+  for (auto &key : forget)
+    cache.erase(key);
 }
 
 /// Loads `buffer` through `map` at `loopIdx`: one element, or (vectorized)
@@ -1678,6 +1828,8 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (shifted ? mayPass[k] : (k + 1) * t * width > numCols)
         chunkInside[k] = valid[k];
   llvm::scope_exit done([&] { chunkInside.clear(); });
+  phaseBlock = kb.getInsertionBlock();
+  sharedThread = colThread;
   Cache cache; // one for the kernel: phases share what they computed
   // Cluster mode, fast numerics: a max m = max(e) and a later sum of
   // exp(e - r(m)) (a softmax's, a log-sum-exp's) cross the cluster in one
@@ -1828,6 +1980,7 @@ LogicalResult RowKernel::emitRegisterPhases(
         rowValues[paired->second.maxBuffer].pop_back();
         bodyOverrides.erase(paired->second.ref.value);
       }
+      endPhase(cache);
       if (width > 1)
         partial = vector::ReductionOp::create(
             kb, loc, gpu::convertReductionKind(comb.kind), partial);
@@ -2784,6 +2937,23 @@ LogicalResult RowKernel::emit() {
                      : numCols / n;
     };
     auto room = chunksInRegisters;
+    // Chunks a thread of a block of `threads` may keep in shared memory
+    // beyond its registers (block per row, nothing folded over the rows;
+    // blocks of 512 threads or fewer, meant to share an SM, their share of
+    // the budget).
+    int64_t heldBytes = 0;
+    int64_t heldInputs = sharedRowBytes > 0 && columnSums.empty() &&
+                                 !contraction && rowsPerBlock == 1
+                             ? sharedRowInputs(heldBytes)
+                             : 0;
+    auto sharedBudget = [&](int64_t threads) {
+      return sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
+    };
+    auto sharedRoom = [&](int64_t threads) -> int64_t {
+      return heldInputs ? sharedBudget(threads) / (threads * width * heldBytes)
+                        : 0;
+    };
+    sharedSlotsAllowed = heldInputs;
     // Streaming aims at this many vectors per thread and pass.
     constexpr int64_t streamAim = 16;
     int64_t clusterThreads = clusterBlockThreads(maxCluster);
@@ -2844,6 +3014,30 @@ LogicalResult RowKernel::emit() {
           if (cluster > 1)
             break;
         }
+        // With rows in shared memory: one block, or the fewest blocks of a
+        // cluster, whose registers and shared memory hold their share,
+        // where fewer than registers alone would take (a row of 262144
+        // floats over 4 blocks, not 8; 65536 in one block, not 4), as
+        // long as the rows' blocks still give every SM one where the
+        // registers' would (32 rows of 131072: 8 blocks each, not 2).
+        int64_t fewest = 0;
+        if (heldInputs && chunks <= room(t) + sharedRoom(t))
+          fewest = 1;
+        for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs;
+             n *= 2) {
+          if (!shifted && numCols % (n * width) != 0)
+            continue;
+          auto [nt, nc] =
+              shape(sharePerBlock(n), chunksPerThread, clusterThreads);
+          if (nc <= room(nt))
+            break;
+          if (nc <= room(nt) + sharedRoom(nt))
+            fewest = n;
+        }
+        if (fewest &&
+            (cluster == 1 ||
+             numRows * fewest >= std::min(smCount, numRows * cluster)))
+          cluster = fewest;
       }
       if (streams) {
         // Each thread folds about `streamAim` vectors of the row per pass, in
@@ -2855,16 +3049,30 @@ LogicalResult RowKernel::emit() {
         std::tie(t, chunks) =
             shape(colsPerBlock, chunksPerThread, clusterThreads);
         threads = t;
-      } else if (chunks > room(t)) {
+        // (a cluster's blocks keep a chunk fewer in registers: the
+        // exchange's values need some; rows of 262144 floats in clusters of
+        // 4 spilled 12 bytes a thread with 8 of 16 in registers, none with
+        // 7)
+        if (chunks > room(t))
+          regChunks =
+              chunks - std::min(sharedRoom(t), chunks - room(t) + 1);
+      } else if (chunks > room(t) + sharedRoom(t)) {
         // Streaming mode, still `width` columns per access; rows this long
         // are few per SM, so give each the most threads.
         chunks = 0;
         threads = 1024;
       } else {
         threads = t;
+        if (chunks > room(t))
+          regChunks = room(t);
       }
     }
   }
+  // (chunks past the registers' in shared memory only where set above)
+  if (regChunks == 0 || rowsPerBlock > 1 || perThread)
+    regChunks = chunks;
+  else if (regChunks < chunks)
+    sharedLimit = sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
   // Fewer threads than columns is pointless; keep whole warps.
   int64_t t =
       perThread || chunks || rowsPerBlock > 1
@@ -3052,6 +3260,12 @@ LogicalResult RowKernel::emit() {
                                   cluster > 1 ? colsPerBlock : numCols,
                                   rowOutputs)))
       return failure();
+    if (sharedBytes > 0) {
+      // (the rows' shared memory is the launch's dynamic shared memory)
+      OpBuilder lb(launch);
+      launch.getDynamicSharedMemorySizeMutable().assign(
+          arith::ConstantIntOp::create(lb, loc, sharedBytes, 32));
+    }
   } else {
     for (linalg::GenericOp g : generics) {
       if (g.getNumReductionLoops() > 0) {

@@ -42,6 +42,13 @@ struct RowKernelOptions {
   /// memory rather than the row (masked lanes at the row's ends); false:
   /// narrower vectors, down to single elements.
   bool shiftChunks = true;
+  /// Register mode: bytes of dynamic shared memory a block may keep its
+  /// share of a row's inputs in, beyond what its registers hold (0: rows
+  /// in registers only). A row too long for one block's registers then
+  /// takes one block (or fewer blocks of a cluster) with the chunks past
+  /// the registers' in shared memory, each thread storing and reloading
+  /// its own.
+  int64_t sharedRowBytes = 0;
   /// The SMs the launch shapes aim to fill (splits of long rows, thread per
   /// row or block per row, block sizes, loads in flight).
   int64_t smCount = 132;

@@ -137,7 +137,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     132 SMs where there is none. `strategy` overrides threads, unroll,
     blocks_per_sm (elementwise kernels), sm_count (grid sizes, and the launch
     shapes of reduction kernels), row_chunks, row_cluster, row_exchange,
-    row_fold, row_shift and row_joint (row kernels). `numerics="strict"` forbids FMA contraction and
+    row_fold, row_shift, row_joint and row_smem (row kernels). `numerics="strict"` forbids FMA contraction and
     reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every
@@ -161,7 +161,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         target = "cuda" if _detect_device() else "cpu"
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
                                "row_cluster", "row_exchange", "row_fold", "row_shift",
-                               "row_joint"}
+                               "row_joint", "row_smem"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,

@@ -61,6 +61,10 @@ class Options:
                                # numerics) a max and a later sum of exp(e - max)
                                # too (each block's sum against its own max);
                                # False: an exchange per reduction
+    row_smem: int = -1         # row kernels: bytes of dynamic shared memory a block
+                               # may keep its share of a row in beyond its registers
+                               # (a row too long for them: one block, or a smaller
+                               # cluster); 0: registers only; -1: the chip's
     recompute: str = "auto"
     numerics: str = "fast"     # "strict": no FMA contraction or reassociation
     fuse: bool = True          # False: every op its own kernel (the baseline)
@@ -82,6 +86,10 @@ class Options:
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
+        if (not isinstance(self.row_smem, int) or isinstance(self.row_smem, bool)
+                or self.row_smem < -1):
+            raise CompileError(f"option row_smem must be -1 (the chip's) or a non-negative "
+                               f"number of bytes, got {self.row_smem!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
@@ -100,6 +108,7 @@ class Options:
                        f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
                        f"row-exchange={self.row_exchange} row-fold={self.row_fold} "
                        f"row-shift={int(self.row_shift)} row-joint={int(self.row_joint)} "
+                       f"row-smem={self.row_smem} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

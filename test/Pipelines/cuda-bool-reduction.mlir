@@ -1,5 +1,8 @@
 // REQUIRES: ptxas
 //
+// (row-smem=0 throughout: rows in registers only; cuda-row-smem.mlir
+// covers rows kept in shared memory too.)
+//
 // Boolean row reductions ("all" with arith.andi, "any" with arith.ori) on
 // CUDA: torch's safe softmax asks whether every score of a row is masked
 // (-inf) and zeroes such rows. The two reductions read the same x over the
@@ -11,13 +14,13 @@
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
 // RUN:   | FileCheck %s --check-prefix=PLAN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8})' \
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8})' \
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' \
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8})' \
 // RUN:   | FileCheck %s --check-prefix=CLUSTER
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8 row-joint=false})' \
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8 row-joint=false})' \
 // RUN:   | FileCheck %s --check-prefix=APART
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx

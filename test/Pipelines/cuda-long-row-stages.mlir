@@ -1,5 +1,8 @@
 // REQUIRES: ptxas
 //
+// (row-smem=0 throughout: rows in registers only; cuda-row-smem.mlir
+// covers rows kept in shared memory too.)
+//
 // Few long rows with two reductions (a log-sum-exp over 3 rows of 100000:
 // the maximum, then the sum of exp(x - max)): one block per row (or a
 // cluster of 8 per row) would leave most of the 132 SMs idle, so the
@@ -18,10 +21,10 @@
 // partials, and a third kernel over the same slices stores y (x read twice,
 // on every SM).
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster=8})' | FileCheck %s
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=KERN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s --check-prefix=KERN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
@@ -80,7 +83,7 @@
 // KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: math.log
 // Strict numerics: the maximum first, then the sum around it.
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{numerics=strict})' | FileCheck %s --check-prefix=STRICT
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 numerics=strict})' | FileCheck %s --check-prefix=STRICT
 // STRICT-LABEL: func.func @lse(
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1)
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks in (%c3, %c1, %c1)

@@ -1,5 +1,8 @@
 // REQUIRES: ptxas
 //
+// (row-smem=0 throughout: rows in registers only; cuda-row-smem.mlir
+// covers rows kept in shared memory too.)
+//
 // A softmax over rows of 100000 f32 spread over clusters of 4 blocks
 // (row-chunks=8: 800 threads x 8 chunks of 4 floats each). With fast
 // numerics its max m and its sum of exp(x - m) cross the cluster in one
@@ -13,15 +16,15 @@
 // async exchange sends both totals with st.async completing one mbarrier
 // (4 blocks x 8 bytes expected) and waits once.
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8})' | FileCheck %s --check-prefix=JOINT
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8 row-joint=false})' | FileCheck %s --check-prefix=SEPARATE
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8 numerics=strict})' | FileCheck %s --check-prefix=SEPARATE
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8 row-exchange=async})' | FileCheck %s --check-prefix=ASYNC
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8})' | FileCheck %s --check-prefix=JOINT
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8 row-joint=false})' | FileCheck %s --check-prefix=SEPARATE
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8 numerics=strict})' | FileCheck %s --check-prefix=SEPARATE
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8 row-exchange=async})' | FileCheck %s --check-prefix=ASYNC
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=8 row-exchange=async},fusion-target-cuda)' -o %t.async.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8 row-exchange=async},fusion-target-cuda)' -o %t.async.mlir
 // RUN: %python %S/extract_ptx.py %t.async.mlir > %t.async.ptx
 // RUN: %ptxas -arch=sm_90 %t.async.ptx -o %t.async.cubin
 

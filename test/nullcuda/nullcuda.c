@@ -5,12 +5,16 @@
  * LD_LIBRARY_PATH gets it from cuda-bindings in place of NVIDIA's driver.
  * It reports one sm_90 device with 132 SMs. "Device" memory is host memory,
  * so copies really copy; kernels run nothing: a launch only checks its
- * function handle and parameters and writes them to the log.
+ * function handle, shape, dynamic shared memory (above 48 KB only up to
+ * what cuFuncSetAttribute allowed the function, at most the H100's 227
+ * KB a block) and parameters, and writes them to the log.
  *
  * Environment:
  *   NULLCUDA_LOG=path     appends one line per driver call that queues or
  *                         moves work (alloc, free, copies, launches, waits)
  *   NULLCUDA_FAIL=name:N  the driver function `name` returns CUresult N
+ *   NULLCUDA_SMEM_OPTIN=N the dynamic shared memory a block may opt in to
+ *                         (bytes; default 227 KB, the H100's)
  *
  * Log lines (numbers in decimal, pointers in hex):
  *   alloc PTR BYTES sync|STREAM     free PTR sync|STREAM
@@ -81,6 +85,12 @@ static FILE *logFile(void) {
 
 /* ---- initialization, devices, contexts */
 
+enum { SHARED_DEFAULT = 48 * 1024 };
+static int sharedOptIn(void) {
+  const char *v = getenv("NULLCUDA_SMEM_OPTIN");
+  return v ? atoi(v) : 227 * 1024;
+}
+
 static int initialized;
 static int context = 1; /* the primary context's handle is &context */
 static void *current;
@@ -125,6 +135,9 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
   case 115: /* memory pools supported */
     *v = 1;
     break;
+  case 97: /* shared memory a block may opt in to */
+    *v = sharedOptIn();
+    break;
   default:
     *v = 0;
   }
@@ -153,7 +166,7 @@ CUresult cuCtxPopCurrent(void **ctx) {
   return OK;
 }
 CUresult cuGetErrorString(CUresult err, const char **s) {
-  *s = "an error nullcuda was asked to return";
+  *s = "an error from nullcuda (NULLCUDA_FAIL, or a call it refuses)";
   return OK;
 }
 CUresult cuGetErrorName(CUresult err, const char **s) {
@@ -255,6 +268,8 @@ typedef struct Function {
   char name[256];
   int numParams;
   int paramSize[MAX_PARAMS];
+  int sharedAllowed; /* cuFuncSetAttribute set maxDynamicShared */
+  int maxDynamicShared;
 } Function;
 typedef struct Module {
   int numFunctions;
@@ -328,7 +343,19 @@ CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
     }
   return NOT_FOUND;
 }
-CUresult cuFuncSetAttribute(void *fn, int attr, int value) { return OK; }
+CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
+  FAIL_IF_ASKED("cuFuncSetAttribute");
+  Function *f = fn;
+  if (!f)
+    return INVALID_HANDLE;
+  if (attr == 8) { /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    if (value < 0 || value > sharedOptIn())
+      return INVALID_VALUE;
+    f->maxDynamicShared = value;
+    f->sharedAllowed = 1;
+  }
+  return OK;
+}
 
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned smem,
@@ -340,6 +367,8 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
   if (!gx || !gy || !gz || !bx || !by || !bz || (uint64_t)bx * by * bz > 1024)
     return INVALID_VALUE;
   if (f->numParams && !params)
+    return INVALID_VALUE;
+  if (smem > (unsigned)(f->sharedAllowed ? f->maxDynamicShared : SHARED_DEFAULT))
     return INVALID_VALUE;
   FILE *log = logFile();
   if (!log)

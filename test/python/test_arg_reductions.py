@@ -127,7 +127,7 @@ def test_argmax_rows_cpu(cols):
 ])
 def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, exchange, tmp_path):
     f = kfuse.compile(_argmax_text(rows, cols), target="cuda", chip="sm_90",
-                      row_cluster=cluster, row_exchange=exchange)
+                      row_cluster=cluster, row_exchange=exchange, row_smem=0)
     assert f.ptx.count(".entry") == len(f.plan.steps) == kernels
     if cluster and kernels == 1:
         assert "mapa.shared::cluster" in f.ptx

@@ -96,6 +96,51 @@ def _run_words(body, x, regs=None):
     exe = EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), kernel)
     return exe(x.view(np.int32)).view(x.dtype)
 
+def test_dynamic_shared_memory():
+    # `.extern .shared` is the launch's dynamic shared memory: after the
+    # kernel's static shared variables (aligned as declared), as many bytes
+    # as the launch step's smem. Each thread stores x[tid] at dyn[7 - tid]
+    # and reads back dyn[tid] plus the static word thread 0 wrote; with too
+    # few bytes for the launch, the accesses past them are reported.
+    import dataclasses
+    body = """
+  ld.global.b32 %r7, [%rd4];
+  mov.b64 %rd6, dyn;
+  mov.u32 %r6, 7;
+  sub.s32 %r6, %r6, %r3;
+  shl.b32 %r6, %r6, 2;
+  cvt.u64.u32 %rd7, %r6;
+  add.s64 %rd8, %rd6, %rd7;
+  st.shared.b32 [%rd8], %r7;
+  setp.ne.u32 %p1, %r3, 0;
+  @%p1 bra $L__stored;
+  mov.u32 %r9, 5;
+  st.shared.b32 [fixed], %r9;
+$L__stored:
+  bar.sync 0;
+  shl.b32 %r5, %r3, 2;
+  cvt.u64.u32 %rd9, %r5;
+  add.s64 %rd10, %rd6, %rd9;
+  ld.shared.b32 %r10, [%rd10];
+  ld.shared.b32 %r11, [fixed];
+  add.s32 %r12, %r10, %r11;
+  st.global.b32 [%rd5], %r12;
+  ret;
+"""
+    text = _kernel(body, shared=".shared .align 4 .b8 fixed[4];").replace(
+        _HEAD, _HEAD + ".extern .shared .align 16 .b8 dyn[];\n", 1)
+    plan = _plan("k", 8, 1, 8, dtype="i32")
+    x = np.arange(10, 18, dtype=np.int32)
+    for smem in (32, 16):
+        sized = dataclasses.replace(plan, steps=(dataclasses.replace(plan.steps[0], smem=smem),))
+        exe = EmulatedExecutable(sized, text)
+        if smem == 32:
+            np.testing.assert_array_equal(exe(x), x[::-1] + 5)
+        else:
+            with pytest.raises(EmulatorError, match="outside the block's 32 bytes of shared"):
+                exe(x)
+
+
 def test_guarded_elementwise_kernel():
     x = np.arange(100, dtype=np.float32)
     exe = EmulatedExecutable(_plan("k", 100, 4, 32), _kernel(_SCALE.format(n=100)))
@@ -634,7 +679,7 @@ def test_clusters_of_sixteen_blocks_emulated(kind, exchange):
     x = p.input("x", (2, 262144), "f32")
     p.output(build(x), name="y")
     xs = _case_rng(f"{kind}c16").standard_normal((2, 262144)).astype(np.float32)
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=16, row_chunks=8,
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=16, row_chunks=8, row_smem=0,
                       row_exchange=exchange)
     assert f.plan.steps[0].grid == (32, 1, 1)
     np.testing.assert_allclose(f.emulate(xs), ref(xs.astype(np.float64)), rtol=1e-4,
@@ -671,7 +716,8 @@ def test_cluster_joint_max_and_sum_exchange_emulated(joint, exchange):
     lse = m + kb.log(kb.exp(x - m).sum(axis=-1, keepdims=True))
     p.output(x - lse, name="y")
     p.output(lse, name="lse")
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_exchange=exchange)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_exchange=exchange,
+                      row_smem=0)
     assert ".reqnctapercluster 8" in f.ptx
     exchanges = (f.ptx.count("fence.acq_rel.cluster") if exchange == "barrier"
                  else f.ptx.count("mbarrier.try_wait"))
@@ -693,7 +739,7 @@ def test_cluster_joint_exchange_of_64_bit_pairs_emulated():
     x = p.input("x", (3, 70000), "f64")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async", row_smem=0)
     assert f.ptx.count("complete_tx::bytes.b64") == 16 and f.ptx.count("mbarrier.try_wait") == 1
     xs = _case_rng("softmax64").standard_normal((3, 70000))
     xs[1, :30000] = -np.inf
@@ -719,7 +765,7 @@ def test_cluster_exchange_waits_only_for_reductions_it_does_not_feed():
     e64 = np.exp(x64 - x64.max(1, keepdims=True))
     want = e64 / e64.sum(1, keepdims=True) + x64.mean(1, keepdims=True)
     for joint, exchanges in ((True, 2), (False, 3)):
-        f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint)
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0)
         assert ".reqnctapercluster" in f.ptx
         np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-4, atol=1e-6)
         assert f.ptx.count("fence.acq_rel.cluster") == exchanges
@@ -767,7 +813,7 @@ def test_cluster_independent_reductions_share_an_exchange_emulated(exchange):
     xs[1, :] = -np.inf
     xs[2, 40000] = np.nan
     for joint, exchanges in ((True, 1), (False, 2)):
-        f = kfuse.compile(_MASKED_ROWS, target="cuda", chip="sm_90", row_exchange=exchange,
+        f = kfuse.compile(_MASKED_ROWS, target="cuda", chip="sm_90", row_exchange=exchange, row_smem=0,
                           row_joint=joint)
         assert ".reqnctapercluster" in f.ptx
         count = (f.ptx.count("fence.acq_rel.cluster") if exchange == "barrier"
@@ -788,12 +834,83 @@ def test_cluster_async_exchange_of_64_bit_totals_emulated():
     x = p.input("x", (3, 70000), "f64")
     p.output(kb.sqrt((x * x).sum(axis=-1)), name="n")
     p.output(x - x.max(axis=-1, keepdims=True), name="d")
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async", row_smem=0)
     assert ".reqnctapercluster 8" in f.ptx and "complete_tx::bytes.b64" in f.ptx
     xs = _case_rng("norm64").standard_normal((3, 70000))
     n, d = f.emulate(xs)
     np.testing.assert_allclose(n, np.sqrt((xs * xs).sum(-1)), rtol=1e-12)
     np.testing.assert_array_equal(d, xs - xs.max(-1, keepdims=True))
+
+
+def _row_program(kind, rows, width, dtype="f32"):
+    from kfuse import builder as kb
+    p = kb.Program(f"{kind}_{width}")
+    x = p.input("x", (rows, width), dtype)
+    p.output(row_programs()[kind][0](x), name="y")
+    return p
+
+
+@pytest.mark.parametrize("kind,shape,dtype,held,cluster", [
+    ("softmax", (6, 40000), "f32", 2, 1),     # 10 chunks: 8 in registers, 2 (the ragged
+                                              # tail's under its test) in shared memory
+    ("layernorm", (5, 70001), "f32", 10, 1),  # shifted chunks: 18, 10 in shared memory
+    ("softmax", (4, 20000), "f64", 2, 1),     # vectors of 2 doubles
+    ("softmax", (3, 200001), "f32", 6, 4),    # clusters of 4 (not 8): 7 + 6 a block
+])
+def test_rows_in_shared_memory_emulated(kind, shape, dtype, held, cluster):
+    # Rows too long for one block's registers keep their last chunks in
+    # dynamic shared memory (row_smem, on by default): each thread stores the
+    # chunks it loads there and reloads them in later phases. Same answers as
+    # numpy and as rows in registers only (row_smem=0: clusters, or streamed),
+    # the input read once all the same; the cluster's rows include a block
+    # share of -inf, a +inf and a NaN (its max and sum cross in one exchange).
+    from kfuse.runtime.ptx import cluster_shapes
+    p = _row_program(kind, *shape, dtype)
+    rng = np.random.default_rng(shape[1])
+    npdt = {"f32": np.float32, "f64": np.float64}[dtype]
+    x = (rng.standard_normal(shape) * 3 + 1).astype(npdt)
+    if cluster > 1:
+        x[0, 50000:120000] = -np.inf
+        x[1, 7] = np.inf
+        x[2, 123456] = np.nan
+    # (sm_count=4: these few rows still give every SM a block in one block
+    # or a cluster of 4 per row)
+    opts = dict(target="cuda", chip="sm_90", sm_count=4)
+    f = kfuse.compile(p, **opts)
+    (step,) = f.plan.steps
+    assert step.smem == held * step.block[0] * 16
+    assert cluster_shapes(f.ptx).get(step.kernel, (1, 1, 1))[0] == cluster
+    assert ".extern .shared .align 16 .b8 __dynamic_shmem__0[];" in f.ptx
+    with np.errstate(all="ignore"):
+        want = row_programs()[kind][1](x.astype(np.float64))
+    got = f.emulate(x)
+    tol = dict(rtol=1e-4, atol=1e-6) if dtype == "f32" else dict(rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got, want, **tol)
+    loads = sum(st["load"]["sectors"] for st in f.emulator.last_stats)
+    regs = kfuse.compile(p, row_smem=0, **opts)
+    assert regs.plan.steps[0].smem == 0
+    np.testing.assert_allclose(regs.emulate(x), got, **tol)
+    assert loads <= sum(st["load"]["sectors"] for st in regs.emulator.last_stats)
+    if shape[1] % 4 == 0:  # (shifted rows read past their ends a little)
+        assert loads * 32 == x.nbytes  # each row's bytes once
+
+
+def test_rows_of_two_inputs_in_shared_memory_emulated():
+    # Two inputs along the row (x and z of (x - z) / |x - z|): a slot each in
+    # the dynamic shared memory, the second after the first.
+    from kfuse import builder as kb
+    p = kb.Program("twoslots")
+    x = p.input("x", (4, 40000), "f32")
+    z = p.input("z", (4, 40000), "f32")
+    d = x - z
+    p.output(d * kb.rsqrt(kb.sum(d * d, axis=1, keepdims=True)), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=4)
+    (step,) = f.plan.steps
+    assert step.smem == 2 * 2 * 1024 * 16 and f.ptx.count("st.shared.v4") == 4
+    rng = np.random.default_rng(2)
+    xs, zs = (rng.standard_normal((4, 40000)).astype(np.float32) for _ in range(2))
+    want = (xs - zs) / np.sqrt(((xs.astype(np.float64) - zs) ** 2).sum(1, keepdims=True))
+    np.testing.assert_allclose(f.emulate(xs, zs), want, rtol=1e-4, atol=1e-7)
 
 
 def _traffic_cases():

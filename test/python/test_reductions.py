@@ -528,21 +528,23 @@ def test_nchw_batch_norm_stores_its_output_with_vector_stores():
 def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     # 256 rows of 262144 floats: too long for one block's registers. With
     # row_cluster=8 (the default on sm_90) each row is 8 blocks of 1024
-    # threads holding 8 vectors each; without (row_cluster=0, or sm_80), one
-    # block per row streams the row (two passes: the max and the sum of exp
-    # together, then the output).
+    # threads holding 8 vectors each (row_smem=0; by default 4 blocks, each
+    # keeping 9 of its 16 vectors in shared memory); without (row_cluster=0,
+    # or sm_80), one block per row streams the row (two passes: the max and
+    # the sum of exp together, then the output).
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (256, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    clustered = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=8)
+    clustered = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=8, row_smem=0)
     (step,) = clustered.plan.steps
     assert step.grid == (256 * 8, 1, 1) and step.block == (1024, 1, 1)
     assert ".reqnctapercluster 8, 1, 1" in clustered.ptx
     assert clustered.ptx.count("mapa.shared::cluster") == 16  # 8 per reduction
     assert clustered.ptx.count("ld.global.v4") == 8  # each input vector read once
-    assert kfuse.compile(p, target="cuda", chip="sm_90").ptx == clustered.ptx
+    (default,) = kfuse.compile(p, target="cuda", chip="sm_90").plan.steps
+    assert default.grid == (256 * 4, 1, 1) and default.smem == 9 * 1024 * 16
     for streamed in (kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=0),
                      kfuse.compile(p, target="cuda", chip="sm_80")):
         (step,) = streamed.plan.steps
@@ -556,11 +558,12 @@ def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
 
 def test_rows_never_held_in_more_registers_than_a_thread_has():
     # A block of 1024 threads leaves each 64 registers: at most 8 vectors of
-    # its row. Rows of 65536 need 16 at 1024 threads, so on sm_90 they go to
-    # a cluster (the fewest blocks that keep row_chunks vectors per thread:
-    # 4 blocks for the default 4, 2 for 8) and on sm_80 they stream: never
-    # spill. (On sm_80, 64 rows: 8 blocks, an eighth of the SMs, would split
-    # the rows into slices instead.)
+    # its row. Rows of 65536 need 16 at 1024 threads: by default one block
+    # keeps the other 8 in shared memory (128 KB); with row_smem=0 on sm_90
+    # they go to a cluster (the fewest blocks that keep row_chunks vectors
+    # per thread: 4 blocks for the default 4, 2 for 8) and on sm_80 they
+    # stream: never spill. (On sm_80, 64 rows: 8 blocks, an eighth of the
+    # SMs, would split the rows into slices instead.)
     from kfuse import builder as kb
 
     def softmax(rows):
@@ -571,15 +574,29 @@ def test_rows_never_held_in_more_registers_than_a_thread_has():
         return p
     p = softmax(8)
     for chunks, blocks in ((4, 4), (8, 2)):
-        c = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=chunks)
+        c = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=chunks, row_smem=0)
         (step,) = c.plan.steps
         assert f".reqnctapercluster {blocks}, 1, 1" in c.ptx and step.block == (1024, 1, 1)
         assert c.ptx.count("ld.global.v4") == chunks
-    s = kfuse.compile(softmax(64), target="cuda", chip="sm_80")
+    s = kfuse.compile(softmax(64), target="cuda", chip="sm_80", row_smem=0)
     assert len(_loops(s, "w64k_g0")) == 2 and "reqnctapercluster" not in s.ptx
     # an aim of 16 vectors fits only in blocks of 512 threads
-    big = kfuse.compile(p, target="cuda", row_chunks=16)
+    big = kfuse.compile(p, target="cuda", row_chunks=16, row_smem=0)
     assert "reqnctapercluster 2," in big.ptx and big.plan.steps[0].block == (512, 1, 1)
+    # shared memory: one block, 16 vectors read, 8 of them stored to shared
+    # memory and read back twice (the sum's phase, the outputs'), sm_80 too;
+    # but not where one block per row would leave SMs idle that a cluster
+    # per row fills (64 rows: clusters of 4 blocks, 256 in all)
+    for chip in ("sm_90", "sm_80"):
+        one = kfuse.compile(softmax(256), target="cuda", chip=chip)
+        (step,) = one.plan.steps
+        assert step.grid == (256, 1, 1) and step.block == (1024, 1, 1)
+        assert step.smem == 8 * 1024 * 16 and "reqnctapercluster" not in one.ptx
+        assert one.ptx.count("ld.global.v4") == 16 and one.ptx.count("st.shared.v4") == 8
+        assert one.ptx.count("ld.shared.v4") == 16
+        assert ".extern .shared .align 16 .b8 __dynamic_shmem__0[];" in one.ptx
+    (few,) = kfuse.compile(softmax(64), target="cuda", chip="sm_90").plan.steps
+    assert few.grid == (64 * 4, 1, 1) and few.smem == 0
 
 
 def test_clusters_of_sixteen_blocks():
@@ -598,6 +615,8 @@ def test_clusters_of_sixteen_blocks():
     assert step.grid == (4 * 16, 1, 1) and step.block == (512, 1, 1)
     assert f.ptx.count("mapa.shared::cluster") == 32  # 16 per reduction
     assert cluster_shapes(f.ptx) == {"wide16_g0": (16, 1, 1)}
+    # (by default too: 4 rows in clusters of 4 blocks keeping rows in shared
+    # memory would leave more SMs idle)
     assert cluster_shapes(kfuse.compile(p, target="cuda").ptx) == {"wide16_g0": (8, 1, 1)}
 
 
@@ -617,7 +636,7 @@ def test_cluster_totals_sent_with_st_async():
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     for joint, exchanges in ((False, 2), (True, 1)):
         f = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="async",
-                          row_joint=joint)
+                          row_joint=joint, row_smem=0)
         ptx = f.ptx
         assert ptx.count("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32") == 16
         assert ptx.count("mbarrier.init.shared") == 2
@@ -628,7 +647,7 @@ def test_cluster_totals_sent_with_st_async():
         assert ".version 8.1" in ptx
         # each block's slots (one per block of the cluster) are read in one place
         assert ptx.count("ld.shared::cluster") == 0
-        barrier = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint)
+        barrier = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0)
         assert "st.async" not in barrier.ptx
         assert barrier.ptx.count("fence.acq_rel.cluster") == exchanges
         assert f.plan.steps == barrier.plan.steps
@@ -647,6 +666,14 @@ def test_row_cluster_option_is_checked():
         kfuse.compile(p, target="cuda", row_exchange="mbarrier")
     with pytest.raises(kfuse.CompileError, match="row_joint must be True or False, got 'yes'"):
         kfuse.compile(p, target="cuda", row_joint="yes")
+    for bad in (-2, 1.5, True, "all"):
+        with pytest.raises(kfuse.CompileError, match="row_smem must be -1 .the chip's. or a "
+                                                     "non-negative number of bytes"):
+            kfuse.compile(p, target="cuda", row_smem=bad)
+    # (the pipeline knows each chip's most: 163 KB a block on sm_80)
+    with pytest.raises(kfuse.CompileError, match="row-smem must be -1 .the chip's. or 0 to "
+                                                 "165888 bytes on sm_80, got 200000"):
+        kfuse.compile(p, target="cuda", chip="sm_80", row_smem=200000)
 
 
 ALONG_ROWS = [((512, 64), (0,)), ((8, 32, 16, 48), (0, 1, 2)), ((4, 256, 40), (1,)),
@@ -1570,8 +1597,10 @@ def test_odd_rows_spread_over_clusters(kind, shape):
     # a cluster of 8 holds a whole-vector share of the row's virtual
     # columns (the last share ragged), so x is read once, 4 floats at a
     # time (single floats had no cluster: a block per row streamed x twice).
+    # (row_smem=0: registers only; with shared memory see
+    # test_rows_in_shared_memory_emulated)
     p = _odd_row_program(kind, *shape)
-    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_smem=0)
     (step,) = f.plan.steps
     assert step.grid == (shape[0] * 8, 1, 1) and ".reqnctapercluster 8, 1, 1" in f.ptx
     assert "ld.global.v4.b32" in f.ptx

@@ -99,7 +99,7 @@ def _compile(program, tmp_path, name):
     return f, str(out)
 
 
-def _run(case, path, tmp_path, fail=None):
+def _run(case, path, tmp_path, fail=None, env_extra=None):
     """Runs `case` on the program saved at `path` in a child process on
     nullcuda; returns (its result dict, the driver log as lists of fields)."""
     lib = os.path.join(NULLCUDA, "libcuda.so.1")
@@ -111,6 +111,7 @@ def _run(case, path, tmp_path, fail=None):
     env.pop("NULLCUDA_FAIL", None)
     if fail:
         env["NULLCUDA_FAIL"] = fail
+    env.update(env_extra or {})
     proc = subprocess.run([sys.executable, "-c", CHILD, case, path], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -245,3 +246,35 @@ def test_tensor_constants_are_uploaded_once_per_device(tmp_path):
     for ln in launches:
         params = [int(v) for v in ln[10:]]
         assert params[[a.buffer for a in step.args].index(const[0])] == ptr
+
+
+def test_dynamic_shared_memory_beyond_48_kb_is_opted_into(tmp_path):
+    # Rows of 65536 floats keep half of each row in 128 KB of dynamic shared
+    # memory a block: the runtime allows the kernel that much
+    # (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) before its first
+    # launch, which passes the plan's size; nullcuda, like the driver,
+    # refuses a launch above 48 KB without it. A device that allows less is
+    # named before anything is queued, and so is a failing opt-in.
+    p = kb.Program("wide")
+    x = p.input("x", (256, 65536), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f, path = _compile(p, tmp_path, "wide")
+    (step,) = f.plan.steps
+    assert step.smem == 128 * 1024
+    result, log = _run("device", path, tmp_path)
+    assert "error" not in result, result
+    (launch,) = _launches(log)
+    assert launch[1] == step.kernel and int(launch[8]) == step.smem
+    (tmp_path / "small").mkdir()
+    result, log = _run("device", path, tmp_path / "small",
+                       env_extra={"NULLCUDA_SMEM_OPTIN": "101376"})
+    kind, msg = result["error"]
+    assert kind == "DeviceError" and _launches(log) == []
+    assert ("kernel 'wide_g0' of 'wide' needs 131072 bytes of dynamic shared memory a block"
+            in msg and "allows 101376: recompile with row_smem=99328" in msg), msg
+    (tmp_path / "fails").mkdir()
+    result, log = _run("device", path, tmp_path / "fails", fail="cuFuncSetAttribute:1")
+    kind, msg = result["error"]
+    assert kind == "DeviceError" and _launches(log) == []
+    assert "allowing kernel 'wide_g0' 131072 bytes of dynamic shared memory" in msg, msg

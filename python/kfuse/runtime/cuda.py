@@ -260,6 +260,30 @@ class _DeviceState:
                         self.functions[k], cu.CUfunction_attribute
                         .CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
                         f"allowing kernel {k!r} a cluster of {blocks} blocks")
+            # dynamic shared memory beyond the default 48 KB a block (rows kept in
+            # shared memory) needs a per-kernel opt-in, up to what the device allows
+            smem: Dict[str, int] = {}
+            for step in exe.plan.steps:
+                if step.op == "launch":
+                    smem[step.kernel] = max(smem.get(step.kernel, 0), step.smem)
+            most = None
+            for k, need in smem.items():
+                if need <= 48 * 1024 or k not in self.functions:
+                    continue
+                if most is None:
+                    most = _check(cu.cuDeviceGetAttribute(
+                        cu.CUdevice_attribute
+                        .CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, self.dev),
+                        "querying the shared memory a block may have")
+                if need > most:
+                    raise DeviceError(
+                        f"kernel {k!r} of {exe.plan.name!r} needs {need} bytes of dynamic "
+                        f"shared memory a block; CUDA device {ordinal} ({self.name}) allows "
+                        f"{most}: recompile with row_smem={max(0, most - 2048)} (or 0)")
+                _check(cu.cuFuncSetAttribute(
+                    self.functions[k], cu.CUfunction_attribute
+                    .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, need),
+                    f"allowing kernel {k!r} {need} bytes of dynamic shared memory")
 
     def current(self) -> _ContextGuard:
         """Makes this device's primary context current for a ``with`` block. A fresh guard

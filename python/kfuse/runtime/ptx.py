@@ -184,7 +184,7 @@ def cluster_shapes(text: str) -> Dict[str, Tuple[int, int, int]]:
 
 def parse(text: str) -> Dict[str, Kernel]:
     """Kernels of a PTX module by name. Raises PtxError on what it cannot read
-    (.const and .extern variables, .func calls)."""
+    (.const and .extern variables but the dynamic shared memory, .func calls)."""
     src = _strip_comments(text)
     kernels: Dict[str, Kernel] = {}
     spans: List[Tuple[int, int]] = []   # (start, end) of each kernel
@@ -229,12 +229,24 @@ def parse(text: str) -> Dict[str, Kernel]:
     variables = _global_variables(outside)
     for k in kernels.values():
         k.globals = variables
+    # The block's dynamic shared memory (`.extern .shared .align A .b8 name[];`):
+    # after the kernel's static shared variables, `smem` bytes of the launch.
+    for m in _DYNAMIC_SHARED.finditer(outside):
+        align = int(m.group(1) or 1)
+        for k in kernels.values():
+            off = -(-k.shared_bytes // align) * align
+            k.shared[m.group(2)] = SharedVar(m.group(2), off, 0)
+            k.shared_bytes = off
+    outside = _DYNAMIC_SHARED.sub("", outside)
     for bad in (".const", ".func", ".extern"):
         if re.search(r"^\s*(\.visible\s+|\.weak\s+)?" + re.escape(bad) + r"\s", outside, re.M):
             raise PtxError(f"module-level {bad} declarations are not supported by the "
                            f"PTX emulator")
     return kernels
 
+
+_DYNAMIC_SHARED = re.compile(
+    r"^\s*\.extern\s+\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([$\w]+)\s*\[\s*\]\s*;", re.M)
 
 _GLOBAL_VAR = re.compile(
     r"^\s*(?:\.visible\s+|\.weak\s+)?\.global\s+([^;=]*?)([$\w]+)\s*(?:\[(\d*)\])?\s*"
