@@ -287,7 +287,7 @@ def occupancy_programs():
     blocks, each block as the 262144-wide softmax's without shared memory
     (row_smem=0: 1024 threads x 8 vectors; 16: 512 threads), and the 262144
     softmax as compiled by default (`occupancy_smem_c4`: clusters of 4
-    blocks, each with 144 KB of dynamic shared memory): for
+    blocks, each with 176 KB of dynamic shared memory): for
     bench/cluster_occupancy.py, which asks the driver how many such clusters
     the GPU holds at once."""
     from kfuse import builder as kb
@@ -389,7 +389,7 @@ def main():
                             "nojoint": dict(row_joint=False),
                             "async_nojoint": dict(row_exchange="async", row_joint=False),
                             # rows in registers only: clusters of 8, not 4
-                            # with 9 of each thread's 16 vectors in shared memory
+                            # with 11 of each thread's 16 vectors in shared memory
                             "nosmem": dict(row_smem=0),
                             "async_nosmem": dict(row_exchange="async", row_smem=0)}
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
@@ -397,11 +397,6 @@ def main():
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
                 variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
-            if args.row_variants and name in ("group_norm_silu", "bn_train_nchw"):
-                # rows in registers only (by default one block a group with
-                # 2 of 10 vectors in shared memory; clusters of 4 blocks,
-                # not 8, a channel, 6 of 13 in shared memory)
-                variants = {"nosmem": dict(row_smem=0)}
             if args.row_variants and name == "softmax_xent_v50257":
                 # single floats (the rows start off 16-byte boundaries)
                 variants = {"noshift": dict(row_shift=False)}

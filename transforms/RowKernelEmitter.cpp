@@ -2942,10 +2942,19 @@ LogicalResult RowKernel::emit() {
     // blocks of 512 threads or fewer, meant to share an SM, their share of
     // the budget).
     int64_t heldBytes = 0;
+    // (only for rows of one column dimension and 4-byte elements in whole
+    // vectors: with a block's 64 registers a thread, ptxas spilled 50 to
+    // 500 bytes a thread on softmaxes, layer norms and RMS norms over 70001
+    // floats (shifted) or of f16 (8 or 4 chunks in registers), 60 to 150
+    // on f64 softmaxes, 4 to 24 on NCHW batch norm's channels of (n, h, w),
+    // whatever the chunks in registers)
     int64_t heldInputs = sharedRowBytes > 0 && columnSums.empty() &&
-                                 !contraction && rowsPerBlock == 1
+                                 !contraction && rowsPerBlock == 1 &&
+                                 !shifted && colShape.size() == 1
                              ? sharedRowInputs(heldBytes)
                              : 0;
+    if (heldBytes != 4 * heldInputs)
+      heldInputs = 0;
     auto sharedBudget = [&](int64_t threads) {
       return sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
     };
@@ -2954,6 +2963,17 @@ LogicalResult RowKernel::emit() {
                         : 0;
     };
     sharedSlotsAllowed = heldInputs;
+    // Chunks a thread keeps in registers where the rest go to shared memory
+    // (the others' loads, stores and reloads need registers too), fewer in
+    // a cluster's blocks, whose exchange needs some more: from ptxas's
+    // spills over softmaxes, log-softmaxes, layer norms with and without
+    // weights and RMS norms of 40000 to 500000 floats, both exchanges and
+    // strict numerics: one block, 8 in registers spilled up to 80 bytes a
+    // thread, 7 8 bytes, 6 none; clusters, 8 up to 40 bytes, 6 and 7 a
+    // few, 5 none.
+    auto sharedRegs = [&](int64_t threads, int64_t blocks) -> int64_t {
+      return room(threads) - (blocks > 1 ? 3 : 2);
+    };
     // Streaming aims at this many vectors per thread and pass.
     constexpr int64_t streamAim = 16;
     int64_t clusterThreads = clusterBlockThreads(maxCluster);
@@ -3021,7 +3041,7 @@ LogicalResult RowKernel::emit() {
         // long as the rows' blocks still give every SM one where the
         // registers' would (32 rows of 131072: 8 blocks each, not 2).
         int64_t fewest = 0;
-        if (heldInputs && chunks <= room(t) + sharedRoom(t))
+        if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
           fewest = 1;
         for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs;
              n *= 2) {
@@ -3031,7 +3051,7 @@ LogicalResult RowKernel::emit() {
               shape(sharePerBlock(n), chunksPerThread, clusterThreads);
           if (nc <= room(nt))
             break;
-          if (nc <= room(nt) + sharedRoom(nt))
+          if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
             fewest = n;
         }
         if (fewest &&
@@ -3049,14 +3069,10 @@ LogicalResult RowKernel::emit() {
         std::tie(t, chunks) =
             shape(colsPerBlock, chunksPerThread, clusterThreads);
         threads = t;
-        // (a cluster's blocks keep a chunk fewer in registers: the
-        // exchange's values need some; rows of 262144 floats in clusters of
-        // 4 spilled 12 bytes a thread with 8 of 16 in registers, none with
-        // 7)
         if (chunks > room(t))
-          regChunks =
-              chunks - std::min(sharedRoom(t), chunks - room(t) + 1);
-      } else if (chunks > room(t) + sharedRoom(t)) {
+          regChunks = sharedRegs(t, cluster);
+      } else if (chunks > room(t) &&
+                 chunks > sharedRegs(t, 1) + sharedRoom(t)) {
         // Streaming mode, still `width` columns per access; rows this long
         // are few per SM, so give each the most threads.
         chunks = 0;
@@ -3064,7 +3080,7 @@ LogicalResult RowKernel::emit() {
       } else {
         threads = t;
         if (chunks > room(t))
-          regChunks = room(t);
+          regChunks = sharedRegs(t, 1);
       }
     }
   }

@@ -3,14 +3,15 @@
 // Rows kept in registers and shared memory (row-smem; by default what the
 // chip lets a block opt in to, less 2 KB). A softmax over rows of 65536 f32
 // is too long for one block's registers (1024 threads x 8 chunks of 4
-// floats hold 32768): it takes one block anyway, each thread keeping its
-// chunks 8..15 in 128 KB of dynamic shared memory (gpu.dynamic_shared_memory
-// viewed as [8 chunks][1024 threads] vectors, the launch's
-// dynamic_shared_memory_size). The first phase loads all 16 chunks from x
-// and stores the last 8 in the thread's own slots; the later phases (the
+// floats hold 32768): it takes one block anyway, each thread keeping 6 of
+// its 16 chunks in registers and chunks 6..15 in 160 KB of dynamic shared
+// memory (gpu.dynamic_shared_memory viewed as [10 chunks][1024 threads]
+// vectors, the launch's dynamic_shared_memory_size; the loads, stores and
+// reloads need registers too). The first phase loads all 16 chunks from x
+// and stores the last 10 in the thread's own slots; the later phases (the
 // sum, the stores) reload them from there (no barrier: a thread reads only
 // what it wrote). Rows of 262144 take clusters of 4 blocks this way, not 8
-// (a cluster's block keeps 7 chunks in registers and 9 in 144 KB: the
+// (a cluster's block keeps 5 chunks in registers and 11 in 176 KB: the
 // exchange needs registers too)
 // (row-smem=0: 65536 takes 4 at chunks per thread, 262144 8). A layer norm keeps only x there: its weight and bias are
 // the same for every row (the caches serve them). On sm_80 (no clusters)
@@ -33,30 +34,30 @@
 // RUN: echo 'func.func @f() { return }' | not fuse-opt - --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-smem=-1}))' 2>&1 | FileCheck %s --check-prefix=PASSBAD
 
 // HOST-LABEL: func.func @softmax_64k
-// HOST: gpu.launch_func @kfuse_kernels::@softmax_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c131072_i32
+// HOST: gpu.launch_func @kfuse_kernels::@softmax_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c163840_i32
 // HOST-LABEL: func.func @softmax_256k
-// HOST: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c4, %c1, %c1) blocks in (%c1024, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c147456_i32
+// HOST: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c4, %c1, %c1) blocks in (%c1024, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c180224_i32
 // HOST-LABEL: func.func @layernorm_64k
-// HOST: gpu.launch_func @kfuse_kernels::@layernorm_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c131072_i32
+// HOST: gpu.launch_func @kfuse_kernels::@layernorm_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c163840_i32
 
 // KERN-LABEL: gpu.func @softmax_64k_g0
 // KERN: %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// KERN-NEXT: %[[VIEW:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x1024xvector<4xf32>, #gpu.address_space<workgroup>>
-// KERN-COUNT-8: vector.load %arg0
-// KERN: %[[X8:.*]] = vector.load %arg0
-// KERN-NEXT: memref.store %[[X8]], %[[VIEW]][%c0, %thread_id_x]
-// KERN-COUNT-7: memref.store %{{.*}}, %[[VIEW]][%c{{[1-7]}}, %thread_id_x]
+// KERN-NEXT: %[[VIEW:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<10x1024xvector<4xf32>, #gpu.address_space<workgroup>>
+// KERN-COUNT-6: vector.load %arg0
+// KERN: %[[X6:.*]] = vector.load %arg0
+// KERN-NEXT: memref.store %[[X6]], %[[VIEW]][%c0, %thread_id_x]
+// KERN-COUNT-9: memref.store %{{.*}}, %[[VIEW]][%c{{[1-9]}}, %thread_id_x]
 // KERN-NOT: vector.load %arg0
 // KERN: gpu.barrier
-// KERN-COUNT-8: memref.load %[[VIEW]][%c{{[0-7]}}, %thread_id_x]
+// KERN-COUNT-10: memref.load %[[VIEW]][%c{{[0-9]}}, %thread_id_x]
 // KERN: gpu.barrier
 // KERN-NOT: vector.load %arg0
-// KERN-COUNT-8: memref.load %[[VIEW]][%c{{[0-7]}}, %thread_id_x]
+// KERN-COUNT-10: memref.load %[[VIEW]][%c{{[0-9]}}, %thread_id_x]
 // KERN-NOT: vector.load %arg0
 // KERN-NOT: memref.store %{{.*}}, %[[VIEW]]
 // KERN: gpu.return
 // KERN-LABEL: gpu.func @softmax_256k_g0
-// KERN: memref<9x1024xvector<4xf32>, #gpu.address_space<workgroup>>
+// KERN: memref<11x1024xvector<4xf32>, #gpu.address_space<workgroup>>
 // KERN: nvvm.cluster.wait
 // KERN-LABEL: gpu.func @layernorm_64k_g0
 // KERN-COUNT-1: memref.view
@@ -71,12 +72,12 @@
 // OFF-NOT: gpu.dynamic_shared_memory
 
 // SM80-LABEL: func.func @softmax_64k
-// SM80: gpu.launch_func @kfuse_kernels::@softmax_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c131072_i32
+// SM80: gpu.launch_func @kfuse_kernels::@softmax_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c163840_i32
 
 // PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX-LABEL: .entry softmax_64k_g0
-// PTX-COUNT-8: st.shared.v4.b32
-// PTX-COUNT-16: ld.shared.v4.b32
+// PTX-COUNT-10: st.shared.v4.b32
+// PTX-COUNT-20: ld.shared.v4.b32
 // PTX: ret;
 
 // SPILLS-DAG: Function properties for softmax_64k_g0{{[[:space:]]+}}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
