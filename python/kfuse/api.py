@@ -187,6 +187,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         stages = run_stages(module, options, after)
         if options.target == "cuda":
             ptx = _extract_ptx(module)
+            holder["report"].launches = report_mod.launch_lines(holder["plan"], ptx)
             return CompiledProgram(name, options, stages, holder["report"], holder["plan"],
                                    ptx=ptx, constants=holder["constants"])
         plan = LaunchPlan(

@@ -241,6 +241,8 @@ class FusionReport:
     after: Traffic
     groups: List[GroupReport]
     unfused_ops: List[str]
+    # CUDA: each launch's shape as the strategy chose it (see launch_lines)
+    launches: List[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -270,7 +272,31 @@ class FusionReport:
                 lines.append(f"    - {d}")
         for op in self.unfused_ops:
             lines.append(f"  not fused: {op}")
+        lines.extend(f"  launch {text}" for text in self.launches)
         return "\n".join(lines)
+
+
+def launch_lines(plan, ptx: str) -> List[str]:
+    """One line per kernel launch of a CUDA plan: its kernel, grid and block,
+    the thread-block cluster its PTX asks for, and its dynamic shared memory
+    (rows partly kept in shared memory)."""
+    from .runtime.ptx import cluster_shapes
+    clusters = cluster_shapes(ptx)
+    lines = []
+    for step in plan.steps:
+        if step.op != "launch":
+            continue
+        blocks = step.grid[0] * step.grid[1] * step.grid[2]
+        threads = step.block[0] * step.block[1] * step.block[2]
+        text = (f"{step.kernel}: {blocks} block{'' if blocks == 1 else 's'} of {threads} "
+                f"thread{'' if threads == 1 else 's'}")
+        c = clusters.get(step.kernel)
+        if c and c[0] * c[1] * c[2] > 1:
+            text += f", clusters of {c[0] * c[1] * c[2]}"
+        if step.smem:
+            text += f", {step.smem} bytes of dynamic shared memory a block"
+        lines.append(text)
+    return lines
 
 
 def _is_fill(op) -> bool:

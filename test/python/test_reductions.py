@@ -543,8 +543,15 @@ def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     assert ".reqnctapercluster 8, 1, 1" in clustered.ptx
     assert clustered.ptx.count("mapa.shared::cluster") == 16  # 8 per reduction
     assert clustered.ptx.count("ld.global.v4") == 8  # each input vector read once
-    (default,) = kfuse.compile(p, target="cuda", chip="sm_90").plan.steps
+    default_program = kfuse.compile(p, target="cuda", chip="sm_90")
+    (default,) = default_program.plan.steps
     assert default.grid == (256 * 4, 1, 1) and default.smem == 11 * 1024 * 16
+    # the report says how each kernel is launched
+    assert default_program.report.launches == [
+        "wide_g0: 1024 blocks of 1024 threads, clusters of 4, 180224 bytes of dynamic "
+        "shared memory a block"]
+    assert ("  launch wide_g0: 2048 blocks of 1024 threads, clusters of 8\n"
+            in str(clustered.report) + "\n")
     for streamed in (kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=0),
                      kfuse.compile(p, target="cuda", chip="sm_80")):
         (step,) = streamed.plan.steps
