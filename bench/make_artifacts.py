@@ -337,8 +337,9 @@ def main():
                     help="also compile the issue-4 workload suite (bench/suite.py)")
     ap.add_argument("--row-variants", action="store_true",
                     help="with --suite: also row kernels streaming and with 8 and 16 "
-                         "chunks per thread, and the 262144-wide softmax without clusters "
-                         "and over clusters of 16 blocks of 512 threads")
+                         "chunks per thread, the 262144-wide softmax without clusters "
+                         "and over clusters of 16 blocks of 512 threads, and every "
+                         "workload of several kernels with plain launches (pdl=False)")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
     ap.add_argument("--row-chunks", type=int, default=None,
@@ -404,6 +405,11 @@ def main():
                 # rows each block folds into the column sums' partials (default:
                 # 32 here; 1: every term stored)
                 variants.update({f"fold{n}": dict(row_fold=n) for n in (1, 8, 16, 64)})
+            if args.row_variants and any(getattr(s, "programmatic", False)
+                                         for s in f.plan.steps):
+                # kernels after the first launched plainly, once the one before
+                # has ended (default: programmatically, waiting on the GPU)
+                variants["nopdl"] = dict(pdl=False)
             for suffix, opts in variants.items():
                 t0 = time.perf_counter()
                 f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)

@@ -20,6 +20,8 @@
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -32,6 +34,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_CLUSTERDIMS
 #define GEN_PASS_DEF_ALIGNWORKGROUP
 #define GEN_PASS_DEF_EXTERNDYNAMICSHARED
+#define GEN_PASS_DEF_PROGRAMMATICLAUNCH
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -510,6 +513,69 @@ struct ExternDynamicSharedPass
       if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0)
         global.setLinkage(LLVM::Linkage::External);
     });
+  }
+};
+
+struct ProgrammaticLaunchPass
+    : kfuse::impl::ProgrammaticLaunchBase<ProgrammaticLaunchPass> {
+  /// Puts `griddepcontrol kind` into `func` where the action belongs (a
+  /// wait first, a trigger after it), once.
+  static void addControl(gpu::GPUFuncOp func, NVVM::GridDepActionKind kind) {
+    Block &entry = func.getBody().front();
+    auto it = entry.begin();
+    for (; it != entry.end(); ++it) {
+      auto c = dyn_cast<NVVM::GriddepcontrolOp>(*it);
+      if (!c)
+        break;
+      if (c.getKind() == kind)
+        return;
+    }
+    // (a wait goes first: nothing of the kernel runs before it)
+    if (kind == NVVM::GridDepActionKind::wait)
+      it = entry.begin();
+    OpBuilder b(&entry, it);
+    NVVM::GriddepcontrolOp::create(b, func.getLoc(), kind);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto kernelOf = [&](gpu::LaunchFuncOp launch) {
+      return SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+    };
+    WalkResult walk = module.walk([&](func::FuncOp host) {
+      for (Block &block : host.getBody()) {
+        gpu::LaunchFuncOp prev;
+        for (Operation &op : block) {
+          auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+          if (!launch) {
+            // (host ops that queue nothing on the stream keep two launches
+            // adjacent; a copy, or anything else, sits between them)
+            if (!isa<arith::ConstantOp, memref::AllocOp, memref::DeallocOp,
+                     memref::GetGlobalOp, memref::ExpandShapeOp,
+                     memref::CollapseShapeOp, memref::CastOp,
+                     memref::ReshapeOp>(op))
+              prev = {};
+            continue;
+          }
+          gpu::GPUFuncOp kernel = kernelOf(launch);
+          if (!kernel) {
+            launch.emitError("fusion-programmatic-launch: kernel not found");
+            return WalkResult::interrupt();
+          }
+          if (prev) {
+            launch->setAttr("kfuse.programmatic", UnitAttr::get(&getContext()));
+            addControl(kernel, NVVM::GridDepActionKind::wait);
+            addControl(kernelOf(prev),
+                       NVVM::GridDepActionKind::launch_dependents);
+          }
+          prev = launch;
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
   }
 };
 

@@ -788,6 +788,25 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
   }];
 }
 
+def ProgrammaticLaunch : Pass<"fusion-programmatic-launch", "::mlir::ModuleOp"> {
+  let summary = "Lets a kernel that follows another be launched before it ends";
+  let description = [{
+    For every `gpu.launch_func` that directly follows another in a host
+    block (no copy between them), sets `kfuse.programmatic` on it: the
+    runtime then launches it with programmatic stream serialization
+    (`cuLaunchKernelEx`, sm_90 and later). Its kernel starts with
+    `nvvm.griddepcontrol wait`, which holds every thread until the kernels
+    before it in the stream have ended and their memory is visible, so it
+    computes exactly what a plain launch would; the kernel before it issues
+    `nvvm.griddepcontrol launch_dependents` as it starts, so the follower's
+    blocks are placed on SMs the last wave leaves free and wait there,
+    instead of being launched once the whole grid has drained. A kernel
+    with split partials (an L2 norm's) then starts its finishing kernel
+    while the last partials are still being summed.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def AlignWorkgroup : Pass<"fusion-align-workgroup", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Aligns the workgroup buffers of kernels to 16 bytes";
   let description = [{

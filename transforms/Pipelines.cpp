@@ -139,6 +139,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "(masked lanes at the row's ends); false: narrower "
                      "vectors"),
       llvm::cl::init(true)};
+  Option<bool> pdl{
+      *this, "pdl",
+      llvm::cl::desc("A kernel that directly follows another is launched "
+                     "before that one ends and waits for it on the GPU "
+                     "(programmatic dependent launch, sm_90 and later; no "
+                     "effect on older chips)"),
+      llvm::cl::init(true)};
   Option<int64_t> blocksPerSm{
       *this, "blocks-per-sm",
       llvm::cl::desc("Cap the grid at this many blocks per SM (0: no cap)"),
@@ -284,7 +291,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
-          "gpu-kernel-outlining,fusion-cluster-dims,"
+          "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
@@ -293,7 +300,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
           o.rowExchange.getValue(), o.rowFold.getValue(),
-          o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem)
+          o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem,
+          o.pdl && clusters ? "fusion-programmatic-launch," : "")
           .str());
 }
 

@@ -132,7 +132,8 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                     else:
                         kargs.append(ScalarArg(ir.FloatAttr(attr).value, str(v.type)))
             steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem,
-                                    kernel_alignment.get(kname, 1)))
+                                    kernel_alignment.get(kname, 1),
+                                    "kfuse.programmatic" in op.operation.attributes))
         else:
             raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
                                f"generation (internal error)")

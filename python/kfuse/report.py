@@ -278,8 +278,9 @@ class FusionReport:
 
 def launch_lines(plan, ptx: str) -> List[str]:
     """One line per kernel launch of a CUDA plan: its kernel, grid and block,
-    the thread-block cluster its PTX asks for, and its dynamic shared memory
-    (rows partly kept in shared memory)."""
+    the thread-block cluster its PTX asks for, its dynamic shared memory
+    (rows partly kept in shared memory), and whether it is launched before
+    the kernel it follows ends (programmatic launch)."""
     from .runtime.ptx import cluster_shapes
     clusters = cluster_shapes(ptx)
     lines = []
@@ -295,6 +296,8 @@ def launch_lines(plan, ptx: str) -> List[str]:
             text += f", clusters of {c[0] * c[1] * c[2]}"
         if step.smem:
             text += f", {step.smem} bytes of dynamic shared memory a block"
+        if step.programmatic:
+            text += ", launched early (waits on the GPU for the kernel before it)"
         lines.append(text)
     return lines
 

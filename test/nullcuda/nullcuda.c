@@ -23,6 +23,9 @@
  *   launch KERNEL GX GY GZ BX BY BZ SMEM STREAM P0 P1 ...
  *     (each parameter as the unsigned integer its bytes hold, parameter
  *     sizes read from the .entry's declaration in the loaded PTX)
+ *   attr ID VALUE                   (after the launch line of cuLaunchKernelEx:
+ *     each launch attribute; only 6, programmatic stream serialization, is
+ *     accepted)
  *   wait STREAM                     (cuStreamWaitEvent)
  */
 #ifndef _GNU_SOURCE
@@ -357,10 +360,9 @@ CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
   return OK;
 }
 
-CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
-                        unsigned bx, unsigned by, unsigned bz, unsigned smem,
-                        CUstream s, void **params, void **extra) {
-  FAIL_IF_ASKED("cuLaunchKernel");
+static CUresult launch(void *fn, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                       CUstream s, void **params) {
   Function *f = fn;
   if (!f)
     return INVALID_HANDLE;
@@ -381,6 +383,53 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     fprintf(log, " %llu", (unsigned long long)v);
   }
   fputc('\n', log);
+  return OK;
+}
+
+CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                        CUstream s, void **params, void **extra) {
+  FAIL_IF_ASKED("cuLaunchKernel");
+  return launch(fn, gx, gy, gz, bx, by, bz, smem, s, params);
+}
+
+/* (the driver's CUlaunchConfig and CUlaunchAttribute: an id, padding, and
+ * a 64-byte union whose first int is the programmatic stream
+ * serialization flag) */
+typedef struct {
+  int id;
+  char pad[4];
+  union {
+    int value;
+    char bytes[64];
+  } value;
+} LaunchAttribute;
+typedef struct {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+} LaunchConfig;
+
+CUresult cuLaunchKernelEx(const LaunchConfig *config, void *fn, void **params,
+                          void **extra) {
+  FAIL_IF_ASKED("cuLaunchKernelEx");
+  if (!config || (config->numAttrs && !config->attrs))
+    return INVALID_VALUE;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    /* (6: programmatic stream serialization, the one kfuse sets) */
+    if (config->attrs[i].id != 6)
+      return INVALID_VALUE;
+  CUresult r = launch(fn, config->gridDimX, config->gridDimY, config->gridDimZ,
+                      config->blockDimX, config->blockDimY, config->blockDimZ,
+                      config->sharedMemBytes, config->hStream, params);
+  FILE *log = logFile();
+  if (r != OK || !log)
+    return r;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    fprintf(log, "attr %d %d\n", config->attrs[i].id,
+            config->attrs[i].value.value);
   return OK;
 }
 

@@ -104,6 +104,18 @@ def test_plan_round_trip(data):
     assert json.loads(p.to_json()) == expected
 
 
+def test_plan_round_trip_of_a_programmatic_launch():
+    data = example()
+    second = copy.deepcopy(data["steps"][0])
+    second["programmatic"] = True
+    data["steps"].insert(1, second)
+    p = LaunchPlan.from_json(data)
+    assert [getattr(s, "programmatic", None) for s in p.steps] == [False, True, None]
+    d = p.to_dict()
+    assert "programmatic" not in d["steps"][0] and d["steps"][1]["programmatic"] is True
+    assert LaunchPlan.from_json(p.to_json()) == p
+
+
 def test_plan_keeps_unknown_top_level_keys():
     data = example()
     data["report"] = {"fused": 3}
@@ -189,6 +201,11 @@ INVALID = [
     ("block-too-big", _set(["steps", 0, "block"], [1024, 2, 1]), "steps[0].block"),
     ("smem", _set(["steps", 0, "smem"], -4), "steps[0].smem"),
     ("align", _set(["steps", 0, "align"], 12), "steps[0].align: must be a power of two"),
+    ("programmatic", _set(["steps", 0, "programmatic"], 1), "steps[0].programmatic: expected "
+                                                            "true or false"),
+    # (step 0 is the first launch, step 1 a copy: neither follows a launch)
+    ("programmatic-first", _set(["steps", 0, "programmatic"], True),
+     "steps[0].programmatic: a programmatic launch must directly follow another launch"),
     ("args", _set(["steps", 0, "args"], None), "steps[0].args"),
     ("arg-buffer", _set(["steps", 0, "args", 1], {"buffer": 3}), "steps[0].args[1].buffer"),
     ("arg-kind", _set(["steps", 0, "args", 1], {"ptr": 3}), "steps[0].args[1]"),

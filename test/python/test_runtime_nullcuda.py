@@ -92,8 +92,8 @@ print(json.dumps(result))
 """
 
 
-def _compile(program, tmp_path, name):
-    f = kfuse.compile(program, target="cuda", chip="sm_90")
+def _compile(program, tmp_path, name, **opts):
+    f = kfuse.compile(program, target="cuda", chip="sm_90", **opts)
     out = tmp_path / name
     f.save(str(out))
     return f, str(out)
@@ -156,8 +156,12 @@ def test_launches_follow_the_plan_with_every_parameter(tmp_path):
     assert len(steps) == 2 and any(b.kind == "temp" for b in f.plan.buffers)
     # the temporary: allocated on the call's stream before the first launch,
     # freed after the last, on the same stream; device arrays: no sync
+    # (the finishing kernel is launched programmatically: cuLaunchKernelEx with
+    # programmatic stream serialization, attribute 6, on)
     ops = [ln[0] for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
-    assert ops == ["alloc", "launch", "launch", "free"], log
+    assert ops == ["alloc", "launch", "launch", "attr", "free"], log
+    assert [s.programmatic for s in steps] == [False, True]
+    assert log[-2] == ["attr", "6", "1"]
     temp = int([ln for ln in log if ln[0] == "alloc" and ln[3] != "sync"][0][1], 16)
     assert log[-1][:2] == ["free", f"{temp:x}"]
     ptrs = {}
@@ -178,9 +182,50 @@ def test_stream_argument_orders_everything_on_that_stream(tmp_path):
     result, log = _run("stream", path, tmp_path)
     assert "error" not in result, result
     queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
-    assert [ln[0] for ln in queued] == ["alloc", "launch", "launch", "free"]
+    assert [ln[0] for ln in queued] == ["alloc", "launch", "launch", "attr", "free"]
     assert queued[0][3] == queued[-1][2] == "4d2"
     assert all(ln[9] == "4d2" for ln in _launches(log))
+
+
+def test_plain_launches_without_pdl(tmp_path):
+    # pdl=False: both kernels launched plainly (cuLaunchKernel), no wait in
+    # the finishing kernel's PTX
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", pdl=False)
+    assert "griddepcontrol" not in f.ptx
+    assert not any(s.programmatic for s in f.plan.steps if s.op == "launch")
+    result, log = _run("device", path, tmp_path)
+    assert "error" not in result, result
+    ops = [ln[0] for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
+    assert ops == ["alloc", "launch", "launch", "free"], log
+
+
+def test_failing_programmatic_launch_is_named(tmp_path):
+    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run("device", path, tmp_path, fail="cuLaunchKernelEx:719")
+    kind, msg = result["error"]
+    assert kind == "DeviceError" and "launching kernel 'l2norm_g0'" in msg, msg
+    # the partials kernel ran; the temporary is given back all the same
+    assert [ln[1] for ln in _launches(log)] == ["l2norm_g0_partial"]
+    queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
+    assert [ln[0] for ln in queued][-1] == "free"
+
+
+def test_programmatic_launch_of_a_kernel_that_does_not_wait_is_refused(tmp_path):
+    # A plan (edited, or from elsewhere) that launches a kernel early whose
+    # PTX does not wait for the kernel before it could read unwritten
+    # partials: refused when loaded, not run.
+    import kfuse.runtime as rt
+    from kfuse.errors import ArtifactError
+    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    ptx_file = os.path.join(path, f.plan.ptx)
+    with open(ptx_file) as fh:
+        text = fh.read()
+    assert text.count("griddepcontrol.wait;") == 1
+    with open(ptx_file, "w") as fh:
+        fh.write(text.replace("griddepcontrol.wait;", ""))
+    with pytest.raises(ArtifactError, match="launches kernel 'l2norm_g0' programmatically, "
+                                            "but its PTX has no griddepcontrol.wait"):
+        rt.load(path)
 
 
 def test_misaligned_input_is_refused_before_anything_is_queued(tmp_path):

@@ -17,10 +17,10 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
-from ..errors import CallError, DeviceError
+from ..errors import ArtifactError, CallError, DeviceError
 from . import dlpack
 from .plan import BufferArg, CopyStep, HoldsPlan, LaunchPlan, LaunchStep, ScalarArg
-from .ptx import cluster_shapes
+from .ptx import cluster_shapes, grid_waiting_kernels
 
 _NO_DEVICE_HINT = "use target='cpu' to run on the host"
 
@@ -234,6 +234,10 @@ class _DeviceState:
             cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, self.dev),
             "querying memory pool support")
         self.async_alloc = bool(pools)
+        # programmatic launches (a kernel started before the one it follows ends):
+        # sm_90 and later; elsewhere the plan's launches are plain ones
+        self.programmatic = self.cc >= (9, 0)
+        self._configs: Dict[int, object] = {}
         with self.current():
             # the program's tensor constants live on the device for its lifetime
             self.constants = {}
@@ -284,6 +288,25 @@ class _DeviceState:
                     self.functions[k], cu.CUfunction_attribute
                     .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, need),
                     f"allowing kernel {k!r} {need} bytes of dynamic shared memory")
+
+    def launch_config(self, i: int, op) -> "object":
+        """The cuLaunchKernelEx configuration of launch op `i` (programmatic stream
+        serialization), built once; the caller sets its stream."""
+        config = self._configs.get(i)
+        if config is None:
+            cu = _driver()
+            _, _, grid, block, smem, _, _ = op
+            attr = cu.CUlaunchAttribute()
+            attr.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+            attr.value.programmaticStreamSerializationAllowed = 1
+            config = cu.CUlaunchConfig()
+            config.gridDimX, config.gridDimY, config.gridDimZ = grid
+            config.blockDimX, config.blockDimY, config.blockDimZ = block
+            config.sharedMemBytes = smem
+            config.attrs = [attr]
+            config.numAttrs = 1
+            self._configs[i] = config
+        return config
 
     def current(self) -> _ContextGuard:
         """Makes this device's primary context current for a ``with`` block. A fresh guard
@@ -453,10 +476,20 @@ class CudaExecutable(HoldsPlan):
         # static parts of every step, computed once
         self._ops = []
         need_align: Dict[int, Tuple[int, str]] = {}
+        # (a launch started before the one it follows ends must wait for it on the
+        # GPU: its kernel must say so, or it could read what is not yet written)
+        waiting = (grid_waiting_kernels(self._ptx_image[:-1].decode(errors="replace"))
+                   if any(getattr(st, "programmatic", False) for st in plan.steps) else ())
         for step in plan.steps:
             if isinstance(step, LaunchStep):
+                if step.programmatic and step.kernel not in waiting:
+                    raise ArtifactError(
+                        f"{plan.name!r}: step {len(self._ops)} launches kernel "
+                        f"{step.kernel!r} programmatically, but its PTX has no "
+                        f"griddepcontrol.wait (it could read what the kernel before it "
+                        f"has not yet written)")
                 self._ops.append(("launch", step.kernel, step.grid, step.block, step.smem,
-                                  ParamPack(step.args)))
+                                  ParamPack(step.args), step.programmatic))
                 for a in step.args:
                     if isinstance(a, BufferArg) and step.align > need_align.get(a.buffer, (1, ""))[0]:
                         need_align[a.buffer] = (step.align, step.kernel)
@@ -741,13 +774,19 @@ class CudaExecutable(HoldsPlan):
 
             launch = cu.cuLaunchKernel
             funcs = st.functions
-            for op in self._ops:
+            for i, op in enumerate(self._ops):
                 if op[0] == "launch":
-                    _, kernel, grid, block, smem, pack = op
+                    _, kernel, grid, block, smem, pack, programmatic = op
                     with self._launch_lock:
                         pack.fill(ptrs)
-                        err = launch(funcs[kernel], grid[0], grid[1], grid[2],
-                                     block[0], block[1], block[2], smem, sh, pack.address, 0)[0]
+                        if programmatic and st.programmatic:
+                            config = st.launch_config(i, op)
+                            config.hStream = sh
+                            err = cu.cuLaunchKernelEx(config, funcs[kernel],
+                                                      pack.address, 0)[0]
+                        else:
+                            err = launch(funcs[kernel], grid[0], grid[1], grid[2], block[0],
+                                         block[1], block[2], smem, sh, pack.address, 0)[0]
                     if err != ok:
                         raise DeviceError(f"CUDA driver error while launching kernel "
                                           f"{kernel!r} of {plan.name!r} (grid {list(grid)}, "

@@ -674,6 +674,13 @@ class _Compiler:
 
     op_membar = op_fence
 
+    def op_griddepcontrol(self, s, labels):
+        # (grids run one after another here: the grids a kernel waits for
+        # have ended, and launching dependents early changes nothing)
+        if s.op[1:] not in (("wait",), ("launch_dependents",)):
+            raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported")
+        return _Exec(s, None, "nop")
+
     def op_mov(self, s, labels):
         t = self._type(s)
         dst, src = s.args

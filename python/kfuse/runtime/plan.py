@@ -19,7 +19,11 @@ Schema (version 1), every field required unless marked optional::
       "steps":   [{"op": "launch", "kernel": str, "grid": [3 ints >= 1],
                    "block": [3 ints >= 1], "smem": int >= 0 (optional, default 0),
                    "args": [{"buffer": int} | {"scalar": number, "type": i32|i64|f32|f64|index}],
-                   "align": power of two >= 1 (optional, default 1)}
+                   "align": power of two >= 1 (optional, default 1),
+                   "programmatic": bool (optional, default false: launched
+                                   before the launch it follows ends; only
+                                   directly after a launch, and its kernel
+                                   starts with griddepcontrol.wait)}
                   | {"op": "copy", "src": int, "dst": int}]
     }
 
@@ -122,12 +126,16 @@ class LaunchStep:
     args: Tuple[Union[BufferArg, ScalarArg], ...]
     smem: int = 0
     align: int = 1
+    programmatic: bool = False  # launched before the previous launch ends (sm_90+)
     op: str = field(default="launch", init=False)
 
     def to_json(self) -> dict:
-        return {"op": "launch", "kernel": self.kernel, "grid": list(self.grid),
-                "block": list(self.block), "smem": self.smem,
-                "args": [a.to_json() for a in self.args], "align": self.align}
+        d = {"op": "launch", "kernel": self.kernel, "grid": list(self.grid),
+             "block": list(self.block), "smem": self.smem,
+             "args": [a.to_json() for a in self.args], "align": self.align}
+        if self.programmatic:
+            d["programmatic"] = True
+        return d
 
 
 @dataclass(frozen=True)
@@ -283,7 +291,10 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
         align = _int(d, "align", where, lo=1, default=1)
         if align & (align - 1):
             _fail(f"{where}.align", f"must be a power of two, got {align}")
-        return LaunchStep(kernel, grid, block, args, smem, align)
+        programmatic = d.get("programmatic", False)
+        if not isinstance(programmatic, bool):
+            _fail(f"{where}.programmatic", f"expected true or false, got {programmatic!r}")
+        return LaunchStep(kernel, grid, block, args, smem, align, programmatic)
     if op == "copy":
         src = _int(d, "src", where, lo=0)
         dst = _int(d, "dst", where, lo=0)
@@ -421,6 +432,10 @@ class LaunchPlan:
                 if i not in bound:
                     _fail("buffers", f"no buffer for {kind} {i} ({s.name!r})")
         steps = tuple(_step(d, f"steps[{i}]", buffers) for i, d in enumerate(_list(data, "steps", "")))
+        for i, st in enumerate(steps):
+            if getattr(st, "programmatic", False) and (i == 0 or steps[i - 1].op != "launch"):
+                _fail(f"steps[{i}].programmatic", "a programmatic launch must directly "
+                                                  "follow another launch")
         extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
         return cls(name=name, target=target, inputs=inputs, outputs=outputs, buffers=buffers,
                    steps=steps, chip=chip, ptx=ptx, extra=extra)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import PtxError
 
@@ -180,6 +180,20 @@ def cluster_shapes(text: str) -> Dict[str, Tuple[int, int, int]]:
         close = src.index(")", m.end())
         shapes[m.group(1)] = _cluster_of(src[close + 1:src.index("{", close)])
     return shapes
+
+
+def grid_waiting_kernels(text: str) -> Set[str]:
+    """Kernels of a PTX module that wait for the grids before them in the
+    stream (griddepcontrol.wait), the ones a programmatic launch may start
+    early. Read from the text alone, like cluster_shapes."""
+    src = _strip_comments(text)
+    starts = list(_KERNEL.finditer(src))
+    waiting = set()
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(src)
+        if re.search(r"\bgriddepcontrol\.wait\s*;", src[m.end():end]):
+            waiting.add(m.group(1))
+    return waiting
 
 
 def parse(text: str) -> Dict[str, Kernel]:
