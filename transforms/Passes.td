@@ -423,6 +423,25 @@ def FastExp : Pass<"fusion-fast-exp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def FastDiv : Pass<"fusion-fast-div"> {
+  let summary = "f32 division as div.full.f32 in GPU code (fast numerics)";
+  let description = [{
+    The NVPTX back end lowers an f32 division to the correctly rounded
+    `div.rn.f32` (`rcp.rn.f32` for 1 / x): a reciprocal, a few fused
+    multiply-adds and a branch to a slow path per element. Under fast
+    numerics this pass rewrites every f32 `arith.divf` that allows
+    approximation (`afn`, which `fusion-set-numerics` sets in fast mode),
+    scalars and 1-D vectors lane by lane, to `llvm.nvvm.div.full`:
+    `div.full.f32`, within 2 ulp over the full range (the divisor scaled
+    where it is huge), what Triton's default `/` and a softmax's or a
+    sigmoid's division there compile to. Divisions by a constant power of
+    two stay: LLVM multiplies by its exact reciprocal. Part of
+    `fusion-target-cuda`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def ExpandPowI : Pass<"fusion-expand-powi"> {
   let summary = "Integer powers as multiplications (or powf)";
   let description = [{

@@ -315,7 +315,7 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
   }
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
-                        "gpu.module(fusion-fast-exp,fusion-expand-powi,fusion-gpu-intrinsics,"
+                        "gpu.module(fusion-fast-exp,fusion-fast-div,fusion-expand-powi,fusion-gpu-intrinsics,"
                         "expand-strided-metadata,"
                         "lower-affine,"
                         "convert-scf-to-cf,convert-vector-to-llvm,"

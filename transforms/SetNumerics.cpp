@@ -15,6 +15,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_SETNUMERICS
 #define GEN_PASS_DEF_IEEESQRT
 #define GEN_PASS_DEF_FASTEXP
+#define GEN_PASS_DEF_FASTDIV
 #define GEN_PASS_DEF_EXPANDPOWI
 #define GEN_PASS_DEF_GPUINTRINSICS
 #include "transforms/Passes.h.inc"
@@ -46,8 +47,11 @@ struct SetNumericsPass : kfuse::impl::SetNumericsBase<SetNumericsPass> {
       arith::FastMathFlags flags =
           old ? old.getValue() : arith::FastMathFlags::none;
       flags = flags | arith::FastMathFlags::contract;
-      // exp may be approximated (fusion-fast-exp: ex2.approx on CUDA)
-      if (isa<math::ExpOp>(op.getOperation()))
+      // exp may be approximated (fusion-fast-exp: ex2.approx on CUDA), and
+      // so may an f32 division (fusion-fast-div: div.full.f32)
+      if (isa<math::ExpOp>(op.getOperation()) ||
+          (isa<arith::DivFOp>(op.getOperation()) &&
+           getElementTypeOrSelf(op->getResult(0).getType()).isF32()))
         flags = flags | arith::FastMathFlags::afn;
       op->setAttr(op.getFastMathAttrName(),
                   arith::FastMathFlagsAttr::get(op->getContext(), flags));
@@ -121,6 +125,60 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
                    LLVM::AsmDialectAttr(), ArrayAttr())
             .getResult(0);
       });
+      op.replaceAllUsesWith(r);
+      op.erase();
+    }
+  }
+};
+
+/// Whether `v` is a constant (or a splat of one) whose reciprocal is exact:
+/// a power of two, which LLVM turns into a multiplication.
+bool exactReciprocal(Value v) {
+  FloatAttr c;
+  if (!matchPattern(v, m_Constant(&c))) {
+    DenseElementsAttr dense;
+    if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat() ||
+        !isa<FloatType>(dense.getElementType()))
+      return false;
+    c = dense.getSplatValue<FloatAttr>();
+  }
+  return c.getValue().getExactInverse(nullptr);
+}
+
+struct FastDivPass : kfuse::impl::FastDivBase<FastDivPass> {
+  void runOnOperation() override {
+    SmallVector<arith::DivFOp> divs;
+    getOperation()->walk([&](arith::DivFOp op) {
+      Type t = op.getType();
+      auto vec = dyn_cast<VectorType>(t);
+      if (arith::bitEnumContainsAll(op.getFastmath(),
+                                    arith::FastMathFlags::afn) &&
+          getElementTypeOrSelf(t).isF32() &&
+          (!vec || (vec.getRank() == 1 && !vec.isScalable())) &&
+          !exactReciprocal(op.getRhs()))
+        divs.push_back(op);
+    });
+    for (arith::DivFOp op : divs) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Type f32 = b.getF32Type();
+      auto intrinsic = b.getStringAttr("llvm.nvvm.div.full");
+      auto lanes = [&](Value v, int64_t i) -> Value {
+        return isa<VectorType>(v.getType())
+                   ? vector::ExtractOp::create(b, loc, v, i).getResult()
+                   : v;
+      };
+      SmallVector<Value> results;
+      auto vec = dyn_cast<VectorType>(op.getType());
+      for (int64_t i = 0, n = vec ? vec.getNumElements() : 1; i < n; ++i)
+        results.push_back(
+            LLVM::CallIntrinsicOp::create(
+                b, loc, f32, intrinsic,
+                ValueRange{lanes(op.getLhs(), i), lanes(op.getRhs(), i)})
+                .getResult(0));
+      Value r = vec ? vector::FromElementsOp::create(b, loc, vec, results)
+                          .getResult()
+                    : results.front();
       op.replaceAllUsesWith(r);
       op.erase();
     }

@@ -3,7 +3,8 @@
 // numerics=strict on CUDA: no mul+add contracted into an FMA, correctly
 // rounded square roots (sqrt.rn, not libdevice's sqrt.approx), rsqrt as a
 // correctly rounded reciprocal of sqrt.rn, IEEE division. numerics=fast
-// (the default) contracts and keeps the approximate roots.
+// (the default) contracts, keeps the approximate roots and divides with
+// div.full.f32 (fusion-fast-div).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{numerics=strict},fusion-target-cuda)' -o %t.strict.mlir
 // RUN: %python %S/extract_ptx.py %t.strict.mlir > %t.strict.ptx
@@ -26,6 +27,9 @@
 // FAST-DAG: fma.rn.f32
 // FAST-DAG: sqrt.approx.f32
 // FAST-DAG: rsqrt.approx.f32
+// FAST-DAG: div.full.f32
+// FAST-NOT: div.rn
+// FAST-NOT: rcp.rn
 
 #map = affine_map<(d0) -> (d0)>
 func.func @f(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf32> {
