@@ -433,9 +433,13 @@ def FastDiv : Pass<"fusion-fast-div"> {
     approximation (`afn`, which `fusion-set-numerics` sets in fast mode),
     scalars and 1-D vectors lane by lane, to `llvm.nvvm.div.full`:
     `div.full.f32`, within 2 ulp over the full range (the divisor scaled
-    where it is huge), what Triton's default `/` and a softmax's or a
-    sigmoid's division there compile to. Divisions by a constant power of
-    two stay: LLVM multiplies by its exact reciprocal. Part of
+    where it is huge), what Triton's default `/` and a sigmoid's division
+    there compile to. A vector divided by a broadcast value (a softmax's
+    row sum) is multiplied by that value's reciprocal instead, computed
+    once with a correctly rounded division: within 1.5 ulp, one
+    multiplication a lane (a divisor below 2^-126 in magnitude overflows
+    its reciprocal: the quotient is then infinite). Divisions by a constant
+    power of two stay: LLVM multiplies by its exact reciprocal. Part of
     `fusion-target-cuda`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

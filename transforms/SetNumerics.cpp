@@ -158,10 +158,36 @@ struct FastDivPass : kfuse::impl::FastDivBase<FastDivPass> {
           !exactReciprocal(op.getRhs()))
         divs.push_back(op);
     });
+    // (the reciprocal of each broadcast divisor, computed once)
+    llvm::DenseMap<Value, Value> reciprocals;
     for (arith::DivFOp op : divs) {
       OpBuilder b(op);
       Location loc = op.getLoc();
       Type f32 = b.getF32Type();
+      // A vector divided by one value in every lane (a row's sum, broadcast)
+      // is multiplied by that value's reciprocal, correctly rounded once: 1.5
+      // ulp at most, and one multiplication a lane.
+      if (auto bcast = op.getRhs().getDefiningOp<vector::BroadcastOp>();
+          bcast && bcast.getSource().getType().isF32()) {
+        Value s = bcast.getSource();
+        Value &r = reciprocals[s];
+        if (!r) {
+          OpBuilder rb(op->getContext());
+          if (Operation *def = s.getDefiningOp())
+            rb.setInsertionPointAfter(def);
+          else
+            rb.setInsertionPointToStart(cast<BlockArgument>(s).getOwner());
+          r = arith::DivFOp::create(
+              rb, loc, arith::ConstantOp::create(rb, loc, rb.getF32FloatAttr(1.0)),
+              s);
+        }
+        Value rv = vector::BroadcastOp::create(b, loc, op.getType(), r);
+        op.replaceAllUsesWith(arith::MulFOp::create(
+            b, loc, op.getLhs(), rv, arith::FastMathFlags::contract)
+                                  .getResult());
+        op.erase();
+        continue;
+      }
       auto intrinsic = b.getStringAttr("llvm.nvvm.div.full");
       auto lanes = [&](Value v, int64_t i) -> Value {
         return isa<VectorType>(v.getType())
