@@ -228,13 +228,16 @@ def test_explicit_stream_waits_for_torch_stream(case):
 
 
 def test_torch_many_calls_async(case):
-    """Back-to-back calls without synchronising: results stay correct (no reuse races)."""
+    """Back-to-back calls without synchronising: results stay correct (no reuse races).
+    Plans with programmatic launches (a kernel started before the one it follows ends)
+    have every call checked: a kernel reading before its wait would show in some."""
     torch = _torch()
     exe, ins, exps, rtol, atol = case
     t_ins = [_torch_input(torch, a, s) for a, s in zip(ins, exe.plan.inputs)]
     results = [exe(*t_ins) for _ in range(20)]
     torch.cuda.synchronize()
-    for got in results[::7]:
+    early = any(getattr(st, "programmatic", False) for st in exe.plan.steps)
+    for got in (results if early else results[::7]):
         got_t = got if isinstance(got, tuple) else (got,)
         _compare(tuple(_torch_to_host(torch, g, s) for g, s in zip(got_t, exe.plan.outputs)),
                  exps, exe, rtol, atol)
