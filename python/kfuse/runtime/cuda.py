@@ -235,8 +235,9 @@ class _DeviceState:
             "querying memory pool support")
         self.async_alloc = bool(pools)
         # programmatic launches (a kernel started before the one it follows ends):
-        # sm_90 and later; elsewhere the plan's launches are plain ones
-        self.programmatic = self.cc >= (9, 0)
+        # sm_90 and later, with a cuda-python that has cuLaunchKernelEx; elsewhere
+        # the plan's launches are plain ones (their kernels' waits then return at once)
+        self.programmatic = self.cc >= (9, 0) and hasattr(cu, "cuLaunchKernelEx")
         self._configs: Dict[int, object] = {}
         with self.current():
             # the program's tensor constants live on the device for its lifetime
