@@ -43,7 +43,8 @@
 // a cluster barrier, or sent with st.async and awaited on an mbarrier;
 // reductions that do not read each other in one exchange, and with fast
 // numerics a max and a later sum of exp(e - max) too, each block's sum taken
-// against its own max).
+// against its own max, later exps of the chunks in registers scaled from
+// the sum's).
 // With row-smem, a row whose share is too long for a block's registers
 // keeps the chunks past them in the block's dynamic shared memory (each
 // thread stores its own once, where it loads them, and reads them back in
@@ -83,6 +84,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -798,6 +800,8 @@ private:
     return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == rowShape;
   }
   LogicalResult analyze();
+  void reuseBlockExps(Operation *scope, Value blockMax, Value blockRef,
+                      Value m);
   FailureOr<Value> valueAt(OpBuilder &b, Location loc, Value buffer,
                            unsigned pos, AffineMap map, ArrayRef<Value> loopIdx,
                            Cache &cache, int64_t chunk = 0);
@@ -1861,6 +1865,14 @@ LogicalResult RowKernel::emitRegisterPhases(
     }
   for (auto &[sum, on] : pairedSums)
     blockMaxes[on.max] = Value();
+  // A paired sum's terms exp(e - m_b) against the block's max, as the phase
+  // computed them (see reuseBlockExps).
+  struct BlockExps {
+    Value blockMax, blockRef; // m_b; m_b, or 0 where m_b is -inf
+    Value maxBuffer;
+    unsigned maxPosition;
+  };
+  SmallVector<BlockExps> blockExps;
   // Cluster mode, joint exchanges: a reduction's block total waits for the
   // next reduction's when that one (and every row-space op before it) reads
   // none of the waiting reductions (a paired sum may read its max), so that
@@ -1960,6 +1972,10 @@ LogicalResult RowKernel::emitRegisterPhases(
             kb, loc, none, floatConstant(kb, loc, mb.getType(), 0.0), mb);
         rowValues[on.maxBuffer].push_back({position[on.max], blockRef});
         bodyOverrides[on.ref.value] = blockRef;
+        // (only where the sum's reference is m itself: torch's
+        // isinf(m) ? 0 : m may lie below m_b, and exp(m_b - r) overflow)
+        if (on.ref.ops.empty())
+          blockExps.push_back({mb, blockRef, on.maxBuffer, position[on.max]});
       }
       Type accType =
           cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
@@ -2037,7 +2053,78 @@ LogicalResult RowKernel::emitRegisterPhases(
       storeColumns(sb, loc, *v, init, outMap, points[k]);
     }
   }
+  // A later phase's exp(e - m) of a chunk kept in registers is the paired
+  // sum's exp(e - m_b) of it times exp(m_b - m), one exp a block instead of
+  // one an element (the chunks in shared memory are loaded again, so their
+  // e are new values and their exps stay).
+  for (const BlockExps &be : blockExps) {
+    Value m = rowValueBefore(be.maxBuffer, be.maxPosition + 1);
+    if (m && m.getDefiningOp())
+      reuseBlockExps(phaseBlock->getParentOp(), be.blockMax, be.blockRef, m);
+  }
   return success();
+}
+
+/// Where `exp(e - m)` (m the row's max, broadcast over a vector's lanes or
+/// not) follows `t = exp(e - r_b)` of the same value e, `r_b` the block's
+/// reference for its max m_b (m_b, or 0 where m_b is -inf: e is then -inf
+/// and t 0), and t dominates it: replaces it with t * c, c = exp(m_b - m)
+/// (1 where they are equal: both +inf), or exp(-inf - m) where m_b is -inf
+/// (0, or NaN where m is -inf or NaN, as exp(e - m) is).
+void RowKernel::reuseBlockExps(Operation *scope, Value blockMax,
+                               Value blockRef, Value m) {
+  auto scalarOf = [](Value v) {
+    if (auto b = v.getDefiningOp<vector::BroadcastOp>())
+      return b.getSource();
+    return v;
+  };
+  SmallVector<math::ExpOp> exps;
+  scope->walk([&](math::ExpOp exp) { exps.push_back(exp); });
+  llvm::DenseMap<Value, Value> againstBlock; // e -> exp(e - r_b)
+  SmallVector<std::pair<math::ExpOp, Value>> againstRow; // (exp, e)
+  for (math::ExpOp exp : exps) {
+    auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+    if (!sub)
+      continue;
+    Value ref = scalarOf(sub.getRhs());
+    if (ref == blockRef)
+      againstBlock.try_emplace(sub.getLhs(), exp.getResult());
+    else if (ref == m)
+      againstRow.push_back({exp, sub.getLhs()});
+  }
+  if (againstBlock.empty() || againstRow.empty())
+    return;
+  DominanceInfo dom(scope);
+  Value scale;
+  for (auto [exp, e] : againstRow) {
+    Value t = againstBlock.lookup(e);
+    if (!t || t.getType() != exp.getType() ||
+        !dom.properlyDominates(t, exp))
+      continue;
+    Location loc = exp.getLoc();
+    if (!scale) {
+      OpBuilder cb(m.getContext());
+      cb.setInsertionPointAfter(m.getDefiningOp());
+      Type type = m.getType();
+      Value ninf = floatConstant(cb, loc, type, 0, -1);
+      Value none = arith::CmpFOp::create(cb, loc, arith::CmpFPredicate::OEQ,
+                                         blockMax, ninf);
+      scale = arith::SelectOp::create(
+          cb, loc, none,
+          math::ExpOp::create(cb, loc,
+                              arith::SubFOp::create(cb, loc, ninf, m)),
+          rescale(cb, loc, blockMax, m));
+    }
+    OpBuilder b(exp);
+    Value c = isa<VectorType>(exp.getType())
+                  ? vector::BroadcastOp::create(b, loc, exp.getType(), scale)
+                        .getResult()
+                  : scale;
+    exp.replaceAllUsesWith(
+        arith::MulFOp::create(b, loc, t, c, arith::FastMathFlags::contract)
+            .getResult());
+    exp.erase();
+  }
 }
 
 LogicalResult

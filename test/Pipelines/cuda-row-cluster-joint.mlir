@@ -11,7 +11,9 @@
 // cluster-scope fence and one cluster barrier; every block reads the four
 // (m_b, s_b) pairs in rank order and takes m = max m_b and
 // s = sum s_b exp(m_b - m). The outputs take exp(x - m) against the row's
-// max. With row-joint=false, or strict numerics, each reduction has an
+// max as the sum's exp(x - m_b) of each chunk times exp(m_b - m), one scale
+// a block (the chunks stay in registers: no exp of a vector after the
+// exchange). With row-joint=false, or strict numerics, each reduction has an
 // exchange of its own (two fences, two barriers before the exit's). The
 // async exchange sends both totals with st.async completing one mbarrier
 // (4 blocks x 8 bytes expected) and waits once.
@@ -50,7 +52,10 @@
 // JOINT-COUNT-4: math.exp %{{.*}} : f32
 // JOINT-NOT: fence
 // JOINT-NOT: nvvm.cluster.arrive
-// JOINT: math.exp %{{.*}} : vector<4xf32>
+// JOINT-NOT: math.exp %{{.*}} : vector<4xf32>
+// JOINT: %[[T:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<4xf32>
+// JOINT-NEXT: arith.divf %[[T]], %{{.*}} : vector<4xf32>
+// JOINT-NOT: math.exp %{{.*}} : vector<4xf32>
 // JOINT: vector.store
 // JOINT: nvvm.cluster.wait {aligned}
 // JOINT-NEXT: gpu.return

@@ -731,6 +731,33 @@ def test_cluster_joint_max_and_sum_exchange_emulated(joint, exchange):
         np.testing.assert_allclose(y, x64 - want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("smem", [0, -1])
+@pytest.mark.parametrize("joint", [True, False])
+def test_cluster_joint_softmax_scales_the_block_exps_emulated(joint, smem):
+    # A softmax over rows of 70001 in clusters: with row_joint the outputs'
+    # exp(x - m) of a chunk kept in registers is the sum's exp(x - m_b) times
+    # exp(m_b - m) (as many exps as with two exchanges); chunks in shared
+    # memory take theirs again. Blocks of -inf only (m_b = -inf: terms 0, not
+    # NaN), a +inf, all -inf, a NaN, blocks far below the row's max.
+    from kfuse import builder as kb
+    xs = _special_rows(70001)
+    xs[0, :30000] -= 80.0
+    p = kb.Program("softmax")
+    x = p.input("x", xs.shape, "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=smem)
+    two = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=False, row_smem=smem)
+    assert ".reqnctapercluster" in f.ptx
+    assert f.ptx.count("ex2.approx.f32") == two.ptx.count("ex2.approx.f32")
+    y = f.emulate(xs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        x64 = xs.astype(np.float64)
+        ex = np.exp(x64 - x64.max(1, keepdims=True))
+        want = ex / ex.sum(1, keepdims=True)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-9)
+
+
 def test_cluster_joint_exchange_of_64_bit_pairs_emulated():
     # f64: the pair travels as two 64-bit st.async per block (16 bytes a
     # block expected on the one mbarrier)
