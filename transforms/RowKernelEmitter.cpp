@@ -2070,7 +2070,10 @@ LogicalResult RowKernel::emitRegisterPhases(
 /// reference for its max m_b (m_b, or 0 where m_b is -inf: e is then -inf
 /// and t 0), and t dominates it: replaces it with t * c, c = exp(m_b - m)
 /// (1 where they are equal: both +inf), or exp(-inf - m) where m_b is -inf
-/// (0, or NaN where m is -inf or NaN, as exp(e - m) is).
+/// (0, or NaN where m is -inf or NaN, as exp(e - m) is). A chunk in shared
+/// memory is a new load (a new e) in each phase: where the thread's slot is
+/// only ever read back into exp(e - m), t is stored over e in the slot and
+/// the later loads are scaled in place of their exps.
 void RowKernel::reuseBlockExps(Operation *scope, Value blockMax,
                                Value blockRef, Value m) {
   auto scalarOf = [](Value v) {
@@ -2095,11 +2098,76 @@ void RowKernel::reuseBlockExps(Operation *scope, Value blockMax,
   if (againstBlock.empty() || againstRow.empty())
     return;
   DominanceInfo dom(scope);
+  // A chunk kept in shared memory is loaded again by each later phase (a
+  // new value of e): where every later load of its slot only feeds
+  // exp(e - m), the slot takes exp(e - r_b) in place of e once the sum has
+  // it (this thread's own slot: no barrier), and the later phases scale it.
+  using Slot = std::tuple<Value, int64_t, Value>; // (view, chunk, thread)
+  auto slotOf = [](Value e) -> std::optional<Slot> {
+    auto load = e.getDefiningOp<memref::LoadOp>();
+    APInt chunk;
+    if (!load || !load.getMemRef().getDefiningOp<memref::ViewOp>() ||
+        load.getIndices().size() != 2 ||
+        !matchPattern(load.getIndices()[0], m_ConstantInt(&chunk)))
+      return std::nullopt;
+    return Slot{load.getMemRef(), chunk.getSExtValue(), load.getIndices()[1]};
+  };
+  // (in program order: the stores below are made in a fixed order)
+  SmallVector<std::pair<Slot, Value>> slotExps; // slot, exp(e - r_b) of its e
+  for (math::ExpOp exp : exps) {
+    auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+    if (!sub || scalarOf(sub.getRhs()) != blockRef ||
+        exp->getBlock() != phaseBlock)
+      continue;
+    if (std::optional<Slot> slot = slotOf(sub.getLhs()))
+      slotExps.push_back({*slot, exp.getResult()});
+  }
+  llvm::SmallDenseSet<Value> rewritable; // later loads of those slots
+  for (auto [slot, t] : slotExps) {
+    bool ok = true;
+    SmallVector<Value> later;
+    scope->walk([&](memref::LoadOp load) {
+      if (load.getMemRef() != std::get<0>(slot))
+        return;
+      std::optional<Slot> at = slotOf(load.getResult());
+      // a load that may read this slot from another thread (or an unknown
+      // chunk) would see exp(e - r_b): keep e there
+      if (!at || (std::get<1>(*at) == std::get<1>(slot) &&
+                  std::get<2>(*at) != std::get<2>(slot))) {
+        ok = false;
+        return;
+      }
+      if (*at != slot || !dom.properlyDominates(t, load))
+        return;
+      later.push_back(load.getResult());
+      for (Operation *user : load->getUsers()) {
+        auto sub = dyn_cast<arith::SubFOp>(user);
+        ok &= sub && sub.getLhs() == load.getResult() &&
+              scalarOf(sub.getRhs()) == m &&
+              llvm::all_of(sub->getUsers(),
+                           [](Operation *u) { return isa<math::ExpOp>(u); });
+      }
+    });
+    if (!ok || later.empty())
+      continue;
+    rewritable.insert(later.begin(), later.end());
+    // the slot takes exp(e - r_b) where the sum computed it
+    OpBuilder sb(t.getContext());
+    sb.setInsertionPointAfterValue(t);
+    auto [view, chunk, thread] = slot;
+    memref::StoreOp::create(
+        sb, t.getLoc(), t, view,
+        ValueRange{arith::ConstantIndexOp::create(sb, t.getLoc(), chunk),
+                   thread});
+  }
+  for (auto [exp, e] : againstRow)
+    if (rewritable.contains(e))
+      againstBlock[e] = e; // (the load now reads exp(e - r_b))
   Value scale;
   for (auto [exp, e] : againstRow) {
     Value t = againstBlock.lookup(e);
     if (!t || t.getType() != exp.getType() ||
-        !dom.properlyDominates(t, exp))
+        (t != e && !dom.properlyDominates(t, exp)))
       continue;
     Location loc = exp.getLoc();
     if (!scale) {
@@ -2120,10 +2188,13 @@ void RowKernel::reuseBlockExps(Operation *scope, Value blockMax,
                   ? vector::BroadcastOp::create(b, loc, exp.getType(), scale)
                         .getResult()
                   : scale;
+    auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
     exp.replaceAllUsesWith(
         arith::MulFOp::create(b, loc, t, c, arith::FastMathFlags::contract)
             .getResult());
     exp.erase();
+    if (sub && sub->use_empty())
+      sub.erase();
   }
 }
 

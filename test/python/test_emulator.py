@@ -731,25 +731,34 @@ def test_cluster_joint_max_and_sum_exchange_emulated(joint, exchange):
         np.testing.assert_allclose(y, x64 - want, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("smem", [0, -1])
+@pytest.mark.parametrize("width,opts", [
+    (70001, dict(row_smem=0)),           # clusters of 8, registers only
+    (100000, dict(sm_count=8)),          # clusters of 2, 11 chunks in shared memory
+])
 @pytest.mark.parametrize("joint", [True, False])
-def test_cluster_joint_softmax_scales_the_block_exps_emulated(joint, smem):
-    # A softmax over rows of 70001 in clusters: with row_joint the outputs'
-    # exp(x - m) of a chunk kept in registers is the sum's exp(x - m_b) times
-    # exp(m_b - m) (as many exps as with two exchanges); chunks in shared
-    # memory take theirs again. Blocks of -inf only (m_b = -inf: terms 0, not
-    # NaN), a +inf, all -inf, a NaN, blocks far below the row's max.
+def test_cluster_joint_softmax_scales_the_block_exps_emulated(joint, width, opts):
+    # A softmax over rows spread over clusters: with row_joint the outputs'
+    # exp(x - m) is the sum's exp(x - m_b) times exp(m_b - m), for a chunk in
+    # registers from the value the sum computed, for a chunk in shared
+    # memory from its slot, where the sum stored exp(x - m_b) over x: one exp
+    # an element. Blocks of -inf only (m_b = -inf: terms 0, not NaN), a
+    # +inf, all -inf, a NaN, blocks far below the row's max.
     from kfuse import builder as kb
-    xs = _special_rows(70001)
+    xs = _special_rows(width)
     xs[0, :30000] -= 80.0
     p = kb.Program("softmax")
     x = p.input("x", xs.shape, "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=smem)
-    two = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=False, row_smem=smem)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, **opts)
     assert ".reqnctapercluster" in f.ptx
-    assert f.ptx.count("ex2.approx.f32") == two.ptx.count("ex2.approx.f32")
+    assert (f.plan.steps[0].smem > 0) == ("sm_count" in opts)
+    if joint:
+        # no more exps than two exchanges take (those keep the exps of the
+        # chunks in registers, not of those in shared memory: fewer here)
+        two = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=False, **opts)
+        n, n_two = f.ptx.count("ex2.approx.f32"), two.ptx.count("ex2.approx.f32")
+        assert n < n_two if "sm_count" in opts else n == n_two
     y = f.emulate(xs)
     with np.errstate(invalid="ignore", over="ignore"):
         x64 = xs.astype(np.float64)
