@@ -2769,12 +2769,17 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // one for contractions, whose loads the threads of a warp share)
   // (row tiles: scalars, as many in flight as `batch` vectors)
   // (shifted: over virtual columns, up to n + rowShift)
+  // (a block per row whose row takes a thread at most 2 * batch vectors:
+  // all of them in one trip, every load in flight at once: a finishing
+  // kernel's 1024 partials, 32 threads x 8 vectors, one trip to L2, not two)
   int64_t span = shifted ? numCols + width - 1 : numCols;
-  int64_t k = std::clamp<int64_t>((span + step - 1) / step, 1,
+  int64_t trips = (span + step - 1) / step;
+  int64_t k = std::clamp<int64_t>(trips, 1,
                                   contraction        ? 1
                                   : perThread        ? threadBatch
                                   : rowsPerBlock > 1 ? batch * 4
-                                                     : batch);
+                                  : trips <= 2 * batch ? 2 * batch
+                                                       : batch);
   bool masked = shifted || numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;
   SmallVector<Value> inits;

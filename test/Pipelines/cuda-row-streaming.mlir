@@ -4,8 +4,9 @@
 // long for one block's registers stream, and so does a group that one pass
 // serves: every reduction folds in one pass and no row-wide result is
 // stored, so registers would save no read) fold their reductions in
-// passes: one column loop per pass, 4 vectors per thread and trip (the last
-// trip masked), for every reduction whose inputs are ready when it starts.
+// passes: one column loop per pass, 4 vectors per thread and trip (8, one
+// trip, where that is the whole row; the last trip masked), for every
+// reduction whose inputs are ready when it starts.
 // With fast numerics a max `m` and the sum of exp(e - m) over the same `e`
 // share a pass ("online"): the sum is kept relative to the running max and
 // rescaled by exp(old - new) as the max grows. Softmax cross-entropy (max,
@@ -26,13 +27,15 @@
 #row = affine_map<(d0, d1) -> (d0)>
 #vec = affine_map<(d0) -> (d0)>
 
-// 1000 columns at 32 threads x 4 floats x 4 vectors per trip: 2 trips, the
-// second masked (vectors 2..4 of a trip past the row select the old value).
+// 1000 columns at 32 threads x 4 floats: 8 vectors a thread, all in one
+// trip (a row that takes a thread at most 8 vectors loads them at once;
+// longer ones 4 per trip), masked (vectors past the row select the old
+// value).
 // (the label, addressed by the row alone, is loaded once before the loop)
 // CHECK-LABEL: gpu.func @xent_g0(
 // CHECK-SAME: %[[LABELS:[^:]*]]: memref<256xi64>, %[[LOGITS:[^:]*]]: memref<256x1000xf32>
 // CHECK: memref.load %[[LABELS]][%block_id_x]
-// CHECK: %[[LOOP:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %c1000 step %c512 iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: %[[LOOP:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %c1000 step %c1024 iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK: arith.cmpi ult
 // CHECK: %[[X0:.*]] = vector.load %[[LOGITS]][%{{.*}}, %[[C]]]
 // CHECK: arith.maximumf %[[X0]], %[[M]]
@@ -80,7 +83,7 @@
 //
 // By default cross-entropy streams: its one pass reads the row once, as
 // registers would, with fewer registers per thread (one warp per row here,
-// two trips of 4 vectors per thread, as with row-chunks=0).
+// one trip of 8 vectors per thread, as with row-chunks=0).
 // DEFAULT-LABEL: gpu.func @xent_g0(
 // DEFAULT: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // DEFAULT-NOT: scf.for

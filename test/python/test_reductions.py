@@ -170,6 +170,28 @@ def test_few_long_rows_split_into_partials_and_a_finish_kernel():
     assert f.report.after.kernels == 1  # one group: the split is code generation's
 
 
+def test_finishing_kernel_loads_every_partial_in_one_trip():
+    # sqrt(sum(x * x)) over 2^26: 1024 slices; the finishing kernel's 32
+    # threads take 8 vectors of partials each, all loaded before the first
+    # add (one trip to L2, no loop), and the result matches
+    from kfuse import builder as kb
+    import re
+    p = kb.Program("l2norm")
+    x = p.input("x", (1 << 26,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    partial, finish = f.plan.steps
+    assert partial.grid[0] == 1024 and finish.block == (32, 1, 1)
+    body = f.ptx.split(f".entry {finish.kernel}(")[1]
+    ops = re.findall(r"^\s*(?:@!?%p\d+\s+)?(ld\.global\.v4|add\.f32|bra)", body, re.M)
+    assert ops[:9] == ["ld.global.v4"] * 8 + ["add.f32"], ops[:12]
+    # (the one branch skips the store in every thread but the first)
+    assert "ld.global.v4" not in ops[9:] and ops.count("bra") == 1
+    xs = np.random.default_rng(0).standard_normal(1 << 26, dtype=np.float32)
+    np.testing.assert_allclose(f.emulate(xs), np.sqrt((xs.astype(np.float64) ** 2).sum()),
+                               rtol=1e-5)
+
+
 def test_few_long_rows_with_several_reductions_run_in_waves(tmp_path):
     # variance (mean, then mean square deviation), argmax (first NaN, max
     # before it, first column of it) and range over 2 rows of 2^17: the
@@ -332,7 +354,8 @@ def test_streaming_rows_fold_max_and_sum_of_exp_in_one_pass(tmp_path):
     fast = kfuse.compile(text, target="cuda", row_chunks=0)
     (loop,) = _loops(fast, "xent_g0")
     assert loop.count("vector<4xf32>") == 3  # three accumulators
-    assert fast.ptx.count("ld.global.v4") == 4   # 4 vectors a trip, each loaded once
+    # (rows of 1000: 8 vectors a thread, all in one trip, each loaded once)
+    assert fast.ptx.count("ld.global.v4") == 8
     _assembles(fast.ptx, tmp_path)
     strict = kfuse.compile(text, target="cuda", row_chunks=0, numerics="strict")
     assert len(_loops(strict, "xent_g0")) == 2
