@@ -398,6 +398,11 @@ def main():
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
                 variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
+            if args.row_variants and name == "group_norm_silu":
+                # rows of 40960 in registers only: clusters of 4 blocks of
+                # 640 threads (default: one block of 1024, 64 KB of each
+                # row in shared memory)
+                variants = {"nosmem": dict(row_smem=0)}
             if args.row_variants and name == "softmax_xent_v50257":
                 # single floats (the rows start off 16-byte boundaries)
                 variants = {"noshift": dict(row_shift=False)}

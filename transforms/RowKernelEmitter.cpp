@@ -3105,15 +3105,17 @@ LogicalResult RowKernel::emit() {
     // blocks of 512 threads or fewer, meant to share an SM, their share of
     // the budget).
     int64_t heldBytes = 0;
-    // (only for rows of one column dimension and 4-byte elements in whole
-    // vectors: with a block's 64 registers a thread, ptxas spilled 50 to
-    // 500 bytes a thread on softmaxes, layer norms and RMS norms over 70001
-    // floats (shifted) or of f16 (8 or 4 chunks in registers), 60 to 150
-    // on f64 softmaxes, 4 to 24 on NCHW batch norm's channels of (n, h, w),
-    // whatever the chunks in registers)
+    // (only for 4-byte elements in whole vectors, rows of one column
+    // dimension or of several over a buffer laid out as the rows (a group
+    // norm's (C/G, H, W): 0 spills): with a block's 64 registers a thread,
+    // ptxas spilled 50 to 500 bytes a thread on softmaxes, layer norms and
+    // RMS norms over 70001 floats (shifted) or of f16 (8 or 4 chunks in
+    // registers), 60 to 150 on f64 softmaxes, 4 to 24 on NCHW batch norm's
+    // channels of (n, h, w), whatever the chunks in registers)
     int64_t heldInputs = sharedRowBytes > 0 && columnSums.empty() &&
                                  !contraction && rowsPerBlock == 1 &&
-                                 !shifted && colShape.size() == 1
+                                 !shifted &&
+                                 (colShape.size() == 1 || readsRowLayout())
                              ? sharedRowInputs(heldBytes)
                              : 0;
     if (heldBytes != 4 * heldInputs)

@@ -1491,6 +1491,34 @@ def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups, width):
         np.testing.assert_allclose(f.emulate(x, wt, b), want, rtol=1e-5, atol=2e-6)
 
 
+@pytest.mark.parametrize("opts", [{}, {"row_smem": 0}])
+def test_group_norm_long_rows_keep_their_rest_in_shared_memory(opts):
+    # Rows of (k, h, w) = (16, 64, 64), 65536 floats, too long for a block's
+    # registers: by default one block per row keeps the rest of its share in
+    # shared memory (x contiguous along the row, as with rows of one column
+    # loop); registers only (row_smem=0) spread each row over a cluster.
+    # (8 rows, as many as the SMs of this 8-SM target: one block each fills
+    # them, so fewer blocks per row are worth it)
+    from suite import _group_norm_text
+    shape, groups = (2, 64, 64, 64), 4
+    f = kfuse.compile(_group_norm_text(*shape, groups), target="cuda", chip="sm_90",
+                      sm_count=8, **opts)
+    (step,) = f.plan.steps
+    if opts:
+        assert step.smem == 0 and ".reqnctapercluster" in f.ptx
+    else:
+        assert step.grid == (8, 1, 1) and step.smem > 0
+        assert "st.shared.v4" in f.ptx and ".reqnctapercluster" not in f.ptx
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal(shape) * 2 + 0.3).astype(np.float32)
+    wt = rng.uniform(0.5, 1.5, shape[1]).astype(np.float32)
+    b = rng.uniform(-0.5, 0.5, shape[1]).astype(np.float32)
+    xr = x.reshape(2, groups, -1).astype(np.float64)
+    y = ((xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + 1e-5))
+    y = y.reshape(shape) * wt[None, :, None, None] + b[None, :, None, None]
+    np.testing.assert_allclose(f.emulate(x, wt, b), y / (1 + np.exp(-y)), rtol=1e-5, atol=2e-6)
+
+
 def _odd_row_program(kind, rows, width, dtype="f32"):
     from kfuse import builder as kb
     p = kb.Program(f"{kind}_{width}")
