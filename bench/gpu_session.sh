@@ -15,6 +15,7 @@
 #                      row kernel streams, max and sum of exp in one pass)
 #   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 6 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
+#        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
 # (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
@@ -50,6 +51,11 @@ fi
 timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
     --out "$out/suite.json" > "$out/suite.log" 2>&1
 tail -40 "$out/suite.log"
+# the targets, variants against their defaults, times against the
+# last full run with these defaults (BEFORE= another JSON)
+python3 bench/compare.py "$out/suite.json" \
+    --before "${BEFORE:-bench/results/2026-11-23-h100-suite-new-defaults.json}" > "$out/compare.md"
+cat "$out/compare.md"
 # how many clusters of 2, 4, 8 and 16 blocks the GPU holds at once
 timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* > "$out/occupancy.log" 2>&1
 cat "$out/occupancy.log"
