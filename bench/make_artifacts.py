@@ -403,6 +403,10 @@ def main():
                 # 640 threads (default: one block of 1024, 64 KB of each
                 # row in shared memory)
                 variants = {"nosmem": dict(row_smem=0)}
+            if args.row_variants and name == "group_norm_silu_b1":
+                # an exchange for the mean, another for the variance (default:
+                # both in one, each block's squares around its own mean)
+                variants = {"nojoint": dict(row_joint=False)}
             if args.row_variants and name == "softmax_xent_v50257":
                 # single floats (the rows start off 16-byte boundaries)
                 variants = {"noshift": dict(row_shift=False)}

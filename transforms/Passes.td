@@ -701,8 +701,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     beyond 8 blocks use blocks of at most 512 threads): published with a
     cluster barrier per exchange, or with `row-exchange=async` sent to every
     block with st.async and awaited on an mbarrier (with `row-online`, a
-    max and a later sum of exp(e - max), and reductions that do not read
-    each other, share one exchange: `row-joint`). Longer rows, every
+    max and a later sum of exp(e - max), a sum and a later sum of squares
+    around its mean, and reductions that do not read each other, share one
+    exchange: `row-joint`). Longer rows, every
     row with `row-chunks=0`, and groups one pass serves (no row-wide result
     stored, every reduction folded in one pass) stream: the reductions fold
     in passes over the row, each taking every reduction whose inputs are
@@ -770,7 +771,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "A cluster's blocks exchange the totals of reductions that do not "
            "read each other together, and with row-online a max and a later "
            "sum of exp(e - max) too: each block sums against its own max and "
-           "the sums are rescaled to the row's max as they are combined "
+           "the sums are rescaled to the row's max as they are combined; "
+           "and a sum and a later sum of squares around its mean: each block "
+           "squares around its own mean, combined with Chan et al.'s formula "
            "(false: an exchange per reduction)">,
     Option<"rowSmem", "row-smem", "int64_t", /*default=*/"0",
            "Bytes of dynamic shared memory a block may keep its share of a "

@@ -43,8 +43,8 @@
 // a cluster barrier, or sent with st.async and awaited on an mbarrier;
 // reductions that do not read each other in one exchange, and with fast
 // numerics a max and a later sum of exp(e - max) too, each block's sum taken
-// against its own max, later exps of the chunks in registers scaled from
-// the sum's).
+// against its own max, later exps scaled from the sum's; and a sum and a
+// later sum of squares around its mean, each block's around its own).
 // With row-smem, a row whose share is too long for a block's registers
 // keeps the chunks past them in the block's dynamic shared memory (each
 // thread stores its own once, where it loads them, and reads them back in
@@ -1865,6 +1865,66 @@ LogicalResult RowKernel::emitRegisterPhases(
     }
   for (auto &[sum, on] : pairedSums)
     blockMaxes[on.max] = Value();
+  // Cluster mode, fast numerics: a sum s of e and a later centered sum
+  // v = sum((e - q)^2), q computed from s (a variance around the mean: a
+  // layer or group norm's), cross the cluster in one exchange instead of
+  // two: each block sums (e - mu_b)^2 around its own mean mu_b = s_b / n_b,
+  // then the blocks' (s_b, v_b) meet and every block takes the row's
+  // M2 = sum v_b + n_b (mu_b - mean)^2 (Chan et al.), and v = M2 +
+  // n (mean - q)^2. The row-space ops reading s before v (q's) wait for the
+  // exchange. Only where no other reduction comes between, s sums the same
+  // e, and e reads nothing computed from s on; blocks of equal shares.
+  struct JointCentered {
+    linalg::GenericOp mean; // s
+    Centered c;
+  };
+  llvm::DenseMap<Operation *, JointCentered> jointCentered; // by v
+  llvm::DenseMap<Operation *, Value> meanTotals;             // by s: s_b
+  // (numCols: the block's share, the same in every block when not shifted)
+  if (cluster > 1 && !perThread && jointExchange && !shifted)
+    for (linalg::GenericOp v : generics) {
+      if (v.getNumReductionLoops() == 0)
+        continue;
+      llvm::SmallPtrSet<Operation *, 8> eDeps;
+      std::optional<Centered> c = centeredPartner(v, eDeps);
+      if (!c || !c->squares)
+        continue;
+      linalg::GenericOp sg;
+      for (unsigned p = position[v]; p-- > 0 && !sg;)
+        if (linalg::GenericOp h = generics[p]; h.getNumReductionLoops() > 0)
+          sg = h;
+      if (!sg || meanTotals.contains(sg) ||
+          position[c->qWriter] < position[sg] ||
+          llvm::any_of(eDeps,
+                       [&](Operation *d) { return position[d] >= position[sg]; }))
+        continue;
+      // (s: a float sum of e alone)
+      std::optional<Combiner> comb = findCombiner(sg);
+      Value e;
+      for (Operation *user : c->center.value.getUsers())
+        if (auto sub = dyn_cast<arith::SubFOp>(user);
+            sub && sub.getRhs() == c->center.value)
+          e = sub.getLhs();
+      if (!comb || comb->kind != gpu::AllReduceOperation::ADD ||
+          !isa<arith::AddFOp>(comb->op) || !e)
+        continue;
+      Value term = comb->termOf(sg);
+      if (term.getType() != e.getType() || !sameValue(term, sg, e, c->at))
+        continue;
+      jointCentered[v] = {sg, *c};
+      meanTotals[sg] = Value();
+    }
+  // Row-space ops that read a sum waiting for its centered sum's exchange,
+  // in program order, evaluated once it is made.
+  SmallVector<linalg::GenericOp> deferred;
+  auto evalDeferred = [&](unsigned before) -> LogicalResult {
+    while (!deferred.empty() && position[deferred.front()] < before) {
+      if (failed(evalRowSpace(kb, loc, deferred.front(), rowIdx, rowOutputs)))
+        return failure();
+      deferred.erase(deferred.begin());
+    }
+    return success();
+  };
   // A paired sum's terms exp(e - m_b) against the block's max, as the phase
   // computed them (see reuseBlockExps).
   struct BlockExps {
@@ -1915,10 +1975,49 @@ LogicalResult RowKernel::emitRegisterPhases(
     SmallVector<SmallVector<Value>> blocks =
         clusterGather(kb, loc, tid, totals);
     llvm::DenseMap<Operation *, std::pair<unsigned, Value>> maxes;
+    llvm::DenseMap<Operation *, unsigned> slots;
+    for (auto [i, p] : llvm::enumerate(pending))
+      slots[p.g] = i;
     for (auto [i, p] : llvm::enumerate(pending)) {
       Combiner comb = *findCombiner(p.g);
       Value total;
-      if (auto paired = pairedSums.find(p.g); paired != pairedSums.end()) {
+      if (auto jc = jointCentered.find(p.g); jc != jointCentered.end()) {
+        // q's ops (and any other reading s) first, then
+        // v = sum v_b + n_b (mu_b - mean)^2 + n (mean - q)^2.
+        if (failed(evalDeferred(position[p.g])))
+          return failure();
+        const Centered &c = jc->second.c;
+        unsigned si = slots.lookup(jc->second.mean);
+        Type t = p.total.getType();
+        Value n = floatConstant(kb, loc, t, double(numCols * cluster));
+        Value nb = floatConstant(kb, loc, t, double(numCols));
+        Value sum;
+        for (ArrayRef<Value> block : blocks)
+          sum = sum ? arith::AddFOp::create(kb, loc, sum, block[si]).getResult()
+                    : block[si];
+        Value mean = arith::DivFOp::create(kb, loc, sum, n);
+        for (ArrayRef<Value> block : blocks) {
+          Value d = arith::SubFOp::create(
+              kb, loc, arith::DivFOp::create(kb, loc, block[si], nb), mean);
+          Value term = arith::AddFOp::create(
+              kb, loc, block[i],
+              arith::MulFOp::create(kb, loc, nb,
+                                    arith::MulFOp::create(kb, loc, d, d)));
+          total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
+                        : term;
+        }
+        Value q = rowValueBefore(c.qBuffer, position[c.at]);
+        if (!q)
+          return p.g.emitError() << "kfuse: kernel '" << name
+                                 << "' reads a row value before computing it";
+        Value off =
+            arith::SubFOp::create(kb, loc, mean, c.center.of(kb, loc, q));
+        total = arith::AddFOp::create(
+            kb, loc, total,
+            arith::MulFOp::create(kb, loc, n,
+                                  arith::MulFOp::create(kb, loc, off, off)));
+      } else if (auto paired = pairedSums.find(p.g);
+                 paired != pairedSums.end()) {
         const Online &on = paired->second;
         auto [mi, m] = maxes.lookup(on.max);
         for (ArrayRef<Value> block : blocks) {
@@ -1948,7 +2047,7 @@ LogicalResult RowKernel::emitRegisterPhases(
         return failure();
     }
     pending.clear();
-    return success();
+    return evalDeferred(generics.size());
   };
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
@@ -1960,6 +2059,19 @@ LogicalResult RowKernel::emitRegisterPhases(
       Cache pairCache;
       Cache &phaseCache = paired != pairedSums.end() ? pairCache : cache;
       Value blockRef;
+      auto centeredPair = jointCentered.find(g);
+      Cache centeredCache;
+      if (centeredPair != jointCentered.end()) {
+        // (e - mu_b) in place of e - q: q's ops wait for the exchange
+        const Centered &c = centeredPair->second.c;
+        Value sb = meanTotals.lookup(centeredPair->second.mean);
+        Value mu = arith::DivFOp::create(
+            kb, loc, sb, floatConstant(kb, loc, sb.getType(), double(numCols)));
+        rowValues[c.qBuffer].push_back({position[c.qWriter], mu});
+        bodyOverrides[c.center.value] = mu;
+      }
+      Cache &evalCache =
+          centeredPair != jointCentered.end() ? centeredCache : phaseCache;
       if (paired != pairedSums.end()) {
         // exp(e - m_b) in place of exp(e - r(m)); 0 in place of a max of
         // -inf (every e of the block -inf: terms 0, not NaN).
@@ -1983,7 +2095,7 @@ LogicalResult RowKernel::emitRegisterPhases(
           arith::ConstantOp::create(kb, loc, neutral(kb, comb.kind, accType));
       partial = splat(kb, loc, partial);
       for (int64_t k = 0; k < chunks; ++k) {
-        auto next = evalBody(kb, loc, g, points[k], phaseCache, partial, k);
+        auto next = evalBody(kb, loc, g, points[k], evalCache, partial, k);
         if (failed(next))
           return failure();
         partial = ragged ? arith::SelectOp::create(
@@ -1995,6 +2107,10 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (blockRef) {
         rowValues[paired->second.maxBuffer].pop_back();
         bodyOverrides.erase(paired->second.ref.value);
+      }
+      if (centeredPair != jointCentered.end()) {
+        rowValues[centeredPair->second.c.qBuffer].pop_back();
+        bodyOverrides.erase(centeredPair->second.c.center.value);
       }
       endPhase(cache);
       if (width > 1)
@@ -2009,8 +2125,11 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (batching) {
         if (pairedMax)
           blockMaxes[g] = total;
+        bool centeredMean = meanTotals.contains(g);
+        if (centeredMean)
+          meanTotals[g] = total;
         pending.push_back({g, total});
-        if (pairedMax || exchangeWaits(g))
+        if (pairedMax || centeredMean || exchangeWaits(g))
           continue;
         if (failed(exchangePending()))
           return failure();
@@ -2019,11 +2138,25 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
         return failure();
     } else if (isRowSpace(g)) {
+      // (reading a sum whose exchange waits for its centered sum: after it)
+      llvm::SmallPtrSet<Operation *, 8> deps;
+      if (!pending.empty())
+        rowDeps(g, deps);
+      if (llvm::any_of(pending, [&](const Pending &p) {
+            return deps.contains(p.g);
+          }) ||
+          llvm::any_of(deferred, [&](linalg::GenericOp d) {
+            return deps.contains(d);
+          })) {
+        deferred.push_back(g);
+        continue;
+      }
       if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
         return failure();
     }
   }
   assert(pending.empty() && "a reduction's cluster exchange left pending");
+  assert(deferred.empty() && "a row-space op left waiting for an exchange");
   // Full-space results: each chunk stored once, from registers (terms of a
   // column sum folded into its partials instead).
   for (auto [g, i] : fullSpaceOutputs()) {

@@ -35,7 +35,9 @@ struct RowKernelOptions {
   /// the cluster in one exchange, and (with `online`) so do a max m =
   /// max(e) and a later sum of exp(e - r(m)) (each block's sum against the
   /// block's own max, rescaled to the row's max as the blocks' sums are
-  /// combined); false: an exchange per reduction.
+  /// combined), and a sum and a later sum of squares around its mean (each
+  /// block's around its own mean, combined with Chan et al.'s formula);
+  /// false: an exchange per reduction.
   bool jointExchange = true;
   /// Rows whose width is no multiple of the widest vector (softmax over
   /// 50257 logits) move whole aligned vectors anyway, chunks following

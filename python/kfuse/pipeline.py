@@ -59,8 +59,10 @@ class Options:
     row_joint: bool = True     # clusters: reductions that do not read each other
                                # cross the cluster in one exchange, and (fast
                                # numerics) a max and a later sum of exp(e - max)
-                               # too (each block's sum against its own max);
-                               # False: an exchange per reduction
+                               # too (each block's sum against its own max), and
+                               # a sum and a later sum of squares around its mean
+                               # (each block's around its own, combined with Chan
+                               # et al.'s formula); False: an exchange per reduction
     row_smem: int = -1         # row kernels: bytes of dynamic shared memory a block
                                # may keep its share of a row in beyond its registers
                                # (a row too long for them: one block, or a smaller

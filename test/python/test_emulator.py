@@ -767,6 +767,47 @@ def test_cluster_joint_softmax_scales_the_block_exps_emulated(joint, width, opts
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-9)
 
 
+@pytest.mark.parametrize("exchange", ["barrier", "async"])
+@pytest.mark.parametrize("joint", [True, False])
+def test_cluster_joint_mean_and_variance_exchange_emulated(joint, exchange):
+    # A layer norm (and its variance as an output) over rows of 100000 in
+    # clusters of 8: with row_joint the sum and the centered sum of squares
+    # cross the cluster together, each block's squares taken around its own
+    # mean and combined with Chan et al.'s formula. Rows far from 0, rows
+    # whose blocks' means differ by thousands (where the combination's
+    # (mu_b - mean)^2 terms carry the variance), a +inf, a NaN.
+    from kfuse import builder as kb
+    rng = _case_rng("variance")
+    xs = (rng.standard_normal((5, 100000)) * 2 + 1000).astype(np.float32)
+    xs[1] = rng.standard_normal(100000).astype(np.float32) * 1e-2
+    xs[1, :25000] += 3000.0
+    xs[1, 50000:75000] -= 2000.0
+    xs[2, 99999] = 1e6
+    xs[3, 4321] = np.inf
+    xs[4, 60000] = np.nan
+    p = kb.Program("layernorm")
+    x = p.input("x", xs.shape, "f32")
+    m = x.mean(axis=-1, keepdims=True)
+    d = x - m
+    var = (d * d).mean(axis=-1, keepdims=True)
+    p.output(d / kb.sqrt(var + 1e-5), name="y")
+    p.output(var, name="var")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_smem=0, row_joint=joint,
+                      row_exchange=exchange)
+    assert ".reqnctapercluster 8" in f.ptx
+    arrives = f.ptx.count("barrier.cluster.arrive")
+    if exchange == "barrier":
+        assert arrives == (2 if joint else 3)  # an exchange each, and the exit's
+    with np.errstate(invalid="ignore"):
+        y, v = f.emulate(xs)
+        x64 = xs.astype(np.float64)
+        want_v = x64.var(-1, keepdims=True)
+        want_y = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(want_v + 1e-5)
+    np.testing.assert_allclose(v, want_v, rtol=1e-5)
+    np.testing.assert_allclose(y, want_y, rtol=1e-4, atol=1e-4)
+    assert np.isnan(v[3:]).all() and np.isnan(y[3:]).all()
+
+
 def test_cluster_joint_exchange_of_64_bit_pairs_emulated():
     # f64: the pair travels as two 64-bit st.async per block (16 bytes a
     # block expected on the one mbarrier)
