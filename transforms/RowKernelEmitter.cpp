@@ -1880,6 +1880,13 @@ LogicalResult RowKernel::emitRegisterPhases(
   };
   llvm::DenseMap<Operation *, JointCentered> jointCentered; // by v
   llvm::DenseMap<Operation *, Value> meanTotals;             // by s: s_b
+  // mu_b = s_b / n_b, as the block squares around it and as the exchange's
+  // combination takes it (the same rounding both times)
+  auto blockMean = [&](Value sb) -> Value {
+    return arith::MulFOp::create(
+        kb, loc, sb,
+        floatConstant(kb, loc, sb.getType(), 1.0 / double(numCols)));
+  };
   // (numCols: the block's share, the same in every block when not shifted)
   if (cluster > 1 && !perThread && jointExchange && !shifted)
     for (linalg::GenericOp v : generics) {
@@ -1989,16 +1996,20 @@ LogicalResult RowKernel::emitRegisterPhases(
         const Centered &c = jc->second.c;
         unsigned si = slots.lookup(jc->second.mean);
         Type t = p.total.getType();
+        // (means as products with the reciprocal: any centre near the
+        // block's mean serves, as long as the block squared around this
+        // same mu_b; no division's slow path)
         Value n = floatConstant(kb, loc, t, double(numCols * cluster));
         Value nb = floatConstant(kb, loc, t, double(numCols));
         Value sum;
         for (ArrayRef<Value> block : blocks)
           sum = sum ? arith::AddFOp::create(kb, loc, sum, block[si]).getResult()
                     : block[si];
-        Value mean = arith::DivFOp::create(kb, loc, sum, n);
+        Value mean = arith::MulFOp::create(
+            kb, loc, sum,
+            floatConstant(kb, loc, t, 1.0 / double(numCols * cluster)));
         for (ArrayRef<Value> block : blocks) {
-          Value d = arith::SubFOp::create(
-              kb, loc, arith::DivFOp::create(kb, loc, block[si], nb), mean);
+          Value d = arith::SubFOp::create(kb, loc, blockMean(block[si]), mean);
           Value term = arith::AddFOp::create(
               kb, loc, block[i],
               arith::MulFOp::create(kb, loc, nb,
@@ -2065,8 +2076,7 @@ LogicalResult RowKernel::emitRegisterPhases(
         // (e - mu_b) in place of e - q: q's ops wait for the exchange
         const Centered &c = centeredPair->second.c;
         Value sb = meanTotals.lookup(centeredPair->second.mean);
-        Value mu = arith::DivFOp::create(
-            kb, loc, sb, floatConstant(kb, loc, sb.getType(), double(numCols)));
+        Value mu = blockMean(sb);
         rowValues[c.qBuffer].push_back({position[c.qWriter], mu});
         bodyOverrides[c.center.value] = mu;
       }

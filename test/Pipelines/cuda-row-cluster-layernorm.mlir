@@ -5,9 +5,10 @@
 // variance sum((x - mean)^2) reads the mean, so each reduction would cross
 // the cluster on its own: the sum's exchange, then the variance's. With
 // fast numerics they take one: each block sums its share s_b, then
-// (x - mu_b)^2 around its own mean mu_b = s_b / 25000 (no exchange between),
-// and publishes both totals with one fence and one cluster barrier; every
-// block then takes mean = sum s_b / 100000 and the row's centered sum
+// (x - mu_b)^2 around its own mean mu_b = s_b * (1 / 25000) (no exchange
+// between), and publishes both totals with one fence and one cluster
+// barrier; every block then takes mean = sum s_b * (1 / 100000) and the
+// row's centered sum
 // M2 = sum v_b + 25000 (mu_b - mean)^2 (Chan et al.), plus
 // 100000 (mean - q)^2 for the q the body subtracts (here the same mean).
 // The mean's divide waits for the exchange. With row-joint=false, or strict
@@ -29,7 +30,7 @@
 // The block's sum, then its mean, then the squares around it.
 // JOINT: gpu.barrier
 // JOINT-NOT: nvvm.cluster.wait
-// JOINT: %[[MU:.*]] = arith.divf %{{.*}}, %[[NB:cst[_0-9]*]] : f32
+// JOINT: %[[MU:.*]] = arith.mulf %{{.*}}, %[[RNB:cst[_0-9]*]] : f32
 // JOINT-NOT: nvvm.cluster.wait
 // JOINT: %[[MUV:.*]] = vector.broadcast %[[MU]] : f32 to vector<4xf32>
 // JOINT-NEXT: arith.subf %{{.*}}, %[[MUV]]
@@ -41,9 +42,11 @@
 // JOINT-NEXT: nvvm.cluster.wait {aligned}
 // JOINT-COUNT-8: nvvm.mapa
 // JOINT: nvvm.cluster.arrive {aligned}
-// The row's mean, then Chan's combination over the four blocks' mu_b.
-// JOINT: arith.divf %{{.*}}, %[[N:cst[_0-9]*]] : f32
-// JOINT-COUNT-4: arith.divf %{{.*}}, %[[NB]] : f32
+// The row's mean, then Chan's combination over the four blocks' mu_b, each
+// (mu_b - mean)^2 times 25000.
+// JOINT: arith.mulf %{{.*}}, %[[RN:cst[_0-9]*]] : f32
+// JOINT-COUNT-4: arith.mulf %{{.*}}, %[[RNB]] : f32
+// JOINT: arith.mulf %{{.*}}, %[[NB:cst[_0-9]*]] : f32
 // JOINT-NOT: fence
 // JOINT-NOT: nvvm.cluster.arrive
 // JOINT: vector.store
