@@ -486,6 +486,107 @@ def test_two_threads_storing_different_values_to_one_place():
         exe(np.zeros(32, np.int32))
 
 
+# A .func returning |x| + 1 (a guarded early return, labels, its own
+# registers) and one taking nothing: the emulator inlines each call.
+_FUNCS = """
+.func  (.param .b32 func_retval0) absplus1(
+  .param .b32 absplus1_param_0
+)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [absplus1_param_0];
+  add.f32 %r2, %r1, 0f3F800000;
+  setp.ge.f32 %p1, %r1, 0f00000000;
+  @%p1 bra $L__BB1_2;
+  sub.f32 %r2, 0f3F800000, %r1;
+$L__BB1_2:
+  st.param.b32 [func_retval0], %r2;
+  ret;
+}
+.func  (.param .b32 func_retval0) two()
+{
+  .reg .b32 %r<2>;
+  mov.b32 %r1, 0f40000000;
+  st.param.b32 [func_retval0], %r1;
+  ret;
+}
+"""
+
+_CALLS = """
+  ld.global.b32 %r5, [%rd4];
+  { // callseq 0
+  .param .b32 param0;
+  .param .b32 retval0;
+  st.param.b32 [param0], %r5;
+  call.uni (retval0), absplus1, (param0);
+  ld.param.b32 %r6, [retval0];
+  }
+  { // callseq 1
+  .param .b32 retval0;
+  call.uni (retval0), two, ();
+  ld.param.b32 %r7, [retval0];
+  }
+  { // callseq 2
+  .param .b32 param0;
+  .param .b32 retval0;
+  st.param.b32 [param0], %r6;
+  call.uni (retval0), absplus1, (param0);
+  ld.param.b32 %r8, [retval0];
+  }
+  mul.f32 %r9, %r8, %r7;
+  st.global.b32 [%rd5], %r9;
+  ret;
+"""
+
+
+def test_calls_of_module_functions_are_inlined():
+    # 2 * (|(|x| + 1)| + 1) = 2 |x| + 4, each lane taking its branch
+    exe = EmulatedExecutable(_plan("k", 64, 2, 32), _kernel(_CALLS).replace(
+        ".visible .entry k(", _FUNCS + ".visible .entry k("))
+    x = np.linspace(-3, 3, 64).astype(np.float32)
+    np.testing.assert_allclose(exe(x), 2 * np.abs(x) + 4, rtol=1e-6)
+
+
+def test_calls_the_emulator_cannot_inline_are_named():
+    text = _kernel(_CALLS).replace(".visible .entry k(", _FUNCS + ".visible .entry k(")
+    with pytest.raises(PtxError, match="call of 'absplus1'.*no such function"):
+        EmulatedExecutable(_plan("k", 32, 1, 32), text.replace(".func  (.param .b32 func_retval0) absplus1(", ".func  (.param .b32 func_retval0) other("))
+    with pytest.raises(PtxError, match="scalar parameters only"):
+        EmulatedExecutable(_plan("k", 32, 1, 32), text.replace(
+            ".param .b32 param0;", ".param .align 4 .b8 param0[4];", 1))
+    # (two calling itself)
+    looping = text.replace("  mov.b32 %r1, 0f40000000;\n", """  mov.b32 %r1, 0f40000000;
+  { .param .b32 retval0;
+  call.uni (retval0), two, ();
+  }
+""")
+    with pytest.raises(PtxError, match="nest more than 8 deep"):
+        EmulatedExecutable(_plan("k", 32, 1, 32), looping)
+    with pytest.raises(PtxError, match="1 argument.*takes 0"):
+        EmulatedExecutable(_plan("k", 32, 1, 32), text.replace(
+            "call.uni (retval0), two, ();", "call.uni (retval0), two, (retval0);"))
+
+
+def test_f64_pow_calls_libdevice_and_is_emulated():
+    # f64 pow compiles to a call of a .func (libdevice's accurate pow, not
+    # inlined by LLVM): emulated through the inlined call, against C's pow
+    from kfuse import builder as kb
+    p = kb.Program("pw")
+    x = p.input("x", (64,), "f64")
+    y = p.input("y", (64,), "f64")
+    p.output(kb.pow(x, y), name="z")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert ".func" in f.ptx and "call.uni" in f.ptx
+    rng = np.random.default_rng(3)
+    xs, ys = rng.uniform(0.1, 10, 64), rng.uniform(-5, 5, 64)
+    xs[:8] = [0.0, -2.0, -2.0, 1.0, np.inf, 2.0, np.nan, 0.0]
+    ys[:8] = [2.0, 3.0, 0.5, np.nan, -1.0, 0.0, 1.0, -1.0]
+    with np.errstate(all="ignore"):
+        want = np.power(xs, ys)
+    np.testing.assert_allclose(f.emulate(xs, ys), want, rtol=1e-15)
+
+
 def test_unsupported_instruction_is_named():
     body = "  atom.global.add.f32 %r5, [%rd5], %r6;\n  ret;\n"
     with pytest.raises(PtxError, match="atom.global.add.f32"):

@@ -3,7 +3,9 @@
 Turns a module's text into kernels: parameters, register classes, shared
 and local variables, cluster shape, and a flat list of statements (guard,
 opcode split at its dots, operands) with labels resolved to statement
-indices; and the module's global variables (libdevice's tables) with their
+indices (calls of the module's `.func`s inlined: parameters as registers,
+the callee's registers and labels renamed per call site, `ret` a branch past
+it); and the module's global variables (libdevice's tables) with their
 initial bytes. The PTX emulator (`emulator.py`) executes these. Only numpy
 is needed.
 """
@@ -196,10 +198,146 @@ def grid_waiting_kernels(text: str) -> Set[str]:
     return waiting
 
 
+@dataclass
+class _Func:
+    """A module's `.func`: its return and value parameters (names, types)
+    and its body's text."""
+    name: str
+    rets: List[Tuple[str, str]]
+    params: List[Tuple[str, str]]
+    body: str
+
+
+_FUNC = re.compile(r"(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.func\s*(\(([^)]*)\))?\s*"
+                   r"([$\w]+)\s*(?:\(([^)]*)\))?\s*([;{])", re.S)
+
+
+def _param_list(text: str, what: str) -> List[Tuple[str, str]]:
+    out = []
+    for p in _split_top(text or ""):
+        parts = p.split()
+        ptype = next((t[1:] for t in parts if t[1:] in _SIZES), None)
+        if not parts or parts[0] != ".param" or ptype is None or "[" in p:
+            raise PtxError(f"{what}: parameter {p!r} is not a scalar (the PTX emulator "
+                           f"inlines calls with scalar parameters only)")
+        out.append((parts[-1], ptype))
+    return out
+
+
+def _functions(src: str) -> Tuple[str, Dict[str, _Func]]:
+    """The module's `.func` definitions, and `src` with them (and their
+    declarations) blanked out, line breaks kept."""
+    funcs: Dict[str, _Func] = {}
+    out, prev, pos = [], 0, 0
+    while True:
+        m = _FUNC.search(src, pos)
+        if m is None:
+            break
+        end = m.end()
+        if m.group(5) == "{":
+            depth, i = 1, m.end()
+            while depth:
+                if i >= len(src):
+                    raise PtxError(f"function {m.group(3)}: unterminated body")
+                depth += {"{": 1, "}": -1}.get(src[i], 0)
+                i += 1
+            name = m.group(3)
+            funcs[name] = _Func(name, _param_list(m.group(2), f"function {name}"),
+                                _param_list(m.group(4), f"function {name}"),
+                                src[m.end():i - 1])
+            end = i
+        out.append(src[prev:m.start()])
+        out.append("\n" * src.count("\n", m.start(), end))
+        prev = pos = end
+    out.append(src[prev:])
+    return "".join(out), funcs
+
+
+_CALL = re.compile(r"call(?:\.uni)?\s+(?:\(([^)]*)\)\s*,\s*)?([$\w]+)\s*"
+                   r"(?:,\s*\(([^)]*)\))?\s*;")
+
+
+def _inline_calls(body: str, funcs: Dict[str, _Func], counter: List[int],
+                  depth: int = 0) -> str:
+    """`body` with every call sequence's parameters as registers and each
+    call replaced by the callee's body (registers and labels renamed for
+    the call site, its parameter reads and return writes as moves, `ret` a
+    branch past it), on one line so that the caller's lines keep their
+    numbers. Recursion and calls through pointers are refused."""
+    if "call" not in body and ".param" not in body:
+        return body
+    if depth > 8:
+        raise PtxError("function calls nest more than 8 deep (recursion?): the PTX "
+                       "emulator inlines calls")
+    params: Set[str] = set()
+
+    def declare(m):
+        if m.group(3) is not None or m.group(1) not in _SIZES:
+            raise PtxError(f"call parameter {m.group(0).strip()!r}: the PTX emulator "
+                           f"inlines calls with scalar parameters only")
+        params.add(m.group(2))
+        return f".reg .{m.group(1)} {m.group(2)};"
+    body = re.sub(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([$\w]+)\s*(\[\d*\])?\s*;",
+                  declare, body)
+
+    def store(m):
+        if m.group(2) not in params:
+            raise PtxError(f"{m.group(0).strip()!r}: a store to a parameter the PTX "
+                           f"emulator does not know")
+        return f"mov.{m.group(1)} {m.group(2)}, {m.group(3)};"
+    body = re.sub(r"st\.param\.(\w+)\s+\[\s*([$\w]+)\s*\]\s*,\s*([^;]+);", store, body)
+    body = re.sub(r"ld\.param\.(\w+)\s+([^,;]+),\s*\[\s*([$\w]+)\s*\]\s*;",
+                  lambda m: (f"mov.{m.group(1)} {m.group(2)}, {m.group(3)};"
+                             if m.group(3) in params else m.group(0)), body)
+
+    def call(m):
+        name = m.group(2)
+        f = funcs.get(name)
+        if f is None:
+            raise PtxError(f"call of {name!r}: no such function in the module (calls "
+                           f"through pointers and external functions are not supported "
+                           f"by the PTX emulator)")
+        rets = [r.strip() for r in (m.group(1) or "").split(",") if r.strip()]
+        args = [a.strip() for a in (m.group(3) or "").split(",") if a.strip()]
+        if len(rets) != len(f.rets) or len(args) != len(f.params):
+            raise PtxError(f"call of {name!r} with {len(args)} argument(s) and "
+                           f"{len(rets)} result(s); it takes {len(f.params)} and "
+                           f"returns {len(f.rets)}")
+        counter[0] += 1
+        pfx = f"__c{counter[0]}_"
+        text = f.body
+        # the callee's registers and labels, renamed for this call site
+        names = set()
+        for decl in re.findall(r"\.reg\s+\.\w+\s+([^;]+);", text):
+            for d in decl.replace(",", " ").split():
+                names.add(re.sub(r"<\d+>$", "", d))
+        regs = sorted((n for n in names if n.startswith("%")), key=len, reverse=True)
+        if regs:
+            text = re.sub("(" + "|".join(re.escape(r) for r in regs) + r")(\d*)\b",
+                          lambda r: r.group(1).replace("%", "%" + pfx, 1) + r.group(2), text)
+        labels = set(re.findall(r"(?:^|[;{}\s])([$\w]+):", text))
+        if labels:
+            text = re.sub(r"(?<![$\w])(" + "|".join(re.escape(x) for x in labels) + r")(?![$\w])",
+                          lambda r: pfx + r.group(1).lstrip("$"), text)
+        moves = {p: a for (p, _), a in zip(f.params, args)}
+        outs = {r: c for (r, _), c in zip(f.rets, rets)}
+        text = re.sub(r"ld\.param\.(\w+)\s+([^,;]+),\s*\[\s*([$\w]+)\s*\]\s*;",
+                      lambda r: (f"mov.{r.group(1)} {r.group(2)}, {moves[r.group(3)]};"
+                                 if r.group(3) in moves else r.group(0)), text)
+        text = re.sub(r"st\.param\.(\w+)\s+\[\s*([$\w]+)\s*\]\s*,\s*([^;]+);",
+                      lambda r: (f"mov.{r.group(1)} {outs[r.group(2)]}, {r.group(3)};"
+                                 if r.group(2) in outs else r.group(0)), text)
+        text = re.sub(r"(?<![$\w.])ret(?:\.uni)?\s*;", f"bra {pfx}end;", text)
+        text = _inline_calls(text, funcs, counter, depth + 1)
+        return " ".join(text.split("\n")) + f" {pfx}end: "
+    return _CALL.sub(call, body)
+
+
 def parse(text: str) -> Dict[str, Kernel]:
-    """Kernels of a PTX module by name. Raises PtxError on what it cannot read
-    (.const and .extern variables but the dynamic shared memory, .func calls)."""
-    src = _strip_comments(text)
+    """Kernels of a PTX module by name, calls of the module's `.func`s
+    inlined. Raises PtxError on what it cannot read (.const and .extern
+    variables but the dynamic shared memory, calls of other functions)."""
+    src, funcs = _functions(_strip_comments(text))
     kernels: Dict[str, Kernel] = {}
     spans: List[Tuple[int, int]] = []   # (start, end) of each kernel
     pos = 0
@@ -231,7 +369,7 @@ def parse(text: str) -> Dict[str, Kernel]:
                     break
             i += 1
         body_start = src.count("\n", 0, brace + 1) + 1
-        _parse_body(k, src[brace + 1:i], body_start)
+        _parse_body(k, _inline_calls(src[brace + 1:i], funcs, [0]), body_start)
         kernels[name] = k
         spans.append((m.start(), i + 1))
         pos = i
