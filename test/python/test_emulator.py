@@ -552,9 +552,9 @@ def test_calls_the_emulator_cannot_inline_are_named():
     text = _kernel(_CALLS).replace(".visible .entry k(", _FUNCS + ".visible .entry k(")
     with pytest.raises(PtxError, match="call of 'absplus1'.*no such function"):
         EmulatedExecutable(_plan("k", 32, 1, 32), text.replace(".func  (.param .b32 func_retval0) absplus1(", ".func  (.param .b32 func_retval0) other("))
-    with pytest.raises(PtxError, match="scalar parameters only"):
+    with pytest.raises(PtxError, match="cannot move a .pred through a call parameter"):
         EmulatedExecutable(_plan("k", 32, 1, 32), text.replace(
-            ".param .b32 param0;", ".param .align 4 .b8 param0[4];", 1))
+            "st.param.b32 [param0], %r5;", "st.param.pred [param0], %p1;", 1))
     # (two calling itself)
     looping = text.replace("  mov.b32 %r1, 0f40000000;\n", """  mov.b32 %r1, 0f40000000;
   { .param .b32 retval0;
@@ -566,6 +566,68 @@ def test_calls_the_emulator_cannot_inline_are_named():
     with pytest.raises(PtxError, match="1 argument.*takes 0"):
         EmulatedExecutable(_plan("k", 32, 1, 32), text.replace(
             "call.uni (retval0), two, ();", "call.uni (retval0), two, (retval0);"))
+
+
+def test_call_parameters_of_bytes_and_their_widths():
+    # a 16-byte aggregate result: a b64 at 0 and a b32 at 8, read back at the
+    # widths written; read at another width it is refused
+    funcs = """
+.func  (.param .align 16 .b8 func_retval0[16]) pair(
+  .param .b32 pair_param_0
+)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.b32 %r1, [pair_param_0];
+  cvt.u64.u32 %rd1, %r1;
+  add.s32 %r2, %r1, 7;
+  st.param.b32 [func_retval0+8], %r2;
+  st.param.b64 [func_retval0], %rd1;
+  ret;
+}
+"""
+    calls = """
+  ld.global.b32 %r5, [%rd4];
+  { // callseq 0
+  .param .b32 param0;
+  .param .align 16 .b8 retval0[16];
+  st.param.b32 [param0], %r5;
+  call.uni (retval0), pair, (param0);
+  ld.param.b32 %r6, [retval0+8];
+  ld.param.b64 %rd6, [retval0];
+  }
+  cvt.u32.u64 %r7, %rd6;
+  add.s32 %r8, %r7, %r6;
+  st.global.b32 [%rd5], %r8;
+  ret;
+"""
+    text = _kernel(calls).replace(".visible .entry k(", funcs + ".visible .entry k(")
+    exe = EmulatedExecutable(_plan("k", 32, 1, 32, dtype="i32"), text)
+    x = np.arange(32, dtype=np.int32) * 3
+    np.testing.assert_array_equal(exe(x), 2 * x + 7)
+    with pytest.raises(PtxError, match="byte 8 of call parameter 'retval0' read or written "
+                                       "(32|64) bits wide, elsewhere (64|32)"):
+        EmulatedExecutable(_plan("k", 32, 1, 32, dtype="i32"),
+                           text.replace("ld.param.b32 %r6, [retval0+8];",
+                                        "ld.param.b64 %rd7, [retval0+8];"))
+
+
+def test_borrow_chains():
+    # a 64-bit x - (2^32 + 5) as two 32-bit words: sub.cc then subc
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  sub.cc.u32 %r6, %r5, 5;
+  subc.u32 %r7, 0, 1;
+  xor.b32 %r8, %r6, %r7;
+  st.global.b32 [%rd5], %r8;
+  ret;
+"""
+    exe = EmulatedExecutable(_plan("k", 32, 1, 32, dtype="i32"), _kernel(body))
+    x = np.array([0, 1, 4, 5, 6, 7, 2**31, 2**32 - 1] * 4, dtype=np.uint64)
+    want = x - np.uint64(2**32 + 5)   # (wraps modulo 2^64)
+    lo, hi = want & np.uint64(0xFFFFFFFF), want >> np.uint64(32)
+    got = exe(x.astype(np.uint32).view(np.int32)).view(np.uint32)
+    np.testing.assert_array_equal(got, (lo ^ hi).astype(np.uint32))
 
 
 def test_f64_pow_calls_libdevice_and_is_emulated():

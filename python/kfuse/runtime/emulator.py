@@ -1148,12 +1148,15 @@ class _Compiler:
         return _round_f32(np.asarray(s, np.float64), np.asarray(e, np.float64), rnd)
 
     # extended precision: .cc writes the carry flag, addc / madc add it in
-    def _carry_arith(self, s, mad: bool):
+    def _carry_arith(self, s, mad: bool, sub: bool = False):
+        """add.cc / addc / mad.cc / madc (carry out and in), and sub.cc /
+        subc (borrow out and in: the flag is 1 where a - b - borrow went
+        below 0)."""
         t = self._type(s)
         if t not in ("u32", "b32") and not (t == "s32" and not mad):
             raise PtxError(f"PTX line {s.line}: carry arithmetic on .{t} is not supported: "
                            f"{s.text!r}")
-        sets, uses, hi = "cc" in s.op, s.op[0] in ("addc", "madc"), "hi" in s.op
+        sets, uses, hi = "cc" in s.op, s.op[0] in ("addc", "madc", "subc"), "hi" in s.op
         d, *srcs = s.args
         if len(srcs) != (3 if mad else 2):
             raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
@@ -1164,13 +1167,16 @@ class _Compiler:
         def run(B, sel):
             n = B.n if sel is None else len(sel)
             v = [np.broadcast_to(np.asarray(r(B, sel)).astype(np.uint64), (n,)) for r in rds]
-            if mad:
+            flag = (B.carry if sel is None else B.carry[sel]) if uses else np.uint64(0)
+            if sub:
+                # 2^32 + a - b - borrow: below 2^32 exactly where it borrowed
+                total = v[0] + (low + np.uint64(1)) - v[1] - flag
+                total = total ^ (np.uint64(1) << np.uint64(32))   # the flag: the borrow
+            elif mad:
                 prod = v[0] * v[1]                       # exact: below 2^64
-                total = (prod >> np.uint64(32) if hi else prod & low) + v[2]
+                total = (prod >> np.uint64(32) if hi else prod & low) + v[2] + flag
             else:
-                total = v[0] + v[1]
-            if uses:
-                total = total + (B.carry if sel is None else B.carry[sel])
+                total = v[0] + v[1] + flag
             if sets:
                 if sel is None:
                     B.carry[:] = total >> np.uint64(32)
@@ -1216,9 +1222,12 @@ class _Compiler:
             return self._float_op(s, f, 2)
         return self._int_arith(s, lambda a, b: a + b)
 
+    def op_subc(self, s, labels):
+        return self._carry_arith(s, mad=False, sub=True)
+
     def op_sub(self, s, labels):
         if "cc" in s.op:
-            raise PtxError(f"PTX line {s.line}: {s.text!r} (borrow) is not supported")
+            return self._carry_arith(s, mad=False, sub=True)
         if _is_float(self._type(s)):
             def f(v, rnd, t):
                 if t == "f32" and rnd != "rn":

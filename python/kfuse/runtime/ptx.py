@@ -203,8 +203,8 @@ class _Func:
     """A module's `.func`: its return and value parameters (names, types)
     and its body's text."""
     name: str
-    rets: List[Tuple[str, str]]
-    params: List[Tuple[str, str]]
+    rets: List[str]
+    params: List[str]
     body: str
 
 
@@ -212,15 +212,15 @@ _FUNC = re.compile(r"(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.func\s*(\(([^)]*)\
                    r"([$\w]+)\s*(?:\(([^)]*)\))?\s*([;{])", re.S)
 
 
-def _param_list(text: str, what: str) -> List[Tuple[str, str]]:
+def _param_list(text: str, what: str) -> List[str]:
+    """The names of a `.func`'s parameters (scalars or byte arrays)."""
     out = []
     for p in _split_top(text or ""):
-        parts = p.split()
-        ptype = next((t[1:] for t in parts if t[1:] in _SIZES), None)
-        if not parts or parts[0] != ".param" or ptype is None or "[" in p:
-            raise PtxError(f"{what}: parameter {p!r} is not a scalar (the PTX emulator "
-                           f"inlines calls with scalar parameters only)")
-        out.append((parts[-1], ptype))
+        m = re.fullmatch(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([$\w]+)\s*(\[\d+\])?",
+                         p.strip())
+        if m is None or m.group(1) not in _SIZES:
+            raise PtxError(f"{what}: cannot read parameter {p!r}")
+        out.append(m.group(2))
     return out
 
 
@@ -255,40 +255,59 @@ def _functions(src: str) -> Tuple[str, Dict[str, _Func]]:
 
 _CALL = re.compile(r"call(?:\.uni)?\s+(?:\(([^)]*)\)\s*,\s*)?([$\w]+)\s*"
                    r"(?:,\s*\(([^)]*)\))?\s*;")
+_PARAM_DECL = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([$\w]+)\s*(\[\d+\])?\s*;")
+_PARAM_ST = re.compile(r"st\.param\.(\w+)\s+\[\s*([$\w]+)\s*(?:\+\s*(\d+))?\s*\]\s*,\s*([^;]+);")
+_PARAM_LD = re.compile(r"ld\.param\.(\w+)\s+([^,;]+),\s*\[\s*([$\w]+)\s*(?:\+\s*(\d+))?\s*\]\s*;")
 
 
 def _inline_calls(body: str, funcs: Dict[str, _Func], counter: List[int],
-                  depth: int = 0) -> str:
-    """`body` with every call sequence's parameters as registers and each
-    call replaced by the callee's body (registers and labels renamed for
-    the call site, its parameter reads and return writes as moves, `ret` a
-    branch past it), on one line so that the caller's lines keep their
-    numbers. Recursion and calls through pointers are refused."""
+                  widths: Optional[Dict[str, int]] = None, depth: int = 0) -> str:
+    """`body` with every call replaced by the callee's body (registers and
+    labels renamed for the call site, `ret` a branch past it), on one line
+    so that the caller's lines keep their numbers. A call's parameters,
+    scalars or byte arrays, become registers, one per byte offset accessed
+    (`retval0[16]` written as a b64 at 0 and a b32 at 8: two), which the
+    caller's stores and the callee's loads (and the callee's stores and the
+    caller's loads) move values through. Recursion, calls through pointers
+    and an offset read at another width than written are refused."""
     if "call" not in body and ".param" not in body:
         return body
     if depth > 8:
         raise PtxError("function calls nest more than 8 deep (recursion?): the PTX "
                        "emulator inlines calls")
-    params: Set[str] = set()
+    widths = {} if widths is None else widths
 
-    def declare(m):
-        if m.group(3) is not None or m.group(1) not in _SIZES:
-            raise PtxError(f"call parameter {m.group(0).strip()!r}: the PTX emulator "
-                           f"inlines calls with scalar parameters only")
-        params.add(m.group(2))
-        return f".reg .{m.group(1)} {m.group(2)};"
-    body = re.sub(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([$\w]+)\s*(\[\d*\])?\s*;",
-                  declare, body)
+    def slot(name: str, off, t: str, what: str) -> Tuple[str, int]:
+        if t not in _SIZES or t == "pred":
+            raise PtxError(f"{what}: cannot move a .{t} through a call parameter")
+        bits = max(16, 8 * _SIZES[t])
+        key = f"{name}_o{int(off or 0)}"
+        if widths.setdefault(key, bits) != bits:
+            raise PtxError(f"{what}: byte {int(off or 0)} of call parameter {name!r} read "
+                           f"or written {bits} bits wide, elsewhere {widths[key]}: the PTX "
+                           f"emulator moves each offset at one width")
+        return key, bits
 
-    def store(m):
-        if m.group(2) not in params:
-            raise PtxError(f"{m.group(0).strip()!r}: a store to a parameter the PTX "
-                           f"emulator does not know")
-        return f"mov.{m.group(1)} {m.group(2)}, {m.group(3)};"
-    body = re.sub(r"st\.param\.(\w+)\s+\[\s*([$\w]+)\s*\]\s*,\s*([^;]+);", store, body)
-    body = re.sub(r"ld\.param\.(\w+)\s+([^,;]+),\s*\[\s*([$\w]+)\s*\]\s*;",
-                  lambda m: (f"mov.{m.group(1)} {m.group(2)}, {m.group(3)};"
-                             if m.group(3) in params else m.group(0)), body)
+    def moves(text: str, stores: Dict[str, str], loads: Dict[str, str]) -> str:
+        """Parameter stores and loads as moves: `stores` / `loads` map the
+        parameter names written / read here to the call's slot names."""
+        def st(m):
+            if m.group(2) not in stores:
+                return m.group(0)
+            key, bits = slot(stores[m.group(2)], m.group(3), m.group(1), m.group(0).strip())
+            return f".reg .b{bits} {key}; mov.b{bits} {key}, {m.group(4).strip()};"
+
+        def ld(m):
+            if m.group(3) not in loads:
+                return m.group(0)
+            key, bits = slot(loads[m.group(3)], m.group(4), m.group(1), m.group(0).strip())
+            return f".reg .b{bits} {key}; mov.b{bits} {m.group(2).strip()}, {key};"
+        return _PARAM_LD.sub(ld, _PARAM_ST.sub(st, text))
+
+    # the caller's call parameters (declared in each call sequence)
+    declared = {m.group(2) for m in _PARAM_DECL.finditer(body)}
+    body = _PARAM_DECL.sub("", body)
+    body = moves(body, {n: n for n in declared}, {n: n for n in declared})
 
     def call(m):
         name = m.group(2)
@@ -319,16 +338,10 @@ def _inline_calls(body: str, funcs: Dict[str, _Func], counter: List[int],
         if labels:
             text = re.sub(r"(?<![$\w])(" + "|".join(re.escape(x) for x in labels) + r")(?![$\w])",
                           lambda r: pfx + r.group(1).lstrip("$"), text)
-        moves = {p: a for (p, _), a in zip(f.params, args)}
-        outs = {r: c for (r, _), c in zip(f.rets, rets)}
-        text = re.sub(r"ld\.param\.(\w+)\s+([^,;]+),\s*\[\s*([$\w]+)\s*\]\s*;",
-                      lambda r: (f"mov.{r.group(1)} {r.group(2)}, {moves[r.group(3)]};"
-                                 if r.group(3) in moves else r.group(0)), text)
-        text = re.sub(r"st\.param\.(\w+)\s+\[\s*([$\w]+)\s*\]\s*,\s*([^;]+);",
-                      lambda r: (f"mov.{r.group(1)} {outs[r.group(2)]}, {r.group(3)};"
-                                 if r.group(2) in outs else r.group(0)), text)
+        # its parameters are the call's; its stores to its results, the call's
+        text = moves(text, dict(zip(f.rets, rets)), dict(zip(f.params, args)))
         text = re.sub(r"(?<![$\w.])ret(?:\.uni)?\s*;", f"bra {pfx}end;", text)
-        text = _inline_calls(text, funcs, counter, depth + 1)
+        text = _inline_calls(text, funcs, counter, widths, depth + 1)
         return " ".join(text.split("\n")) + f" {pfx}end: "
     return _CALL.sub(call, body)
 
