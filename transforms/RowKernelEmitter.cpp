@@ -2196,10 +2196,9 @@ LogicalResult RowKernel::emitRegisterPhases(
       storeColumns(sb, loc, *v, init, outMap, points[k]);
     }
   }
-  // A later phase's exp(e - m) of a chunk kept in registers is the paired
-  // sum's exp(e - m_b) of it times exp(m_b - m), one exp a block instead of
-  // one an element (the chunks in shared memory are loaded again, so their
-  // e are new values and their exps stay).
+  // A later phase's exp(e - m) is the paired sum's exp(e - m_b) times
+  // exp(m_b - m), one exp a block instead of one an element (a chunk in
+  // shared memory has exp(e - m_b) stored over e in its slot).
   for (const BlockExps &be : blockExps) {
     Value m = rowValueBefore(be.maxBuffer, be.maxPosition + 1);
     if (m && m.getDefiningOp())
@@ -2918,10 +2917,10 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   int64_t span = shifted ? numCols + width - 1 : numCols;
   int64_t trips = (span + step - 1) / step;
   int64_t k = std::clamp<int64_t>(trips, 1,
-                                  contraction        ? 1
-                                  : perThread        ? threadBatch
-                                  : rowsPerBlock > 1 ? batch * 4
-                                  : trips <= 2 * batch ? 2 * batch
+                                  contraction          ? 1
+                                  : perThread          ? threadBatch
+                                  : rowsPerBlock > 1   ? batch * 4
+                                  : trips <= 2 * batch ? trips
                                                        : batch);
   bool masked = shifted || numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;

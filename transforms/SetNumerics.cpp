@@ -65,18 +65,22 @@ bool isIeeeFloat(Type t) {
   return t.isF32() || t.isF64();
 }
 
-/// `f(lane)` for a scalar, or lane by lane for a 1-D vector (NVVM
-/// intrinsics are scalar); null for other vectors.
-Value lanewise(OpBuilder &b, Location loc, Value x,
-               llvm::function_ref<Value(Value)> f) {
-  auto vec = dyn_cast<VectorType>(x.getType());
+/// `f(operands)` for scalars, or lane by lane for 1-D vectors of one shape
+/// (NVVM intrinsics are scalar); null for other vectors.
+Value lanewise(OpBuilder &b, Location loc, ValueRange xs,
+               llvm::function_ref<Value(ValueRange)> f) {
+  auto vec = dyn_cast<VectorType>(xs.front().getType());
   if (!vec)
-    return f(x);
+    return f(xs);
   if (vec.getRank() != 1 || vec.isScalable())
     return nullptr;
   SmallVector<Value> lanes;
-  for (int64_t i = 0; i < vec.getNumElements(); ++i)
-    lanes.push_back(f(vector::ExtractOp::create(b, loc, x, i)));
+  for (int64_t i = 0; i < vec.getNumElements(); ++i) {
+    SmallVector<Value> at;
+    for (Value x : xs)
+      at.push_back(vector::ExtractOp::create(b, loc, x, i));
+    lanes.push_back(f(at));
+  }
   return vector::FromElementsOp::create(b, loc, vec, lanes);
 }
 
@@ -86,8 +90,8 @@ Value sqrtRn(OpBuilder &b, Location loc, Value x) {
   Type elem = getElementTypeOrSelf(x.getType());
   auto intrinsic = b.getStringAttr(elem.isF32() ? "llvm.nvvm.sqrt.rn.f"
                                                 : "llvm.nvvm.sqrt.rn.d");
-  return lanewise(b, loc, x, [&](Value v) -> Value {
-    return LLVM::CallIntrinsicOp::create(b, loc, elem, intrinsic, ValueRange{v})
+  return lanewise(b, loc, x, [&](ValueRange v) -> Value {
+    return LLVM::CallIntrinsicOp::create(b, loc, elem, intrinsic, v)
         .getResult(0);
   });
 }
@@ -116,9 +120,9 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
           b, loc, op.getOperand(), arith::ConstantOp::create(b, loc, log2e),
           arith::FastMathFlags::contract);
       // (LLVM 22 has no NVVM ex2 intrinsic; PTX it is)
-      Value r = lanewise(b, loc, scaled, [&](Value lane) -> Value {
+      Value r = lanewise(b, loc, scaled, [&](ValueRange lane) -> Value {
         return LLVM::InlineAsmOp::create(
-                   b, loc, TypeRange{b.getF32Type()}, ValueRange{lane},
+                   b, loc, TypeRange{b.getF32Type()}, lane,
                    "ex2.approx.f32 $0, $1;", "=f,f",
                    /*has_side_effects=*/false, /*is_align_stack=*/false,
                    LLVM::tailcallkind::TailCallKind::None,
@@ -189,22 +193,12 @@ struct FastDivPass : kfuse::impl::FastDivBase<FastDivPass> {
         continue;
       }
       auto intrinsic = b.getStringAttr("llvm.nvvm.div.full");
-      auto lanes = [&](Value v, int64_t i) -> Value {
-        return isa<VectorType>(v.getType())
-                   ? vector::ExtractOp::create(b, loc, v, i).getResult()
-                   : v;
-      };
-      SmallVector<Value> results;
-      auto vec = dyn_cast<VectorType>(op.getType());
-      for (int64_t i = 0, n = vec ? vec.getNumElements() : 1; i < n; ++i)
-        results.push_back(
-            LLVM::CallIntrinsicOp::create(
-                b, loc, f32, intrinsic,
-                ValueRange{lanes(op.getLhs(), i), lanes(op.getRhs(), i)})
-                .getResult(0));
-      Value r = vec ? vector::FromElementsOp::create(b, loc, vec, results)
-                          .getResult()
-                    : results.front();
+      Value r = lanewise(b, loc, ValueRange{op.getLhs(), op.getRhs()},
+                         [&](ValueRange lane) -> Value {
+                           return LLVM::CallIntrinsicOp::create(
+                                      b, loc, f32, intrinsic, lane)
+                               .getResult(0);
+                         });
       op.replaceAllUsesWith(r);
       op.erase();
     }

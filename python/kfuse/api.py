@@ -19,6 +19,7 @@ from .errors import CompileError, KfuseError
 from .launch_plan import build_plan
 from .pipeline import Options, parse_module, run_stages
 from .runtime.plan import BufferSpec, HoldsPlan, LaunchPlan
+from .runtime.ptx import FUNC_HEADER
 from .signature import signature
 
 PTX_FILE = "kernels.ptx"
@@ -221,9 +222,6 @@ def _extract_ptx(module: ir.Module) -> str:
     return text
 
 
-# A PTX function declared (`.func (...) name (...);`) or defined (`... {`).
-_PTX_FUNC = re.compile(
-    r"\.func\s*(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)\s*(?:\([^)]*\))?\s*([;{])")
 # A call through a register (`call (retval0), %rd10, (param0), prototype_0;`):
 # what LLVM emits when a call's types differ from the callee's declaration.
 _PTX_INDIRECT_CALL = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?(%\w+)\s*,")
@@ -236,8 +234,8 @@ def ptx_call_problems(ptx: str):
     function pointer (a call whose argument types differ from the callee's,
     which reads its parameters wrongly)."""
     declared, defined = set(), set()
-    for name, end in _PTX_FUNC.findall(ptx):
-        (defined if end == "{" else declared).add(name)
+    for m in FUNC_HEADER.finditer(ptx):
+        (defined if m.group(5) == "{" else declared).add(m.group(3))
     problems = []
     missing = sorted(declared - defined)
     if missing:

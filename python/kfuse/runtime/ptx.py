@@ -166,6 +166,20 @@ _KERNEL = re.compile(r"\.(?:visible\s+|weak\s+)?\.?entry\s+([$\w]+)\s*\(", re.S)
 _CLUSTER_DIMS = re.compile(r"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
 
 
+def _closing_brace(src: str, brace: int, what: str) -> int:
+    """The index of the '}' closing the '{' at `brace` (scopes nest; vector
+    operands sit inside statements)."""
+    depth = 0
+    for i in range(brace, len(src)):
+        if src[i] == "{":
+            depth += 1
+        elif src[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise PtxError(f"{what}: unterminated body")
+
+
 def _cluster_of(directives: str) -> Tuple[int, int, int]:
     """The cluster shape a kernel's directives (between its parameters and its
     body) name with .reqnctapercluster; (1, 1, 1) where they name none."""
@@ -189,18 +203,18 @@ def grid_waiting_kernels(text: str) -> Set[str]:
     stream (griddepcontrol.wait), the ones a programmatic launch may start
     early. Read from the text alone, like cluster_shapes."""
     src = _strip_comments(text)
-    starts = list(_KERNEL.finditer(src))
     waiting = set()
-    for i, m in enumerate(starts):
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(src)
-        if re.search(r"\bgriddepcontrol\.wait\s*;", src[m.end():end]):
+    for m in _KERNEL.finditer(src):
+        brace = src.index("{", src.index(")", m.end()))
+        body = src[brace:_closing_brace(src, brace, f"kernel {m.group(1)}")]
+        if re.search(r"\bgriddepcontrol\.wait\s*;", body):
             waiting.add(m.group(1))
     return waiting
 
 
 @dataclass
 class _Func:
-    """A module's `.func`: its return and value parameters (names, types)
+    """A module's `.func`: the names of its return and value parameters,
     and its body's text."""
     name: str
     rets: List[str]
@@ -208,8 +222,9 @@ class _Func:
     body: str
 
 
-_FUNC = re.compile(r"(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.func\s*(\(([^)]*)\))?\s*"
-                   r"([$\w]+)\s*(?:\(([^)]*)\))?\s*([;{])", re.S)
+# A `.func` declared (`;`) or defined (`{`): its results, name, parameters.
+FUNC_HEADER = re.compile(r"(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.func\s*(\(([^)]*)\))?\s*"
+                         r"([$\w%]+)\s*(?:\(([^)]*)\))?\s*([;{])", re.S)
 
 
 def _param_list(text: str, what: str) -> List[str]:
@@ -230,22 +245,17 @@ def _functions(src: str) -> Tuple[str, Dict[str, _Func]]:
     funcs: Dict[str, _Func] = {}
     out, prev, pos = [], 0, 0
     while True:
-        m = _FUNC.search(src, pos)
+        m = FUNC_HEADER.search(src, pos)
         if m is None:
             break
         end = m.end()
         if m.group(5) == "{":
-            depth, i = 1, m.end()
-            while depth:
-                if i >= len(src):
-                    raise PtxError(f"function {m.group(3)}: unterminated body")
-                depth += {"{": 1, "}": -1}.get(src[i], 0)
-                i += 1
             name = m.group(3)
+            close = _closing_brace(src, m.end() - 1, f"function {name}")
             funcs[name] = _Func(name, _param_list(m.group(2), f"function {name}"),
                                 _param_list(m.group(4), f"function {name}"),
-                                src[m.end():i - 1])
-            end = i
+                                src[m.end():close])
+            end = close + 1
         out.append(src[prev:m.start()])
         out.append("\n" * src.count("\n", m.start(), end))
         prev = pos = end
@@ -370,17 +380,7 @@ def parse(text: str) -> Dict[str, Kernel]:
         brace = src.index("{", close)
         k = Kernel(name, params)
         k.cluster = _cluster_of(src[close + 1:brace])
-        # body up to the matching '}' (scopes nest; vector operands sit inside statements)
-        depth, i = 0, brace
-        while True:
-            ch = src[i]
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
+        i = _closing_brace(src, brace, f"kernel {name}")
         body_start = src.count("\n", 0, brace + 1) + 1
         _parse_body(k, _inline_calls(src[brace + 1:i], funcs, [0]), body_start)
         kernels[name] = k
