@@ -419,6 +419,10 @@ def main():
                 # kernels after the first launched plainly, once the one before
                 # has ended (default: programmatically, waiting on the GPU)
                 variants["nopdl"] = dict(pdl=False)
+            if args.row_variants and any(b.kind == "counter" for b in f.plan.buffers):
+                # the split row's finish as a kernel of its own (default: the
+                # partials kernel's last block to count finishes)
+                variants["split2"] = dict(row_last_block=False)
             for suffix, opts in variants.items():
                 t0 = time.perf_counter()
                 f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)

@@ -459,6 +459,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.asyncExchange = rowExchange == "async";
     rowOptions.jointExchange = rowJoint;
     rowOptions.shiftChunks = rowShift;
+    rowOptions.lastBlockFinish = rowLastBlock;
     rowOptions.smCount = *sms;
     for (auto &[name, generics] : kernels) {
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {

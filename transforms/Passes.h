@@ -28,6 +28,11 @@ namespace kfuse {
 /// Attribute names shared by the code-generation passes.
 inline constexpr llvm::StringLiteral kKernelAttr = "fusion.kernel";
 inline constexpr llvm::StringLiteral kStrategyAttr = "fusion.strategy";
+/// A temporary (memref.alloc) of u32 counters that must be zero when a
+/// kernel reading it starts and that the kernel leaves zero (the count of a
+/// split row's blocks whose last finishes the row): the runtime keeps one
+/// per device and stream, zeroed once, instead of a temporary per call.
+inline constexpr llvm::StringLiteral kCounterAttr = "kfuse.counter";
 /// User directive on an op: its results go to memory; no consumer fuses it.
 inline constexpr llvm::StringLiteral kMaterializeAttr = "fusion.materialize";
 /// A planning pass's account of a rewrite it made to an op (a string),

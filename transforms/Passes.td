@@ -787,6 +787,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "follow memory, and the lanes of the row's first and last chunks "
            "outside the row are masked (false: narrower vectors, down to "
            "single elements)">,
+    Option<"rowLastBlock", "row-last-block", "bool", /*default=*/"true",
+           "A row split into slices along its columns (one wave) is finished "
+           "by the last block of the partials kernel to store its partial "
+           "(counted with atom.inc in a kfuse.counter buffer, which the "
+           "kernel leaves zero), not by a finishing kernel of its own">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

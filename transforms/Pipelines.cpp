@@ -139,6 +139,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "(masked lanes at the row's ends); false: narrower "
                      "vectors"),
       llvm::cl::init(true)};
+  Option<bool> rowLastBlock{
+      *this, "row-last-block",
+      llvm::cl::desc("A row split into slices along its columns is finished "
+                     "by the last block of its partials kernel to store its "
+                     "partial (an atomic count a row), not by a kernel of "
+                     "its own"),
+      llvm::cl::init(true)};
   Option<bool> pdl{
       *this, "pdl",
       llvm::cl::desc("A kernel that directly follows another is launched "
@@ -289,7 +296,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
-          "row-fold={12} row-shift={13} row-joint={14} row-smem={15}}),"
+          "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
+          "row-last-block={17}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -301,7 +309,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
           o.rowExchange.getValue(), o.rowFold.getValue(),
           o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem,
-          o.pdl && clusters ? "fusion-programmatic-launch," : "")
+          o.pdl && clusters ? "fusion-programmatic-launch," : "",
+          o.rowLastBlock ? "true" : "false")
           .str());
 }
 

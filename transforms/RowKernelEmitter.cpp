@@ -3866,6 +3866,172 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
   return false;
 }
 
+/// Runs a split row's finishing kernel `fin` (a block per row, `numRows`
+/// rows) inside its partials kernel `part` (a block per row and slice, the
+/// slice innermost: `slices` blocks a row), by the last block of each row
+/// to store its partial: every block, once its partial is stored, counts
+/// itself in the row's counter (a `kfuse.counter` buffer of one u32 a row,
+/// zero when the kernel starts; `atom.inc` wraps it back to zero with the
+/// row's last block, so it is zero again when the kernel ends), with a
+/// gpu-scope fence before (its partial visible first) and the last one a
+/// fence after (the others' partials visible to it), and the block that
+/// counts last runs `fin`'s code for the row with `fin`'s threads (the
+/// first of `part`'s). One launch instead of two, and the finish starts as
+/// the last partial is stored instead of after the partials grid has
+/// drained. Returns false, changing nothing, where the two kernels do not
+/// have those shapes or `fin` synchronizes its threads (a barrier would
+/// wait for `part`'s other threads, which skip the finish).
+static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
+                              int64_t numRows, int64_t slices) {
+  auto constant = [](Value v) -> int64_t {
+    return getConstantIntValue(v).value_or(-1);
+  };
+  if (part.hasClusterSize() || fin.hasClusterSize() ||
+      fin.getDynamicSharedMemorySize() || fin.getAsyncToken() ||
+      part.getAsyncToken() || fin.getNumPrivateAttributions() != 0 ||
+      !fin.getBody().hasOneBlock() ||
+      constant(part.getGridSizeX()) != numRows * slices ||
+      constant(fin.getGridSizeX()) != numRows)
+    return false;
+  for (Value v : {part.getGridSizeY(), part.getGridSizeZ(),
+                  part.getBlockSizeY(), part.getBlockSizeZ(),
+                  fin.getGridSizeY(), fin.getGridSizeZ(), fin.getBlockSizeY(),
+                  fin.getBlockSizeZ()})
+    if (constant(v) != 1)
+      return false;
+  int64_t partThreads = constant(part.getBlockSizeX());
+  int64_t finThreads = constant(fin.getBlockSizeX());
+  if (partThreads < 1 || finThreads < 1 || finThreads > partThreads ||
+      (finThreads < partThreads && finThreads % 32 != 0))
+    return false;
+  Block &finBody = fin.getBody().front();
+  bool synchronizes = false;
+  finBody.walk([&](Operation *op) {
+    if (isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp,
+            LLVM::InlineAsmOp>(op) ||
+        op->getName().getDialectNamespace() == "nvvm" &&
+            !isa<NVVM::ShflOp>(op))
+      synchronizes = true;
+  });
+  if (synchronizes && finThreads < partThreads)
+    return false;
+  // The ops between the kernels (the finishing kernel's launch constants,
+  // its buffers) move before the partials kernel: they must be free of
+  // effects but allocations, and depend on nothing after it.
+  Block *host = part->getBlock();
+  if (fin->getBlock() != host || !part->isBeforeInBlock(fin))
+    return false;
+  SmallVector<Operation *> between;
+  for (Operation *op = part->getNextNode(); op != fin; op = op->getNextNode()) {
+    if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op))
+      return false;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp();
+          def && def->getBlock() == host && !def->isBeforeInBlock(part) &&
+          !llvm::is_contained(between, def))
+        return false;
+    between.push_back(op);
+  }
+  for (Operation *op : between)
+    op->moveBefore(part);
+
+  MLIRContext *ctx = part.getContext();
+  Location loc = part.getLoc();
+  OpBuilder hb(part);
+  auto counter = memref::AllocOp::create(
+      hb, loc, MemRefType::get({numRows}, hb.getI32Type()));
+  counter->setAttr(kfuse::kCounterAttr, UnitAttr::get(ctx));
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value flag = part.addWorkgroupAttribution(
+      MemRefType::get({1}, hb.getI32Type(), MemRefLayoutAttrInterface(),
+                      workgroup),
+      loc);
+  Block &partBody = part.getBody().front();
+  OpBuilder kb(partBody.getTerminator());
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(kb, loc, v);
+  };
+  Value tid = part.getThreadIds().x;
+  Value row = arith::DivUIOp::create(kb, loc, part.getBlockIds().x,
+                                     cIdx(slices));
+  // (every thread's stores of the block before thread 0's fence)
+  gpu::BarrierOp::create(kb, loc);
+  {
+    auto first = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
+                                   /*withElse=*/false);
+    OpBuilder tb = first.getThenBodyBuilder();
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(tb, loc, counter);
+    Value at = arith::AddIOp::create(
+        tb, loc, base,
+        arith::MulIOp::create(tb, loc, row,
+                              arith::ConstantIndexOp::create(tb, loc, 4)));
+    Value address =
+        arith::IndexCastOp::create(tb, loc, tb.getI64Type(), at);
+    Value limit =
+        arith::ConstantIntOp::create(tb, loc, tb.getI32Type(), slices - 1);
+    // (release: this block's partial before its count; the last block's
+    // acquire: every other block's partial before its loads, which follow
+    // thread 0's fence through the barrier below)
+    Value last = ptx(tb, loc, tb.getI32Type(), ValueRange{address, limit},
+                     "{ .reg .pred p; .reg .b32 c; .reg .b64 g; "
+                     "cvta.to.global.u64 g, $1; fence.acq_rel.gpu; "
+                     "atom.relaxed.gpu.global.inc.u32 c, [g], $2; "
+                     "setp.eq.u32 p, c, $2; @p fence.acq_rel.gpu; "
+                     "selp.u32 $0, 1, 0, p; }",
+                     "=r,l,r");
+    memref::StoreOp::create(tb, loc, last, flag,
+                            ValueRange{arith::ConstantIndexOp::create(tb, loc, 0)});
+  }
+  gpu::BarrierOp::create(kb, loc);
+  Value isLast = arith::CmpIOp::create(
+      kb, loc, arith::CmpIPredicate::ne,
+      memref::LoadOp::create(kb, loc, flag, ValueRange{cIdx(0)}),
+      arith::ConstantIntOp::create(kb, loc, kb.getI32Type(), 0));
+  if (finThreads < partThreads)
+    isLast = arith::AndIOp::create(
+        kb, loc, isLast,
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, tid,
+                              cIdx(finThreads)));
+  auto finish = scf::IfOp::create(kb, loc, isLast, /*withElse=*/false);
+  // fin's code for the row, its ids and sizes from part's.
+  OpBuilder ab = OpBuilder::atBlockBegin(finish.thenBlock());
+  gpu::KernelDim3 finBlock = fin.getBlockIds(), finThread = fin.getThreadIds(),
+                  finGrid = fin.getGridSize(), finSize = fin.getBlockSize();
+  gpu::KernelDim3 partThread = part.getThreadIds();
+  Value zero = arith::ConstantIndexOp::create(ab, loc, 0);
+  Value oneIdx = arith::ConstantIndexOp::create(ab, loc, 1);
+  finBlock.x.replaceAllUsesWith(row);
+  finBlock.y.replaceAllUsesWith(zero);
+  finBlock.z.replaceAllUsesWith(zero);
+  finThread.x.replaceAllUsesWith(partThread.x);
+  finThread.y.replaceAllUsesWith(partThread.y);
+  finThread.z.replaceAllUsesWith(partThread.z);
+  finGrid.x.replaceAllUsesWith(
+      arith::ConstantIndexOp::create(ab, loc, numRows).getResult());
+  finGrid.y.replaceAllUsesWith(oneIdx);
+  finGrid.z.replaceAllUsesWith(oneIdx);
+  finSize.x.replaceAllUsesWith(
+      arith::ConstantIndexOp::create(ab, loc, finThreads).getResult());
+  finSize.y.replaceAllUsesWith(oneIdx);
+  finSize.z.replaceAllUsesWith(oneIdx);
+  for (BlockArgument buffer : fin.getWorkgroupAttributions())
+    buffer.replaceAllUsesWith(
+        part.addWorkgroupAttribution(buffer.getType(), loc));
+  Operation *yield = finish.thenBlock()->getTerminator();
+  for (Operation &op : llvm::make_early_inc_range(finBody)) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    op.moveBefore(yield);
+  }
+  // (named for the group: the partials kernel now finishes it)
+  if (auto name = fin.getFunctionAttr())
+    part.setFunctionAttr(name);
+  fin.erase();
+  return true;
+}
+
 /// Few, very long rows (a full reduction such as an L2 norm or a variance, or
 /// a handful of rows) leave most SMs idle with one block per row. Such a
 /// group is split into waves of reductions: a reduction joins the first wave
@@ -4657,6 +4823,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     g.erase();
   for (Operation *variant : variants)
     variant->erase();
+  SmallVector<gpu::LaunchOp> launches;
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)
@@ -4697,7 +4864,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     }
     if (failed(emitter.emit()))
       return failure();
+    launches.push_back(emitter.launch());
   }
+  // (one wave of a split along the columns: its finish in the partials
+  // kernel's last block of each row)
+  if (options.lastBlockFinish && waves == 1 && !alongRows)
+    finishInLastBlock(launches[0], launches[1], numRows, slices);
   return success();
 }
 

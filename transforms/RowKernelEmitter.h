@@ -51,6 +51,10 @@ struct RowKernelOptions {
   /// the registers' in shared memory, each thread storing and reloading
   /// its own.
   int64_t sharedRowBytes = 0;
+  /// A row split into slices along its columns (one wave) is finished by
+  /// the last block of its partials kernel to store its slice's partial
+  /// (an atomic count a row), not by a kernel of its own.
+  bool lastBlockFinish = true;
   /// The SMs the launch shapes aim to fill (splits of long rows, thread per
   /// row or block per row, block sizes, loads in flight).
   int64_t smCount = 132;

@@ -92,7 +92,9 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
         if kind == "memref.alloc":
             shape, dt = _memref_spec(op.result.type)
             buffer_of[op.result] = len(buffers)
-            buffers.append(BufferSpec("temp", shape, dt))
+            # (counts the kernels leave zero: kept per device and stream)
+            counter = "kfuse.counter" in op.operation.attributes
+            buffers.append(BufferSpec("counter" if counter else "temp", shape, dt))
         elif kind in _VIEW_OPS:
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
         elif kind == "memref.get_global":

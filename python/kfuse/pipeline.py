@@ -67,6 +67,11 @@ class Options:
                                # may keep its share of a row in beyond its registers
                                # (a row too long for them: one block, or a smaller
                                # cluster); 0: registers only; -1: the chip's
+    row_last_block: bool = True  # a row split into slices along its columns (an L2
+                               # norm, a variance over everything) is finished by
+                               # the last block of its partials kernel to store its
+                               # partial (an atomic count a row), not by a kernel
+                               # of its own
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
@@ -88,7 +93,7 @@ class Options:
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
-        for name in ("row_shift", "row_joint", "pdl"):
+        for name in ("row_shift", "row_joint", "row_last_block", "pdl"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -114,7 +119,8 @@ class Options:
                        f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
                        f"row-exchange={self.row_exchange} row-fold={self.row_fold} "
                        f"row-shift={int(self.row_shift)} row-joint={int(self.row_joint)} "
-                       f"row-smem={self.row_smem} pdl={int(self.pdl)} "
+                       f"row-smem={self.row_smem} row-last-block={int(self.row_last_block)} "
+                       f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

@@ -19,12 +19,14 @@
 // one kernel; x / |x| over 2^20 (@normalize) would be one block, so its sum
 // of squares runs over 256 slices of 4096, a finishing kernel adds the
 // partials, and a third kernel over the same slices stores y (x read twice,
-// on every SM).
+// on every SM). (row-last-block=0 throughout: by default a split's one
+// wave finishes in its partials kernel's last block to count, see
+// cuda-split-last-block.mlir.)
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8})' | FileCheck %s
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s --check-prefix=KERN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0 row-cluster=8})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0})' | FileCheck %s --check-prefix=KERN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
@@ -83,7 +85,7 @@
 // KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: math.log
 // Strict numerics: the maximum first, then the sum around it.
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 numerics=strict})' | FileCheck %s --check-prefix=STRICT
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0 numerics=strict})' | FileCheck %s --check-prefix=STRICT
 // STRICT-LABEL: func.func @lse(
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1)
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks in (%c3, %c1, %c1)

@@ -42,8 +42,7 @@
 // CHECK-SAME: %[[V:[^:]*]]: memref<1048576xf32>
 // CHECK-DAG: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [4, 256, 4096]
 // CHECK-DAG: %[[VS:.*]] = memref.expand_shape %[[V]] {{\[\[}}0, 1]] output_shape [256, 4096]
-// CHECK: gpu.launch_func @kfuse_kernels::@few_rows_g0_partial blocks in (%c1024, %c1, %c1) {{.*}}args(%[[XS]] : memref<4x256x4096xf32>, %[[VS]] : memref<256x4096xf32>
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@few_rows_g0 blocks in (%c4, %c1, %c1)
+// CHECK: gpu.launch_func @kfuse_kernels::@few_rows_g0 blocks in (%c1024, %c1, %c1) {{.*}}args(%[[XS]] : memref<4x256x4096xf32>, %[[VS]] : memref<256x4096xf32>
 // CHECK-NEXT: return
 
 // CHECK-LABEL: func.func @matmul(

@@ -1,19 +1,21 @@
 // A full reduction too long for one block (an L2 norm over 2^20 floats)
-// is a partials kernel and a finishing kernel. On sm_90 the finishing
+// is a partials kernel and, with row-last-block=0, a finishing kernel (by
+// default the partials kernel's last block finishes: one kernel, see
+// cuda-split-last-block.mlir). On sm_90 the finishing
 // kernel is launched programmatically (fusion-programmatic-launch): it
 // waits on the GPU for the partials (griddepcontrol.wait, its first
 // instruction) instead of being launched once they have all ended, and the
 // partials kernel lets it launch as its blocks start (launch_dependents).
 // pdl=0 and sm_80 (no programmatic launches) launch both plainly.
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-last-block=0})' -o %t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.codegen.mlir
 // RUN: fuse-opt %t.codegen.mlir --pass-pipeline='builtin.module(fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{pdl=0})' | FileCheck %s --check-prefix=OFF
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80})' | FileCheck %s --check-prefix=OFF
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{pdl=0 row-last-block=0})' | FileCheck %s --check-prefix=OFF
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80 row-last-block=0})' | FileCheck %s --check-prefix=OFF
 
 // HOST-LABEL: func.func @l2norm
 // HOST: gpu.launch_func @kfuse_kernels::@l2norm_g0_partial blocks in

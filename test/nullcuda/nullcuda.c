@@ -241,6 +241,15 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
   return OK;
 }
 
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
+                         CUstream s) {
+  FAIL_IF_ASKED("cuMemsetD8Async");
+  LOG("memset %llx %u %zu %llx\n", (unsigned long long)dst, (unsigned)value, n,
+      (unsigned long long)(uintptr_t)s);
+  memset((void *)(uintptr_t)dst, value, n);
+  return OK;
+}
+
 /* ---- streams and events */
 
 CUresult cuStreamSynchronize(CUstream s) {

@@ -28,10 +28,12 @@ def _entries(ptx):
     return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
 
 
-def _l2norm(n=1 << 20):
-    p = kb.Program("l2norm")
+def _l2_normalize(n=1 << 20):
+    # x / |x|: the sum of squares split into slices (the partials kernel's
+    # last block finishing it), then a kernel storing y
+    p = kb.Program("l2_normalize")
     x = p.input("x", (n,), "f32")
-    p.output(kb.sqrt(kb.sum(x * x)), name="y")
+    p.output(x / kb.sqrt(kb.sum(x * x)), name="y")
     return p
 
 
@@ -53,7 +55,7 @@ def _two_outputs():
     return p
 
 
-PROGRAMS = [_l2norm, _variance_nhwc, _two_outputs]
+PROGRAMS = [_l2_normalize, _variance_nhwc, _two_outputs]
 
 
 @pytest.mark.parametrize("make", PROGRAMS, ids=lambda m: m.__name__.strip("_"))
@@ -78,7 +80,7 @@ def test_launches_after_the_first_are_programmatic_and_wait_first(make):
 @pytest.mark.parametrize("opts", [dict(pdl=False), dict(chip="sm_80")])
 def test_plain_launches_without_pdl_or_before_sm_90(opts):
     opts = dict(dict(chip="sm_90"), **opts)
-    f = kfuse.compile(_l2norm(), target="cuda", **opts)
+    f = kfuse.compile(_l2_normalize(), target="cuda", **opts)
     assert not any(s.programmatic for s in f.plan.steps if s.op == "launch")
     assert "griddepcontrol" not in f.ptx
     assert "launched early" not in str(f.report)
@@ -111,4 +113,4 @@ def test_programmatic_plans_compute_the_same_on_the_emulator(make):
 @pytest.mark.parametrize("bad", ["yes", 1, None])
 def test_pdl_option_must_be_a_bool(bad):
     with pytest.raises(CompileError, match="option pdl must be True or False"):
-        kfuse.compile(_l2norm(), target="cuda", chip="sm_90", pdl=bad)
+        kfuse.compile(_l2_normalize(), target="cuda", chip="sm_90", pdl=bad)

@@ -84,6 +84,12 @@ try:
                                for b, p in exe._state(0).constants.items()}
         result["inputs"] = [a.ptr for a in ins]
         result["outputs"] = [a.ptr for a in outs]
+    elif case == "streams":          # two calls on one stream, a third on another
+        ins, outs = device_args(exe)
+        for stream in (0x4d2, 0x4d2, 0x4d3):
+            exe(*ins, out=tuple(outs), stream=stream)
+        result["inputs"] = [a.ptr for a in ins]
+        result["outputs"] = [a.ptr for a in outs]
     else:
         raise SystemExit(f"unknown case {case}")
 except Exception as e:  # noqa: BLE001 - reported to the test
@@ -127,6 +133,12 @@ def _l2norm():
     return p
 
 
+# (the L2 norm as a partials kernel and a finishing kernel, launched
+# programmatically: by default the partials kernel's last block finishes,
+# see test_counter_buffers_are_zeroed_once_per_stream)
+SPLIT2 = dict(row_last_block=False)
+
+
 def _launches(log):
     return [ln for ln in log if ln[0] == "launch"]
 
@@ -149,7 +161,7 @@ def test_numpy_round_trip_through_a_copy_step(tmp_path):
 
 
 def test_launches_follow_the_plan_with_every_parameter(tmp_path):
-    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
     result, log = _run("device", path, tmp_path)
     assert "error" not in result, result
     steps = [s for s in f.plan.steps if s.op == "launch"]
@@ -178,7 +190,7 @@ def test_launches_follow_the_plan_with_every_parameter(tmp_path):
 
 
 def test_stream_argument_orders_everything_on_that_stream(tmp_path):
-    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    _, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
     result, log = _run("stream", path, tmp_path)
     assert "error" not in result, result
     queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
@@ -190,7 +202,7 @@ def test_stream_argument_orders_everything_on_that_stream(tmp_path):
 def test_plain_launches_without_pdl(tmp_path):
     # pdl=False: both kernels launched plainly (cuLaunchKernel), no wait in
     # the finishing kernel's PTX
-    f, path = _compile(_l2norm(), tmp_path, "l2norm", pdl=False)
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", pdl=False, **SPLIT2)
     assert "griddepcontrol" not in f.ptx
     assert not any(s.programmatic for s in f.plan.steps if s.op == "launch")
     result, log = _run("device", path, tmp_path)
@@ -200,7 +212,7 @@ def test_plain_launches_without_pdl(tmp_path):
 
 
 def test_failing_programmatic_launch_is_named(tmp_path):
-    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    _, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
     result, log = _run("device", path, tmp_path, fail="cuLaunchKernelEx:719")
     kind, msg = result["error"]
     assert kind == "DeviceError" and "launching kernel 'l2norm_g0'" in msg, msg
@@ -216,7 +228,7 @@ def test_programmatic_launch_of_a_kernel_that_does_not_wait_is_refused(tmp_path)
     # partials: refused when loaded, not run.
     import kfuse.runtime as rt
     from kfuse.errors import ArtifactError
-    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
     ptx_file = os.path.join(path, f.plan.ptx)
     with open(ptx_file) as fh:
         text = fh.read()
@@ -243,7 +255,7 @@ def test_misaligned_input_is_refused_before_anything_is_queued(tmp_path):
     ("cuLaunchKernel:719", "DeviceError", ["launching kernel 'l2norm_g0_partial'", "grid [256, 1, 1]"]),
 ])
 def test_driver_errors_name_what_failed(tmp_path, fail, kind, words):
-    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
     result, log = _run("device", path, tmp_path, fail=fail)
     assert result["error"][0] == kind, result
     for w in words:
@@ -323,3 +335,55 @@ def test_dynamic_shared_memory_beyond_48_kb_is_opted_into(tmp_path):
     kind, msg = result["error"]
     assert kind == "DeviceError" and _launches(log) == []
     assert "allowing kernel 'wide_g0' 163840 bytes of dynamic shared memory" in msg, msg
+
+
+def test_counter_buffers_are_zeroed_once_per_stream(tmp_path):
+    # One kernel: the L2 norm's partials kernel counts its blocks in a
+    # counter buffer and its last block finishes. The runtime keeps a counter
+    # buffer per stream, zeroed (in stream order) before its first launch
+    # there, reused by later calls on that stream, which the kernel leaves
+    # zero; a call on another stream, which may overlap, gets its own.
+    f, path = _compile(_l2norm(), tmp_path, "l2norm")
+    assert [s.kernel for s in f.plan.steps] == ["l2norm_g0"]
+    [counter] = [i for i, b in enumerate(f.plan.buffers) if b.kind == "counter"]
+    assert f.plan.buffers[counter].shape == (1,)
+    pos = [a.buffer for a in f.plan.steps[0].args].index(counter)
+    result, log = _run("streams", path, tmp_path)
+    assert "error" not in result, result
+    memsets = [ln for ln in log if ln[0] == "memset"]
+    launches = _launches(log)
+    assert [ln[9] for ln in launches] == ["4d2", "4d2", "4d3"]
+    used = [int(ln[10 + pos]) for ln in launches]
+    assert used[0] == used[1] != used[2]
+    assert [(int(m[1], 16), m[2], m[3], m[4]) for m in memsets] == [
+        (used[0], "0", "4", "4d2"), (used[2], "0", "4", "4d3")]
+    # each memset comes before the first launch on its stream
+    order = [ln[0] for ln in log if ln[0] in ("memset", "launch")]
+    assert order == ["memset", "launch", "launch", "memset", "launch"]
+
+
+def test_two_kernel_split_finish_without_a_counter(tmp_path):
+    # row_last_block=False: a partials kernel and a finishing kernel, a
+    # temporary for the partials, no counter
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", row_last_block=False)
+    assert [s.kernel for s in f.plan.steps] == ["l2norm_g0_partial", "l2norm_g0"]
+    assert not any(b.kind == "counter" for b in f.plan.buffers)
+    assert "atom" not in f.ptx
+    result, log = _run("streams", path, tmp_path)
+    assert "error" not in result, result
+    assert not any(ln[0] == "memset" for ln in log)
+
+
+def test_failing_counter_zeroing_is_named(tmp_path):
+    _, path = _compile(_l2norm(), tmp_path, "l2norm")
+    result, log = _run("device", path, tmp_path, fail="cuMemsetD8Async:2")
+    kind, msg = result["error"]
+    assert kind == "DeviceError" and "zeroing counter buffer" in msg, msg
+    assert _launches(log) == []
+    # the counter buffer is given back; the call's temporary too
+    sync_allocs = [ln[1] for ln in log if ln[0] == "alloc" and ln[3] == "sync"]
+    sync_frees = [ln[1] for ln in log if ln[0] == "free" and ln[2] == "sync"]
+    assert sync_allocs[-1] in sync_frees
+    queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
+    assert len([ln for ln in queued if ln[0] == "alloc"]) == \
+        len([ln for ln in queued if ln[0] == "free" and ln[2] != "sync"])

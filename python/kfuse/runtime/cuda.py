@@ -239,6 +239,10 @@ class _DeviceState:
         # the plan's launches are plain ones (their kernels' waits then return at once)
         self.programmatic = self.cc >= (9, 0) and hasattr(cu, "cuLaunchKernelEx")
         self._configs: Dict[int, object] = {}
+        # counter buffers by (stream, buffer): zeroed once, left zero by every
+        # call's kernels; calls on one stream run in turn, so they share one,
+        # and calls on different streams, which may overlap, do not
+        self._counters: Dict[Tuple[int, int], int] = {}
         with self.current():
             # the program's tensor constants live on the device for its lifetime
             self.constants = {}
@@ -289,6 +293,23 @@ class _DeviceState:
                     self.functions[k], cu.CUfunction_attribute
                     .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, need),
                     f"allowing kernel {k!r} {need} bytes of dynamic shared memory")
+
+    def counter(self, buffer: int, nbytes: int, stream: int) -> int:
+        """The device address of counter buffer `buffer` for calls on `stream`
+        (allocated and zeroed, in stream order, the first time)."""
+        key = (stream, buffer)
+        p = self._counters.get(key)
+        if p is None:
+            cu = _driver()
+            p = int(_check(cu.cuMemAlloc(max(1, nbytes)), f"allocating counter buffer {buffer}"))
+            try:
+                _check(cu.cuMemsetD8Async(p, 0, nbytes, stream),
+                       f"zeroing counter buffer {buffer}")
+            except DeviceError:
+                cu.cuMemFree(p)
+                raise
+            self._counters[key] = p
+        return p
 
     def launch_config(self, i: int, op) -> "object":
         """The cuLaunchKernelEx configuration of launch op `i` (programmatic stream
@@ -501,10 +522,12 @@ class CudaExecutable(HoldsPlan):
         self._align_checks = []
         for b, (al, k) in sorted(need_align.items()):
             buf = plan.buffers[b]
-            if al > 1 and buf.kind not in ("temp", "const"):
+            if al > 1 and buf.kind in ("input", "output"):
                 pos = buf.index if buf.kind == "input" else n_in + buf.index
                 self._align_checks.append((pos, b, al, k))
         self._temps = [(i, b.nbytes) for i, b in enumerate(plan.buffers) if b.kind == "temp"]
+        self._counters = [(i, b.nbytes) for i, b in enumerate(plan.buffers)
+                          if b.kind == "counter"]
         # buffer index of inputs then outputs, in call order
         self._arg_buf = [0] * (n_in + len(plan.outputs))
         for i, b in enumerate(plan.buffers):
@@ -770,6 +793,8 @@ class CudaExecutable(HoldsPlan):
                     host_outs.append((a.obj, p, nbytes))
             for b, nbytes in self._temps:
                 ptrs[b] = alloc(nbytes)
+            for b, nbytes in self._counters:
+                ptrs[b] = st.counter(b, nbytes, sh)
             for b, p in st.constants.items():
                 ptrs[b] = p
 

@@ -25,6 +25,12 @@ apart run separately and meet again where their paths join). A thread at a
 barrier or shuffle waits until its block (cluster, warp) is complete there.
 Whole blocks of one thread-block cluster run in the same batch.
 
+Atomics (`atom.inc.u32`, `atom.add`) on global memory run one thread after
+another. A gpu-scope fence changes the epoch of its block's later global
+accesses for the race checks: accesses on either side of fences do not race
+(what a split row's last block relies on: the others' partials, stored
+before their fence and count, read after its own count and fence).
+
 Not modelled: memory ordering (memory is sequentially consistent here, so
 fences and the release / relaxed qualifiers of barriers are not checked; a
 cluster barrier's arrive already waits for the whole cluster, so an
@@ -258,6 +264,7 @@ class _Batch:
         self.epoch = np.zeros(nb, dtype=np.int64)  # barriers each block has passed
         self.wepoch = np.zeros(nb * -(-nt // 32), dtype=np.int64)  # shuffles of each warp
         self.cepoch = np.zeros(nb, dtype=np.int64)  # cluster barriers
+        self.gfence = np.zeros(nb, dtype=np.int64)  # gpu-scope fences (see _Shadow)
         # mbarriers by flat shared byte (block * bytes + offset):
         # [expected arrivals, pending arrivals, tx-count, completed phases]
         self.mbar: Dict[int, list] = {}
@@ -357,28 +364,33 @@ class _Shadow:
     access races when another thread touched the byte in the same epoch, one
     of the two accesses is a write, and no barrier of their block (for global
     memory) or shuffle of their warp came between (a shfl.sync orders the
-    lanes that take part, as __syncwarp does)."""
+    lanes that take part, as __syncwarp does). Global accesses also carry the
+    gpu-scope fences their block has passed (`gf`): two accesses after
+    different numbers of them do not race (a fence is taken to publish, or
+    acquire, what an atomic count then orders: a split row's last block
+    reading the other blocks' partials)."""
 
     def __init__(self, nbytes: int):
         def full():
             return np.full(nbytes, -1, np.int64)
-        # who, when, block, block epoch, warp, warp epoch
-        self.w = [full() for _ in range(6)]
-        self.r = [full() for _ in range(6)]
+        # who, when, block, block epoch, warp, warp epoch, gpu fences
+        self.w = [full() for _ in range(7)]
+        self.r = [full() for _ in range(7)]
 
     @staticmethod
-    def _clash(prev, byte, who, when, blk, bep, warp, wep):
-        p_who, p_when, p_blk, p_bep, p_warp, p_wep = (a[byte] for a in prev)
+    def _clash(prev, byte, who, when, blk, bep, warp, wep, gf):
+        p_who, p_when, p_blk, p_bep, p_warp, p_wep, p_gf = (a[byte] for a in prev)
         return ((p_when == when) & (p_who != who) & ~((p_blk == blk) & (p_bep != bep))
-                & ~((p_warp == warp) & (p_wep != wep)))
+                & ~((p_warp == warp) & (p_wep != wep)) & (p_gf == gf))
 
-    def access(self, first, total: int, who, when, blk, bep, warp, wep, new=None, old=None):
+    def access(self, first, total: int, who, when, blk, bep, warp, wep, new=None, old=None,
+               gf=-1):
         """Index (into `first`) of the first racing access, or None. A store
         passes `new` (the bytes it writes, one row per access) and `old` (the
         bytes there now): threads that store the same bytes do not race."""
         byte = (first[:, None] + np.arange(total, dtype=np.int64)).reshape(-1)
         now = [np.repeat(np.broadcast_to(v, (len(first),)), total)
-               for v in (who, when, blk, bep, warp, wep)]
+               for v in (who, when, blk, bep, warp, wep, gf)]
         race = self._clash(self.w, byte, *now)
         if new is not None:
             newb = new.reshape(-1)
@@ -670,9 +682,63 @@ class _Compiler:
         raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported")
 
     def op_fence(self, s, labels):
-        return _Exec(s, None, "nop")
+        # (fences within a block or cluster order nothing the checks do not;
+        # a gpu-scope one counts for the race checks of global memory)
+        scope = s.op[-1]
+        if not (scope in ("gpu", "sys") or (s.op[0] == "membar" and scope in ("gl", "sys"))):
+            return _Exec(s, None, "nop")
+
+        def fence(B, sel):
+            blocks = B.block_of if sel is None else B.block_of[sel]
+            B.gfence[np.unique(blocks)] += 1
+        return _Exec(s, fence)
 
     op_membar = op_fence
+
+    def op_atom(self, s, labels):
+        """atom[.sem][.scope][.global].inc.u32 / .add.u32 / .add.u64 on global memory:
+        the threads' operations one after another, in thread order."""
+        mods = [m for m in s.op[1:] if m not in ("relaxed", "acquire", "release", "acq_rel",
+                                                   "gpu", "sys", "cta", "global")]
+        if len(mods) != 2 or (mods[0], mods[1]) not in (("inc", "u32"), ("add", "u32"),
+                                                         ("add", "u64")):
+            raise PtxError(f"PTX line {s.line}: only atom.inc.u32 and atom.add.u32/u64 on "
+                           f"global memory are supported: {s.text!r}")
+        if len(s.args) != 3 or not isinstance(s.args[1], Mem):
+            raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
+        op, t = mods
+        size = type_size(t)
+        elem = _UINT[size]
+        addresses = self._address(s, s.args[1])
+        operand = self.reader(s.args[2], t)
+        wr = self.writer(s.args[0])
+        stmt = s
+
+        def run(B, sel):
+            a = addresses(B, sel)
+            n = len(a)
+            bad = np.flatnonzero(a % np.uint64(size))
+            if bad.size == 0:
+                k = B.memory.check(a, size)
+                bad = np.array([] if k is None else [k])
+            if bad.size:
+                k = int(bad[0])
+                i = int(k if sel is None else sel[k])
+                raise EmulatorError(f"atomic {op} of {size} bytes at {int(a[k]):#x} is outside "
+                                    f"every buffer or not aligned: {_where(B, stmt, i)}")
+            b = np.broadcast_to(np.asarray(operand(B, sel)).astype(elem), (n,))
+            view = B.memory.arena.view(elem)
+            idx = ((a - np.uint64(GLOBAL_BASE)) // np.uint64(size)).astype(np.int64)
+            old = np.empty(n, dtype=elem)
+            for k in range(n):
+                v = view[idx[k]]
+                old[k] = v
+                if op == "inc":
+                    view[idx[k]] = 0 if v >= b[k] else v + 1
+                else:
+                    view[idx[k]] = v + b[k]       # (wraps, as the GPU's does)
+            wr(B, sel, old)
+        return _Exec(s, run)
 
     def op_griddepcontrol(self, s, labels):
         # (grids run one after another here: the grids a kernel waits for
@@ -724,6 +790,8 @@ class _Compiler:
     def _address(self, s: Stmt, mem: Mem):
         """fn(B, sel) -> the address (uint64 per thread) of a [base + offset] operand:
         a register, a shared variable, or none."""
+        if isinstance(mem.base, Sym) and mem.base.name in self.k.regs:
+            mem = Mem(Reg(mem.base.name), mem.offset)   # (a register named without %)
         if isinstance(mem.base, Reg):
             base = self.reader(mem.base, "u64")
         elif isinstance(mem.base, Sym):
@@ -988,7 +1056,8 @@ class _Compiler:
                                   wp + (B.batch << 40),
                                   B.wepoch[wp], None if load else vals.view(np.uint8),
                                   None if load else B.memory.arena[
-                                      (first[:, None] + np.arange(total)).reshape(-1)])
+                                      (first[:, None] + np.arange(total)).reshape(-1)],
+                                  B.gfence[bl])
                     if k is not None:
                         fail(B, sel, k, f"data race on global memory at {int(a[k]):#x}: "
                                         f"another thread of the launch "
@@ -2002,6 +2071,8 @@ class EmulatedExecutable(HoldsPlan):
                 mem.view(i)[:] = ins[b.index].reshape(-1).view(np.uint8)
             elif b.kind == "const":
                 mem.view(i)[:] = self._constants[i].reshape(-1).view(np.uint8)
+            elif b.kind == "counter":      # (the runtime zeroes it once, kernels keep it so)
+                mem.view(i)[:] = 0
         stats = []
         for st in plan.steps:
             if st.op == "copy":
@@ -2020,6 +2091,11 @@ class EmulatedExecutable(HoldsPlan):
             mem.reset_counts()
             prog.launch(mem, st.grid, st.block, st.smem, params)
             stats.append(self._launch_stats(st, mem))
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "counter" and mem.view(i).any():
+                raise EmulatorError(f"{plan.name!r}: {plan.buffer_label(i)} is not zero after "
+                                    f"the call: its kernels must leave their counts zero (the "
+                                    f"next call on the stream starts from them)")
         outs = []
         for i, b in enumerate(plan.buffers):
             if b.kind == "output":

@@ -15,6 +15,7 @@ Schema (version 1), every field required unless marked optional::
       "outputs": [ same as inputs ],
       "buffers": [{"kind": "input" | "output", "index": int, "shape": [...], "dtype": str}
                   | {"kind": "temp", "shape": [...], "dtype": str}
+                  | {"kind": "counter", "shape": [...], "dtype": "i32"}
                   | {"kind": "const", "shape": [...], "dtype": str, "file": "const0.npy"}],
       "steps":   [{"op": "launch", "kernel": str, "grid": [3 ints >= 1],
                    "block": [3 ints >= 1], "smem": int >= 0 (optional, default 0),
@@ -28,7 +29,9 @@ Schema (version 1), every field required unless marked optional::
     }
 
 Every input and every output is named by exactly one buffer of its kind, with the same
-shape and dtype. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
+shape and dtype. A counter buffer (32-bit counts that the kernels find zero and leave
+zero: the last block of a split row to store its partial finishes the row) persists
+between calls: one per device and stream, zeroed once; a copy never writes one. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ FORMAT = "kfuse-plan"
 VERSION = 1
 PLAN_FILE = "plan.json"
 TARGETS = ("cuda", "cpu")
-BUFFER_KINDS = ("input", "output", "temp", "const")
+BUFFER_KINDS = ("input", "output", "temp", "const", "counter")
 SCALAR_TYPES = ("i32", "i64", "f32", "f64", "index")
 
 _KNOWN_KEYS = {"format", "version", "name", "target", "chip", "ptx", "inputs", "outputs",
@@ -82,9 +85,10 @@ class TensorSpec(_Sized):
 @dataclass(frozen=True)
 class BufferSpec(_Sized):
     """One device buffer a step refers to: an input, an output, a per-call temporary,
-    or a constant (a tensor constant of the program, stored as .npy next to the plan
-    and uploaded once per device)."""
-    kind: str                       # "input", "output", "temp", "const"
+    a constant (a tensor constant of the program, stored as .npy next to the plan
+    and uploaded once per device) or a counter (i32 counts the kernels find zero
+    and leave zero; one per device and stream)."""
+    kind: str                       # "input", "output", "temp", "const", "counter"
     shape: Tuple[int, ...]
     dtype: DType
     index: Optional[int] = None     # index into plan.inputs / plan.outputs (None for temp)
@@ -241,6 +245,13 @@ def _buffer_spec(d, where: str, n_in: int, n_out: int) -> BufferSpec:
         if os.path.isabs(f) or ".." in f.replace("\\", "/").split("/"):
             _fail(f"{where}.file", f"must be a file name inside the plan directory, got {f!r}")
         return BufferSpec(kind, _shape(d, where), _dtype(d, where), None, f)
+    if kind == "counter":
+        if "index" in d:
+            _fail(f"{where}.index", "a counter buffer has no index")
+        dt = _dtype(d, where)
+        if dt.name != "i32":
+            _fail(f"{where}.dtype", f"a counter buffer holds i32 counts, got {dt.name}")
+        return BufferSpec(kind, _shape(d, where), dt)
     if kind != "temp":
         index = _int(d, "index", where, lo=0)
         n = n_in if kind == "input" else n_out
@@ -301,7 +312,7 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
         for key, b in (("src", src), ("dst", dst)):
             if b >= n_buf:
                 _fail(f"{where}.{key}", f"buffer index {b} out of range: the plan has {n_buf} buffers")
-        if buffers[dst].kind in ("input", "const"):
+        if buffers[dst].kind in ("input", "const", "counter"):
             _fail(f"{where}.dst", f"a copy must not write into an {buffers[dst].kind} buffer")
         if buffers[dst].nbytes < buffers[src].nbytes:
             _fail(f"{where}.dst", f"buffer {dst} ({buffers[dst].nbytes} bytes) is smaller than "
@@ -551,7 +562,7 @@ class LaunchPlan:
             return f"input {self.inputs[b.index].name!r}"
         if b.kind == "output":
             return f"output {self.outputs[b.index].name!r}"
-        return f"temp buffer {index}"
+        return f"{b.kind} buffer {index}"
 
     # ---- argument checking, shared by every target
 

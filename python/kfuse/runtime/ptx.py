@@ -474,7 +474,7 @@ def _parse_body(k: Kernel, body: str, first_line: int) -> None:
             _directive(k, stmt, stmt_line)
             continue
         guard = None
-        gm = re.match(r"@(!?)(%\w+)\s+", stmt)
+        gm = re.match(r"@(!?)(%?[A-Za-z_$][\w$]*)\s+", stmt)
         if gm:
             guard = (gm.group(2), gm.group(1) == "!")
             stmt = stmt[gm.end():]
