@@ -345,6 +345,7 @@ public:
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), jointExchange(options.jointExchange),
         sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
+        exactThreads(options.exactThreads),
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
@@ -466,6 +467,7 @@ private:
   void endPhase(Cache &cache);
   /// The SMs the launch shapes aim to fill.
   int64_t smCount;
+  int64_t exactThreads; // (see RowKernelOptions)
   /// A contraction (matmul, convolution): inputs reused across rows.
   bool contraction;
   /// One thread per row (contractions, reductions of inputs contiguous
@@ -3321,6 +3323,10 @@ LogicalResult RowKernel::emit() {
       threads = tile * c;
     } else {
       auto [t, c] = shape(span, streams ? streamAim : chunksPerThread);
+      if (exactThreads > 0) {
+        t = exactThreads;
+        c = (span + t * width - 1) / (t * width);
+      }
       chunks = c;
       if (!streams && chunks > room(t)) {
         // Too long for one block's registers: spread the row over a cluster
@@ -3875,8 +3881,9 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
 /// row's last block, so it is zero again when the kernel ends), with a
 /// gpu-scope fence before (its partial visible first) and the last one a
 /// fence after (the others' partials visible to it), and the block that
-/// counts last runs `fin`'s code for the row with `fin`'s threads (the
-/// first of `part`'s). One launch instead of two, and the finish starts as
+/// counts last runs `fin`'s code for the row with `fin`'s threads (all of
+/// `part`'s, as splitLongRows shapes it, or its first warps where `fin`
+/// never synchronizes them). One launch instead of two, and the finish starts as
 /// the last partial is stored instead of after the partials grid has
 /// drained. Returns false, changing nothing, where the two kernels do not
 /// have those shapes or `fin` synchronizes its threads (a barrier would
@@ -4824,6 +4831,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (Operation *variant : variants)
     variant->erase();
   SmallVector<gpu::LaunchOp> launches;
+  // (one wave of a split along the columns: its finish in the partials
+  // kernel's last block of each row)
+  bool lastBlock = options.lastBlockFinish && waves == 1 && !alongRows;
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)
@@ -4839,6 +4849,13 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                        rowsFillThreads(gens, smCount)));
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
+    // (a finish the partials kernel's last block runs: with all its
+    // threads, so that their registers bound the kernel's, not a warp
+    // loading every partial)
+    if (k == 1 && lastBlock && !launches.empty())
+      if (auto threads =
+              getConstantIntValue(launches[0].getBlockSizeX()))
+        sliced.exactThreads = *threads;
     sliced.maxCluster = 0;
     sliced.asyncExchange = false;
     // (other finishing kernels of a split along rows: tiles of rows, as
@@ -4866,9 +4883,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       return failure();
     launches.push_back(emitter.launch());
   }
-  // (one wave of a split along the columns: its finish in the partials
-  // kernel's last block of each row)
-  if (options.lastBlockFinish && waves == 1 && !alongRows)
+  if (lastBlock)
     finishInLastBlock(launches[0], launches[1], numRows, slices);
   return success();
 }

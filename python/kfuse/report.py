@@ -279,8 +279,10 @@ class FusionReport:
 def launch_lines(plan, ptx: str) -> List[str]:
     """One line per kernel launch of a CUDA plan: its kernel, grid and block,
     the thread-block cluster its PTX asks for, its dynamic shared memory
-    (rows partly kept in shared memory), and whether it is launched before
-    the kernel it follows ends (programmatic launch)."""
+    (rows partly kept in shared memory), whether it is launched before
+    the kernel it follows ends (programmatic launch), and whether its blocks
+    count themselves so that the last of each row finishes it (a split row's
+    finish, in a counter buffer)."""
     from .runtime.ptx import cluster_shapes
     clusters = cluster_shapes(ptx)
     lines = []
@@ -298,6 +300,9 @@ def launch_lines(plan, ptx: str) -> List[str]:
             text += f", {step.smem} bytes of dynamic shared memory a block"
         if step.programmatic:
             text += ", launched early (waits on the GPU for the kernel before it)"
+        if any(getattr(a, "buffer", None) is not None
+               and plan.buffers[a.buffer].kind == "counter" for a in step.args):
+            text += ", the last block of each row to count finishes it"
         lines.append(text)
     return lines
 
