@@ -1378,16 +1378,22 @@ static Value isZero(OpBuilder &b, Location loc, Value idx) {
                                arith::ConstantIndexOp::create(b, loc, 0));
 }
 
-/// The shared::cta address of workgroup buffer `buffer` plus `offset` bytes.
-static Value sharedAddress(OpBuilder &b, Location loc, Value buffer,
-                           Value offset = Value()) {
+/// The address (i64) of `buffer`'s first element plus `offset` bytes.
+static Value byteAddress(OpBuilder &b, Location loc, Value buffer,
+                         Value offset = Value()) {
   Value address =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   if (offset)
     address = arith::AddIOp::create(b, loc, address, offset);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+}
+
+/// The shared::cta address of workgroup buffer `buffer` plus `offset` bytes.
+static Value sharedAddress(OpBuilder &b, Location loc, Value buffer,
+                           Value offset = Value()) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), address)});
+      ValueRange{byteAddress(b, loc, buffer, offset)});
 }
 
 /// One PTX statement (or a braced block of them) with side effects.
@@ -3404,7 +3410,7 @@ LogicalResult RowKernel::emit() {
     sharedLimit = sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
   // Fewer threads than columns is pointless; keep whole warps.
   int64_t t =
-      perThread || chunks || rowsPerBlock > 1
+      perThread || chunks || rowsPerBlock > 1 || exactThreads > 0
           ? threads
           : std::min<int64_t>(threads,
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
@@ -3881,13 +3887,11 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
 /// row's last block, so it is zero again when the kernel ends), with a
 /// gpu-scope fence before (its partial visible first) and the last one a
 /// fence after (the others' partials visible to it), and the block that
-/// counts last runs `fin`'s code for the row with `fin`'s threads (all of
-/// `part`'s, as splitLongRows shapes it, or its first warps where `fin`
-/// never synchronizes them). One launch instead of two, and the finish starts as
-/// the last partial is stored instead of after the partials grid has
-/// drained. Returns false, changing nothing, where the two kernels do not
-/// have those shapes or `fin` synchronizes its threads (a barrier would
-/// wait for `part`'s other threads, which skip the finish).
+/// counts last runs `fin`'s code for the row (fin has part's threads, as
+/// splitLongRows shapes it). One launch instead of two, and the finish
+/// starts as the last partial is stored instead of after the partials grid
+/// has drained. Returns false, changing nothing, where the two kernels do
+/// not have those shapes.
 static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
                               int64_t numRows, int64_t slices) {
   auto constant = [](Value v) -> int64_t {
@@ -3906,22 +3910,11 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
                   fin.getBlockSizeZ()})
     if (constant(v) != 1)
       return false;
-  int64_t partThreads = constant(part.getBlockSizeX());
-  int64_t finThreads = constant(fin.getBlockSizeX());
-  if (partThreads < 1 || finThreads < 1 || finThreads > partThreads ||
-      (finThreads < partThreads && finThreads % 32 != 0))
+  // (fin's barriers wait for every thread of the block)
+  int64_t threads = constant(part.getBlockSizeX());
+  if (threads < 1 || constant(fin.getBlockSizeX()) != threads)
     return false;
   Block &finBody = fin.getBody().front();
-  bool synchronizes = false;
-  finBody.walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp,
-            LLVM::InlineAsmOp>(op) ||
-        op->getName().getDialectNamespace() == "nvvm" &&
-            !isa<NVVM::ShflOp>(op))
-      synchronizes = true;
-  });
-  if (synchronizes && finThreads < partThreads)
-    return false;
   // The ops between the kernels (the finishing kernel's launch constants,
   // its buffers) move before the partials kernel: they must be free of
   // effects but allocations, and depend on nothing after it.
@@ -3968,14 +3961,10 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
     auto first = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
                                    /*withElse=*/false);
     OpBuilder tb = first.getThenBodyBuilder();
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(tb, loc, counter);
-    Value at = arith::AddIOp::create(
-        tb, loc, base,
+    Value address = byteAddress(
+        tb, loc, counter,
         arith::MulIOp::create(tb, loc, row,
                               arith::ConstantIndexOp::create(tb, loc, 4)));
-    Value address =
-        arith::IndexCastOp::create(tb, loc, tb.getI64Type(), at);
     Value limit =
         arith::ConstantIntOp::create(tb, loc, tb.getI32Type(), slices - 1);
     // (release: this block's partial before its count; the last block's
@@ -3996,11 +3985,6 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       kb, loc, arith::CmpIPredicate::ne,
       memref::LoadOp::create(kb, loc, flag, ValueRange{cIdx(0)}),
       arith::ConstantIntOp::create(kb, loc, kb.getI32Type(), 0));
-  if (finThreads < partThreads)
-    isLast = arith::AndIOp::create(
-        kb, loc, isLast,
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, tid,
-                              cIdx(finThreads)));
   auto finish = scf::IfOp::create(kb, loc, isLast, /*withElse=*/false);
   // fin's code for the row, its ids and sizes from part's.
   OpBuilder ab = OpBuilder::atBlockBegin(finish.thenBlock());
@@ -4020,7 +4004,7 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
   finGrid.y.replaceAllUsesWith(oneIdx);
   finGrid.z.replaceAllUsesWith(oneIdx);
   finSize.x.replaceAllUsesWith(
-      arith::ConstantIndexOp::create(ab, loc, finThreads).getResult());
+      arith::ConstantIndexOp::create(ab, loc, threads).getResult());
   finSize.y.replaceAllUsesWith(oneIdx);
   finSize.z.replaceAllUsesWith(oneIdx);
   for (BlockArgument buffer : fin.getWorkgroupAttributions())
@@ -4850,8 +4834,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
     // (a finish the partials kernel's last block runs: with all its
-    // threads, so that their registers bound the kernel's, not a warp
-    // loading every partial)
+    // threads, which its barriers wait for, and so that the partials'
+    // registers bound the kernel's, not a warp loading every partial)
     if (k == 1 && lastBlock && !launches.empty())
       if (auto threads =
               getConstantIntValue(launches[0].getBlockSizeX()))

@@ -6,8 +6,8 @@
 // gpu scope and counts the block in its row's counter (atom.inc, wrapping at
 // slices - 1, so the counter is zero again once the row's last block has
 // counted); the block that counts last fences again, and runs the finishing
-// kernel's code for its row with that kernel's threads (the first warp;
-// the others skip it). The counters live in a buffer marked `kfuse.counter`
+// kernel's code for its row with all its threads (the finishing kernel
+// shaped to the partials kernel's block). The counters live in a buffer marked `kfuse.counter`
 // (zero when the kernel starts and left zero: the runtime keeps one per
 // device and stream). With `row-last-block=0` the finish is a kernel of its
 // own (cuda-long-row-stages.mlir). A split with a third kernel storing a
