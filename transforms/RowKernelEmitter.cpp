@@ -3416,8 +3416,11 @@ LogicalResult RowKernel::emit() {
                               std::max<int64_t>(32, (numCols + 31) / 32 * 32));
   if (perThread && !contraction) {
     // Rows too few for a block of `t` on every SM: smaller blocks (whole
-    // warps), and more loads in flight per thread.
-    while (t > 32 && (numRows + t - 1) / t < smCount)
+    // warps), and more loads in flight per thread. (exactThreads: a split's
+    // finish whose blocks take the partials kernel's tiles of rows.)
+    if (exactThreads > 0)
+      t = exactThreads;
+    while (exactThreads == 0 && t > 32 && (numRows + t - 1) / t < smCount)
       t /= 2;
     while (threadBatch < 32 && numRows * threadBatch < smCount * 8192)
       threadBatch *= 2;
@@ -3878,32 +3881,31 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
   return false;
 }
 
-/// Runs a split row's finishing kernel `fin` (a block per row, `numRows`
-/// rows) inside its partials kernel `part` (a block per row and slice, the
-/// slice innermost: `slices` blocks a row), by the last block of each row
-/// to store its partial: every block, once its partial is stored, counts
-/// itself in the row's counter (a `kfuse.counter` buffer of one u32 a row,
-/// zero when the kernel starts; `atom.inc` wraps it back to zero with the
-/// row's last block, so it is zero again when the kernel ends), with a
-/// gpu-scope fence before (its partial visible first) and the last one a
-/// fence after (the others' partials visible to it), and the block that
-/// counts last runs `fin`'s code for the row (fin has part's threads, as
+/// Runs a split row's finishing kernel `fin` inside its partials kernel
+/// `part`, by the last block of each group of blocks to store its partials.
+/// Trailing reductions (`alongRows` false): part has a block per row and
+/// slice, the slice innermost (`slices` blocks a row), fin a block per row
+/// (`numRows`), and a group is a row. Along rows: both run a thread per row
+/// with the same block size t dividing the `numRows` rows, part over the
+/// slices (outermost) times the rows, fin over the rows, so part's block b
+/// takes fin's block b mod (numRows / t) for its slice: a group is a tile of
+/// t rows. Every block, once its partials are stored, counts itself in its
+/// group's counter (a `kfuse.counter` buffer of one u32 a group, zero when
+/// the kernel starts; `atom.inc` wraps it back to zero with the group's
+/// last block, so it is zero again when the kernel ends), with a gpu-scope
+/// fence before (its partials visible first) and the last one a fence after
+/// (the others' partials visible to it), and the block that counts last
+/// runs `fin`'s code for the group (fin has part's threads, as
 /// splitLongRows shapes it). One launch instead of two, and the finish
 /// starts as the last partial is stored instead of after the partials grid
 /// has drained. Returns false, changing nothing, where the two kernels do
 /// not have those shapes.
 static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
-                              int64_t numRows, int64_t slices) {
+                              int64_t numRows, int64_t slices,
+                              bool alongRows) {
   auto constant = [](Value v) -> int64_t {
     return getConstantIntValue(v).value_or(-1);
   };
-  if (part.hasClusterSize() || fin.hasClusterSize() ||
-      fin.getDynamicSharedMemorySize() || fin.getAsyncToken() ||
-      part.getAsyncToken() || fin.getNumPrivateAttributions() != 0 ||
-      !fin.getBody().hasOneBlock() ||
-      constant(part.getGridSizeX()) != numRows * slices ||
-      constant(fin.getGridSizeX()) != numRows)
-    return false;
   for (Value v : {part.getGridSizeY(), part.getGridSizeZ(),
                   part.getBlockSizeY(), part.getBlockSizeZ(),
                   fin.getGridSizeY(), fin.getGridSizeZ(), fin.getBlockSizeY(),
@@ -3912,7 +3914,16 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       return false;
   // (fin's barriers wait for every thread of the block)
   int64_t threads = constant(part.getBlockSizeX());
-  if (threads < 1 || constant(fin.getBlockSizeX()) != threads)
+  if (threads < 1 || constant(fin.getBlockSizeX()) != threads ||
+      (alongRows && numRows % threads != 0))
+    return false;
+  int64_t groups = alongRows ? numRows / threads : numRows;
+  if (part.hasClusterSize() || fin.hasClusterSize() ||
+      fin.getDynamicSharedMemorySize() || fin.getAsyncToken() ||
+      part.getAsyncToken() || fin.getNumPrivateAttributions() != 0 ||
+      !fin.getBody().hasOneBlock() ||
+      constant(part.getGridSizeX()) != groups * slices ||
+      constant(fin.getGridSizeX()) != groups)
     return false;
   Block &finBody = fin.getBody().front();
   // The ops between the kernels (the finishing kernel's launch constants,
@@ -3939,7 +3950,7 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
   Location loc = part.getLoc();
   OpBuilder hb(part);
   auto counter = memref::AllocOp::create(
-      hb, loc, MemRefType::get({numRows}, hb.getI32Type()));
+      hb, loc, MemRefType::get({groups}, hb.getI32Type()));
   counter->setAttr(kfuse::kCounterAttr, UnitAttr::get(ctx));
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -3953,8 +3964,13 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
     return arith::ConstantIndexOp::create(kb, loc, v);
   };
   Value tid = part.getThreadIds().x;
-  Value row = arith::DivUIOp::create(kb, loc, part.getBlockIds().x,
-                                     cIdx(slices));
+  Value group =
+      alongRows ? arith::RemUIOp::create(kb, loc, part.getBlockIds().x,
+                                         cIdx(groups))
+                      .getResult()
+                : arith::DivUIOp::create(kb, loc, part.getBlockIds().x,
+                                         cIdx(slices))
+                      .getResult();
   // (every thread's stores of the block before thread 0's fence)
   gpu::BarrierOp::create(kb, loc);
   {
@@ -3963,7 +3979,7 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
     OpBuilder tb = first.getThenBodyBuilder();
     Value address = byteAddress(
         tb, loc, counter,
-        arith::MulIOp::create(tb, loc, row,
+        arith::MulIOp::create(tb, loc, group,
                               arith::ConstantIndexOp::create(tb, loc, 4)));
     Value limit =
         arith::ConstantIntOp::create(tb, loc, tb.getI32Type(), slices - 1);
@@ -3986,21 +4002,21 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       memref::LoadOp::create(kb, loc, flag, ValueRange{cIdx(0)}),
       arith::ConstantIntOp::create(kb, loc, kb.getI32Type(), 0));
   auto finish = scf::IfOp::create(kb, loc, isLast, /*withElse=*/false);
-  // fin's code for the row, its ids and sizes from part's.
+  // fin's code for the group, its ids and sizes from part's.
   OpBuilder ab = OpBuilder::atBlockBegin(finish.thenBlock());
   gpu::KernelDim3 finBlock = fin.getBlockIds(), finThread = fin.getThreadIds(),
                   finGrid = fin.getGridSize(), finSize = fin.getBlockSize();
   gpu::KernelDim3 partThread = part.getThreadIds();
   Value zero = arith::ConstantIndexOp::create(ab, loc, 0);
   Value oneIdx = arith::ConstantIndexOp::create(ab, loc, 1);
-  finBlock.x.replaceAllUsesWith(row);
+  finBlock.x.replaceAllUsesWith(group);
   finBlock.y.replaceAllUsesWith(zero);
   finBlock.z.replaceAllUsesWith(zero);
   finThread.x.replaceAllUsesWith(partThread.x);
   finThread.y.replaceAllUsesWith(partThread.y);
   finThread.z.replaceAllUsesWith(partThread.z);
   finGrid.x.replaceAllUsesWith(
-      arith::ConstantIndexOp::create(ab, loc, numRows).getResult());
+      arith::ConstantIndexOp::create(ab, loc, groups).getResult());
   finGrid.y.replaceAllUsesWith(oneIdx);
   finGrid.z.replaceAllUsesWith(oneIdx);
   finSize.x.replaceAllUsesWith(
@@ -4815,9 +4831,18 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (Operation *variant : variants)
     variant->erase();
   SmallVector<gpu::LaunchOp> launches;
-  // (one wave of a split along the columns: its finish in the partials
-  // kernel's last block of each row)
-  bool lastBlock = options.lastBlockFinish && waves == 1 && !alongRows;
+  // (one wave: its finish in the partials kernel's last block of each row,
+  // or along rows of each tile of rows, where the finish runs a thread per
+  // row: a tile's last block then loads every slice's partials of its rows
+  // (32 at most, or a thread's batch of loads in flight), not of all rows
+  // (the partials of a batch norm's 256 channels over 512 slices, in the
+  // tiles of a kernel of their own))
+  auto perThreadFinish = [&](ArrayRef<linalg::GenericOp> gens) {
+    return slices <= 32 ||
+           (contiguousAlongRows(gens) && rowsFillThreads(gens, smCount));
+  };
+  bool lastBlock = options.lastBlockFinish && waves == 1 &&
+                   (!alongRows || perThreadFinish(kernels[1].first));
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)
@@ -4827,10 +4852,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     // thread has all its row's slices in flight at once (32: a block per
     // row would read each slice's partials with a stride, a sector per
     // value), else as they would)
-    bool perThread =
-        alongRows && (k % 2 == 0 || slices <= 32 ||
-                      (contiguousAlongRows(gens) &&
-                       rowsFillThreads(gens, smCount)));
+    bool perThread = alongRows && (k % 2 == 0 || perThreadFinish(gens));
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
     // (a finish the partials kernel's last block runs: with all its
@@ -4868,7 +4890,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     launches.push_back(emitter.launch());
   }
   if (lastBlock)
-    finishInLastBlock(launches[0], launches[1], numRows, slices);
+    finishInLastBlock(launches[0], launches[1], numRows, slices, alongRows);
   return success();
 }
 

@@ -55,9 +55,10 @@ struct RowKernelOptions {
   /// the last block of its partials kernel to store its slice's partial
   /// (an atomic count a row), not by a kernel of its own.
   bool lastBlockFinish = true;
-  /// > 0: the block size of block-per-row kernels, instead of the one
-  /// chosen from the row width (a split row's finish, run by the partials
-  /// kernel's last block with all its threads).
+  /// > 0: the block size of block-per-row and thread-per-row kernels,
+  /// instead of the one chosen from the row width or the rows (a split
+  /// row's finish, run by the partials kernel's last block with all its
+  /// threads).
   int64_t exactThreads = 0;
   /// The SMs the launch shapes aim to fill (splits of long rows, thread per
   /// row or block per row, block sizes, loads in flight).

@@ -71,7 +71,9 @@ class Options:
                                # norm, a variance over everything) is finished by
                                # the last block of its partials kernel to store its
                                # partial (an atomic count a row), not by a kernel
-                               # of its own
+                               # of its own; slices of rows (x.sum(0)) likewise
+                               # by the last block of each tile of output points,
+                               # where the finish runs a thread per point
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,

@@ -281,8 +281,9 @@ def launch_lines(plan, ptx: str) -> List[str]:
     the thread-block cluster its PTX asks for, its dynamic shared memory
     (rows partly kept in shared memory), whether it is launched before
     the kernel it follows ends (programmatic launch), and whether its blocks
-    count themselves so that the last of each row finishes it (a split row's
-    finish, in a counter buffer)."""
+    count themselves so that the last to count for a row (or, a thread per
+    row, for a tile of rows) finishes it (a split row's finish, in a counter
+    buffer)."""
     from .runtime.ptx import cluster_shapes
     clusters = cluster_shapes(ptx)
     lines = []
@@ -302,7 +303,7 @@ def launch_lines(plan, ptx: str) -> List[str]:
             text += ", launched early (waits on the GPU for the kernel before it)"
         if any(getattr(a, "buffer", None) is not None
                and plan.buffers[a.buffer].kind == "counter" for a in step.args):
-            text += ", the last block of each row to count finishes it"
+            text += ", the last block to count for its rows finishes them"
         lines.append(text)
     return lines
 

@@ -12,18 +12,27 @@
 // warp (3072 threads: 96 blocks, so that every SM gets work), each loading
 // its 16 rows at once (few threads: up to 32 loads in flight each) and
 // folding them, no cross-thread reduction, into partials[slice, column];
-// the finishing kernel (a thread per column: 32 partials are loaded at
-// once, consecutive threads on consecutive columns) folds each column's
-// partials and applies the epilogue.
+// with row-last-block=0, a finishing kernel (a thread per column: 32
+// partials are loaded at once, consecutive threads on consecutive columns)
+// folds each column's partials and applies the epilogue. By default (LAST)
+// that finish runs in the partials kernel instead: its 96 blocks of 32
+// threads take a tile of 32 columns of one slice each (block b: tile b mod
+// 3, slice b div 3), and the last of a tile's 32 blocks to count itself in
+// the tile's counter finishes the tile's 32 columns. One launch.
 // test/Pipelines/cuda-contraction-ptxas.mlir assembles this PTX.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
 // RUN:   | FileCheck %s --check-prefix=PLAN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-last-block=0})' -o %t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=CODEGEN --input-file=%t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=ONCE --input-file=%t.codegen.mlir
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-last-block=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=LAST
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.last.mlir
+// RUN: %python %S/extract_ptx.py %t.last.mlir > %t.last.ptx
+// RUN: %ptxas -arch=sm_90 %t.last.ptx -o %t.last.cubin
+// RUN: FileCheck %s --check-prefix=LASTPTX --input-file=%t.last.ptx
 
 // One group: the fill, the column sum and its epilogue; x is its only input.
 // PLAN: #[[TR:.*]] = affine_map<(d0, d1) -> (d1, d0)>
@@ -102,6 +111,53 @@
 // PTX: .entry column_mean_g0(
 // PTX-NOT: shfl
 // PTX-NOT: bar.sync
+
+// The default: one launch, a counter a tile of 32 columns (3 tiles), zero
+// when the kernel starts.
+// LAST-LABEL: func.func @column_mean
+// LAST-SAME: (%[[X:[^:]*]]: memref<512x96xf32> {kfuse.name = "x"}, %[[OUT:[^:]*]]: memref<96xf32> {kfuse.name = "out0"})
+// LAST-DAG: %[[H96:.*]] = arith.constant 96 : index
+// LAST-DAG: %[[H32:.*]] = arith.constant 32 : index
+// LAST-DAG: %[[H1:.*]] = arith.constant 1 : index
+// LAST: %[[PART:.*]] = memref.alloc() : memref<32x96xf32>
+// LAST: %[[XS:.*]] = memref.expand_shape %[[X]]
+// LAST: %[[COUNT:.*]] = memref.alloc() {kfuse.counter} : memref<3xi32>
+// LAST-NEXT: gpu.launch_func @kfuse_kernels::@column_mean_g0 blocks in (%[[H96]], %[[H1]], %[[H1]]) threads in (%[[H32]], %[[H1]], %[[H1]]) args(%[[XS]] : memref<32x16x96xf32>, %[[PART]] : memref<32x96xf32>, %[[COUNT]] : memref<3xi32>, %[[OUT]] : memref<96xf32>)
+// LAST-NEXT: return
+// The kernel: the partials as before, then block b counts itself in tile
+// b mod 3's counter (wrapping at 31: 32 slices); the last to count folds
+// the 32 partials of each of the tile's columns, thread t column 32 (b mod
+// 3) + t, and stores the scaled sum.
+// LAST: gpu.func @column_mean_g0(%[[KX:[^:]*]]: memref<32x16x96xf32>, %[[KP:[^:]*]]: memref<32x96xf32>, %[[KC:[^:]*]]: memref<3xi32>, %[[KOUT:[^:]*]]: memref<96xf32>) workgroup(%[[FLAG:[^:]*]] : memref<1xi32, #gpu.address_space<workgroup>>
+// LAST-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 96, 1, 1>
+// LAST-DAG: %[[C3:.*]] = arith.constant 3 : index
+// LAST-DAG: %[[C31:.*]] = arith.constant 31 : i32
+// LAST-DAG: %[[C32:.*]] = arith.constant 32 : index
+// LAST-DAG: %[[C96:.*]] = arith.constant 96 : index
+// LAST: %[[B:.*]] = gpu.block_id x
+// LAST-COUNT-16: memref.load %[[KX]]
+// LAST: memref.store %{{.*}}, %[[KP]]
+// LAST: %[[TILE:.*]] = arith.remui %[[B]], %[[C3]] : index
+// LAST-NEXT: gpu.barrier
+// LAST: memref.extract_aligned_pointer_as_index %[[KC]]
+// LAST: llvm.inline_asm has_side_effects {{.*}}atom.relaxed.gpu.global.inc.u32{{.*}}, %[[C31]]
+// LAST: gpu.barrier
+// LAST: %[[LASTFLAG:.*]] = memref.load %[[FLAG]]
+// LAST: scf.if
+// LAST-NEXT: %[[BASE:.*]] = arith.muli %[[TILE]], %[[C32]] : index
+// LAST-NEXT: %[[COL:.*]] = arith.addi %[[BASE]], %{{.*}} : index
+// LAST-NEXT: arith.cmpi ult, %[[COL]], %[[C96]] : index
+// LAST-COUNT-32: memref.load %[[KP]][%{{.*}}, %[[COL]]] : memref<32x96xf32>
+// LAST: %[[Y:.*]] = arith.mulf
+// LAST: memref.store %[[Y]], %[[KOUT]][%[[COL]]] : memref<96xf32>
+// LAST-NOT: gpu.func
+
+// One entry; its only barriers are the two around the count, no shuffle.
+// LASTPTX: .entry column_mean_g0(
+// LASTPTX-NOT: shfl
+// LASTPTX-COUNT-2: bar.sync
+// LASTPTX-NOT: bar.sync
+// LASTPTX-NOT: .entry
 
 func.func @column_mean(%x: tensor<512x96xf32> {kfuse.name = "x"}) -> (tensor<96xf32> {kfuse.name = "out0"}) {
   %zero = arith.constant 0.0 : f32

@@ -5,8 +5,9 @@
 // GPU needed): the matmul with its epilogue of cuda-contraction.mlir, the
 // convolution of cuda-contraction-conv.mlir and the column mean of
 // cuda-column-reduction.mlir (a reduction over the leading axis: a partials
-// kernel with a thread per slice and column, no shuffles, then a finishing
-// kernel).
+// kernel with a thread per slice and column, no shuffles, then, with
+// row-last-block=0, a finishing kernel; by default, for sm_80 here, the
+// partials kernel's last block to count for a tile of columns finishes it).
 //
 // RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.matmul.mlir
 // RUN: %python %S/extract_ptx.py %t.matmul.mlir > %t.matmul.ptx
@@ -18,7 +19,7 @@
 // RUN: %ptxas -arch=sm_90 %t.conv.ptx -o %t.conv.cubin
 // RUN: FileCheck %s --check-prefix=CONV --input-file=%t.conv.ptx
 //
-// RUN: fuse-opt %S/cuda-column-reduction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.column.mlir
+// RUN: fuse-opt %S/cuda-column-reduction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-last-block=0},fusion-target-cuda)' -o %t.column.mlir
 // RUN: %python %S/extract_ptx.py %t.column.mlir > %t.column.ptx
 // RUN: %ptxas -arch=sm_90 %t.column.ptx -o %t.column.cubin
 // RUN: FileCheck %s --check-prefix=COLUMN --input-file=%t.column.ptx
@@ -26,7 +27,7 @@
 // RUN: fuse-opt %S/cuda-column-reduction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80},fusion-target-cuda{chip=sm_80})' -o %t.column80.mlir
 // RUN: %python %S/extract_ptx.py %t.column80.mlir > %t.column80.ptx
 // RUN: %ptxas -arch=sm_80 %t.column80.ptx -o %t.column80.cubin
-// RUN: FileCheck %s --check-prefix=COLUMN --input-file=%t.column80.ptx
+// RUN: FileCheck %s --check-prefix=COLUMN80 --input-file=%t.column80.ptx
 //
 // RUN: fuse-opt %S/cuda-contraction.mlir --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80},fusion-target-cuda{chip=sm_80})' -o %t.sm80.mlir
 // RUN: %python %S/extract_ptx.py %t.sm80.mlir > %t.sm80.ptx
@@ -39,3 +40,7 @@
 // COLUMN-NOT: shfl
 // COLUMN: .visible .entry column_mean_g0(
 // COLUMN-NOT: .entry
+// COLUMN80: .visible .entry column_mean_g0(
+// COLUMN80-NOT: shfl
+// COLUMN80: atom.relaxed.gpu.global.inc.u32
+// COLUMN80-NOT: .entry

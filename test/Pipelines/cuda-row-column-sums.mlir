@@ -24,7 +24,9 @@
 // RUN:   | FileCheck %s --check-prefix=BADFOLD
 // BADFOLD: fusion-codegen-cuda: row-fold must be >= 0 (0: from the SM count), got -1
 // With the rows streamed (row-chunks=0) the terms are not kept: the column
-// sum, which reads only x, runs in the second kernel.
+// sum, which reads only x, runs in the second kernel, split into 16 slices
+// of 64 rows (a thread per slice and column, blocks of 256: one tile of
+// columns, one counter), its last block to count finishing it.
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4 row-chunks=0})' \
 // RUN:   | FileCheck %s --check-prefix=STREAM
 
@@ -82,8 +84,9 @@
 // STREAM-SAME: (%[[X:[^:]*]]: memref<1024x256xf32>
 // STREAM: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0 blocks in (%c1024, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[X]] : memref<1024x256xf32>, %{{.*}} : memref<1024x256xf32>, %{{.*}} : memref<1024xf32>)
 // STREAM: memref.expand_shape %[[X]]
-// STREAM: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0_columns_partial
-// STREAM: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0_columns
+// STREAM: memref.alloc() {kfuse.counter} : memref<1xi32>
+// STREAM-NEXT: gpu.launch_func @kfuse_kernels::@rows_and_columns_g0_columns blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1)
+// STREAM-NOT: gpu.launch_func
 func.func @rows_and_columns(%x: tensor<1024x256xf32>) -> (tensor<1024xf32>, tensor<256xf32>, tensor<1024x256xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32

@@ -10,7 +10,8 @@
 //    110592), 32 on 16. The finishing kernel folds each column's partials
 //    in tiles of 8 columns (a block each: 64 of them), its threads
 //    splitting the slices (4 each); 32 slices or fewer take a thread per
-//    column.
+//    column, in the partials kernel: the last of the blocks of a tile of
+//    256 columns to count finishes them (16 SMs: 2 tiles, 2 counters).
 //  - colsum_few, x[32 x 16384].sum(0): a thread per column where the
 //    columns fill 128 threads on every SM (108 SMs: blocks of 128, 128
 //    blocks; 16 SMs: the full 256, 64 blocks). 16384 columns do not fill 132
@@ -45,8 +46,9 @@
 // SM16-LABEL: func.func @colsum_long
 // SM16: memref.alloc() : memref<32x512xf32>
 // SM16: memref.expand_shape {{.*}} output_shape [32, 2048, 512]
-// SM16: gpu.launch_func @kfuse_kernels::@colsum_long_g0_partial blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
-// SM16-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c16, %c1, %c1) threads in (%c32, %c1, %c1)
+// SM16: memref.alloc() {kfuse.counter} : memref<2xi32>
+// SM16-NEXT: gpu.launch_func @kfuse_kernels::@colsum_long_g0 blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
+// SM16-NOT: gpu.launch_func @kfuse_kernels::@colsum_long
 // SM16-LABEL: func.func @colsum_few
 // SM16: gpu.launch_func @kfuse_kernels::@colsum_few_g0 blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
 

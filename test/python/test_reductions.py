@@ -178,7 +178,7 @@ def test_few_long_rows_split_into_partials_and_a_finish_kernel():
     assert partial.kernel.endswith("_partial") and partial.grid[0] == 16
     assert finish.grid == (1, 1, 1)
     assert [b.kind for b in two.plan.buffers].count("counter") == 0
-    assert "the last block of each row to count finishes it" in str(f.report)
+    assert "the last block to count for its rows finishes them" in str(f.report)
     assert "to count" not in str(two.report)
     xs = np.random.default_rng(2).standard_normal(1 << 16).astype(np.float32)
     want = np.sqrt((xs.astype(np.float64) ** 2).sum())
@@ -284,16 +284,26 @@ def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
     cuda = kfuse.compile(text, target="cuda")
     # 96 columns are too few threads: the 512 rows split into 32 slices of 16,
     # a thread per (slice, column) folds its slice (consecutive threads on
-    # consecutive columns), then a finishing kernel folds each column's 32
-    # partials and applies the epilogue
-    partial, finish = cuda.plan.steps
+    # consecutive columns), then (row_last_block=False) a finishing kernel
+    # folds each column's 32 partials and applies the epilogue
+    two = kfuse.compile(text, target="cuda", row_last_block=False)
+    partial, finish = two.plan.steps
     assert partial.kernel == "colsum_g0_partial" and finish.kernel == "colsum_g0"
     assert partial.grid[0] * partial.block[0] >= 32 * 96
-    assert "shfl" not in cuda.ptx.split(".entry colsum_g0(")[0]  # no block combine
-    (temp,) = [b for b in cuda.plan.buffers if b.kind == "temp"]
+    assert "shfl" not in two.ptx.split(".entry colsum_g0(")[0]  # no block combine
+    (temp,) = [b for b in two.plan.buffers if b.kind == "temp"]
     assert temp.shape == (32, 96)  # slice-major: coalesced stores and reads
-    np.testing.assert_allclose(cuda.emulate(x), x.astype(np.float64).mean(0), rtol=1e-5,
-                               atol=1e-6)
+    # By default the partials kernel's blocks of 32 threads take a tile of 32
+    # columns of one slice each (32 x 3 blocks); the last of a tile's 32
+    # blocks to count finishes its 32 columns, one kernel, a counter a tile
+    (step,) = cuda.plan.steps
+    assert step.kernel == "colsum_g0" and step.grid[0] == 32 * 3 and step.block[0] == 32
+    (counter,) = [b for b in cuda.plan.buffers if b.kind == "counter"]
+    assert counter.shape == (3,)
+    assert "the last block to count for its rows finishes them" in str(cuda.report)
+    for g in (cuda, two):
+        np.testing.assert_allclose(g.emulate(x), x.astype(np.float64).mean(0), rtol=1e-5,
+                                   atol=1e-6)
 
 
 def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_order():
@@ -480,9 +490,9 @@ def test_split_variance_reads_input_once_with_exact_slice_combination(shape, axe
         prog = _spread_program(shape, axes, centre)
         fast = kfuse.compile(prog, target="cuda", chip="sm_90")
         strict = kfuse.compile(prog, target="cuda", chip="sm_90", numerics="strict")
-        # (two long rows: the partials kernel's last block of each row
-        # finishes it, one kernel)
-        assert len(fast.plan.steps) == (1 if axes == -1 else 2)
+        # (the partials kernel's last block to count for a row (two long
+        # rows) or a tile of channels (NHWC) finishes it, one kernel)
+        assert len(fast.plan.steps) == 1
         assert len(strict.plan.steps) == 4
         for loc, scale in ((0.0, 1.0), (1e4, 3.0), (-3e4, 0.01)):
             x = (rng.standard_normal(shape) * scale + loc).astype(np.float32)
@@ -490,8 +500,12 @@ def test_split_variance_reads_input_once_with_exact_slice_combination(shape, axe
             got = fast.emulate(x)
             # (sectors of the kernels reading x: a block's threads all load
             # the slice's first element for the shift, one sector)
-            read = sum(s["load"]["sectors"] * 32 for s in fast.emulator.last_stats
-                       if s["load"]["by_buffer"].get(0))
+            # (less the partials a last block loads to finish, in the same
+            # kernel)
+            temps = {i for i, b in enumerate(fast.plan.buffers) if b.kind == "temp"}
+            read = sum(s["load"]["sectors"] * 32 -
+                       sum(n for i, n in s["load"]["by_buffer"].items() if i in temps)
+                       for s in fast.emulator.last_stats if s["load"]["by_buffer"].get(0))
             two = strict.emulate(x)
             strict_read = sum(s["load"]["by_buffer"].get(0, 0)
                               for s in strict.emulator.last_stats)
@@ -1116,8 +1130,14 @@ def test_layernorm_backward_at_8192_folds_runs_of_32_rows():
     first = f.plan.steps[0]
     # 256 blocks of 32 rows each (about two blocks of 512 threads per SM)
     assert first.grid == (256, 1, 1) and first.block == (512, 1, 1)
-    assert [s.kernel for s in f.plan.steps[1:]] == ["ln_bwd_g0_columns_partial",
-                                                    "ln_bwd_g0_columns"]
+    # then the 256 partials of each column of dw and db, split into slices
+    # (a thread per slice and column), the last block to count for a tile
+    # of columns finishing it: one kernel, two with row_last_block=False
+    assert [s.kernel for s in f.plan.steps[1:]] == ["ln_bwd_g0_columns"]
+    two = kfuse.compile(_layernorm_backward(8192, 8192), target="cuda", chip="sm_90",
+                        row_last_block=False)
+    assert [s.kernel for s in two.plan.steps[1:]] == ["ln_bwd_g0_columns_partial",
+                                                      "ln_bwd_g0_columns"]
 
 
 def test_nested_reductions_run_as_one():
