@@ -791,7 +791,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "A row split into slices along its columns (one wave) is finished "
            "by the last block of the partials kernel to store its partial "
            "(counted with atom.inc in a kfuse.counter buffer, which the "
-           "kernel leaves zero), not by a finishing kernel of its own">,
+           "kernel leaves zero), not by a finishing kernel of its own; rows "
+           "split into slices of rows likewise by the last block of each "
+           "tile of rows, where the finish runs a thread per row">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

@@ -4102,10 +4102,23 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   unsigned at = alongRows ? 0 : splitLoop;
   auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
   int64_t cols = loops[splitLoop], slices = 1;
+  // The most slices d dividing the loop that `fit` (monotonic: fewer
+  // slices fit whenever more do) and that `take` accepts: any divisor, not
+  // only powers of two, so that a loop of 50050000 takes 1001 slices, not 16
+  // (the most a power of two dividing it gives), and one of 7 x 2^14 28, not
+  // 16. (A prime length takes none: its slices would need a ragged last
+  // one.)
+  auto mostSlices = [&](auto fit, auto take) {
+    int64_t best = 1;
+    for (int64_t d = 2; d <= cols && fit(d); ++d)
+      if (cols % d == 0 && take(d))
+        best = d;
+    return best;
+  };
   if (alongRows) {
-    // slices: a power of two dividing the loop, about 1024 threads per SM
-    // in all, each folding at least 16 points (the partials, 1/16 of the
-    // input at most, stay in L2 for the finishing kernel).
+    // slices: about 1024 threads per SM in all, each folding at least 16
+    // points (the partials, 1/16 of the input at most, stay in L2 for the
+    // finishing kernel).
     int64_t wanted = smCount * 1024, rest = 1;
     for (auto [range, it] : llvm::zip(loops, iters))
       if (it == utils::IteratorType::reduction)
@@ -4114,17 +4127,27 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     // (rows this short take a thread a few trips: not worth two launches)
     if (numRows * 2 > wanted || cols * rest < 256)
       return std::nullopt;
-    while (numRows * slices * 2 <= wanted && cols % (slices * 2) == 0 &&
-           cols / (slices * 2) * rest >= 16)
-      slices *= 2;
+    slices = mostSlices(
+        [&](int64_t d) {
+          return numRows * d <= wanted && cols / d * rest >= 16;
+        },
+        [](int64_t) { return true; });
   } else {
     if (numRows >= targetBlocks / 2 || cols < (int64_t(1) << 16))
       return std::nullopt;
-    // slices: a power of two dividing cols, about targetBlocks blocks in
-    // all, leaving slices of at least 4096 columns.
-    while (slices * 2 * numRows <= targetBlocks && cols % (slices * 2) == 0 &&
-           cols / (slices * 2) >= 4096)
-      slices *= 2;
+    // slices: about targetBlocks blocks in all, slices of at least 4096
+    // columns, preferably as wide vectors as the unsplit row (a slice's
+    // start as aligned as the row's: a row of 70000 takes 14 slices of
+    // 5000, not 16 of 4375), unless that leaves half the slices or fewer
+    // (8 x 12503: 8 slices, their chunks shifted, see `shifted`).
+    auto fits = [&](int64_t d) {
+      return d * numRows <= targetBlocks && cols / d >= 4096;
+    };
+    int64_t aligned = mostSlices(fits, [&](int64_t d) {
+      return chunkWidthIn(cols / d) >= chunkWidthIn(cols);
+    });
+    int64_t any = mostSlices(fits, [](int64_t) { return true; });
+    slices = aligned * 2 > any ? aligned : any;
   }
   if (slices < 2)
     return std::nullopt;

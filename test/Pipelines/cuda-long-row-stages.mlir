@@ -6,8 +6,9 @@
 // Few long rows with two reductions (a log-sum-exp over 3 rows of 100000:
 // the maximum, then the sum of exp(x - max)): one block per row (or a
 // cluster of 8 per row) would leave most of the 132 SMs idle, so the
-// reductions run as a partials kernel over row slices (here 16 slices of
-// 6250 columns: 48 blocks) and a finishing kernel. With fast numerics the
+// reductions run as a partials kernel over row slices (here 20 slices of
+// 5000 columns: 60 blocks; the most slices dividing the row, about 8
+// blocks an SM, of 4096 columns at least) and a finishing kernel. With fast numerics the
 // sum does not wait for the maximum: each slice folds its own maximum m_s
 // and the sum of exp(x - m_s) in one pass (online), and the finishing
 // kernel combines the maxima, then adds s_s exp(m_s - max) and runs the
@@ -33,17 +34,17 @@
 // CHECK-LABEL: func.func @lse(
 // CHECK-SAME: %[[X:[^:]*]]: memref<3x100000xf32>
 // CHECK-SAME: %[[OUT:[^:]*]]: memref<3xf32>
-// CHECK: %[[P1:.*]] = memref.alloc() : memref<3x16xf32>
-// CHECK: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [3, 16, 6250]
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x16x6250xf32>, %[[P1]] : memref<3x16xf32>, %[[P2:.*]] : memref<3x16xf32>)
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P1]] : memref<3x16xf32>, %[[P2]] : memref<3x16xf32>, %[[OUT]] : memref<3xf32>)
+// CHECK: %[[P1:.*]] = memref.alloc() : memref<3x20xf32>
+// CHECK: %[[XS:.*]] = memref.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [3, 20, 5000]
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c60, %c1, %c1) {{.*}} args(%[[XS]] : memref<3x20x5000xf32>, %[[P1]] : memref<3x20xf32>, %[[P2:.*]] : memref<3x20xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1) {{.*}} args(%[[P1]] : memref<3x20xf32>, %[[P2]] : memref<3x20xf32>, %[[OUT]] : memref<3xf32>)
 // CHECK-NOT: gpu.launch_func
 // torch's logsumexp subtracts r = isinf(max) ? 0 : max, not the max: the
 // slices fold their maxima and sums of exp(x - m_s) just the same, and the
 // finishing kernel computes r from the row's max before it adds
 // s_s exp(m_s - r).
 // CHECK-LABEL: func.func @lse_guarded(
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial blocks in (%c48, %c1, %c1)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial blocks in (%c60, %c1, %c1)
 // CHECK-NEXT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0 blocks in (%c3, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: func.func @softmax(
@@ -61,8 +62,7 @@
 // CHECK-NEXT: return
 // One loop over the slice folds the maximum and the rescaled sum; the
 // finishing kernel rescales each slice's sum to the row's maximum. (Slices
-// of 6250 floats start 2 floats off a 16-byte boundary every other slice:
-// the loop moves 4 floats at a time anyway, see cuda-row-shifted.mlir.)
+// of 5000 floats: 4 floats at a time.)
 // KERN: gpu.func @lse_g0_partial(
 // KERN: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
 // KERN: math.exp
@@ -87,9 +87,9 @@
 // Strict numerics: the maximum first, then the sum around it.
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0 numerics=strict})' | FileCheck %s --check-prefix=STRICT
 // STRICT-LABEL: func.func @lse(
-// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c48, %c1, %c1)
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c60, %c1, %c1)
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks in (%c3, %c1, %c1)
-// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial2 blocks in (%c48, %c1, %c1)
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial2 blocks in (%c60, %c1, %c1)
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1)
 // STRICT-NOT: gpu.launch_func
 // STRICT-LABEL: func.func @lse_guarded(

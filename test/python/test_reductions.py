@@ -186,6 +186,40 @@ def test_few_long_rows_split_into_partials_and_a_finish_kernel():
         np.testing.assert_allclose(g.emulate(xs), want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("n,slices", [(7 << 14, 28), (3 << 15, 24), (70000, 14),
+                                      (8 * 12503, 8), (65537, None)])
+def test_long_rows_split_into_any_divisor_of_slices(n, slices):
+    # A row is split into as many slices as divide it (about 8 blocks an SM,
+    # slices of 4096 columns at least, as wide vectors as the row where that
+    # keeps more than half the slices): 7 x 2^14 takes 28 slices of 4096 and
+    # 3 x 2^15 24 (powers of two alone: 16 of 7168 and 6144), 70000 14 of
+    # 5000 (not 16 of 4375), 8 x 12503 8 (slices of an odd length: shifted
+    # chunks); a prime length (65537) is not split. The last block of the
+    # row to count finishes it; the sums match numpy through the PTX
+    # emulator, and the variance (slices folded around their own means,
+    # combined with the slice's count) too.
+    from kfuse import builder as kb
+    p = kb.Program("odd")
+    x = p.input("x", (n,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="norm")
+    c = x - x.mean(keepdims=True)
+    p.output((c * c).mean(), name="var")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    (step,) = f.plan.steps
+    if slices is None:
+        assert step.grid[0] == 1 and not any(b.kind == "counter" for b in f.plan.buffers)
+    else:
+        assert step.grid[0] == slices
+        (counter,) = [b for b in f.plan.buffers if b.kind == "counter"]
+        assert counter.shape == (1,)
+        assert "ld.global.v4.b32" in f.ptx  # (slices of 4096: vectors still)
+    xs = (np.random.default_rng(4).standard_normal(n) * 2 + 3).astype(np.float32)
+    xd = xs.astype(np.float64)
+    norm, var = f.emulate(xs)
+    np.testing.assert_allclose(norm, np.sqrt((xd * xd).sum()), rtol=2e-6)
+    np.testing.assert_allclose(var, xd.var(), rtol=2e-5)
+
+
 def test_finishing_kernel_loads_every_partial_in_one_trip():
     # sqrt(sum(x * x)) over 2^26: 1024 slices; the finishing kernel's 32
     # threads take 8 vectors of partials each, all loaded before the first
@@ -1281,8 +1315,10 @@ def test_split_softmax_folds_max_and_sum_together(shape, axis, strategy, reads):
     assert np.array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=2e-5, atol=1e-6)
     asked = sum(st["load"]["by_buffer"].get(0, 0) for st in f.emulator.last_stats)
-    # (a streamed slice's masked last trip asks for clamped addresses too)
-    assert reads <= asked / xs.nbytes <= reads * 1.15
+    # (a streamed slice's masked last trips ask for clamped addresses too:
+    # 3 rows of 100000 take 20 slices of 5000, 96 threads of 4 floats each
+    # loading 4 vectors a trip, 16 for the 13.02 a thread has, 1.23x)
+    assert reads <= asked / xs.nbytes <= reads * 1.25
     # strict numerics: the max first, then the sum around it, a read more
     strict = kfuse.compile(p, target="cuda", chip="sm_90", numerics="strict", **strategy)
     strict.emulate(xs)
@@ -1324,7 +1360,8 @@ def test_split_logsumexp_around_a_guarded_max(shape, axis):
     for got in (f.emulate(xs), cpu(xs)):
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6, equal_nan=True)
     asked = sum(st["load"]["by_buffer"].get(0, 0) for st in f.emulator.last_stats)
-    assert 1 <= asked / xs.nbytes <= 1.15
+    # (masked last trips: see test_split_softmax_folds_max_and_sum_together)
+    assert 1 <= asked / xs.nbytes <= 1.25
     strict = kfuse.compile(p, target="cuda", chip="sm_90", numerics="strict",
                            sm_count=1 if axis == 0 else 0)
     np.testing.assert_allclose(strict.emulate(xs), want, rtol=2e-5, atol=1e-6, equal_nan=True)
