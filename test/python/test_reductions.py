@@ -340,6 +340,42 @@ def test_column_reduction_takes_its_epilogue_and_runs_a_thread_per_column():
                                    atol=1e-6)
 
 
+def test_column_tiles_finished_by_their_last_block_need_the_fences():
+    # x.sum(0) over [512, 96] in 32 slices: the partials kernel's blocks of
+    # 32 threads take a tile of 32 columns of one slice each, and the last of
+    # a tile's 32 blocks to count finishes its columns. The emulator's race
+    # checks see that ordering only through the gpu-scope fences around the
+    # count: without them the finishing loads race with other blocks'
+    # partial stores. A count wrapping at the wrong limit leaves the tile's
+    # counter nonzero, which the next call would start from: refused.
+    from kfuse import builder as kb
+    from kfuse.errors import EmulatorError
+    from kfuse.runtime.emulator import EmulatedExecutable
+    p = kb.Program("colsum")
+    x = p.input("x", (512, 96), "f32")
+    p.output(x.sum(axis=0), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    (step,) = f.plan.steps
+    (counter,) = [b for b in f.plan.buffers if b.kind == "counter"]
+    assert counter.shape == (3,) and step.block[0] == 32
+    xs = np.random.default_rng(9).standard_normal((512, 96)).astype(np.float32)
+    want = xs.astype(np.float64).sum(0)
+    for _ in range(2):  # (the counters are zero again for the second call)
+        np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-5, atol=1e-4)
+    assert f.ptx.count("fence.acq_rel.gpu;") == 2
+    unfenced = EmulatedExecutable(f.plan, f.ptx.replace("fence.acq_rel.gpu;", ""))
+    with pytest.raises(EmulatorError, match="data race on global memory"):
+        unfenced(xs)
+    # (the count wraps at slices - 1 = 31, a register: an immediate 32 instead)
+    import re
+    count = re.search(r"inc\.u32 c, \[g\], (%r\d+); setp\.eq\.u32 p, c, (%r\d+);", f.ptx)
+    assert count and count.group(1) == count.group(2) and step.grid[0] == 3 * 32
+    miscounted = EmulatedExecutable(f.plan, f.ptx.replace(
+        count.group(0), "inc.u32 c, [g], 32; setp.eq.u32 p, c, 32;"))
+    with pytest.raises(EmulatorError, match="counter buffer .* is not zero after the call"):
+        miscounted(xs)
+
+
 def test_epilogue_with_a_smaller_space_producer_joins_regardless_of_operand_order():
     # y = exp(bias) + (a @ b): exp(bias) runs over [32], is consumed only by y
     # and is inlined there, so the whole thing is one contraction kernel.
