@@ -788,8 +788,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "outside the row are masked (false: narrower vectors, down to "
            "single elements)">,
     Option<"rowLastBlock", "row-last-block", "bool", /*default=*/"true",
-           "A row split into slices along its columns (one wave) is finished "
-           "by the last block of the partials kernel to store its partial "
+           "Each wave of a row split into slices along its columns is finished "
+           "by the last block of its partials kernel to store its partial "
            "(counted with atom.inc in a kfuse.counter buffer, which the "
            "kernel leaves zero), not by a finishing kernel of its own; rows "
            "split into slices of rows likewise by the last block of each "

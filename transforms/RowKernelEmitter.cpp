@@ -4854,18 +4854,25 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (Operation *variant : variants)
     variant->erase();
   SmallVector<gpu::LaunchOp> launches;
-  // (one wave: its finish in the partials kernel's last block of each row,
-  // or along rows of each tile of rows, where the finish runs a thread per
-  // row: a tile's last block then loads every slice's partials of its rows
-  // (32 at most, or a thread's batch of loads in flight), not of all rows
-  // (the partials of a batch norm's 256 channels over 512 slices, in the
-  // tiles of a kernel of their own))
+  // (each wave: its finish in its partials kernel's last block of each
+  // row, or along rows of each tile of rows, where the finish runs a thread
+  // per row: a tile's last block then loads every slice's partials of its
+  // rows (32 at most, or a thread's batch of loads in flight), not of all
+  // rows (the partials of a batch norm's 256 channels over 512 slices, in
+  // the tiles of a kernel of their own); the next wave's partials kernel,
+  // which reads the finish's row values, starts after the kernel)
   auto perThreadFinish = [&](ArrayRef<linalg::GenericOp> gens) {
     return slices <= 32 ||
            (contiguousAlongRows(gens) && rowsFillThreads(gens, smCount));
   };
-  bool lastBlock = options.lastBlockFinish && waves == 1 &&
-                   (!alongRows || perThreadFinish(kernels[1].first));
+  // (kernels 2w - 2 and 2w - 1 are wave w's partials and finish; decided
+  // before any is emitted, which erases their generics)
+  SmallVector<bool> lastBlocks;
+  for (auto [k, kernel] : llvm::enumerate(kernels))
+    lastBlocks.push_back(options.lastBlockFinish && k % 2 == 1 &&
+                         k < 2 * waves &&
+                         (!alongRows || perThreadFinish(kernel.first)));
+  auto lastBlock = [&](unsigned k) { return lastBlocks[k]; };
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)
@@ -4881,9 +4888,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     // (a finish the partials kernel's last block runs: with all its
     // threads, which its barriers wait for, and so that the partials'
     // registers bound the kernel's, not a warp loading every partial)
-    if (k == 1 && lastBlock && !launches.empty())
+    if (lastBlock(k))
       if (auto threads =
-              getConstantIntValue(launches[0].getBlockSizeX()))
+              getConstantIntValue(launches[k - 1].getBlockSizeX()))
         sliced.exactThreads = *threads;
     sliced.maxCluster = 0;
     sliced.asyncExchange = false;
@@ -4912,8 +4919,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       return failure();
     launches.push_back(emitter.launch());
   }
-  if (lastBlock)
-    finishInLastBlock(launches[0], launches[1], numRows, slices, alongRows);
+  for (unsigned k = 1; k < launches.size(); k += 2)
+    if (lastBlock(k))
+      finishInLastBlock(launches[k - 1], launches[k], numRows, slices,
+                        alongRows);
   return success();
 }
 

@@ -51,9 +51,11 @@ struct RowKernelOptions {
   /// the registers' in shared memory, each thread storing and reloading
   /// its own.
   int64_t sharedRowBytes = 0;
-  /// A row split into slices along its columns (one wave) is finished by
+  /// Each wave of a row split into slices along its columns is finished by
   /// the last block of its partials kernel to store its slice's partial
-  /// (an atomic count a row), not by a kernel of its own.
+  /// (an atomic count a row), not by a kernel of its own; rows split into
+  /// slices of rows likewise by the last block of each tile of rows, where
+  /// the finish runs a thread per row.
   bool lastBlockFinish = true;
   /// > 0: the block size of block-per-row and thread-per-row kernels,
   /// instead of the one chosen from the row width or the rows (a split

@@ -67,9 +67,9 @@ class Options:
                                # may keep its share of a row in beyond its registers
                                # (a row too long for them: one block, or a smaller
                                # cluster); 0: registers only; -1: the chip's
-    row_last_block: bool = True  # a row split into slices along its columns (an L2
-                               # norm, a variance over everything) is finished by
-                               # the last block of its partials kernel to store its
+    row_last_block: bool = True  # each wave of a row split into slices along its
+                               # columns (an L2 norm, a variance over everything) is
+                               # finished by the last block of its partials kernel to store its
                                # partial (an atomic count a row), not by a kernel
                                # of its own; slices of rows (x.sum(0)) likewise
                                # by the last block of each tile of output points,

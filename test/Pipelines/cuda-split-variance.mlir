@@ -8,10 +8,10 @@
 // loop carrying the two plain sums and a running mean and M2 for each of
 // the other two), and one finishing
 // kernel combines the slices; x is read once. Strict numerics keep two
-// waves: four kernels, x read twice. (row-last-block=0 for the one wave:
-// by default the partials kernel's last block to count for a tile of
-// channels runs the finishing kernel's code, see
-// cuda-column-reduction.mlir.)
+// waves, x read twice: each wave's partials kernel, its last block to
+// count for a tile of channels running the wave's finish (see
+// cuda-column-reduction.mlir), two kernels (four with row-last-block=0,
+// which FAST and LOOP keep to show the one wave's two kernels).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-last-block=0})' \
 // RUN:   | FileCheck %s --check-prefix=FAST
@@ -36,11 +36,12 @@
 // LOOP: gpu.return
 
 // STRICT-LABEL: func.func @bn_var_nhwc
-// STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_partial blocks in
-// STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_combine1 blocks in
-// STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_partial2 blocks in
+// STRICT: memref.alloc() {kfuse.counter} : memref<8xi32>
+// STRICT-NEXT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0_combine1 blocks in (%c256, %c1, %c1)
 // STRICT-SAME: args(%{{.*}} : memref<32x16x256xf32>
-// STRICT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0 blocks in
+// STRICT: memref.alloc() {kfuse.counter} : memref<8xi32>
+// STRICT-NEXT: gpu.launch_func @kfuse_kernels::@bn_var_nhwc_g0 blocks in (%c256, %c1, %c1)
+// STRICT-SAME: memref<32x16x256xf32>
 // STRICT-NOT: gpu.launch_func
 
 module {

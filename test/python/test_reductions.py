@@ -258,14 +258,22 @@ def test_few_long_rows_with_several_reductions_run_in_waves(tmp_path):
     # reductions that read only x form wave 1 (one partials kernel for the
     # sum, the NaN column, max and min), those reading wave 1's results wave
     # 2, the argmax's column wave 3; each wave has a finishing kernel
+    # (row_last_block=False) or, by default, its partials kernel's last
+    # block to count for a row runs the wave's finish: three kernels, a
+    # counter each. The emulator's numerics match the CPU's either way.
     text = program_text("long_rows.mlir")
-    f = kfuse.compile(text, target="cuda", chip="sm_90")
-    assert f.report.after.kernels == 1  # one group: the waves are codegen's
-    assert [(s.kernel, s.grid[0]) for s in f.plan.steps] == [
+    two = kfuse.compile(text, target="cuda", chip="sm_90", row_last_block=False)
+    assert two.report.after.kernels == 1  # one group: the waves are codegen's
+    assert [(s.kernel, s.grid[0]) for s in two.plan.steps] == [
         ("long_rows_g0_partial", 64), ("long_rows_g0_combine1", 2),
         ("long_rows_g0_partial2", 64), ("long_rows_g0_combine2", 2),
         ("long_rows_g0_partial3", 64), ("long_rows_g0", 2)]
+    f = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert [(s.kernel, s.grid[0]) for s in f.plan.steps] == [
+        ("long_rows_g0_combine1", 64), ("long_rows_g0_combine2", 64), ("long_rows_g0", 64)]
+    assert [b.shape for b in f.plan.buffers if b.kind == "counter"] == [(2,)] * 3
     _assembles(f.ptx, tmp_path)
+    _assembles(two.ptx, tmp_path)
     # with as many rows as SMs, one kernel reads each row once instead
     many = kfuse.compile(text.replace("2x131072", "160x131072")
                          .replace("tensor<2x", "tensor<160x")
@@ -282,6 +290,11 @@ def test_few_long_rows_with_several_reductions_run_in_waves(tmp_path):
     assert np.isnan(var[1]) and np.isnan(rng[1])
     assert top.tolist() == [int(np.argmax(x[0])), 5000]
     assert rng[0] == x[0].max() - x[0].min()
+    for g in (f, two):
+        gvar, gtop, grng = g.emulate(x)
+        np.testing.assert_allclose(gvar[0], x[0].astype(np.float64).var(), rtol=1e-5)
+        assert np.isnan(gvar[1]) and np.isnan(grng[1])
+        assert gtop.tolist() == top.tolist() and grng[0] == rng[0]
 
 
 def test_few_long_columns_reduced_over_leading_rows_are_not_split(tmp_path):
@@ -551,9 +564,10 @@ def test_split_variance_reads_input_once_with_exact_slice_combination(shape, axe
     # per slice). sum((x - q)^2) no longer waits for q in a second wave: each
     # slice folds E_s = sum(x) with V_s and D_s, the sums of (x - E_s / n)^2
     # and x - E_s / n, in one pass, and the finishing kernel adds V_s + (q_s -
-    # q)(2 D_s + n (q_s - q)), exact for any q_s. Two kernels read x once
-    # (plus a load per slice for the fold's shift); strict numerics keep
-    # four kernels and two reads. Accuracy matches the strict two-pass sum,
+    # q)(2 D_s + n (q_s - q)), exact for any q_s. One kernel (its last
+    # blocks finishing) reads x once (plus a load per slice for the fold's
+    # shift); strict numerics keep two waves, two kernels and two reads
+    # (four kernels with row_last_block=False). Accuracy matches the strict two-pass sum,
     # around the mean and around the max.
     rng = np.random.default_rng(5)
     for centre in ("mean", "max"):
@@ -561,9 +575,10 @@ def test_split_variance_reads_input_once_with_exact_slice_combination(shape, axe
         fast = kfuse.compile(prog, target="cuda", chip="sm_90")
         strict = kfuse.compile(prog, target="cuda", chip="sm_90", numerics="strict")
         # (the partials kernel's last block to count for a row (two long
-        # rows) or a tile of channels (NHWC) finishes it, one kernel)
+        # rows) or a tile of channels (NHWC) finishes it, one kernel; strict:
+        # one for each wave)
         assert len(fast.plan.steps) == 1
-        assert len(strict.plan.steps) == 4
+        assert len(strict.plan.steps) == 2
         for loc, scale in ((0.0, 1.0), (1e4, 3.0), (-3e4, 0.01)):
             x = (rng.standard_normal(shape) * scale + loc).astype(np.float32)
             xd = x.astype(np.float64)
@@ -842,7 +857,10 @@ def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes
     p.output(kb.sum(kb.exp(x), axis=axes), name="se")
     if len(axes) == 1:
         p.output(kb.argmax(x, axis=axes[0]), name="am")
-    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    # (row_last_block=False: the partials kernels on their own, without the
+    # finish a last block runs, see test_column_tiles_finished_by_their_
+    # last_block_need_the_fences)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_last_block=False)
     steps = f.plan.steps
     partials = [s for s in steps if "_partial" in s.kernel]
     assert partials and len(steps) == 2 * len(partials)
@@ -1726,16 +1744,16 @@ def test_cross_entropy_over_an_odd_vocabulary():
 
 @pytest.mark.parametrize("kind,shape,numerics,kernels", [
     ("normalize", (1 << 20,), "fast", 2), ("softmax", (2, 1 << 20), "fast", 2),
-    ("softmax", (2, 1 << 20), "strict", 5), ("layernorm", (2, 1 << 20), "fast", 2)])
+    ("softmax", (2, 1 << 20), "strict", 3), ("layernorm", (2, 1 << 20), "fast", 2)])
 def test_few_long_rows_with_stored_results_split_over_every_sm(kind, shape, numerics, kernels):
     # x / |x| over 2^20, or a softmax / layer norm over 2 rows of 2^20: one
     # kernel would run a block per row (the rows are too long for a
     # cluster's registers), 1 or 2 SMs of 132. The reductions split into
     # slices instead (a partials kernel whose last block of each row
-    # finishes it; strict numerics: the max, then the sum, two waves of a
-    # partials and a finishing kernel), and a last kernel over the same
-    # slices stores the result once the row values are in memory: x is read
-    # once more than the reductions need (fast: twice), y written once.
+    # finishes it; strict numerics: the max, then the sum, two waves of
+    # such a kernel), and a last kernel over the same slices stores the
+    # result once the row values are in memory: x is read once by each
+    # kernel (fast: twice, strict: three times), y written once.
     from kfuse import builder as kb
     if kind == "normalize":
         p = kb.Program(kind)
@@ -1757,7 +1775,7 @@ def test_few_long_rows_with_stored_results_split_over_every_sm(kind, shape, nume
     # (sectors of x and of the partials: the reads of x, 2^20 floats a row,
     # dwarf the partials, 512 floats a row)
     sectors = sum(st["load"]["sectors"] for st in stats)
-    reads = 2 if kernels == 2 else kernels - (kernels - 1) // 2  # partials kernels + store
+    reads = kernels  # (the partials kernels and the store)
     assert reads <= sectors * 32 / xs.nbytes <= reads * 1.02
     assert sum(st["store"]["by_buffer"].get(len(f.plan.inputs), 0)
                for st in stats) == xs.nbytes
