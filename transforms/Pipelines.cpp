@@ -141,10 +141,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       llvm::cl::init(true)};
   Option<bool> rowLastBlock{
       *this, "row-last-block",
-      llvm::cl::desc("A row split into slices along its columns is finished "
-                     "by the last block of its partials kernel to store its "
-                     "partial (an atomic count a row), not by a kernel of "
-                     "its own"),
+      llvm::cl::desc("Each wave of a row split into slices along its columns "
+                     "is finished by the last block of its partials kernel "
+                     "to store its partial (an atomic count a row), not by "
+                     "a kernel of its own; rows split into slices of rows "
+                     "likewise by the last block of each tile of rows, "
+                     "where the finish runs a thread per row"),
       llvm::cl::init(true)};
   Option<bool> pdl{
       *this, "pdl",

@@ -3420,8 +3420,9 @@ LogicalResult RowKernel::emit() {
     // finish whose blocks take the partials kernel's tiles of rows.)
     if (exactThreads > 0)
       t = exactThreads;
-    while (exactThreads == 0 && t > 32 && (numRows + t - 1) / t < smCount)
-      t /= 2;
+    else
+      while (t > 32 && (numRows + t - 1) / t < smCount)
+        t /= 2;
     while (threadBatch < 32 && numRows * threadBatch < smCount * 8192)
       threadBatch *= 2;
   }
@@ -4854,41 +4855,38 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (Operation *variant : variants)
     variant->erase();
   SmallVector<gpu::LaunchOp> launches;
-  // (each wave: its finish in its partials kernel's last block of each
-  // row, or along rows of each tile of rows, where the finish runs a thread
-  // per row: a tile's last block then loads every slice's partials of its
-  // rows (32 at most, or a thread's batch of loads in flight), not of all
-  // rows (the partials of a batch norm's 256 channels over 512 slices, in
-  // the tiles of a kernel of their own); the next wave's partials kernel,
-  // which reads the finish's row values, starts after the kernel)
-  auto perThreadFinish = [&](ArrayRef<linalg::GenericOp> gens) {
-    return slices <= 32 ||
-           (contiguousAlongRows(gens) && rowsFillThreads(gens, smCount));
-  };
-  // (kernels 2w - 2 and 2w - 1 are wave w's partials and finish; decided
-  // before any is emitted, which erases their generics)
-  SmallVector<bool> lastBlocks;
-  for (auto [k, kernel] : llvm::enumerate(kernels))
+  // Kernels 2w - 2 and 2w - 1 are wave w's partials and finish, decided
+  // before any kernel is emitted (which erases its generics):
+  // - a thread per row: along rows the partials kernels (that is what the
+  //   split is for), and the finishes where a thread has all its row's
+  //   slices in flight at once (32: a block per row would read each slice's
+  //   partials with a stride, a sector per value), else as they would;
+  // - a wave finished in its partials kernel's last block of each row, or
+  //   along rows of each tile of rows where the finish runs a thread per
+  //   row: a tile's last block then loads every slice's partials of its
+  //   rows, not of all rows (a batch norm's 256 channels over 512 slices
+  //   keep a finishing kernel of tiles); the next wave's partials kernel,
+  //   which reads the finish's row values, starts after the kernel.
+  SmallVector<bool> perThreads, lastBlocks;
+  for (auto [k, kernel] : llvm::enumerate(kernels)) {
+    perThreads.push_back(alongRows &&
+                         (k % 2 == 0 || slices <= 32 ||
+                          (contiguousAlongRows(kernel.first) &&
+                           rowsFillThreads(kernel.first, smCount))));
     lastBlocks.push_back(options.lastBlockFinish && k % 2 == 1 &&
-                         k < 2 * waves &&
-                         (!alongRows || perThreadFinish(kernel.first)));
-  auto lastBlock = [&](unsigned k) { return lastBlocks[k]; };
+                         k < 2 * waves && (!alongRows || perThreads[k]));
+  }
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     auto &[gens, kernelName] = kernel;
     for (linalg::GenericOp g : gens)
       g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
-    // (along rows the partials kernels, the even ones, run a thread per row:
-    // that is what the split is for; the finishing kernels too when a
-    // thread has all its row's slices in flight at once (32: a block per
-    // row would read each slice's partials with a stride, a sector per
-    // value), else as they would)
-    bool perThread = alongRows && (k % 2 == 0 || perThreadFinish(gens));
+    bool perThread = perThreads[k];
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
     // (a finish the partials kernel's last block runs: with all its
     // threads, which its barriers wait for, and so that the partials'
     // registers bound the kernel's, not a warp loading every partial)
-    if (lastBlock(k))
+    if (lastBlocks[k])
       if (auto threads =
               getConstantIntValue(launches[k - 1].getBlockSizeX()))
         sliced.exactThreads = *threads;
@@ -4920,7 +4918,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     launches.push_back(emitter.launch());
   }
   for (unsigned k = 1; k < launches.size(); k += 2)
-    if (lastBlock(k))
+    if (lastBlocks[k])
       finishInLastBlock(launches[k - 1], launches[k], numRows, slices,
                         alongRows);
   return success();
