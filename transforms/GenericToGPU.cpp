@@ -460,6 +460,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.jointExchange = rowJoint;
     rowOptions.shiftChunks = rowShift;
     rowOptions.lastBlockFinish = rowLastBlock;
+    rowOptions.splitTail = rowSplitTail;
     rowOptions.smCount = *sms;
     for (auto &[name, generics] : kernels) {
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {

@@ -794,6 +794,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "kernel leaves zero), not by a finishing kernel of its own; rows "
            "split into slices of rows likewise by the last block of each "
            "tile of rows, where the finish runs a thread per row">,
+    Option<"rowSplitTail", "row-split-tail", "bool", /*default=*/"true",
+           "A long row that no good number of slices divides (a prime "
+           "length) is split anyway: equal slices of a multiple of 8 columns "
+           "and a tail of the rest, reduced by one more block (false: "
+           "slices that divide the row only, a prime length unsplit)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

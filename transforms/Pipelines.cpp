@@ -148,6 +148,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "likewise by the last block of each tile of rows, "
                      "where the finish runs a thread per row"),
       llvm::cl::init(true)};
+  Option<bool> rowSplitTail{
+      *this, "row-split-tail",
+      llvm::cl::desc("A long row that no good number of slices divides (a "
+                     "prime length) is split anyway: equal slices of a "
+                     "multiple of 8 columns and a tail of the rest, reduced "
+                     "by one more block; false: dividing slices only"),
+      llvm::cl::init(true)};
   Option<bool> pdl{
       *this, "pdl",
       llvm::cl::desc("A kernel that directly follows another is launched "
@@ -299,7 +306,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
-          "row-last-block={17}}),"
+          "row-last-block={17} row-split-tail={18}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -312,7 +319,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowExchange.getValue(), o.rowFold.getValue(),
           o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem,
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
-          o.rowLastBlock ? "true" : "false")
+          o.rowLastBlock ? "true" : "false",
+          o.rowSplitTail ? "true" : "false")
           .str());
 }
 

@@ -211,6 +211,18 @@ int64_t chunkWidthIn(int64_t n) {
   return w;
 }
 
+/// Whether `type` has a strided layout of static offset and strides, the
+/// innermost stride 1 (a subview of a row's columns: what a kernel's
+/// bare-pointer argument addresses with the type's own offset and strides).
+static bool isStaticStrided(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic) &&
+         (strides.empty() || strides.back() == 1);
+}
+
 /// Whether `buffer` is an allocation (seen through views) that nothing but
 /// `readers` touches, through the allocation or any view of it. A function
 /// argument, or a view of one, is a program output: never private.
@@ -632,6 +644,32 @@ private:
   }
   Value loadFromMemory(OpBuilder &b, Location loc, Value buffer, AffineMap map,
                        ArrayRef<Value> loopIdx);
+  /// Whether a chunk's `width` columns of `type`, at loop indices whose
+  /// innermost (`inner`, a multiple of the width) only the map's last
+  /// result reads, are one aligned vector: that result is `inner` plus a
+  /// multiple of the width (a split row's slice, s * len + column + start,
+  /// len and start multiples of 8), and each row of the buffer starts at a
+  /// multiple of the width (a rank-1 buffer at its start).
+  bool alignedColumns(MemRefType type, AffineMap map, unsigned inner) const {
+    AffineExpr last = map.getResults().back();
+    AffineExpr rest = simplifyAffineExpr(
+        last - getAffineDimExpr(inner, map.getContext()), map.getNumDims(),
+        map.getNumSymbols());
+    if (!last.isFunctionOfDim(inner) || rest.isFunctionOfDim(inner) ||
+        !rest.isMultipleOf(width))
+      return false;
+    // (a strided view, a ragged split's slices: its offset and every
+    // stride of a dimension it moves along too)
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || offset % width != 0)
+      return false;
+    for (int64_t d = 0; d + 1 < type.getRank(); ++d)
+      if (type.getDimSize(d) != 1 && strides[d] % width != 0)
+        return false;
+    return true;
+  }
   /// Folds a reduction's block (or thread) total into its init value once,
   /// and records the row value: acc' = init (op) total.
   LogicalResult
@@ -884,10 +922,10 @@ LogicalResult RowKernel::analyze() {
       }
     for (OpOperand &o : g->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(o.get().getType());
-      if (type && !type.getLayout().isIdentity())
+      if (type && !type.getLayout().isIdentity() && !isStaticStrided(type))
         return g.emitError()
                << "fusion-generic-to-gpu: operand #" << o.getOperandNumber()
-               << " must have the identity layout";
+               << " must have the identity layout or static strides";
     }
   }
   // A row value (of a reduction or a row-space op) is the value of the row
@@ -1217,9 +1255,7 @@ Value RowKernel::loadFromMemory(OpBuilder &b, Location loc, Value buffer,
                })
         .getResult(0);
   }
-  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (uses == 1 && last && last.getPosition() == inner &&
-      type.getShape().back() % width == 0)
+  if (uses == 1 && alignedColumns(type, map, inner))
     return alignedLoad(b, loc);
   SmallVector<Value> lanes;
   for (int64_t lane = 0; lane < width; ++lane)
@@ -2392,14 +2428,16 @@ void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
                           : outer;
   auto at = [&](int64_t lane, OpBuilder *ib = nullptr) {
     OpBuilder &ab = ib ? *ib : b;
+    SmallVector<Value> point(idx);
+    if (lane)
+      point.back() = arith::AddIOp::create(
+          ab, loc, point.back(), arith::ConstantIndexOp::create(ab, loc, lane));
     SmallVector<Value> r;
     for (AffineExpr e : map.getResults()) {
-      unsigned pos = cast<AffineDimExpr>(e).getPosition();
-      Value x = idx[pos];
-      if (lane && pos == idx.size() - 1)
-        x = arith::AddIOp::create(
-            ab, loc, x, arith::ConstantIndexOp::create(ab, loc, lane));
-      r.push_back(x);
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        r.push_back(point[dim.getPosition()]);
+      else // (a split row's slice: s * len + column + start)
+        r.push_back(affine::expandAffineExpr(ab, loc, e, point, {}));
     }
     return r;
   };
@@ -2407,9 +2445,9 @@ void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
   // innermost column, as loadFromMemory reads: through the identity or a
   // permutation that keeps that loop last, x - mean stored over NCHW)
   auto type = cast<MemRefType>(buffer.getType());
-  auto last = map.getNumResults()
-                  ? dyn_cast<AffineDimExpr>(map.getResults().back())
-                  : nullptr;
+  unsigned uses = 0;
+  for (AffineExpr e : map.getResults())
+    uses += e.isFunctionOfDim(idx.size() - 1);
   auto vectorStore = [&](OpBuilder &sb) {
     Type elem = type.getElementType();
     unsigned bytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
@@ -2444,9 +2482,7 @@ void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
   }
   if (width == 1) {
     memref::StoreOp::create(b, loc, value, buffer, at(0));
-  } else if (map.isIdentity() ||
-             (last && last.getPosition() == idx.size() - 1 &&
-              type.getShape().back() % width == 0)) {
+  } else if (uses == 1 && alignedColumns(type, map, idx.size() - 1)) {
     vectorStore(b);
   } else {
     for (int64_t lane = 0; lane < width; ++lane)
@@ -3882,6 +3918,88 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
   return false;
 }
 
+/// Runs a ragged split's tail kernel `tail` (a block per row, reducing the
+/// row's last columns to one more partial) as the last blocks of its
+/// partials kernel `part`: part's grid grows by tail's, the blocks past
+/// part's own running tail's code with block id b - part's grid. Both
+/// have one-dimensional grids and blocks of the same size (splitLongRows
+/// shapes the tail to the partials' block), no clusters and no dynamic
+/// shared memory; `tail` comes first (what its code reads is defined
+/// before it). One launch instead of two, and the tail's block runs beside
+/// the slices' instead of before them. Returns false, changing nothing,
+/// where the two kernels do not have those shapes.
+static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
+  auto constant = [](Value v) -> int64_t {
+    return getConstantIntValue(v).value_or(-1);
+  };
+  for (gpu::LaunchOp l : {tail, part})
+    for (Value v : {l.getGridSizeY(), l.getGridSizeZ(), l.getBlockSizeY(),
+                    l.getBlockSizeZ()})
+      if (constant(v) != 1)
+        return false;
+  int64_t partBlocks = constant(part.getGridSizeX()),
+          tailBlocks = constant(tail.getGridSizeX()),
+          threads = constant(part.getBlockSizeX());
+  if (partBlocks < 1 || tailBlocks < 1 || threads < 1 ||
+      constant(tail.getBlockSizeX()) != threads || tail.hasClusterSize() ||
+      part.hasClusterSize() || tail.getDynamicSharedMemorySize() ||
+      part.getDynamicSharedMemorySize() || tail.getAsyncToken() ||
+      part.getAsyncToken() || tail.getNumPrivateAttributions() != 0 ||
+      !tail.getBody().hasOneBlock() || !part.getBody().hasOneBlock() ||
+      tail->getBlock() != part->getBlock() || !tail->isBeforeInBlock(part))
+    return false;
+  Location loc = part.getLoc();
+  Block &partBody = part.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockBegin(&partBody);
+  auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // (part's own code, now under blockIdx < its grid, sees its grid)
+  Value own = cIdx(kb, partBlocks);
+  part.getGridSize().x.replaceAllUsesWith(own);
+  Value block = part.getBlockIds().x;
+  auto dispatch = scf::IfOp::create(
+      kb, loc,
+      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, block, own),
+      /*withElse=*/true);
+  Operation *thenYield = dispatch.thenBlock()->getTerminator();
+  for (Operation &op : llvm::make_early_inc_range(partBody)) {
+    if (&op == dispatch.getOperation() || &op == own.getDefiningOp() ||
+        op.isBeforeInBlock(dispatch) || op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    op.moveBefore(thenYield);
+  }
+  OpBuilder eb = OpBuilder::atBlockBegin(dispatch.elseBlock());
+  Value zero = cIdx(eb, 0), one = cIdx(eb, 1);
+  gpu::KernelDim3 ids = tail.getBlockIds(), tids = tail.getThreadIds(),
+                  grid = tail.getGridSize(), size = tail.getBlockSize();
+  ids.x.replaceAllUsesWith(
+      arith::SubIOp::create(eb, loc, block, own).getResult());
+  ids.y.replaceAllUsesWith(zero);
+  ids.z.replaceAllUsesWith(zero);
+  tids.x.replaceAllUsesWith(part.getThreadIds().x);
+  tids.y.replaceAllUsesWith(part.getThreadIds().y);
+  tids.z.replaceAllUsesWith(part.getThreadIds().z);
+  grid.x.replaceAllUsesWith(cIdx(eb, tailBlocks));
+  grid.y.replaceAllUsesWith(one);
+  grid.z.replaceAllUsesWith(one);
+  size.x.replaceAllUsesWith(cIdx(eb, threads));
+  size.y.replaceAllUsesWith(one);
+  size.z.replaceAllUsesWith(one);
+  for (BlockArgument buffer : tail.getWorkgroupAttributions())
+    buffer.replaceAllUsesWith(
+        part.addWorkgroupAttribution(buffer.getType(), loc));
+  Operation *elseYield = dispatch.elseBlock()->getTerminator();
+  for (Operation &op : llvm::make_early_inc_range(tail.getBody().front()))
+    if (!op.hasTrait<OpTrait::IsTerminator>())
+      op.moveBefore(elseYield);
+  OpBuilder hb(part);
+  part.getGridSizeXMutable().assign(
+      arith::ConstantIndexOp::create(hb, loc, partBlocks + tailBlocks));
+  tail.erase();
+  return true;
+}
+
 /// Runs a split row's finishing kernel `fin` inside its partials kernel
 /// `part`, by the last block of each group of blocks to store its partials.
 /// Trailing reductions (`alongRows` false): part has a block per row and
@@ -3900,10 +4018,12 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
 /// splitLongRows shapes it). One launch instead of two, and the finish
 /// starts as the last partial is stored instead of after the partials grid
 /// has drained. Returns false, changing nothing, where the two kernels do
-/// not have those shapes.
+/// not have those shapes. `tailBlocks` (a ragged split's tails merged into
+/// part, see mergeTailBlocks: a block a row after the slices') count in
+/// their rows' groups too.
 static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
-                              int64_t numRows, int64_t slices,
-                              bool alongRows) {
+                              int64_t numRows, int64_t slices, bool alongRows,
+                              int64_t tailBlocks = 0) {
   auto constant = [](Value v) -> int64_t {
     return getConstantIntValue(v).value_or(-1);
   };
@@ -3923,7 +4043,8 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       fin.getDynamicSharedMemorySize() || fin.getAsyncToken() ||
       part.getAsyncToken() || fin.getNumPrivateAttributions() != 0 ||
       !fin.getBody().hasOneBlock() ||
-      constant(part.getGridSizeX()) != groups * slices ||
+      (tailBlocks && (alongRows || tailBlocks != groups)) ||
+      constant(part.getGridSizeX()) != groups * slices + tailBlocks ||
       constant(fin.getGridSizeX()) != groups)
     return false;
   Block &finBody = fin.getBody().front();
@@ -3965,13 +4086,17 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
     return arith::ConstantIndexOp::create(kb, loc, v);
   };
   Value tid = part.getThreadIds().x;
+  Value block = part.getBlockIds().x;
   Value group =
-      alongRows ? arith::RemUIOp::create(kb, loc, part.getBlockIds().x,
-                                         cIdx(groups))
-                      .getResult()
-                : arith::DivUIOp::create(kb, loc, part.getBlockIds().x,
-                                         cIdx(slices))
-                      .getResult();
+      alongRows
+          ? arith::RemUIOp::create(kb, loc, block, cIdx(groups)).getResult()
+          : arith::DivUIOp::create(kb, loc, block, cIdx(slices)).getResult();
+  if (tailBlocks) // (row b - groups * slices for a tail's block)
+    group = arith::SelectOp::create(
+        kb, loc,
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, block,
+                              cIdx(groups * slices)),
+        group, arith::SubIOp::create(kb, loc, block, cIdx(groups * slices)));
   // (every thread's stores of the block before thread 0's fence)
   gpu::BarrierOp::create(kb, loc);
   {
@@ -3982,8 +4107,8 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
         tb, loc, counter,
         arith::MulIOp::create(tb, loc, group,
                               arith::ConstantIndexOp::create(tb, loc, 4)));
-    Value limit =
-        arith::ConstantIntOp::create(tb, loc, tb.getI32Type(), slices - 1);
+    Value limit = arith::ConstantIntOp::create(
+        tb, loc, tb.getI32Type(), slices + (tailBlocks ? 1 : 0) - 1);
     // (release: this block's partial before its count; the last block's
     // acquire: every other block's partial before its loads, which follow
     // thread 0's fence through the barrier below)
@@ -4103,6 +4228,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   unsigned at = alongRows ? 0 : splitLoop;
   auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
   int64_t cols = loops[splitLoop], slices = 1;
+  bool ragged = false; // (slices that do not divide the row, and a tail)
   // The most slices d dividing the loop that `fit` (monotonic: fewer
   // slices fit whenever more do) and that `take` accepts: any divisor, not
   // only powers of two, so that a loop of 50050000 takes 1001 slices, not 16
@@ -4149,16 +4275,35 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     });
     int64_t any = mostSlices(fits, [](int64_t) { return true; });
     slices = aligned * 2 > any ? aligned : any;
+    // Where no divisor comes near the slices that fit (a prime length, twice
+    // one), equal slices of a multiple of 8 columns anyway, from the row's
+    // start, and a tail of the rest (fewer than 8 columns a slice, plus
+    // what the slices leave), reduced by a block of its own into one more
+    // partial: a full reduction over 1000003 floats takes 244 slices of
+    // 4096 and a tail of 579, not one block.
+    int64_t most = std::min(targetBlocks / numRows, cols / 4096);
+    if (options.splitTail && slices * 2 <= most) {
+      slices = most;
+      ragged = true;
+    }
   }
   if (slices < 2)
     return std::nullopt;
-  int64_t len = cols / slices;
-  // Points each row reduces, and each slice of it.
+  int64_t len = ragged ? cols / slices / 8 * 8 : cols / slices;
+  // Points each row reduces, and each slice of it (and the tail).
   int64_t perRow = 1;
   for (auto [range, it] : llvm::zip(loops, iters))
     if (it == utils::IteratorType::reduction)
       perRow *= range;
-  int64_t perSlice = perRow / slices;
+  int64_t perSlice = perRow / cols * len;
+  // The slices' geometry: `count` slices of `len` columns from column
+  // `start`; a ragged split's tail is one more, of the rest.
+  struct Slicing {
+    int64_t count, len, start, points;
+  };
+  Slicing mainSlices{slices, len, 0, perSlice};
+  Slicing tailSlice{1, cols - slices * len, slices * len,
+                    perRow / cols * (cols - slices * len)};
 
   // Every other generic runs over the full space or over the rows.
   auto isFull = [&](linalg::GenericOp g) {
@@ -4431,7 +4576,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   llvm::DenseSet<Value> readAsPartial;
   // The split view of each group input, one for all (an online sum sees
   // that it reads what its max reads).
-  llvm::DenseMap<Value, Value> inputViews;
+  // (by input and the slices' first column: a ragged split's tail has
+  // its own)
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> inputViews;
   // How a copy of a reduction reads partials in place of a row value (split
   // reads them at the slice; this map only gives the rank).
   AffineMap partialPlaceholder = [&] {
@@ -4443,7 +4590,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     return AffineMap::get(loops.size(), 0, at, ctx);
   }();
   auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
-                   Value partialInit) -> FailureOr<linalg::GenericOp> {
+                   Value partialInit,
+                   const Slicing &sl) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
     SmallVector<AffineMap> maps;
     for (OpOperand &o : g->getOpOperands()) {
@@ -4469,32 +4617,46 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           r.push_back(e.replaceDims(moved));
         }
       }
-      if (Value view = inputViews.lookup(o.get());
+      if (Value view = inputViews.lookup({o.get(), sl.start});
           view && splitDim >= 0 && !isInit)
         v = view;
       if (splitDim >= 0 && v == o.get()) {
         auto type = cast<MemRefType>(v.getType());
         if (!type.getLayout().isIdentity())
           return failure();
+        // (a ragged split's slices, or its tail, are a subview of the
+        // row's columns first: strided, its start the view's offset)
+        if (ragged) {
+          SmallVector<int64_t> offsets(type.getRank(), 0),
+              sizes(type.getShape()), strides(type.getRank(), 1);
+          offsets[splitDim] = sl.start;
+          sizes[splitDim] = sl.count * sl.len;
+          v = memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
+          created.push_back(v.getDefiningOp());
+        }
         SmallVector<int64_t> shape;
         SmallVector<ReassociationIndices> assoc;
         for (int64_t d = 0; d < type.getRank(); ++d) {
           if (d == splitDim) {
             assoc.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
-            shape.push_back(slices);
-            shape.push_back(len);
+            shape.push_back(sl.count);
+            shape.push_back(sl.len);
           } else {
             assoc.push_back({int64_t(shape.size())});
             shape.push_back(type.getDimSize(d));
           }
         }
-        v = memref::ExpandShapeOp::create(
-            b, loc, MemRefType::get(shape, type.getElementType()), v, assoc);
+        FailureOr<MemRefType> splitType =
+            memref::ExpandShapeOp::computeExpandedType(
+                cast<MemRefType>(v.getType()), shape, assoc);
+        if (failed(splitType))
+          return failure();
+        v = memref::ExpandShapeOp::create(b, loc, *splitType, v, assoc);
         created.push_back(v.getDefiningOp());
         if (isInit)
           buffers.map(o.get(), v);
         else if (!lastWriterBefore(generics, o.get(), generics.size()))
-          inputViews[o.get()] = v;
+          inputViews[{o.get(), sl.start}] = v;
       }
       (isInit ? outs : ins).push_back(v);
       maps.push_back(AffineMap::get(n, 0, r, ctx));
@@ -4517,9 +4679,13 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         Value c = linalg::IndexOp::create(ib, loc, newDim(splitLoop));
         index = arith::AddIOp::create(
             ib, loc,
-            arith::MulIOp::create(ib, loc, s,
-                                  arith::ConstantIndexOp::create(ib, loc, len)),
+            arith::MulIOp::create(
+                ib, loc, s, arith::ConstantIndexOp::create(ib, loc, sl.len)),
             c);
+        if (sl.start)
+          index = arith::AddIOp::create(
+              ib, loc, index,
+              arith::ConstantIndexOp::create(ib, loc, sl.start));
       } else if (newDim(i.getDim()) != i.getDim()) {
         index = linalg::IndexOp::create(ib, loc, newDim(i.getDim()));
       } else {
@@ -4538,8 +4704,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // with the slice's sum E_s read from `sums`; q is not read.
   SmallVector<Operation *> variants;
   auto centeredVariant = [&](OpBuilder &b, linalg::GenericOp v,
-                             SplitCentered c, Value sums,
-                             bool squares) -> linalg::GenericOp {
+                             SplitCentered c, Value sums, bool squares,
+                             int64_t points) -> linalg::GenericOp {
     unsigned qArg = c.center.r.getArgNumber();
     SmallVector<Value> ins;
     SmallVector<AffineMap> maps;
@@ -4580,7 +4746,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
               m.map(c.sub.getRhs(),
                     arith::DivFOp::create(
                         nb, nl, sum,
-                        floatConstant(nb, nl, sum.getType(), double(perSlice))));
+                        floatConstant(nb, nl, sum.getType(), double(points))));
             if (sums && !squares && &op == square) {
               m.map(term, m.lookup(c.sub.getResult()));
               continue;
@@ -4600,9 +4766,6 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       op->erase();
     return std::nullopt;
   };
-  SmallVector<int64_t> partialShape(rowLoops);
-  partialShape.insert(alongRows ? partialShape.begin() : partialShape.end(),
-                      slices);
   // The finishing kernels' combines run over (rows..., slice): the rows in
   // their order, then the slice as the reduction loop; the partials are
   // read through (rows..., slice) or, along rows, (slice, rows...), and
@@ -4626,13 +4789,13 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // in program order, each intermediate written through its own view (one
   // set of views per kernel), appended to `into`.
   auto splitFullSpace = [&](SmallVectorImpl<linalg::GenericOp> &into,
-                            llvm::function_ref<bool(linalg::GenericOp)> keep)
-      -> LogicalResult {
+                            llvm::function_ref<bool(linalg::GenericOp)> keep,
+                            const Slicing &sl) -> LogicalResult {
     buffers.clear();
     for (linalg::GenericOp g : generics) {
       if (!isFull(g) || !keep(g))
         continue;
-      auto ng = split(b, g, false, Value());
+      auto ng = split(b, g, false, Value(), sl);
       if (failed(ng))
         return failure();
       created.push_back(*ng);
@@ -4640,13 +4803,21 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     }
     return success();
   };
-  SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1);
+  SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1),
+      tailKernels(waves + 1);
   SmallVector<Operation *> boundary(waves + 1, anchor);
-  // Each reduction's partials (a centered sum's: E_s, V_s, D_s).
-  llvm::DenseMap<Operation *, SmallVector<Value, 3>> partialsOf;
-  for (unsigned w = 1; w <= waves; ++w) {
-    SmallVector<linalg::GenericOp> &first = partialKernels[w];
-    size_t start = created.size();
+  // Each reduction's partials (a centered sum's: E_s, V_s, D_s), and its
+  // tail's (a ragged split's).
+  using PartialsOf = llvm::DenseMap<Operation *, SmallVector<Value, 3>>;
+  PartialsOf partialsOf, tailPartialsOf;
+  // Wave w's partials over slicing `sl` into `into`: their buffers, filled
+  // with the combiners' neutral elements, the full-space ops the wave's
+  // reductions read, and the reductions over the slices.
+  auto buildPartials = [&](unsigned w, const Slicing &sl, PartialsOf &partials,
+                           SmallVectorImpl<linalg::GenericOp> &into)
+      -> LogicalResult {
+    SmallVector<int64_t> shape(rowLoops);
+    shape.insert(alongRows ? shape.begin() : shape.end(), sl.count);
     for (linalg::GenericOp red : ofWave[w]) {
       Combiner comb = *findCombiner(red);
       Type accType =
@@ -4654,41 +4825,48 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       // The partials start from the combiner's neutral element (a centered
       // sum has three: the slices' sums E_s, V_s and D_s).
       for (unsigned k = 0; k < (centered.contains(red) ? 3 : 1); ++k) {
-        auto alloc = memref::AllocOp::create(
-            b, loc, MemRefType::get(partialShape, accType));
+        auto alloc =
+            memref::AllocOp::create(b, loc, MemRefType::get(shape, accType));
         created.push_back(alloc);
-        partialsOf[red].push_back(alloc);
+        partials[red].push_back(alloc);
         Value neutralValue =
             arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
         created.push_back(neutralValue.getDefiningOp());
         auto fill = kfuse::fillGeneric(b, loc, neutralValue, alloc);
         created.push_back(fill);
-        first.push_back(fill);
+        into.push_back(fill);
       }
     }
-    if (failed(splitFullSpace(first, [&](linalg::GenericOp g) {
-          return llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
-            return fullDeps[llvm::find(reductions, red) - reductions.begin()]
-                .contains(g);
-          });
-        })))
-      return abandon();
+    if (failed(splitFullSpace(
+            into,
+            [&](linalg::GenericOp g) {
+              return llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
+                return fullDeps[llvm::find(reductions, red) -
+                                reductions.begin()]
+                    .contains(g);
+              });
+            },
+            sl)))
+      return failure();
     for (linalg::GenericOp red : ofWave[w]) {
       SmallVector<std::pair<linalg::GenericOp, Value>> parts;
       if (auto c = centered.find(red); c != centered.end()) {
         // Sums of e, then of (e - E_s / n)^2 and e - E_s / n: copies of
         // the sum to split.
-        ArrayRef<Value> p = partialsOf[red];
+        ArrayRef<Value> p = partials[red];
         readAsPartial.insert(p[0]);
-        parts = {{centeredVariant(b, red, c->second, Value(), true), p[0]},
-                 {centeredVariant(b, red, c->second, p[0], true), p[1]},
-                 {centeredVariant(b, red, c->second, p[0], false), p[2]}};
+        parts = {
+            {centeredVariant(b, red, c->second, Value(), true, sl.points),
+             p[0]},
+            {centeredVariant(b, red, c->second, p[0], true, sl.points), p[1]},
+            {centeredVariant(b, red, c->second, p[0], false, sl.points),
+             p[2]}};
         for (auto [variant, partial] : parts)
           created.push_back(variant);
       } else if (auto o = onlineSums.find(red); o != onlineSums.end()) {
         // The sum of exp(e - m_s), m_s the slice's max: a copy of the sum
         // reading the max's partials in place of m.
-        Value maxPartials = partialsOf[o->second.max][0];
+        Value maxPartials = partials[o->second.max][0];
         readAsPartial.insert(maxPartials);
         IRMapping cloned;
         auto variant =
@@ -4708,80 +4886,132 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         }
         created.push_back(variant);
         variants.push_back(variant);
-        parts = {{variant, partialsOf[red][0]}};
+        parts = {{variant, partials[red][0]}};
       } else {
-        parts = {{red, partialsOf[red][0]}};
+        parts = {{red, partials[red][0]}};
       }
       for (auto [g, partial] : parts) {
-        auto nred = split(b, g, true, partial);
+        auto nred = split(b, g, true, partial, sl);
         if (failed(nred))
-          return abandon();
+          return failure();
         created.push_back(*nred);
-        first.push_back(*nred);
+        into.push_back(*nred);
       }
     }
+    return success();
+  };
+  for (unsigned w = 1; w <= waves; ++w) {
+    size_t start = created.size();
+    // (a ragged split's tail first: the partials kernel's last block,
+    // finishing the wave, then finds the tail's partial in memory)
+    if ((ragged && failed(buildPartials(w, tailSlice, tailPartialsOf,
+                                        tailKernels[w]))) ||
+        failed(buildPartials(w, mainSlices, partialsOf, partialKernels[w])))
+      return abandon();
     if (w > 1)
       boundary[w - 1] = created[start];
   }
   // The last kernel: the stored results over (slice, rows..., columns...),
-  // after the last finishing kernel.
-  SmallVector<linalg::GenericOp> storing;
+  // after the last finishing kernel (and a ragged split's tail of them).
+  SmallVector<linalg::GenericOp> storing, storingTail;
   if (!stored.empty()) {
     size_t start = created.size();
-    if (failed(splitFullSpace(storing, [&](linalg::GenericOp g) {
-          return stored.contains(g);
-        })))
+    auto isStored = [&](linalg::GenericOp g) { return stored.contains(g); };
+    if ((ragged && failed(splitFullSpace(storingTail, isStored, tailSlice))) ||
+        failed(splitFullSpace(storing, isStored, mainSlices)))
       return abandon();
     boundary[waves] = created[start];
   }
 
-  // A finishing generic over (rows..., slice) for reduction `red`: reads
-  // `ins` (partials at `slices`, row values through `red`'s own maps with
-  // the rows renamed: `inMaps`) and combines termOf(their values) into
-  // red's init.
+  // The finish of reduction `red`, appended to `into`: a generic over
+  // (rows..., slice) that combines termOf(values, n) into red's init, the
+  // values those of `partials` at the slice and of `rowIns` (operands of
+  // red: row values, read through red's maps with the rows renamed), n the
+  // points of a slice; where the split is ragged, then a row-space generic
+  // that combines into it termOf of the tail's partials (`tailPartials`,
+  // one for each of `partials`) and n the tail's points.
   AffineMap atSlice = AffineMap::get(rows + 1, 0, partialRead, ctx);
-  auto renamedMap = [&](linalg::GenericOp red, OpOperand *o) {
-    return red.getMatchingIndexingMap(o).replaceDimsAndSymbols(renamed, {},
-                                                               rows + 1, 0);
+  SmallVector<AffineExpr> tailRead(partialRead);
+  for (AffineExpr &e : tailRead)
+    if (e == getAffineDimExpr(rows, ctx))
+      e = getAffineConstantExpr(0, ctx);
+  AffineMap atTail = AffineMap::get(rows, 0, tailRead, ctx);
+  // (over (rows..., slice), or `overRows`: the rows alone)
+  auto renamedMap = [&](linalg::GenericOp red, OpOperand *o,
+                        bool overRows = false) {
+    return red.getMatchingIndexingMap(o).replaceDimsAndSymbols(
+        renamed, {}, overRows ? rows : rows + 1, 0);
   };
-  auto finishOverSlices =
-      [&](OpBuilder &fb, linalg::GenericOp red, ValueRange ins,
-          ArrayRef<AffineMap> inMaps,
-          llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>
-              termOf) {
-        Combiner comb = *findCombiner(red);
-        SmallVector<utils::IteratorType> overSlices(
-            rows, utils::IteratorType::parallel);
-        overSlices.push_back(utils::IteratorType::reduction);
-        SmallVector<AffineMap> maps(inMaps);
-        maps.push_back(renamedMap(red, red.getDpsInitOperand(0)));
-        auto finish = linalg::GenericOp::create(
-            fb, loc, TypeRange{}, ins, ValueRange{red.getDpsInits()[0]}, maps,
-            overSlices, [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value term = termOf(nb, nl, args.drop_back());
-              linalg::YieldOp::create(
-                  nb, nl, comb.combine(nb, red, args.back(), term));
-            });
-        for (NamedAttribute a : red->getDiscardableAttrs())
-          finish->setAttr(a.getName(), a.getValue());
-        return finish;
-      };
+  using TermOf = llvm::function_ref<Value(OpBuilder &, Location, ValueRange,
+                                          int64_t points)>;
+  auto finishOverSlices = [&](OpBuilder &fb,
+                              SmallVectorImpl<linalg::GenericOp> &into,
+                              linalg::GenericOp red, ArrayRef<Value> partials,
+                              ArrayRef<Value> tailPartials,
+                              ArrayRef<OpOperand *> rowIns, TermOf termOf) {
+    Combiner comb = *findCombiner(red);
+    Value init = red.getDpsInits()[0];
+    auto tag = [&](linalg::GenericOp g) {
+      for (NamedAttribute a : red->getDiscardableAttrs())
+        g->setAttr(a.getName(), a.getValue());
+      into.push_back(g);
+    };
+    SmallVector<utils::IteratorType> overSlices(rows,
+                                                utils::IteratorType::parallel);
+    overSlices.push_back(utils::IteratorType::reduction);
+    SmallVector<Value> ins(partials);
+    SmallVector<AffineMap> maps(partials.size(), atSlice);
+    for (OpOperand *o : rowIns) {
+      ins.push_back(o->get());
+      maps.push_back(renamedMap(red, o));
+    }
+    maps.push_back(renamedMap(red, red.getDpsInitOperand(0)));
+    tag(linalg::GenericOp::create(
+        fb, loc, TypeRange{}, ins, ValueRange{init}, maps, overSlices,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value term = termOf(nb, nl, args.drop_back(), mainSlices.points);
+          linalg::YieldOp::create(nb, nl,
+                                  comb.combine(nb, red, args.back(), term));
+        }));
+    if (!ragged)
+      return;
+    ins.assign(tailPartials.begin(), tailPartials.end());
+    maps.assign(tailPartials.size(), atTail);
+    for (OpOperand *o : rowIns) {
+      ins.push_back(o->get());
+      maps.push_back(renamedMap(red, o, true));
+    }
+    ins.push_back(init);
+    maps.push_back(renamedMap(red, red.getDpsInitOperand(0), true));
+    maps.push_back(maps.back());
+    tag(linalg::GenericOp::create(
+        fb, loc, TypeRange{}, ins, ValueRange{init}, maps,
+        SmallVector<utils::IteratorType>(rows, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value term =
+              termOf(nb, nl, args.drop_back(2), tailSlice.points);
+          linalg::YieldOp::create(
+              nb, nl, comb.combine(nb, red, args[args.size() - 2], term));
+        }));
+  };
   // A centered sum's finish: init + sum over the slices of V_s + (q_s - q)
   // (2 D_s + n (q_s - q)), q_s = E_s / n, q read at the row.
-  auto finishCentered = [&](OpBuilder &fb, linalg::GenericOp v,
-                            SplitCentered c) {
+  auto finishCentered = [&](OpBuilder &fb,
+                            SmallVectorImpl<linalg::GenericOp> &into,
+                            linalg::GenericOp v, SplitCentered c) {
     Type type =
         cast<MemRefType>(v.getDpsInits()[0].getType()).getElementType();
-    return finishOverSlices(
-        fb, v,
-        ValueRange{partialsOf[v][1], partialsOf[v][2], partialsOf[v][0],
-                   c.qBuffer},
-        SmallVector<AffineMap>{
-            atSlice, atSlice, atSlice,
-            renamedMap(v, v.getDpsInputOperand(c.center.r.getArgNumber()))},
-        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+    auto parts = [&](PartialsOf &p, linalg::GenericOp v) {
+      return p.contains(v) ? SmallVector<Value>{p[v][1], p[v][2], p[v][0]}
+                           : SmallVector<Value>();
+    };
+    finishOverSlices(
+        fb, into, v, parts(partialsOf, v), parts(tailPartialsOf, v),
+        {v.getDpsInputOperand(c.center.r.getArgNumber())},
+        [&](OpBuilder &nb, Location nl, ValueRange args,
+            int64_t points) -> Value {
           Value q = c.center.of(nb, nl, args[3]);
-          Value n = floatConstant(nb, nl, type, double(perSlice));
+          Value n = floatConstant(nb, nl, type, double(points));
           Value dq = arith::SubFOp::create(
               nb, nl, arith::DivFOp::create(nb, nl, args[2], n), q);
           Value twice = arith::AddFOp::create(nb, nl, args[1], args[1]);
@@ -4795,16 +5025,17 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   };
   // An online sum's finish: init + sum over the slices of s_s exp(m_s - r),
   // m_s the slices' maxima, r read at the row.
-  auto finishOnline = [&](OpBuilder &fb, linalg::GenericOp s,
-                          SplitOnline o) {
-    return finishOverSlices(
-        fb, s,
-        ValueRange{partialsOf[s][0], partialsOf[o.max][0],
-                   s.getDpsInputs()[o.ref.r.getArgNumber()]},
-        SmallVector<AffineMap>{atSlice, atSlice,
-                               renamedMap(s, s.getDpsInputOperand(
-                                                 o.ref.r.getArgNumber()))},
-        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+  auto finishOnline = [&](OpBuilder &fb,
+                          SmallVectorImpl<linalg::GenericOp> &into,
+                          linalg::GenericOp s, SplitOnline o) {
+    auto parts = [&](PartialsOf &p) {
+      return p.contains(s) ? SmallVector<Value>{p[s][0], p[o.max][0]}
+                           : SmallVector<Value>();
+    };
+    finishOverSlices(
+        fb, into, s, parts(partialsOf), parts(tailPartialsOf),
+        {s.getDpsInputOperand(o.ref.r.getArgNumber())},
+        [&](OpBuilder &nb, Location nl, ValueRange args, int64_t) -> Value {
           // (r from the row's value)
           return onlineSum(nb, nl, args[0], args[1],
                            o.ref.of(nb, nl, args[2]));
@@ -4814,7 +5045,13 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // Then each finishing kernel, before the next wave's partials: the
   // combines of the wave's partials into the reductions' inits and the
   // row-space ops of the wave, in program order.
-  SmallVector<std::pair<SmallVector<linalg::GenericOp>, std::string>> kernels;
+  enum class Role { Tail, Partials, Finish, Store, StoreTail };
+  struct SplitKernel {
+    SmallVector<linalg::GenericOp> gens;
+    std::string name;
+    Role role;
+  };
+  SmallVector<SplitKernel> kernels;
   for (unsigned w = 1; w <= waves; ++w) {
     OpBuilder fb(boundary[w]);
     SmallVector<linalg::GenericOp> second;
@@ -4827,25 +5064,38 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         continue;
       }
       if (auto c = centered.find(g); c != centered.end()) {
-        second.push_back(finishCentered(fb, g, c->second));
+        finishCentered(fb, second, g, c->second);
         continue;
       }
       if (auto o = onlineSums.find(g); o != onlineSums.end()) {
-        second.push_back(finishOnline(fb, g, o->second));
+        finishOnline(fb, second, g, o->second);
         continue;
       }
-      second.push_back(finishOverSlices(
-          fb, g, ValueRange{partialsOf[g][0]}, SmallVector<AffineMap>{atSlice},
-          [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
+      finishOverSlices(
+          fb, second, g, {partialsOf[g][0]},
+          ragged ? SmallVector<Value>{tailPartialsOf[g][0]}
+                 : SmallVector<Value>(),
+          {}, [](OpBuilder &, Location, ValueRange args, int64_t) {
+            return args[0];
+          });
     }
     std::string suffix = w == 1 ? "" : std::to_string(w);
-    kernels.push_back({partialKernels[w], (name + "_partial" + suffix).str()});
+    if (ragged)
+      kernels.push_back(
+          {tailKernels[w], (name + "_tail" + suffix).str(), Role::Tail});
+    kernels.push_back({partialKernels[w], (name + "_partial" + suffix).str(),
+                       Role::Partials});
     kernels.push_back(
-        {second, w == waves ? name.str()
-                            : (name + "_combine" + std::to_string(w)).str()});
+        {second,
+         w == waves ? name.str()
+                    : (name + "_combine" + std::to_string(w)).str(),
+         Role::Finish});
   }
+  if (!storingTail.empty())
+    kernels.push_back(
+        {storingTail, (name + "_store_tail").str(), Role::StoreTail});
   if (!storing.empty())
-    kernels.push_back({storing, (name + "_store").str()});
+    kernels.push_back({storing, (name + "_store").str(), Role::Store});
   SmallVector<linalg::GenericOp> originals(reductions);
   for (linalg::GenericOp g : generics)
     if (isFull(g))
@@ -4855,10 +5105,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (Operation *variant : variants)
     variant->erase();
   SmallVector<gpu::LaunchOp> launches;
-  // Kernels 2w - 2 and 2w - 1 are wave w's partials and finish, decided
+  // Each wave's kernels (its tail's, its partials', its finish's), decided
   // before any kernel is emitted (which erases its generics):
-  // - a thread per row: along rows the partials kernels (that is what the
-  //   split is for), and the finishes where a thread has all its row's
+  // - a thread per row: along rows the partials and storing kernels (that
+  //   is what the split is for), and the finishes where a thread has all its row's
   //   slices in flight at once (32: a block per row would read each slice's
   //   partials with a stride, a sector per value), else as they would;
   // - a wave finished in its partials kernel's last block of each row, or
@@ -4868,16 +5118,31 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   //   keep a finishing kernel of tiles); the next wave's partials kernel,
   //   which reads the finish's row values, starts after the kernel.
   SmallVector<bool> perThreads, lastBlocks;
+  // (a ragged split is along columns: its tails run a block per row)
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     perThreads.push_back(alongRows &&
-                         (k % 2 == 0 || slices <= 32 ||
-                          (contiguousAlongRows(kernel.first) &&
-                           rowsFillThreads(kernel.first, smCount))));
-    lastBlocks.push_back(options.lastBlockFinish && k % 2 == 1 &&
-                         k < 2 * waves && (!alongRows || perThreads[k]));
+                         (kernel.role != Role::Finish || slices <= 32 ||
+                          (contiguousAlongRows(kernel.gens) &&
+                           rowsFillThreads(kernel.gens, smCount))));
+    lastBlocks.push_back(options.lastBlockFinish &&
+                         kernel.role == Role::Finish &&
+                         (!alongRows || perThreads[k]));
   }
-  for (auto [k, kernel] : llvm::enumerate(kernels)) {
-    auto &[gens, kernelName] = kernel;
+  // (a tail's kernel, just before the kernel of its slices, is emitted
+  // after it: with its block size, to run as its last blocks)
+  SmallVector<unsigned> emission;
+  for (unsigned k = 0; k < kernels.size(); ++k)
+    if (kernels[k].role != Role::Tail && kernels[k].role != Role::StoreTail) {
+      emission.push_back(k);
+      if (k > 0 && (kernels[k - 1].role == Role::Tail ||
+                    kernels[k - 1].role == Role::StoreTail))
+        emission.push_back(k - 1);
+    }
+  launches.resize(kernels.size());
+  for (unsigned k : emission) {
+    SplitKernel &kernel = kernels[k];
+    SmallVector<linalg::GenericOp> &gens = kernel.gens;
+    StringRef kernelName = kernel.name;
     for (linalg::GenericOp g : gens)
       g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
     bool perThread = perThreads[k];
@@ -4890,37 +5155,49 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (auto threads =
               getConstantIntValue(launches[k - 1].getBlockSizeX()))
         sliced.exactThreads = *threads;
+    if (kernel.role == Role::Tail || kernel.role == Role::StoreTail)
+      if (auto threads =
+              getConstantIntValue(launches[k + 1].getBlockSizeX()))
+        sliced.exactThreads = *threads;
     sliced.maxCluster = 0;
     sliced.asyncExchange = false;
     // (other finishing kernels of a split along rows: tiles of rows, as
     // the partials are contiguous along them)
-    bool tiles = alongRows && !perThread && k % 2 == 1 &&
+    bool tiles = alongRows && !perThread && kernel.role == Role::Finish &&
                  contiguousAlongRows(gens);
     RowKernel emitter(gens, kernelName, sliced, perThread, tiles,
                       tiles && rowsFillThreads(gens, smCount));
-    if (k == 2 * waves) {
+    if (kernel.role == Role::Store || kernel.role == Role::StoreTail) {
       // (the stored results over the split loops: the rows and the slice,
       // then the columns; along rows a thread per slice and row, else a
       // block per row and slice)
+      const Slicing &sl =
+          kernel.role == Role::Store ? mainSlices : tailSlice;
       SmallVector<int64_t> rowSpace, colSpace;
       for (unsigned d = 0; d <= loops.size(); ++d) {
         if (d == at)
-          rowSpace.push_back(slices);
+          rowSpace.push_back(sl.count);
         if (d == loops.size())
           break;
         (iters[d] == utils::IteratorType::parallel ? rowSpace : colSpace)
-            .push_back(d == splitLoop ? len : loops[d]);
+            .push_back(d == splitLoop ? sl.len : loops[d]);
       }
       emitter.withSpace(rowSpace, colSpace);
     }
     if (failed(emitter.emit()))
       return failure();
-    launches.push_back(emitter.launch());
+    launches[k] = emitter.launch();
   }
-  for (unsigned k = 1; k < launches.size(); k += 2)
+  // (a tail precedes the kernel of its slices, a finish follows it)
+  SmallVector<int64_t> tailBlocks(kernels.size(), 0);
+  for (unsigned k = 0; k + 1 < kernels.size(); ++k)
+    if ((kernels[k].role == Role::Tail || kernels[k].role == Role::StoreTail) &&
+        mergeTailBlocks(launches[k], launches[k + 1]))
+      tailBlocks[k + 1] = numRows;
+  for (unsigned k = 1; k < launches.size(); ++k)
     if (lastBlocks[k])
       finishInLastBlock(launches[k - 1], launches[k], numRows, slices,
-                        alongRows);
+                        alongRows, tailBlocks[k - 1]);
   return success();
 }
 

@@ -57,6 +57,11 @@ struct RowKernelOptions {
   /// slices of rows likewise by the last block of each tile of rows, where
   /// the finish runs a thread per row.
   bool lastBlockFinish = true;
+  /// A long row that no good number of slices divides (a prime length) is
+  /// split into equal slices of a multiple of 8 columns and a tail of the
+  /// rest, reduced by one more block; false: slices that divide the row
+  /// only.
+  bool splitTail = true;
   /// > 0: the block size of block-per-row and thread-per-row kernels,
   /// instead of the one chosen from the row width or the rows (a split
   /// row's finish, run by the partials kernel's last block with all its

@@ -84,6 +84,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
         return buffer_of[v]
 
     steps = []
+    part_of = set()  # views of part of a buffer (memref.subview)
     constants: Dict[str, "np.ndarray"] = {}
     for op in block.operations:
         kind = op.operation.name
@@ -97,6 +98,14 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             buffers.append(BufferSpec("counter" if counter else "temp", shape, dt))
         elif kind in _VIEW_OPS:
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
+            if op.operands[0] in part_of:
+                part_of.add(op.results[0])
+        elif kind == "memref.subview":
+            # (part of a buffer, of static offset and strides: a kernel takes
+            # the buffer's address and addresses the part through its type,
+            # as the bare-pointer convention does; a whole-buffer step cannot)
+            buffer_of[op.results[0]] = buffer(op.operands[0], kind)
+            part_of.add(op.results[0])
         elif kind == "memref.get_global":
             name = ir.FlatSymbolRefAttr(op.operation.attributes["name"]).value
             data = _global_data(module, name)
@@ -106,6 +115,8 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             buffer_of[op.result] = len(buffers)
             buffers.append(BufferSpec("const", shape, dt, None, file))
         elif kind == "memref.copy":
+            if any(v in part_of for v in op.operands):
+                raise CompileError("kfuse: memref.copy of part of a buffer (internal error)")
             steps.append(CopyStep(buffer(op.operands[0], kind), buffer(op.operands[1], kind)))
         elif kind == "gpu.launch_func":
             kernel = ir.SymbolRefAttr(op.operation.attributes["kernel"])

@@ -74,6 +74,11 @@ class Options:
                                # of its own; slices of rows (x.sum(0)) likewise
                                # by the last block of each tile of output points,
                                # where the finish runs a thread per point
+    row_split_tail: bool = True  # a long row that no good number of slices divides
+                               # (a prime length) splits anyway: equal slices of a
+                               # multiple of 8 columns and a tail of the rest,
+                               # reduced by one more block; False: dividing slices
+                               # only (a prime length unsplit)
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
@@ -95,7 +100,7 @@ class Options:
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
-        for name in ("row_shift", "row_joint", "row_last_block", "pdl"):
+        for name in ("row_shift", "row_joint", "row_last_block", "row_split_tail", "pdl"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -122,6 +127,7 @@ class Options:
                        f"row-exchange={self.row_exchange} row-fold={self.row_fold} "
                        f"row-shift={int(self.row_shift)} row-joint={int(self.row_joint)} "
                        f"row-smem={self.row_smem} row-last-block={int(self.row_last_block)} "
+                       f"row-split-tail={int(self.row_split_tail)} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

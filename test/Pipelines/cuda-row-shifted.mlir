@@ -1,7 +1,9 @@
 // REQUIRES: ptxas
 //
 // (row-smem=0 throughout: rows in registers only; cuda-row-smem.mlir
-// covers rows kept in shared memory too.)
+// covers rows kept in shared memory too. row-split-tail=0: the layer norm
+// over 2 rows of 70001, a prime, would otherwise split into slices and a
+// tail, see cuda-split-tail.mlir.)
 //
 // Shifted chunks: a row kernel over rows whose width is no multiple of the
 // vector width still moves 16-byte vectors. Row r of a [rows, 1025] buffer
@@ -23,16 +25,16 @@
 // (@aligned), and every kernel with row-shift=false (single floats, and no
 // cluster: the row's width is no multiple of a cluster's vectors).
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' -o %t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0})' -o %t.codegen.mlir
 // RUN: FileCheck %s --input-file=%t.codegen.mlir
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-shift=false},fusion-target-cuda)' -o %t.off.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0 row-shift=false},fusion-target-cuda)' -o %t.off.mlir
 // RUN: %python %S/extract_ptx.py %t.off.mlir > %t.off.ptx
 // RUN: FileCheck %s --check-prefix=OFF --input-file=%t.off.ptx
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=0})' | FileCheck %s --check-prefix=STREAM
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0 row-chunks=0})' | FileCheck %s --check-prefix=STREAM
 
 // 96 threads, 3 chunks each: the first may be the row's head, the second
 // is in the middle, the third may pass the row's (and the buffer's) end.

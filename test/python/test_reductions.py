@@ -194,7 +194,8 @@ def test_long_rows_split_into_any_divisor_of_slices(n, slices):
     # keeps more than half the slices): 7 x 2^14 takes 28 slices of 4096 and
     # 3 x 2^15 24 (powers of two alone: 16 of 7168 and 6144), 70000 14 of
     # 5000 (not 16 of 4375), 8 x 12503 8 (slices of an odd length: shifted
-    # chunks); a prime length (65537) is not split. The last block of the
+    # chunks); a prime length (65537) is not (with row_split_tail=False:
+    # see test_long_rows_no_divisor_serves_split_with_a_tail). The last block of the
     # row to count finishes it; the sums match numpy through the PTX
     # emulator, and the variance (slices folded around their own means,
     # combined with the slice's count) too.
@@ -204,7 +205,7 @@ def test_long_rows_split_into_any_divisor_of_slices(n, slices):
     p.output(kb.sqrt((x * x).sum()), name="norm")
     c = x - x.mean(keepdims=True)
     p.output((c * c).mean(), name="var")
-    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_split_tail=False)
     (step,) = f.plan.steps
     if slices is None:
         assert step.grid[0] == 1 and not any(b.kind == "counter" for b in f.plan.buffers)
@@ -218,6 +219,86 @@ def test_long_rows_split_into_any_divisor_of_slices(n, slices):
     norm, var = f.emulate(xs)
     np.testing.assert_allclose(norm, np.sqrt((xd * xd).sum()), rtol=2e-6)
     np.testing.assert_allclose(var, xd.var(), rtol=2e-5)
+
+
+@pytest.mark.parametrize("n,slices,tail,divisor", [(1000003, 244, 579, 1), (65537, 16, 1, 1),
+                                                   (2 * 100003, 48, 326, 2)])
+def test_long_rows_no_divisor_serves_split_with_a_tail(n, slices, tail, divisor):
+    # A row whose divisors give no good number of slices (a prime length,
+    # twice one) is split anyway: equal slices of a multiple of 8 columns
+    # from the row's start and a tail of the rest, reduced by one more
+    # block, the last of the partials kernel; the last block to count folds
+    # the slices' partials and the tail's (1000003: 244 slices of 4096,
+    # vector loads, and 579 columns: 245 blocks). The norm, the variance
+    # (the tail's sums around its own mean, combined with its own count)
+    # and a log-sum-exp (the tail's sum against its own max) match numpy
+    # through the PTX emulator, the finish in the last block or in a kernel
+    # of its own; row_split_tail=False leaves the row one block (or
+    # takes the divisor: 2 slices of 100003).
+    from kfuse import builder as kb
+    p = kb.Program("odd")
+    x = p.input("x", (n,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="norm")
+    c = x - x.mean(keepdims=True)
+    p.output((c * c).mean(), name="var")
+    m = x.max(keepdims=True)
+    p.output(kb.log(kb.exp(x - m).sum()) + m.sum(), name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    (step,) = f.plan.steps
+    assert step.grid[0] == slices + 1
+    (counter,) = [b for b in f.plan.buffers if b.kind == "counter"]
+    assert counter.shape == (1,)
+    assert "ld.global.v4.b32" in f.ptx  # (slices of a multiple of 8 columns)
+    assert f"{(n - tail) * 4}" in f.ptx  # (the tail's first column, in bytes)
+    two = kfuse.compile(p, target="cuda", chip="sm_90", row_last_block=False)
+    assert [s.grid[0] for s in two.plan.steps] == [slices + 1, 1]
+    xs = (np.random.default_rng(5).standard_normal(n) * 2 + 3).astype(np.float32)
+    xs[-1] = 9.0  # (the tail holds the maximum)
+    xd = xs.astype(np.float64)
+    for g in (f, two):
+        norm, var, lse = g.emulate(xs)
+        np.testing.assert_allclose(norm, np.sqrt((xd * xd).sum()), rtol=2e-6)
+        np.testing.assert_allclose(var, xd.var(), rtol=2e-5)
+        np.testing.assert_allclose(lse, np.log(np.exp(xd - xd.max()).sum()) + xd.max(),
+                                   rtol=2e-6)
+    one = kfuse.compile(p, target="cuda", chip="sm_90", row_split_tail=False)
+    assert one.plan.steps[0].grid[0] == divisor
+
+
+def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
+    # A softmax over 2 rows of a prime length (300007) and an argmax over 2
+    # (131071, strict numerics: three waves, max, first NaN, first column of
+    # the max): 73 slices of 4104 and a tail of 415 a row, the stored
+    # softmax over both (the tails' blocks the store kernel's last), the
+    # argmax's waves each with the tails' blocks; the results match numpy
+    # through the emulator, the PTX assembles.
+    from kfuse import builder as kb
+    p = kb.Program("soft")
+    x = p.input("x", (2, 300007), "f32")
+    m = x.max(axis=-1, keepdims=True)
+    e = kb.exp(x - m)
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    steps = f.plan.steps
+    assert [s.grid[0] for s in steps] == [2 * 73 + 2, 2 * 73 + 2]
+    assert steps[-1].kernel.endswith("_store")
+    xs = np.random.default_rng(6).standard_normal((2, 300007)).astype(np.float32)
+    xs[:, -1] = 7.0
+    xd = xs.astype(np.float64)
+    want = np.exp(xd - xd.max(-1, keepdims=True))
+    want /= want.sum(-1, keepdims=True)
+    np.testing.assert_allclose(f.emulate(xs), want, rtol=2e-5, atol=1e-12)
+    _assembles(f.ptx, tmp_path)
+    q = kb.Program("top")
+    x = q.input("x", (2, 131071), "f32")
+    q.output(kb.argmax(x, axis=-1), name="i")
+    g = kfuse.compile(q, target="cuda", chip="sm_90", numerics="strict")
+    assert [s.grid[0] for s in g.plan.steps] == [2 * 31 + 2] * 3
+    xs = np.random.default_rng(7).standard_normal((2, 131071)).astype(np.float32)
+    xs[0, -3] = 9.0  # (in the tail)
+    xs[1, 5] = xs[1, 131000] = 9.0  # (the first of two)
+    assert g.emulate(xs).tolist() == [131068, 5]
+    _assembles(g.ptx, tmp_path)
 
 
 def test_finishing_kernel_loads_every_partial_in_one_trip():
@@ -1675,7 +1756,7 @@ def _odd_row_reference(kind, x):
 
 
 @pytest.mark.parametrize("width,opts", [(33, {}), (1025, {}), (1025, {"row_chunks": 0}),
-                                        (4098, {}), (70001, {})])
+                                        (4098, {}), (70001, {"row_split_tail": False})])
 @pytest.mark.parametrize("kind", ["softmax", "layernorm", "logsumexp"])
 def test_odd_rows_move_aligned_vectors(kind, width, opts):
     # Five rows of an odd width start 0, 1, 2, 3 and 0 floats past a 16-byte
@@ -1688,7 +1769,9 @@ def test_odd_rows_move_aligned_vectors(kind, width, opts):
     # sectors loaded are at most those of the narrower loads (a streaming
     # pass loads each chunk once for all its reductions). Rows of 33 that
     # store results stay unshifted (lane-by-lane stores at both ends would
-    # cost more than they save); a log-sum-exp stores no row.
+    # cost more than they save); a log-sum-exp stores no row. (70001, a
+    # prime, unsplit: by default 17 slices and a tail a row, see
+    # test_long_rows_no_divisor_serves_split_with_a_tail.)
     p = _odd_row_program(kind, 5, width)
     x = (np.random.default_rng(width).standard_normal((5, width)) * 3 + 1).astype(np.float32)
     want = _odd_row_reference(kind, x)
