@@ -407,6 +407,10 @@ def main():
                 # an exchange for the mean, another for the variance (default:
                 # both in one, each block's squares around its own mean)
                 variants = {"nojoint": dict(row_joint=False)}
+            if args.row_variants and name == "l2norm_prime":
+                # one block over the whole row (default: 1056 slices of 63544
+                # columns and a tail of 6395, 1057 blocks)
+                variants = {"notail": dict(row_split_tail=False)}
             if args.row_variants and name == "softmax_xent_v50257":
                 # single floats (the rows start off 16-byte boundaries)
                 variants = {"noshift": dict(row_shift=False)}

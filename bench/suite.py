@@ -27,7 +27,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "softmax_xent_v50257",
               # x / |x| over 2^24: one row with a stored result, split into
               # slices (partials, finish, a kernel storing y: x read twice)
-              "l2_normalize"])
+              "l2_normalize",
+              # l2norm over a prime length, 2^26 - 5: slices of a multiple of
+              # 8 and a tail (row_split_tail; `__notail`: one block)
+              "l2norm_prime"])
 
 
 def _xent_text(rows, cols):
@@ -226,6 +229,11 @@ def programs(rows=None):
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
     progs["l2_normalize"] = p
+    p = kb.Program("l2norm_prime")
+    # (primes: 2^26 - 5, and 65521 for the emulator: 15 slices and a tail of 1)
+    x = p.input("x", (67108859 if rows is None else 65521,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="y")
+    progs["l2norm_prime"] = p
     return progs
 
 
@@ -266,6 +274,7 @@ def torch_reference(name):
         "bias_gelu": lambda x, b: F.gelu(x + b),
         "relu_bn_add_relu": lambda x, r, s, t: torch.relu(torch.relu(x) * s + t + r),
         "l2norm": lambda x: torch.sqrt((x * x).sum()),
+        "l2norm_prime": lambda x: torch.sqrt((x * x).sum()),
         "softmax": lambda x: torch.softmax(x, dim=-1),
         "softmax_xent": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         "softmax_xent_v50257": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
