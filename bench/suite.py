@@ -230,8 +230,9 @@ def programs(rows=None):
     p.output(x / kb.sqrt((x * x).sum()), name="y")
     progs["l2_normalize"] = p
     p = kb.Program("l2norm_prime")
-    # (primes: 2^26 - 5, and 65521 for the emulator: 15 slices and a tail of 1)
-    x = p.input("x", (67108859 if rows is None else 65521,), "f32")
+    # (primes: 2^26 - 5, and 2^16 + 1 for the emulator: 16 slices of 4096
+    # and a tail of 1)
+    x = p.input("x", (67108859 if rows is None else 65537,), "f32")
     p.output(kb.sqrt((x * x).sum()), name="y")
     progs["l2norm_prime"] = p
     return progs

@@ -647,9 +647,11 @@ private:
   /// Whether a chunk's `width` columns of `type`, at loop indices whose
   /// innermost (`inner`, a multiple of the width) only the map's last
   /// result reads, are one aligned vector: that result is `inner` plus a
-  /// multiple of the width (a split row's slice, s * len + column + start,
-  /// len and start multiples of 8), and each row of the buffer starts at a
-  /// multiple of the width (a rank-1 buffer at its start).
+  /// multiple of the width, and the buffer's offset and the stride of each
+  /// dimension but the innermost (of more than one index) are multiples of
+  /// the width (a ragged split's slices, a subview of the row at a multiple
+  /// of 8 viewed as [slices, len]: over one row, or rows whose width is
+  /// such a multiple).
   bool alignedColumns(MemRefType type, AffineMap map, unsigned inner) const {
     AffineExpr last = map.getResults().back();
     AffineExpr rest = simplifyAffineExpr(
@@ -2428,16 +2430,14 @@ void RowKernel::storeColumns(OpBuilder &outer, Location loc, Value value,
                           : outer;
   auto at = [&](int64_t lane, OpBuilder *ib = nullptr) {
     OpBuilder &ab = ib ? *ib : b;
-    SmallVector<Value> point(idx);
-    if (lane)
-      point.back() = arith::AddIOp::create(
-          ab, loc, point.back(), arith::ConstantIndexOp::create(ab, loc, lane));
     SmallVector<Value> r;
     for (AffineExpr e : map.getResults()) {
-      if (auto dim = dyn_cast<AffineDimExpr>(e))
-        r.push_back(point[dim.getPosition()]);
-      else // (a split row's slice: s * len + column + start)
-        r.push_back(affine::expandAffineExpr(ab, loc, e, point, {}));
+      unsigned pos = cast<AffineDimExpr>(e).getPosition();
+      Value x = idx[pos];
+      if (lane && pos == idx.size() - 1)
+        x = arith::AddIOp::create(
+            ab, loc, x, arith::ConstantIndexOp::create(ab, loc, lane));
+      r.push_back(x);
     }
     return r;
   };
@@ -3918,6 +3918,43 @@ static bool rowsFillThreads(ArrayRef<linalg::GenericOp> generics,
   return false;
 }
 
+/// Moves the code of launch `from` (but its terminator) into block `to`,
+/// inside launch `into`, before `to`'s terminator: its block id becomes
+/// `block` (in x; y and z 0), its thread ids `into`'s, its grid `blocks`
+/// blocks of `threads` threads (one-dimensional), its workgroup buffers
+/// `into`'s. `from` is left empty.
+static void moveLaunchCode(gpu::LaunchOp from, gpu::LaunchOp into, Block *to,
+                           Value block, int64_t blocks, int64_t threads) {
+  Location loc = from.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(to);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  gpu::KernelDim3 ids = from.getBlockIds(), tids = from.getThreadIds(),
+                  grid = from.getGridSize(), size = from.getBlockSize(),
+                  intoTids = into.getThreadIds();
+  ids.x.replaceAllUsesWith(block);
+  ids.y.replaceAllUsesWith(zero);
+  ids.z.replaceAllUsesWith(zero);
+  tids.x.replaceAllUsesWith(intoTids.x);
+  tids.y.replaceAllUsesWith(intoTids.y);
+  tids.z.replaceAllUsesWith(intoTids.z);
+  grid.x.replaceAllUsesWith(
+      arith::ConstantIndexOp::create(b, loc, blocks).getResult());
+  grid.y.replaceAllUsesWith(one);
+  grid.z.replaceAllUsesWith(one);
+  size.x.replaceAllUsesWith(
+      arith::ConstantIndexOp::create(b, loc, threads).getResult());
+  size.y.replaceAllUsesWith(one);
+  size.z.replaceAllUsesWith(one);
+  for (BlockArgument buffer : from.getWorkgroupAttributions())
+    buffer.replaceAllUsesWith(
+        into.addWorkgroupAttribution(buffer.getType(), loc));
+  Operation *end = to->getTerminator();
+  for (Operation &op : llvm::make_early_inc_range(from.getBody().front()))
+    if (!op.hasTrait<OpTrait::IsTerminator>())
+      op.moveBefore(end);
+}
+
 /// Runs a ragged split's tail kernel `tail` (a block per row, reducing the
 /// row's last columns to one more partial) as the last blocks of its
 /// partials kernel `part`: part's grid grows by tail's, the blocks past
@@ -3951,11 +3988,8 @@ static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
   Location loc = part.getLoc();
   Block &partBody = part.getBody().front();
   OpBuilder kb = OpBuilder::atBlockBegin(&partBody);
-  auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
   // (part's own code, now under blockIdx < its grid, sees its grid)
-  Value own = cIdx(kb, partBlocks);
+  Value own = arith::ConstantIndexOp::create(kb, loc, partBlocks);
   part.getGridSize().x.replaceAllUsesWith(own);
   Value block = part.getBlockIds().x;
   auto dispatch = scf::IfOp::create(
@@ -3970,29 +4004,9 @@ static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
     op.moveBefore(thenYield);
   }
   OpBuilder eb = OpBuilder::atBlockBegin(dispatch.elseBlock());
-  Value zero = cIdx(eb, 0), one = cIdx(eb, 1);
-  gpu::KernelDim3 ids = tail.getBlockIds(), tids = tail.getThreadIds(),
-                  grid = tail.getGridSize(), size = tail.getBlockSize();
-  ids.x.replaceAllUsesWith(
-      arith::SubIOp::create(eb, loc, block, own).getResult());
-  ids.y.replaceAllUsesWith(zero);
-  ids.z.replaceAllUsesWith(zero);
-  tids.x.replaceAllUsesWith(part.getThreadIds().x);
-  tids.y.replaceAllUsesWith(part.getThreadIds().y);
-  tids.z.replaceAllUsesWith(part.getThreadIds().z);
-  grid.x.replaceAllUsesWith(cIdx(eb, tailBlocks));
-  grid.y.replaceAllUsesWith(one);
-  grid.z.replaceAllUsesWith(one);
-  size.x.replaceAllUsesWith(cIdx(eb, threads));
-  size.y.replaceAllUsesWith(one);
-  size.z.replaceAllUsesWith(one);
-  for (BlockArgument buffer : tail.getWorkgroupAttributions())
-    buffer.replaceAllUsesWith(
-        part.addWorkgroupAttribution(buffer.getType(), loc));
-  Operation *elseYield = dispatch.elseBlock()->getTerminator();
-  for (Operation &op : llvm::make_early_inc_range(tail.getBody().front()))
-    if (!op.hasTrait<OpTrait::IsTerminator>())
-      op.moveBefore(elseYield);
+  moveLaunchCode(tail, part, dispatch.elseBlock(),
+                 arith::SubIOp::create(eb, loc, block, own), tailBlocks,
+                 threads);
   OpBuilder hb(part);
   part.getGridSizeXMutable().assign(
       arith::ConstantIndexOp::create(hb, loc, partBlocks + tailBlocks));
@@ -4047,7 +4061,6 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       constant(part.getGridSizeX()) != groups * slices + tailBlocks ||
       constant(fin.getGridSizeX()) != groups)
     return false;
-  Block &finBody = fin.getBody().front();
   // The ops between the kernels (the finishing kernel's launch constants,
   // its buffers) move before the partials kernel: they must be free of
   // effects but allocations, and depend on nothing after it.
@@ -4129,35 +4142,7 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       arith::ConstantIntOp::create(kb, loc, kb.getI32Type(), 0));
   auto finish = scf::IfOp::create(kb, loc, isLast, /*withElse=*/false);
   // fin's code for the group, its ids and sizes from part's.
-  OpBuilder ab = OpBuilder::atBlockBegin(finish.thenBlock());
-  gpu::KernelDim3 finBlock = fin.getBlockIds(), finThread = fin.getThreadIds(),
-                  finGrid = fin.getGridSize(), finSize = fin.getBlockSize();
-  gpu::KernelDim3 partThread = part.getThreadIds();
-  Value zero = arith::ConstantIndexOp::create(ab, loc, 0);
-  Value oneIdx = arith::ConstantIndexOp::create(ab, loc, 1);
-  finBlock.x.replaceAllUsesWith(group);
-  finBlock.y.replaceAllUsesWith(zero);
-  finBlock.z.replaceAllUsesWith(zero);
-  finThread.x.replaceAllUsesWith(partThread.x);
-  finThread.y.replaceAllUsesWith(partThread.y);
-  finThread.z.replaceAllUsesWith(partThread.z);
-  finGrid.x.replaceAllUsesWith(
-      arith::ConstantIndexOp::create(ab, loc, groups).getResult());
-  finGrid.y.replaceAllUsesWith(oneIdx);
-  finGrid.z.replaceAllUsesWith(oneIdx);
-  finSize.x.replaceAllUsesWith(
-      arith::ConstantIndexOp::create(ab, loc, threads).getResult());
-  finSize.y.replaceAllUsesWith(oneIdx);
-  finSize.z.replaceAllUsesWith(oneIdx);
-  for (BlockArgument buffer : fin.getWorkgroupAttributions())
-    buffer.replaceAllUsesWith(
-        part.addWorkgroupAttribution(buffer.getType(), loc));
-  Operation *yield = finish.thenBlock()->getTerminator();
-  for (Operation &op : llvm::make_early_inc_range(finBody)) {
-    if (op.hasTrait<OpTrait::IsTerminator>())
-      continue;
-    op.moveBefore(yield);
-  }
+  moveLaunchCode(fin, part, finish.thenBlock(), group, groups, threads);
   // (named for the group: the partials kernel now finishes it)
   if (auto name = fin.getFunctionAttr())
     part.setFunctionAttr(name);

@@ -374,6 +374,27 @@ def test_two_kernel_split_finish_without_a_counter(tmp_path):
     assert not any(ln[0] == "memset" for ln in log)
 
 
+def test_split_tail_views_pass_their_buffer(tmp_path):
+    # A ragged split (a prime length, 65537: 16 slices and a tail) reads the
+    # input through two views of part of it (memref.subview at columns 0 and
+    # 65536); each kernel parameter is the buffer's own address, the view's
+    # offset in the kernel's code (the bare-pointer convention), not added
+    # by the runtime.
+    p = kb.Program("l2norm")
+    x = p.input("x", (65537,), "f32")
+    p.output(kb.sqrt(kb.sum(x * x)), name="y")
+    f, path = _compile(p, tmp_path, "l2norm")
+    (step,) = f.plan.steps
+    assert step.grid[0] == 17
+    ins = [i for i, a in enumerate(step.args)
+           if hasattr(a, "buffer") and f.plan.buffers[a.buffer].kind == "input"]
+    assert len(ins) == 2  # (the slices' view and the tail's)
+    result, log = _run("device", path, tmp_path)
+    assert "error" not in result, result
+    (ln,) = _launches(log)
+    assert [int(ln[10 + i]) for i in ins] == [result["inputs"][0]] * 2
+
+
 def test_failing_counter_zeroing_is_named(tmp_path):
     _, path = _compile(_l2norm(), tmp_path, "l2norm")
     result, log = _run("device", path, tmp_path, fail="cuMemsetD8Async:2")
