@@ -646,19 +646,15 @@ private:
                        ArrayRef<Value> loopIdx);
   /// Whether a chunk's `width` columns of `type`, at loop indices whose
   /// innermost (`inner`, a multiple of the width) only the map's last
-  /// result reads, are one aligned vector: that result is `inner` plus a
-  /// multiple of the width, and the buffer's offset and the stride of each
-  /// dimension but the innermost (of more than one index) are multiples of
-  /// the width (a ragged split's slices, a subview of the row at a multiple
-  /// of 8 viewed as [slices, len]: over one row, or rows whose width is
-  /// such a multiple).
+  /// result reads, are one aligned vector: that result is `inner` itself,
+  /// and the buffer's offset and the stride of each dimension but the
+  /// innermost (of more than one index) are multiples of the width (a
+  /// ragged split's slices, a subview of the row at a multiple of 8 viewed
+  /// as [slices, len]: over one row, or rows whose width is such a
+  /// multiple).
   bool alignedColumns(MemRefType type, AffineMap map, unsigned inner) const {
-    AffineExpr last = map.getResults().back();
-    AffineExpr rest = simplifyAffineExpr(
-        last - getAffineDimExpr(inner, map.getContext()), map.getNumDims(),
-        map.getNumSymbols());
-    if (!last.isFunctionOfDim(inner) || rest.isFunctionOfDim(inner) ||
-        !rest.isMultipleOf(width))
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != inner)
       return false;
     // (a strided view, a ragged split's slices: its offset and every
     // stride of a dimension it moves along too)
@@ -4218,8 +4214,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // slices fit whenever more do) and that `take` accepts: any divisor, not
   // only powers of two, so that a loop of 50050000 takes 1001 slices, not 16
   // (the most a power of two dividing it gives), and one of 7 x 2^14 28, not
-  // 16. (A prime length takes none: its slices would need a ragged last
-  // one.)
+  // 16. (A prime length takes none: see `ragged` below.)
   auto mostSlices = [&](auto fit, auto take) {
     int64_t best = 1;
     for (int64_t d = 2; d <= cols && fit(d); ++d)
@@ -5037,6 +5032,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     Role role;
   };
   SmallVector<SplitKernel> kernels;
+  auto isTail = [&](unsigned k) {
+    return kernels[k].role == Role::Tail || kernels[k].role == Role::StoreTail;
+  };
   for (unsigned w = 1; w <= waves; ++w) {
     OpBuilder fb(boundary[w]);
     SmallVector<linalg::GenericOp> second;
@@ -5117,10 +5115,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // after it: with its block size, to run as its last blocks)
   SmallVector<unsigned> emission;
   for (unsigned k = 0; k < kernels.size(); ++k)
-    if (kernels[k].role != Role::Tail && kernels[k].role != Role::StoreTail) {
+    if (!isTail(k)) {
       emission.push_back(k);
-      if (k > 0 && (kernels[k - 1].role == Role::Tail ||
-                    kernels[k - 1].role == Role::StoreTail))
+      if (k > 0 && isTail(k - 1))
         emission.push_back(k - 1);
     }
   launches.resize(kernels.size());
@@ -5140,7 +5137,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (auto threads =
               getConstantIntValue(launches[k - 1].getBlockSizeX()))
         sliced.exactThreads = *threads;
-    if (kernel.role == Role::Tail || kernel.role == Role::StoreTail)
+    if (isTail(k))
       if (auto threads =
               getConstantIntValue(launches[k + 1].getBlockSizeX()))
         sliced.exactThreads = *threads;
@@ -5176,8 +5173,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // (a tail precedes the kernel of its slices, a finish follows it)
   SmallVector<int64_t> tailBlocks(kernels.size(), 0);
   for (unsigned k = 0; k + 1 < kernels.size(); ++k)
-    if ((kernels[k].role == Role::Tail || kernels[k].role == Role::StoreTail) &&
-        mergeTailBlocks(launches[k], launches[k + 1]))
+    if (isTail(k) && mergeTailBlocks(launches[k], launches[k + 1]))
       tailBlocks[k + 1] = numRows;
   for (unsigned k = 1; k < launches.size(); ++k)
     if (lastBlocks[k])
