@@ -3951,17 +3951,18 @@ static void moveLaunchCode(gpu::LaunchOp from, gpu::LaunchOp into, Block *to,
       op.moveBefore(end);
 }
 
-/// Runs a ragged split's tail kernel `tail` (a block per row, reducing the
-/// row's last columns to one more partial) as the last blocks of its
+/// Runs a ragged split's tail kernel `tail` (a block per row reducing the
+/// row's last columns to one more partial; along rows a thread per row
+/// over the last rows) as the last blocks of its
 /// partials kernel `part`: part's grid grows by tail's, the blocks past
 /// part's own running tail's code with block id b - part's grid. Both
 /// have one-dimensional grids and blocks of the same size (splitLongRows
 /// shapes the tail to the partials' block), no clusters and no dynamic
 /// shared memory; `tail` comes first (what its code reads is defined
 /// before it). One launch instead of two, and the tail's block runs beside
-/// the slices' instead of before them. Returns false, changing nothing,
-/// where the two kernels do not have those shapes.
-static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
+/// the slices' instead of before them. Returns the tail's blocks, or 0,
+/// changing nothing, where the two kernels do not have those shapes.
+static int64_t mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
   auto constant = [](Value v) -> int64_t {
     return getConstantIntValue(v).value_or(-1);
   };
@@ -3969,7 +3970,7 @@ static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
     for (Value v : {l.getGridSizeY(), l.getGridSizeZ(), l.getBlockSizeY(),
                     l.getBlockSizeZ()})
       if (constant(v) != 1)
-        return false;
+        return 0;
   int64_t partBlocks = constant(part.getGridSizeX()),
           tailBlocks = constant(tail.getGridSizeX()),
           threads = constant(part.getBlockSizeX());
@@ -3980,7 +3981,7 @@ static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
       part.getAsyncToken() || tail.getNumPrivateAttributions() != 0 ||
       !tail.getBody().hasOneBlock() || !part.getBody().hasOneBlock() ||
       tail->getBlock() != part->getBlock() || !tail->isBeforeInBlock(part))
-    return false;
+    return 0;
   Location loc = part.getLoc();
   Block &partBody = part.getBody().front();
   OpBuilder kb = OpBuilder::atBlockBegin(&partBody);
@@ -4007,7 +4008,7 @@ static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
   part.getGridSizeXMutable().assign(
       arith::ConstantIndexOp::create(hb, loc, partBlocks + tailBlocks));
   tail.erase();
-  return true;
+  return tailBlocks;
 }
 
 /// Runs a split row's finishing kernel `fin` inside its partials kernel
@@ -4029,8 +4030,8 @@ static bool mergeTailBlocks(gpu::LaunchOp tail, gpu::LaunchOp part) {
 /// starts as the last partial is stored instead of after the partials grid
 /// has drained. Returns false, changing nothing, where the two kernels do
 /// not have those shapes. `tailBlocks` (a ragged split's tails merged into
-/// part, see mergeTailBlocks: a block a row after the slices') count in
-/// their rows' groups too.
+/// part, see mergeTailBlocks: a block a group after the slices') count in
+/// their groups too.
 static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
                               int64_t numRows, int64_t slices, bool alongRows,
                               int64_t tailBlocks = 0) {
@@ -4053,7 +4054,7 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       fin.getDynamicSharedMemorySize() || fin.getAsyncToken() ||
       part.getAsyncToken() || fin.getNumPrivateAttributions() != 0 ||
       !fin.getBody().hasOneBlock() ||
-      (tailBlocks && (alongRows || tailBlocks != groups)) ||
+      (tailBlocks && tailBlocks != groups) ||
       constant(part.getGridSizeX()) != groups * slices + tailBlocks ||
       constant(fin.getGridSizeX()) != groups)
     return false;
@@ -4239,6 +4240,16 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           return numRows * d <= wanted && cols / d * rest >= 16;
         },
         [](int64_t) { return true; });
+    // Where no divisor comes near the slices that fit (a prime count of
+    // rows: x[1000003, 16].sum(0) would run on 16 threads), slices of
+    // ceil(cols / most) rows anyway and a tail of the rest, shorter than a
+    // slice (here a slice's start needs no alignment beyond the row's).
+    int64_t most = std::min(wanted / numRows, cols / ((16 + rest - 1) / rest));
+    if (options.splitTail && slices * 2 <= most) {
+      int64_t len = (cols + most - 1) / most;
+      slices = cols / len;
+      ragged = cols % len != 0;
+    }
   } else {
     if (numRows >= targetBlocks / 2 || cols < (int64_t(1) << 16))
       return std::nullopt;
@@ -4269,7 +4280,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   }
   if (slices < 2)
     return std::nullopt;
-  int64_t len = ragged ? cols / slices / 8 * 8 : cols / slices;
+  int64_t len = ragged && !alongRows ? cols / slices / 8 * 8 : cols / slices;
   // Points each row reduces, and each slice of it (and the tail).
   int64_t perRow = 1;
   for (auto [range, it] : llvm::zip(loops, iters))
@@ -5101,7 +5112,6 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   //   keep a finishing kernel of tiles); the next wave's partials kernel,
   //   which reads the finish's row values, starts after the kernel.
   SmallVector<bool> perThreads, lastBlocks;
-  // (a ragged split is along columns: its tails run a block per row)
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     perThreads.push_back(alongRows &&
                          (kernel.role != Role::Finish || slices <= 32 ||
@@ -5173,8 +5183,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // (a tail precedes the kernel of its slices, a finish follows it)
   SmallVector<int64_t> tailBlocks(kernels.size(), 0);
   for (unsigned k = 0; k + 1 < kernels.size(); ++k)
-    if (isTail(k) && mergeTailBlocks(launches[k], launches[k + 1]))
-      tailBlocks[k + 1] = numRows;
+    if (isTail(k))
+      tailBlocks[k + 1] = mergeTailBlocks(launches[k], launches[k + 1]);
   for (unsigned k = 1; k < launches.size(); ++k)
     if (lastBlocks[k])
       finishInLastBlock(launches[k - 1], launches[k], numRows, slices,

@@ -11,8 +11,12 @@
 // floats: 244 slices of 4096 and a tail of 579 (columns 999424 on), 245
 // blocks; 7 rows of 100003: 24 slices of 4160 and a tail of 163 a row,
 // 7 x 24 + 7 blocks. A stored result (x / |x|) is stored over the slices
-// and the tail alike, by one more kernel. `row-split-tail=0` leaves such
-// rows unsplit; `row-last-block=0` keeps the finish a kernel of its own,
+// and the tail alike, by one more kernel. Along rows (x.sum(0) over a
+// prime count of rows) the slices take ceil(rows / most) rows each and the
+// tail fewer: x[100003, 256] in 526 slices of 190 rows and a tail of 63,
+// a thread per slice and column, the tail's 256 threads the partials
+// kernel's last block (527 blocks instead of 32). `row-split-tail=0`
+// leaves such rows unsplit; `row-last-block=0` keeps the finish a kernel of its own,
 // the tails still merged into the partials kernel.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s
@@ -51,6 +55,19 @@
 // CHECK: memref.subview %[[NY]][0] [999424] [1]
 // CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c245, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: func.func @colsum(
+// CHECK-SAME: %[[CX:[^:]*]]: memref<100003x256xf32>
+// CHECK: %[[CTP:.*]] = memref.alloc() : memref<1x256xf32>
+// CHECK: %[[CT:.*]] = memref.subview %[[CX]][99940, 0] [63, 256] [1, 1] : memref<100003x256xf32> to memref<63x256xf32, strided<[256, 1], offset: 25584640>>
+// CHECK: %[[CTV:.*]] = memref.expand_shape %[[CT]] {{\[\[}}0, 1], [2]] output_shape [1, 63, 256]
+// CHECK: %[[CP:.*]] = memref.alloc() : memref<526x256xf32>
+// CHECK: %[[CM:.*]] = memref.subview %[[CX]][0, 0] [99940, 256] [1, 1]
+// CHECK: %[[CMV:.*]] = memref.expand_shape %[[CM]] {{\[\[}}0, 1], [2]] output_shape [526, 190, 256]
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_g0_partial blocks in (%c527, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK-SAME: args(%[[CMV]] : memref<526x190x256xf32, strided<[48640, 256, 1]>>, %[[CP]] : memref<526x256xf32>, %[[CTV]] : {{.*}}, %[[CTP]] : memref<1x256xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_g0 blocks
+// CHECK-SAME: args(%[[CTP]] : memref<1x256xf32>, %[[CP]] : memref<526x256xf32>,
+// CHECK-NOT: gpu.launch_func
 
 // The slices' blocks, then the tail's (block id - 244), then the count:
 // the counter wraps at 244 (245 blocks), the last block folds the 244
@@ -77,6 +94,15 @@
 // KERN: vector.store {{.*}} {alignment = 16 : i64} : memref<244x4096xf32>, vector<4xf32>
 // KERN: } else {
 // KERN: memref.store {{.*}} : memref<1x579xf32, strided<[579, 1], offset: 999424>>
+// (along rows: a thread per slice and column over 190 rows, the tail's
+// block over 63)
+// KERN-LABEL: gpu.func @colsum_g0_partial(
+// KERN: arith.cmpi ult, %{{.*}}, %c526 : index
+// KERN: scf.for %{{.*}} = %c0 to %c190 step
+// KERN: } else {
+// KERN: arith.subi %{{.*}}, %c526 : index
+// KERN: scf.for %{{.*}} = %c0 to %c63 step
+// KERN: memref.store {{.*}} : memref<1x256xf32>
 
 // The tail's loads at its offset: 999424 floats, 3997696 bytes.
 // PTX: .entry l2_g0(
@@ -88,6 +114,8 @@
 // NOTAIL: gpu.launch_func @kfuse_kernels::@l2_g0 blocks in (%c1, %c1, %c1)
 // NOTAIL-LABEL: func.func @rows(
 // NOTAIL: gpu.launch_func @kfuse_kernels::@rows_g0 blocks in (%c7, %c1, %c1)
+// NOTAIL-LABEL: func.func @colsum(
+// NOTAIL: gpu.launch_func @kfuse_kernels::@colsum_g0 blocks in (%c32, %c1, %c1)
 
 // TWO-LABEL: func.func @l2(
 // TWO-NOT: kfuse.counter
@@ -151,4 +179,18 @@ func.func @normalize(%x: tensor<1000003xf32>) -> tensor<1000003xf32> {
     linalg.yield %d : f32
   } -> tensor<1000003xf32>
   return %y : tensor<1000003xf32>
+}
+
+func.func @colsum(%x: tensor<100003x256xf32>) -> tensor<256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+       iterator_types = ["reduction", "parallel"]}
+       ins(%x : tensor<100003x256xf32>) outs(%f : tensor<256xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  return %r : tensor<256xf32>
 }

@@ -3,6 +3,7 @@ the CPU target match the numpy reference, and the CUDA target compiles each to
 one row kernel whose PTX assembles."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -960,6 +961,78 @@ def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,axes,slices,tail_rows,tail_blocks,divisor", [
+    ((1009, 8), (0,), 59, 6, 1, 1),          # 59 slices of 17 rows, 8 threads a slice
+    ((509, 64), (0,), 29, 16, 2, 1),         # finished by the last block of each tile
+    ((1, 37, 113, 24), (0, 1, 2), 245, 16, 1, 113),  # merged loops: 4181 = 37 x 113 rows
+])
+def test_reductions_along_rows_over_a_prime_count_split_with_a_tail(
+        shape, axes, slices, tail_rows, tail_blocks, divisor):
+    # Reductions along rows whose count of rows no good number of slices
+    # divides (a prime: x[1009, 8].sum(0) ran on 8 threads) split anyway:
+    # slices of ceil(rows / most) rows and a tail of fewer, a thread per
+    # column each, the tail's threads the partials kernel's last blocks.
+    # The variance (the tail around its own mean), the max, a sum of exp,
+    # the argmax (a max in the tail, ties) and a stored result (x - mean,
+    # over 4181 rows) match numpy through the PTX emulator, with the finish in the last
+    # block of each tile where it applies and in kernels of their own;
+    # row_split_tail=False leaves the rows unsplit (or takes the divisor:
+    # 113 slices of 37 rows).
+    from kfuse import builder as kb
+    p = kb.Program("prime")
+    x = p.input("x", shape, "f32")
+    m = kb.mean(x, axis=axes, keepdims=True)
+    p.output(kb.mean((x - m) * (x - m), axis=axes), name="var")
+    p.output(kb.max(x, axis=axes), name="mx")
+    p.output(kb.sum(kb.exp(x), axis=axes), name="se")
+    if len(axes) == 1:
+        p.output(kb.argmax(x, axis=axes[0]), name="am")
+    rows = int(np.prod([shape[d] for d in axes]))
+    stored = rows > 4096  # (shorter rows a tile holds: read once, unsplit)
+    if stored:
+        p.output(x - m, name="c")
+    cols = int(np.prod([n for d, n in enumerate(shape) if d not in axes]))
+    xs = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
+    xs.reshape(-1)[::7] = 0.5  # ties for the argmax
+    last = [slice(None)] * len(shape)
+    last[axes[-1]] = -1
+    xs[tuple(last)] = 9.0  # (the tail's last row holds every column's max)
+    x64 = xs.astype(np.float64)
+    want = [x64.var(axis=axes), xs.max(axis=axes), np.exp(x64).sum(axis=axes)]
+    if len(axes) == 1:
+        want.append(np.argmax(xs, axis=axes[0]))
+    if stored:
+        want.append(x64 - x64.mean(axis=axes, keepdims=True))
+    for last_block in (True, False):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_last_block=last_block)
+        # (kernels over the slices: a thread per slice and column, then
+        # the tail's blocks; the partials' and the store's at least)
+        sliced = [s for s in f.plan.steps
+                  if s.grid[0] > tail_blocks and s.grid[0] * s.block[0] >= slices * cols]
+        assert sliced and (not stored or sliced[-1].kernel == "prime_g0_store")
+        # (64 columns: the finish a thread per column in two tiles of 32,
+        # each run by the last block of the tile to count, the tail's too)
+        counters = [b for b in f.plan.buffers if b.kind == "counter"]
+        assert bool(counters) == (last_block and cols == 64)
+        if counters:
+            assert sliced == list(f.plan.steps) and counters[0].shape == (tail_blocks,)
+        for s in sliced:
+            main = (slices * cols + s.block[0] - 1) // s.block[0]
+            assert s.grid[0] == main + tail_blocks, (s, main)
+        # (the tail: a view of the last rows, of x or of x's merged rows)
+        at = ", ".join(map(str, [rows - tail_rows] + [0] * (len(shape) - len(axes))))
+        assert re.search(rf"memref.subview %\w+\[{at}\]", f.stages["codegen"])
+        for g, w in zip(f.emulate(xs), want):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)
+    one = kfuse.compile(p, target="cuda", chip="sm_90", row_split_tail=False)
+    assert "memref.subview" not in one.stages["codegen"]
+    assert [-(-divisor * cols // s.block[0]) for s in one.plan.steps
+            if "_partial" in s.kernel] == [s.grid[0] for s in one.plan.steps
+                                           if "_partial" in s.kernel]
+    assert any("_partial" in s.kernel for s in one.plan.steps) == (divisor > 1)
 
 
 _PLANE_WEIGHTS = """
