@@ -30,7 +30,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "l2_normalize",
               # l2norm over a prime length, 2^26 - 5: slices of a multiple of
               # 8 and a tail (row_split_tail; `__notail`: one block)
-              "l2norm_prime"])
+              "l2norm_prime",
+              # a bias gradient over a prime count of rows: slices of rows
+              # and a shorter tail (`__notail`: unsplit, 64 blocks)
+              "colsum_prime"])
 
 
 def _xent_text(rows, cols):
@@ -235,6 +238,12 @@ def programs(rows=None):
     x = p.input("x", (67108859 if rows is None else 65537,), "f32")
     p.output(kb.sqrt((x * x).sum()), name="y")
     progs["l2norm_prime"] = p
+    p = kb.Program("colsum_prime")
+    # (100003 x 512: 263 slices of 379 rows and a tail of 326; the
+    # emulator's 2053 x 64: 120 slices of 17 and a tail of 13)
+    x = p.input("x", (100003, 512) if rows is None else (2053, 64), "f32")
+    p.output(x.sum(axis=0), name="y")
+    progs["colsum_prime"] = p
     return progs
 
 
@@ -283,6 +292,7 @@ def torch_reference(name):
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "colsum": lambda x: x.sum(0),
+        "colsum_prime": lambda x: x.sum(0),
         "bn_var_nhwc": lambda x: x.var(dim=(0, 1, 2), unbiased=False),
         "gemv": lambda x, v: x @ v,
         "bn_train_nchw": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),

@@ -797,8 +797,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     Option<"rowSplitTail", "row-split-tail", "bool", /*default=*/"true",
            "A long row that no good number of slices divides (a prime "
            "length) is split anyway: equal slices of a multiple of 8 columns "
-           "and a tail of the rest, reduced by one more block (false: "
-           "slices that divide the row only, a prime length unsplit)">,
+           "and a tail of the rest, reduced by one more block; along rows "
+           "(x.sum(0) over a prime count of rows) slices of equal rows and a "
+           "shorter tail (false: slices that divide the row only, a prime "
+           "length unsplit)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

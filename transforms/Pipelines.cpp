@@ -153,7 +153,8 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       llvm::cl::desc("A long row that no good number of slices divides (a "
                      "prime length) is split anyway: equal slices of a "
                      "multiple of 8 columns and a tail of the rest, reduced "
-                     "by one more block; false: dividing slices only"),
+                     "by one more block; along rows, slices of equal rows "
+                     "and a shorter tail; false: dividing slices only"),
       llvm::cl::init(true)};
   Option<bool> pdl{
       *this, "pdl",

@@ -59,8 +59,8 @@ struct RowKernelOptions {
   bool lastBlockFinish = true;
   /// A long row that no good number of slices divides (a prime length) is
   /// split into equal slices of a multiple of 8 columns and a tail of the
-  /// rest, reduced by one more block; false: slices that divide the row
-  /// only.
+  /// rest, reduced by one more block (along rows: slices of equal rows and
+  /// a shorter tail); false: slices that divide the row only.
   bool splitTail = true;
   /// > 0: the block size of block-per-row and thread-per-row kernels,
   /// instead of the one chosen from the row width or the rows (a split

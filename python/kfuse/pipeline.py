@@ -77,8 +77,9 @@ class Options:
     row_split_tail: bool = True  # a long row that no good number of slices divides
                                # (a prime length) splits anyway: equal slices of a
                                # multiple of 8 columns and a tail of the rest,
-                               # reduced by one more block; False: dividing slices
-                               # only (a prime length unsplit)
+                               # reduced by one more block (along rows, x.sum(0):
+                               # equal slices of rows and a shorter tail); False:
+                               # dividing slices only (a prime length unsplit)
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
