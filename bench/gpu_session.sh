@@ -5,9 +5,9 @@
 # in parts, each carrying only its artifacts:
 #   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 48 MiB):
 #        tests.log     test_gpu.py + test_runtime.py on .artifacts/tests
-#   bash bench/gpu_session.sh wide    carry .artifacts/tests_wide (about 26 MiB):
+#   bash bench/gpu_session.sh wide    carry .artifacts/tests_wide (about 46 MiB):
 #        tests_wide.log  test_gpu.py on .artifacts/tests_wide (rows of 262144:
-#                      clusters, streaming)
+#                      clusters, streaming; long rows split with a tail)
 #   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 42 MiB):
 #        tests_c8.log  test_gpu.py on .artifacts/c8/tests (row_chunks=8)
 #   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 42 MiB):

@@ -25,7 +25,7 @@ import kfuse  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
 
-TOL = {"f32": (1e-5, 1e-6), "f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2)}
+TOL = {"f32": (1e-5, 1e-6), "f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2), "i64": (0, 0)}
 
 
 def test_programs():
@@ -113,6 +113,63 @@ def shifted_programs():
     p = kb.Program("split_normalize_f32")  # partials, finish, store
     x = p.input("x", (1 << 20,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
+    progs.append(p)
+    return progs
+
+
+def _softmax64(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+# split_tail_programs' results in f64 (numpy's f32 sums drift over a million
+# values: see expected_and_tolerance)
+SPLIT_TAIL_REFERENCES = {
+    "split_tail_full_f32": lambda x: (np.sqrt((x * x).sum()), x.var(),
+                                      np.log(np.exp(x - x.max()).sum()) + x.max()),
+    "split_tail_rows_f32": lambda x: (x.sum(-1),),
+    "split_tail_softmax_f32": lambda x: (_softmax64(x),),
+    "split_tail_columns_f32": lambda x: (x.var(0), np.argmax(x, axis=0)),
+    "split_tail_bn_f32": lambda x: ((x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5),),
+}
+
+
+def split_tail_programs():
+    """Long rows that no good number of slices divides, split anyway into
+    equal slices and a tail whose blocks are the partials kernel's last
+    (row_split_tail): a full reduction over a prime length (norm, variance,
+    log-sum-exp; the last block to count finishes), a few rows of a prime
+    width, a softmax stored over the slices and the tail, and reductions
+    along a prime count of rows (x.sum(0)-like, slices of rows) with a
+    stored x - mean. In tests_wide (their inputs are large)."""
+    progs = []
+    p = kb.Program("split_tail_full_f32")  # 244 slices of 4096 and a tail of 579
+    x = p.input("x", (1000003,), "f32")
+    p.output(kb.sqrt((x * x).sum()), name="norm")
+    c = x - x.mean(keepdims=True)
+    p.output((c * c).mean(), name="var")
+    m = x.max(keepdims=True)
+    p.output(kb.log(kb.exp(x - m).sum()) + m.sum(), name="lse")
+    progs.append(p)
+    p = kb.Program("split_tail_rows_f32")  # 7 x 24 slices of 4160 and 7 tails of 163
+    x = p.input("x", (7, 100003), "f32")
+    p.output(x.sum(axis=-1), name="s")
+    progs.append(p)
+    p = kb.Program("split_tail_softmax_f32")  # stored over the slices and the tails
+    x = p.input("x", (2, 300007), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
+    p = kb.Program("split_tail_columns_f32")  # 5882 slices of 17 rows and a tail of 9
+    x = p.input("x", (100003, 16), "f32")
+    c = x - x.mean(axis=0, keepdims=True)
+    p.output((c * c).mean(axis=0), name="var")
+    p.output(kb.argmax(x, axis=0), name="am")
+    progs.append(p)
+    p = kb.Program("split_tail_bn_f32")  # a stored x - mean along 4099 rows
+    x = p.input("x", (4099, 64), "f32")
+    c = x - x.mean(axis=0, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=0, keepdims=True) + 1e-5), name="y")
     progs.append(p)
     return progs
 
@@ -218,14 +275,22 @@ def builder_test_programs():
     randoms = [random_program(s) for s in range(16)] + [
         random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
     return [(prog, _test_options(prog.name))
-            for prog in test_programs() + cluster_programs() + shifted_programs() + randoms]
+            for prog in test_programs() + cluster_programs() + shifted_programs() +
+            split_tail_programs() + randoms]
 
 
 def expected_and_tolerance(prog, ins):
     """numpy's results for a builder program and the (rtol, atol) to compare at."""
     with warnings.catch_warnings():  # (-inf - -inf and the like, on purpose)
         warnings.simplefilter("ignore", RuntimeWarning)
-        exps = prog.reference(*ins)
+        if prog.name in SPLIT_TAIL_REFERENCES:
+            # (sums over a million f32 values: numpy adds along a leading
+            # axis one row at a time, 5e-4 off for the variance over
+            # 1000003 rows of 16; these in f64, then rounded)
+            exps = tuple(e.astype(np.float32) if e.dtype == np.float64 else e
+                         for e in SPLIT_TAIL_REFERENCES[prog.name](ins[0].astype(np.float64)))
+        else:
+            exps = prog.reference(*ins)
     if prog.name.startswith("random_"):
         from random_programs import TOLERANCE
         tol = (TOLERANCE[prog.inputs[0][2].name],) * 2
@@ -352,7 +417,8 @@ def main():
         # (the programs over rows of 262144, whose inputs are the largest,
         # go to tests_wide/: a device call carries 64 MiB with the tree;
         # the --row-chunks sets, with fewer programs, keep them)
-        wide = args.row_chunks is None and prog.name.startswith(("cluster_", "softmax_wide"))
+        wide = args.row_chunks is None and prog.name.startswith(("cluster_", "softmax_wide",
+                                                                 "split_tail_"))
         d = os.path.join(args.out, "tests_wide" if wide else "tests", prog.name)
         t0 = time.perf_counter()
         opts = dict(test_opts, **extra)
