@@ -921,6 +921,21 @@ ALONG_ROWS = [((512, 64), (0,)), ((8, 32, 16, 48), (0, 1, 2)), ((4, 256, 40), (1
               ((1024, 8), (0,)), ((1000, 24), (0,))]  # (the last: ragged trips)
 
 
+def _statistics_along(name, shape, axes):
+    """A program of the variance, max, sum of exp (and, over one axis, the
+    argmax) of x over `axes`: (program, x, x's mean over them)."""
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    x = p.input("x", shape, "f32")
+    m = kb.mean(x, axis=axes, keepdims=True)
+    p.output(kb.mean((x - m) * (x - m), axis=axes), name="var")
+    p.output(kb.max(x, axis=axes), name="mx")
+    p.output(kb.sum(kb.exp(x), axis=axes), name="se")
+    if len(axes) == 1:
+        p.output(kb.argmax(x, axis=axes[0]), name="am")
+    return p, x, m
+
+
 @pytest.mark.parametrize("shape,axes", ALONG_ROWS)
 def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes):
     # x.sum(0)-like reductions (the input contiguous along the output's
@@ -930,15 +945,7 @@ def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes
     # runs a thread per (slice, output point), a finishing kernel folds the
     # slices; numerics through the PTX emulator, argmax (two more waves:
     # the max, then the first row holding it) included
-    from kfuse import builder as kb
-    p = kb.Program("along")
-    x = p.input("x", shape, "f32")
-    m = kb.mean(x, axis=axes, keepdims=True)
-    p.output(kb.mean((x - m) * (x - m), axis=axes), name="var")
-    p.output(kb.max(x, axis=axes), name="mx")
-    p.output(kb.sum(kb.exp(x), axis=axes), name="se")
-    if len(axes) == 1:
-        p.output(kb.argmax(x, axis=axes[0]), name="am")
+    p, _, _ = _statistics_along("along", shape, axes)
     # (row_last_block=False: the partials kernels on their own, without the
     # finish a last block runs, see test_column_tiles_finished_by_their_
     # last_block_need_the_fences)
@@ -971,24 +978,17 @@ def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes
 def test_reductions_along_rows_over_a_prime_count_split_with_a_tail(
         shape, axes, slices, tail_rows, tail_blocks, divisor):
     # Reductions along rows whose count of rows no good number of slices
-    # divides (a prime: x[1009, 8].sum(0) ran on 8 threads) split anyway:
+    # divides (a prime: x[1009, 8].sum(0) ran on one block) split anyway:
     # slices of ceil(rows / most) rows and a tail of fewer, a thread per
     # column each, the tail's threads the partials kernel's last blocks.
     # The variance (the tail around its own mean), the max, a sum of exp,
     # the argmax (a max in the tail, ties) and a stored result (x - mean,
-    # over 4181 rows) match numpy through the PTX emulator, with the finish in the last
-    # block of each tile where it applies and in kernels of their own;
+    # over 4181 rows) match numpy through the PTX emulator, with the finish
+    # in the last block of each tile where it applies and in kernels of
+    # their own;
     # row_split_tail=False leaves the rows unsplit (or takes the divisor:
     # 113 slices of 37 rows).
-    from kfuse import builder as kb
-    p = kb.Program("prime")
-    x = p.input("x", shape, "f32")
-    m = kb.mean(x, axis=axes, keepdims=True)
-    p.output(kb.mean((x - m) * (x - m), axis=axes), name="var")
-    p.output(kb.max(x, axis=axes), name="mx")
-    p.output(kb.sum(kb.exp(x), axis=axes), name="se")
-    if len(axes) == 1:
-        p.output(kb.argmax(x, axis=axes[0]), name="am")
+    p, x, m = _statistics_along("prime", shape, axes)
     rows = int(np.prod([shape[d] for d in axes]))
     stored = rows > 4096  # (shorter rows a tile holds: read once, unsplit)
     if stored:
