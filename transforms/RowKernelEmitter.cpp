@@ -4241,14 +4241,14 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         },
         [](int64_t) { return true; });
     // Where no divisor comes near the slices that fit (a prime count of
-    // rows: x[1000003, 16].sum(0) would run on 16 threads), slices of
-    // ceil(cols / most) rows anyway and a tail of the rest, shorter than a
-    // slice (here a slice's start needs no alignment beyond the row's).
+    // rows: x[1000003, 16].sum(0) would run on 16 threads), as many slices
+    // of ceil(cols / most) rows as the rows hold, and a tail of the
+    // cols % slices rows left (fewer than a slice's cols / slices; here a
+    // slice's start needs no alignment beyond the row's).
     int64_t most = std::min(wanted / numRows, cols / ((16 + rest - 1) / rest));
     if (options.splitTail && slices * 2 <= most) {
-      int64_t len = (cols + most - 1) / most;
-      slices = cols / len;
-      ragged = cols % len != 0;
+      slices = cols / ((cols + most - 1) / most);
+      ragged = cols % slices != 0;
     }
   } else {
     if (numRows >= targetBlocks / 2 || cols < (int64_t(1) << 16))
