@@ -479,7 +479,7 @@ def main():
                 variants = {"notail": dict(row_split_tail=False)}
             if args.row_variants and name == "colsum_prime":
                 # unsplit: 64 blocks of 1024 threads (default: 263 slices of
-                # 379 rows and a tail of 326, 528 blocks, then a finish)
+                # 380 rows and a tail of 63, 528 blocks, then a finish)
                 variants = {"notail": dict(row_split_tail=False)}
             if args.row_variants and name == "softmax_xent_v50257":
                 # single floats (the rows start off 16-byte boundaries)

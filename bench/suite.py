@@ -239,7 +239,7 @@ def programs(rows=None):
     p.output(kb.sqrt((x * x).sum()), name="y")
     progs["l2norm_prime"] = p
     p = kb.Program("colsum_prime")
-    # (100003 x 512: 263 slices of 379 rows and a tail of 326; the
+    # (100003 x 512: 263 slices of 380 rows and a tail of 63; the
     # emulator's 2053 x 64: 120 slices of 17 and a tail of 13)
     x = p.input("x", (100003, 512) if rows is None else (2053, 64), "f32")
     p.output(x.sum(axis=0), name="y")
