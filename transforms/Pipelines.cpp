@@ -134,7 +134,8 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       llvm::cl::init(-1)};
   Option<bool> rowShift{
       *this, "row-shift",
-      llvm::cl::desc("Rows whose width is no multiple of the widest vector "
+      llvm::cl::desc("Rows that do not all start on a boundary of the "
+                     "widest vector (an odd width, or a view of such rows) "
                      "move aligned vectors anyway, chunks following memory "
                      "(masked lanes at the row's ends); false: narrower "
                      "vectors"),

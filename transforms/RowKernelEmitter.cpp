@@ -552,10 +552,13 @@ private:
   SmallVector<Value> chunkInside;
   /// Shifted chunks (register mode, a cluster's blocks each holding a
   /// whole-vector share of the virtual columns, and streaming mode, over
-  /// one column loop of n columns, n not a multiple of the widest vector):
-  /// row r of an identity-layout [rows..., n] buffer starts `rowShift` =
-  /// (r * n) mod width elements past a vector boundary, so the chunks
-  /// follow memory, not the row. Virtual column v (what the threads step
+  /// one column loop of n columns whose rows do not all start on a boundary
+  /// of the widest vector): row r of a buffer in the rows' layout (see
+  /// `layout`) starts `rowShift` = (offset + r's position) mod width
+  /// elements past a vector boundary (r * n of an identity-layout
+  /// [rows..., n] buffer; of a ragged split's view of rows of an odd width
+  /// [rows, slices, len], the slices a multiple of 8 columns, r * width of
+  /// the row + s * len), so the chunks follow memory, not the row. Virtual column v (what the threads step
   /// over, 0 to n + rowShift) is column v - rowShift. Every chunk is one
   /// aligned vector load, the row's first and last ones reading into the
   /// rows beside it (their lanes outside the row masked), but for the
@@ -564,8 +567,9 @@ private:
   /// row's first and last are stored lane by lane (softmax over 50257
   /// logits: 4 floats per access, not 1). Decided by emit().
   bool shifted = false;
-  /// (the row's linear index, and its shift)
-  Value rowLinear, rowShift;
+  /// (the row's first element's position in the rows' layout, past its
+  /// offset, and its shift)
+  Value rowStart, rowShift;
   /// A chunk of shifted mode, recorded by the column value it is indexed
   /// with (negative at the row's head).
   struct ShiftedChunk {
@@ -591,14 +595,44 @@ private:
     SmallVector<Value> rowIdx;
     llvm::DenseMap<std::pair<void *, void *>, Value> values;
   } rowLoads;
-  /// Whether `type` is the rows' layout: identity, [rows..., columns...].
+  /// The rows' layout in memory: the strides (in elements) and offset of
+  /// the first buffer the group reads or writes at (row, column) through
+  /// the row's and column's own indices, a static strided [rows...,
+  /// columns...] (found by findLayout before the kernel's shape is
+  /// chosen). Identity unless that buffer is a view: a ragged split's
+  /// slices, a subview of rows of an odd width viewed as [rows, slices,
+  /// len], whose rows start wherever row * width leaves them. Where rows
+  /// start decides the vector width (see rowAlignment) and the shift of
+  /// shifted chunks.
+  struct {
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    bool identity = true;
+  } layout;
+  void findLayout();
+  /// The widest vector (up to 8 elements) every row's start in the rows'
+  /// layout is aligned to: a power of two dividing the innermost extent,
+  /// the offset and each stride of a dimension of more than one index.
+  int64_t rowAlignment() const;
+  /// Whether `type` is the rows' layout: [rows..., columns...] with the
+  /// layout's strides (of the dimensions of more than one index) and an
+  /// offset as far from a boundary of 8 elements as the layout's.
   bool isRowLayout(Type type) const {
     auto m = dyn_cast<MemRefType>(type);
-    if (!m || !m.getLayout().isIdentity() ||
-        m.getRank() != int64_t(rowShape.size() + colShape.size()))
+    if (!m || m.getRank() != int64_t(rowShape.size() + colShape.size()) ||
+        m.getShape().take_front(rowShape.size()) != ArrayRef(rowShape) ||
+        m.getShape().drop_front(rowShape.size()) != ArrayRef(colShape))
       return false;
-    return m.getShape().take_front(rowShape.size()) == ArrayRef(rowShape) &&
-           m.getShape().drop_front(rowShape.size()) == ArrayRef(colShape);
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    if (!isStaticStrided(m) ||
+        failed(m.getStridesAndOffset(strides, offset)) ||
+        (offset - layout.offset) % 8 != 0)
+      return false;
+    for (int64_t d = 0; d < m.getRank(); ++d)
+      if (m.getDimSize(d) != 1 && strides[d] != layout.strides[d])
+        return false;
+    return true;
   }
   /// Whether an op of the group reads or writes a buffer in the rows'
   /// layout at (row, column): what shifted chunks move as aligned vectors.
@@ -1292,19 +1326,17 @@ Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col, cIdx(0)),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col,
                             cIdx(numCols - width)));
-  // (a chunk starts at a multiple of the width in the buffer, at or after
-  // its start: it passes the buffer's end only in the last row)
-  int64_t numRows = 1;
-  for (int64_t d : rowShape)
-    numRows *= d;
+  // (a chunk starts at a multiple of the width in memory, at or after the
+  // buffer's start: it may pass the end of what the rows' layout spans, its
+  // last row's last element, only at a row's end; past that end it is
+  // loaded lane by lane)
+  int64_t last = numCols - 1;
+  for (auto [d, n] : llvm::enumerate(rowShape))
+    last += (n - 1) * layout.strides[d];
   chunk.inBuffer =
-      tail ? arith::CmpIOp::create(
-                 b, loc, arith::CmpIPredicate::sle,
-                 arith::AddIOp::create(
-                     b, loc,
-                     arith::MulIOp::create(b, loc, rowLinear, cIdx(numCols)),
-                     col),
-                 cIdx(numRows * numCols - width))
+      tail ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                   arith::AddIOp::create(b, loc, rowStart, col),
+                                   cIdx(last - width + 1))
                  .getResult()
            : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
   auto indexVector = VectorType::get({width}, b.getIndexType());
@@ -1334,6 +1366,47 @@ Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
   Value lanes = chunk.lanes;
   shiftedChunks[col] = std::move(chunk);
   return lanes;
+}
+
+void RowKernel::findLayout() {
+  int64_t rank = rowShape.size() + colShape.size();
+  for (linalg::GenericOp g : generics)
+    for (OpOperand &o : g->getOpOperands()) {
+      auto m = dyn_cast<MemRefType>(o.get().getType());
+      if (!m || m.getRank() != rank || !isStaticStrided(m) ||
+          !g.getMatchingIndexingMap(&o).isIdentity() ||
+          m.getShape().take_front(rowShape.size()) != ArrayRef(rowShape) ||
+          m.getShape().drop_front(rowShape.size()) != ArrayRef(colShape))
+        continue;
+      layout.strides.clear();
+      (void)m.getStridesAndOffset(layout.strides, layout.offset);
+      layout.identity = m.getLayout().isIdentity();
+      return;
+    }
+  // (none: identity, as the group's own buffers are)
+  layout.strides.assign(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    layout.strides[d] =
+        layout.strides[d + 1] *
+        (d + 1 < int64_t(rowShape.size()) ? rowShape[d + 1]
+                                          : colShape[d + 1 - rowShape.size()]);
+  layout.offset = 0;
+  layout.identity = true;
+}
+
+int64_t RowKernel::rowAlignment() const {
+  int64_t align = chunkWidthIn(colShape.back());
+  auto within = [&](int64_t v) {
+    while (align > 1 && v % align != 0)
+      align /= 2;
+  };
+  within(layout.offset);
+  int64_t rank = rowShape.size() + colShape.size();
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if ((d < int64_t(rowShape.size()) ? rowShape[d]
+                                      : colShape[d - rowShape.size()]) != 1)
+      within(layout.strides[d]);
+  return align;
 }
 
 bool RowKernel::alignedWithRows(Value buffer, AffineMap map,
@@ -3191,6 +3264,7 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
 LogicalResult RowKernel::emit() {
   if (failed(analyze()))
     return failure();
+  findLayout();
   linalg::GenericOp first = generics.front();
   Location loc = first.getLoc();
   OpBuilder b(generics.back());
@@ -3252,14 +3326,17 @@ LogicalResult RowKernel::emit() {
               g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
             widest = std::max<unsigned>(widest,
                                         (m.getElementTypeBitWidth() + 7) / 8);
-    // Where the row's width is no multiple of the widest vector (and one
-    // column loop, nothing summed over the rows, a buffer in the rows'
-    // layout), chunks follow memory instead of the row: see `shifted`.
-    // Rows that store results take a warp's worth of vectors at least: the
-    // row's first and last chunks store lane by lane (a softmax over 33
-    // columns stores fewer sectors a float at a time).
-    int64_t natural =
-        std::min<int64_t>(16 / widest, chunkWidthIn(colShape.back()));
+    // Where rows do not all start on a boundary of the widest vector (a
+    // width no multiple of it, or a view of such rows; and one column
+    // loop, nothing summed over the rows, a buffer in the rows' layout),
+    // chunks follow memory instead of the row: see `shifted`. Rows that
+    // store results take a warp's worth of vectors at least: the row's
+    // first and last chunks store lane by lane (a softmax over 33 columns
+    // stores fewer sectors a float at a time). Otherwise vectors as wide
+    // as every row's start allows: narrower ones move whole sectors a
+    // request, wider ones would go lane by lane (a lane a request, each
+    // sector asked for once a lane).
+    int64_t natural = std::min<int64_t>(16 / widest, rowAlignment());
     int64_t widestVector = std::min<int64_t>(16 / widest, 8);
     shifted = shiftChunks && colShape.size() == 1 && rowsPerBlock == 1 &&
               natural < widestVector && numCols >= widestVector &&
@@ -3297,7 +3374,8 @@ LogicalResult RowKernel::emit() {
     int64_t heldInputs = sharedRowBytes > 0 && columnSums.empty() &&
                                  !contraction && rowsPerBlock == 1 &&
                                  !shifted &&
-                                 (colShape.size() == 1 || readsRowLayout())
+                                 (colShape.size() == 1 ||
+                                  (layout.identity && readsRowLayout()))
                              ? sharedRowInputs(heldBytes)
                              : 0;
     if (heldBytes != 4 * heldInputs)
@@ -3619,10 +3697,23 @@ LogicalResult RowKernel::emit() {
                        : &*std::prev(kb.getInsertionPoint());
   rowLoads.rowIdx = rowIdx;
   if (shifted) {
-    rowLinear = row;
-    rowShift = arith::RemUIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, numCols % width)),
-        cIdx(kb, width));
+    // (the shift from each index's stride modulo the width: no product
+    // of a row's full position)
+    rowStart = cIdx(kb, 0);
+    Value shift = cIdx(kb, layout.offset % width);
+    for (auto [d, idx] : llvm::enumerate(rowIdx)) {
+      if (rowShape[d] == 1)
+        continue;
+      rowStart = arith::AddIOp::create(
+          kb, loc, rowStart,
+          arith::MulIOp::create(kb, loc, idx, cIdx(kb, layout.strides[d])));
+      if (layout.strides[d] % width != 0)
+        shift = arith::AddIOp::create(
+            kb, loc, shift,
+            arith::MulIOp::create(kb, loc, idx,
+                                  cIdx(kb, layout.strides[d] % width)));
+    }
+    rowShift = arith::RemUIOp::create(kb, loc, shift, cIdx(kb, width));
   }
 
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value

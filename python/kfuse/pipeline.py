@@ -52,8 +52,9 @@ class Options:
                                # "barrier" (published, a cluster barrier per
                                # exchange) or "async" (st.async into every block,
                                # awaited on an mbarrier)
-    row_shift: bool = True     # rows whose width is no multiple of the widest
-                               # vector (softmax over 50257 logits) move aligned
+    row_shift: bool = True     # rows that do not all start on a vector boundary
+                               # (softmax over 50257 logits, a ragged split's
+                               # views of rows of an odd width) move aligned
                                # vectors anyway, chunks following memory, lanes
                                # outside the row masked; False: narrower vectors
     row_joint: bool = True     # clusters: reductions that do not read each other

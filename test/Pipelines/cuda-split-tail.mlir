@@ -10,10 +10,12 @@
 // block to count folds the slices' partials, then the tail's. 1000003
 // floats: 244 slices of 4096 and a tail of 579 (columns 999424 on), 245
 // blocks; 7 rows of 100003: 24 slices of 4160 and a tail of 163 a row,
-// 7 x 24 + 7 blocks. A stored result (x / |x|) is stored over the slices
+// 7 x 24 + 7 blocks, whose rows start off vector boundaries (shifted
+// chunks over the views' strides). A stored result (x / |x|) is stored over the slices
 // and the tail alike, by one more kernel. Along rows (x.sum(0) over a
-// prime count of rows) the slices take ceil(rows / most) rows each and the
-// tail fewer: x[100003, 256] in 526 slices of 190 rows and a tail of 63,
+// prime count of rows) rows / ceil(rows / most) slices take rows / slices
+// rows each and the tail the rest: x[100003, 256] in 526 slices of 190
+// rows and a tail of 63,
 // a thread per slice and column, the tail's 256 threads the partials
 // kernel's last block (527 blocks instead of 32). `row-split-tail=0`
 // leaves such rows unsplit; `row-last-block=0` keeps the finish a kernel of its own,
@@ -88,6 +90,21 @@
 // KERN: memref.load %arg3[%c0] : memref<1xf32>
 // KERN: math.sqrt
 // KERN: gpu.return
+// (7 rows of 100003: the slices' rows start off 16-byte boundaries, at
+// r * 100003 + s * 4160 in the view, so their chunks shift: one aligned
+// vector a chunk, the shift (r * 3) mod 4 from the view's strides, a
+// chunk lane by lane only where it would pass the view's last element,
+// 699857 (the tail's view, from 99840: 600180))
+// KERN-LABEL: gpu.func @rows_g0(
+// KERN: %[[RB:.*]] = arith.cmpi ult, %{{.*}}, %c168 : index
+// KERN: scf.if %[[RB]] {
+// KERN: %[[R:.*]] = arith.divui %{{.*}}, %c24 : index
+// KERN: %[[R3:.*]] = arith.muli %[[R]], %c3 : index
+// KERN: arith.remui %[[R3]], %c4 : index
+// KERN: arith.cmpi sle, %{{.*}}, %c699854 : index
+// KERN: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<7x24x4160xf32, strided<[100003, 4160, 1]>>, vector<4xf32>
+// KERN: arith.cmpi sle, %{{.*}}, %c600177 : index
+// KERN: vector.load %arg2[{{.*}}] {alignment = 16 : i64} : memref<7x1x163xf32, strided<[100003, 163, 1], offset: 99840>>, vector<4xf32>
 // (the store of x / |x| vectors as the loads: 4 floats at a time over
 // the slices, one by one over the tail of an odd width)
 // KERN-LABEL: gpu.func @normalize_g0_store(
@@ -108,6 +125,8 @@
 // PTX: .entry l2_g0(
 // PTX: ld.global.v4.b32
 // PTX: 3997696
+// PTX: .entry rows_g0(
+// PTX: ld.global.v4.b32
 
 // NOTAIL-LABEL: func.func @l2(
 // NOTAIL-NOT: kfuse.counter

@@ -302,6 +302,54 @@ def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
     _assembles(g.ptx, tmp_path)
 
 
+def _sectors(f, kind):
+    """32-byte sectors of global memory the emulator's last call asked for,
+    over every launch: loads or stores."""
+    return sum(s[kind]["sectors"] for s in f.emulator.last_stats if kind in s)
+
+
+def test_ragged_split_rows_of_an_odd_width_move_aligned_vectors():
+    # A ragged split over several rows of an odd width: the slices' rows,
+    # a view of x at r * 100003 + s * 4160 (the tails' at r * 100003 +
+    # 99840), start off 16-byte boundaries. Their chunks shift with each
+    # row's start in the view (shifted chunks over its strides): one
+    # aligned vector a chunk, so every 32-byte sector is asked for about
+    # once (lane by lane, each of a vector's 4 loads asked for its sectors
+    # again: 4.1x x's sectors for the sum, 4x for the softmax's stores).
+    # Without shifted chunks the vectors are as wide as the rows' starts
+    # allow: single floats, each sector asked for once a trip. Numerics
+    # through the emulator.
+    from kfuse import builder as kb
+    p = kb.Program("rows")
+    x = p.input("x", (7, 100003), "f32")
+    p.output(x.sum(axis=-1), name="s")
+    q = kb.Program("soft")
+    x = q.input("x", (2, 300007), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    q.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    rng = np.random.default_rng(8)
+    for prog, shape, reads in ((p, (7, 100003), 1), (q, (2, 300007), 2)):
+        xs = rng.standard_normal(shape).astype(np.float32)
+        xd = xs.astype(np.float64)
+        ideal = xs.nbytes / 32
+        for shift, most in ((True, 1.05), (False, 1.3)):
+            f = kfuse.compile(prog, target="cuda", chip="sm_90", row_shift=shift)
+            assert "memref.subview" in f.stages["codegen"]
+            got = f.emulate(xs)
+            if prog is p:
+                np.testing.assert_allclose(got, xd.sum(-1), rtol=1e-5)
+            else:
+                want = np.exp(xd - xd.max(-1, keepdims=True))
+                np.testing.assert_allclose(got, want / want.sum(-1, keepdims=True),
+                                           rtol=2e-5, atol=1e-12)
+                assert _sectors(f, "store") <= most * ideal, (shift, _sectors(f, "store"))
+            assert _sectors(f, "load") <= most * reads * ideal, (shift, _sectors(f, "load"))
+            # (vectors of the views of x's rows: only where shifted)
+            width = shape[-1]
+            views = re.findall(rf"vector\.load [^\n]*strided<\[{width}, ", f.stages["codegen"])
+            assert bool(views) == shift
+
+
 def test_finishing_kernel_loads_every_partial_in_one_trip():
     # sqrt(sum(x * x)) over 2^26: 1024 slices; the finishing kernel's 32
     # threads take 8 vectors of partials each, all loaded before the first
@@ -979,8 +1027,9 @@ def test_reductions_along_rows_over_a_prime_count_split_with_a_tail(
         shape, axes, slices, tail_rows, tail_blocks, divisor):
     # Reductions along rows whose count of rows no good number of slices
     # divides (a prime: x[1009, 8].sum(0) ran on one block) split anyway:
-    # slices of ceil(rows / most) rows and a tail of fewer, a thread per
-    # column each, the tail's threads the partials kernel's last blocks.
+    # rows / ceil(rows / most) slices of rows / slices rows and a tail of
+    # the rows they leave (fewer than the slices), a thread per column each,
+    # the tail's threads the partials kernel's last blocks.
     # The variance (the tail around its own mean), the max, a sum of exp,
     # the argmax (a max in the tail, ties) and a stored result (x - mean,
     # over 4181 rows) match numpy through the PTX emulator, with the finish
