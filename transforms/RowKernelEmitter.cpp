@@ -1277,13 +1277,24 @@ Value RowKernel::loadFromMemory(OpBuilder &b, Location loc, Value buffer,
       return laneLoads(b, loc);
     if (matchPattern(chunk.inBuffer, m_One()))
       return alignedLoad(b, loc);
+    // (past the buffer's end: the lanes in the row, a masked load of the
+    // same chunk. Lane loads at clamped columns there were, for f16, merged
+    // by LLVM with the aligned branch into one load of the lanes' 2-byte
+    // alignment: 8 loads of 2 bytes a chunk, every chunk.)
     return scf::IfOp::create(
                b, loc, chunk.inBuffer,
                [&](OpBuilder &tb, Location l) {
                  scf::YieldOp::create(tb, l, alignedLoad(tb, l));
                },
                [&](OpBuilder &eb, Location l) {
-                 scf::YieldOp::create(eb, l, laneLoads(eb, l));
+                 Value none = arith::ConstantOp::create(
+                     eb, l, vectorType, eb.getZeroAttr(vectorType));
+                 scf::YieldOp::create(
+                     eb, l,
+                     vector::MaskedLoadOp::create(eb, l, vectorType, buffer,
+                                                  indicesAt(eb, 0),
+                                                  chunk.lanes, none)
+                         .getResult());
                })
         .getResult(0);
   }

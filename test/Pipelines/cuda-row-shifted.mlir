@@ -56,8 +56,7 @@
 // CHECK: scf.if %[[INBUF2]] -> (vector<4xf32>) {
 // CHECK-NEXT: vector.load %[[X]][%block_id_x, %[[COL2]]] {alignment = 16 : i64}
 // CHECK: } else {
-// CHECK-COUNT-4: memref.load %[[X]][%block_id_x, %{{.*}}]
-// CHECK: vector.from_elements
+// CHECK-NEXT: vector.maskedload %[[X]][%block_id_x, %[[COL2]]], %[[LANES2]]
 // CHECK: arith.select %[[LANES2]], %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK: scf.if %[[WHOLE0]] {
 // CHECK-NEXT: vector.store %{{.*}}, %[[Y]][%block_id_x, %[[COL0]]] {alignment = 16 : i64}

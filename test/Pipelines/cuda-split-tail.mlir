@@ -81,7 +81,8 @@
 // KERN: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<244x4096xf32>, vector<4xf32>
 // KERN: } else {
 // KERN: arith.subi %[[B]], %c244 : index
-// KERN: memref.load %arg2[{{.*}}] : memref<1x579xf32, strided<[579, 1], offset: 999424>>
+// KERN: vector.load %arg2[{{.*}}] {alignment = 16 : i64} : memref<1x579xf32, strided<[579, 1], offset: 999424>>
+// KERN: vector.maskedload %arg2[{{.*}}], {{.*}} : memref<1x579xf32, strided<[579, 1], offset: 999424>>, vector<4xi1>
 // KERN: }
 // KERN: arith.select
 // KERN: atom.relaxed.gpu.global.inc.u32

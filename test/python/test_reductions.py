@@ -1917,6 +1917,26 @@ def test_odd_rows_of_halves_move_eight_at_a_time():
                                _odd_row_reference("softmax", x), rtol=2e-3, atol=1e-5)
 
 
+@pytest.mark.parametrize("kind,rows,width", [("logsumexp", 16, 50257), ("layernorm", 9, 32793)])
+def test_streamed_odd_rows_of_halves_ask_for_each_sector_once(kind, rows, width):
+    # Streamed f16 rows of an odd width (a log-sum-exp over 50257 logits
+    # in one pass, a layer norm over 32793 streamed): each chunk one
+    # aligned 16-byte load, so every 32-byte sector a warp asks for is one
+    # it uses whole. (The fallback of a chunk that would pass the buffer's
+    # end is a masked load: lane loads at clamped columns there were merged
+    # by LLVM with the aligned load of every chunk into 8 loads of 2 bytes,
+    # each asking for its warp's 16 sectors: 4.6x the sectors of the bytes
+    # asked.) Numerics as numpy's.
+    p = _odd_row_program(kind, rows, width, "f16")
+    x = np.random.default_rng(12).standard_normal((rows, width)).astype(np.float16)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0)
+    np.testing.assert_allclose(f.emulate(x).astype(np.float64), _odd_row_reference(kind, x),
+                               rtol=2e-2, atol=2e-2)
+    (st,) = f.emulator.last_stats
+    assert 32 * st["load"]["sectors"] <= 1.1 * st["load"]["bytes"], st["load"]
+    assert "vector.maskedload" in f.stages["codegen"]
+
+
 def test_streamed_odd_layernorm_keeps_its_precision_far_from_zero():
     # Values 1000 +- 1: the streamed variance folds e - shift per lane with
     # per-lane counts (lanes at the row's ends fold fewer columns); the
