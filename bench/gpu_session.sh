@@ -17,9 +17,17 @@
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
+#   bash bench/gpu_session.sh first   carry .artifacts/suite and .artifacts/tests_wide
+#        (about 54 MiB with the tree): bench, then wide, in one call
 # (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
 # (default 240): a kernel that hangs must not spend the session's device time.
+# A session lent 15 minutes of device time (a machine's start takes one or
+# two of them) fits two calls: `LIMIT=180 bash bench/gpu_session.sh first`
+# (timeout_s 480: the numbers first, the defaults before the variants,
+# suite.json written after each workload, then the long-row tests), then,
+# with five minutes left, `LIMIT=200 bash bench/gpu_session.sh tests`
+# (timeout_s 260); c8 and s0 wait for a session with more.
 set -u
 what=${1:-all}
 out=${OUT:-gpu-out}
@@ -32,7 +40,21 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
         test/python/test_gpu.py test/python/test_runtime.py > "$out/tests.log" 2>&1
     tail -3 "$out/tests.log"
 fi
-if [ "$what" = wide ] || [ "$what" = all ]; then
+bench() {
+    timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
+        --out "$out/suite.json" > "$out/suite.log" 2>&1
+    tail -40 "$out/suite.log"
+    # the targets, variants against their defaults, times against the
+    # last full run with these defaults (BEFORE= another JSON)
+    python3 bench/compare.py "$out/suite.json" \
+        --before "${BEFORE:-bench/results/2026-11-23-h100-suite-new-defaults.json}" > "$out/compare.md"
+    cat "$out/compare.md"
+    # how many clusters of 2, 4, 8 and 16 blocks the GPU holds at once
+    timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* > "$out/occupancy.log" 2>&1
+    cat "$out/occupancy.log"
+}
+[ "$what" = first ] && bench
+if [ "$what" = wide ] || [ "$what" = all ] || [ "$what" = first ]; then
     KFUSE_GPU_ARTIFACTS=.artifacts/tests_wide timeout "$limit" python3 -m pytest -q -p no:cacheprovider \
         test/python/test_gpu.py > "$out/tests_wide.log" 2>&1
     tail -3 "$out/tests_wide.log"
@@ -47,15 +69,5 @@ if [ "$what" = s0 ] || [ "$what" = all ]; then
         test/python/test_gpu.py > "$out/tests_s0.log" 2>&1
     tail -3 "$out/tests_s0.log"
 fi
-[ "$what" = tests ] || [ "$what" = wide ] || [ "$what" = c8 ] || [ "$what" = s0 ] && exit 0
-timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
-    --out "$out/suite.json" > "$out/suite.log" 2>&1
-tail -40 "$out/suite.log"
-# the targets, variants against their defaults, times against the
-# last full run with these defaults (BEFORE= another JSON)
-python3 bench/compare.py "$out/suite.json" \
-    --before "${BEFORE:-bench/results/2026-11-23-h100-suite-new-defaults.json}" > "$out/compare.md"
-cat "$out/compare.md"
-# how many clusters of 2, 4, 8 and 16 blocks the GPU holds at once
-timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* > "$out/occupancy.log" 2>&1
-cat "$out/occupancy.log"
+[ "$what" = all ] || [ "$what" = bench ] || exit 0
+bench
