@@ -82,6 +82,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/Dominance.h"
@@ -555,11 +556,12 @@ private:
   /// one column loop of n columns whose rows do not all start on a boundary
   /// of the widest vector): row r of a buffer in the rows' layout (see
   /// `layout`) starts `rowShift` = (offset + r's position) mod width
-  /// elements past a vector boundary (r * n of an identity-layout
-  /// [rows..., n] buffer; of a ragged split's view of rows of an odd width
-  /// [rows, slices, len], the slices a multiple of 8 columns, r * width of
-  /// the row + s * len), so the chunks follow memory, not the row. Virtual column v (what the threads step
-  /// over, 0 to n + rowShift) is column v - rowShift. Every chunk is one
+  /// elements past a vector boundary (r's position: r * n in an
+  /// identity-layout [rows..., n] buffer; r * w + s * len in a ragged
+  /// split's view [rows, slices, len] of rows of an odd width w, len a
+  /// multiple of 8), so the chunks follow memory, not the row. Virtual
+  /// column v (what the threads step over, 0 to n + rowShift) is column
+  /// v - rowShift. Every chunk is one
   /// aligned vector load, the row's first and last ones reading into the
   /// rows beside it (their lanes outside the row masked), but for the
   /// buffer's last chunk where it passes the buffer's end (loaded lane by
@@ -614,14 +616,18 @@ private:
   /// layout is aligned to: a power of two dividing the innermost extent,
   /// the offset and each stride of a dimension of more than one index.
   int64_t rowAlignment() const;
+  /// Whether `type`'s shape is [rows..., columns...].
+  bool hasRowShape(MemRefType type) const {
+    return type.getRank() == int64_t(rowShape.size() + colShape.size()) &&
+           type.getShape().take_front(rowShape.size()) == ArrayRef(rowShape) &&
+           type.getShape().drop_front(rowShape.size()) == ArrayRef(colShape);
+  }
   /// Whether `type` is the rows' layout: [rows..., columns...] with the
   /// layout's strides (of the dimensions of more than one index) and an
   /// offset as far from a boundary of 8 elements as the layout's.
   bool isRowLayout(Type type) const {
     auto m = dyn_cast<MemRefType>(type);
-    if (!m || m.getRank() != int64_t(rowShape.size() + colShape.size()) ||
-        m.getShape().take_front(rowShape.size()) != ArrayRef(rowShape) ||
-        m.getShape().drop_front(rowShape.size()) != ArrayRef(colShape))
+    if (!m || !hasRowShape(m))
       return false;
     SmallVector<int64_t> strides;
     int64_t offset = 0;
@@ -1339,8 +1345,8 @@ Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
                             cIdx(numCols - width)));
   // (a chunk starts at a multiple of the width in memory, at or after the
   // buffer's start: it may pass the end of what the rows' layout spans, its
-  // last row's last element, only at a row's end; past that end it is
-  // loaded lane by lane)
+  // last row's last element, only at a row's end; there it is a masked
+  // load, see loadFromMemory)
   int64_t last = numCols - 1;
   for (auto [d, n] : llvm::enumerate(rowShape))
     last += (n - 1) * layout.strides[d];
@@ -1380,14 +1386,11 @@ Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
 }
 
 void RowKernel::findLayout() {
-  int64_t rank = rowShape.size() + colShape.size();
   for (linalg::GenericOp g : generics)
     for (OpOperand &o : g->getOpOperands()) {
       auto m = dyn_cast<MemRefType>(o.get().getType());
-      if (!m || m.getRank() != rank || !isStaticStrided(m) ||
-          !g.getMatchingIndexingMap(&o).isIdentity() ||
-          m.getShape().take_front(rowShape.size()) != ArrayRef(rowShape) ||
-          m.getShape().drop_front(rowShape.size()) != ArrayRef(colShape))
+      if (!m || !hasRowShape(m) || !isStaticStrided(m) ||
+          !g.getMatchingIndexingMap(&o).isIdentity())
         continue;
       layout.strides.clear();
       (void)m.getStridesAndOffset(layout.strides, layout.offset);
@@ -1395,12 +1398,9 @@ void RowKernel::findLayout() {
       return;
     }
   // (none: identity, as the group's own buffers are)
-  layout.strides.assign(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    layout.strides[d] =
-        layout.strides[d + 1] *
-        (d + 1 < int64_t(rowShape.size()) ? rowShape[d + 1]
-                                          : colShape[d + 1 - rowShape.size()]);
+  SmallVector<int64_t> shape(rowShape);
+  llvm::append_range(shape, colShape);
+  layout.strides = computeSuffixProduct(shape);
   layout.offset = 0;
   layout.identity = true;
 }
@@ -4343,10 +4343,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         },
         [](int64_t) { return true; });
     // Where no divisor comes near the slices that fit (a prime count of
-    // rows: x[1000003, 16].sum(0) would run on 16 threads), as many slices
-    // of ceil(cols / most) rows as the rows hold, and a tail of the
-    // cols % slices rows left (fewer than a slice's cols / slices; here a
-    // slice's start needs no alignment beyond the row's).
+    // rows: x[1000003, 16].sum(0) would run on 16 threads), cols /
+    // ceil(cols / most) slices of cols / slices rows each (`len` below) and
+    // a tail of the cols % slices rows they leave, fewer than the slices
+    // (here a slice's start needs no alignment beyond the row's).
     int64_t most = std::min(wanted / numRows, cols / ((16 + rest - 1) / rest));
     if (options.splitTail && slices * 2 <= most) {
       slices = cols / ((cols + most - 1) / most);
