@@ -110,6 +110,11 @@ def shifted_programs():
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     progs.append(p)
+    p = kb.Program("shifted_logsumexp_f16")  # streamed: 8 halves a chunk,
+    x = p.input("x", (16, 50257), "f16")      # a masked load past x's end
+    m = x.max(axis=-1, keepdims=True)
+    p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="y")
+    progs.append(p)
     p = kb.Program("split_normalize_f32")  # partials, finish, store
     x = p.input("x", (1 << 20,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
