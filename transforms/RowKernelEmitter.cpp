@@ -1465,6 +1465,23 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
       mapping.map(from, vec && !isa<VectorType>(to.getType())
                             ? splat(b, loc, to)
                             : to);
+  // (shifted chunks: the column of a lane outside the row, which loads
+  // nothing of it, clamped into the row as its loads' columns are, so that
+  // a gather indexed by it (x[r, c + 1] of a slice of x's columns) stays in
+  // the row and the buffer)
+  if (shifted && vec)
+    if (auto found = shiftedChunks.find(loopIdx.back());
+        found != shiftedChunks.end()) {
+      Value lanes;
+      for (linalg::IndexOp idx : body->getOps<linalg::IndexOp>())
+        if (idx.getDim() == loopIdx.size() - 1) {
+          if (!lanes)
+            lanes = vector::FromElementsOp::create(
+                b, loc, VectorType::get({width}, b.getIndexType()),
+                found->second.laneCols);
+          mapping.map(idx.getResult(), lanes);
+        }
+    }
   Operation *failedOp = nullptr;
   auto results = kfuse::cloneBodyOnVectors(
       b, loc, *body, mapping, vec ? width : 1,

@@ -1937,6 +1937,60 @@ def test_streamed_odd_rows_of_halves_ask_for_each_sector_once(kind, rows, width)
     assert "vector.maskedload" in f.stages["codegen"]
 
 
+_SLICED_SOFTMAX = """
+func.func @sliced(%x: tensor<4x1027xf32>) -> tensor<4x1025xf32> {
+  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+       iterator_types = ["parallel", "reduction"]} ins(%v : tensor<4x1025xf32>) outs(%fm : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %ee = tensor.empty() : tensor<4x1025xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+       iterator_types = ["parallel", "parallel"]} ins(%v, %m : tensor<4x1025xf32>, tensor<4xf32>) outs(%ee : tensor<4x1025xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %q = math.exp %d : f32
+    linalg.yield %q : f32
+  } -> tensor<4x1025xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+       iterator_types = ["parallel", "reduction"]} ins(%e : tensor<4x1025xf32>) outs(%fs : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+       iterator_types = ["parallel", "parallel"]} ins(%e, %s : tensor<4x1025xf32>, tensor<4xf32>) outs(%ee : tensor<4x1025xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.divf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<4x1025xf32>
+  return %y : tensor<4x1025xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("opts", [{}, {"row_chunks": 0}, {"row_shift": False}])
+def test_shifted_rows_gather_only_inside_their_row(opts):
+    # A softmax over x[:, 1:1026] of x[4, 1027]: the slice is a gather
+    # (x[r, c + 1], c from linalg.index) read by row kernels over rows of
+    # 1025, whose chunks shift. A lane outside the row indexes a column
+    # clamped into it, as its loads do: the last row's last chunk read 12
+    # bytes past x's end (the emulator: "lies outside every buffer"), the
+    # first row's first chunk before its start. Numerics as numpy's.
+    f = kfuse.compile(_SLICED_SOFTMAX, target="cuda", chip="sm_90", **opts)
+    x = np.random.default_rng(13).standard_normal((4, 1027)).astype(np.float32)
+    v = x[:, 1:1026].astype(np.float64)
+    e = np.exp(v - v.max(-1, keepdims=True))
+    np.testing.assert_allclose(f.emulate(x), e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-9)
+
+
 def test_streamed_odd_layernorm_keeps_its_precision_far_from_zero():
     # Values 1000 +- 1: the streamed variance folds e - shift per lane with
     # per-lane counts (lanes at the row's ends fold fewer columns); the
