@@ -794,12 +794,13 @@ private:
                Value shift, Value mean, Value m2, Value iv, Value colStart,
                int64_t step, ArrayRef<Value> lanesIn = {},
                Value seen = Value());
-  /// e of centered sum `g` at `point` (row indices first): g's body
-  /// evaluated with 0 in place of q's row value (so d = e - 0); null on
-  /// failure.
+  /// e of centered sum `g` at `point` (row indices first), the trip's
+  /// entry `chunk` (what `cache` keeps the full-space values it computes
+  /// by): g's body evaluated with 0 in place of q's row value (so d = e -
+  /// 0); null on failure.
   Value centeredTerm(OpBuilder &b, Location loc, linalg::GenericOp g,
                      const Centered &centered, ArrayRef<Value> point,
-                     unsigned numRowIdx, Cache &cache);
+                     unsigned numRowIdx, Cache &cache, int64_t chunk);
   /// The generics whose row values (reduction results, row-space values)
   /// evaluating `g`'s inputs reads, through the full-space generics it
   /// evaluates on the way.
@@ -2933,14 +2934,15 @@ static Value countOf(OpBuilder &b, Location loc, Value colStart, int64_t step,
 
 Value RowKernel::centeredTerm(OpBuilder &b, Location loc, linalg::GenericOp g,
                               const Centered &centered, ArrayRef<Value> point,
-                              unsigned numRowIdx, Cache &cache) {
+                              unsigned numRowIdx, Cache &cache,
+                              int64_t chunk) {
   Value zero = floatConstant(b, loc, centered.squared.getType(), 0.0);
   rowValues[centered.qBuffer].push_back({position[centered.qWriter], zero});
   SmallVector<Value> loopIdx = orderLoops(b, loc, g, point.take_front(numRowIdx),
                                           point.drop_front(numRowIdx));
   IRMapping mapping;
   auto v = evalBody(b, loc, g, loopIdx, cache,
-                    vectorized(loopIdx) ? splat(b, loc, zero) : zero, 0,
+                    vectorized(loopIdx) ? splat(b, loc, zero) : zero, chunk,
                     &mapping);
   rowValues[centered.qBuffer].pop_back();
   return failed(v) ? Value() : mapping.lookup(centered.squared);
@@ -2956,10 +2958,12 @@ std::tuple<Value, Value, Value> RowKernel::foldCentered(
   Type elem = getElementTypeOrSelf(type);
   Value zero = floatConstant(b, loc, type, 0.0);
   // e - shift at each point (exact where e is within a factor 2 of the
-  // shift, a value of the row: the running mean stays small).
+  // shift, a value of the row: the running mean stays small). (Each point
+  // its own entry of the cache: e computed by a full-space op of the
+  // kernel, a padded row's gather, is the point's, not the trip's first's.)
   SmallVector<Value> es;
-  for (ArrayRef<Value> point : points) {
-    Value e = centeredTerm(b, loc, g, centered, point, numRowIdx, cache);
+  for (auto [j, point] : llvm::enumerate(points)) {
+    Value e = centeredTerm(b, loc, g, centered, point, numRowIdx, cache, j);
     if (!e)
       return {};
     es.push_back(arith::SubFOp::create(b, loc, e, shift));
@@ -3113,7 +3117,8 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
         first.append(colShape.size(), cIdx(kb, 0));
       }
       Cache once;
-      Value e = centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once);
+      Value e =
+          centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once, 0);
       if (!e)
         return failure();
       if (isa<VectorType>(e.getType()))

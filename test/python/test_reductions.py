@@ -1991,6 +1991,28 @@ def test_shifted_rows_gather_only_inside_their_row(opts):
     np.testing.assert_allclose(f.emulate(x), e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-9)
 
 
+@pytest.mark.parametrize("opts", [{"row_chunks": 0}, {"row_chunks": 0, "row_shift": False}])
+def test_streamed_variance_of_a_padded_row(opts):
+    # A layer norm over pad(x, 1 column) streamed: the mean's sum reads the
+    # padded row from memory, the centered sum of squares computes it again
+    # (a gather of x, not merged into the sum's body) for each of a trip's
+    # entries. Every entry's value its own: the trip's first entry's was
+    # used for all four (the cache of in-kernel values keyed by the entry),
+    # the variance off by 10% and more.
+    from kfuse import builder as kb
+    p = kb.Program("padded")
+    x = p.input("x", (8, 1021), "f32")
+    y = kb.pad(x, ((0, 0), (1, 0)), value=-0.25)
+    c = y - y.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **opts)
+    xs = np.random.default_rng(14).standard_normal((8, 1021)).astype(np.float32)
+    yd = np.pad(xs.astype(np.float64), ((0, 0), (1, 0)), constant_values=-0.25)
+    cd = yd - yd.mean(-1, keepdims=True)
+    np.testing.assert_allclose(f.emulate(xs), cd / np.sqrt((cd * cd).mean(-1, keepdims=True) + 1e-5),
+                               rtol=1e-4, atol=1e-5)
+
+
 def test_streamed_odd_layernorm_keeps_its_precision_far_from_zero():
     # Values 1000 +- 1: the streamed variance folds e - shift per lane with
     # per-lane counts (lanes at the row's ends fold fewer columns); the
