@@ -18,7 +18,7 @@
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
 #   bash bench/gpu_session.sh first   carry .artifacts/suite and .artifacts/tests_wide
-#        (about 54 MiB with the tree): bench, then wide, in one call
+#        (about 58 MiB with the tree): bench, then wide, in one call
 # (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
 # (default 240): a kernel that hangs must not spend the session's device time.
