@@ -115,6 +115,17 @@ def shifted_programs():
     m = x.max(axis=-1, keepdims=True)
     p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="y")
     progs.append(p)
+    p = kb.Program("packed_softmax_f32")  # 8 rows a block, a warp each;
+    x = p.input("x", (2117, 128), "f32")   # the last block's 3 rows past the end
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    p.output(x.sum(axis=-1), name="s")
+    progs.append(p)
+    p = kb.Program("packed_shifted_lse_f16")  # packed, streamed, rows of an
+    x = p.input("x", (2113, 131), "f16")      # odd width (shifted chunks)
+    m = x.max(axis=-1, keepdims=True)
+    p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="y")
+    progs.append(p)
     p = kb.Program("split_normalize_f32")  # partials, finish, store
     x = p.input("x", (1 << 20,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -399,6 +410,33 @@ def _lighter_cluster_fence(src: str, dst: str):
         fh.write(ptx[:version.start()] + ".version 8.6" + ptx[version.end():])
 
 
+def _late_trigger(src: str, dst: str):
+    """An experiment, not a compiler feature: the program of `src` with each
+    kernel followed by a programmatic launch signalling its dependents
+    (griddepcontrol.launch_dependents) just before it returns instead of
+    first thing, so that the next kernel's blocks become resident only as
+    this one's blocks end. Written beside the workload as `name__pdllate`."""
+    import shutil
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    path = os.path.join(dst, "kernels.ptx")
+    with open(path) as fh:
+        ptx = fh.read()
+    trigger = "\tgriddepcontrol.launch_dependents;\n"
+    if trigger not in ptx:
+        raise SystemExit(f"{src}: no griddepcontrol.launch_dependents to move")
+    out = []
+    # (an entry runs from `.entry` to the `}` that closes it at column 0)
+    for part in re.split(r"(?m)(?=^\.visible \.entry )", ptx):
+        if trigger in part:
+            part = part.replace(trigger, "")
+            part = re.sub(r"(?m)^(\s*)ret;", lambda m: f"{m.group(1)}griddepcontrol.launch_dependents;\n"
+                          f"{m.group(1)}ret;", part)
+        out.append(part)
+    with open(path, "w") as fh:
+        fh.write("".join(out))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -452,6 +490,11 @@ def main():
                 fh.write(f"{compile_s:.4f}\n")
             print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
             variants = {}
+            late = False
+            if args.row_variants and name == "softmax_w256":
+                # a block per row (32 threads; default: 8 rows a block, a warp each)
+                variants = {"nopack": dict(row_pack=1), "pack2": dict(row_pack=2),
+                            "pack4": dict(row_pack=4), "pack32": dict(row_pack=32)}
             if args.row_variants and name == "softmax_w262144":
                 variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
                             "cl16": dict(row_cluster=16, row_chunks=8),  # 512 threads x 8
@@ -498,6 +541,7 @@ def main():
                 # kernels after the first launched plainly, once the one before
                 # has ended (default: programmatically, waiting on the GPU)
                 variants["nopdl"] = dict(pdl=False)
+                late = True
             if args.row_variants and any(b.kind == "counter" for b in f.plan.buffers):
                 # the split row's finish as a kernel of its own (default: the
                 # partials kernel's last block to count finishes)
@@ -511,6 +555,8 @@ def main():
                     fh.write(f"{time.perf_counter() - t0:.4f}\n")
             if args.row_variants and name == "softmax_w262144":
                 _lighter_cluster_fence(d, f"{d}__srfence")
+            if late:
+                _late_trigger(d, f"{d}__pdllate")
         from kfuse.runtime.ptx import cluster_shapes
         for prog, cluster, opts in occupancy_programs():
             f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)

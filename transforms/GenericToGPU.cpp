@@ -461,6 +461,14 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.shiftChunks = rowShift;
     rowOptions.lastBlockFinish = rowLastBlock;
     rowOptions.splitTail = rowSplitTail;
+    if (rowPack < 0 || rowPack > 32 || (rowPack & (rowPack - 1)) != 0) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-pack must be 0 or a power of two up "
+             "to 32, got "
+          << static_cast<int64_t>(rowPack);
+      return signalPassFailure();
+    }
+    rowOptions.packRows = rowPack;
     rowOptions.smCount = *sms;
     for (auto &[name, generics] : kernels) {
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {

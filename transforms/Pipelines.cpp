@@ -157,6 +157,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "by one more block; along rows, slices of equal rows "
                      "and a shorter tail; false: dividing slices only"),
       llvm::cl::init(true)};
+  Option<int64_t> rowPack{
+      *this, "row-pack",
+      llvm::cl::desc("Rows one warp covers (a block per row of 32 threads) "
+                     "share a block, a warp each, up to this many (a power "
+                     "of two up to 32; 0: up to 8 where the blocks still "
+                     "number twice the SMs; 1: a block per row)"),
+      llvm::cl::init(0)};
   Option<bool> pdl{
       *this, "pdl",
       llvm::cl::desc("A kernel that directly follows another is launched "
@@ -308,7 +315,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
-          "row-last-block={17} row-split-tail={18}}),"
+          "row-last-block={17} row-split-tail={18} row-pack={19}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -322,7 +329,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem,
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
           o.rowLastBlock ? "true" : "false",
-          o.rowSplitTail ? "true" : "false")
+          o.rowSplitTail ? "true" : "false", o.rowPack.getValue())
           .str());
 }
 

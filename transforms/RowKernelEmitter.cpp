@@ -358,7 +358,7 @@ public:
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), jointExchange(options.jointExchange),
         sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
-        exactThreads(options.exactThreads),
+        exactThreads(options.exactThreads), packRows(options.packRows),
         contraction(llvm::any_of(generics,
                                  [](linalg::GenericOp g) {
                                    return g.getNumReductionLoops() > 0 &&
@@ -496,6 +496,13 @@ private:
   /// tile's extra threads compute the last row again (they take part in
   /// the block's barriers) and store nothing: `rowInside`.
   int64_t rowsPerBlock = 1;
+  /// Packed rows (a block per row whose row one warp covers): a block holds
+  /// `packedRows` rows, warp w of block b row b * packedRows + w, its lanes
+  /// the row's column threads; reductions end at the warp (no workgroup
+  /// buffer, no barrier). Where the rows do not divide into blocks, the
+  /// last block's extra warps compute the last row again and store
+  /// nothing: `rowInside`. `packRows`: RowKernelOptions::packRows.
+  int64_t packRows, packedRows = 1;
   Value rowInside;
   /// Cluster mode (sm_90): a row too long for one block's registers is
   /// spread over the `cluster` blocks of a thread-block cluster, each holding
@@ -1836,7 +1843,7 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
   vector::CombiningKind vk = gpu::convertReductionKind(kind);
   int64_t rowLanes = rowsPerBlock;
   Value total = warpTotal(b, loc, partial, vk, rowLanes);
-  int64_t warps = blockThreads / 32;
+  int64_t warps = blockThreads / 32 / packedRows; // (a row's)
   if (warps > 1) {
     auto cIdx = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
@@ -3569,10 +3576,26 @@ LogicalResult RowKernel::emit() {
     while (threadBatch < 32 && numRows * threadBatch < smCount * 8192)
       threadBatch *= 2;
   }
+  // Rows a warp covers: several a block, a warp each, as long as the
+  // blocks still number twice the SMs. (Rows of 256 floats, a block of 32
+  // threads each: at most 32 blocks an SM, half its threads, and a kernel
+  // over 262144 of them took 1.26x the copy's time on an H200, torch's
+  // 1.03x, bench/RESULTS.md.) Only where nothing but the warp's shuffles
+  // combines a row: no cluster, no row in shared memory, no column sums,
+  // not a split's kernel.
+  if (packRows != 1 && !perThread && !contraction && rowsPerBlock == 1 &&
+      cluster == 1 && t == 32 && exactThreads == 0 && columnSums.empty() &&
+      sharedLimit == 0) {
+    int64_t most = packRows > 1 ? packRows : 8;
+    while (packedRows * 2 <= most &&
+           (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
+      packedRows *= 2;
+  }
   int64_t blocks = perThread ? (numRows + t - 1) / t
                   : rowsPerBlock > 1
                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
-                      : numRows * cluster;
+                  : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
+                                   : numRows * cluster;
   // Column sums in register mode: a block takes `run` consecutive rows
   // (a divisor of the rows, so that no row is partial) and folds their
   // terms in registers; about two blocks of `t` threads' worth of 1024 per
@@ -3637,14 +3660,15 @@ LogicalResult RowKernel::emit() {
       }
   Value clusterSize = cluster > 1 ? cIdx(b, cluster) : Value();
   auto launch = gpu::LaunchOp::create(
-      b, loc, cIdx(b, blocks), one, one, cIdx(b, t), one, one, nullptr, nullptr,
+      b, loc, cIdx(b, blocks), one, one, cIdx(b, t * packedRows), one, one,
+      nullptr, nullptr,
       {}, slotTypes, {}, clusterSize, cluster > 1 ? one : Value(),
       cluster > 1 ? one : Value(),
       FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
       FlatSymbolRefAttr::get(b.getContext(),
                              (func.getName() + "_" + name).str()));
   launchOp = launch;
-  blockThreads = t;
+  blockThreads = t * packedRows;
   Block &launchBody = launch.getBody().front();
   if (cluster > 1) {
     // (LaunchOp's builder leaves out the six cluster id and size arguments
@@ -3667,6 +3691,20 @@ LogicalResult RowKernel::emit() {
       (asyncExchange && i % 2 ? mbars : slots).push_back(buffer);
     if (asyncExchange)
       initExchange(kb, loc, tid);
+  }
+  if (packedRows > 1) {
+    // Packed rows: warp w of the block on row block * packedRows + w, its
+    // lane the column thread.
+    Value warp = arith::DivUIOp::create(kb, loc, tid, cIdx(kb, 32));
+    tid = arith::RemUIOp::create(kb, loc, tid, cIdx(kb, 32));
+    row = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
+        warp);
+    if (numRows % packedRows != 0) {
+      rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                        row, cIdx(kb, numRows));
+      row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
+    }
   }
   Value colStart = arith::MulIOp::create(kb, loc, tid, cIdx(kb, width));
   Value colStep = cIdx(kb, t * width);
@@ -5264,6 +5302,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     bool perThread = perThreads[k];
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
+    // (the merges of tails and finishes into partials kernels take a
+    // block as a slice)
+    sliced.packRows = 1;
     // (a finish the partials kernel's last block runs: with all its
     // threads, which its barriers wait for, and so that the partials'
     // registers bound the kernel's, not a warp loading every partial)

@@ -138,8 +138,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     132 SMs where there is none. `strategy` overrides threads, unroll,
     blocks_per_sm (elementwise kernels), sm_count (grid sizes, and the launch
     shapes of reduction kernels), row_chunks, row_cluster, row_exchange,
-    row_fold, row_shift, row_joint, row_smem, row_last_block and row_split_tail (row
-    kernels), and pdl
+    row_fold, row_shift, row_joint, row_smem, row_last_block, row_split_tail and
+    row_pack (row kernels), and pdl
     (kernels launched before the one they follow ends, sm_90 and later).
     `numerics="strict"` forbids FMA contraction and reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
@@ -165,7 +165,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
                                "row_cluster", "row_exchange", "row_fold", "row_shift",
                                "row_joint", "row_smem", "row_last_block", "row_split_tail",
-                               "pdl"}
+                               "row_pack", "pdl"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,

@@ -81,6 +81,10 @@ class Options:
                                # reduced by one more block (along rows, x.sum(0):
                                # equal slices of rows and a shorter tail); False:
                                # dividing slices only (a prime length unsplit)
+    row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
+                               # share a block, a warp each, up to this many (a
+                               # power of two up to 32); 0: up to 8 where the
+                               # blocks still number twice the SMs; 1: a block a row
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
@@ -110,6 +114,10 @@ class Options:
                 or self.row_smem < -1):
             raise CompileError(f"option row_smem must be -1 (the chip's) or a non-negative "
                                f"number of bytes, got {self.row_smem!r}")
+        if (not isinstance(self.row_pack, int) or isinstance(self.row_pack, bool)
+                or self.row_pack not in (0, 1, 2, 4, 8, 16, 32)):
+            raise CompileError(f"option row_pack must be 0 (kfuse's choice) or a power of two "
+                               f"up to 32, got {self.row_pack!r}")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
@@ -130,6 +138,7 @@ class Options:
                        f"row-shift={int(self.row_shift)} row-joint={int(self.row_joint)} "
                        f"row-smem={self.row_smem} row-last-block={int(self.row_last_block)} "
                        f"row-split-tail={int(self.row_split_tail)} "
+                       f"row-pack={self.row_pack} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

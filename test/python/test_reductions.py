@@ -2113,3 +2113,81 @@ def test_odd_rows_spread_over_clusters(kind, shape):
     np.testing.assert_allclose(f.emulate(x), _odd_row_reference(kind, x), rtol=1e-4, atol=1e-6)
     (stats,) = f.emulator.last_stats
     assert stats["load"]["sectors"] * 32 <= 1.04 * x.nbytes
+
+
+def _launch_shapes(f):
+    return [(s.grid[0], s.block[0]) for s in f.plan.steps if s.op == "launch"]
+
+
+@pytest.mark.parametrize("case", ["softmax_f32", "layernorm_f32", "lse_f16_shifted",
+                                  "argmax_f32", "softmax_f64"])
+def test_packed_rows_emulated(case):
+    # Rows one warp covers share a block, a warp each (row_pack; the SM
+    # count is small here so that 37 rows are enough to pack 8 a block, 5
+    # blocks, the last one's 3 extra warps computing row 36 again). Numerics
+    # through the emulator against the CPU target, packed and not.
+    from kfuse import builder as kb
+    rows = 37
+    p = kb.Program(f"packed_{case}")
+    if case == "softmax_f32":
+        x = p.input("x", (rows, 256), "f32")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        p.output(x.sum(axis=-1), name="s")
+    elif case == "layernorm_f32":
+        x = p.input("x", (rows, 200), "f32")
+        w = p.input("w", (200,), "f32")
+        c = x - x.mean(axis=-1, keepdims=True)
+        p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w, name="y")
+    elif case == "lse_f16_shifted":  # streamed, rows of an odd width
+        x = p.input("x", (rows, 131), "f16")
+        m = x.max(axis=-1, keepdims=True)
+        p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="y")
+    elif case == "argmax_f32":
+        x = p.input("x", (rows, 96), "f32")
+        p.output(x.argmax(axis=-1), name="i")
+    else:
+        x = p.input("x", (rows, 64), "f64")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s).astype(kfuse.dtypes.to_numpy(d)) for _, s, d in p.inputs]
+    want = kfuse.compile(p, target="cpu")(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    for pack, shape in ((0, (5, 256)), (4, (10, 128)), (1, (37, 32))):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=2, row_pack=pack)
+        assert _launch_shapes(f) == [shape], (pack, _launch_shapes(f))
+        got = f.emulate(*args)
+        got = got if isinstance(got, tuple) else (got,)
+        for g, w in zip(got, want):
+            if g.dtype.kind in "iu":
+                np.testing.assert_array_equal(g, w)
+            else:
+                tol = 2e-2 if g.dtype == np.float16 else 1e-5
+                np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
+                                           rtol=tol, atol=tol * 1e-3)
+        if pack != 1:
+            # (a warp's shuffles combine its row: no workgroup buffer, no barrier)
+            assert "bar.sync" not in f.ptx and "barrier.sync" not in f.ptx
+
+
+def test_packed_rows_choice():
+    # The default packs up to 8 rows a block while the blocks still number
+    # twice the SMs (132 on sm_90): 262144 rows of 256 floats, 32768
+    # blocks of 256 threads; 1101 rows, 4 a block; 300 rows, none. Rows a
+    # warp does not cover (1024 floats: 64 threads) and splits stay a block
+    # per row (slice).
+    from kfuse import builder as kb
+
+    def softmax(rows, cols):
+        p = kb.Program(f"s{rows}_{cols}")
+        x = p.input("x", (rows, cols), "f32")
+        e = kb.exp(x - x.max(axis=-1, keepdims=True))
+        p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+        return p
+    for rows, cols, shape in ((262144, 256, (32768, 256)), (1101, 256, (276, 128)),
+                              (300, 256, (300, 32)), (8192, 1024, (8192, 64))):
+        f = kfuse.compile(softmax(rows, cols), target="cuda", chip="sm_90")
+        assert _launch_shapes(f) == [shape], (rows, cols, _launch_shapes(f))
+    with pytest.raises(kfuse.CompileError, match="row_pack must be 0"):
+        kfuse.compile(softmax(4, 256), target="cuda", chip="sm_90", row_pack=3)
