@@ -18,9 +18,9 @@
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
-#        probe.md      timing_probe.py: programs with programmatic launches and
-#                      their variants timed per call, batched, from an idle GPU,
-#                      and on the host (PROBE= other suite directory names)
+#        probe.md      timing_probe.py: short programs (with temporaries, with
+#                      programmatic launches) timed per call, batched, from an
+#                      idle GPU and on the host (PROBE= other suite directories)
 #   bash bench/gpu_session.sh first   carry .artifacts/suite and .artifacts/tests_wide
 #        (about 58 MiB with the tree): bench, then wide, in one call
 # (no argument: all five, for a machine that has every artifact). Logs and
@@ -60,9 +60,8 @@ bench() {
 [ "$what" = first ] && bench
 if [ "$what" = probe ]; then
     dirs=""
-    for n in ${PROBE:-bn_var_nhwc bn_var_nhwc__nopdl bn_var_nhwc__pdllate l2_normalize \
-               l2_normalize__nopdl l2_normalize__pdllate group_norm_silu_b1 softmax_w256 \
-               softmax_w256__nopack}; do
+    for n in ${PROBE:-bn_var_nhwc bn_var_nhwc__nopdl l2_normalize l2norm colsum \
+               group_norm_silu_b1 softmax_w256}; do
         dirs="$dirs .artifacts/suite/$n"
     done
     timeout "$limit" python3 bench/timing_probe.py $dirs --peers --out "$out/probe.json" \

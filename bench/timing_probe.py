@@ -13,7 +13,9 @@ process on one GPU, microseconds per call:
            each (a synchronize between calls): the call's latency from a
            standing start, launches included;
   host     median host time of one call (its launches queued, not waited for);
-and with --peers the same for torch.compile of the workload's definition.
+a program with temporaries again with them allocated and freed with each call
+(`keep_temps = False`, "temps per call"), and with --peers the same for
+torch.compile of the workload's definition.
 Prints a markdown table; --out writes JSON.
 """
 
@@ -73,6 +75,10 @@ def main():
         ins = torch_inputs(exe)
         exe(*ins)
         found = {name: modes(torch, lambda: exe(*ins), args.reps)}
+        if any(b.kind == "temp" for b in exe.plan.buffers):
+            exe.keep_temps = False
+            found[f"{name} (temps per call)"] = modes(torch, lambda: exe(*ins), args.reps)
+            exe.keep_temps = True
         if args.peers and "__" not in name:
             comp = torch.compile(torch_reference(name))
             comp(*ins)

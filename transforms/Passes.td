@@ -806,7 +806,7 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     Option<"rowPack", "row-pack", "int64_t", /*default=*/"0",
            "Rows one warp covers (a block per row of 32 threads) share a "
            "block, a warp each, up to this many rows a block (a power of two "
-           "up to 32; 0: up to 8 where the blocks still number twice the "
+           "up to 32; 0: up to 4 where the blocks still number twice the "
            "SMs; 1: a block per row)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,

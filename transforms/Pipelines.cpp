@@ -161,7 +161,7 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       *this, "row-pack",
       llvm::cl::desc("Rows one warp covers (a block per row of 32 threads) "
                      "share a block, a warp each, up to this many (a power "
-                     "of two up to 32; 0: up to 8 where the blocks still "
+                     "of two up to 32; 0: up to 4 where the blocks still "
                      "number twice the SMs; 1: a block per row)"),
       llvm::cl::init(0)};
   Option<bool> pdl{

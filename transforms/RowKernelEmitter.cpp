@@ -3579,14 +3579,14 @@ LogicalResult RowKernel::emit() {
   // Rows a warp covers: several a block, a warp each, as long as the
   // blocks still number twice the SMs. (Rows of 256 floats, a block of 32
   // threads each: at most 32 blocks an SM, half its threads, and a kernel
-  // over 262144 of them took 1.26x the copy's time on an H200, torch's
-  // 1.03x, bench/RESULTS.md.) Only where nothing but the warp's shuffles
-  // combines a row: no cluster, no row in shared memory, no column sums,
-  // not a split's kernel.
+  // over 262144 of them took 1.24x the copy's time on an H200, torch's
+  // 1.03x; 2 or 4 rows a block 1.02x, 8 1.04x, 32 1.03x, bench/RESULTS.md.)
+  // Only where nothing but the warp's shuffles combines a row: no
+  // cluster, no row in shared memory, no column sums, not a split's kernel.
   if (packRows != 1 && !perThread && !contraction && rowsPerBlock == 1 &&
       cluster == 1 && t == 32 && exactThreads == 0 && columnSums.empty() &&
       sharedLimit == 0) {
-    int64_t most = packRows > 1 ? packRows : 8;
+    int64_t most = packRows > 1 ? packRows : 4;
     while (packedRows * 2 <= most &&
            (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
       packedRows *= 2;

@@ -83,7 +83,7 @@ class Options:
                                # dividing slices only (a prime length unsplit)
     row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
                                # share a block, a warp each, up to this many (a
-                               # power of two up to 32); 0: up to 8 where the
+                               # power of two up to 32); 0: up to 4 where the
                                # blocks still number twice the SMs; 1: a block a row
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU

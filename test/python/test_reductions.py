@@ -2123,7 +2123,7 @@ def _launch_shapes(f):
                                   "argmax_f32", "softmax_f64"])
 def test_packed_rows_emulated(case):
     # Rows one warp covers share a block, a warp each (row_pack; the SM
-    # count is small here so that 37 rows are enough to pack 8 a block, 5
+    # count is small here so that 37 rows are enough to pack 4 a block, 10
     # blocks, the last one's 3 extra warps computing row 36 again). Numerics
     # through the emulator against the CPU target, packed and not.
     from kfuse import builder as kb
@@ -2154,7 +2154,7 @@ def test_packed_rows_emulated(case):
     args = [rng.standard_normal(s).astype(kfuse.dtypes.to_numpy(d)) for _, s, d in p.inputs]
     want = kfuse.compile(p, target="cpu")(*args)
     want = want if isinstance(want, tuple) else (want,)
-    for pack, shape in ((0, (5, 256)), (4, (10, 128)), (1, (37, 32))):
+    for pack, shape in ((0, (10, 128)), (8, (5, 256)), (1, (37, 32))):
         f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=2, row_pack=pack)
         assert _launch_shapes(f) == [shape], (pack, _launch_shapes(f))
         got = f.emulate(*args)
@@ -2172,9 +2172,10 @@ def test_packed_rows_emulated(case):
 
 
 def test_packed_rows_choice():
-    # The default packs up to 8 rows a block while the blocks still number
-    # twice the SMs (132 on sm_90): 262144 rows of 256 floats, 32768
-    # blocks of 256 threads; 1101 rows, 4 a block; 300 rows, none. Rows a
+    # The default packs up to 4 rows a block while the blocks still number
+    # twice the SMs (132 on sm_90): 262144 rows of 256 floats, 65536
+    # blocks of 128 threads; 1101 rows likewise 4 a block, 600 rows 2,
+    # 300 rows none. Rows a
     # warp does not cover (1024 floats: 64 threads) and splits stay a block
     # per row (slice).
     from kfuse import builder as kb
@@ -2185,8 +2186,9 @@ def test_packed_rows_choice():
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
         p.output(e / e.sum(axis=-1, keepdims=True), name="y")
         return p
-    for rows, cols, shape in ((262144, 256, (32768, 256)), (1101, 256, (276, 128)),
-                              (300, 256, (300, 32)), (8192, 1024, (8192, 64))):
+    for rows, cols, shape in ((262144, 256, (65536, 128)), (1101, 256, (276, 128)),
+                              (600, 256, (300, 64)), (300, 256, (300, 32)),
+                              (8192, 1024, (8192, 64))):
         f = kfuse.compile(softmax(rows, cols), target="cuda", chip="sm_90")
         assert _launch_shapes(f) == [shape], (rows, cols, _launch_shapes(f))
     with pytest.raises(kfuse.CompileError, match="row_pack must be 0"):

@@ -25,7 +25,7 @@ NULLCUDA = os.path.join(ROOT, "build", "test", "nullcuda")
 
 # The child's side: device arrays over nullcuda's memory, then one case.
 CHILD = r"""
-import json, sys
+import json, os, sys
 import numpy as np
 import kfuse.runtime as rt
 from kfuse import dtypes
@@ -54,6 +54,8 @@ def device_args(exe, offset=0):
 
 case, path = sys.argv[1], sys.argv[2]
 exe = rt.load(path)
+if os.environ.get("KEEP_TEMPS") == "0":
+    exe.keep_temps = False
 result = {}
 try:
     if case == "numpy":
@@ -160,9 +162,14 @@ def test_numpy_round_trip_through_a_copy_step(tmp_path):
     assert copy[3] == back[2] == "128"
 
 
+# (temporaries allocated and freed with each call, in stream order, as
+# programs whose temporaries exceed CudaExecutable.KEPT_TEMP_BYTES do)
+PER_CALL = {"KEEP_TEMPS": "0"}
+
+
 def test_launches_follow_the_plan_with_every_parameter(tmp_path):
     f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
-    result, log = _run("device", path, tmp_path)
+    result, log = _run("device", path, tmp_path, env_extra=PER_CALL)
     assert "error" not in result, result
     steps = [s for s in f.plan.steps if s.op == "launch"]
     assert len(steps) == 2 and any(b.kind == "temp" for b in f.plan.buffers)
@@ -191,7 +198,7 @@ def test_launches_follow_the_plan_with_every_parameter(tmp_path):
 
 def test_stream_argument_orders_everything_on_that_stream(tmp_path):
     _, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
-    result, log = _run("stream", path, tmp_path)
+    result, log = _run("stream", path, tmp_path, env_extra=PER_CALL)
     assert "error" not in result, result
     queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
     assert [ln[0] for ln in queued] == ["alloc", "launch", "launch", "attr", "free"]
@@ -205,7 +212,7 @@ def test_plain_launches_without_pdl(tmp_path):
     f, path = _compile(_l2norm(), tmp_path, "l2norm", pdl=False, **SPLIT2)
     assert "griddepcontrol" not in f.ptx
     assert not any(s.programmatic for s in f.plan.steps if s.op == "launch")
-    result, log = _run("device", path, tmp_path)
+    result, log = _run("device", path, tmp_path, env_extra=PER_CALL)
     assert "error" not in result, result
     ops = [ln[0] for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
     assert ops == ["alloc", "launch", "launch", "free"], log
@@ -213,7 +220,8 @@ def test_plain_launches_without_pdl(tmp_path):
 
 def test_failing_programmatic_launch_is_named(tmp_path):
     _, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
-    result, log = _run("device", path, tmp_path, fail="cuLaunchKernelEx:719")
+    result, log = _run("device", path, tmp_path, fail="cuLaunchKernelEx:719",
+                       env_extra=PER_CALL)
     kind, msg = result["error"]
     assert kind == "DeviceError" and "launching kernel 'l2norm_g0'" in msg, msg
     # the partials kernel ran; the temporary is given back all the same
@@ -256,7 +264,7 @@ def test_misaligned_input_is_refused_before_anything_is_queued(tmp_path):
 ])
 def test_driver_errors_name_what_failed(tmp_path, fail, kind, words):
     f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
-    result, log = _run("device", path, tmp_path, fail=fail)
+    result, log = _run("device", path, tmp_path, fail=fail, env_extra=PER_CALL)
     assert result["error"][0] == kind, result
     for w in words:
         assert w in result["error"][1], result["error"][1]
@@ -360,6 +368,34 @@ def test_counter_buffers_are_zeroed_once_per_stream(tmp_path):
     # each memset comes before the first launch on its stream
     order = [ln[0] for ln in log if ln[0] in ("memset", "launch")]
     assert order == ["memset", "launch", "launch", "memset", "launch"]
+
+
+def test_temporaries_are_kept_per_stream(tmp_path):
+    # The partials between the L2 norm's two kernels: allocated (cuMemAlloc)
+    # at the first call on a stream and kept, passed to both kernels of every
+    # later call there, never freed; a call on another stream, which may
+    # overlap, gets its own. Nothing is allocated or freed in stream order.
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
+    [temp] = [i for i, b in enumerate(f.plan.buffers) if b.kind == "temp"]
+    nbytes = f.plan.buffers[temp].nbytes
+    pos = [[a.buffer for a in s.args].index(temp) for s in f.plan.steps]
+    result, log = _run("streams", path, tmp_path)
+    assert "error" not in result, result
+    launches = _launches(log)
+    assert [ln[9] for ln in launches] == ["4d2"] * 4 + ["4d3"] * 2
+    used = [int(ln[10 + pos[i % 2]]) for i, ln in enumerate(launches)]
+    assert len(set(used[:4])) == 1 and used[4] == used[5] != used[0]
+    kept = [int(ln[1], 16) for ln in log if ln[0] == "alloc" and ln[2] == str(nbytes)]
+    assert kept == [used[0], used[4]] and all(ln[3] == "sync" for ln in log if ln[0] == "alloc")
+    assert not any(ln[0] == "free" for ln in log)
+    # each allocated before the first launch that uses it
+    first = [ln[0] for ln in log if ln[0] == "launch" or (ln[0] == "alloc" and ln[2] == str(nbytes))]
+    assert first == ["alloc", "launch", "launch", "launch", "launch", "alloc", "launch", "launch"]
+    # keep_temps = False: allocated and freed with each call, on its stream
+    result, log = _run("streams", path, tmp_path, env_extra=PER_CALL)
+    assert "error" not in result, result
+    queued = [ln for ln in log if ln[0] in ("alloc", "free") and ln[-1] != "sync"]
+    assert [ln[0] for ln in queued] == ["alloc", "free"] * 3
 
 
 def test_two_kernel_split_finish_without_a_counter(tmp_path):

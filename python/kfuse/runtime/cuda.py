@@ -243,6 +243,10 @@ class _DeviceState:
         # call's kernels; calls on one stream run in turn, so they share one,
         # and calls on different streams, which may overlap, do not
         self._counters: Dict[Tuple[int, int], int] = {}
+        # temporaries kept between calls, by (stream, buffer) likewise: a
+        # call's are dead once its kernels end, and the next call on the
+        # stream runs after them (CudaExecutable.keep_temps)
+        self._kept: Dict[Tuple[int, int], int] = {}
         with self.current():
             # the program's tensor constants live on the device for its lifetime
             self.constants = {}
@@ -309,6 +313,18 @@ class _DeviceState:
                 cu.cuMemFree(p)
                 raise
             self._counters[key] = p
+        return p
+
+    def kept_temp(self, buffer: int, nbytes: int, stream: int) -> int:
+        """The device address of temporary buffer `buffer` for calls on `stream`,
+        allocated the first time."""
+        key = (stream, buffer)
+        p = self._kept.get(key)
+        if p is None:
+            cu = _driver()
+            p = int(_check(cu.cuMemAlloc(max(1, nbytes)),
+                           f"allocating {nbytes} bytes for temporary buffer {buffer}"))
+            self._kept[key] = p
         return p
 
     def launch_config(self, i: int, op) -> "object":
@@ -476,10 +492,20 @@ class CudaExecutable(HoldsPlan):
     * numpy arrays are copied to the device, results copied back into new numpy arrays, and
       the call waits for the GPU.
 
+    Temporaries (partial results between a program's kernels) of up to 64 MiB in all are
+    allocated once for each stream the program is called on, and kept: a call's are dead
+    once its kernels end, and the next call on the stream runs after it. Larger ones are
+    allocated and freed with each call, in stream order; ``keep_temps = False`` asks that
+    of any program (each call then pays a stream-ordered allocation and free a buffer).
+
     Arrays must be C-contiguous, and start on the alignment the kernels were compiled for.
     ``out=`` (one array, or a tuple/list) receives the results instead of new arrays; it
     must not share memory with an input or another output (CallError).
     Returns one array when the program has one output, else a tuple."""
+
+    # (temporaries kept between calls, at most: a program's partials are far
+    # smaller; a plan that materializes a large intermediate frees it)
+    KEPT_TEMP_BYTES = 64 << 20
 
     def __init__(self, plan: LaunchPlan, ptx_text, device: Optional[int] = None,
                  path: Optional[str] = None, constants: Optional[Dict[str, np.ndarray]] = None):
@@ -526,6 +552,7 @@ class CudaExecutable(HoldsPlan):
                 pos = buf.index if buf.kind == "input" else n_in + buf.index
                 self._align_checks.append((pos, b, al, k))
         self._temps = [(i, b.nbytes) for i, b in enumerate(plan.buffers) if b.kind == "temp"]
+        self.keep_temps = sum(n for _, n in self._temps) <= self.KEPT_TEMP_BYTES
         self._counters = [(i, b.nbytes) for i, b in enumerate(plan.buffers)
                           if b.kind == "counter"]
         # buffer index of inputs then outputs, in call order
@@ -733,7 +760,6 @@ class CudaExecutable(HoldsPlan):
 
     def _run(self, cu, st, sh, in_recs, out_recs):
         plan = self.plan
-        ok = cu.CUresult.CUDA_SUCCESS
         n_in = len(in_recs)
 
         # new outputs, in the library of the device inputs
@@ -791,37 +817,19 @@ class CudaExecutable(HoldsPlan):
                     p = alloc(nbytes)
                     ptrs[arg_buf[k]] = p
                     host_outs.append((a.obj, p, nbytes))
+            keep = self.keep_temps
             for b, nbytes in self._temps:
-                ptrs[b] = alloc(nbytes)
+                ptrs[b] = st.kept_temp(b, nbytes, sh) if keep else alloc(nbytes)
             for b, nbytes in self._counters:
                 ptrs[b] = st.counter(b, nbytes, sh)
             for b, p in st.constants.items():
                 ptrs[b] = p
 
-            launch = cu.cuLaunchKernel
-            funcs = st.functions
-            for i, op in enumerate(self._ops):
-                if op[0] == "launch":
-                    _, kernel, grid, block, smem, pack, programmatic = op
-                    with self._launch_lock:
-                        pack.fill(ptrs)
-                        if programmatic and st.programmatic:
-                            config = st.launch_config(i, op)
-                            config.hStream = sh
-                            err = cu.cuLaunchKernelEx(config, funcs[kernel],
-                                                      pack.address, 0)[0]
-                        else:
-                            err = launch(funcs[kernel], grid[0], grid[1], grid[2], block[0],
-                                         block[1], block[2], smem, sh, pack.address, 0)[0]
-                    if err != ok:
-                        raise DeviceError(f"CUDA driver error while launching kernel "
-                                          f"{kernel!r} of {plan.name!r} (grid {list(grid)}, "
-                                          f"block {list(block)}): {_err_name(cu, err)}")
-                else:
-                    _, src, dst, nbytes = op
-                    if nbytes:
-                        _check(cu.cuMemcpyDtoDAsync(ptrs[dst], ptrs[src], nbytes, sh),
-                               f"copying buffer {src} to buffer {dst} of {plan.name!r}")
+            # (one call's steps queued together: the parameter packs are shared,
+            # and so are kept temporaries, which another thread's call on the
+            # stream must not overwrite between two of this call's kernels)
+            with self._launch_lock:
+                self._queue(cu, st, sh, ptrs)
             for host, p, nbytes in host_outs:
                 if nbytes:
                     _check(cu.cuMemcpyDtoHAsync(host.ctypes.data, p, nbytes, sh),
@@ -833,6 +841,33 @@ class CudaExecutable(HoldsPlan):
         if len(out_recs) == 1:
             return out_recs[0].obj
         return tuple(a.obj for a in out_recs)
+
+    def _queue(self, cu, st, sh, ptrs):
+        """Queues the plan's steps on stream `sh`, its buffers at `ptrs`."""
+        plan = self.plan
+        ok = cu.CUresult.CUDA_SUCCESS
+        launch = cu.cuLaunchKernel
+        funcs = st.functions
+        for i, op in enumerate(self._ops):
+            if op[0] == "launch":
+                _, kernel, grid, block, smem, pack, programmatic = op
+                pack.fill(ptrs)
+                if programmatic and st.programmatic:
+                    config = st.launch_config(i, op)
+                    config.hStream = sh
+                    err = cu.cuLaunchKernelEx(config, funcs[kernel], pack.address, 0)[0]
+                else:
+                    err = launch(funcs[kernel], grid[0], grid[1], grid[2], block[0],
+                                 block[1], block[2], smem, sh, pack.address, 0)[0]
+                if err != ok:
+                    raise DeviceError(f"CUDA driver error while launching kernel "
+                                      f"{kernel!r} of {plan.name!r} (grid {list(grid)}, "
+                                      f"block {list(block)}): {_err_name(cu, err)}")
+            else:
+                _, src, dst, nbytes = op
+                if nbytes:
+                    _check(cu.cuMemcpyDtoDAsync(ptrs[dst], ptrs[src], nbytes, sh),
+                           f"copying buffer {src} to buffer {dst} of {plan.name!r}")
 
     @staticmethod
     def _free(cu, st, allocs, sh):
