@@ -438,6 +438,27 @@ def _late_trigger(src: str, dst: str):
         fh.write("".join(out))
 
 
+def _streaming_hints(src: str, dst: str, loads: bool):
+    """An experiment, not a compiler feature: the program of `src` with its
+    global vector stores (and, with `loads`, its global vector loads, weights
+    read by every row included) marked .cs, cache streaming: evict first,
+    the data are not read again. Written beside the workload as `name__stcs`
+    (stores) and `name__cs` (both)."""
+    import shutil
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    path = os.path.join(dst, "kernels.ptx")
+    with open(path) as fh:
+        ptx = fh.read()
+    new = re.sub(r"\bst\.global\.v", "st.global.cs.v", ptx)
+    if loads:
+        new = re.sub(r"\bld\.global\.v", "ld.global.cs.v", new)
+    if new == ptx:
+        raise SystemExit(f"{src}: no global vector access to mark")
+    with open(path, "w") as fh:
+        fh.write(new)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -512,7 +533,9 @@ def main():
                                               "softmax_xent", "softmax_w32768", "l2norm",
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
-                variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 8, 16)}
+                variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 2, 8, 16)}
+            if args.row_variants and name == "softmax_w4096":
+                variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":
                 # rows of 40960 in registers only: clusters of 4 blocks of
                 # 640 threads (default: one block of 1024, 64 KB of each
@@ -558,6 +581,11 @@ def main():
                 _lighter_cluster_fence(d, f"{d}__srfence")
             if late:
                 _late_trigger(d, f"{d}__pdllate")
+            if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
+                                              "bias_gelu", "softmax_w4096",
+                                              "softmax_w32768"):
+                _streaming_hints(d, f"{d}__stcs", loads=False)
+                _streaming_hints(d, f"{d}__cs", loads=True)
         from kfuse.runtime.ptx import cluster_shapes
         for prog, cluster, opts in occupancy_programs():
             f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
