@@ -515,7 +515,7 @@ def main():
             late = False
             if args.row_variants and name == "softmax_w256":
                 # a block per row (32 threads; default: 4 rows a block, a warp each)
-                variants = {"nopack": dict(row_pack=1), "pack2": dict(row_pack=2),
+                variants = {"pack1": dict(row_pack=1), "pack2": dict(row_pack=2),
                             "pack8": dict(row_pack=8), "pack32": dict(row_pack=32)}
             if args.row_variants and name == "softmax_w262144":
                 variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
@@ -554,8 +554,8 @@ def main():
                 # 380 rows and a tail of 63, 528 blocks, then a finish)
                 variants = {"notail": dict(row_split_tail=False)}
             if args.row_variants and name == "softmax_xent_v50257":
-                # single floats (the rows start off 16-byte boundaries)
-                variants = {"noshift": dict(row_shift=False)}
+                # shifted chunks (default: streamed rows of an odd width in single floats)
+                variants = {"shift": dict(row_shift=True)}
             if args.row_variants and name == "layernorm_bwd":
                 # rows each block folds into the column sums' partials (default:
                 # 32 here; 1: every term stored)

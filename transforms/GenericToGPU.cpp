@@ -458,7 +458,15 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
     rowOptions.jointExchange = rowJoint;
-    rowOptions.shiftChunks = rowShift;
+    if (rowShift != "auto" && rowShift != "true" && rowShift != "false") {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-shift must be auto, true or false, "
+             "got '"
+          << rowShift << "'";
+      return signalPassFailure();
+    }
+    rowOptions.shiftChunks = rowShift != "false";
+    rowOptions.shiftStreams = rowShift == "true";
     rowOptions.lastBlockFinish = rowLastBlock;
     rowOptions.splitTail = rowSplitTail;
     if (rowPack < 0 || rowPack > 32 || (rowPack & (rowPack - 1)) != 0) {

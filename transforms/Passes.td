@@ -780,15 +780,18 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "row in beyond its registers (0: registers only): a row too long "
            "for one block's registers then takes one block, or a smaller "
            "cluster, with the chunks past the registers' in shared memory">,
-    Option<"rowShift", "row-shift", "bool", /*default=*/"true",
+    Option<"rowShift", "row-shift", "std::string", /*default=*/"\"auto\"",
            "Rows that do not all start on a boundary of the widest vector "
            "(a width no multiple of it, or a view of such rows) move "
            "aligned vectors anyway: row r of the [rows, n] layout (or of a "
            "strided view) starts (offset + r's position) mod width elements "
            "past a vector boundary, the chunks follow memory, and the lanes "
-           "of the row's first and last chunks outside the row are masked "
-           "(false: vectors as wide as every row's start allows, down to "
-           "single elements)">,
+           "of the row's first and last chunks outside the row are masked. "
+           "auto: but the rows of 4-byte or wider elements of a group that "
+           "streams by choice (one pass serving it), which move vectors as "
+           "wide as every row's start allows; true: those too; false: never "
+           "(vectors as wide as every row's start allows, down to single "
+           "elements)">,
     Option<"rowLastBlock", "row-last-block", "bool", /*default=*/"true",
            "Each wave of a row split into slices along its columns is finished "
            "by the last block of its partials kernel to store its partial "

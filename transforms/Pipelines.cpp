@@ -132,14 +132,15 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "(0: registers only; -1: the chip's, what a block may "
                      "opt in to less 2 KB for static shared memory)"),
       llvm::cl::init(-1)};
-  Option<bool> rowShift{
+  Option<std::string> rowShift{
       *this, "row-shift",
       llvm::cl::desc("Rows that do not all start on a boundary of the "
                      "widest vector (an odd width, or a view of such rows) "
                      "move aligned vectors anyway, chunks following memory "
-                     "(masked lanes at the row's ends); false: narrower "
-                     "vectors"),
-      llvm::cl::init(true)};
+                     "(masked lanes at the row's ends): auto (but rows of "
+                     "4-byte or wider elements streamed by choice), true "
+                     "or false (narrower vectors)"),
+      llvm::cl::init("auto")};
   Option<bool> rowLastBlock{
       *this, "row-last-block",
       llvm::cl::desc("Each wave of a row split into slices along its columns "
@@ -326,7 +327,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
           o.rowExchange.getValue(), o.rowFold.getValue(),
-          o.rowShift ? "true" : "false", o.rowJoint ? "true" : "false", rowSmem,
+          o.rowShift.getValue(), o.rowJoint ? "true" : "false", rowSmem,
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
           o.rowLastBlock ? "true" : "false",
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue())

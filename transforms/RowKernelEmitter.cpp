@@ -356,7 +356,8 @@ public:
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster), online(options.online),
         asyncExchange(options.asyncExchange),
-        shiftChunks(options.shiftChunks), jointExchange(options.jointExchange),
+        shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
+        jointExchange(options.jointExchange),
         sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
         exactThreads(options.exactThreads), packRows(options.packRows),
         contraction(llvm::any_of(generics,
@@ -441,7 +442,7 @@ private:
   bool asyncExchange;
   /// Rows whose width is no multiple of the widest vector may take shifted
   /// chunks (see `shifted`).
-  bool shiftChunks;
+  bool shiftChunks, shiftStreams;
   bool jointExchange; // (see RowKernelOptions)
   int64_t sharedRowBytes; // (see RowKernelOptions)
   /// Register mode with rows in shared memory: chunks from `regChunks` on
@@ -782,6 +783,16 @@ private:
   /// The group's full-space results that leave the kernel (stored for every
   /// column of the row), as (generic, result #), in program order.
   SmallVector<std::pair<linalg::GenericOp, unsigned>> fullSpaceOutputs();
+  /// Loads the memory inputs that `roots` and the full-space intermediates
+  /// they read (transitively) take at each of `points` (a streaming trip's
+  /// entries, a phase's chunks), point by point, before anything uses them,
+  /// so that they are in flight together; valueAt keeps them for the
+  /// bodies. (`ordered`: the points are in the rows' order, each op reads
+  /// them through orderLoops.)
+  LogicalResult prefetchInputs(OpBuilder &b, Location loc,
+                               ArrayRef<linalg::GenericOp> roots,
+                               ArrayRef<SmallVector<Value>> points,
+                               unsigned rowDims, bool ordered, Cache &cache);
   LogicalResult emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                                   ArrayRef<Value> rowIdx, Value colStart,
                                   int64_t step, int64_t numCols,
@@ -2211,6 +2222,19 @@ LogicalResult RowKernel::emitRegisterPhases(
     pending.clear();
     return evalDeferred(generics.size());
   };
+  // A ragged row's chunks past its end load under a test: the first
+  // phase's loads of every chunk first, before any chunk's fold, so that
+  // they are in flight together (loaded where first used, the last chunk's
+  // load waited for the fold of those before its test).
+  if (ragged)
+    if (auto first = llvm::find_if(generics,
+                                   [](linalg::GenericOp g) {
+                                     return g.getNumReductionLoops() > 0;
+                                   });
+        first != generics.end() &&
+        failed(prefetchInputs(kb, loc, {*first}, points, rowIdx.size(),
+                              /*ordered=*/false, cache)))
+      return failure();
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
       Combiner comb = *findCombiner(g);
@@ -3051,6 +3075,38 @@ std::tuple<Value, Value, Value> RowKernel::foldCentered(
   return {newMean, newM2, perLane ? count : Value()};
 }
 
+LogicalResult RowKernel::prefetchInputs(OpBuilder &b, Location loc,
+                                        ArrayRef<linalg::GenericOp> roots,
+                                        ArrayRef<SmallVector<Value>> points,
+                                        unsigned rowDims, bool ordered,
+                                        Cache &cache) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  SmallVector<linalg::GenericOp> readers(roots.begin(), roots.end());
+  for (size_t i = 0; i < readers.size(); ++i)
+    for (OpOperand *in : readers[i].getDpsInputOperands())
+      if (auto w = writerBefore(in->get(), position[readers[i]]))
+        if (isFullSpace(w->first) && w->first.getNumReductionLoops() == 0 &&
+            seen.insert(w->first).second)
+          readers.push_back(w->first);
+  for (auto [j, point] : llvm::enumerate(points))
+    for (linalg::GenericOp g : readers)
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        if (!isa<MemRefType>(in->get().getType()) ||
+            writerBefore(in->get(), position[g]) ||
+            g.getBody()->getArgument(in->getOperandNumber()).use_empty())
+          continue;
+        SmallVector<Value> loopIdx =
+            ordered ? orderLoops(b, loc, g,
+                                 ArrayRef<Value>(point).take_front(rowDims),
+                                 ArrayRef<Value>(point).drop_front(rowDims))
+                    : SmallVector<Value>(point);
+        if (failed(valueAt(b, loc, in->get(), position[g],
+                           g.getMatchingIndexingMap(in), loopIdx, cache, j)))
+          return failure();
+      }
+  return success();
+}
+
 LogicalResult
 RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                              ArrayRef<Value> rowIdx, Value colStart,
@@ -3173,6 +3229,18 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
     points.push_back(idx);
   }
   Cache cache; // one trip: every member shares what the others computed
+  // Shifted chunks: every entry's loads first, in entry order, each under
+  // its test, then the members' bodies, so that a trip's loads are in
+  // flight together. (Loaded where first used, each entry's fold came
+  // between its load's branch and the next entry's: one load in flight a
+  // thread, cross-entropy over 50257 logits at 0.58 of the copy's
+  // bandwidth on an H200, 0.69 in single floats.) The inputs of the
+  // members and of the full-space intermediates they read, as evalBody
+  // would load them (valueAt keeps them for the bodies).
+  if (shifted && failed(prefetchInputs(lb, loc, members, points,
+                                       rowIdx.size(), /*ordered=*/true,
+                                       cache)))
+    return failure();
   ValueRange accs = loop.getRegionIterArgs();
   SmallVector<Value> next(accs.begin(), accs.end());
   for (linalg::GenericOp g : members) {
@@ -3378,7 +3446,13 @@ LogicalResult RowKernel::emit() {
     // sector asked for once a lane).
     int64_t natural = std::min<int64_t>(16 / widest, rowAlignment());
     int64_t widestVector = std::min<int64_t>(16 / widest, 8);
-    shifted = shiftChunks && colShape.size() == 1 && rowsPerBlock == 1 &&
+    // (a group that streams by choice, see `streams` below, of 4-byte
+    // elements or wider: single halves of an odd row, 64 bytes a warp, ask
+    // for 1.4x their sectors, single floats 1.05x)
+    bool streamsByChoice =
+        chunksPerThread == 0 || (passes.size() == 1 && fullSpaceOutputs().empty());
+    shifted = shiftChunks && (shiftStreams || !streamsByChoice || widest < 4) &&
+              colShape.size() == 1 && rowsPerBlock == 1 &&
               natural < widestVector && numCols >= widestVector &&
               (fullSpaceOutputs().empty() || numCols >= 32 * widestVector) &&
               columnSums.empty() && !contraction && readsRowLayout();

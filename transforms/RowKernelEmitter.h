@@ -44,6 +44,12 @@ struct RowKernelOptions {
   /// memory rather than the row (masked lanes at the row's ends); false:
   /// narrower vectors, down to single elements.
   bool shiftChunks = true;
+  /// With shiftChunks, rows of 4-byte or wider elements of a group that
+  /// streams by choice (one pass serves it, or chunksPerThread is 0) shift
+  /// too; false: only rows held in registers, and streamed rows of
+  /// narrower elements. (Cross-entropy over 50257 logits, streamed: 103 us
+  /// shifted, 87 us in single floats on an H200, bench/RESULTS.md.)
+  bool shiftStreams = false;
   /// Register mode: bytes of dynamic shared memory a block may keep its
   /// share of a row's inputs in, beyond what its registers hold (0: rows
   /// in registers only). A row too long for one block's registers then

@@ -24,6 +24,7 @@ from .errors import CompileError, ParseError, UnsupportedOpError
 TARGETS = ("cpu", "cuda")
 RECOMPUTE = ("auto", "never", "always")
 NUMERICS = ("fast", "strict")
+_SHIFT = {None: "auto", True: "true", False: "false"}  # row_shift -> row-shift
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,14 @@ class Options:
                                # "barrier" (published, a cluster barrier per
                                # exchange) or "async" (st.async into every block,
                                # awaited on an mbarrier)
-    row_shift: bool = True     # rows that do not all start on a vector boundary
+    row_shift: Optional[bool] = None  # rows that do not all start on a vector boundary
                                # (softmax over 50257 logits, a ragged split's
                                # views of rows of an odd width) move aligned
                                # vectors anyway, chunks following memory, lanes
-                               # outside the row masked; False: narrower vectors
+                               # outside the row masked: None, but rows of
+                               # 4-byte or wider elements of a group streamed
+                               # by choice (vectors as wide as their starts
+                               # allow); True, those too; False, never
     row_joint: bool = True     # clusters: reductions that do not read each other
                                # cross the cluster in one exchange, and (fast
                                # numerics) a max and a later sum of exp(e - max)
@@ -106,7 +110,10 @@ class Options:
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
-        for name in ("row_shift", "row_joint", "row_last_block", "row_split_tail", "pdl"):
+        if self.row_shift not in (None, True, False):
+            raise CompileError(f"option row_shift must be None (kfuse's choice), True or "
+                               f"False, got {self.row_shift!r}")
+        for name in ("row_joint", "row_last_block", "row_split_tail", "pdl"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -135,7 +142,7 @@ class Options:
                        f"blocks-per-sm={self.blocks_per_sm} row-chunks={self.row_chunks} "
                        f"row-cluster={-1 if self.row_cluster is None else self.row_cluster} "
                        f"row-exchange={self.row_exchange} row-fold={self.row_fold} "
-                       f"row-shift={int(self.row_shift)} row-joint={int(self.row_joint)} "
+                       f"row-shift={_SHIFT[self.row_shift]} row-joint={int(self.row_joint)} "
                        f"row-smem={self.row_smem} row-last-block={int(self.row_last_block)} "
                        f"row-split-tail={int(self.row_split_tail)} "
                        f"row-pack={self.row_pack} "

@@ -19,7 +19,8 @@
 // read lane by lane in every chunk. A layer norm over 70001 columns
 // (@layernorm_long) is too long for one block: a cluster of 8 blocks each
 // holds a whole-vector share of the shifted row (the last share ragged);
-// streamed (row-chunks=0) it folds its mean and centered sum of squares
+// streamed (row-chunks=0, and row-shift=true: by default streamed rows
+// move single floats) it folds its mean and centered sum of squares
 // with a count per lane (uitofp of the lane masks; the row's ends leave
 // some lanes fewer columns). Not shifted: a width that takes whole vectors
 // (@aligned), and every kernel with row-shift=false (single floats, and no
@@ -34,7 +35,7 @@
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0 row-shift=false},fusion-target-cuda)' -o %t.off.mlir
 // RUN: %python %S/extract_ptx.py %t.off.mlir > %t.off.ptx
 // RUN: FileCheck %s --check-prefix=OFF --input-file=%t.off.ptx
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0 row-chunks=0})' | FileCheck %s --check-prefix=STREAM
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0 row-chunks=0 row-shift=true})' | FileCheck %s --check-prefix=STREAM
 
 // 96 threads, 3 chunks each: the first may be the row's head, the second
 // is in the middle, the third may pass the row's (and the buffer's) end.
@@ -49,14 +50,17 @@
 // CHECK: %[[START2:.*]] = arith.addi %{{.*}}, %[[COL2]] : index
 // CHECK: %[[INBUF2:.*]] = arith.cmpi sle, %[[START2]], %c4096 : index
 // CHECK: %[[LANES2:.*]] = arith.andi %{{.*}} : vector<4xi1>
+// The three chunks' loads come first (the last one's under its tests),
+// then the max's folds.
 // CHECK: %[[V0:.*]] = vector.load %[[X]][%block_id_x, %[[COL0]]] {alignment = 16 : i64}
-// CHECK-NEXT: arith.select %[[LANES0]], %[[V0]], %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK-NEXT: vector.load %[[X]][%block_id_x, %[[COL1]]] {alignment = 16 : i64}
 // CHECK-NOT: arith.select
 // CHECK: scf.if %[[INBUF2]] -> (vector<4xf32>) {
 // CHECK-NEXT: vector.load %[[X]][%block_id_x, %[[COL2]]] {alignment = 16 : i64}
 // CHECK: } else {
 // CHECK-NEXT: vector.maskedload %[[X]][%block_id_x, %[[COL2]]], %[[LANES2]]
+// CHECK-NOT: arith.maximumf
+// CHECK: arith.select %[[LANES0]], %[[V0]], %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK: arith.select %[[LANES2]], %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK: scf.if %[[WHOLE0]] {
 // CHECK-NEXT: vector.store %{{.*}}, %[[Y]][%block_id_x, %[[COL0]]] {alignment = 16 : i64}
@@ -78,6 +82,17 @@
 // CHECK-NOT: scf.for
 // CHECK: vector.load
 // CHECK: gpu.return
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-split-tail=0 row-chunks=0})' | FileCheck %s --check-prefix=AUTO
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-shift=maybe})' 2>&1 | FileCheck %s --check-prefix=BADSHIFT
+
+// By default (row-shift=auto) the streamed layer norm moves single floats:
+// a trip of four, no vector.
+// AUTO-LABEL: gpu.func @layernorm_long_g0(
+// AUTO: scf.for {{.*}} -> (f32, f32, f32)
+// AUTO-NOT: vector.load
+// AUTO: gpu.return
+// BADSHIFT: row-shift must be auto, true or false, got 'maybe'
+
 // STREAM-LABEL: gpu.func @layernorm_long_g0(
 // STREAM: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // STREAM: arith.uitofp %{{.*}} : vector<4xi1> to vector<4xf32>
@@ -85,8 +100,19 @@
 // CHECK-NOT: vector<4xi1>
 // CHECK: gpu.return
 
+// The softmax's three chunks a thread: the two inside the row loaded, then
+// the last one under its test (an aligned vector, or the lanes in the row),
+// all before the first max, so that the three are in flight together.
 // PTX-LABEL: .entry softmax_g0(
+// PTX-NOT: max.NaN.f32
 // PTX: ld.global.v4.b32
+// PTX-NOT: max.NaN.f32
+// PTX: ld.global.v4.b32
+// PTX-NOT: max.NaN.f32
+// PTX: ld.global.v4.b32
+// PTX-NOT: max.NaN.f32
+// PTX: ld.global.b32
+// PTX: max.NaN.f32
 // PTX: st.global.v4.b32
 // PTX-LABEL: .entry scaled_g0(
 // PTX: ld.global.v4.b32

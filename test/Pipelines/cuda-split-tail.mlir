@@ -11,7 +11,8 @@
 // floats: 244 slices of 4096 and a tail of 579 (columns 999424 on), 245
 // blocks; 7 rows of 100003: 24 slices of 4160 and a tail of 163 a row,
 // 7 x 24 + 7 blocks, whose rows start off vector boundaries (shifted
-// chunks over the views' strides). A stored result (x / |x|) is stored over the slices
+// chunks over the views' strides, with row-shift=true: the slices stream
+// in one pass, which by default moves single floats). A stored result (x / |x|) is stored over the slices
 // and the tail alike, by one more kernel. Along rows (x.sum(0) over a
 // prime count of rows) rows / ceil(rows / most) slices take rows / slices
 // rows each and the tail the rest: x[100003, 256] in 526 slices of 190
@@ -21,9 +22,9 @@
 // leaves such rows unsplit; `row-last-block=0` keeps the finish a kernel of its own,
 // the tails still merged into the partials kernel.
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s --check-prefix=KERN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-shift=true})' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-shift=true})' | FileCheck %s --check-prefix=KERN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-shift=true},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin

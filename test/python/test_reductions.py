@@ -1818,7 +1818,8 @@ def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups, width):
     # move 4 floats at a time (7 x 7 and 5 x 5 alone take one; 250 and 147
     # columns take shifted chunks), reading the weights lane by lane at the
     # merged index divided back: the results match numpy in register and
-    # streaming modes.
+    # streaming modes. (Streamed rows shift with row_shift=True; by default
+    # 250 and 147 columns then take the vectors their starts allow.)
     from suite import _group_norm_text  # (bench/ is on the path: see the top)
     n, c, h, w = shape
     src = _group_norm_text(n, c, h, w, groups)
@@ -1830,10 +1831,12 @@ def test_group_norm_rows_load_vectors_over_merged_columns(shape, groups, width):
     y = ((xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + 1e-5))
     y = y.reshape(shape) * wt[None, :, None, None] + b[None, :, None, None]
     want = y / (1 + np.exp(-y))
-    for opts in ({}, {"row_chunks": 0}):
+    aligned = (h * w * c // groups) % 4 == 0
+    for opts in ({}, {"row_chunks": 0, "row_shift": True}, {"row_chunks": 0}):
         f = kfuse.compile(src, target="cuda", chip="sm_90", **opts)
         assert f.report.after.kernels == 1
-        assert f"ld.global.{width}.b32" in f.ptx
+        if aligned or opts != {"row_chunks": 0}:
+            assert f"ld.global.{width}.b32" in f.ptx
         np.testing.assert_allclose(f.emulate(x, wt, b), want, rtol=1e-5, atol=2e-6)
 
 
@@ -1926,15 +1929,19 @@ def test_streamed_odd_rows_of_halves_ask_for_each_sector_once(kind, rows, width)
     # end is a masked load: lane loads at clamped columns there were merged
     # by LLVM with the aligned load of every chunk into 8 loads of 2 bytes,
     # each asking for its warp's 16 sectors: 4.6x the sectors of the bytes
-    # asked.) Numerics as numpy's.
+    # asked.) Streamed rows of 4-byte elements shift only with
+    # row_shift=True; halves by default too (single halves, 64 bytes a warp
+    # off sector boundaries, would ask for 1.4x their sectors). Numerics as
+    # numpy's.
     p = _odd_row_program(kind, rows, width, "f16")
     x = np.random.default_rng(12).standard_normal((rows, width)).astype(np.float16)
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0)
-    np.testing.assert_allclose(f.emulate(x).astype(np.float64), _odd_row_reference(kind, x),
-                               rtol=2e-2, atol=2e-2)
-    (st,) = f.emulator.last_stats
-    assert 32 * st["load"]["sectors"] <= 1.1 * st["load"]["bytes"], st["load"]
-    assert "vector.maskedload" in f.stages["codegen"]
+    for shift in (True, None):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0, row_shift=shift)
+        np.testing.assert_allclose(f.emulate(x).astype(np.float64),
+                                   _odd_row_reference(kind, x), rtol=2e-2, atol=2e-2)
+        (st,) = f.emulator.last_stats
+        assert 32 * st["load"]["sectors"] <= 1.1 * st["load"]["bytes"], (shift, st["load"])
+        assert "vector.maskedload" in f.stages["codegen"]
 
 
 _SLICED_SOFTMAX = """
@@ -2029,18 +2036,19 @@ def test_streamed_odd_layernorm_keeps_its_precision_far_from_zero():
 
 def test_cross_entropy_over_an_odd_vocabulary():
     # Cross-entropy over 4099 logits (one streamed pass: max, sum of exp and
-    # the label's logit): vector loads, the label picked by its column in
-    # whichever lane holds it.
+    # the label's logit): with row_shift=True vector loads, the label picked
+    # by its column in whichever lane holds it; by default single floats.
     from suite import _xent_text
     rng = np.random.default_rng(11)
     x = (rng.standard_normal((6, 4099)) * 2).astype(np.float32)
     labels = np.array([0, 4098, 1, 2, 4097, 2049], np.int64)
-    f = kfuse.compile(_xent_text(6, 4099), target="cuda", chip="sm_90")
-    assert "ld.global.v4.b32" in f.ptx
     xd = x.astype(np.float64)
     m = xd.max(1)
     want = np.log(np.exp(xd - m[:, None]).sum(1)) + m - xd[np.arange(6), labels]
-    np.testing.assert_allclose(f.emulate(x, labels), want, rtol=1e-5, atol=1e-5)
+    for shift in (True, None):
+        f = kfuse.compile(_xent_text(6, 4099), target="cuda", chip="sm_90", row_shift=shift)
+        assert ("ld.global.v4.b32" in f.ptx) == bool(shift)
+        np.testing.assert_allclose(f.emulate(x, labels), want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("kind,shape,numerics,kernels", [
@@ -2193,3 +2201,31 @@ def test_packed_rows_choice():
         assert _launch_shapes(f) == [shape], (rows, cols, _launch_shapes(f))
     with pytest.raises(kfuse.CompileError, match="row_pack must be 0"):
         kfuse.compile(softmax(4, 256), target="cuda", chip="sm_90", row_pack=3)
+
+
+def test_row_shift_auto_shifts_rows_held_in_registers_only():
+    # row_shift=None (the default) shifts the chunks of rows held in
+    # registers (a softmax over 1025 columns: 16-byte vectors); a group that
+    # streams by choice (a log-sum-exp, one pass) moves vectors as wide as
+    # its rows' starts allow (single floats over 50257 columns, faster on an
+    # H200), unless row_shift=True; row_shift=False never shifts. Numerics
+    # through the emulator each way.
+    from kfuse import builder as kb
+    soft = kb.Program("soft")
+    x = soft.input("x", (3, 1025), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    soft.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    lse = kb.Program("lse")
+    x = lse.input("x", (3, 50257), "f32")
+    m = x.max(axis=-1, keepdims=True)
+    lse.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="y")
+    rng = np.random.default_rng(5)
+    for prog, shape, default in ((soft, (3, 1025), True), (lse, (3, 50257), False)):
+        xs = rng.standard_normal(shape).astype(np.float32)
+        want = kfuse.compile(prog, target="cpu")(xs)
+        for shift, vectors in ((None, default), (True, True), (False, False)):
+            f = kfuse.compile(prog, target="cuda", chip="sm_90", row_shift=shift)
+            assert bool(re.search(r"ld\.global(\.\w+)*\.v4", f.ptx)) == vectors, (prog.name, shift)
+            np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(kfuse.CompileError, match="row_shift must be None .kfuse's choice."):
+        kfuse.compile(soft, target="cuda", chip="sm_90", row_shift="yes")
