@@ -807,6 +807,18 @@ def test_large_random_program_emulated(seed):
     _emulate_random(random_program(seed, large=True), seed, numerics="strict")
 
 
+@pytest.mark.parametrize("seed", range(0, 120, 7))
+def test_random_program_packed_rows_emulated(seed):
+    # Random programs on one SM: rows that a warp covers share a block, a
+    # warp each (row_pack, up to 4 by default, here up to 32), in registers
+    # and streamed, against the reference.
+    from random_programs import random_program
+    for large in (False, True):
+        prog = random_program(seed, arg_reductions=seed % 2 == 0, large=large)
+        _emulate_random(prog, seed, numerics="strict", sm_count=1)
+        _emulate_random(prog, seed, numerics="strict", sm_count=1, row_pack=32)
+
+
 _ROW_MODES = {"registers": {}, "streamed": {"row_chunks": 0}, "one_chunk": {"row_chunks": 1},
               "cluster2": {"row_cluster": 2},
               "cluster2_async": {"row_cluster": 2, "row_exchange": "async"}}
