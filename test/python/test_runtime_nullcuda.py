@@ -92,6 +92,10 @@ try:
             exe(*ins, out=tuple(outs), stream=stream)
         result["inputs"] = [a.ptr for a in ins]
         result["outputs"] = [a.ptr for a in outs]
+    elif case == "many_streams":     # ten streams, then the first again
+        ins, outs = device_args(exe)
+        for stream in list(range(0x100, 0x10a)) + [0x100]:
+            exe(*ins, out=tuple(outs), stream=stream)
     else:
         raise SystemExit(f"unknown case {case}")
 except Exception as e:  # noqa: BLE001 - reported to the test
@@ -396,6 +400,26 @@ def test_temporaries_are_kept_per_stream(tmp_path):
     assert "error" not in result, result
     queued = [ln for ln in log if ln[0] in ("alloc", "free") and ln[-1] != "sync"]
     assert [ln[0] for ln in queued] == ["alloc", "free"] * 3
+
+
+def test_temporaries_are_kept_for_the_first_streams_only(tmp_path):
+    # Kept temporaries for the first 8 streams a program is called on; calls
+    # on further streams (a caller making a stream per call) allocate and
+    # free theirs in stream order, so that memory does not grow a stream at
+    # a time; a stream that has kept temporaries keeps using them.
+    f, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
+    [temp] = [i for i, b in enumerate(f.plan.buffers) if b.kind == "temp"]
+    nbytes = str(f.plan.buffers[temp].nbytes)
+    result, log = _run("many_streams", path, tmp_path)
+    assert "error" not in result, result
+    kept = [ln for ln in log if ln[0] == "alloc" and ln[2] == nbytes and ln[3] == "sync"]
+    assert len(kept) == 8
+    queued = [(ln[0], ln[-1]) for ln in log if ln[0] in ("alloc", "free") and ln[-1] != "sync"]
+    assert queued == [("alloc", "108"), ("free", "108"), ("alloc", "109"), ("free", "109")]
+    launches = _launches(log)
+    assert len(launches) == 22 and launches[-1][9] == "100"
+    pos = [a.buffer for a in f.plan.steps[0].args].index(temp)
+    assert int(launches[-2][10 + pos]) == int(launches[0][10 + pos])
 
 
 def test_two_kernel_split_finish_without_a_counter(tmp_path):

@@ -247,6 +247,7 @@ class _DeviceState:
         # call's are dead once its kernels end, and the next call on the
         # stream runs after them (CudaExecutable.keep_temps)
         self._kept: Dict[Tuple[int, int], int] = {}
+        self._kept_streams: set = set()
         with self.current():
             # the program's tensor constants live on the device for its lifetime
             self.constants = {}
@@ -314,6 +315,17 @@ class _DeviceState:
                 raise
             self._counters[key] = p
         return p
+
+    def keeps_temps_for(self, stream: int, most: int) -> bool:
+        """Whether calls on `stream` use kept temporaries: streams that have them,
+        and new ones while fewer than `most` do (a caller making a stream per call
+        would otherwise pile up a set of temporaries a stream)."""
+        if stream in self._kept_streams:
+            return True
+        if len(self._kept_streams) >= most:
+            return False
+        self._kept_streams.add(stream)
+        return True
 
     def kept_temp(self, buffer: int, nbytes: int, stream: int) -> int:
         """The device address of temporary buffer `buffer` for calls on `stream`,
@@ -493,8 +505,9 @@ class CudaExecutable(HoldsPlan):
       the call waits for the GPU.
 
     Temporaries (partial results between a program's kernels) of up to 64 MiB in all are
-    allocated once for each stream the program is called on, and kept: a call's are dead
-    once its kernels end, and the next call on the stream runs after it. Larger ones are
+    allocated once for each stream the program is called on (the first 8 streams of a
+    device), and kept: a call's are dead once its kernels end, and the next call on the
+    stream runs after it. Larger ones, and those of calls on further streams, are
     allocated and freed with each call, in stream order; ``keep_temps = False`` asks that
     of any program (each call then pays a stream-ordered allocation and free a buffer).
 
@@ -506,6 +519,7 @@ class CudaExecutable(HoldsPlan):
     # (temporaries kept between calls, at most: a program's partials are far
     # smaller; a plan that materializes a large intermediate frees it)
     KEPT_TEMP_BYTES = 64 << 20
+    KEPT_TEMP_STREAMS = 8
 
     def __init__(self, plan: LaunchPlan, ptx_text, device: Optional[int] = None,
                  path: Optional[str] = None, constants: Optional[Dict[str, np.ndarray]] = None):
@@ -817,7 +831,8 @@ class CudaExecutable(HoldsPlan):
                     p = alloc(nbytes)
                     ptrs[arg_buf[k]] = p
                     host_outs.append((a.obj, p, nbytes))
-            keep = self.keep_temps
+            keep = (self.keep_temps and bool(self._temps)
+                    and st.keeps_temps_for(sh, self.KEPT_TEMP_STREAMS))
             for b, nbytes in self._temps:
                 ptrs[b] = st.kept_temp(b, nbytes, sh) if keep else alloc(nbytes)
             for b, nbytes in self._counters:
