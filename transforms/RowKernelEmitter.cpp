@@ -93,6 +93,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -596,6 +597,16 @@ private:
   llvm::DenseMap<Value, ShiftedChunk> shiftedChunks;
   /// Streaming mode's shifted loads, by (buffer, map, chunk column).
   llvm::DenseMap<std::tuple<void *, void *, void *>, Value> streamedLoads;
+  /// Streaming mode, a block per row, over rows the trips do not divide
+  /// (not shifted): whether each entry of the trip lies in the row (null:
+  /// always). An entry past the row's end loads nothing (it had loaded the
+  /// row's first column again: cross-entropy over 50257 logits asked for 6%
+  /// more bytes, from cache).
+  SmallVector<Value> entryInside;
+  /// Their loads, by (buffer, map, entry): the loop indices and the value.
+  std::map<std::tuple<void *, void *, int64_t>,
+           std::pair<SmallVector<Value>, Value>>
+      entryLoads;
   /// Loads of what the row's indices alone address (see valueAt): made in
   /// `block` after `after` (at its start if null), where the row's indices
   /// `rowIdx` are computed, by (buffer, map).
@@ -1089,6 +1100,41 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
   // Else once per chunk in register mode (scalar chunks too: barriers
   // between the phases keep CSE from merging loads).
   if (chunks == 0 || loopIdx.size() != rowShape.size() + colShape.size()) {
+    if (chunks == 0 && chunk >= 0 &&
+        chunk < static_cast<int64_t>(entryInside.size())) {
+      // (an entry that may lie past the row's end: under its test, zeros
+      // past it, which the folds select away; once per entry, the members
+      // of the pass sharing it, as CSE does not merge the tests; the trip's
+      // first entry, in the row, kept too, in its place before the others)
+      auto &[at, slot] = entryLoads[std::make_tuple(
+          buffer.getAsOpaquePointer(),
+          const_cast<void *>(map.getAsOpaquePointer()), chunk)];
+      if (slot && slot.getParentBlock() == b.getInsertionBlock() &&
+          ArrayRef<Value>(at) == loopIdx)
+        return slot;
+      at.assign(loopIdx.begin(), loopIdx.end());
+      if (!entryInside[chunk]) {
+        slot = loadFromMemory(b, loc, buffer, map, loopIdx);
+      } else {
+        Type type;
+        slot = scf::IfOp::create(
+                   b, loc, entryInside[chunk],
+                   [&](OpBuilder &tb, Location l) {
+                     Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
+                     type = v.getType();
+                     scf::YieldOp::create(tb, l, v);
+                   },
+                   [&](OpBuilder &eb, Location l) {
+                     scf::YieldOp::create(
+                         eb, l,
+                         arith::ConstantOp::create(eb, l, type,
+                                                   eb.getZeroAttr(type))
+                             .getResult());
+                   })
+                   .getResult(0);
+      }
+      return slot;
+    }
     if (!shifted || !vectorized(loopIdx))
       return loadFromMemory(b, loc, buffer, map, loopIdx);
     // (shifted chunks load under a test of the chunk, which CSE does not
@@ -3239,9 +3285,22 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // bandwidth on an H200, 0.69 in single floats.) The inputs of the
   // members and of the full-space intermediates they read, as evalBody
   // would load them (valueAt keeps them for the bodies).
-  if (shifted && failed(prefetchInputs(lb, loc, members, points,
-                                       rowIdx.size(), /*ordered=*/true,
-                                       cache)))
+  // A block per row over rows the trips do not divide: the entries that
+  // may lie past the row's end load under a test of it (see entryInside),
+  // every entry's loads first too, for the same reason. (Not tiles nor a
+  // thread per row: their trips hold many scalar entries, and their loads,
+  // all in flight at once, spilled registers; past the end they load the
+  // row's first column again, selected away.)
+  bool guarded = masked && !shifted && !perThread && rowsPerBlock == 1;
+  if (guarded)
+    entryInside.assign(valid.begin(), valid.end());
+  llvm::scope_exit noEntries([&] {
+    entryInside.clear();
+    entryLoads.clear();
+  });
+  if ((shifted || guarded) &&
+      failed(prefetchInputs(lb, loc, members, points, rowIdx.size(),
+                            /*ordered=*/true, cache)))
     return failure();
   ValueRange accs = loop.getRegionIterArgs();
   SmallVector<Value> next(accs.begin(), accs.end());

@@ -19,7 +19,18 @@
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-chunks=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-chunks=-1})' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// In PTX, the 8 loads of the trip are issued together; LLVM proves the
+// first 7 in the row (a thread's first column is at most 124), so only the
+// last branches over its load (the threads from 26 on: columns from 1000).
+// PTX-LABEL: .entry xent_g0(
+// PTX-COUNT-7: ld.global.v4.b32
+// PTX-NOT: fma
+// PTX: @%p{{[0-9]+}} bra
+// PTX-NEXT: ld.global.v4.b32 {{.*}}+3584]
+// PTX-NEXT: $L__
 
 // BAD: fusion-codegen-cuda: row-chunks must be >= 0 (0: stream rows), got -1
 
@@ -29,8 +40,9 @@
 
 // 1000 columns at 32 threads x 4 floats: 8 vectors a thread, all in one
 // trip (a row that takes a thread at most 8 vectors loads them at once;
-// longer ones 4 per trip), masked (vectors past the row select the old
-// value).
+// longer ones 4 per trip), masked: a vector that may lie past the row's
+// end loads under its test (nothing past it: zeros, which its folds select
+// away), every vector of the trip loaded before the first fold.
 // (the label, addressed by the row alone, is loaded once before the loop)
 // CHECK-LABEL: gpu.func @xent_g0(
 // CHECK-SAME: %[[LABELS:[^:]*]]: memref<256xi64>, %[[LOGITS:[^:]*]]: memref<256x1000xf32>
@@ -38,7 +50,15 @@
 // CHECK: %[[LOOP:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %c1000 step %c1024 iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK: arith.cmpi ult
 // CHECK: %[[X0:.*]] = vector.load %[[LOGITS]][%{{.*}}, %[[C]]]
+// CHECK-NEXT: %[[X1:.*]] = scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT: vector.load %[[LOGITS]]
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %{{.*}} : vector<4xf32>
+// CHECK-COUNT-6: scf.if %{{.*}} -> (vector<4xf32>)
+// CHECK-NOT: scf.if
 // CHECK: arith.maximumf %[[X0]], %[[M]]
+// CHECK-NEXT: arith.maximumf %[[X1]]
 // CHECK: %[[SAME:.*]] = arith.cmpf oeq, %[[M]], %[[MNEW:[^ ]*]] : vector<4xf32>
 // CHECK: %[[D:.*]] = arith.subf %[[M]], %[[MNEW]]
 // CHECK: %[[E:.*]] = math.exp %[[D]]

@@ -1309,17 +1309,7 @@ def test_suite_workload_moves_each_byte_once(workload):
     # (x / |x|: the sum of squares split into slices, then a kernel over the
     # same slices stores y: x read twice too)
     reads = 2 if workload in ("bn_train_nhwc", "l2_normalize") else 1
-    # (cross-entropy over 50257 logits, streamed in single floats: each
-    # row's last trip of 4096 columns reaches 2991 past its end, and those
-    # entries load the row's first columns again, 6% more asked, from
-    # cache; and a warp's 128 bytes, off a sector boundary in rows of an odd
-    # width, touch 5 sectors where they start off one: 4.5% more sectors.
-    # Shifted chunks (row_shift=True), which ask for each byte and sector
-    # once, ran 16% slower on an H200. Predicating those entries is still
-    # to do.)
-    odd = workload == "softmax_xent_v50257"
-    most = 1.07 if odd else 1.03
-    assert reads <= asked / buffers[main].nbytes <= reads * most, (workload, asked)
+    assert reads <= asked / buffers[main].nbytes <= reads * 1.03, (workload, asked)
     for b, spec in enumerate(buffers):
         if spec.kind == "output":
             assert sum(s["store"]["by_buffer"].get(b, 0) for s in stats) == spec.nbytes
@@ -1328,7 +1318,18 @@ def test_suite_workload_moves_each_byte_once(workload):
     reading = [s for s in stats if s["load"]["by_buffer"].get(main)]
     loads = sum(s["load"]["bytes"] for s in reading)
     sectors = sum(s["load"]["sectors"] for s in reading)
-    assert sectors * 32 <= loads * (1.06 if odd else 1.01), (workload, loads, sectors)
+    if workload != "softmax_xent_v50257":
+        assert sectors * 32 <= loads * 1.01, (workload, loads, sectors)
+    else:
+        # (cross-entropy over 50257 logits, streamed in single floats, the
+        # measured-faster default: row 1 starts 4 bytes past a sector
+        # boundary, so each of its warps' 128 bytes touches 5 sectors, 1.125x
+        # the logits' bytes over the two rows; shifted chunks, which touch
+        # each sector once, ran 16% slower on an H200. The entries of a
+        # row's last trip past its end load nothing: when they loaded the
+        # row's first columns again, 1.06x the bytes were asked and the
+        # sectors came to 1.15x.)
+        assert sectors * 32 <= buffers[main].nbytes * 1.14, (workload, sectors)
 
 
 _CLUSTER_BODY = """
