@@ -342,7 +342,7 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_attention_bwd.mlir", "torch/torch_scalar_weights.mlir",
     "torch/torch_instance_norm.mlir", "torch/torch_conv_transpose_roll.mlir",
     "torch/torch_stack_mul.mlir", "torch/torch_group_norm_silu.mlir",
-    "torch/torch_group_norm_b1.mlir",
+    "torch/torch_group_norm_b1.mlir", "sliced_rows.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 

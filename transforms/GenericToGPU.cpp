@@ -48,7 +48,9 @@ enum class Access { Contiguous, Splat, Gather };
 struct Operand {
   Value flat;                   // 1-D view of the buffer
   AffineMap map;                // loop indices -> buffer indices
-  SmallVector<int64_t> strides; // row-major strides of the buffer
+  SmallVector<int64_t> strides; // strides of the buffer (row-major unless
+                                // a view: a slice of an argument)
+  bool view = false;            // strided, not the identity layout
   Access access;
   Type elementType;
 };
@@ -82,10 +84,37 @@ private:
   LogicalResult prepare(OpBuilder &b);
 };
 
+/// Whether `type` has a strided layout of static strides and offset.
+static bool hasStaticStrides(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic);
+}
+
 /// How an operand of memref type `type` read through `map` is accessed by
 /// `width` consecutive iterations of the innermost loop.
 static Access classify(AffineMap map, unsigned innermost, MemRefType type,
                        int64_t width) {
+  // (a view, a slice of an argument: whole vectors only where it is
+  // contiguous along its last dimension and each of its rows, its offset
+  // included, starts on a boundary of the vector)
+  if (!type.getLayout().isIdentity() && width > 1) {
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    bool aligned = succeeded(type.getStridesAndOffset(strides, offset)) &&
+                   offset % width == 0 && !strides.empty() &&
+                   strides.back() == 1;
+    for (int64_t d = 0; aligned && d + 1 < type.getRank(); ++d)
+      aligned = type.getDimSize(d) == 1 || strides[d] % width == 0;
+    if (!aligned) {
+      for (AffineExpr e : map.getResults())
+        if (e.isFunctionOfDim(innermost))
+          return Access::Gather;
+      return Access::Splat;
+    }
+  }
   if (map.getNumDims() == 0)
     return Access::Splat;
   unsigned uses = 0;
@@ -124,12 +153,17 @@ LogicalResult KernelEmitter::prepare(OpBuilder &b) {
   unsigned innermost = loops.empty() ? 0 : loops.size() - 1;
   for (OpOperand &opOperand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(opOperand.get().getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    // (inputs may be views of static strides and offset: slices of the
+    // program's arguments)
+    bool isInput = opOperand.getOperandNumber() < op.getNumDpsInputs();
+    if (!type || !type.hasStaticShape() ||
+        !(type.getLayout().isIdentity() || (isInput && hasStaticStrides(type))))
       return op.emitError() << "fusion-generic-to-gpu: operand #"
                             << opOperand.getOperandNumber()
                             << " must be a memref of static shape with the "
-                               "identity layout, got "
-                            << opOperand.get().getType();
+                               "identity layout"
+                            << (isInput ? " or static strides" : "")
+                            << ", got " << opOperand.get().getType();
     Operand operand;
     operand.map = op.getMatchingIndexingMap(&opOperand);
     operand.elementType = type.getElementType();
@@ -154,7 +188,24 @@ LogicalResult KernelEmitter::prepare(OpBuilder &b) {
       stride *= type.getDimSize(d);
     }
     Location loc = op.getLoc();
-    if (type.getRank() == 1) {
+    operand.view = !type.getLayout().isIdentity();
+    if (operand.view) {
+      // A view: its buffer from the view's offset to its last element, 1-D,
+      // addressed through the view's strides.
+      int64_t offset = 0;
+      operand.strides.clear();
+      (void)type.getStridesAndOffset(operand.strides, offset);
+      int64_t span = 1;
+      for (auto [n, st] : llvm::zip(type.getShape(), operand.strides))
+        span += (n - 1) * st;
+      operand.flat = memref::ReinterpretCastOp::create(
+          b, loc,
+          MemRefType::get({span}, type.getElementType(),
+                          StridedLayoutAttr::get(b.getContext(), offset, {1}),
+                          type.getMemorySpace()),
+          opOperand.get(), offset, ArrayRef<int64_t>{span},
+          ArrayRef<int64_t>{1});
+    } else if (type.getRank() == 1) {
       operand.flat = opOperand.get();
     } else {
       SmallVector<ReassociationIndices> all(1);
@@ -182,7 +233,8 @@ Value KernelEmitter::offsetOf(OpBuilder &b, Location loc,
                               int64_t lane) {
   // `indices` ends with the linear element index: an operand laid out like
   // the iteration space is addressed by it directly.
-  if (operand.map.isIdentity() && operand.map.getNumResults() == loops.size()) {
+  if (!operand.view && operand.map.isIdentity() &&
+      operand.map.getNumResults() == loops.size()) {
     Value linear = indices.back();
     if (lane == 0)
       return linear;

@@ -19,7 +19,13 @@ using namespace kfuse;
 /// Ops that may stay outside groups: code generation handles them on the host
 /// or they vanish in bufferization.
 static bool isHostOp(Operation &op) {
-  // Reshapes of contiguous tensors bufferize to views of the same buffer.
+  // Reshapes of contiguous tensors bufferize to views of the same buffer,
+  // and so do the slices of arguments fusion-fold-copies keeps (subviews).
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return isa<BlockArgument>(slice.getSource()) &&
+           slice.getResultType().hasStaticShape() &&
+           !ShapedType::isDynamicShape(slice.getStaticOffsets()) &&
+           !ShapedType::isDynamicShape(slice.getStaticStrides());
   return isa<fusion::GroupOp, func::ReturnOp, tensor::EmptyOp,
              tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) ||
          (op.hasTrait<OpTrait::ConstantLike>() &&

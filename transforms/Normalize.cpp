@@ -850,8 +850,10 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
 //
 // A static tensor.extract_slice of whole aligned blocks becomes a view (an
 // expand_shape of its source read by a copy with constant indices), which
-// folds like any copy. Any other static slice becomes a gather, like a pad:
-// it fuses with elementwise neighbours and is evaluated where it is read.
+// folds like any copy. Another slice of a function argument that only
+// linalg ops read stays a slice, a view of the argument's buffer once
+// bufferized. Any other static slice becomes a gather, like a pad: it
+// fuses with elementwise neighbours and is evaluated where it is read.
 //===----------------------------------------------------------------------===//
 
 /// Static offsets, sizes, strides and shapes, not empty, and a rank
@@ -872,6 +874,38 @@ LogicalResult matchStaticSlice(tensor::ExtractSliceOp slice,
   return success();
 }
 
+/// Whether `slice` (static) stays a slice: it takes part of a function
+/// argument, and only linalg ops read it, as inputs. Bufferized, it is a
+/// view of the argument's buffer (memref.subview), which every kernel
+/// addresses through its strides and offset: a softmax over x[:, 1:1026]
+/// is one row kernel over the view, where a gather would be evaluated in
+/// each kernel that reads it and the reductions reading it would not fuse
+/// with their elementwise neighbours (3 kernels). A slice returned, or
+/// reshaped, is still a gather (copied).
+static bool isArgumentView(tensor::ExtractSliceOp slice) {
+  // (not booleans: fusion-widen-bool-tensors later makes an i1 argument
+  // bytes, converted by a generic, whose result no view can slice)
+  auto arg = dyn_cast<BlockArgument>(slice.getSource());
+  if (!arg || slice.getSourceType().getElementType().isInteger(1) ||
+      !isa<func::FuncOp>(arg.getOwner()->getParentOp()) ||
+      !arg.getOwner()->isEntryBlock() ||
+      llvm::any_of(slice.getStaticStrides(),
+                   [](int64_t s) { return s <= 0; }))
+    return false;
+  // (contiguous along its last dimension, as row kernels address views: the
+  // source's last dimension kept, at stride 1)
+  int64_t last = slice.getSourceType().getRank() - 1;
+  if (slice.getDroppedDims().test(last) ||
+      slice.getStaticStrides()[last] != 1)
+    return false;
+  for (OpOperand &use : slice->getUses()) {
+    auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!reader || !reader.isDpsInput(&use))
+      return false;
+  }
+  return !slice->use_empty();
+}
+
 /// tensor.extract_slice with static offsets, sizes and strides as a gather
 /// over the slice: out[i] = src[offset + i * stride]. (Not a copy generic
 /// with an offset input map: linalg infers loop ranges from operand shapes,
@@ -884,6 +918,8 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
     RankedTensorType type = slice.getResultType();
     if (failed(matchStaticSlice(slice, rewriter)))
       return failure();
+    if (isArgumentView(slice))
+      return rewriter.notifyMatchFailure(slice, "a view of an argument");
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     Value gather = positionalGather(
         rewriter, slice.getLoc(), type,

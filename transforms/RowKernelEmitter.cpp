@@ -669,6 +669,27 @@ private:
           return true;
     return false;
   }
+  /// Whether every buffer of the rows' shape the group reads or writes at
+  /// (row, column) is in the rows' layout: what shifting asks, as a buffer
+  /// whose rows start elsewhere in their vectors would go lane by lane (a
+  /// softmax over x[:, 1:1026] of x[4, 1027] stored its rows of 1025 a
+  /// float a request, 4x the sectors).
+  bool allInRowLayout() {
+    auto fits = [&](linalg::GenericOp g, OpOperand &o) {
+      auto m = dyn_cast<MemRefType>(o.get().getType());
+      return !m || !hasRowShape(m) ||
+             !g.getMatchingIndexingMap(&o).isIdentity() || isRowLayout(m);
+    };
+    // (inputs from memory, results stored: intermediates stay in registers)
+    for (linalg::GenericOp g : generics)
+      for (OpOperand *in : g.getDpsInputOperands())
+        if (!writerBefore(in->get(), position[g]) && !fits(g, *in))
+          return false;
+    for (auto [g, i] : fullSpaceOutputs())
+      if (!fits(g, *g.getDpsInitOperand(i)))
+        return false;
+    return true;
+  }
   /// Records the shifted chunk at column `col` of row `rowIdx` and returns
   /// its lane mask: the lanes of `maskCol` (default `col`) in the row. (A
   /// streaming trip's entry past the row's end loads at a column in the row
@@ -3516,7 +3537,8 @@ LogicalResult RowKernel::emit() {
               colShape.size() == 1 && rowsPerBlock == 1 &&
               natural < widestVector && numCols >= widestVector &&
               (fullSpaceOutputs().empty() || numCols >= 32 * widestVector) &&
-              columnSums.empty() && !contraction && readsRowLayout();
+              columnSums.empty() && !contraction && readsRowLayout() &&
+              allInRowLayout();
     width = shifted ? widestVector : natural;
     // (shifted: virtual columns, up to n + rowShift)
     int64_t span = shifted ? numCols + width - 1 : numCols;
@@ -4909,8 +4931,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           view && splitDim >= 0 && !isInit)
         v = view;
       if (splitDim >= 0 && v == o.get()) {
+        // (a view of static strides too, a slice of an argument: the
+        // slices' views compose with it)
         auto type = cast<MemRefType>(v.getType());
-        if (!type.getLayout().isIdentity())
+        if (!type.getLayout().isIdentity() && !isStaticStrided(type))
           return failure();
         // (a ragged split's slices, or its tail, are a subview of the
         // row's columns first: strided, its start the view's offset)

@@ -100,10 +100,12 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
             if op.operands[0] in part_of:
                 part_of.add(op.results[0])
-        elif kind == "memref.subview":
+        elif kind in ("memref.subview", "memref.reinterpret_cast"):
             # (part of a buffer, of static offset and strides: a kernel takes
             # the buffer's address and addresses the part through its type,
-            # as the bare-pointer convention does; a whole-buffer step cannot)
+            # as the bare-pointer convention does; a whole-buffer step cannot.
+            # A reinterpret_cast: an elementwise kernel's 1-D view of such a
+            # part, its offset from the same address)
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
             part_of.add(op.results[0])
         elif kind == "memref.get_global":

@@ -8,8 +8,9 @@ writes its results once, tensor constants (weights) included. Bytes are exact
 for static shapes: broadcast operands count at their own size, which assumes
 caches absorb re-reads. A group input read only through indexing maps (views
 of it included) counts the boxes its maps reach (q @ k^T reading two aligned
-thirds of qkv is charged two thirds); tensors read through a gather (pads,
-unaligned slices) count whole, an upper bound."""
+thirds of qkv is charged two thirds), and slices of an argument left as
+views count the union of what they reach; tensors read through a gather
+(pads, other unaligned slices) count whole, an upper bound."""
 
 from __future__ import annotations
 
@@ -178,21 +179,71 @@ def _elements_read(value, chain=()) -> list:
     return accesses
 
 
+def _is_argument_view(op) -> bool:
+    """A tensor.extract_slice of a program argument left by planning (see
+    fusion-fold-copies): a view of the argument's buffer, no kernel."""
+    return (op.operation.name == "tensor.extract_slice"
+            and isinstance(op.operands[0], ir.BlockArgument))
+
+
 def _view_root(v):
-    """The tensor `v` is a reshape of (through expand/collapse_shape): the same
-    bytes in memory."""
-    while isinstance(v, ir.OpResult) and v.owner.name in ("tensor.expand_shape",
-                                                          "tensor.collapse_shape"):
+    """The tensor `v` is a reshape (through expand/collapse_shape) or a view
+    (a slice of an argument) of: the same bytes in memory."""
+    while isinstance(v, ir.OpResult) and (
+            v.owner.name in ("tensor.expand_shape", "tensor.collapse_shape")
+            or _is_argument_view(v.owner)):
         v = v.owner.operands[0]
     return v
+
+
+def _view_boxes(slice_op, accesses):
+    """The boxes of its argument a view (an argument's slice) reaches, read
+    through `accesses` (_elements_read of the view; None: whole): per box and
+    dimension of the argument, (first index, last index, step)."""
+    attrs = slice_op.attributes
+    offsets, sizes, strides = (list(ir.DenseI64ArrayAttr(attrs[k])) for k in
+                               ("static_offsets", "static_sizes", "static_strides"))
+    whole = [tuple((o, o + (n - 1) * st, st) for o, n, st in zip(offsets, sizes, strides))]
+    if accesses is None or len(ir.ShapedType(slice_op.results[0].type).shape) != len(sizes):
+        return whole
+    boxes = []
+    for (chain, box), _ in accesses:
+        if chain:
+            return whole  # (read through a reshape of the view)
+        boxes.append(tuple((o + lo * st, o + hi * st, st)
+                           for (lo, hi), o, st in zip(box, offsets, strides)))
+    return boxes
+
+
+def _union_elements(shape, boxes) -> int:
+    """Elements of a tensor of `shape` in the union of `boxes` (see
+    _view_boxes)."""
+    count = lambda b: _prod(max(0, (hi - lo) // st + 1) for lo, hi, st in b)  # noqa: E731
+    if len(set(boxes)) == 1:
+        return count(boxes[0])
+    if _prod(shape) > 1 << 26:
+        return min(_prod(shape), sum(count(b) for b in set(boxes)))  # (an upper bound)
+    import numpy as np
+    mask = np.zeros(shape, dtype=bool)
+    for b in boxes:
+        mask[tuple(slice(lo, hi + 1, st) for lo, hi, st in b)] = True
+    return int(mask.sum())
+
+
+def _prod(values) -> int:
+    n = 1
+    for v in values:
+        n *= v
+    return n
 
 
 def _group_reads(op) -> int:
     """Bytes a group reads from its inputs: for an input read only through
     indexing maps (views included), the boxes its maps reach (a slice of qkv
     costs the slice); otherwise the whole tensor. Inputs that are reshapes of
-    one tensor share its bytes (at most the whole tensor for all of them)."""
-    by_root, seen = {}, set()
+    one tensor share its bytes (at most the whole tensor for all of them);
+    slices of one argument (views) the union of what they reach."""
+    by_root, seen, boxes = {}, set(), {}
     args = op.regions[0].blocks[0].arguments
     for v, arg in zip(op.operands, args):
         if v in seen:
@@ -200,6 +251,9 @@ def _group_reads(op) -> int:
         seen.add(v)
         full = value_bytes(v)
         accesses = _elements_read(arg)
+        if isinstance(v, ir.OpResult) and _is_argument_view(v.owner):
+            boxes.setdefault(v.owner.operands[0], []).extend(_view_boxes(v.owner, accesses))
+            continue
         if accesses is None:
             n = full
         else:
@@ -207,6 +261,11 @@ def _group_reads(op) -> int:
             itemsize = dtypes.get(str(ir.ShapedType(v.type).element_type)).itemsize
             n = min(full, elements * itemsize)
         root = _view_root(v)
+        got, cap = by_root.get(root, (0, value_bytes(root)))
+        by_root[root] = (min(cap, got + n), cap)
+    for root, reached in boxes.items():
+        t = ir.ShapedType(root.type)
+        n = _union_elements(list(t.shape), reached) * dtypes.get(str(t.element_type)).itemsize
         got, cap = by_root.get(root, (0, value_bytes(root)))
         by_root[root] = (min(cap, got + n), cap)
     return sum(n for n, _ in by_root.values())
@@ -351,7 +410,7 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
             after.kernels += 1
             after.bytes_read += read
             after.bytes_written += written
-        elif _is_kernel_op(op):
+        elif _is_kernel_op(op) and not _is_argument_view(op):
             unfused.append(n)
             after.kernels += 1
             after.bytes_read += _reads(op)

@@ -295,23 +295,17 @@ func.func @slices_returned(%x: tensor<2x16x200xf32>, %y: tensor<4x9xf32>) -> (te
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 
-// An unaligned slice read by an elementwise generic: the reader evaluates the gather
-// where it reads (column j + 64 of %x), its slice operand is gone, and so is
-// the gather. The reader keeps its attributes.
+// An unaligned slice of an argument read by an elementwise generic stays a
+// slice: bufferized, a view of the argument's buffer (memref.subview) that
+// the reader's kernel addresses through its strides and offset, not a
+// gather. The reader keeps its attributes.
 // CHECK-LABEL: func.func @slice_into_elementwise
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<4x200xf32>) -> tensor<4x64xf32>
-// CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %[[X]][0, 64] [4, 64] [1, 1] : tensor<4x200xf32> to tensor<4x64xf32>
 // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x64xf32>
-// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<4x64xf32>) attrs = {tag = "reader"} {
-// CHECK-NEXT: ^bb0(%{{.*}}: f32):
-// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
-// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
-// CHECK-NEXT: %[[J64:.*]] = arith.addi %[[J]], %[[C64]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[J64]]] : tensor<4x200xf32>
-// CHECK-NEXT: %[[EXP:.*]] = math.exp %[[V]] : f32
-// CHECK-NEXT: linalg.yield %[[EXP]] : f32
-// CHECK-NEXT: } -> tensor<4x64xf32>
-// CHECK-NEXT: return %[[R]] : tensor<4x64xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<4x64xf32>) outs(%[[E]] : tensor<4x64xf32>) attrs = {tag = "reader"} {
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]] : tensor<4x64xf32>
 func.func @slice_into_elementwise(%x: tensor<4x200xf32>) -> tensor<4x64xf32> {
   %s = tensor.extract_slice %x[0, 64] [4, 64] [1, 1] : tensor<4x200xf32> to tensor<4x64xf32>
   %e = tensor.empty() : tensor<4x64xf32>
@@ -330,23 +324,19 @@ func.func @slice_into_elementwise(%x: tensor<4x200xf32>) -> tensor<4x64xf32> {
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 #cols = affine_map<(d0, d1) -> (d1)>
 
-// The gather is evaluated at the reader's map applied to its loops, not at
-// its own loops: read transposed ((d1, d0): out[i, j] = exp(s[j, i]) =
-// exp(x[j, i + 8])), and a strided rank-reducing slice (row 2, every other
-// column) read as a broadcast ((d1): out[i, j] = exp(x[2, j * 2])), where
+// A slice of an argument read transposed stays a slice (a view), read
+// through the reader's map; a strided rank-reducing slice (row 2, every
+// other column: not contiguous along its last dimension) becomes a gather,
+// evaluated at the reader's map applied to its loops, not at its own
+// loops: read as a broadcast ((d1): out[i, j] = exp(x[2, j * 2])), where
 // loop d0 is not used at all.
 // CHECK-LABEL: func.func @slices_read_through_maps
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<4x20xf32>)
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[S:.*]] = tensor.extract_slice %[[X]][0, 8] [4, 8] [1, 1] : tensor<4x20xf32> to tensor<4x8xf32>
 // CHECK-NOT: tensor.extract_slice
-// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<8x4xf32>) {
-// CHECK-NEXT: ^bb0(%{{.*}}: f32):
-// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
-// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
-// CHECK-NEXT: %[[I8:.*]] = arith.addi %[[I]], %[[C8]] : index
-// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[J]], %[[I8]]] : tensor<4x20xf32>
-// CHECK-NEXT: math.exp %[[V]] : f32
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<8x4xf32>) {
+// CHECK-NOT: tensor.extract
 // CHECK: } -> tensor<8x4xf32>
 // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<3x8xf32>
 // CHECK-NEXT: %[[Q:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<3x8xf32>) {
@@ -383,23 +373,14 @@ func.func @slices_read_through_maps(%x: tensor<4x20xf32>) -> (tensor<8x4xf32>, t
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
 #acc = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// An unaligned slice as a matmul's right operand (8 columns of 20):
-// %a still gives the reduction loop d2 its range, so the gather folds; the
-// matmul reads x[k, j + 8] (d2 and d1 + 8) in its body, one load per use.
+// An unaligned slice of an argument as a matmul's right operand (8 columns
+// of 20) stays a slice (a view): the matmul reads it in place.
 // CHECK-LABEL: func.func @slice_into_matmul
 // CHECK-SAME: (%[[A:[^:]*]]: tensor<8x8xf32>, %[[X:[^:]*]]: tensor<8x20xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
-// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
-// CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]] : tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
-// CHECK-NEXT: ^bb0(%[[P:[^:]*]]: f32, %[[O:[^:]*]]: f32):
-// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
-// CHECK-NEXT: %[[K:.*]] = linalg.index 2 : index
-// CHECK-NEXT: %[[J8:.*]] = arith.addi %[[J]], %[[C8]] : index
-// CHECK-NEXT: %[[Q:.*]] = tensor.extract %[[X]][%[[K]], %[[J8]]] : tensor<8x20xf32>
-// CHECK-NEXT: %[[MUL:.*]] = arith.mulf %[[P]], %[[Q]] : f32
-// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[O]], %[[MUL]] : f32
-// CHECK-NEXT: linalg.yield %[[ADD]] : f32
-// CHECK-NEXT: } -> tensor<8x8xf32>
-// CHECK-NEXT: return %[[M]] : tensor<8x8xf32>
+// CHECK-NEXT: %[[Q:.*]] = tensor.extract_slice %[[X]][0, 8] [8, 8] [1, 1]
+// CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[Q]] : tensor<8x8xf32>, tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[M]] : tensor<8x8xf32>
 func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x20xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x20xf32> to tensor<8x8xf32>
   %m = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -418,27 +399,17 @@ func.func @slice_into_matmul(%a: tensor<8x8xf32>, %x: tensor<8x20xf32>, %acc: te
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
 #acc = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// Both matmul operands are unaligned slices of one tensor. Only one of them can
-// fold: after the first fold, the other is the only operand that indexes the
-// reduction loop d2 directly, and linalg must infer d2's range from it. So
-// exactly one gather generic stays (as the matmul's only input) and the
-// matmul body reads %x exactly once (which of the two folds is the pattern
-// driver's order, not checked).
+// Both matmul operands are unaligned slices of one argument: both stay
+// slices (views), read in place (as gathers, one had to stay a generic of
+// its own, whose result the matmul read: linalg infers the reduction
+// loop's range from it).
 // CHECK-LABEL: func.func @two_slices_into_matmul
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<8x20xf32>, %[[ACC:[^:]*]]: tensor<8x8xf32>)
-// CHECK-NOT: tensor.extract_slice
-// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<8x8xf32>) {
-// CHECK: tensor.extract %[[X]]
-// CHECK: } -> tensor<8x8xf32>
-// CHECK-NEXT: %[[M:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> {{.*}}>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[G]] : tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
-// CHECK-NEXT: ^bb0(%{{[^:]*}}: f32, %{{[^:]*}}: f32):
-// CHECK: tensor.extract %[[X]]
+// CHECK-NEXT: %[[P:.*]] = tensor.extract_slice %[[X]][0, 0] [8, 8] [1, 1]
+// CHECK-NEXT: %[[Q:.*]] = tensor.extract_slice %[[X]][0, 8] [8, 8] [1, 1]
+// CHECK-NEXT: %[[M:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[Q]] : tensor<8x8xf32>, tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>) {
 // CHECK-NOT: tensor.extract
-// CHECK: arith.mulf
-// CHECK-NOT: tensor.extract
-// CHECK: linalg.yield
-// CHECK-NEXT: } -> tensor<8x8xf32>
-// CHECK-NEXT: return %[[M]] : tensor<8x8xf32>
+// CHECK: return %[[M]] : tensor<8x8xf32>
 func.func @two_slices_into_matmul(%x: tensor<8x20xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %p = tensor.extract_slice %x[0, 0] [8, 8] [1, 1] : tensor<8x20xf32> to tensor<8x8xf32>
   %q = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x20xf32> to tensor<8x8xf32>
@@ -610,15 +581,13 @@ func.func @broadcast_into_row_reduction(%b: tensor<8xf32>, %init: tensor<8xf32>)
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
 
-// Negative (loop ranges): a row sum of an unaligned slice becomes a gather, but the
-// gather stays the reduction's operand: it is the only operand indexing the
-// reduction loop d1.
+// A row sum of an unaligned slice of an argument reads the slice (a view)
+// in place (as a gather, the gather had to stay the reduction's operand, a
+// generic of its own: the only operand indexing the reduction loop d1).
 // CHECK-LABEL: func.func @slice_into_row_reduction
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<4x20xf32>, %[[INIT:[^:]*]]: tensor<4xf32>)
-// CHECK-NOT: tensor.extract_slice
-// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x8xf32>)
-// CHECK: tensor.extract %[[X]]
-// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %[[X]][0, 8] [4, 8] [1, 1]
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[S]] : tensor<4x8xf32>) outs(%[[INIT]] : tensor<4xf32>)
 // CHECK-NOT: tensor.extract
 // CHECK: return %[[R]]
 func.func @slice_into_row_reduction(%x: tensor<4x20xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {

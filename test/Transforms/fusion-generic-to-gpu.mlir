@@ -276,12 +276,49 @@ func.func @splat_output(%x: memref<4x8xf32>, %y: memref<4xf32>) {
 
 // -----
 
-func.func @strided(%x: memref<8xf32, strided<[2]>>, %y: memref<8xf32>) {
-  // expected-error @+1 {{fusion-generic-to-gpu: operand #0 must be a memref of static shape with the identity layout, got 'memref<8xf32, strided<[2]>>'}}
+func.func @strided_output(%x: memref<8xf32>, %y: memref<8xf32, strided<[2]>>) {
+  // expected-error @+1 {{fusion-generic-to-gpu: operand #1 must be a memref of static shape with the identity layout, got 'memref<8xf32, strided<[2]>>'}}
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%x : memref<8xf32, strided<[2]>>) outs(%y : memref<8xf32>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
+      ins(%x : memref<8xf32>) outs(%y : memref<8xf32, strided<[2]>>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
   ^bb0(%a: f32, %out: f32):
     linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic_offset(%x: memref<8xf32, strided<[1], offset: ?>>, %y: memref<8xf32>) {
+  // expected-error @+1 {{fusion-generic-to-gpu: operand #0 must be a memref of static shape with the identity layout or static strides, got 'memref<8xf32, strided<[1], offset: ?>>'}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<8xf32, strided<[1], offset: ?>>) outs(%y : memref<8xf32>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// Inputs that are views (slices of the program's arguments, static strides
+// and offset): addressed through a 1-D reinterpretation of their buffer
+// from the view's offset, at row * stride + column. Rows that start on a
+// vector boundary (offset 4, rows 12 apart) load whole vectors; rows that
+// do not (offset 1, rows 9 apart) load each lane.
+// CHECK-LABEL: func.func @views
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [4], sizes: [44], strides: [1] : memref<4x8xf32, strided<[12, 1], offset: 4>> to memref<44xf32, strided<[1], offset: 4>>
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [1], sizes: [35], strides: [1] : memref<4x8xf32, strided<[9, 1], offset: 1>> to memref<35xf32, strided<[1], offset: 1>>
+// CHECK: arith.muli %{{.*}}, %c12
+// CHECK: vector.load %{{.*}} : memref<44xf32, strided<[1], offset: 4>>, vector<4xf32>
+// CHECK: arith.muli %{{.*}}, %c9
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<35xf32, strided<[1], offset: 1>>
+// CHECK: vector.from_elements
+func.func @views(%x: memref<4x8xf32, strided<[12, 1], offset: 4>>, %z: memref<4x8xf32, strided<[9, 1], offset: 1>>, %y: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %z : memref<4x8xf32, strided<[12, 1], offset: 4>>, memref<4x8xf32, strided<[9, 1], offset: 1>>) outs(%y : memref<4x8xf32>) attrs = {fusion.kernel = "g0", fusion.strategy = #fusion.strategy<threads = 32, vector = 4, unroll = 1, blocks = 1>} {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -286,3 +286,269 @@ def test_slice_of_a_concat_roll_and_slice_scatter_on_both_targets():
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
     assert all(1 not in st["load"]["by_buffer"] for st in cuda.emulator.last_stats)  # (b)
+
+
+# Slices of a program's arguments that only linalg ops read (as inputs) stay
+# slices: views of the argument's buffer, addressed through their strides
+# and offset by every kernel that reads them (fusion-fold-copies). Each
+# program: (text, reference, CUDA kernels, bytes the kernels read of x).
+_ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
+_VIEWS = {
+    # a softmax over x[:, 1:1026]: one row kernel (as gathers: 3 kernels, a
+    # copy of the slice, the max with the exps, the sum with the quotients)
+    "softmax": ("""
+func.func @softmax(%x: tensor<4x1027xf32>) -> tensor<4x1025xf32> {
+  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%v : tensor<4x1025xf32>) outs(%fm : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %ee = tensor.empty() : tensor<4x1025xf32>
+  %e = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %m : tensor<4x1025xf32>, tensor<4xf32>) outs(%ee : tensor<4x1025xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %q = math.exp %d : f32
+    linalg.yield %q : f32
+  } -> tensor<4x1025xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<4x1025xf32>) outs(%fs : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<4x1025xf32>, tensor<4xf32>) outs(%ee : tensor<4x1025xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.divf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<4x1025xf32>
+  return %y : tensor<4x1025xf32>
+}""", lambda x: (lambda e: e / e.sum(-1, keepdims=True))(
+        np.exp(x[:, 1:1026] - x[:, 1:1026].max(-1, keepdims=True))), 1, 4 * 1025 * 4),
+    # x[:, 2:] - x[:, 1:-1] (two views of one argument, off vector
+    # boundaries: each lane loaded, every byte once from memory)
+    "difference": ("""
+func.func @difference(%x: tensor<4x1027xf32>) -> tensor<4x1025xf32> {
+  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %w = tensor.extract_slice %x[0, 2] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %e = tensor.empty() : tensor<4x1025xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %w : tensor<4x1025xf32>, tensor<4x1025xf32>) outs(%e : tensor<4x1025xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %b, %a : f32
+    linalg.yield %d : f32
+  } -> tensor<4x1025xf32>
+  return %y : tensor<4x1025xf32>
+}""", lambda x: x[:, 2:1027] - x[:, 1:1026], 1, None),
+    # the column sums of x[1:, 4:1028] (rows start on a vector boundary:
+    # vectors), a matmul of x[:, 1:1026] (in place, no copy)
+    "colsum": ("""
+func.func @colsum(%x: tensor<4x1032xf32>) -> tensor<1024xf32> {
+  %v = tensor.extract_slice %x[1, 4] [3, 1024] [1, 1] : tensor<4x1032xf32> to tensor<3x1024xf32>
+  %z = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<1024xf32>
+  %f = linalg.fill ins(%z : f32) outs(%er : tensor<1024xf32>) -> tensor<1024xf32>
+  %s = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+      ins(%v : tensor<3x1024xf32>) outs(%f : tensor<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  return %s : tensor<1024xf32>
+}""", lambda x: x[1:, 4:1028].sum(0), 1, 3 * 1024 * 4),
+    "matmul": ("""
+func.func @matmul(%x: tensor<4x1027xf32>, %w: tensor<1025x8xf32>) -> tensor<4x8xf32> {
+  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.matmul ins(%v, %w : tensor<4x1025xf32>, tensor<1025x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}""", lambda x, w: x[:, 1:1026].astype(np.float64) @ w, 1, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VIEWS))
+def test_slices_of_arguments_are_views_on_both_targets(name):
+    text, ref, kernels, x_bytes = _VIEWS[name]
+    text = f"#id = {_ID2}\n{text}"
+    cpu = kfuse.compile(text, target="cpu")
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert cuda.report.after.kernels == kernels, str(cuda.report)
+    assert not cuda.report.unfused_ops, str(cuda.report)  # (the views are no kernels)
+    assert "tensor.extract %" not in cuda.stages["normalize"]  # (no gathers)
+    assert "memref.subview" in cuda.stages["codegen"]
+    rng = np.random.default_rng(21)
+    ins = [rng.standard_normal(s.shape).astype(np.float32) for s in cuda.plan.inputs]
+    want = ref(*ins)
+    np.testing.assert_allclose(cpu(*ins), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(cuda.emulate(*ins), want, rtol=1e-5, atol=1e-5)
+    (st,) = cuda.emulator.last_stats
+    # every byte of the output stored once, a float's 32-byte sectors about
+    # once a request (rows of 1025: a warp's 128 bytes off a sector boundary
+    # touch 5 sectors)
+    assert st["store"]["bytes"] == cuda.plan.outputs[0].nbytes
+    assert 32 * st["store"]["sectors"] <= 1.25 * st["store"]["bytes"], st["store"]
+    if x_bytes is not None:
+        assert st["load"]["by_buffer"][0] == x_bytes, st["load"]
+    # the report charges the union of what the views reach, as the kernel
+    # reads it (x[:, 2:] - x[:, 1:-1]: columns 1 to 1026, once)
+    assert cuda.report.after.bytes_read == sum(st["read"].values()), (str(cuda.report), st)
+
+
+def test_slices_of_arguments_returned_or_reshaped_are_copied():
+    # returned as it is, the slice is an output of its own (a copy kernel);
+    # reshaped, a gather (a reshape of a strided view is no view)
+    text = """
+func.func @copied(%x: tensor<4x1027xf32>) -> (tensor<4x1025xf32>, tensor<4100xf32>) {
+  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %w = tensor.extract_slice %x[0, 2] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
+  %c = tensor.collapse_shape %w [[0, 1]] : tensor<4x1025xf32> into tensor<4100xf32>
+  %e = tensor.empty() : tensor<4100xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%c : tensor<4100xf32>) outs(%e : tensor<4100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.negf %a : f32
+    linalg.yield %d : f32
+  } -> tensor<4100xf32>
+  return %v, %y : tensor<4x1025xf32>, tensor<4100xf32>
+}"""
+    x = np.random.default_rng(22).standard_normal((4, 1027)).astype(np.float32)
+    want = [x[:, 1:1026], -x[:, 2:].reshape(-1)]
+    cpu = kfuse.compile(text, target="cpu")
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert "memref.subview" not in cuda.stages["codegen"]
+    for got in (cpu(x), cuda.emulate(x)):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+# Views under the other row-kernel shapes: a sum of squares over x[1:-1] of
+# a million floats (split into slices, the last block to count finishing:
+# expand_shapes of the view), column sums of x[2:, 1:] (slices of rows,
+# partials then a finish), the maxima of rows of 300001 (a ragged split
+# over the view), an f16 x - max(x) over rows of x[:, 1:2050], and two views
+# of one argument read together (each row's squared steps). (Splits once
+# refused views: the million floats went to one block.)
+_VIEW_IDS = ("#id = affine_map<(d0, d1) -> (d0, d1)>\n#row = affine_map<(d0, d1) -> (d0)>\n"
+             "#col = affine_map<(d0, d1) -> (d1)>\n#v1 = affine_map<(d0) -> (d0)>\n"
+             "#s1 = affine_map<(d0) -> ()>\n")
+_SPLIT_VIEWS = {}
+_SPLIT_VIEWS["bignorm"] = ("""
+func.func @f(%x: tensor<1000003xf32>) -> tensor<f32> {
+  %v = tensor.extract_slice %x[1] [1000001] [1] : tensor<1000003xf32> to tensor<1000001xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [#v1, #s1], iterator_types = ["reduction"]} ins(%v : tensor<1000001xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.mulf %a, %a : f32
+    %r = arith.addf %m, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}""", lambda x: (x[1:1000002].astype(np.float64) ** 2).sum(), "f32")
+_SPLIT_VIEWS["bigcols"] = ("""
+func.func @f(%x: tensor<20003x17xf32>) -> tensor<16xf32> {
+  %v = tensor.extract_slice %x[2, 1] [20001, 16] [1, 1] : tensor<20003x17xf32> to tensor<20001x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%v : tensor<20001x16xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  return %s : tensor<16xf32>
+}""", lambda x: x[2:20003, 1:17].astype(np.float64).sum(0), "f32")
+_SPLIT_VIEWS["bigrows"] = ("""
+func.func @f(%x: tensor<3x300007xf32>) -> tensor<3xf32> {
+  %v = tensor.extract_slice %x[0, 3] [3, 300001] [1, 1] : tensor<3x300007xf32> to tensor<3x300001xf32>
+  %z = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%v : tensor<3x300001xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<3xf32>
+  return %s : tensor<3xf32>
+}""", lambda x: x[:, 3:300004].max(-1), "f32")
+_SPLIT_VIEWS["halfsoftmax"] = ("""
+func.func @f(%x: tensor<4x2051xf16>) -> tensor<4x2049xf16> {
+  %v = tensor.extract_slice %x[0, 1] [4, 2049] [1, 1] : tensor<4x2051xf16> to tensor<4x2049xf16>
+  %z = arith.constant 0xFC00 : f16
+  %er = tensor.empty() : tensor<4xf16>
+  %fm = linalg.fill ins(%z : f16) outs(%er : tensor<4xf16>) -> tensor<4xf16>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%v : tensor<4x2049xf16>) outs(%fm : tensor<4xf16>) {
+  ^bb0(%a: f16, %acc: f16):
+    %r = arith.maximumf %a, %acc : f16
+    linalg.yield %r : f16
+  } -> tensor<4xf16>
+  %ee = tensor.empty() : tensor<4x2049xf16>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%v, %m : tensor<4x2049xf16>, tensor<4xf16>) outs(%ee : tensor<4x2049xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %d = arith.subf %a, %b : f16
+    linalg.yield %d : f16
+  } -> tensor<4x2049xf16>
+  return %y : tensor<4x2049xf16>
+}""", lambda x: x[:, 1:2050] - x[:, 1:2050].max(-1, keepdims=True), "f16")
+_SPLIT_VIEWS["bool"] = ("""
+func.func @f(%x: tensor<4x1027xi1>, %y: tensor<4x1025xf32>) -> tensor<4x1025xf32> {
+  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xi1> to tensor<4x1025xi1>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x1025xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%v, %y : tensor<4x1025xi1>, tensor<4x1025xf32>) outs(%e : tensor<4x1025xf32>) {
+  ^bb0(%a: i1, %b: f32, %o: f32):
+    %s = arith.select %a, %b, %z : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1025xf32>
+  return %r : tensor<4x1025xf32>
+}""", lambda x, y: np.where(x[:, 1:1026], y, 0), "bool")
+_SPLIT_VIEWS["selfmix"] = ("""
+func.func @f(%x: tensor<4x1025xf32>) -> tensor<4xf32> {
+  %v = tensor.extract_slice %x[0, 1] [4, 1024] [1, 1] : tensor<4x1025xf32> to tensor<4x1024xf32>
+  %w = tensor.extract_slice %x[0, 0] [4, 1024] [1, 1] : tensor<4x1025xf32> to tensor<4x1024xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #row], iterator_types = ["parallel", "reduction"]} ins(%v, %w : tensor<4x1024xf32>, tensor<4x1024xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %d = arith.subf %a, %b : f32
+    %m = arith.mulf %d, %d : f32
+    %r = arith.addf %m, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}""", lambda x: ((x[:, 1:].astype(np.float64) - x[:, :-1]) ** 2).sum(-1), "f32")
+
+
+@pytest.mark.parametrize("name", sorted(_SPLIT_VIEWS))
+def test_views_under_split_and_shifted_row_kernels(name):
+    text, ref, dt = _SPLIT_VIEWS[name]
+    text = _VIEW_IDS + text
+    cpu = kfuse.compile(text, target="cpu")
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    # (booleans stay gathers: their arguments become bytes later)
+    assert ("memref.subview" in cuda.stages["codegen"]) == (dt != "bool")
+    launches = [st for st in cuda.plan.steps if st.op == "launch"]
+    split = {"bignorm": lambda: launches[0].grid[0] > 1,
+             "bigrows": lambda: launches[0].grid[0] > 3,
+             "bigcols": lambda: len(launches) == 2}
+    assert split.get(name, lambda: True)(), [(st.kernel, st.grid) for st in launches]
+    rng = np.random.default_rng(23)
+    ins = [rng.integers(0, 2, s.shape).astype(bool) if s.dtype.name in ("i1", "bool")
+           else rng.standard_normal(s.shape).astype(np.float16 if dt == "f16" else np.float32)
+           for s in cuda.plan.inputs]
+    want = np.asarray(ref(*ins), dtype=np.float64)
+    tol = dict(rtol=1e-3, atol=1e-3) if dt == "f16" else dict(rtol=1e-5, atol=1e-4)
+    for got in (cpu(*ins), cuda.emulate(*ins)):
+        np.testing.assert_allclose(np.asarray(got, dtype=np.float64), want, **tol)
