@@ -2,7 +2,8 @@
 
 'Before' counts every linalg op of the input program (and every tensor.pad and
 tensor.extract_slice, which move data) as its own kernel that reads its tensor
-operands and writes its results (the unfused baseline);
+inputs, and the outs its body reads (an accumulator: a matmul's C), and writes
+its results (the unfused baseline);
 'after' counts every fusion.group as one kernel that reads its inputs once and
 writes its results once, tensor constants (weights) included. Bytes are exact
 for static shapes: broadcast operands count at their own size, which assumes
@@ -87,9 +88,16 @@ def _reads(op) -> int:
     total, seen = 0, set()
     inits = set()
     if op.operation.name.startswith("linalg."):
-        # DPS inits of elementwise ops are never read (outs come from tensor.empty).
-        for v in op.operands[len(op.operands) - len(op.results):]:
-            inits.add(v)
+        # DPS inits are read only where the body reads them: an accumulator
+        # (a matmul's C, a reduction's start), not an elementwise op's outs
+        # (from tensor.empty).
+        n_in = len(op.operands) - len(op.results)
+        body = (op.regions[0].blocks[0] if len(op.regions) and len(op.regions[0].blocks)
+                else None)
+        for k, v in enumerate(op.operands[n_in:]):
+            if body is None or len(body.arguments) <= n_in + k or \
+                    not any(True for _ in body.arguments[n_in + k].uses):
+                inits.add(v)
     for v in list(op.operands) + (_gathered(op) if op.operation.name.startswith("linalg.")
                                   else []):
         if v in seen or v in inits:
