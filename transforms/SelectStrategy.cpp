@@ -3,6 +3,8 @@
 #include "transforms/Passes.h"
 #include "transforms/Utils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #define DEBUG_TYPE "fusion-select-strategy"
 
 namespace kfuse {
@@ -59,10 +61,38 @@ struct SelectStrategyPass
       int64_t numElements = 1;
       for (int64_t d : space)
         numElements *= d;
+      // (an input that is a view, a slice of an argument, moves whole
+      // vectors only where each of its rows starts on a vector boundary:
+      // its offset and row strides multiples of the vector; else each lane
+      // of a vector would be a load of its own, a request per lane)
+      auto viewsAligned = [&](int64_t v) {
+        for (Value in : group.getInputs()) {
+          auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
+          if (!slice)
+            continue;
+          if (ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+              ShapedType::isDynamicShape(slice.getStaticStrides()) ||
+              !slice.getSourceType().hasStaticShape())
+            return false;
+          ArrayRef<int64_t> shape = slice.getSourceType().getShape();
+          int64_t stride = 1, offset = 0;
+          for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+            offset += slice.getStaticOffsets()[d] * stride;
+            if (d + 1 < int64_t(shape.size()) &&
+                slice.getStaticSizes()[d] > 1 &&
+                (slice.getStaticStrides()[d] * stride) % v != 0)
+              return false;
+            stride *= shape[d];
+          }
+          if (offset % v != 0)
+            return false;
+        }
+        return true;
+      };
       int64_t vector = 1;
       if (!hasBool)
         for (int64_t v = std::min<int64_t>(8, 128 / widestBits); v > 1; v /= 2)
-          if (inner % v == 0) {
+          if (inner % v == 0 && viewsAligned(v)) {
             vector = v;
             break;
           }

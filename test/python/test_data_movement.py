@@ -552,3 +552,31 @@ def test_views_under_split_and_shifted_row_kernels(name):
     tol = dict(rtol=1e-3, atol=1e-3) if dt == "f16" else dict(rtol=1e-5, atol=1e-4)
     for got in (cpu(*ins), cuda.emulate(*ins)):
         np.testing.assert_allclose(np.asarray(got, dtype=np.float64), want, **tol)
+
+
+@pytest.mark.parametrize("offset", [1, 2, 4])
+def test_elementwise_vectors_follow_the_alignment_of_views(offset):
+    # x[:, o:o + 1024] ** 2 of x[64, 1028]: rows of the view start o floats
+    # past a vector boundary (rows 1028 apart), so the kernel moves vectors
+    # of gcd(o, 4) floats: a vector of 4 there would load lane by lane, each
+    # lane a request of its own over 16 sectors a warp (4x the sectors of
+    # the bytes, 33792 for 262144 bytes; now 10240, 9216 and 8448).
+    text = f"""
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @ewv(%x: tensor<64x1028xf32>) -> tensor<64x1024xf32> {{
+  %v = tensor.extract_slice %x[0, {offset}] [64, 1024] [1, 1] : tensor<64x1028xf32> to tensor<64x1024xf32>
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %y = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins(%v : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.mulf %a, %a : f32
+    linalg.yield %d : f32
+  }} -> tensor<64x1024xf32>
+  return %y : tensor<64x1024xf32>
+}}"""
+    f = kfuse.compile(text, target="cuda", chip="sm_90")
+    x = np.random.default_rng(24).standard_normal((64, 1028)).astype(np.float32)
+    np.testing.assert_array_equal(f.emulate(x), x[:, offset:offset + 1024] ** 2)
+    (st,) = f.emulator.last_stats
+    assert st["load"]["requests"] == 64 * 1024 // (32 * offset), st["load"]
+    assert 32 * st["load"]["sectors"] <= 1.25 * st["load"]["bytes"], st["load"]
