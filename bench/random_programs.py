@@ -249,3 +249,105 @@ def random_mlir_program(seed: int):
     res = ", ".join(g.ty(o[1]) for o in uniq)
     text = f"func.func @m{seed}({sig}) -> ({res}) {{\n  " + "\n  ".join(g.lines) + f"\n  return {', '.join(o[0] for o in uniq)} : {res}\n}}\n"
     return text, shape, [o[2] for o in uniq]
+
+
+# ------------------------------------------------------- slices of arguments
+
+# A slice x[r0 : r0 + r*rs : rs, c0 : c0 + c] of an argument x[R, C] (f32 or
+# f16), kept as a view of x (fusion-fold-copies), under a softmax over its
+# rows, its column sums or an elementwise square: row kernels in registers,
+# streamed and split, column splits, elementwise vectors as wide as the
+# view's alignment allows.
+_VIEW_MAPS = ("#id = affine_map<(d0, d1) -> (d0, d1)>\n#row = affine_map<(d0, d1) -> (d0)>\n"
+              "#col = affine_map<(d0, d1) -> (d1)>\n")
+
+
+def _view_text(kind, R, C, r0, c0, r, c, rs, dt):
+    """(MLIR text, numpy reference) of one view program (see above)."""
+    T = lambda s: f"tensor<{s[0]}x{s[1]}x{dt}>" if len(s) == 2 else f"tensor<{s[0]}x{dt}>"  # noqa: E731
+    sl = f"%v = tensor.extract_slice %x[{r0}, {c0}] [{r}, {c}] [{rs}, 1] : {T((R, C))} to {T((r, c))}"
+    # (each body computes in f32: the element widened, or itself)
+    widen = "arith.extf %a : f16 to f32" if dt == "f16" else "arith.maximumf %a, %a : f32"
+    if kind == "softmax":
+        body = f"""
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<{r}xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<{r}xf32>) -> tensor<{r}xf32>
+  %m = linalg.generic {{indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}} ins(%v : {T((r, c))}) outs(%fm : tensor<{r}xf32>) {{
+  ^bb0(%a: {dt}, %acc: f32):
+    %w = {widen}
+    %q = arith.maximumf %w, %acc : f32
+    linalg.yield %q : f32
+  }} -> tensor<{r}xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%er : tensor<{r}xf32>) -> tensor<{r}xf32>
+  %s = linalg.generic {{indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}} ins(%v, %m : {T((r, c))}, tensor<{r}xf32>) outs(%fs : tensor<{r}xf32>) {{
+  ^bb0(%a: {dt}, %b: f32, %acc: f32):
+    %w = {widen}
+    %d = arith.subf %w, %b : f32
+    %e = math.exp %d : f32
+    %q = arith.addf %e, %acc : f32
+    linalg.yield %q : f32
+  }} -> tensor<{r}xf32>
+  %ee = tensor.empty() : tensor<{r}x{c}xf32>
+  %y = linalg.generic {{indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}} ins(%v, %m, %s : {T((r, c))}, tensor<{r}xf32>, tensor<{r}xf32>) outs(%ee : tensor<{r}x{c}xf32>) {{
+  ^bb0(%a: {dt}, %b: f32, %t: f32, %o: f32):
+    %w = {widen}
+    %d = arith.subf %w, %b : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %t : f32
+    linalg.yield %q : f32
+  }} -> tensor<{r}x{c}xf32>
+  return %y : tensor<{r}x{c}xf32>"""
+        ret = f"tensor<{r}x{c}xf32>"
+        def ref(x):
+            v = x[r0:r0 + r * rs:rs, c0:c0 + c].astype(np.float64)
+            e = np.exp(v - v.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)
+    elif kind == "colsum":
+        body = f"""
+  %z = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<{c}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%er : tensor<{c}xf32>) -> tensor<{c}xf32>
+  %s = linalg.generic {{indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}} ins(%v : {T((r, c))}) outs(%f : tensor<{c}xf32>) {{
+  ^bb0(%a: {dt}, %acc: f32):
+    %w = {widen}
+    %q = arith.addf %w, %acc : f32
+    linalg.yield %q : f32
+  }} -> tensor<{c}xf32>
+  return %s : tensor<{c}xf32>"""
+        ret = f"tensor<{c}xf32>"
+        ref = lambda x: x[r0:r0 + r * rs:rs, c0:c0 + c].astype(np.float64).sum(0)
+    else:  # elementwise
+        body = f"""
+  %ee = tensor.empty() : tensor<{r}x{c}xf32>
+  %y = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}} ins(%v : {T((r, c))}) outs(%ee : tensor<{r}x{c}xf32>) {{
+  ^bb0(%a: {dt}, %o: f32):
+    %w = {widen}
+    %q = arith.mulf %w, %w : f32
+    linalg.yield %q : f32
+  }} -> tensor<{r}x{c}xf32>
+  return %y : tensor<{r}x{c}xf32>"""
+        ret = f"tensor<{r}x{c}xf32>"
+        ref = lambda x: x[r0:r0 + r * rs:rs, c0:c0 + c].astype(np.float64) ** 2
+    text = _VIEW_MAPS + f"func.func @f(%x: {T((R, C))}) -> {ret} {{\n  {sl}{body}\n}}\n"
+    return text, ref
+
+
+def random_view_program(seed: int):
+    """(MLIR text of func @f(%x), x's shape and dtype, a numpy reference of x
+    in float64, the kind: softmax, colsum or ew)."""
+    rng = np.random.default_rng(seed)
+    kind = ["softmax", "colsum", "ew"][seed % 3]
+    dt = "f32" if rng.random() < 0.7 else "f16"
+    R = int(rng.integers(1, 40)); C = int(rng.choice([5, 33, 260, 1030, 4100, 9000, 70001]))
+    if kind == "colsum" and rng.random() < 0.5:
+        R, C = int(rng.choice([300, 5000, 20011])), int(rng.choice([3, 16, 33, 130]))
+    if R * C > 2_000_000:
+        R = max(1, 2_000_000 // C)
+    rs = 1 if rng.random() < 0.7 or R < 4 else 2
+    r0 = int(rng.integers(0, max(1, R // 3)))
+    r = max(1, (R - r0 + rs - 1) // rs - int(rng.integers(0, 2)))
+    c0 = int(rng.integers(0, min(C, 9)))
+    c = max(1, C - c0 - int(rng.integers(0, min(C - c0, 5))))
+    text, ref = _view_text(kind, R, C, r0, c0, r, c, rs, dt)
+    return text, (R, C), dt, ref, kind

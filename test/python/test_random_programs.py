@@ -131,3 +131,24 @@ def test_unfused_where_writes_its_mask_as_bytes():
     cuda = kfuse.compile(p, target="cuda", fuse=False)
     assert len(cuda.plan.steps) == 3
     assert [b.dtype.name for b in cuda.plan.buffers if b.kind == "temp"].count("i8") == 1
+
+
+@pytest.mark.parametrize("seed", range(0, 36, 2))
+def test_random_view_program(seed):
+    # slices of an argument kept as views of it (bench/random_programs.py:
+    # random_view_program; seeds 0-400 passed on both targets when written):
+    # the CPU build and the emulated CUDA build against numpy
+    import warnings
+    from random_programs import random_view_program
+    text, shape, dt, ref, kind = random_view_program(seed)
+    x = np.random.default_rng(seed).standard_normal(shape).astype(
+        np.float16 if dt == "f16" else np.float32)
+    want = ref(x)
+    tol = 2e-3 if dt == "f16" else 1e-5
+    atol = tol * max(1.0, float(np.abs(want).max())) * (10 if kind == "colsum" else 1)
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = cuda.emulate(x)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=atol)
+    np.testing.assert_allclose(kfuse.compile(text, target="cpu")(x), want, rtol=tol, atol=atol)
