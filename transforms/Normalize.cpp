@@ -850,8 +850,8 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
 //
 // A static tensor.extract_slice of whole aligned blocks becomes a view (an
 // expand_shape of its source read by a copy with constant indices), which
-// folds like any copy. Another slice of a function argument that only
-// linalg ops read stays a slice, a view of the argument's buffer once
+// folds like any copy. Another slice of a function argument stays a slice
+// for the linalg ops that read it, a view of the argument's buffer once
 // bufferized. Any other static slice becomes a gather, like a pad: it
 // fuses with elementwise neighbours and is evaluated where it is read.
 //===----------------------------------------------------------------------===//
@@ -874,14 +874,14 @@ LogicalResult matchStaticSlice(tensor::ExtractSliceOp slice,
   return success();
 }
 
-/// Whether `slice` (static) stays a slice: it takes part of a function
-/// argument, and only linalg ops read it, as inputs. Bufferized, it is a
-/// view of the argument's buffer (memref.subview), which every kernel
-/// addresses through its strides and offset: a softmax over x[:, 1:1026]
-/// is one row kernel over the view, where a gather would be evaluated in
-/// each kernel that reads it and the reductions reading it would not fuse
-/// with their elementwise neighbours (3 kernels). A slice returned, or
-/// reshaped, is still a gather (copied).
+/// Whether `slice` (static) may stay a slice for the linalg ops that read
+/// it as inputs: it takes part of a function argument, contiguous along its
+/// last dimension. Bufferized, it is a view of the argument's buffer
+/// (memref.subview), which every kernel addresses through its strides and
+/// offset: a softmax over x[:, 1:1026] is one row kernel over the view,
+/// where a gather would be evaluated in each kernel that reads it and the
+/// reductions reading it would not fuse with their elementwise neighbours
+/// (3 kernels). Its other uses (returned, reshaped) read a gather (a copy).
 static bool isArgumentView(tensor::ExtractSliceOp slice) {
   // (not booleans: fusion-widen-bool-tensors later makes an i1 argument
   // bytes, converted by a generic, whose result no view can slice)
@@ -898,12 +898,13 @@ static bool isArgumentView(tensor::ExtractSliceOp slice) {
   if (slice.getDroppedDims().test(last) ||
       slice.getStaticStrides()[last] != 1)
     return false;
-  for (OpOperand &use : slice->getUses()) {
-    auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    if (!reader || !reader.isDpsInput(&use))
-      return false;
-  }
-  return !slice->use_empty();
+  return true;
+}
+
+/// Whether `use` is a linalg op's input (what may read a view).
+static bool isLinalgInput(OpOperand &use) {
+  auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return reader && reader.isDpsInput(&use);
 }
 
 /// tensor.extract_slice with static offsets, sizes and strides as a gather
@@ -918,7 +919,9 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
     RankedTensorType type = slice.getResultType();
     if (failed(matchStaticSlice(slice, rewriter)))
       return failure();
-    if (isArgumentView(slice))
+    bool view = isArgumentView(slice) &&
+                llvm::any_of(slice->getUses(), isLinalgInput);
+    if (view && llvm::all_of(slice->getUses(), isLinalgInput))
       return rewriter.notifyMatchFailure(slice, "a view of an argument");
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     Value gather = positionalGather(
@@ -943,7 +946,13 @@ struct SliceAsGather : OpRewritePattern<tensor::ExtractSliceOp> {
           }
           return tensor::ExtractOp::create(b, l, slice.getSource(), at);
         });
-    rewriter.replaceOp(slice, gather);
+    // (a view keeps its linalg readers; the others read the gather)
+    if (view)
+      rewriter.replaceUsesWithIf(slice.getResult(), gather, [](OpOperand &u) {
+        return !isLinalgInput(u);
+      });
+    else
+      rewriter.replaceOp(slice, gather);
     return success();
   }
 };

@@ -131,11 +131,11 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     (q @ k^T from a fused qkv). A slice of the only use of a generic's
     result is not made a view (the gather below pulls the producer in).
     Another static slice of a function argument, contiguous along its last
-    dimension, that only linalg ops read (as inputs) stays a
-    `tensor.extract_slice`: bufferized, a `memref.subview` of the
-    argument's buffer, which kernels address through its strides and
-    offset (a softmax over `x[:, 1:1026]` is one row kernel). Returned or
-    reshaped, it is a gather.
+    dimension (and not of booleans), stays a `tensor.extract_slice` for
+    the linalg ops that read it as inputs: bufferized, a `memref.subview`
+    of the argument's buffer, which kernels address through its strides
+    and offset (a softmax over `x[:, 1:1026]` is one row kernel). Its
+    other uses (returned, reshaped) read a gather.
 
     A copy that only permutes the only use of a reduction's result whose
     accumulator starts from a fill (autograd's `dK = (Q^T dS)^T` after a

@@ -295,6 +295,31 @@ func.func @slices_returned(%x: tensor<2x16x200xf32>, %y: tensor<4x9xf32>) -> (te
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 
+// A slice of an argument both read by a generic and returned: the generic
+// reads it as a slice (a view), the return a gather (a copy of it).
+// CHECK-LABEL: func.func @slice_read_and_returned
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x20xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][0, 3] [4, 8] [1, 1]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<4x8xf32>)
+// CHECK: return %[[R]], %[[G]] : tensor<4x8xf32>, tensor<4x8xf32>
+func.func @slice_read_and_returned(%x: tensor<4x20xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %s = tensor.extract_slice %x[0, 3] [4, 8] [1, 1] : tensor<4x20xf32> to tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r, %s : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
 // An unaligned slice of an argument read by an elementwise generic stays a
 // slice: bufferized, a view of the argument's buffer (memref.subview) that
 // the reader's kernel addresses through its strides and offset, not a

@@ -288,10 +288,10 @@ def test_slice_of_a_concat_roll_and_slice_scatter_on_both_targets():
     assert all(1 not in st["load"]["by_buffer"] for st in cuda.emulator.last_stats)  # (b)
 
 
-# Slices of a program's arguments that only linalg ops read (as inputs) stay
-# slices: views of the argument's buffer, addressed through their strides
-# and offset by every kernel that reads them (fusion-fold-copies). Each
-# program: (text, reference, CUDA kernels, bytes the kernels read of x).
+# Slices of a program's arguments stay slices for the linalg ops that read
+# them (as inputs): views of the argument's buffer, addressed through their
+# strides and offset by every kernel that reads them (fusion-fold-copies).
+# Each program: (text, reference, CUDA kernels, bytes the kernels read of x).
 _ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
 _VIEWS = {
     # a softmax over x[:, 1:1026]: one row kernel (as gathers: 3 kernels, a

@@ -1984,33 +1984,34 @@ func.func @sliced(%x: tensor<4x1027xf32>) -> tensor<4x1025xf32> {
 
 
 @pytest.mark.parametrize("opts", [{}, {"row_chunks": 0}, {"row_shift": False}])
-@pytest.mark.parametrize("returned", [False, True])
-def test_shifted_rows_gather_only_inside_their_row(opts, returned):
-    # A softmax over x[:, 1:1026] of x[4, 1027]. Returned too, the slice is a
-    # gather (x[r, c + 1], c from linalg.index) read by row kernels over
-    # rows of 1025, whose chunks shift. A lane outside the row indexes a
-    # column clamped into it, as its loads do: the last row's last chunk
-    # read 12 bytes past x's end (the emulator: "lies outside every
-    # buffer"), the first row's first chunk before its start. Else the
-    # slice is a view of x, read by one row kernel (its stores' rows start
-    # elsewhere in their vectors than its loads': not shifted). Numerics as
+@pytest.mark.parametrize("strided", [False, True])
+def test_shifted_rows_gather_only_inside_their_row(opts, strided):
+    # A softmax over x[:, 1:1026] of x[4, 1027], also returned. Every other
+    # column (x[:, 1:2051:2] of x[4, 2051]), the slice is a gather (x[r, 2c
+    # + 1], c from linalg.index) read by row kernels over rows of 1025,
+    # whose chunks shift. A lane outside the row indexes a column clamped
+    # into it, as its loads do: the last row's last chunk read past x's end
+    # (the emulator: "lies outside every buffer"), the first row's first
+    # chunk before its start. Contiguous, the softmax reads a view of x (its
+    # stores' rows start elsewhere in their vectors than its loads': not
+    # shifted) and the returned slice is a copy (a gather). Numerics as
     # numpy's.
-    text = _SLICED_SOFTMAX
-    if returned:
-        text = text.replace("-> tensor<4x1025xf32> {\n  %v", "-> (tensor<4x1025xf32>, tensor<4x1025xf32>) {\n  %v", 1)
-        text = text.replace("return %y : tensor<4x1025xf32>",
-                            "return %y, %v : tensor<4x1025xf32>, tensor<4x1025xf32>")
+    text = _SLICED_SOFTMAX.replace(
+        "-> tensor<4x1025xf32> {\n  %v", "-> (tensor<4x1025xf32>, tensor<4x1025xf32>) {\n  %v", 1)
+    text = text.replace("return %y : tensor<4x1025xf32>",
+                        "return %y, %v : tensor<4x1025xf32>, tensor<4x1025xf32>")
+    width = 1027
+    if strided:
+        width = 2051
+        text = text.replace("tensor<4x1027xf32>", "tensor<4x2051xf32>").replace(
+            "[4, 1025] [1, 1]", "[4, 1025] [1, 2]")
     f = kfuse.compile(text, target="cuda", chip="sm_90", **opts)
-    assert ("memref.subview" in f.stages["codegen"]) != returned
-    x = np.random.default_rng(13).standard_normal((4, 1027)).astype(np.float32)
-    v = x[:, 1:1026].astype(np.float64)
-    e = np.exp(v - v.max(-1, keepdims=True))
-    got = f.emulate(x)
-    if returned:
-        np.testing.assert_array_equal(got[1], x[:, 1:1026])
-        got = got[0]
-    else:
-        assert f.report.after.kernels == 1, str(f.report)
+    assert ("memref.subview" in f.stages["codegen"]) != strided
+    x = np.random.default_rng(13).standard_normal((4, width)).astype(np.float32)
+    v = x[:, 1:2051:2] if strided else x[:, 1:1026]
+    e = np.exp(v.astype(np.float64) - v.max(-1, keepdims=True))
+    got, copied = f.emulate(x)
+    np.testing.assert_array_equal(copied, v)
     np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-9)
 
 
