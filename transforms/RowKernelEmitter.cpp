@@ -724,6 +724,9 @@ private:
   }
   Value loadFromMemory(OpBuilder &b, Location loc, Value buffer, AffineMap map,
                        ArrayRef<Value> loopIdx);
+  /// loadFromMemory where `inside` holds, else zeros (no load).
+  Value loadWhere(OpBuilder &b, Location loc, Value inside, Value buffer,
+                  AffineMap map, ArrayRef<Value> loopIdx);
   /// Whether a chunk's `width` columns of `type`, at loop indices whose
   /// innermost (`inner`, a multiple of the width) only the map's last
   /// result reads, are one aligned vector: that result is `inner` itself,
@@ -1134,26 +1137,9 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
           ArrayRef<Value>(at) == loopIdx)
         return slot;
       at.assign(loopIdx.begin(), loopIdx.end());
-      if (!entryInside[chunk]) {
-        slot = loadFromMemory(b, loc, buffer, map, loopIdx);
-      } else {
-        Type type;
-        slot = scf::IfOp::create(
-                   b, loc, entryInside[chunk],
-                   [&](OpBuilder &tb, Location l) {
-                     Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
-                     type = v.getType();
-                     scf::YieldOp::create(tb, l, v);
-                   },
-                   [&](OpBuilder &eb, Location l) {
-                     scf::YieldOp::create(
-                         eb, l,
-                         arith::ConstantOp::create(eb, l, type,
-                                                   eb.getZeroAttr(type))
-                             .getResult());
-                   })
-                   .getResult(0);
-      }
+      slot = entryInside[chunk]
+                 ? loadWhere(b, loc, entryInside[chunk], buffer, map, loopIdx)
+                 : loadFromMemory(b, loc, buffer, map, loopIdx);
       return slot;
     }
     if (!shifted || !vectorized(loopIdx))
@@ -1179,21 +1165,7 @@ FailureOr<Value> RowKernel::valueAt(OpBuilder &b, Location loc, Value buffer,
       return loadFromMemory(b, loc, buffer, map, loopIdx);
     // (a chunk past the row's end: zeros, which the reductions select away
     // and no store writes; warps wholly past it issue no load)
-    Type type;
-    auto inside = scf::IfOp::create(
-        b, loc, chunkInside[chunk],
-        [&](OpBuilder &tb, Location l) {
-          Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
-          type = v.getType();
-          scf::YieldOp::create(tb, l, v);
-        },
-        [&](OpBuilder &eb, Location l) {
-          scf::YieldOp::create(
-              eb, l,
-              arith::ConstantOp::create(eb, l, type, eb.getZeroAttr(type))
-                  .getResult());
-        });
-    return inside.getResult(0);
+    return loadWhere(b, loc, chunkInside[chunk], buffer, map, loopIdx);
   };
   Value v = sharedChunk(b, loc, buffer, map, chunk, fromMemory);
   loaded[key] = v;
@@ -1307,6 +1279,26 @@ void RowKernel::endPhase(Cache &cache) {
       forget.push_back(key);
   for (auto &key : forget)
     cache.erase(key);
+}
+
+Value RowKernel::loadWhere(OpBuilder &b, Location loc, Value inside,
+                           Value buffer, AffineMap map,
+                           ArrayRef<Value> loopIdx) {
+  Type type;
+  return scf::IfOp::create(
+             b, loc, inside,
+             [&](OpBuilder &tb, Location l) {
+               Value v = loadFromMemory(tb, l, buffer, map, loopIdx);
+               type = v.getType();
+               scf::YieldOp::create(tb, l, v);
+             },
+             [&](OpBuilder &eb, Location l) {
+               scf::YieldOp::create(
+                   eb, l,
+                   arith::ConstantOp::create(eb, l, type, eb.getZeroAttr(type))
+                       .getResult());
+             })
+      .getResult(0);
 }
 
 /// Loads `buffer` through `map` at `loopIdx`: one element, or (vectorized)

@@ -14,6 +14,7 @@ import kfuse  # noqa: E402
 from kfuse import BuilderError  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
+from test_reductions import _SLICED_SOFTMAX  # noqa: E402  (a softmax over x[:, 1:1026])
 
 
 def _run(prog, *arrays, kernels):
@@ -296,42 +297,7 @@ _ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
 _VIEWS = {
     # a softmax over x[:, 1:1026]: one row kernel (as gathers: 3 kernels, a
     # copy of the slice, the max with the exps, the sum with the quotients)
-    "softmax": ("""
-func.func @softmax(%x: tensor<4x1027xf32>) -> tensor<4x1025xf32> {
-  %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
-  %ninf = arith.constant 0xFF800000 : f32
-  %z = arith.constant 0.0 : f32
-  %er = tensor.empty() : tensor<4xf32>
-  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
-  %m = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-      ins(%v : tensor<4x1025xf32>) outs(%fm : tensor<4xf32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %r = arith.maximumf %a, %acc : f32
-    linalg.yield %r : f32
-  } -> tensor<4xf32>
-  %ee = tensor.empty() : tensor<4x1025xf32>
-  %e = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%v, %m : tensor<4x1025xf32>, tensor<4xf32>) outs(%ee : tensor<4x1025xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %d = arith.subf %a, %b : f32
-    %q = math.exp %d : f32
-    linalg.yield %q : f32
-  } -> tensor<4x1025xf32>
-  %fs = linalg.fill ins(%z : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
-  %s = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-      ins(%e : tensor<4x1025xf32>) outs(%fs : tensor<4xf32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %r = arith.addf %a, %acc : f32
-    linalg.yield %r : f32
-  } -> tensor<4xf32>
-  %y = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%e, %s : tensor<4x1025xf32>, tensor<4xf32>) outs(%ee : tensor<4x1025xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %d = arith.divf %a, %b : f32
-    linalg.yield %d : f32
-  } -> tensor<4x1025xf32>
-  return %y : tensor<4x1025xf32>
-}""", lambda x: (lambda e: e / e.sum(-1, keepdims=True))(
+    "softmax": (_SLICED_SOFTMAX, lambda x: (lambda e: e / e.sum(-1, keepdims=True))(
         np.exp(x[:, 1:1026] - x[:, 1:1026].max(-1, keepdims=True))), 1, 4 * 1025 * 4),
     # x[:, 2:] - x[:, 1:-1] (two views of one argument, off vector
     # boundaries: each lane loaded, every byte once from memory)
