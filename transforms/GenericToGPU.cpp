@@ -84,15 +84,6 @@ private:
   LogicalResult prepare(OpBuilder &b);
 };
 
-/// Whether `type` has a strided layout of static strides and offset.
-static bool hasStaticStrides(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         !ShapedType::isDynamic(offset) &&
-         llvm::none_of(strides, ShapedType::isDynamic);
-}
-
 /// How an operand of memref type `type` read through `map` is accessed by
 /// `width` consecutive iterations of the innermost loop.
 static Access classify(AffineMap map, unsigned innermost, MemRefType type,

@@ -213,18 +213,6 @@ int64_t chunkWidthIn(int64_t n) {
   return w;
 }
 
-/// Whether `type` has a strided layout of static offset and strides, the
-/// innermost stride 1 (a subview of a row's columns: what a kernel's
-/// bare-pointer argument addresses with the type's own offset and strides).
-static bool isStaticStrided(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         !ShapedType::isDynamic(offset) &&
-         llvm::none_of(strides, ShapedType::isDynamic) &&
-         (strides.empty() || strides.back() == 1);
-}
-
 /// Whether `buffer` is an allocation (seen through views) that nothing but
 /// `readers` touches, through the allocation or any view of it. A function
 /// argument, or a view of one, is a program output: never private.
@@ -650,7 +638,7 @@ private:
       return false;
     SmallVector<int64_t> strides;
     int64_t offset = 0;
-    if (!isStaticStrided(m) ||
+    if (!kfuse::hasStaticStrides(m, /*unitInnermost=*/true) ||
         failed(m.getStridesAndOffset(strides, offset)) ||
         (offset - layout.offset) % 8 != 0)
       return false;
@@ -1014,7 +1002,8 @@ LogicalResult RowKernel::analyze() {
       }
     for (OpOperand &o : g->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(o.get().getType());
-      if (type && !type.getLayout().isIdentity() && !isStaticStrided(type))
+      if (type && !type.getLayout().isIdentity() &&
+          !kfuse::hasStaticStrides(type, /*unitInnermost=*/true))
         return g.emitError()
                << "fusion-generic-to-gpu: operand #" << o.getOperandNumber()
                << " must have the identity layout or static strides";
@@ -1467,7 +1456,8 @@ void RowKernel::findLayout() {
   for (linalg::GenericOp g : generics)
     for (OpOperand &o : g->getOpOperands()) {
       auto m = dyn_cast<MemRefType>(o.get().getType());
-      if (!m || !hasRowShape(m) || !isStaticStrided(m) ||
+      if (!m || !hasRowShape(m) ||
+          !kfuse::hasStaticStrides(m, /*unitInnermost=*/true) ||
           !g.getMatchingIndexingMap(&o).isIdentity())
         continue;
       layout.strides.clear();
@@ -4926,7 +4916,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         // (a view of static strides too, a slice of an argument: the
         // slices' views compose with it)
         auto type = cast<MemRefType>(v.getType());
-        if (!type.getLayout().isIdentity() && !isStaticStrided(type))
+        if (!type.getLayout().isIdentity() &&
+            !kfuse::hasStaticStrides(type, /*unitInnermost=*/true))
           return failure();
         // (a ragged split's slices, or its tail, are a subview of the
         // row's columns first: strided, its start the view's offset)

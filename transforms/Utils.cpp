@@ -548,3 +548,12 @@ kfuse::applyPatternsWithBudget(Operation *op,
   config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
   return applyPatternsGreedily(op, patterns, config);
 }
+
+bool kfuse::hasStaticStrides(MemRefType type, bool unitInnermost) {
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic) &&
+         (!unitInnermost || strides.empty() || strides.back() == 1);
+}

@@ -204,6 +204,12 @@ void withoutInput(mlir::PatternRewriter &rewriter,
 /// (GatherIndices.cpp makes such a gather an input).
 bool readsAtLoopIndices(mlir::linalg::GenericOp g);
 
+/// Whether `type` has a strided layout of static strides and offset; with
+/// `unitInnermost`, its innermost stride 1 too (rows contiguous: a subview
+/// of rows' columns, as row kernels address views with a bare pointer and
+/// the type's own offset and strides).
+bool hasStaticStrides(mlir::MemRefType type, bool unitInnermost = false);
+
 } // namespace kfuse
 
 #endif // KFUSE_TRANSFORMS_UTILS_H
