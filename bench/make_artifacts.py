@@ -343,6 +343,7 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_instance_norm.mlir", "torch/torch_conv_transpose_roll.mlir",
     "torch/torch_stack_mul.mlir", "torch/torch_group_norm_silu.mlir",
     "torch/torch_group_norm_b1.mlir", "sliced_rows.mlir",
+    "torch/torch_causal_lm_loss.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 

@@ -262,10 +262,24 @@ _VIEW_MAPS = ("#id = affine_map<(d0, d1) -> (d0, d1)>\n#row = affine_map<(d0, d1
               "#col = affine_map<(d0, d1) -> (d1)>\n")
 
 
-def _view_text(kind, R, C, r0, c0, r, c, rs, dt):
-    """(MLIR text, numpy reference) of one view program (see above)."""
-    T = lambda s: f"tensor<{s[0]}x{s[1]}x{dt}>" if len(s) == 2 else f"tensor<{s[0]}x{dt}>"  # noqa: E731
-    sl = f"%v = tensor.extract_slice %x[{r0}, {c0}] [{r}, {c}] [{rs}, 1] : {T((R, C))} to {T((r, c))}"
+def _view_text(kind, R, C, r0, c0, r, c, rs, dt, batch=0):
+    """(MLIR text, numpy reference) of one view program (see above). With
+    `batch`, x is [batch, R, C], sliced x[:, r0 : r0 + r*rs : rs, c0 : c0 + c]
+    and reshaped to [batch * r, c] (no view: its readers run over the
+    slice's own loops), which the program reads as its rows."""
+    T = lambda s: f"tensor<{'x'.join(map(str, s))}x{dt}>"  # noqa: E731
+    if batch:
+        xshape = (batch, R, C)
+        sl = (f"%v3 = tensor.extract_slice %x[0, {r0}, {c0}] [{batch}, {r}, {c}] [1, {rs}, 1] : "
+              f"{T(xshape)} to {T((batch, r, c))}\n"
+              f"  %v = tensor.collapse_shape %v3 [[0, 1], [2]] : {T((batch, r, c))} into "
+              f"{T((batch * r, c))}")
+        view = lambda x, r=r: x[:, r0:r0 + r * rs:rs, c0:c0 + c].reshape(batch * r, c)  # noqa: E731
+        r = batch * r
+    else:
+        xshape = (R, C)
+        sl = f"%v = tensor.extract_slice %x[{r0}, {c0}] [{r}, {c}] [{rs}, 1] : {T((R, C))} to {T((r, c))}"
+        view = lambda x: x[r0:r0 + r * rs:rs, c0:c0 + c]  # noqa: E731
     # (each body computes in f32: the element widened, or itself)
     widen = "arith.extf %a : f16 to f32" if dt == "f16" else "arith.maximumf %a, %a : f32"
     if kind == "softmax":
@@ -301,7 +315,7 @@ def _view_text(kind, R, C, r0, c0, r, c, rs, dt):
   return %y : tensor<{r}x{c}xf32>"""
         ret = f"tensor<{r}x{c}xf32>"
         def ref(x):
-            v = x[r0:r0 + r * rs:rs, c0:c0 + c].astype(np.float64)
+            v = view(x).astype(np.float64)
             e = np.exp(v - v.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)
     elif kind == "colsum":
         body = f"""
@@ -316,7 +330,7 @@ def _view_text(kind, R, C, r0, c0, r, c, rs, dt):
   }} -> tensor<{c}xf32>
   return %s : tensor<{c}xf32>"""
         ret = f"tensor<{c}xf32>"
-        ref = lambda x: x[r0:r0 + r * rs:rs, c0:c0 + c].astype(np.float64).sum(0)
+        ref = lambda x: view(x).astype(np.float64).sum(0)  # noqa: E731
     else:  # elementwise
         body = f"""
   %ee = tensor.empty() : tensor<{r}x{c}xf32>
@@ -328,8 +342,8 @@ def _view_text(kind, R, C, r0, c0, r, c, rs, dt):
   }} -> tensor<{r}x{c}xf32>
   return %y : tensor<{r}x{c}xf32>"""
         ret = f"tensor<{r}x{c}xf32>"
-        ref = lambda x: x[r0:r0 + r * rs:rs, c0:c0 + c].astype(np.float64) ** 2
-    text = _VIEW_MAPS + f"func.func @f(%x: {T((R, C))}) -> {ret} {{\n  {sl}{body}\n}}\n"
+        ref = lambda x: view(x).astype(np.float64) ** 2  # noqa: E731
+    text = _VIEW_MAPS + f"func.func @f(%x: {T(xshape)}) -> {ret} {{\n  {sl}{body}\n}}\n"
     return text, ref
 
 
@@ -349,5 +363,12 @@ def random_view_program(seed: int):
     r = max(1, (R - r0 + rs - 1) // rs - int(rng.integers(0, 2)))
     c0 = int(rng.integers(0, min(C, 9)))
     c = max(1, C - c0 - int(rng.integers(0, min(C - c0, 5))))
-    text, ref = _view_text(kind, R, C, r0, c0, r, c, rs, dt)
-    return text, (R, C), dt, ref, kind
+    # (a third of the programs read a reshape of a view of a 3-D x: drawn
+    # apart, so that the 2-D programs stay what they were for each seed)
+    batch = 0
+    if np.random.default_rng((seed, 1)).random() < 1 / 3:
+        batch = int(np.random.default_rng((seed, 2)).integers(2, 5))
+        R = max(r0 + 1, min(R, 2_000_000 // (batch * C)))
+        r = max(1, min(r, (R - r0 + rs - 1) // rs))
+    text, ref = _view_text(kind, R, C, r0, c0, r, c, rs, dt, batch)
+    return text, ((batch, R, C) if batch else (R, C)), dt, ref, kind

@@ -435,6 +435,52 @@ SmallVector<AffineExpr> delinearized(AffineExpr d, ArrayRef<int64_t> sizes) {
   return exprs;
 }
 
+/// Index arithmetic in a generic's body that its loop ranges reduce to one
+/// loop index or a constant (loopExpr, then simplifyInRanges) is that index
+/// or constant. A reader that runs over the loops of a reshape it used to
+/// read through linearizes its old index from the new ones, and a gather
+/// through the same reshape delinearizes it again: ((t + 8 * b) mod 8,
+/// (t + 8 * b) floordiv 8) is (t, b) where t < 8 (a loss over
+/// logits[:, :-1].reshape(-1, V), picking one logit a row).
+struct IndexArithmeticAtLoopIndices : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    IndexBounds bounds(g);
+    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    SmallVector<std::pair<Operation *, AffineExpr>> found;
+    g.getBody()->walk([&](Operation *op) {
+      if (op->getNumOperands() != 2 || op->getNumResults() != 1 ||
+          !op->getResult(0).getType().isIndex() ||
+          !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
+               arith::DivUIOp, arith::FloorDivSIOp, arith::RemSIOp,
+               arith::RemUIOp>(op))
+        return;
+      std::optional<AffineExpr> e = loopExpr(op->getResult(0), g, bounds);
+      if (!e)
+        return;
+      AffineExpr simple = simplifyInRanges(*e, loops);
+      if (isa<AffineDimExpr, AffineConstantExpr>(simple))
+        found.push_back({op, simple});
+    });
+    if (found.empty())
+      return failure();
+    for (auto [op, e] : found) {
+      rewriter.setInsertionPoint(op);
+      Value v = isa<AffineDimExpr>(e)
+                    ? Value(linalg::IndexOp::create(
+                          rewriter, op->getLoc(),
+                          cast<AffineDimExpr>(e).getPosition()))
+                    : Value(arith::ConstantIndexOp::create(
+                          rewriter, op->getLoc(),
+                          cast<AffineConstantExpr>(e).getValue()));
+      rewriter.replaceOp(op, v);
+    }
+    return success();
+  }
+};
+
 /// Where gather `extract` in g's body reads, where that is at loop indices
 /// and constants: the deepest source of the tensor's views (reshapes read
 /// at the linearized or delinearized position: a [4, 4] view of a [16]
@@ -956,7 +1002,8 @@ bool kfuse::readsAtLoopIndices(linalg::GenericOp g) {
 }
 
 void kfuse::populateGatherIndexPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldDecidedIndexArithmetic, GatherAtLoopIndicesAsInput,
+  patterns.add<FoldDecidedIndexArithmetic, IndexArithmeticAtLoopIndices,
+               GatherAtLoopIndicesAsInput,
                SplitLoopForGather, InputComputedInBody>(
       patterns.getContext());
 }

@@ -479,6 +479,8 @@ bool readByAnotherGeneric(Value v, Operation *except) {
   });
 }
 
+static bool isArgumentView(tensor::ExtractSliceOp slice);
+
 /// True if a collapse_shape of p's result moves above p and on, through
 /// elementwise generics used only there, to values nothing else reads in
 /// the finer space (the program's inputs, constants): the collapse becomes
@@ -493,6 +495,11 @@ bool collapseHoistsAbove(linalg::GenericOp p, unsigned depth = 0) {
       return false;
     if (auto producer = in.getDefiningOp<linalg::GenericOp>())
       return in.hasOneUse() && collapseHoistsAbove(producer, depth + 1);
+    // (a collapse of a view of an argument is no free view: the generic
+    // reads the view over its own loops, collapseSinksInto)
+    if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
+        slice && isArgumentView(slice))
+      return false;
     return !readByAnotherGeneric(in, p);
   });
 }
@@ -505,14 +512,21 @@ bool collapseHoistsAbove(linalg::GenericOp p, unsigned depth = 0) {
 /// [N, G, C/G] are read by ops over [N, C, H, W], which then run over
 /// [N, G, C/G, H, W], as do the statistics' reductions of x's view.
 bool collapseSinksInto(linalg::GenericOp g, tensor::CollapseShapeOp collapse) {
+  // (a collapse of a view of an argument, x[:, :-1].reshape(-1, V), is in
+  // general no view: the generic runs over the view's own loops, reading it
+  // as a view, whatever its body; linalg.index ops become the linearized
+  // loop indices)
+  auto slice = collapse.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+  bool ofArgumentView = slice && isArgumentView(slice);
   if (!g || !g.hasPureTensorSemantics() || kfuse::isContractionGeneric(g) ||
-      !g.getBody()->getOps<linalg::IndexOp>().empty() ||
       !collapse.getSrcType().hasStaticShape() ||
       !llvm::all_of(g->getOperandTypes(), [](Type t) {
         auto shaped = dyn_cast<ShapedType>(t);
         return !shaped || shaped.hasStaticShape();
       }))
     return false;
+  if (ofArgumentView)
+    return true;
   if (g.getNumLoops() == g.getNumParallelLoops() && !isIdentityElementwise(g))
     return true; // an elementwise op broadcasting some operand
   Value src = collapse.getSrc();
@@ -662,6 +676,26 @@ struct ReshapeOfResourceConstant : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// affine.apply in a generic's body (upstream's expansion of a generic over
+/// a reshape's loops writes each old linalg.index so) as arith, which the
+/// kernels and fusion-fold-copies' index analyses read.
+struct AffineApplyInBody : OpRewritePattern<affine::AffineApplyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(affine::AffineApplyOp apply,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<linalg::GenericOp>(apply->getParentOp()))
+      return failure();
+    std::optional<SmallVector<Value, 8>> values = affine::expandAffineMap(
+        rewriter, apply.getLoc(), apply.getAffineMap(),
+        llvm::to_vector(apply.getOperands()));
+    if (!values || values->size() != 1)
+      return failure();
+    rewriter.replaceOp(apply, (*values)[0]);
+    return success();
+  }
+};
+
 template <typename ReshapeOp>
 struct HoistReshape : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern<ReshapeOp>::OpRewritePattern;
@@ -788,8 +822,8 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
                  ReshapeOfResourceConstant<tensor::ExpandShapeOp>,
                  ReshapeOfResourceConstant<tensor::CollapseShapeOp>,
                  MergeIdenticalReshapes<tensor::ExpandShapeOp>,
-                 MergeIdenticalReshapes<tensor::CollapseShapeOp>>(
-        &getContext());
+                 MergeIdenticalReshapes<tensor::CollapseShapeOp>,
+                 AffineApplyInBody>(&getContext());
     // A reshape of a tensor.empty (an init the expansion below reshaped) is
     // an empty tensor of the new shape: not an operand anything reads.
     tensor::populateFoldTensorEmptyPatterns(patterns);
@@ -816,8 +850,7 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
           auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
           if (!expand || !producer || !fused->get().hasOneUse() ||
               !expand.getResultType().hasStaticShape() ||
-              onlyUnitDims(expand.getSrcType(), expand.getResultType()) ||
-              !producer.getBody()->getOps<linalg::IndexOp>().empty())
+              onlyUnitDims(expand.getSrcType(), expand.getResultType()))
             return false;
           return llvm::all_of(producer->getOperandTypes(), [](Type t) {
             auto shaped = dyn_cast<ShapedType>(t);

@@ -1322,6 +1322,68 @@ func.func @undecided_index_arithmetic(%x: tensor<16xf32>, %n: tensor<8xi64>) -> 
 
 // -----
 
+// Index arithmetic the loop ranges reduce to a loop index is that index (b
+// in [0, 1], t in [0, 7]): a reader of a reshape that runs over the
+// reshape's loops linearizes its old index (t + 8 * b), and a gather
+// through the same reshape delinearizes it, ((t + 8 * b) mod 8, ((t + 8 *
+// b) floordiv 8) mod 2) = (t, b). The gather then reads x at (b, t, label).
+// CHECK-LABEL: func.func @index_arithmetic_at_loop_indices
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x9x5xf32>, %[[L:[^:]*]]: tensor<2x8xi64>)
+// CHECK: linalg.generic
+// CHECK-DAG: %[[T:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[B:.*]] = linalg.index 0 : index
+// CHECK-DAG: %[[K:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NOT: arith.remsi
+// CHECK-NOT: arith.divsi
+// CHECK: tensor.extract %[[X]][%[[B]], %[[T]], %[[K]]] : tensor<2x9x5xf32>
+func.func @index_arithmetic_at_loop_indices(%x: tensor<2x9x5xf32>, %l: tensor<2x8xi64>) -> tensor<2x8xf32> {
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, t) -> (b, t)>, affine_map<(b, t) -> (b, t)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l : tensor<2x8xi64>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%k: i64, %o: f32):
+    %t = linalg.index 1 : index
+    %b = linalg.index 0 : index
+    %b8 = arith.muli %b, %c8 : index
+    %row = arith.addi %t, %b8 : index
+    %ki = arith.index_cast %k : i64 to index
+    %tt = arith.remsi %row, %c8 : index
+    %q = arith.divsi %row, %c8 : index
+    %bb = arith.remsi %q, %c2 : index
+    %v = tensor.extract %x[%bb, %tt, %ki] : tensor<2x9x5xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+// Negative: (t + 8 * b) mod 3 is no loop index: the arithmetic stays.
+// CHECK-LABEL: func.func @index_arithmetic_not_at_loop_indices
+// CHECK: arith.remsi %{{.*}}, %{{.*}} : index
+// CHECK: tensor.extract
+func.func @index_arithmetic_not_at_loop_indices(%x: tensor<3x5xf32>, %l: tensor<2x8xi64>) -> tensor<2x8xf32> {
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, t) -> (b, t)>, affine_map<(b, t) -> (b, t)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l : tensor<2x8xi64>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%k: i64, %o: f32):
+    %t = linalg.index 1 : index
+    %b = linalg.index 0 : index
+    %b8 = arith.muli %b, %c8 : index
+    %row = arith.addi %t, %b8 : index
+    %ki = arith.index_cast %k : i64 to index
+    %m = arith.remsi %row, %c3 : index
+    %v = tensor.extract %x[%m, %ki] : tensor<3x5xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
 // A reshape of a gather is the gather over the reshaped space (torch.stack
 // along an inner axis views a concat with a new axis): the expand's index
 // (i, s, j) is the gather's (i, s * 4 + j), a collapse's index c is

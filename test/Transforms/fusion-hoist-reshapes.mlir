@@ -233,16 +233,23 @@ func.func @same_reshape_twice(%x: tensor<8xf32>) -> tensor<2x4xf32> {
 
 #id1 = affine_map<(d0) -> (d0)>
 
-// Negative: the producer's body reads linalg.index (its value depends on the
-// position in the 1-D space, which the reshape would change): it keeps its
-// reshape.
+// The producer's body reads linalg.index (its value is the position in the
+// 1-D space): it runs over the reshaped space all the same, its old index
+// the linearized new ones (i * 4 + j, in arith: upstream's expansion writes
+// an affine.apply, which the pass expands).
 // CHECK-LABEL: func.func @index_producer
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>)
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
-// CHECK: linalg.index 0 : index
-// CHECK: } -> tensor<8xf32>
-// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[G]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
-// CHECK-NEXT: return %[[R]]
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[V:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[V]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK-DAG: %[[J:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[I4:.*]] = arith.muli %[[I]], %[[C4]]
+// CHECK: %[[P:.*]] = arith.addi %[[J]], %[[I4]] : index
+// CHECK: arith.index_cast %[[P]] : index to i32
+// CHECK-NOT: affine.apply
+// CHECK: } -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[G]]
 func.func @index_producer(%x: tensor<8xf32>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<8xf32>
   %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
@@ -710,3 +717,77 @@ func.func @reshaped_resource_constant(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
     }
   }
 #-}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A collapse of a slice of an argument (a causal language model's loss
+// reads logits[:, :-1].reshape(-1, V)) is no view of the argument's buffer:
+// the row reduction reading it runs over the slice's own loops instead,
+// linalg.index of the column included, and its result is collapsed.
+// CHECK-LABEL: func.func @collapse_of_argument_view
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x9x5xf32>, %[[L:[^:]*]]: tensor<2x9xi64>)
+// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[X]][0, 0, 0] [2, 8, 5] [1, 1, 1]
+// CHECK-DAG: %[[LS:.*]] = tensor.extract_slice %[[L]][0, 1] [2, 8] [1, 1]
+// CHECK-NOT: tensor.collapse_shape %[[XS]]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[XS]], %[[LS]] : tensor<2x8x5xf32>, tensor<2x8xi64>) outs(%{{.*}} : tensor<2x8xf32>)
+// CHECK: linalg.index 2 : index
+// CHECK: } -> tensor<2x8xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1]] : tensor<2x8xf32> into tensor<16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @collapse_of_argument_view(%x: tensor<2x9x5xf32>, %l: tensor<2x9xi64>) -> tensor<16xf32> {
+  %xs = tensor.extract_slice %x[0, 0, 0] [2, 8, 5] [1, 1, 1] : tensor<2x9x5xf32> to tensor<2x8x5xf32>
+  %xc = tensor.collapse_shape %xs [[0, 1], [2]] : tensor<2x8x5xf32> into tensor<16x5xf32>
+  %ls = tensor.extract_slice %l[0, 1] [2, 8] [1, 1] : tensor<2x9xi64> to tensor<2x8xi64>
+  %lc = tensor.collapse_shape %ls [[0, 1]] : tensor<2x8xi64> into tensor<16xi64>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%xc, %lc : tensor<16x5xf32>, tensor<16xi64>) outs(%f : tensor<16xf32>) {
+  ^bb0(%in: f32, %k: i64, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %hit = arith.cmpi eq, %ji, %k : i64
+    %v = arith.select %hit, %in, %z : f32
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  return %p : tensor<16xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Negative: a collapse of a slice of a computed value stays where it is
+// (fusion-fold-copies makes the slice a gather, which the collapse's
+// reader evaluates).
+// CHECK-LABEL: func.func @collapse_of_computed_slice
+// CHECK: %[[S:.*]] = tensor.extract_slice
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1], [2]] : tensor<2x8x5xf32> into tensor<16x5xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<16x5xf32>)
+func.func @collapse_of_computed_slice(%x: tensor<2x9x5xf32>) -> tensor<16xf32> {
+  %ee = tensor.empty() : tensor<2x9x5xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x9x5xf32>) outs(%ee : tensor<2x9x5xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x9x5xf32>
+  %xs = tensor.extract_slice %ex[0, 0, 0] [2, 8, 5] [1, 1, 1] : tensor<2x9x5xf32> to tensor<2x8x5xf32>
+  %xc = tensor.collapse_shape %xs [[0, 1], [2]] : tensor<2x8x5xf32> into tensor<16x5xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%xc : tensor<16x5xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  return %s : tensor<16xf32>
+}

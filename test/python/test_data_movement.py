@@ -5,6 +5,8 @@ and fuses with its elementwise neighbours; reshapes move above elementwise
 producers to the inputs. Numerics on the CPU target against numpy; the CUDA
 target must compile the same plan to one PTX kernel per group."""
 
+import re
+
 import numpy as np
 import pytest
 from _programs import program_text
@@ -370,9 +372,11 @@ def test_slices_of_arguments_are_views_on_both_targets(name):
     assert cuda.report.after.bytes_read == sum(st["read"].values()), (str(cuda.report), st)
 
 
-def test_slices_of_arguments_returned_or_reshaped_are_copied():
+def test_slices_of_arguments_returned_are_copied_and_reshaped_are_read_in_place():
     # returned as it is, the slice is an output of its own (a copy kernel);
-    # reshaped, a gather (a reshape of a strided view is no view)
+    # reshaped (a reshape of a strided view is no view), its reader runs over
+    # the slice's own loops and reads the view in place, writing the
+    # collapsed result (was a gather: a copy of the slice's elements)
     text = """
 func.func @copied(%x: tensor<4x1027xf32>) -> (tensor<4x1025xf32>, tensor<4100xf32>) {
   %v = tensor.extract_slice %x[0, 1] [4, 1025] [1, 1] : tensor<4x1027xf32> to tensor<4x1025xf32>
@@ -391,10 +395,17 @@ func.func @copied(%x: tensor<4x1027xf32>) -> (tensor<4x1025xf32>, tensor<4100xf3
     want = [x[:, 1:1026], -x[:, 2:].reshape(-1)]
     cpu = kfuse.compile(text, target="cpu")
     cuda = kfuse.compile(text, target="cuda", chip="sm_90")
-    assert "memref.subview" not in cuda.stages["codegen"]
+    # (the returned slice, at column 1, is copied; the reshaped one, at
+    # column 2, is the only view)
+    views = re.findall(r"memref.subview %arg0(\[[0-9, ]*\])", cuda.stages["codegen"])
+    assert views == ["[0, 2]"], views
+    assert cuda.report.after.kernels == 2
     for got in (cpu(x), cuda.emulate(x)):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
+    # each kernel reads the 4 x 1025 floats it needs of x, once
+    for st in cuda.emulator.last_stats:
+        assert st["read"] == {0: 4 * 1025 * 4}, st["read"]
 
 
 # Views under the other row-kernel shapes: a sum of squares over x[1:-1] of

@@ -72,6 +72,13 @@ EXPECTED = {
     # (a gather), then the batch mean over the kept labels (ignore_index
     # -100: the count is a sum of booleans, popc in the PTX)
     "torch_cross_entropy_loss": (2, ["reduction", "reduction"]),
+    # a causal language model's loss, cross_entropy over
+    # logits[:, :-1].reshape(-1, V) and labels[:, 1:].reshape(-1): the
+    # reshapes of the slices are no views, so the ops reading them run over
+    # the slices' own (batch, position) loops and read the logits in place;
+    # the same two kernels as above (were four, the first a copy of the
+    # sliced logits)
+    "torch_causal_lm_loss": (2, ["reduction", "reduction"]),
     # KL divergence (batchmean) of two log-softmaxes: the sum over every
     # element reduces row by row inside the rows' group first, then a
     # second group adds up the 16 row sums
@@ -193,6 +200,24 @@ def test_torch_cross_entropy_reads_the_logits_once_on_cuda():
     assert sum(rows["written"].values()) <= 2 * 4 * rows_n  # term, kept
     assert 0 not in loss["read"]                              # no logit
     assert sum(loss["read"].values()) == sum(rows["written"].values())
+
+
+def test_torch_causal_lm_loss_reads_the_shifted_logits_in_place_on_cuda():
+    # logits [2, 9, 1003]: the row kernel reads the 2 x 8 rows that predict
+    # a next token, each once, straight from the logits' buffer (the last
+    # position's row is never read, and nothing is copied), and each
+    # label but the first of a sequence; the mean's kernel reads only the
+    # row kernel's terms and counts.
+    ins, (rows, loss), cuda = _emulated_on_cuda("torch_causal_lm_loss", atol=2e-6)
+    logits, labels = ins
+    b, t, v = logits.shape
+    assert rows["read"] == {0: b * (t - 1) * v * 4, 1: b * (t - 1) * 8}, rows["read"]
+    # (loads: each row once, then the label's logit again)
+    assert rows["load"]["by_buffer"][0] == b * (t - 1) * (v + 1) * 4
+    assert sum(rows["written"].values()) <= 2 * 4 * b * (t - 1)  # term, kept
+    assert sum(loss["read"].values()) == sum(rows["written"].values())
+    assert cuda.plan.steps[0].grid[0] == b * (t - 1)  # a block per row
+    assert "memref.subview" in cuda.stages["codegen"]
 
 
 def test_torch_kl_div_never_writes_the_pointwise_terms_on_cuda():

@@ -152,6 +152,16 @@ class CrossEntropyLoss(torch.nn.Module):
     def forward(self, logits, labels):
         return torch.nn.functional.cross_entropy(logits, labels)
 
+class CausalLMLoss(torch.nn.Module):
+    """A causal language model's loss: each position's logits predict the
+    next token, so the logits drop the last position and the labels the
+    first, and both are flattened over (batch, position) before the mean
+    cross-entropy (a reshape of a slice: no view of the logits' buffer)."""
+    def forward(self, logits, labels):
+        v = logits.shape[-1]
+        return torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, v),
+                                                 labels[:, 1:].reshape(-1))
+
 class KLDivLoss(torch.nn.Module):
     """KL divergence between two rows of logits, summed over the batch and
     divided by the rows (reduction="batchmean") after two log-softmaxes."""
@@ -222,6 +232,10 @@ cases = {
     "torch_gelu_tanh_bwd": (GeluTanhBackward(), (torch.randn(32, 64) * 2, torch.randn(32, 64))),
     "torch_cross_entropy_loss": (CrossEntropyLoss(), (torch.randn(16, 50),
                                                       torch.randint(0, 50, (16,)))),
+    # (rows of 1003 logits: each row starts 4 * 1003 bytes after the last,
+    # off 16-byte boundaries; 2 x 8 rows after the shift)
+    "torch_causal_lm_loss": (CausalLMLoss(), (torch.randn(2, 9, 1003) * 2,
+                                              torch.randint(0, 1003, (2, 9)))),
     "torch_kl_div": (KLDivLoss(), (torch.randn(16, 64), torch.randn(16, 64))),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
