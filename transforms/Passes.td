@@ -134,8 +134,10 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     dimension (and not of booleans), stays a `tensor.extract_slice` for
     the linalg ops that read it as inputs: bufferized, a `memref.subview`
     of the argument's buffer, which kernels address through its strides
-    and offset (a softmax over `x[:, 1:1026]` is one row kernel). Its
-    other uses (returned, reshaped) read a gather.
+    and offset (a softmax over `x[:, 1:1026]` is one row kernel). A
+    collapse of it is read the same way, by generics that run over the
+    slice's own loops (fusion-hoist-reshapes); its other uses (returned,
+    reshaped otherwise) read a gather.
 
     A copy that only permutes the only use of a reduction's result whose
     accumulator starts from a fill (autograd's `dK = (Q^T dS)^T` after a
@@ -172,7 +174,10 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     Index arithmetic in a body is analysed from the static loop ranges:
     comparisons, maxima and minima the ranges decide fold (a slice of a
     concat reads only the input it lies in; torch's wrap of negative
-    indices goes). A gather at positions affine in the loop indices that
+    indices goes), and integer arithmetic the ranges reduce to one loop
+    index or a constant is that index or constant (`(t + 8 * b) mod 8` is
+    `t` for `t < 8`: a reader over a reshape's loops linearizes its old
+    index, which a gather through the same reshape delinearizes). A gather at positions affine in the loop indices that
     are loop indices and constants on the gathered tensor, or on the source
     of its views (a [4, 4] view of a [16] tensor read at (i floordiv 4,
     i mod 4) is the tensor read at i), is an input read through that map.
@@ -204,8 +209,9 @@ def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
   let description = [{
     A `tensor.expand_shape` or `tensor.collapse_shape` of the only use of an
     elementwise `linalg.generic` whose operands all use the identity map
-    (and whose body does not read `linalg.index`) is rewritten as the
-    generic over the reshaped space on reshaped inputs. Repeated, this moves
+    (and, for a collapse, whose body does not read `linalg.index`) is
+    rewritten as the generic over the reshaped space on reshaped inputs.
+    Repeated, this moves
     reshapes to the program's inputs and constants (free views), so the
     elementwise ops on both sides of a `view` fuse. Producers with
     broadcasts, transposes or several uses keep their reshape, which then
@@ -218,7 +224,15 @@ def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
     collapse cannot move above it), or an elementwise generic all of whose
     readers are such generics. The reader runs over the uncollapsed loops
     (upstream expansion) and its result is collapsed; a collapse is never
-    hoisted where it would sink again. An expand_shape of a collapse_shape
+    hoisted where it would sink again. A collapse of a slice of a function
+    argument (a view of its buffer, fusion-fold-copies), which is in
+    general no view itself (`logits[:, :-1].reshape(-1, V)`), moves below
+    every generic reading it, whatever the generic computes: a causal
+    language model's loss reads the logits in place, row by (batch,
+    position) row. A generic that reads `linalg.index` may run over the
+    finer loops too (here and when an expand_shape of its result moves up
+    through it): upstream expansion writes each old index as an
+    `affine.apply` of the new ones, which this pass expands to arith. An expand_shape of a collapse_shape
     that refine one space becomes a collapse of an expand (group norm's
     `[N, C, H*W] -> [N, G, C/G, H*W]` is `[N, G, C/G, H, W]` collapsed), so
     x's views meet in the finest space. An expand_shape of a collapse_shape
