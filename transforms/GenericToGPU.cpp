@@ -447,6 +447,49 @@ LogicalResult KernelEmitter::emit() {
   return success();
 }
 
+/// The buffer a view (subview, reshape, cast) is of.
+static Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::CastOp, memref::ReinterpretCastOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether a reduction group's generics finish what `rows` stored: none
+/// has parallel loops (a full reduction to a scalar, and arithmetic on
+/// scalars), and one reads a buffer `rows` uses (the mean of a row
+/// kernel's losses). Such a group may run in the last block of `rows`
+/// (finishInLastBlockOf).
+static bool finishesRows(ArrayRef<linalg::GenericOp> generics,
+                         gpu::LaunchOp rows) {
+  if (llvm::any_of(generics, [](linalg::GenericOp g) {
+        return g.getNumParallelLoops() != 0;
+      }))
+    return false;
+  llvm::SmallPtrSet<Value, 8> used;
+  rows.getBody().walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (isa<MemRefType>(v.getType()) &&
+          !rows->isProperAncestor(v.getParentBlock()->getParentOp()))
+        used.insert(rootBuffer(v));
+  });
+  return llvm::any_of(generics, [&](linalg::GenericOp g) {
+    return llvm::any_of(g.getDpsInputs(), [&](Value in) {
+      return isa<MemRefType>(in.getType()) && used.contains(rootBuffer(in));
+    });
+  });
+}
+
+/// The gpu.launch ops of `f`.
+static llvm::SmallPtrSet<Operation *, 8> launchesOf(Operation *f) {
+  llvm::SmallPtrSet<Operation *, 8> all;
+  f->walk([&](gpu::LaunchOp l) { all.insert(l); });
+  return all;
+}
+
 struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
   using GenericToGPUBase::GenericToGPUBase;
 
@@ -521,15 +564,42 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     }
     rowOptions.packRows = rowPack;
     rowOptions.smCount = *sms;
+    // The only launch of the group before, if it had one: a full
+    // reduction of what it stored (a loss's mean) may run in its last
+    // block, in a block of its threads.
+    gpu::LaunchOp previous;
     for (auto &[name, generics] : kernels) {
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {
         return g.getNumReductionLoops() > 0;
       });
       if (rows) {
-        if (failed(emitRowKernel(generics, name.getValue(), rowOptions)))
+        RowKernelOptions options = rowOptions;
+        int64_t previousThreads =
+            previous ? getConstantIntValue(previous.getBlockSizeX())
+                           .value_or(0)
+                     : 0;
+        bool finish = rowLastBlock && previousThreads > 0 &&
+                      finishesRows(generics, previous);
+        if (finish)
+          options.exactThreads = previousThreads;
+        llvm::SmallPtrSet<Operation *, 8> before =
+            launchesOf(getOperation());
+        if (failed(emitRowKernel(generics, name.getValue(), options)))
           return signalPassFailure();
+        SmallVector<gpu::LaunchOp> emitted;
+        getOperation().walk([&](gpu::LaunchOp l) {
+          if (!before.contains(l))
+            emitted.push_back(l);
+        });
+        if (finish && emitted.size() == 1 &&
+            getConstantIntValue(emitted[0].getBlockSizeX()) ==
+                std::optional<int64_t>(previousThreads) &&
+            finishInLastBlockOf(previous, emitted[0]))
+          continue; // (the merged launch is still `previous`)
+        previous = emitted.size() == 1 ? emitted[0] : gpu::LaunchOp();
         continue;
       }
+      previous = gpu::LaunchOp();
       if (generics.size() != 1) {
         generics[1].emitError()
             << "fusion-generic-to-gpu: elementwise kernel '" << name.getValue()

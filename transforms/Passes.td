@@ -818,7 +818,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "(counted with atom.inc in a kfuse.counter buffer, which the "
            "kernel leaves zero), not by a finishing kernel of its own; rows "
            "split into slices of rows likewise by the last block of each "
-           "tile of rows, where the finish runs a thread per row">,
+           "tile of rows, where the finish runs a thread per row; and a "
+           "full reduction of a row kernel's results (a loss's mean), a "
+           "group of its own, by the last of the row kernel's blocks to end "
+           "(one counter, the reduction shaped to the row kernel's block)">,
     Option<"rowSplitTail", "row-split-tail", "bool", /*default=*/"true",
            "A long row that no good number of slices divides (a prime "
            "length) is split anyway: equal slices of a multiple of 8 columns "

@@ -148,7 +148,9 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "to store its partial (an atomic count a row), not by "
                      "a kernel of its own; rows split into slices of rows "
                      "likewise by the last block of each tile of rows, "
-                     "where the finish runs a thread per row"),
+                     "where the finish runs a thread per row; and a full "
+                     "reduction of a row kernel's results (a loss's mean) "
+                     "by the last of the row kernel's blocks to end"),
       llvm::cl::init(true)};
   Option<bool> rowSplitTail{
       *this, "row-split-tail",

@@ -4448,6 +4448,20 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
   return true;
 }
 
+bool kfuse::finishInLastBlockOf(gpu::LaunchOp part, gpu::LaunchOp fin) {
+  std::optional<int64_t> blocks = getConstantIntValue(part.getGridSizeX());
+  if (!blocks || *blocks < 1 || getConstantIntValue(fin.getGridSizeX()) != 1)
+    return false;
+  // (the kernel keeps its own name: it runs its rows and then the finish)
+  auto name = part.getFunctionAttr();
+  if (!finishInLastBlock(part, fin, /*numRows=*/1, /*slices=*/*blocks,
+                         /*alongRows=*/false))
+    return false;
+  if (name)
+    part.setFunctionAttr(name);
+  return true;
+}
+
 /// Few, very long rows (a full reduction such as an L2 norm or a variance, or
 /// a handful of rows) leave most SMs idle with one block per row. Such a
 /// group is split into waves of reductions: a reduction joins the first wave

@@ -4,6 +4,7 @@
 #ifndef KFUSE_TRANSFORMS_ROWKERNELEMITTER_H
 #define KFUSE_TRANSFORMS_ROWKERNELEMITTER_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace kfuse {
@@ -92,6 +93,15 @@ struct RowKernelOptions {
 mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
               llvm::StringRef kernelName, const RowKernelOptions &options);
+
+/// Runs the single-block kernel `fin` (one block, of part's threads; a full
+/// reduction of what part's blocks store, such as the mean of a row
+/// kernel's losses) in the last of part's blocks to finish, counted on an
+/// atomic counter (see finishInLastBlock in RowKernelEmitter.cpp): one
+/// launch instead of two. `fin` follows `part` in the same block with only
+/// effect-free ops and allocations between. Returns false, changing
+/// nothing, where the two launches do not have those shapes.
+bool finishInLastBlockOf(mlir::gpu::LaunchOp part, mlir::gpu::LaunchOp fin);
 
 } // namespace kfuse
 

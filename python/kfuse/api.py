@@ -191,7 +191,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         stages = run_stages(module, options, after)
         if options.target == "cuda":
             ptx = _extract_ptx(module)
-            holder["report"].launches = report_mod.launch_lines(holder["plan"], ptx)
+            holder["report"].launches = report_mod.launch_lines(
+                holder["plan"], ptx, holder["report"].groups)
             return CompiledProgram(name, options, stages, holder["report"], holder["plan"],
                                    ptx=ptx, constants=holder["constants"])
         plan = LaunchPlan(

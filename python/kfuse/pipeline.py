@@ -78,7 +78,9 @@ class Options:
                                # partial (an atomic count a row), not by a kernel
                                # of its own; slices of rows (x.sum(0)) likewise
                                # by the last block of each tile of output points,
-                               # where the finish runs a thread per point
+                               # where the finish runs a thread per point; and a
+                               # full reduction of a row kernel's results (a
+                               # loss's mean) by the row kernel's last block to end
     row_split_tail: bool = True  # a long row that no good number of slices divides
                                # (a prime length) splits anyway: equal slices of a
                                # multiple of 8 columns and a tail of the rest,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import List
+from typing import Dict, List, Sequence
 
 from mlir import ir
 
@@ -343,16 +343,28 @@ class FusionReport:
         return "\n".join(lines)
 
 
-def launch_lines(plan, ptx: str) -> List[str]:
+def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str]:
     """One line per kernel launch of a CUDA plan: its kernel, grid and block,
     the thread-block cluster its PTX asks for, its dynamic shared memory
     (rows partly kept in shared memory), whether it is launched before
     the kernel it follows ends (programmatic launch), and whether its blocks
     count themselves so that the last to count for a row (or, a thread per
     row, for a tile of rows) finishes it (a split row's finish, in a counter
-    buffer)."""
+    buffer). A reduction group of `groups` without a launch of its own runs
+    in the last block of the launch before it (a loss's mean after the row
+    kernel of its terms): that launch's line names it."""
     from .runtime.ptx import cluster_shapes
     clusters = cluster_shapes(ptx)
+    launched = {step.kernel for step in plan.steps if step.op == "launch"}
+    # group -> the launch whose last block runs it
+    finished_in: Dict[str, List[str]] = {}
+    last = None
+    for g in groups:
+        kernel = f"{plan.name}_{g.name}"
+        if kernel in launched:
+            last = kernel
+        elif last is not None and g.kind == "reduction":
+            finished_in.setdefault(last, []).append(g.name)
     lines = []
     for step in plan.steps:
         if step.op != "launch":
@@ -368,9 +380,13 @@ def launch_lines(plan, ptx: str) -> List[str]:
             text += f", {step.smem} bytes of dynamic shared memory a block"
         if step.programmatic:
             text += ", launched early (waits on the GPU for the kernel before it)"
-        if any(getattr(a, "buffer", None) is not None
-               and plan.buffers[a.buffer].kind == "counter" for a in step.args):
+        counters = sum(getattr(a, "buffer", None) is not None
+                       and plan.buffers[a.buffer].kind == "counter" for a in step.args)
+        finishes = finished_in.get(step.kernel, [])
+        if counters > len(finishes):
             text += ", the last block to count for its rows finishes them"
+        for g in finishes:
+            text += f", then its last block to end runs group {g}"
         lines.append(text)
     return lines
 

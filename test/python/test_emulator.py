@@ -6,6 +6,7 @@ runs in CI without a GPU."""
 
 import json
 import os
+import re
 import sys
 import zlib
 
@@ -1198,48 +1199,89 @@ def _traffic_cases():
     return [p.name for p, _ in _BUILDER] + list(MLIR_TEST_PROGRAMS)
 
 
+def _launch_traffic(f):
+    """Each launch's bytes read and written as the emulator saw them, by
+    launch index, without the buffers no other launch uses (a split's
+    partials and counts, the terms a launch both writes and finishes):
+    (read, written) pairs."""
+    users = {}
+    for k, st in enumerate(f.plan.steps):
+        used = ([a.buffer for a in st.args if hasattr(a, "buffer")] if st.op == "launch"
+                else [st.src, st.dst])
+        for b in used:
+            users.setdefault(b, set()).add(k)
+    own = {i for i, b in enumerate(f.plan.buffers)
+           if b.kind == "counter" or (b.kind == "temp" and len(users.get(i, ())) == 1)}
+    launch_steps = [k for k, st in enumerate(f.plan.steps) if st.op == "launch"]
+    traffic = {}
+    for k, stats in zip(launch_steps, f.emulator.last_stats):
+        traffic[k] = tuple(sum(n for i, n in stats[key].items() if i not in own)
+                           for key in ("read", "written"))
+    return traffic, users
+
+
 @pytest.mark.parametrize("case", _traffic_cases())
 def test_report_bytes_match_emulated_traffic(case):
     # The fusion report's HBM bytes per group against what the group's kernel
     # touched when it ran: every byte it wrote, every byte it read. The
     # report may count more only for a gather-like read (tensor.extract: the
-    # whole tensor) or a read the compiler folded away.
+    # whole tensor) or a read the compiler folded away. A group run in the
+    # last block of the launch before it (a loss's mean) is checked with
+    # row_last_block=False, a launch each; the merged launch then moves what
+    # the two did, less the terms that passed between them.
     from make_artifacts import _inputs, mlir_inputs, mlir_test_program
     builder = dict((p.name, (p, extra)) for p, extra in _BUILDER)
     if case in builder:
         prog, extra = builder[case]
-        f = kfuse.compile(prog, target="cuda", chip="sm_90", **extra)
+        compile_ = lambda **o: kfuse.compile(prog, target="cuda", chip="sm_90",  # noqa: E731
+                                             **extra, **o)
         ins = _inputs(prog, _case_rng(case))
     else:
         name, text = mlir_test_program(case)
-        f = kfuse.compile(text, target="cuda", chip="sm_90")
+        compile_ = lambda **o: kfuse.compile(text, target="cuda", chip="sm_90", **o)  # noqa: E731
         ins = mlir_inputs(kfuse.compile(text, target="cpu"), _case_rng(name))
     import warnings
+    f = compile_()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         f.emulate(*ins)
-    launches = {}
+    merged = [line for line in f.report.launches if "then its last block to end runs" in line]
+    if merged:
+        apart = compile_(row_last_block=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            apart.emulate(*ins)
+        together, _ = _launch_traffic(f)
+        separate, users = _launch_traffic(apart)
+        kernels = {st.kernel: k for k, st in enumerate(apart.plan.steps) if st.op == "launch"}
+        for k, st in enumerate(f.plan.steps):
+            line = next((m for m in merged if m.startswith(f"{st.kernel}:")), None)
+            if st.op != "launch" or line is None:
+                continue
+            names = [st.kernel] + [f"{f.plan.name}_{g}" for g in
+                                   re.findall(r"runs group (\w+)", line)]
+            parts = {kernels[n] for n in names}
+            # (the terms the first wrote and the others read: temporaries
+            # only these launches use)
+            between = sum(b.nbytes for i, b in enumerate(apart.plan.buffers)
+                          if b.kind == "temp" and len(users.get(i, ())) > 1
+                          and users[i] <= parts)
+            assert between > 0, line
+            read = sum(separate[j][0] for j in parts) - between
+            written = sum(separate[j][1] for j in parts) - between
+            assert together[k] == (read, written), (line, together[k], read, written)
+        f = apart
     for s in f.emulator.last_stats:
         assert "read" in s, "buffers too large for the emulator's byte tracking"
-        launches.setdefault(s["kernel"][len(f.plan.name) + 1:].split("_")[0], []).append(s)
+    traffic, _ = _launch_traffic(f)
+    launch_steps = [k for k, st in enumerate(f.plan.steps) if st.op == "launch"]
     plan_text = f.stages["plan"]
     for g in f.report.groups:
-        runs = launches.get(g.name, [])
+        runs = [k for k, s in zip(launch_steps, f.emulator.last_stats)
+                if s["kernel"][len(f.plan.name) + 1:].split("_")[0] == g.name]
         if len(runs) != 1:
             continue  # split into partials and finishing kernels (temporaries)
-        # (a split finished in its partials kernel's last block also writes
-        # and reads its partials and counts: buffers no other launch uses,
-        # not the group's traffic)
-        users = {}
-        for k, st in enumerate(f.plan.steps):
-            used = ([a.buffer for a in st.args if hasattr(a, "buffer")] if st.op == "launch"
-                    else [st.src, st.dst])
-            for b in used:
-                users.setdefault(b, set()).add(k)
-        own = {i for i, b in enumerate(f.plan.buffers)
-               if b.kind == "counter" or (b.kind == "temp" and len(users.get(i, ())) == 1)}
-        read, written = (sum(n for i, n in runs[0][k].items() if i not in own)
-                         for k in ("read", "written"))
+        read, written = traffic[runs[0]]
         assert written == g.bytes_written, (g.name, written, g.bytes_written)
         if read != g.bytes_read:
             body = plan_text[plan_text.index(f'fusion.group "{g.name}"'):]

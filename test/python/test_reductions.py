@@ -266,6 +266,36 @@ def test_long_rows_no_divisor_serves_split_with_a_tail(n, slices, tail, divisor)
     assert one.plan.steps[0].grid[0] == divisor
 
 
+@pytest.mark.parametrize("rows,cols", [(3001, 129), (8, 5000), (1000, 33), (2, 70001)])
+def test_mean_of_row_results_runs_in_the_row_kernels_last_block(rows, cols):
+    # The mean over the rows of each row's log-sum-exp (a loss's mean): the
+    # rows, then a group reducing their 3001 results to one. By default one
+    # launch: the row kernel's blocks store their terms and count themselves
+    # on one counter, the last to count runs the mean with the row kernel's
+    # threads (blocks of 96, 3 warps, for rows of 5000; packed rows of 33,
+    # 2 a block; long rows split into slices, finished in their own last
+    # blocks first). With row_last_block=False, two launches. Both match
+    # numpy through the emulator, twice in a row (the counter is zero again
+    # after each call).
+    from kfuse import builder as kb
+    p = kb.Program("lse_mean")
+    x = p.input("x", (rows, cols), "f32")
+    m = x.max(axis=1, keepdims=True)
+    p.output((kb.log(kb.exp(x - m).sum(axis=1)) + x.max(axis=1)).mean(), name="loss")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    (step,) = f.plan.steps
+    assert "then its last block to end runs group g1" in f.report.launches[0]
+    assert ".entry lse_mean_g1" not in f.ptx
+    two = kfuse.compile(p, target="cuda", chip="sm_90", row_last_block=False)
+    assert two.plan.steps[-1].grid == (1, 1, 1) and len(two.plan.steps) >= 2
+    xs = (np.random.default_rng(rows).standard_normal((rows, cols)) * 3).astype(np.float32)
+    xd = xs.astype(np.float64)
+    want = (np.log(np.exp(xd - xd.max(1, keepdims=True)).sum(1)) + xd.max(1)).mean()
+    for g in (f, two, f):
+        np.testing.assert_allclose(g.emulate(xs), want, rtol=2e-6)
+    np.testing.assert_allclose(kfuse.compile(p, target="cpu")(xs), want, rtol=2e-6)
+
+
 def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
     # A softmax over 2 rows of a prime length (300007) and an argmax over 2
     # (131071, strict numerics: three waves, max, first NaN, first column of

@@ -117,8 +117,10 @@ EXPECTED = {
     "torch_attention_bwd": (7, ["contraction", "reduction", "contraction", "contraction",
                                 "reduction", "contraction", "contraction"]),
 }
-# CUDA launches where they differ from the kernels after fusion
-CUDA_LAUNCHES = {"torch_layernorm_bwd": 2}
+# CUDA launches where they differ from the kernels after fusion (a loss's
+# mean runs in the last block of its row kernel)
+CUDA_LAUNCHES = {"torch_layernorm_bwd": 2, "torch_cross_entropy_loss": 1,
+                 "torch_causal_lm_loss": 1, "torch_kl_div": 1}
 # (the CUDA kernels of these programs run in the PTX emulator in
 # test_emulator.py: bench/make_artifacts.py MLIR_TEST_PROGRAMS)
 
@@ -187,35 +189,53 @@ def test_demo_runs_and_checks_the_transformer_block():
     assert r.stdout.rstrip().endswith("demo passed")
 
 
+def _temps(cuda, counts):
+    """Bytes of `counts` (a launch's read or written, by buffer) in temporaries."""
+    return sum(n for b, n in counts.items() if cuda.plan.buffers[b].kind == "temp")
+
+
+def _finishes_in_last_block(cuda, rows_n):
+    """The loss's mean runs in the last block of the row kernel (one launch,
+    an atomic counter): the row kernel's blocks write their rows' terms,
+    at most two 4-byte values a row (the term and whether its label
+    counts), and the last block to end reads them back and writes the
+    loss."""
+    (launch,) = cuda.emulator.last_stats
+    (line,) = cuda.report.launches
+    assert "then its last block to end runs group g1" in line, line
+    assert [b.kind for b in cuda.plan.buffers].count("counter") == 1
+    terms = _temps(cuda, launch["written"])
+    assert 0 < terms <= 2 * 4 * rows_n and _temps(cuda, launch["read"]) == terms
+    assert launch["written"][len(cuda.plan.inputs)] == 4  # the loss
+    return launch
+
+
 def test_torch_cross_entropy_reads_the_logits_once_on_cuda():
     # torch's cross_entropy gathers the label's entry of a whole log_softmax
     # (x - max - log(sum(exp(x - max)))): the gather recomputes it from x
     # and the two row values inside the row kernel (a value per row, joined
     # once the row group has grown), so the row kernel writes each row's
-    # loss term and whether its label counts, and the mean's kernel reads
-    # those alone, not the logits.
-    ins, (rows, loss), _ = _emulated_on_cuda("torch_cross_entropy_loss", atol=2e-6)
-    rows_n = ins[0].shape[0]
-    assert rows["read"][0] == ins[0].nbytes
-    assert sum(rows["written"].values()) <= 2 * 4 * rows_n  # term, kept
-    assert 0 not in loss["read"]                              # no logit
-    assert sum(loss["read"].values()) == sum(rows["written"].values())
+    # loss term and whether its label counts, and the mean (its last block
+    # to end) reads those alone, not the logits again.
+    ins, _, cuda = _emulated_on_cuda("torch_cross_entropy_loss", atol=2e-6)
+    launch = _finishes_in_last_block(cuda, ins[0].shape[0])
+    assert launch["read"][0] == ins[0].nbytes
 
 
 def test_torch_causal_lm_loss_reads_the_shifted_logits_in_place_on_cuda():
     # logits [2, 9, 1003]: the row kernel reads the 2 x 8 rows that predict
     # a next token, each once, straight from the logits' buffer (the last
     # position's row is never read, and nothing is copied), and each
-    # label but the first of a sequence; the mean's kernel reads only the
-    # row kernel's terms and counts.
-    ins, (rows, loss), cuda = _emulated_on_cuda("torch_causal_lm_loss", atol=2e-6)
+    # label but the first of a sequence; its last block to end takes the
+    # mean of the terms.
+    ins, _, cuda = _emulated_on_cuda("torch_causal_lm_loss", atol=2e-6)
     logits, labels = ins
     b, t, v = logits.shape
-    assert rows["read"] == {0: b * (t - 1) * v * 4, 1: b * (t - 1) * 8}, rows["read"]
+    launch = _finishes_in_last_block(cuda, b * (t - 1))
+    assert {k: n for k, n in launch["read"].items() if k < 2} == \
+        {0: b * (t - 1) * v * 4, 1: b * (t - 1) * 8}, launch["read"]
     # (loads: each row once, then the label's logit again)
-    assert rows["load"]["by_buffer"][0] == b * (t - 1) * (v + 1) * 4
-    assert sum(rows["written"].values()) <= 2 * 4 * b * (t - 1)  # term, kept
-    assert sum(loss["read"].values()) == sum(rows["written"].values())
+    assert launch["load"]["by_buffer"][0] == b * (t - 1) * (v + 1) * 4
     assert cuda.plan.steps[0].grid[0] == b * (t - 1)  # a block per row
     assert "memref.subview" in cuda.stages["codegen"]
 
@@ -223,13 +243,25 @@ def test_torch_causal_lm_loss_reads_the_shifted_logits_in_place_on_cuda():
 def test_torch_kl_div_never_writes_the_pointwise_terms_on_cuda():
     # The full sum of p * (log p - log q) after two row-wise log-softmaxes:
     # the row kernel reads p and q once and writes one partial sum per row
-    # (not the [16, 64] terms); the second kernel reads those 16 values.
-    ins, (rows, total), cuda = _emulated_on_cuda("torch_kl_div", atol=2e-6)
+    # (not the [16, 64] terms); its last block to end reads those 16 values
+    # back and adds them up.
+    ins, (launch,), cuda = _emulated_on_cuda("torch_kl_div", atol=2e-6)
     assert any("fusion-split-full-reductions" in d for d in cuda.report.groups[0].decisions)
-    assert rows["read"] == {0: ins[0].nbytes, 1: ins[1].nbytes}
-    assert sum(rows["written"].values()) == 4 * ins[0].shape[0]
-    assert sum(total["read"].values()) == 4 * ins[0].shape[0]
+    assert {k: n for k, n in launch["read"].items() if k < 2} == \
+        {0: ins[0].nbytes, 1: ins[1].nbytes}
+    assert _temps(cuda, launch["written"]) == _temps(cuda, launch["read"]) == \
+        4 * ins[0].shape[0]
+    assert "then its last block to end runs group g1" in cuda.report.launches[0]
 
+
+def test_finishing_kernels_apart_with_row_last_block_false():
+    # row_last_block=False: the loss's mean is a kernel of its own again, and
+    # both forms agree with PyTorch in the emulator
+    text, data = _exported("torch_cross_entropy_loss")
+    apart = kfuse.compile(text, target="cuda", row_last_block=False)
+    assert len(apart.plan.steps) == 2 and "counter" not in [b.kind for b in apart.plan.buffers]
+    ins = [data[f"in{i}"] for i in range(len(apart.inputs))]
+    np.testing.assert_allclose(apart.emulate(*ins), data["expected0"], rtol=1e-5, atol=2e-6)
 
 
 def test_torch_group_norm_reads_x_once_on_cuda():
