@@ -33,7 +33,12 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "l2norm_prime",
               # a bias gradient over a prime count of rows: slices of rows
               # and a shorter tail (`__notail`: unsplit, 64 blocks)
-              "colsum_prime"])
+              "colsum_prime",
+              # a causal language model's mean loss over logits [8, 1025,
+              # 32000]: rows of logits[:, :-1] read in place (a reshape of a
+              # view), the mean in the row kernel's last block (`__split2`:
+              # the mean a kernel of its own)
+              "lm_loss"])
 
 
 def _xent_text(rows, cols):
@@ -228,6 +233,7 @@ def programs(rows=None):
     progs["group_norm_silu_b1"] = _group_norm_text(
         *((1, 320, 128, 128) if rows is None else (1, 64, 14, 14)), 32)
     progs["softmax_xent_v50257"] = _xent_text(r(1280), 50257)  # 257 MB of logits
+    progs["lm_loss"] = _lm_loss_text(*((8, 1025) if rows is None else (2, 3)), 32000)
     p = kb.Program("l2_normalize")
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -276,6 +282,44 @@ def _layernorm_bwd(x, dy, w):
     return dx, (dy * xhat).sum(0), dy.sum(0)
 
 
+def _lm_loss_text(batch, positions, vocab):
+    """A causal language model's mean cross-entropy: logits [batch, positions,
+    vocab] predict the next token, so logits[:, :-1] and labels[:, 1:],
+    each flattened over (batch, position), as torch writes it (the per-row
+    terms as in softmax_xent.mlir, then their mean)."""
+    rows = batch * (positions - 1)
+    text = _xent_text(rows, vocab)
+    head = (f"func.func @xent(%x: tensor<{rows}x{vocab}xf32>, %labels: tensor<{rows}xi64>) "
+            f"-> tensor<{rows}xf32> {{")
+    assert head in text
+    L, B = f"{batch}x{positions}x{vocab}xf32", f"{batch}x{positions}xi64"
+    S, SB = f"{batch}x{positions - 1}x{vocab}xf32", f"{batch}x{positions - 1}xi64"
+    text = text.replace(head, f"""func.func @lm_loss(%lg: tensor<{L}>, %lb: tensor<{B}>) -> tensor<f32> {{
+  %xs = tensor.extract_slice %lg[0, 0, 0] [{batch}, {positions - 1}, {vocab}] [1, 1, 1] : tensor<{L}> to tensor<{S}>
+  %x = tensor.collapse_shape %xs [[0, 1], [2]] : tensor<{S}> into tensor<{rows}x{vocab}xf32>
+  %ls = tensor.extract_slice %lb[0, 1] [{batch}, {positions - 1}] [1, 1] : tensor<{B}> to tensor<{SB}>
+  %labels = tensor.collapse_shape %ls [[0, 1]] : tensor<{SB}> into tensor<{rows}xi64>""")
+    ret = f"  return %loss : tensor<{rows}xf32>"
+    assert ret in text
+    return text.replace(ret, f"""  %e0 = tensor.empty() : tensor<f32>
+  %z0 = arith.constant 0.0 : f32
+  %f0 = linalg.fill ins(%z0 : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %t = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}}
+      ins(%loss : tensor<{rows}xf32>) outs(%f0 : tensor<f32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %q = arith.addf %a, %acc : f32
+    linalg.yield %q : f32
+  }} -> tensor<f32>
+  %n = arith.constant {float(rows)!r} : f32
+  %mean = linalg.generic {{indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}}
+      ins(%t : tensor<f32>) outs(%e0 : tensor<f32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.divf %a, %n : f32
+    linalg.yield %q : f32
+  }} -> tensor<f32>
+  return %mean : tensor<f32>""")
+
+
 def torch_reference(name):
     import torch
     import torch.nn.functional as F
@@ -288,6 +332,8 @@ def torch_reference(name):
         "softmax": lambda x: torch.softmax(x, dim=-1),
         "softmax_xent": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         "softmax_xent_v50257": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
+        "lm_loss": lambda x, labels: F.cross_entropy(x[:, :-1].reshape(-1, x.shape[-1]),
+                                                     labels[:, 1:].reshape(-1)),
         "l2_normalize": lambda x: x / torch.sqrt((x * x).sum()),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),

@@ -1351,7 +1351,12 @@ def test_suite_workload_moves_each_byte_once(workload):
     # (x / |x|: the sum of squares split into slices, then a kernel over the
     # same slices stores y: x read twice too)
     reads = 2 if workload in ("bn_train_nhwc", "l2_normalize") else 1
-    assert reads <= asked / buffers[main].nbytes <= reads * 1.03, (workload, asked)
+    # (a causal language model's loss reads the logits of every position
+    # but the last: logits[:, :-1], in place)
+    needed = buffers[main].nbytes
+    if workload == "lm_loss":
+        needed = needed * (buffers[main].shape[1] - 1) // buffers[main].shape[1]
+    assert reads <= asked / needed <= reads * 1.03, (workload, asked)
     for b, spec in enumerate(buffers):
         if spec.kind == "output":
             assert sum(s["store"]["by_buffer"].get(b, 0) for s in stats) == spec.nbytes
