@@ -578,7 +578,9 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
             previous ? getConstantIntValue(previous.getBlockSizeX())
                            .value_or(0)
                      : 0;
+        // (not after clusters: their blocks' last block cannot run it)
         bool finish = rowLastBlock && previousThreads > 0 &&
+                      !previous.hasClusterSize() &&
                       finishesRows(generics, previous);
         if (finish)
           options.exactThreads = previousThreads;
