@@ -483,11 +483,15 @@ static bool finishesRows(ArrayRef<linalg::GenericOp> generics,
   });
 }
 
-/// The gpu.launch ops of `f`.
-static llvm::SmallPtrSet<Operation *, 8> launchesOf(Operation *f) {
-  llvm::SmallPtrSet<Operation *, 8> all;
-  f->walk([&](gpu::LaunchOp l) { all.insert(l); });
-  return all;
+/// The gpu.launch ops of `f` that are not in `known`.
+static SmallVector<gpu::LaunchOp>
+launchesBut(Operation *f, const llvm::SmallPtrSetImpl<Operation *> &known) {
+  SmallVector<gpu::LaunchOp> found;
+  f->walk([&](gpu::LaunchOp l) {
+    if (!known.contains(l))
+      found.push_back(l);
+  });
+  return found;
 }
 
 struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
@@ -584,15 +588,13 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
                       finishesRows(generics, previous);
         if (finish)
           options.exactThreads = previousThreads;
-        llvm::SmallPtrSet<Operation *, 8> before =
-            launchesOf(getOperation());
+        llvm::SmallPtrSet<Operation *, 8> before;
+        for (gpu::LaunchOp l : launchesBut(getOperation(), before))
+          before.insert(l);
         if (failed(emitRowKernel(generics, name.getValue(), options)))
           return signalPassFailure();
-        SmallVector<gpu::LaunchOp> emitted;
-        getOperation().walk([&](gpu::LaunchOp l) {
-          if (!before.contains(l))
-            emitted.push_back(l);
-        });
+        SmallVector<gpu::LaunchOp> emitted =
+            launchesBut(getOperation(), before);
         if (finish && emitted.size() == 1 &&
             getConstantIntValue(emitted[0].getBlockSizeX()) ==
                 std::optional<int64_t>(previousThreads) &&

@@ -177,10 +177,11 @@ def FoldCopies : Pass<"fusion-fold-copies", "::mlir::func::FuncOp"> {
     indices goes), and integer arithmetic the ranges reduce to one loop
     index or a constant is that index or constant (`(t + 8 * b) mod 8` is
     `t` for `t < 8`: a reader over a reshape's loops linearizes its old
-    index, which a gather through the same reshape delinearizes). A gather at positions affine in the loop indices that
-    are loop indices and constants on the gathered tensor, or on the source
-    of its views (a [4, 4] view of a [16] tensor read at (i floordiv 4,
-    i mod 4) is the tensor read at i), is an input read through that map.
+    index, which a gather through the same reshape delinearizes). A
+    gather at positions affine in the loop indices that are loop indices
+    and constants on the gathered tensor, or on the source of its views
+    (a [4, 4] view of a [16] tensor read at (i floordiv 4, i mod 4) is
+    the tensor read at i), is an input read through that map.
     A constant integer tensor whose elements are `b + a * ((p floordiv q)
     mod m)` of their position along one dimension (torch-mlir's index
     tensors: group norm's `c floordiv C/G`, aranges) is computed from
@@ -211,9 +212,8 @@ def HoistReshapes : Pass<"fusion-hoist-reshapes", "::mlir::func::FuncOp"> {
     elementwise `linalg.generic` whose operands all use the identity map
     (and, for a collapse, whose body does not read `linalg.index`) is
     rewritten as the generic over the reshaped space on reshaped inputs.
-    Repeated, this moves
-    reshapes to the program's inputs and constants (free views), so the
-    elementwise ops on both sides of a `view` fuse. Producers with
+    Repeated, this moves reshapes to the program's inputs and constants
+    (free views), so the elementwise ops on both sides of a `view` fuse. Producers with
     broadcasts, transposes or several uses keep their reshape, which then
     separates two groups.
 
