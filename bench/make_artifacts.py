@@ -343,7 +343,7 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_instance_norm.mlir", "torch/torch_conv_transpose_roll.mlir",
     "torch/torch_stack_mul.mlir", "torch/torch_group_norm_silu.mlir",
     "torch/torch_group_norm_b1.mlir", "sliced_rows.mlir",
-    "torch/torch_causal_lm_loss.mlir",
+    "torch/torch_causal_lm_loss.mlir", "torch/torch_masked_mean_pool.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 
@@ -359,10 +359,15 @@ def mlir_test_program(entry):
 
 
 def mlir_inputs(cpu, rng):
-    """Inputs for a compiled MLIR test program: labels in range, floats normal."""
-    return [rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
-            if s.dtype.name == "i64" else rng.standard_normal(s.shape).astype(np.float32)
-            for s in cpu.inputs]
+    """Inputs for a compiled MLIR test program: labels in range, masks about
+    60% true, floats normal."""
+    def one(s):
+        if s.dtype.name == "i64":
+            return rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
+        if s.dtype.name == "i1":
+            return rng.random(s.shape) < 0.6
+        return rng.standard_normal(s.shape).astype(np.float32)
+    return [one(s) for s in cpu.inputs]
 
 
 def occupancy_programs():

@@ -372,3 +372,61 @@ def random_view_program(seed: int):
         r = max(1, min(r, (R - r0 + rs - 1) // rs))
     text, ref = _view_text(kind, R, C, r0, c0, r, c, rs, dt, batch)
     return text, ((batch, R, C) if batch else (R, C)), dt, ref, kind
+
+
+def random_pooling_program(seed: int):
+    """A weighted or masked pooling over one axis of x [B, S, H] (or
+    [B, H, S]): a reduction of x * m over S beside a reduction of m alone
+    (the count or total), read broadcast by an epilogue over (B, H), as
+    fusion-lift-broadcast-reductions recomputes it. m is a mask [B, S] of
+    zeros and ones, weights [B, S], or weights [S] (their total a reduction
+    over every loop); the reductions are sums, maxima or minima; a
+    row-space op (a clamp, a shift) may come between the count and its
+    reader. One in five programs reads a second tensor for the count (left
+    alone: its loads would be new) or returns the count too. Returns (the
+    Program, its f32 inputs, the float64 numpy reference of its outputs,
+    whether the lift applies)."""
+    rng = np.random.default_rng(seed)
+    B = int(rng.choice([1, 3, 8])); S = int(rng.choice([5, 37, 64, 300]))
+    H = int(rng.choice([4, 33, 96, 256]))
+    middle = rng.random() < 0.5            # x [B, S, H]; else [B, H, S]
+    ax = 1 if middle else 2
+    xs = (B, S, H) if middle else (B, H, S)
+    kind = str(rng.choice(["mask", "weights", "weights1d"]))
+    ms = (1 if kind == "weights1d" else B,) + ((S, 1) if middle else (1, S))
+    k_num = str(rng.choice(["sum", "max"]))
+    k_den = str(rng.choice(["sum", "max", "min"]))
+    comb = str(rng.choice(["div", "sub", "mul_exp"]))
+    rowop = str(rng.choice(["none", "clamp", "shift"]))
+    spoil = str(rng.choice(["none", "other", "returned"], p=[0.8, 0.1, 0.1]))
+    axis = None if kind == "weights1d" else ax
+
+    def pooled(lib, x, m, m2):
+        # (the program, on builder tensors with lib = kb or on numpy arrays
+        # with lib = np)
+        num = getattr(x * m, k_num)(axis=ax)
+        den = getattr(m2, k_den)(axis=axis)
+        if rowop == "clamp":
+            den = lib.maximum(den, 1.0)
+        elif rowop == "shift":
+            den = den + 0.5
+        y = {"div": lambda: num / (den + 3.0), "sub": lambda: num - den,
+             "mul_exp": lambda: num * lib.exp(den * 0.01)}[comb]()
+        return (y, den) if spoil == "returned" else (y,)
+
+    p = kb.Program(f"pooling_{seed}")
+    x = p.input("x", xs, "f32")
+    m = p.input("m", ms, "f32")
+    m2 = p.input("m2", ms, "f32") if spoil == "other" else m
+    for out, name in zip(pooled(kb, x, m, m2), ("y", "den")):
+        p.output(out, name=name)
+
+    X = rng.standard_normal(xs).astype(np.float32)
+    M = ((rng.random(ms) < 0.6) if kind == "mask" else rng.random(ms)).astype(np.float32)
+    M2 = rng.random(ms).astype(np.float32)
+    inputs = [X, M] + ([M2] if spoil == "other" else [])
+
+    def ref(X, M, M2=None):
+        X, M = X.astype(np.float64), M.astype(np.float64)
+        return pooled(np, X, M, M if M2 is None else M2.astype(np.float64))
+    return p, inputs, ref, spoil == "none"

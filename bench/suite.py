@@ -38,7 +38,11 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # 32000]: rows of logits[:, :-1] read in place (a reshape of a
               # view), the mean in the row kernel's last block (`__split2`:
               # the mean a kernel of its own)
-              "lm_loss"])
+              "lm_loss",
+              # a sentence embedding's masked mean over [64, 512, 1024] with
+              # a boolean mask [64, 512] (torch-mlir's export): the count
+              # recomputed beside the sum, one kernel
+              "masked_mean_pool"])
 
 
 def _xent_text(rows, cols):
@@ -234,6 +238,8 @@ def programs(rows=None):
         *((1, 320, 128, 128) if rows is None else (1, 64, 14, 14)), 32)
     progs["softmax_xent_v50257"] = _xent_text(r(1280), 50257)  # 257 MB of logits
     progs["lm_loss"] = _lm_loss_text(*((8, 1025) if rows is None else (2, 3)), 32000)
+    progs["masked_mean_pool"] = _masked_mean_pool_text(
+        *((64, 512, 1024) if rows is None else (2, 64, 1024)))
     p = kb.Program("l2_normalize")
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -280,6 +286,24 @@ def _layernorm_bwd(x, dy, w):
     g = dy * w
     dx = rstd * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
     return dx, (dy * xhat).sum(0), dy.sum(0)
+
+
+def _masked_mean_pool_text(batch, positions, width):
+    """(x * m[..., None]).sum(1) / m.sum(1, keepdim=True).clamp(min=1) for a
+    boolean mask m, as torch-mlir exports it (the test program
+    test/python/programs/torch/torch_masked_mean_pool.mlir at another size)."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "python",
+                        "programs", "torch", "torch_masked_mean_pool.mlir")
+    with open(path) as f:
+        text = f.read()
+    import re
+    dims = {"4": batch, "50": positions, "96": width, "1": 1}
+    # (every static shape of the text: tensor<AxBx...xT> and output_shape)
+    text = re.sub(r"tensor<((?:\d+x)+)", lambda m: "tensor<" + "".join(
+        f"{dims[d]}x" for d in m.group(1).split("x")[:-1]), text)
+    text = text.replace("output_shape [4, 50, 1]", f"output_shape [{batch}, {positions}, 1]")
+    return text.replace("@torch_masked_mean_pool", "@masked_mean_pool")
 
 
 def _lm_loss_text(batch, positions, vocab):
@@ -334,6 +358,8 @@ def torch_reference(name):
         "softmax_xent_v50257": lambda x, labels: F.cross_entropy(x, labels, reduction="none"),
         "lm_loss": lambda x, labels: F.cross_entropy(x[:, :-1].reshape(-1, x.shape[-1]),
                                                      labels[:, 1:].reshape(-1)),
+        "masked_mean_pool": lambda x, m: (x * m.to(x.dtype)[..., None]).sum(1) / m.to(
+            x.dtype).sum(1, keepdim=True).clamp(min=1),
         "l2_normalize": lambda x: x / torch.sqrt((x * x).sum()),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
@@ -356,13 +382,16 @@ def torch_reference(name):
 
 def torch_inputs(exe, device="cuda"):
     """Random torch inputs for a loaded program (kfuse.runtime.load): f32 normal
-    values; i64 inputs are class labels below the first input's last dimension."""
+    values; i64 inputs are class labels below the first input's last dimension,
+    i1 inputs masks."""
     import torch
     ins = []
     for spec in exe.plan.inputs:
         if spec.dtype.name == "i64":
             ins.append(torch.randint(0, exe.plan.inputs[0].shape[-1], spec.shape,
                                      device=device))
+        elif spec.dtype.name == "i1":  # (a mask, about 60% true)
+            ins.append(torch.rand(spec.shape, device=device) < 0.6)
         else:
             ins.append(torch.randn(spec.shape, dtype=torch.float32, device=device))
     return ins

@@ -396,16 +396,7 @@ static bool isRowEpilogueUse(OpOperand &use) {
       producer.getIndexingMapMatchingResult(cast<OpResult>(use.get()));
   AffineMap read = consumer.getMatchingIndexingMap(&use);
   // Both maps must be (d0, ..., d(rows-1)): the leading loops, in order.
-  auto leading = [&](AffineMap map) {
-    if (map.getNumResults() != rows)
-      return false;
-    for (auto [i, e] : llvm::enumerate(map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(e);
-      if (!dim || dim.getPosition() != i)
-        return false;
-    }
-    return true;
-  };
+  auto leading = [&](AffineMap map) { return isLeadingLoopsMap(map, rows); };
   if (!leading(produced) || consumer.getNumLoops() < rows)
     return false;
   if (isColumnReduction(consumer) && !isColumnReduction(producer)) {
@@ -583,8 +574,17 @@ void FormFusionGroupsPass::runOnOperation() {
     unfusedUses.push_back(&use);
   };
   // Edges refused only because their merged group would not run over one
-  // row space.
-  SmallVector<OpOperand *> rowRefused;
+  // row space, or because the producer's value, over another space, was
+  // also read outside the merged group.
+  SmallVector<OpOperand *> rowRefused, outsideRefused;
+  // Whether a member of `side` has a user outside `merged`.
+  auto usedOutside = [&](ArrayRef<Operation *> side,
+                         const llvm::DenseSet<Operation *> &merged) {
+    return llvm::any_of(side, [&](Operation *m) {
+      return llvm::any_of(usersInBlock(block, m),
+                          [&](Operation *u) { return !merged.contains(u); });
+    });
+  };
   auto membersOf = [&](Operation *op) {
     SmallVector<Operation *> members;
     if (!classes.contains(op))
@@ -680,11 +680,8 @@ void FormFusionGroupsPass::runOnOperation() {
                                "over one row space")});
           continue;
         }
-      } else if (!sameDomain && llvm::any_of(producerSide, [&](Operation *m) {
-                   return llvm::any_of(
-                       usersInBlock(block, m),
-                       [&](Operation *u) { return !merged.contains(u); });
-                 })) {
+      } else if (!sameDomain && usedOutside(producerSide, merged)) {
+        outsideRefused.push_back(&use);
         refuse(use,
             {consumer,
              edgeReason(use, "stays unfused: its producer runs over another "
@@ -729,19 +726,26 @@ void FormFusionGroupsPass::runOnOperation() {
   // 1a. An edge into a row group refused because the consumer alone ran over
   // another space may be legal once the consumer's group has grown (a
   // per-(n, g, c) scale in group norm runs over neither the rows nor the
-  // full space, until the epilogue it is inlined into has joined it):
-  // refused edges are tried again until nothing changes.
+  // full space, until the epilogue it is inlined into has joined it); so
+  // may an edge from a producer over another space whose other readers
+  // joined the consumer's group later (a mask's floats, read by x * m and
+  // by the count beside it): refused edges are tried again until nothing
+  // changes.
   for (bool changed = !noFusion; changed;) {
     changed = false;
-    for (OpOperand *use : rowRefused) {
+    for (OpOperand *use : llvm::concat<OpOperand *>(rowRefused,
+                                                    outsideRefused)) {
       Operation *producer = use->get().getDefiningOp();
       Operation *consumer = use->getOwner();
       if (classes.isEquivalent(producer, consumer))
         continue;
       llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
       std::optional<bool> rowwise = rowCompatible(merged);
-      if (!rowwise || !*rowwise ||
-          reachesThroughOutside(block, merged, merged, membersOf))
+      if (rowwise ? !*rowwise
+                  : usedOutside(membersOf(producer), merged) ||
+                        llvm::is_contained(rowRefused, use))
+        continue;
+      if (reachesThroughOutside(block, merged, merged, membersOf))
         continue;
       classes.unionSets(producer, consumer);
       changed = true;

@@ -371,6 +371,38 @@ def SplitFullReductions : Pass<"fusion-split-full-reductions", "::mlir::func::Fu
                            "::mlir::arith::ArithDialect"];
 }
 
+def LiftBroadcastReductions : Pass<"fusion-lift-broadcast-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Recomputes a reduction on finer rows where it is read broadcast beside one over them";
+  let description = [{
+    A masked mean over a middle axis, `sum_s x[b, s, h] m[b, s] /
+    max(sum_s m[b, s], 1)`, divides a reduction over rows (b, h) by one over
+    rows (b): two row spaces, two kernels, and the mask's values written by
+    one and read by the other. This pass recomputes the count for every
+    (b, h), where its loads are the numerator's own loads of m[b, s].
+
+    A reduction R (rows P, columns C, its accumulator a fill, its body free
+    of linalg.index and gathers) is lifted when every use of its value,
+    followed through elementwise ops over P that read it at the same point,
+    is an input of an op whose parallel loops P' extend P and that reads it
+    through distinct loops of P' (the same ones in every such op), and when
+    a row reduction T over P' and columns of C's extents, which is
+    one of those readers or is read by one, reads each tensor R reads at the
+    same points (directly or through elementwise producers whose results
+    are permutations): the lifted R then loads nothing T does not. R becomes
+    a reduction over (P', C) of elementwise copies of its inputs laid out
+    like the input T reads through a permutation, so both reductions read
+    their columns along the same loops; the elementwise ops between R and
+    its readers run over P', and the readers read the results at their own
+    points. fusion-form-groups then puts them in T's group, whose report
+    says what was recomputed (fusion.note).
+
+    The plan pipeline runs this pass unless fusion or recomputation is
+    turned off (no-fusion, recompute=never).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp"> {
   let summary = "Passes boolean tensors across the function boundary as i8";
   let description = [{

@@ -239,14 +239,18 @@ void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
   // Boolean tensors cross the boundary as bytes (fusion-widen-bool-tensors);
   // full reductions of row-wise values reduce row by row first
   // (fusion-split-full-reductions) so that their rows join the row group;
-  // then the groups (fusion-form-groups).
+  // reductions read broadcast beside a reduction over finer rows are
+  // recomputed on those rows (fusion-lift-broadcast-reductions, unless
+  // fusion or recomputation is off); then the groups (fusion-form-groups).
+  bool lift = !o.noFusion && o.recompute != "never";
   addPipeline(pm,
               llvm::formatv("func.func(fusion-widen-bool-tensors,"
-                            "fusion-split-full-reductions,"
+                            "fusion-split-full-reductions,{2}"
                             "fusion-form-groups{{recompute={0} no-fusion={1}},"
                             "fusion-widen-bool-results),"
                             "canonicalize,cse",
-                            o.recompute.getValue(), o.noFusion.getValue())
+                            o.recompute.getValue(), o.noFusion.getValue(),
+                            lift ? "fusion-lift-broadcast-reductions," : "")
                   .str());
 }
 

@@ -101,6 +101,35 @@ using kfuse::RowKernelOptions;
 
 namespace {
 
+/// Whether `g` reads an input through every loop (each element once).
+bool streamsAnInput(linalg::GenericOp g);
+
+/// Whether reduction `g` of a group needs the contraction kernel (a thread
+/// per output point): it reuses inputs across rows
+/// (kfuse::needsContractionKernel) and no reduction of the group over the
+/// same loops streams an input (reads it through every loop). A count
+/// recomputed for every row beside a sum that streams x, sum_s m[b, s] next
+/// to sum_s x[b, s, h] m[b, s] (fusion-lift-broadcast-reductions), reads only
+/// elements that the sum loads too: the group's rows are still rows.
+bool streamsAnInput(linalg::GenericOp g) {
+  return llvm::any_of(g.getDpsInputOperands(), [&](OpOperand *in) {
+    AffineMap map = g.getMatchingIndexingMap(in);
+    return isa<ShapedType>(in->get().getType()) &&
+           map.getNumResults() == g.getNumLoops() && map.isPermutation();
+  });
+}
+
+bool contractionIn(linalg::GenericOp g, ArrayRef<linalg::GenericOp> generics) {
+  if (g.getNumReductionLoops() == 0 || !kfuse::needsContractionKernel(g))
+    return false;
+  return !llvm::any_of(generics, [&](linalg::GenericOp other) {
+    return other != g && other.getNumReductionLoops() > 0 &&
+           other.getStaticLoopRanges() == g.getStaticLoopRanges() &&
+           other.getIteratorTypesArray() == g.getIteratorTypesArray() &&
+           !kfuse::needsContractionKernel(other) && streamsAnInput(other);
+  });
+}
+
 /// The associative combiner of a reduction body `acc' = acc (op) f(inputs)`.
 struct Combiner {
   gpu::AllReduceOperation kind;
@@ -350,9 +379,8 @@ public:
         sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
         exactThreads(options.exactThreads), packRows(options.packRows),
         contraction(llvm::any_of(generics,
-                                 [](linalg::GenericOp g) {
-                                   return g.getNumReductionLoops() > 0 &&
-                                          kfuse::needsContractionKernel(g);
+                                 [&](linalg::GenericOp g) {
+                                   return contractionIn(g, generics);
                                  })),
         perThread(threadPerRow || contraction ||
                   llvm::any_of(generics, [](linalg::GenericOp g) {
@@ -4186,9 +4214,11 @@ static bool contiguousAlongRows(ArrayRef<linalg::GenericOp> generics) {
       bool readsColumns = false, readsRows = false;
       for (unsigned d = 0; d < isColumn.size(); ++d)
         (isColumn[d] ? readsColumns : readsRows) |= map.isFunctionOfDim(d);
-      // (a vector broadcast along the rows, v in sum(x[k, m] * v[k], k):
-      // the threads of a warp all read one element)
-      if (!readsColumns || !readsRows)
+      // (a vector broadcast along the rows, v in sum(x[k, m] * v[k], k),
+      // or along the innermost row loop, a mask m in sum(x[b, s, h] *
+      // m[b, s], s): consecutive threads, on consecutive innermost rows,
+      // read one element)
+      if (!readsColumns || !readsRows || !map.isFunctionOfDim(innerRow))
         continue;
       auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
       if (!last || last.getPosition() != innerRow)
@@ -4508,7 +4538,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   for (linalg::GenericOp red : reductions)
     if ((!alongRows && (red.getNumReductionLoops() != 1 ||
                         !kfuse::reductionsTrail(red))) ||
-        kfuse::needsContractionKernel(red) ||
+        contractionIn(red, generics) ||
         red.getStaticLoopRanges() != loops ||
         red.getIteratorTypesArray() != iters || !findCombiner(red))
       return std::nullopt;
@@ -5807,8 +5837,8 @@ splitMergedRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
 static std::optional<MergedLoops>
 mergeColumnsForVectors(ArrayRef<linalg::GenericOp> generics, bool alongRows,
                        bool shiftChunks) {
-  if (alongRows || llvm::any_of(generics, [](linalg::GenericOp g) {
-        return kfuse::needsContractionKernel(g);
+  if (alongRows || llvm::any_of(generics, [&](linalg::GenericOp g) {
+        return contractionIn(g, generics);
       }))
     return std::nullopt;
   linalg::GenericOp first = firstReduction(generics);
@@ -6017,10 +6047,13 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName,
                                    const RowKernelOptions &options) {
+  // (a reduction that streams no input, a count recomputed for every row
+  // beside a column sum, reads along whichever loops its siblings do)
   if (llvm::any_of(generics, sumsColumns) &&
-      llvm::any_of(generics, [](linalg::GenericOp g) {
+      llvm::any_of(generics, [&](linalg::GenericOp g) {
         return g.getNumReductionLoops() > 0 && kfuse::reductionsTrail(g) &&
-               !sumsColumns(g) && !kfuse::needsContractionKernel(g);
+               !sumsColumns(g) && streamsAnInput(g) &&
+               !contractionIn(g, generics);
       }))
     return emitWithColumnSums(generics, kernelName, options);
   bool alongRows = contiguousAlongRows(generics);

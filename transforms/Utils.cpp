@@ -94,6 +94,17 @@ bool kfuse::needsContractionKernel(linalg::GenericOp generic) {
   return !streams;
 }
 
+bool kfuse::isLeadingLoopsMap(AffineMap map, unsigned n) {
+  if (map.getNumResults() != n)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || dim.getPosition() != i)
+      return false;
+  }
+  return true;
+}
+
 SmallVector<int64_t> kfuse::parallelExtents(linalg::GenericOp generic) {
   SmallVector<int64_t> extents;
   for (auto [range, it] : llvm::zip(generic.getStaticLoopRanges(),

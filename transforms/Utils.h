@@ -63,6 +63,10 @@ bool isContractionGeneric(mlir::Operation *op);
 /// input, as a contraction, a thread per output.
 bool needsContractionKernel(mlir::linalg::GenericOp generic);
 
+/// Whether `map`'s results are (d0, ..., d(n-1)): the first n loops, in
+/// order (how a row value is written, and read along the rows).
+bool isLeadingLoopsMap(mlir::AffineMap map, unsigned n);
+
 /// Static extents of the parallel loops, in loop order (the output space).
 llvm::SmallVector<int64_t> parallelExtents(mlir::linalg::GenericOp generic);
 

@@ -1336,6 +1336,7 @@ def test_suite_workload_moves_each_byte_once(workload):
     f = kfuse.compile(programs(rows=rows)[workload], target="cuda", chip="sm_90")
     rng = _case_rng(workload)
     ins = [rng.integers(0, 32000, s.shape).astype(np.int64) if s.dtype.name == "i64"
+           else rng.random(s.shape) < 0.6 if s.dtype.name == "i1"
            else rng.standard_normal(s.shape).astype(np.float32) for s in f.plan.inputs]
     f.emulate(*ins)
     stats = f.emulator.last_stats

@@ -83,6 +83,11 @@ EXPECTED = {
     # element reduces row by row inside the rows' group first, then a
     # second group adds up the 16 row sums
     "torch_kl_div": (2, ["reduction", "reduction"]),
+    # a masked mean over the middle axis: the count of kept positions (rows
+    # b) is recomputed for every (b, h) beside the sum of x * m (rows
+    # (b, h)) from the same mask loads, so one kernel (were two, the mask's
+    # floats written by the first)
+    "torch_masked_mean_pool": (1, ["reduction"]),
     # lerp's 0-d weight and a bias correction 1 - 0.9^step of a 0-d step:
     # the arithmetic on 0-d tensors runs in the elementwise kernel (it was a
     # kernel of its own)
@@ -252,6 +257,20 @@ def test_torch_kl_div_never_writes_the_pointwise_terms_on_cuda():
     assert _temps(cuda, launch["written"]) == _temps(cuda, launch["read"]) == \
         4 * ins[0].shape[0]
     assert "then its last block to end runs group g1" in cuda.report.launches[0]
+
+
+def test_torch_masked_mean_pool_reads_x_and_the_mask_once_on_cuda():
+    # x [4, 50, 96], a boolean mask [4, 50] (the last sequence masked out:
+    # its count clamps to 1, its mean is 0): one launch reads x and the
+    # mask's bytes once and writes the means; the count is folded from the
+    # loads of the sum, and nothing passes between kernels.
+    ins, (launch,), cuda = _emulated_on_cuda("torch_masked_mean_pool", atol=2e-6)
+    x, mask = ins
+    assert any("fusion-lift-broadcast-reductions" in d
+               for d in cuda.report.groups[0].decisions)
+    assert launch["read"] == {0: x.nbytes, 1: mask.nbytes}, launch["read"]
+    assert launch["written"] == {2: 4 * x.shape[0] * x.shape[2]}
+    assert len(cuda.plan.steps) == 1
 
 
 def test_finishing_kernels_apart_with_row_last_block_false():

@@ -169,6 +169,14 @@ class KLDivLoss(torch.nn.Module):
         return torch.nn.functional.kl_div(torch.log_softmax(q, -1), torch.log_softmax(p, -1),
                                           reduction="batchmean", log_target=True)
 
+class MaskedMeanPool(torch.nn.Module):
+    """A sentence embedding: the mean of the token vectors a boolean mask
+    keeps (a sum over the middle axis), each row's count clamped to 1 (a
+    row the mask keeps nothing of gives zeros)."""
+    def forward(self, x, mask):
+        m = mask.to(x.dtype)
+        return (x * m[..., None]).sum(1) / m.sum(1, keepdim=True).clamp(min=1)
+
 class ScalarWeights(torch.nn.Module):
     """torch.lerp with a 0-d weight, divided by a bias correction of a 0-d
     step count (arithmetic on 0-d tensors, as optimizers and schedules do)."""
@@ -237,6 +245,10 @@ cases = {
     "torch_causal_lm_loss": (CausalLMLoss(), (torch.randn(2, 9, 1003) * 2,
                                               torch.randint(0, 1003, (2, 9)))),
     "torch_kl_div": (KLDivLoss(), (torch.randn(16, 64), torch.randn(16, 64))),
+    # (the last sequence masked out entirely)
+    "torch_masked_mean_pool": (MaskedMeanPool(), (torch.randn(4, 50, 96),
+                                                  torch.rand(4, 50) < torch.tensor(
+                                                      [[0.7], [0.3], [1.0], [0.0]]))),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
     "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
