@@ -411,7 +411,10 @@ def WidenBoolTensors : Pass<"fusion-widen-bool-tensors", "::mlir::func::FuncOp">
     `tensor<...xi1>` argument and result of the function to `tensor<...xi8>`
     and converts at the boundary with elementwise generics (`arith.trunci`
     in, `arith.extui` out), which fusion then folds into the neighbouring
-    groups.
+    groups. Gathers of an argument (`tensor.extract`, what a slice of a
+    boolean argument becomes), directly or through reshapes only gathers
+    read, read its bytes and narrow each element they read: a gather reads
+    memory, so a narrowed tensor would be written for it first.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

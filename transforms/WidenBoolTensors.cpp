@@ -44,6 +44,39 @@ Value convert(OpBuilder &b, Location loc, Value input, Type element) {
       .getResult(0);
 }
 
+/// Whether `v` is read only by gathers (tensor.extract, in the bodies of
+/// the generics a slice of a boolean argument became), directly or through
+/// reshapes.
+bool onlyGathered(Value v) {
+  return llvm::all_of(v.getUsers(), [](Operation *user) {
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      return onlyGathered(user->getResult(0));
+    return isa<tensor::ExtractOp>(user);
+  });
+}
+
+/// `v`, a boolean tensor now holding bytes (its type changed to i8), read
+/// only by gathers and reshapes: the reshapes produce bytes too, and each
+/// gather reads a byte and narrows it where it reads.
+void gatherBytes(OpBuilder &b, Value v) {
+  Type i1 = b.getI1Type();
+  for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(user)) {
+      b.setInsertionPointAfter(extract);
+      auto narrowed = arith::TruncIOp::create(b, extract.getLoc(), i1,
+                                              extract.getResult());
+      extract.getResult().replaceAllUsesExcept(narrowed, narrowed);
+      extract.getResult().setType(b.getI8Type());
+      continue;
+    }
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      continue; // (the narrowing of a boolean argument's other readers)
+    Value reshaped = user->getResult(0);
+    reshaped.setType(withElement(reshaped.getType(), b.getI8Type()));
+    gatherBytes(b, reshaped);
+  }
+}
+
 struct WidenBoolTensorsPass
     : kfuse::impl::WidenBoolTensorsBase<WidenBoolTensorsPass> {
   void runOnOperation() override {
@@ -53,13 +86,31 @@ struct WidenBoolTensorsPass
     OpBuilder b(func.getContext());
     Type i8 = b.getI8Type(), i1 = b.getI1Type();
     Block &entry = func.getBody().front();
-    b.setInsertionPointToStart(&entry);
     for (BlockArgument arg : entry.getArguments()) {
       if (!isBoolTensor(arg.getType()))
         continue;
       arg.setType(withElement(arg.getType(), i8));
-      Value narrowed = convert<arith::TruncIOp>(b, func.getLoc(), arg, i1);
-      arg.replaceAllUsesExcept(narrowed, narrowed.getDefiningOp());
+      // Gathers (and reshapes only gathers read) read the bytes themselves:
+      // a boolean slice is then read in place by the kernel evaluating it,
+      // not narrowed into a tensor of its own first, which a gather could
+      // only read from memory.
+      SmallVector<OpOperand *> others;
+      for (OpOperand &use : arg.getUses()) {
+        Operation *user = use.getOwner();
+        bool gathers =
+            isa<tensor::ExtractOp>(user) ||
+            (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
+             onlyGathered(user->getResult(0)));
+        if (!gathers)
+          others.push_back(&use);
+      }
+      b.setInsertionPointToStart(&entry);
+      Value narrowed;
+      if (!others.empty())
+        narrowed = convert<arith::TruncIOp>(b, func.getLoc(), arg, i1);
+      for (OpOperand *use : others)
+        use->set(narrowed);
+      gatherBytes(b, arg);
     }
     func.walk([&](func::ReturnOp ret) {
       b.setInsertionPoint(ret);

@@ -88,6 +88,10 @@ EXPECTED = {
     # (b, h)) from the same mask loads, so one kernel (were two, the mask's
     # floats written by the first)
     "torch_masked_mean_pool": (1, ["reduction"]),
+    # slices x[:, 1:] and mask[:, 1:] of a float and a boolean argument: the
+    # mask's slice is a gather reading the argument's bytes, so one kernel
+    # (was two: the booleans narrowed into a tensor of their own first)
+    "torch_masked_slice_sum": (1, ["reduction"]),
     # lerp's 0-d weight and a bias correction 1 - 0.9^step of a 0-d step:
     # the arithmetic on 0-d tensors runs in the elementwise kernel (it was a
     # kernel of its own)

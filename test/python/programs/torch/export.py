@@ -177,6 +177,12 @@ class MaskedMeanPool(torch.nn.Module):
         m = mask.to(x.dtype)
         return (x * m[..., None]).sum(1) / m.sum(1, keepdim=True).clamp(min=1)
 
+class MaskedSliceSum(torch.nn.Module):
+    """Per-sequence sums over every position but the first (a BOS token),
+    kept by a boolean mask: slices of a float and of a boolean tensor."""
+    def forward(self, x, mask):
+        return (x[:, 1:] * mask[:, 1:]).sum(-1)
+
 class ScalarWeights(torch.nn.Module):
     """torch.lerp with a 0-d weight, divided by a bias correction of a 0-d
     step count (arithmetic on 0-d tensors, as optimizers and schedules do)."""
@@ -249,6 +255,7 @@ cases = {
     "torch_masked_mean_pool": (MaskedMeanPool(), (torch.randn(4, 50, 96),
                                                   torch.rand(4, 50) < torch.tensor(
                                                       [[0.7], [0.3], [1.0], [0.0]]))),
+    "torch_masked_slice_sum": (MaskedSliceSum(), (torch.randn(8, 65), torch.rand(8, 65) < 0.5)),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
     "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
