@@ -88,6 +88,9 @@ EXPECTED = {
     # (b, h)) from the same mask loads, so one kernel (were two, the mask's
     # floats written by the first)
     "torch_masked_mean_pool": (1, ["reduction"]),
+    # sentence-transformers' mean pooling (the int64 mask expanded over the
+    # hidden size first): one kernel, a thread per (b, h) at large sizes
+    "torch_sentence_mean_pool": (1, ["reduction"]),
     # slices x[:, 1:] and mask[:, 1:] of a float and a boolean argument: the
     # mask's slice is a gather reading the argument's bytes, so one kernel
     # (was two: the booleans narrowed into a tensor of their own first)

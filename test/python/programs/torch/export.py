@@ -177,6 +177,14 @@ class MaskedMeanPool(torch.nn.Module):
         m = mask.to(x.dtype)
         return (x * m[..., None]).sum(1) / m.sum(1, keepdim=True).clamp(min=1)
 
+class SentenceMeanPool(torch.nn.Module):
+    """sentence-transformers' mean pooling: an int64 attention mask expanded
+    over the hidden size, so the count is summed for every (b, h) already."""
+    def forward(self, token_embeddings, attention_mask):
+        expanded = attention_mask.unsqueeze(-1).expand(token_embeddings.size()).float()
+        summed = torch.sum(token_embeddings * expanded, 1)
+        return summed / torch.clamp(expanded.sum(1), min=1e-9)
+
 class MaskedSliceSum(torch.nn.Module):
     """Per-sequence sums over every position but the first (a BOS token),
     kept by a boolean mask: slices of a float and of a boolean tensor."""
@@ -255,6 +263,8 @@ cases = {
     "torch_masked_mean_pool": (MaskedMeanPool(), (torch.randn(4, 50, 96),
                                                   torch.rand(4, 50) < torch.tensor(
                                                       [[0.7], [0.3], [1.0], [0.0]]))),
+    "torch_sentence_mean_pool": (SentenceMeanPool(), (torch.randn(4, 50, 96),
+                                                      (torch.rand(4, 50) < 0.7).long())),
     "torch_masked_slice_sum": (MaskedSliceSum(), (torch.randn(8, 65), torch.rand(8, 65) < 0.5)),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
