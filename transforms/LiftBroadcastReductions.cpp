@@ -17,9 +17,11 @@
 //    parallel loops) that reads it broadcast: through a map that picks
 //    distinct loops of P' for P (the same for every such op);
 //  - a row reduction T over rows P' and columns of C's extents meets those
-//    ops (it is one of them, or they read its value), and reads every tensor
-//    R reads at the same points, directly or through elementwise producers:
-//    the lifted R loads nothing T does not load already.
+//    ops (it is one of them, or they read its value, perhaps through
+//    elementwise ops over P' such as an f16 sum's truncation), and reads
+//    every tensor R reads at the same points, directly or through
+//    elementwise producers: the lifted R loads nothing T does not load
+//    already.
 // R becomes a reduction over (P', C) of copies of its inputs laid out like
 // the input T streams (so that the two reductions agree on which loops are
 // contiguous), the elementwise ops between it and its readers run over P',
@@ -206,18 +208,7 @@ struct LiftBroadcastReductionsPass
           kfuse::parallelExtents(host) != lift.fine ||
           reductionExtents(host) != cols)
         continue;
-      // (a reader that is not the host reads its result at its own rows, as
-      // an epilogue does)
-      bool meets = readers.contains(host) ||
-                   llvm::any_of(host->getUses(), [&](OpOperand &use) {
-                     auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
-                     return reader && readers.contains(reader) &&
-                            reader.isDpsInput(&use) &&
-                            kfuse::isLeadingLoopsMap(
-                                reader.getMatchingIndexingMap(&use),
-                                lift.fine.size());
-                   });
-      if (!meets)
+      if (!readers.contains(host) && !meets(host, readers, lift.fine))
         continue;
       OpOperand *streamed = nullptr;
       for (OpOperand *in : host.getDpsInputOperands())
@@ -234,6 +225,34 @@ struct LiftBroadcastReductionsPass
       return lift;
     }
     return std::nullopt;
+  }
+
+  /// Whether a reader reads `host`'s result at its own rows, as an epilogue
+  /// does, directly or through elementwise ops over the rows that read it at
+  /// the same point (an f16 sum's truncation from its f32 accumulator).
+  static bool meets(linalg::GenericOp host,
+                    const llvm::DenseSet<Operation *> &readers,
+                    ArrayRef<int64_t> fine) {
+    SmallVector<Value> work{host->getResult(0)};
+    for (unsigned steps = 0; !work.empty() && steps < 16; ++steps) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+        if (!reader || !reader.isDpsInput(&use))
+          continue;
+        AffineMap read = reader.getMatchingIndexingMap(&use);
+        if (readers.contains(reader) &&
+            kfuse::isLeadingLoopsMap(read, fine.size()))
+          return true;
+        if (kfuse::isElementwiseGeneric(reader) && read.isIdentity() &&
+            reader.getStaticLoopRanges() == fine &&
+            reader.getNumResults() == 1 &&
+            reader.getIndexingMapMatchingResult(reader->getResult(0))
+                .isIdentity())
+          work.push_back(reader->getResult(0));
+      }
+    }
+    return false;
   }
 
   /// The map from the lifted reduction's loops (fine rows, then columns) to

@@ -386,9 +386,11 @@ def LiftBroadcastReductions : Pass<"fusion-lift-broadcast-reductions", "::mlir::
     is an input of an op whose parallel loops P' extend P and that reads it
     through distinct loops of P' (the same ones in every such op), and when
     a row reduction T over P' and columns of C's extents, which is
-    one of those readers or is read by one, reads each tensor R reads at the
-    same points (directly or through elementwise producers whose results
-    are permutations): the lifted R then loads nothing T does not. R becomes
+    one of those readers or is read by one at its rows (directly or through
+    elementwise ops over P', an f16 sum's truncation), reads each tensor R
+    reads at the same points (directly or through elementwise producers
+    whose results are permutations): the lifted R then loads nothing T does
+    not. R becomes
     a reduction over (P', C) of elementwise copies of its inputs laid out
     like the input T reads through a permutation, so both reductions read
     their columns along the same loops; the elementwise ops between R and

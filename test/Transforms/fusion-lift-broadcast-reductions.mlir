@@ -146,6 +146,75 @@ func.func @weighted_mean(%x: tensor<4x48x64xf32>, %wt: tensor<48xf32>) -> tensor
 
 // -----
 
+// f16: both sums accumulate in f32 and are truncated to f16 before the
+// division reads them; the division still meets the sum beside the count
+// (through the truncation), so the count is lifted.
+#x = affine_map<(b, s, h) -> (b, s, h)>
+#m = affine_map<(b, s, h) -> (b, s)>
+#xr = affine_map<(b, h, s) -> (b, s, h)>
+#o = affine_map<(b, h, s) -> (b, h)>
+#bs = affine_map<(b, s) -> (b, s)>
+#b = affine_map<(b, s) -> (b)>
+#bh = affine_map<(b, h) -> (b, h)>
+#bh_b = affine_map<(b, h) -> (b)>
+#one = affine_map<(b) -> (b)>
+// CHECK-LABEL: func.func @masked_mean_f16
+// CHECK: fusion.note = "recomputes a reduction over (48) for each of the 256 rows (4, 64)
+// PLAN-LABEL: func.func @masked_mean_f16
+// PLAN: fusion.group "g0" "reduction"
+// PLAN-NOT: fusion.group
+func.func @masked_mean_f16(%x: tensor<4x48x64xf16>, %mask: tensor<4x48xf16>) -> tensor<4x64xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<4x48x64xf16>
+  %xm = linalg.generic {indexing_maps = [#x, #m, #x], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mask : tensor<4x48x64xf16>, tensor<4x48xf16>) outs(%e3 : tensor<4x48x64xf16>) {
+  ^bb0(%a: f16, %w: f16, %o: f16):
+    %p = arith.mulf %a, %w : f16
+    linalg.yield %p : f16
+  } -> tensor<4x48x64xf16>
+  %e = tensor.empty() : tensor<4x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %sum = linalg.generic {indexing_maps = [#xr, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xm : tensor<4x48x64xf16>) outs(%f : tensor<4x64xf32>) {
+  ^bb0(%a: f16, %acc: f32):
+    %w = arith.extf %a : f16 to f32
+    %s = arith.addf %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4x64xf32>
+  %eh = tensor.empty() : tensor<4x64xf16>
+  %sumh = linalg.generic {indexing_maps = [#bh, #bh], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<4x64xf32>) outs(%eh : tensor<4x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4x64xf16>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %cnt = linalg.generic {indexing_maps = [#bs, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%mask : tensor<4x48xf16>) outs(%f1 : tensor<4xf32>) {
+  ^bb0(%a: f16, %acc: f32):
+    %w = arith.extf %a : f16 to f32
+    %s = arith.addf %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e1h = tensor.empty() : tensor<4xf16>
+  %cnth = linalg.generic {indexing_maps = [#one, #one], iterator_types = ["parallel"]}
+      ins(%cnt : tensor<4xf32>) outs(%e1h : tensor<4xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4xf16>
+  %y = linalg.generic {indexing_maps = [#bh, #bh_b, #bh], iterator_types = ["parallel", "parallel"]}
+      ins(%sumh, %cnth : tensor<4x64xf16>, tensor<4xf16>) outs(%eh : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %c: f16, %o: f16):
+    %d = arith.divf %a, %c : f16
+    linalg.yield %d : f16
+  } -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
+
+// -----
+
 // Left alone: the count is also a result (it is needed over its own rows),
 // the sum beside it does not read the mask (the lifted count would load
 // what nothing else does), no reduction over (b, h) is beside it, and the
