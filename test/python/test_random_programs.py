@@ -177,3 +177,25 @@ def test_random_pooling_program(seed):
     assert lifted == lifts
     if lifts:
         assert cuda.report.after.kernels == 1
+
+
+@pytest.mark.parametrize("seed", range(0, 12, 4))
+def test_random_pooling_program_under_every_planning_option(seed):
+    # no fusion, never/always recompute and strict numerics compute the same
+    # values on both targets; recompute=never lifts no reduction
+    from random_programs import random_pooling_program
+    prog, ins, ref, lifts, tol = random_pooling_program(seed)
+    want = ref(*ins)
+    for opts in (dict(fuse=False), dict(recompute="never"), dict(recompute="always"),
+                 dict(numerics="strict")):
+        cpu = kfuse.compile(prog, target="cpu", **opts)
+        cuda = kfuse.compile(prog, target="cuda", chip="sm_90", **opts)
+        for got in (cpu(*ins), cuda.emulate(*ins)):
+            got = got if isinstance(got, tuple) else (got,)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(np.asarray(g, np.float64), w, rtol=tol,
+                                           atol=tol * (1 + np.abs(w).max()), err_msg=str(opts))
+        lifted = any("fusion-lift-broadcast-reductions" in d
+                     for g in cuda.report.groups for d in g.decisions)
+        assert lifted == (lifts and opts in (dict(recompute="always"),
+                                             dict(numerics="strict"))), opts
