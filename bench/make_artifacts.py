@@ -466,6 +466,27 @@ def _streaming_hints(src: str, dst: str, loads: bool):
         fh.write(new)
 
 
+def _min_blocks(src: str, dst: str, blocks: int):
+    """An experiment, not a compiler feature: the program of `src` with each
+    kernel asking ptxas for `blocks` resident blocks an SM (.minnctapersm),
+    which caps its registers: layernorm's 40 registers a thread (3 blocks of
+    512 an SM) become 32 with 8 bytes spilled (4 blocks), cross-entropy's 49
+    become 40 with 16 (3 blocks, not 2). Written beside the workload as
+    `name__mncN`, to time before codegen sets nvvm.minctasm itself."""
+    import shutil
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    path = os.path.join(dst, "kernels.ptx")
+    with open(path) as fh:
+        ptx = fh.read()
+    new = re.sub(r"(?m)^(\.maxntid \d+, \d+, \d+)$",
+                 lambda m: f"{m.group(1)}\n.minnctapersm {blocks}", ptx)
+    if new == ptx or ".minnctapersm" in ptx:
+        raise SystemExit(f"{src}: no .maxntid to add .minnctapersm after")
+    with open(path, "w") as fh:
+        fh.write(new)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -593,6 +614,10 @@ def main():
                                               "softmax_w32768"):
                 _streaming_hints(d, f"{d}__stcs", loads=False)
                 _streaming_hints(d, f"{d}__cs", loads=True)
+            # (register caps with few bytes spilled, per ptxas -v on sm_90)
+            blocks = {"layernorm": 4, "softmax_xent": 3, "lm_loss": 3}.get(name)
+            if args.row_variants and blocks:
+                _min_blocks(d, f"{d}__mnc{blocks}", blocks)
         from kfuse.runtime.ptx import cluster_shapes
         for prog, cluster, opts in occupancy_programs():
             f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
