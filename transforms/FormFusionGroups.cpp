@@ -436,6 +436,36 @@ static bool isRowEpilogueUse(OpOperand &use) {
          ArrayRef<int64_t>(consumerLoops).take_front(rows);
 }
 
+/// True if `use`, an input of a contraction, is produced by an elementwise
+/// generic cheap enough to evaluate at every read (a contraction reads each
+/// input element many times): used by that contraction alone (and in no
+/// group yet: an epilogue of a row group stays there), at most four
+/// arith ops, one input read through all its loops (the tensor the
+/// contraction then reads in its place) and otherwise broadcasts and
+/// scalars. torch's scaled_dot_product_attention scales q and k so.
+static bool isCheapPrologue(OpOperand &use) {
+  auto producer = use.get().getDefiningOp<linalg::GenericOp>();
+  if (!producer || !isElementwiseGeneric(producer) ||
+      producer.getNumResults() != 1 || producer->hasAttr(kMaterializeAttr) ||
+      !llvm::all_of(producer->getUsers(),
+                    [&](Operation *u) { return u == use.getOwner(); }) ||
+      !linalg::areElementwiseOpsFusable(&use))
+    return false;
+  unsigned full = 0;
+  for (OpOperand *in : producer.getDpsInputOperands())
+    if (isa<ShapedType>(in->get().getType()) &&
+        producer.getMatchingIndexingMap(in).getNumResults() ==
+            producer.getNumLoops())
+      ++full;
+  unsigned ops = 0;
+  for (Operation &op : producer.getBody()->without_terminator()) {
+    if (op.getDialect()->getNamespace() != "arith")
+      return false;
+    ++ops;
+  }
+  return full <= 1 && ops <= 4;
+}
+
 /// The init operand of contraction `consumer` when it is produced by an
 /// elementwise generic (not a fill, which is cloned anyway) used only there,
 /// running over the contraction's output space and read at the same point.
@@ -577,6 +607,8 @@ void FormFusionGroupsPass::runOnOperation() {
   // row space, or because the producer's value, over another space, was
   // also read outside the merged group.
   SmallVector<OpOperand *> rowRefused, outsideRefused;
+  // Cheap producers recomputed inside contractions (isCheapPrologue).
+  SmallVector<std::pair<Operation *, std::string>> prologues;
   // Whether a member of `side` has a user outside `merged`.
   auto usedOutside = [&](ArrayRef<Operation *> side,
                          const llvm::DenseSet<Operation *> &merged) {
@@ -624,6 +656,19 @@ void FormFusionGroupsPass::runOnOperation() {
              edgeReason(use, "stays unfused: its producer carries the "
                              "fusion.materialize directive")});
         continue;
+      }
+      if (isContractionGeneric(consumer) && isCheapPrologue(use) &&
+          membersOf(producer).size() == 1) {
+        llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
+        if (!reachesThroughOutside(block, merged, merged, membersOf)) {
+          classes.unionSets(producer, consumer);
+          prologues.push_back(
+              {consumer,
+               edgeReason(use, "is computed where the contraction reads it, "
+                               "not written: a few arithmetic ops on one "
+                               "input (attention's scaled q or k)")});
+          continue;
+        }
       }
       if (isContractionGeneric(consumer)) {
         refuse(use,
@@ -895,8 +940,8 @@ void FormFusionGroupsPass::runOnOperation() {
     clusterOf[op] = c;
     clusters[c].ops.insert(op);
   }
-  for (auto &[op, reason] :
-       llvm::concat<std::pair<Operation *, std::string>>(unfused, horizontal))
+  for (auto &[op, reason] : llvm::concat<std::pair<Operation *, std::string>>(
+           unfused, horizontal, prologues))
     clusters[clusterOf[op]].decisions.push_back(reason);
   // 3. Producers needed by several groups: recompute or materialize (never
   // recompute when fusion is off: a clone would fuse the producer anyway).

@@ -26,7 +26,15 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
     norm's per-(n, g, k) scale, inlined into the epilogue over
     (n, g, k, p). Producers are merged into consumers in program order;
     edges refused because the merged group would not run over one row
-    space are tried again once their consumers' groups have grown.
+    space, or because a producer over another space was also read outside
+    the merged group, are tried again once their consumers' groups have
+    grown.
+
+    Contractions (matmuls, convolutions) take elementwise epilogues over
+    their output space. Of their input producers only one read by that
+    contraction alone, of at most four arith ops on one input read through
+    all its loops (broadcasts and scalars besides), joins: it is computed
+    where the contraction reads it (attention's scaled q and k).
 
     A producer whose value is also needed by another group is either
     materialized (yielded once, read back by the other group) or recomputed

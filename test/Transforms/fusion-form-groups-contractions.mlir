@@ -131,9 +131,10 @@ func.func @conv_bias_relu(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %b
 
 // Negative: exp(a) feeds the matmul. A contraction reads each element of
 // its inputs many times (each of a's elements once per column of the
-// result), so its producers stay outside: exp is a group of its own, whose
-// value is materialized. Cloning exp into the contraction group is not legal
-// either, even under recompute=always.
+// result), so its producers stay outside unless a few arith ops on one input
+// make them (see @scaled_inputs): exp is a group of its own, whose value is
+// materialized. Cloning exp into the contraction group is not legal either,
+// even under recompute=always.
 // CHECK-LABEL: func.func @producer_of_input
 // CHECK-SAME: (%[[A:[^:]*]]: tensor<64x32xf32>, %[[B:[^:]*]]: tensor<32x128xf32>)
 // CHECK-NEXT: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[A]] : tensor<64x32xf32>) attributes {decisions = ["materializes result #0 of op 0 of group 'g0' for group 'g1': recomputing is not legal here"]} {
@@ -167,6 +168,71 @@ func.func @producer_of_input(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> t
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
   %m = linalg.matmul ins(%x, %b : tensor<64x32xf32>, tensor<32x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
   return %m : tensor<64x128xf32>
+}
+
+// q * 0.125 and k * 0.125 feed q @ k (torch's scaled_dot_product_attention
+// scales both so): a multiply of one input by a constant is computed where
+// the contraction reads it, so the scaled tensors are never written. One
+// group reads q and k.
+// CHECK-LABEL: func.func @scaled_inputs
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<64x32xf32>, %[[K:[^:]*]]: tensor<32x128xf32>)
+// CHECK-NEXT: %[[G:.*]] = fusion.group "g0" "contraction" ins(%[[Q]], %[[K]] : tensor<64x32xf32>, tensor<32x128xf32>) attributes {decisions = ["operand #0 is computed where the contraction reads it, not written: a few arithmetic ops on one input (attention's scaled q or k)", "operand #1 is computed where the contraction reads it, not written: a few arithmetic ops on one input (attention's scaled q or k)"]} {
+// CHECK-NOT: fusion.group
+// CHECK: return %[[G]]
+func.func @scaled_inputs(%q: tensor<64x32xf32>, %k: tensor<32x128xf32>) -> tensor<64x128xf32> {
+  %s = arith.constant 0.125 : f32
+  %eq = tensor.empty() : tensor<64x32xf32>
+  %qs = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<64x32xf32>) outs(%eq : tensor<64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.mulf %in, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<64x32xf32>
+  %ek = tensor.empty() : tensor<32x128xf32>
+  %ks = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%k : tensor<32x128xf32>) outs(%ek : tensor<32x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.mulf %in, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<32x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %m = linalg.matmul ins(%qs, %ks : tensor<64x32xf32>, tensor<32x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %m : tensor<64x128xf32>
+}
+
+// Negative: a + c reads two tensors through all its loops (the contraction
+// would read both many times), and q * 0.125 is also a result: both stay
+// outside the contraction (one elementwise group computes both, as they
+// read a in common).
+// CHECK-LABEL: func.func @not_prologues
+// CHECK: fusion.group "g0" "elementwise"
+// CHECK: fusion.group "{{g1|g2}}" "contraction" {{.*}}"operand #0 stays unfused: producers stay outside contraction groups
+// CHECK: fusion.group "{{g1|g2}}" "contraction" {{.*}}"operand #0 stays unfused: producers stay outside contraction groups
+// CHECK: return
+func.func @not_prologues(%a: tensor<64x32xf32>, %c: tensor<64x32xf32>, %b: tensor<32x128xf32>)
+    -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>) {
+  %s = arith.constant 0.125 : f32
+  %ea = tensor.empty() : tensor<64x32xf32>
+  %ac = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %c : tensor<64x32xf32>, tensor<64x32xf32>) outs(%ea : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %v = arith.addf %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<64x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %m1 = linalg.matmul ins(%ac, %b : tensor<64x32xf32>, tensor<32x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %as = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<64x32xf32>) outs(%ea : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %v = arith.mulf %x, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<64x32xf32>
+  %m2 = linalg.matmul ins(%as, %b : tensor<64x32xf32>, tensor<32x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %m1, %m2, %as : tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>
 }
 
 // Negative: a row sum of the matmul's result runs over [16, 64] with a

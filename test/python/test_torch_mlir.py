@@ -47,12 +47,12 @@ EXPECTED = {
     # proj+bias+residual reading a@v's heads transposed back in place
     "torch_mha": (5, ["contraction", "contraction", "reduction", "contraction",
                       "contraction"]),
-    # scaled_dot_product_attention(is_causal=True): q and k scaled | q@k^T
-    # with the causal mask (iota comparisons) | the safe softmax (torch.max
-    # whose unread indices are dropped; an "all scores masked" andi
-    # reduction over booleans) | a@v
-    "torch_sdpa_causal": (5, ["elementwise", "elementwise", "contraction",
-                              "reduction", "contraction"]),
+    # scaled_dot_product_attention(is_causal=True): q@k^T reading q and k
+    # scaled where it reads them (were two kernels writing them scaled) with
+    # the causal mask (iota comparisons) | the safe softmax (torch.max whose
+    # unread indices are dropped; an "all scores masked" andi reduction over
+    # booleans) | a@v
+    "torch_sdpa_causal": (3, ["contraction", "reduction", "contraction"]),
     # greedy decoding: softmax, then torch.max with indices (the maximum and
     # its column from one generic, split into one-result reductions): one
     # row kernel returns the tokens (i64) and their probabilities
