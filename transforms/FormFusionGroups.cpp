@@ -786,9 +786,11 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
       std::optional<bool> rowwise = rowCompatible(merged);
+      // (with row reductions: one row space; without: a row-space refusal
+      // stands, and a producer over another space must be read inside)
       if (rowwise ? !*rowwise
-                  : usedOutside(membersOf(producer), merged) ||
-                        llvm::is_contained(rowRefused, use))
+                  : llvm::is_contained(rowRefused, use) ||
+                        usedOutside(membersOf(producer), merged))
         continue;
       if (reachesThroughOutside(block, merged, merged, membersOf))
         continue;

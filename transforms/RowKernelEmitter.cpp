@@ -102,15 +102,6 @@ using kfuse::RowKernelOptions;
 namespace {
 
 /// Whether `g` reads an input through every loop (each element once).
-bool streamsAnInput(linalg::GenericOp g);
-
-/// Whether reduction `g` of a group needs the contraction kernel (a thread
-/// per output point): it reuses inputs across rows
-/// (kfuse::needsContractionKernel) and no reduction of the group over the
-/// same loops streams an input (reads it through every loop). A count
-/// recomputed for every row beside a sum that streams x, sum_s m[b, s] next
-/// to sum_s x[b, s, h] m[b, s] (fusion-lift-broadcast-reductions), reads only
-/// elements that the sum loads too: the group's rows are still rows.
 bool streamsAnInput(linalg::GenericOp g) {
   return llvm::any_of(g.getDpsInputOperands(), [&](OpOperand *in) {
     AffineMap map = g.getMatchingIndexingMap(in);
@@ -119,6 +110,13 @@ bool streamsAnInput(linalg::GenericOp g) {
   });
 }
 
+/// Whether reduction `g` of a group needs the contraction kernel (a thread
+/// per output point): it reuses inputs across rows
+/// (kfuse::needsContractionKernel) and no reduction of the group over the
+/// same loops streams an input. A count recomputed for every row beside a
+/// sum that streams x, sum_s m[b, s] next to sum_s x[b, s, h] m[b, s]
+/// (fusion-lift-broadcast-reductions), reads only elements that the sum
+/// loads too: the group's rows are still rows.
 bool contractionIn(linalg::GenericOp g, ArrayRef<linalg::GenericOp> generics) {
   if (g.getNumReductionLoops() == 0 || !kfuse::needsContractionKernel(g))
     return false;
