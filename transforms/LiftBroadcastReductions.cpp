@@ -89,14 +89,13 @@ int64_t product(ArrayRef<int64_t> shape) {
 
 /// What lifting reduction `red` needs: the elementwise ops between it and its
 /// readers, the readers' uses, the finer rows and where the old rows are
-/// among them, and the reduction that reads its inputs already.
+/// among them, and how the reduction beside it streams its input.
 struct Lift {
   linalg::GenericOp red;
   SmallVector<linalg::GenericOp> rowOps;   // over the old rows, block order
   SmallVector<OpOperand *> readerUses;     // broadcast reads of their values
   SmallVector<int64_t> fine;               // the finer rows' extents
   SmallVector<unsigned> embed;             // old row i is fine row embed[i]
-  linalg::GenericOp host;                  // the reduction over (fine, cols)
   AffineMap streamed;                      // host's map of its streamed input
   ShapedType streamedType;
 };
@@ -219,7 +218,6 @@ struct LiftBroadcastReductionsPass
         }
       if (!streamed || !readsAlready(host, lift))
         continue;
-      lift.host = host;
       lift.streamed = host.getMatchingIndexingMap(streamed);
       lift.streamedType = cast<ShapedType>(streamed->get().getType());
       return lift;
