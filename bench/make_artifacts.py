@@ -345,6 +345,7 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_group_norm_b1.mlir", "sliced_rows.mlir",
     "torch/torch_causal_lm_loss.mlir", "torch/torch_masked_mean_pool.mlir",
     "torch/torch_masked_slice_sum.mlir", "torch/torch_sentence_mean_pool.mlir",
+    "torch/torch_bert_embeddings.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 
@@ -359,16 +360,28 @@ def mlir_test_program(entry):
         return "mlir_" + os.path.basename(entry)[:-5], fh.read()
 
 
-def mlir_inputs(cpu, rng):
+def mlir_inputs(cpu, rng, entry=None):
     """Inputs for a compiled MLIR test program: labels in range, masks about
-    60% true, floats normal."""
-    def one(s):
+    60% true, floats normal. The integer inputs of a program exported from
+    PyTorch (`entry` of MLIR_TEST_PROGRAMS) are the ones it was exported
+    with: ids index tables of their own sizes (BERT's token types, two)."""
+    recorded = {}
+    if entry and entry.startswith("torch/"):
+        npz = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                           "python", "programs", entry[:-5] + ".npz")
+        with np.load(npz) as data:
+            recorded = {i: data[f"in{i}"] for i in range(len(cpu.inputs))
+                        if f"in{i}" in data.files}
+
+    def one(i, s):
         if s.dtype.name == "i64":
+            if i in recorded and recorded[i].shape == tuple(s.shape):
+                return recorded[i].astype(np.int64)
             return rng.integers(0, cpu.inputs[0].shape[-1], s.shape).astype(np.int64)
         if s.dtype.name == "i1":
             return rng.random(s.shape) < 0.6
         return rng.standard_normal(s.shape).astype(np.float32)
-    return [one(s) for s in cpu.inputs]
+    return [one(i, s) for i, s in enumerate(cpu.inputs)]
 
 
 def occupancy_programs():
@@ -633,7 +646,7 @@ def main():
         if test_opts and not _has_row_kernel(f):
             continue
         f.save(d)
-        ins = mlir_inputs(cpu, rng)
+        ins = mlir_inputs(cpu, rng, entry)
         exps = cpu(*ins)
         exps = exps if isinstance(exps, tuple) else (exps,)
         arrays = {f"in{i}": a for i, a in enumerate(ins)}

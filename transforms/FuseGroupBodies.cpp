@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "fusion-fuse-group-bodies"
@@ -141,6 +142,189 @@ LogicalResult alignLoops(fusion::GroupOp group) {
   return success();
 }
 
+/// Row groups: an elementwise op over fewer loops than the reduction that
+/// reads it, through a broadcast (BERT's position embeddings, gathered over
+/// (position, hidden) and added over (batch, position, hidden)), which
+/// elementwise fusion left alone because its own result alone gives one of
+/// its loops an extent (see the fusion control below). The row kernel runs
+/// ops over the rows or over the rows x columns only: the op is recomputed
+/// over the loops of each reader instead, its linalg.index ops and its
+/// inputs' maps renamed onto those loops, and the reader reads that copy at
+/// each point. (A value the kernel evaluates where it reads it costs no
+/// memory traffic either way.) Ops over the rows or the full space, and ops
+/// whose result leaves the group, stay.
+bool broadcastLowerRankOps(fusion::GroupOp group) {
+  SmallVector<SmallVector<int64_t>> kept;
+  for (Operation &op : group.getBodyBlock())
+    if (auto g = dyn_cast<linalg::GenericOp>(op);
+        g && g.getNumReductionLoops() > 0) {
+      SmallVector<int64_t> rows;
+      for (auto [range, it] :
+           llvm::zip(g.getStaticLoopRanges(), g.getIteratorTypesArray()))
+        if (it == utils::IteratorType::parallel)
+          rows.push_back(range);
+      kept.push_back(rows);
+      kept.push_back(g.getStaticLoopRanges());
+    }
+  if (kept.empty())
+    return false;
+  SmallVector<linalg::GenericOp> candidates;
+  for (Operation &op : group.getBodyBlock()) {
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (!g || g.getNumReductionLoops() > 0 || g.getNumResults() != 1 ||
+        llvm::is_contained(kept, g.getStaticLoopRanges()) ||
+        !g.getIndexingMapsArray().back().isPermutation() ||
+        g.payloadUsesValueFromOperand(g.getDpsInitOperand(0)) ||
+        g.getResult(0).use_empty())
+      continue;
+    bool ok = llvm::all_of(g.getResult(0).getUses(), [&](OpOperand &use) {
+      auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (!reader || !reader.isDpsInput(&use))
+        return false;
+      AffineMap map = reader.getMatchingIndexingMap(&use);
+      return map.isProjectedPermutation() && !map.isPermutation();
+    });
+    if (ok)
+      candidates.push_back(g);
+  }
+  IRRewriter rewriter(group.getContext());
+  for (linalg::GenericOp g : candidates) {
+    AffineMap toTensor = inversePermutation(g.getIndexingMapsArray().back());
+    // One copy for the readers over the same loops reading g the same way
+    // (a layer norm's mean, variance and output).
+    SmallVector<std::tuple<SmallVector<int64_t>, AffineMap, Value>> copies;
+    for (OpOperand &use : llvm::make_early_inc_range(g.getResult(0).getUses())) {
+      auto reader = cast<linalg::GenericOp>(use.getOwner());
+      // The reader's loops -> g's loops.
+      AffineMap loops = toTensor.compose(reader.getMatchingIndexingMap(&use));
+      unsigned n = reader.getNumLoops();
+      auto identity = AffineMap::getMultiDimIdentityMap(n, g.getContext());
+      auto readAsCopy = [&](Value copy) {
+        rewriter.modifyOpInPlace(reader, [&] {
+          SmallVector<AffineMap> readerMaps = reader.getIndexingMapsArray();
+          readerMaps[use.getOperandNumber()] = identity;
+          use.set(copy);
+          reader.setIndexingMapsAttr(
+              rewriter.getAffineMapArrayAttr(readerMaps));
+        });
+      };
+      SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
+      auto found = llvm::find_if(copies, [&](auto &c) {
+        return std::get<0>(c) == ranges && std::get<1>(c) == loops;
+      });
+      if (found != copies.end()) {
+        readAsCopy(std::get<2>(*found));
+        continue;
+      }
+      SmallVector<AffineMap> maps;
+      for (OpOperand *in : g.getDpsInputOperands())
+        maps.push_back(g.getMatchingIndexingMap(in).compose(loops));
+      maps.push_back(identity);
+      rewriter.setInsertionPointAfter(g);
+      auto type = cast<RankedTensorType>(g.getResult(0).getType());
+      Value init = tensor::EmptyOp::create(rewriter, g.getLoc(),
+                                           reader.getStaticLoopRanges(),
+                                           type.getElementType());
+      auto copy = linalg::GenericOp::create(
+          rewriter, g.getLoc(), init.getType(), g.getDpsInputs(),
+          ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            IRMapping mapping;
+            for (auto [from, to] :
+                 llvm::zip(g.getBody()->getArguments(), args))
+              mapping.map(from, to);
+            for (Operation &op : g.getBody()->without_terminator()) {
+              if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+                unsigned dim = cast<AffineDimExpr>(
+                                   loops.getResult(idx.getDim()))
+                                   .getPosition();
+                mapping.map(idx.getResult(),
+                            linalg::IndexOp::create(b, loc, dim).getResult());
+                continue;
+              }
+              b.clone(op, mapping);
+            }
+            linalg::YieldOp::create(
+                b, loc,
+                mapping.lookupOrDefault(
+                    g.getBody()->getTerminator()->getOperand(0)));
+          });
+      copies.emplace_back(ranges, loops, copy.getResult(0));
+      readAsCopy(copy.getResult(0));
+    }
+    rewriter.eraseOp(g);
+  }
+  return !candidates.empty();
+}
+
+/// The dimensions of tensor `v` that some tensor other than a generic's
+/// result gives an extent to, through the generics that compute `v` (a
+/// group input gives all of its own; a gather over (b, s, h) indexed by
+/// ids over (b, s) only b and s; a sum of such gathers no more). Fusion
+/// inlines generics into their readers, and an extent that only a
+/// generic's result gives leaves with it.
+llvm::SmallBitVector anchoredDims(Value v) {
+  auto type = cast<ShapedType>(v.getType());
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g)
+    return llvm::SmallBitVector(type.getRank(), true);
+  // (the result's dims from the generic's loops)
+  AffineMap out = g.getIndexingMapMatchingResult(cast<OpResult>(v));
+  llvm::SmallBitVector loops(g.getNumLoops());
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (!isa<ShapedType>(in->get().getType()))
+      continue;
+    llvm::SmallBitVector dims = anchoredDims(in->get());
+    for (auto [k, e] :
+         llvm::enumerate(g.getMatchingIndexingMap(in).getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e); d && dims.test(k))
+        loops.set(d.getPosition());
+  }
+  llvm::SmallBitVector dims(type.getRank());
+  for (auto [k, e] : llvm::enumerate(out.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(e); d && loops.test(d.getPosition()))
+      dims.set(k);
+  return dims;
+}
+
+/// Whether every loop of the consumer of `fused` keeps an extent once the
+/// producer of `fused` is fused into it, from tensors that stay (see
+/// anchoredDims): the consumer's inits, its other inputs and the
+/// producer's inputs, read through the consumer's loops.
+bool loopsBoundedAfterFusion(OpOperand *fused) {
+  auto consumer = cast<linalg::GenericOp>(fused->getOwner());
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  if (!producer)
+    return true;
+  llvm::SmallBitVector bounded(consumer.getNumLoops());
+  auto mark = [&](AffineMap map, Value v, bool all) {
+    if (!isa<ShapedType>(v.getType()))
+      return;
+    llvm::SmallBitVector dims =
+        all ? llvm::SmallBitVector(map.getNumResults(), true)
+            : anchoredDims(v);
+    for (auto [k, e] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e); d && dims.test(k))
+        bounded.set(d.getPosition());
+  };
+  for (OpOperand &o : consumer->getOpOperands())
+    if (&o != fused)
+      mark(consumer.getMatchingIndexingMap(&o), o.get(),
+           consumer.isDpsInit(&o));
+  AffineMap out = producer.getIndexingMapMatchingResult(
+      cast<OpResult>(fused->get()));
+  if (!out.isPermutation())
+    return false;
+  // consumer loops -> producer loops
+  AffineMap toProducer =
+      inversePermutation(out).compose(consumer.getMatchingIndexingMap(fused));
+  for (OpOperand *in : producer.getDpsInputOperands())
+    mark(producer.getMatchingIndexingMap(in).compose(toProducer), in->get(),
+         /*all=*/false);
+  return bounded.all();
+}
+
 bool dependsOn(linalg::GenericOp user, linalg::GenericOp producer) {
   return llvm::any_of(user->getOperands(), [&](Value v) {
     return v.getDefiningOp() == producer.getOperation();
@@ -155,9 +339,24 @@ struct FuseGroupBodiesPass
     RewritePatternSet patterns(&getContext());
     // Inside a group every producer-consumer edge was already judged worth
     // fusing, so fuse them all.
+    // But not a producer into a reduction whose loops, after fusion, nothing
+    // but the producer's own result would give an extent (a gather indexed
+    // by linalg.index: BERT's embeddings, looked up by token ids over
+    // (batch, position) and stored over (batch, position, hidden)): the
+    // result would stay a second result of the reduction, dead or not, and
+    // the reduction would no longer be `acc = acc op f(x)`. The producer
+    // stays an op of its own over the full space, which the row kernel
+    // evaluates where the reductions read it.
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *) { return true; });
+        patterns, [](OpOperand *fused) {
+          auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+          return !consumer || consumer.getNumReductionLoops() == 0 ||
+                 loopsBoundedAfterFusion(fused);
+        });
     linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
+    // (results a fusion kept for other consumers that then fused the
+    // producer too)
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, &getContext());
     // (a conversion a group starts with may be read by a gather)
     populateGatherThroughProducerPatterns(patterns);
@@ -182,6 +381,12 @@ struct FuseGroupBodiesPass
           }))
         group.setKind("elementwise");
       if (group.getKind() != "elementwise") {
+        if (broadcastLowerRankOps(group) &&
+            failed(applyPatternsWithBudget(group, frozen))) {
+          group.emitError() << "fusion-fuse-group-bodies: fusion of group '"
+                            << group.getSymName() << "' did not converge";
+          return WalkResult::interrupt();
+        }
         untieSharedInits(group);
         // Row-wise groups keep several generics (reductions and their
         // epilogues run over different spaces); only elementwise producers

@@ -693,7 +693,15 @@ def FuseGroupBodies : Pass<"fusion-fuse-group-bodies", "::mlir::func::FuncOp"> {
     reduction and epilogue, and an elementwise op it keeps over its space
     in another loop order (an NHWC tensor's `x - mean`, also an output,
     beside reductions over (c | n, h, w)) is interchanged into the order of
-    its reductions.
+    its reductions. An op is fused into a reduction only where tensors that
+    stay (the group's inputs, the inits, and results whose extents come
+    from such) give every loop of the reduction an extent: a gather indexed
+    by ids over the rows (BERT's embeddings) gives the hidden loop one only
+    through its own result, which fused it would keep as a second result
+    of the reduction. Such an op stays of its own; one over fewer loops
+    than the reductions that read it through a broadcast (a position table
+    looked up over (position, hidden)) is recomputed over their loops.
+    Results that fusion left unused are erased.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -3172,11 +3172,14 @@ LogicalResult RowKernel::prefetchInputs(OpBuilder &b, Location loc,
             writerBefore(in->get(), position[g]) ||
             g.getBody()->getArgument(in->getOperandNumber()).use_empty())
           continue;
+        // (a full-space producer among them runs over the rows, then the
+        // columns, in order already)
         SmallVector<Value> loopIdx =
-            ordered ? orderLoops(b, loc, g,
-                                 ArrayRef<Value>(point).take_front(rowDims),
-                                 ArrayRef<Value>(point).drop_front(rowDims))
-                    : SmallVector<Value>(point);
+            ordered && g.getNumReductionLoops() > 0
+                ? orderLoops(b, loc, g,
+                             ArrayRef<Value>(point).take_front(rowDims),
+                             ArrayRef<Value>(point).drop_front(rowDims))
+                : SmallVector<Value>(point);
         if (failed(valueAt(b, loc, in->get(), position[g],
                            g.getMatchingIndexingMap(in), loopIdx, cache, j)))
           return failure();

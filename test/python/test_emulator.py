@@ -739,7 +739,7 @@ def test_mlir_program_emulated(entry, mode):
     if mode != "registers" and not any(g.kind == "reduction" for g in cuda.report.groups):
         pytest.skip("no row kernel: row_chunks changes nothing")
     cpu = kfuse.compile(text, target="cpu")
-    ins = mlir_inputs(cpu, _case_rng(name))
+    ins = mlir_inputs(cpu, _case_rng(name), entry)
     exps = cpu(*ins)
     exps = exps if isinstance(exps, tuple) else (exps,)
     _compare(cuda.emulate(*ins), exps, cuda.plan.outputs, 1e-4, 1e-5, f"{name} {mode}")
@@ -1239,7 +1239,7 @@ def test_report_bytes_match_emulated_traffic(case):
     else:
         name, text = mlir_test_program(case)
         compile_ = lambda **o: kfuse.compile(text, target="cuda", chip="sm_90", **o)  # noqa: E731
-        ins = mlir_inputs(kfuse.compile(text, target="cpu"), _case_rng(name))
+        ins = mlir_inputs(kfuse.compile(text, target="cpu"), _case_rng(name), case)
     import warnings
     f = compile_()
     with warnings.catch_warnings():

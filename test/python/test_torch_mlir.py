@@ -95,6 +95,12 @@ EXPECTED = {
     # mask's slice is a gather reading the argument's bytes, so one kernel
     # (was two: the booleans narrowed into a tensor of their own first)
     "torch_masked_slice_sum": (1, ["reduction"]),
+    # BERT's embeddings: three tables gathered by ids (the positions by
+    # torch.arange, a gather over (position, hidden) added over (batch,
+    # position, hidden)), summed, layer-normed: one kernel that writes only
+    # the result (was an unsupported-op error: the gathers fused into the
+    # layer norm's sums kept their full-space results as second outputs)
+    "torch_bert_embeddings": (1, ["reduction"]),
     # lerp's 0-d weight and a bias correction 1 - 0.9^step of a 0-d step:
     # the arithmetic on 0-d tensors runs in the elementwise kernel (it was a
     # kernel of its own)
@@ -277,6 +283,24 @@ def test_torch_masked_mean_pool_reads_x_and_the_mask_once_on_cuda():
                for d in cuda.report.groups[0].decisions)
     assert launch["read"] == {0: x.nbytes, 1: mask.nbytes}, launch["read"]
     assert launch["written"] == {2: 4 * x.shape[0] * x.shape[2]}
+    assert len(cuda.plan.steps) == 1
+
+
+def test_torch_bert_embeddings_write_only_the_result_on_cuda():
+    # ids [3, 40] into a word table [100, 64], positions 0..39 into a
+    # position table [40, 64], token types into [2, 64], summed and
+    # layer-normed: one launch reads the ids once and writes the result; no
+    # gathered sum is stored anywhere (the tables are read as gathers, each
+    # row no more than once per element of the result).
+    ins, (launch,), cuda = _emulated_on_cuda("torch_bert_embeddings", atol=2e-6)
+    ids, types = ins
+    out_bytes = 4 * ids.size * 64
+    assert launch["written"] == {2: out_bytes}, launch["written"]
+    assert launch["read"][0] == ids.nbytes and launch["read"][1] == types.nbytes
+    # word rows (at most 100 distinct), 40 position rows, 2 token-type rows,
+    # the layer norm's weight and bias
+    tables = sum(v for k, v in launch["read"].items() if k not in (0, 1))
+    assert tables <= 4 * 64 * (100 + 40 + 2 + 2), launch["read"]
     assert len(cuda.plan.steps) == 1
 
 

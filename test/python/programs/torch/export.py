@@ -191,6 +191,24 @@ class MaskedSliceSum(torch.nn.Module):
     def forward(self, x, mask):
         return (x[:, 1:] * mask[:, 1:]).sum(-1)
 
+class BertEmbeddings(torch.nn.Module):
+    """BERT's embeddings: word, position (looked up by torch.arange) and
+    token-type tables summed, then a layer norm. Every value over (batch,
+    position, hidden) is a gather indexed by ids over (batch, position)."""
+    def __init__(self, vocab=100, positions=40, hidden=64):
+        super().__init__()
+        torch.manual_seed(2)
+        self.word = torch.nn.Embedding(vocab, hidden)
+        self.position = torch.nn.Embedding(positions, hidden)
+        self.token_type = torch.nn.Embedding(2, hidden)
+        self.ln = torch.nn.LayerNorm(hidden)
+        with torch.no_grad():
+            self.ln.weight.uniform_(0.5, 1.5); self.ln.bias.uniform_(-0.5, 0.5)
+    def forward(self, ids, token_types):
+        positions = torch.arange(ids.shape[1]).unsqueeze(0)
+        return self.ln(self.word(ids) + self.position(positions)
+                       + self.token_type(token_types))
+
 class ScalarWeights(torch.nn.Module):
     """torch.lerp with a 0-d weight, divided by a bias correction of a 0-d
     step count (arithmetic on 0-d tensors, as optimizers and schedules do)."""
@@ -266,6 +284,8 @@ cases = {
     "torch_sentence_mean_pool": (SentenceMeanPool(), (torch.randn(4, 50, 96),
                                                       (torch.rand(4, 50) < 0.7).long())),
     "torch_masked_slice_sum": (MaskedSliceSum(), (torch.randn(8, 65), torch.rand(8, 65) < 0.5)),
+    "torch_bert_embeddings": (BertEmbeddings(), (torch.randint(0, 100, (3, 40)),
+                                                 torch.randint(0, 2, (3, 40)))),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
     "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
