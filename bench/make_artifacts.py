@@ -345,7 +345,8 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_group_norm_b1.mlir", "sliced_rows.mlir",
     "torch/torch_causal_lm_loss.mlir", "torch/torch_masked_mean_pool.mlir",
     "torch/torch_masked_slice_sum.mlir", "torch/torch_sentence_mean_pool.mlir",
-    "torch/torch_bert_embeddings.mlir",
+    "torch/torch_bert_embeddings.mlir", "torch/torch_adam_step.mlir",
+    "torch/torch_clip_grad_norm.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 

@@ -87,6 +87,10 @@ static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
 }
 
 /// Static loop ranges of an elementwise generic: its iteration space.
+/// The most iteration spaces one multi-tensor launch covers (each is a
+/// branch every block tests its index against).
+constexpr size_t kMaxLaunchSpaces = 16;
+
 static SmallVector<int64_t> domainOf(Operation *op) {
   return cast<linalg::GenericOp>(op).getStaticLoopRanges();
 }
@@ -922,6 +926,53 @@ void FormFusionGroupsPass::runOnOperation() {
                   : "fused horizontally with an independent sibling that "
                     "reads the same " +
                         std::to_string(shared) + " B of inputs"});
+    }
+  }
+
+  // 1c. Multi-tensor fusion: independent elementwise groups over different
+  // spaces (an optimizer's update of each parameter, every gradient scaled
+  // by one norm) run as one launch, each over blocks of its own. They share
+  // no loads, only the launch, which is most of a small tensor's time.
+  auto allElementwise = [](ArrayRef<Operation *> members) {
+    return llvm::all_of(members, [](Operation *m) {
+      auto g = dyn_cast<linalg::GenericOp>(m);
+      return g && g.getNumLoops() == g.getNumParallelLoops();
+    });
+  };
+  for (auto [i, a] :
+       llvm::enumerate(noFusion || !multiTensor
+                           ? ArrayRef<Operation *>()
+                           : ArrayRef<Operation *>(fusible))) {
+    for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
+      if (classes.isEquivalent(a, b))
+        continue;
+      SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
+      if (!allElementwise(ma) || !allElementwise(mb))
+        continue;
+      llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
+      merged.insert(mb.begin(), mb.end());
+      SmallVector<SmallVector<int64_t>> spaces;
+      for (Operation *m : merged)
+        if (!llvm::is_contained(spaces, domainOf(m)))
+          spaces.push_back(domainOf(m));
+      if (spaces.size() > kMaxLaunchSpaces)
+        continue;
+      auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
+        return llvm::any_of(from, [&](Operation *f) {
+          return llvm::any_of(usersInBlock(block, f), [&](Operation *u) {
+            return llvm::is_contained(to, u);
+          });
+        });
+      };
+      if (feeds(ma, mb) || feeds(mb, ma) ||
+          reachesThroughOutside(block, merged, merged, membersOf))
+        continue;
+      classes.unionSets(a, b);
+      horizontal.push_back(
+          {b, "shares one launch with an independent elementwise group "
+              "(blocks of its own each; " +
+                  std::to_string(spaces.size()) + " iteration space" +
+                  (spaces.size() == 1 ? "" : "s") + " so far)"});
     }
   }
 

@@ -406,18 +406,26 @@ struct FuseGroupBodiesPass
         if (auto g = dyn_cast<linalg::GenericOp>(op))
           siblings.push_back(g);
       IRRewriter rewriter(group.getContext());
-      while (siblings.size() > 1) {
-        linalg::GenericOp a = siblings[0], b = siblings[1];
-        if (dependsOn(b, a) || dependsOn(a, b) ||
-            a.getStaticLoopRanges() != b.getStaticLoopRanges() ||
-            a.getNumParallelLoops() != a.getNumLoops() ||
-            b.getNumParallelLoops() != b.getNumLoops())
-          break;
-        siblings.erase(siblings.begin(), siblings.begin() + 2);
-        siblings.insert(siblings.begin(), mergeSiblings(rewriter, a, b));
-      }
-      if (siblings.size() == 1 &&
-          failed(applyPatternsWithBudget(group, frozen))) {
+      auto mergeable = [](linalg::GenericOp a, linalg::GenericOp b) {
+        return !dependsOn(b, a) && !dependsOn(a, b) &&
+               a.getStaticLoopRanges() == b.getStaticLoopRanges() &&
+               a.getNumParallelLoops() == a.getNumLoops() &&
+               b.getNumParallelLoops() == b.getNumLoops();
+      };
+      // (siblings over the same loops, in program order; a multi-tensor
+      // group keeps one generic per space)
+      bool merged = false;
+      for (size_t i = 0; i < siblings.size(); ++i)
+        for (size_t j = i + 1; j < siblings.size();) {
+          if (!mergeable(siblings[i], siblings[j])) {
+            ++j;
+            continue;
+          }
+          siblings[i] = mergeSiblings(rewriter, siblings[i], siblings[j]);
+          siblings.erase(siblings.begin() + j);
+          merged = true;
+        }
+      if (merged && failed(applyPatternsWithBudget(group, frozen))) {
         group.emitError() << "fusion-fuse-group-bodies: cleanup of group '"
                           << group.getSymName() << "' did not converge";
         return WalkResult::interrupt();
@@ -438,12 +446,24 @@ struct FuseGroupBodiesPass
       }
       // (none: fusion and folding left nothing to compute, e.g. min(x, +inf);
       // the group forwards its inputs and needs no kernel)
-      if (generics > 1) {
-        group.emitError() << "fusion-fuse-group-bodies: group '"
-                          << group.getSymName() << "' still has " << generics
-                          << " linalg.generic ops after fusion (expected 1)";
-        return WalkResult::interrupt();
-      }
+      // Several: independent generics over different loops (a multi-tensor
+      // group, see fusion-form-groups), one launch with blocks for each.
+      SmallVector<linalg::GenericOp> left;
+      for (Operation &op : group.getBodyBlock())
+        if (auto g = dyn_cast<linalg::GenericOp>(op))
+          left.push_back(g);
+      for (linalg::GenericOp a : left)
+        for (linalg::GenericOp b : left)
+          if (a != b && (dependsOn(b, a) ||
+                         a.getNumParallelLoops() != a.getNumLoops() ||
+                         a.getStaticLoopRanges() == b.getStaticLoopRanges())) {
+            group.emitError()
+                << "fusion-fuse-group-bodies: group '" << group.getSymName()
+                << "' still has " << generics
+                << " linalg.generic ops after fusion (expected 1, or "
+                   "independent ones over different loops)";
+            return WalkResult::interrupt();
+          }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

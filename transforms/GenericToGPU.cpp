@@ -60,7 +60,15 @@ public:
   KernelEmitter(linalg::GenericOp op, fusion::StrategyAttr strategy)
       : op(op), strategy(strategy), width(strategy.getVector()) {}
 
+  /// Emits the kernel: a launch of its own, in place of the op.
   LogicalResult emit();
+  /// Emits the op's work at `kb`, inside a launch whose blocks
+  /// [first, first + strategy's blocks) are its own (`blockId` the launch's
+  /// block index, `threadId` the thread's in its block); erases nothing.
+  LogicalResult emitBody(OpBuilder &kb, Value blockId, Value threadId,
+                         int64_t first);
+  linalg::GenericOp getOp() const { return op; }
+  fusion::StrategyAttr getStrategy() const { return strategy; }
 
 private:
   linalg::GenericOp op;
@@ -337,8 +345,47 @@ KernelEmitter::compute(OpBuilder &b, Location loc, ArrayRef<Value> blockValues,
   return *results;
 }
 
+/// The name of the kernel of `op`'s group: all kernels of a program go into
+/// one gpu.module (one PTX image), each named after its function and group.
+static std::string kernelNameOf(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  return (func.getName() + "_" +
+          op->getAttrOfType<StringAttr>(kKernelAttr).getValue())
+      .str();
+}
+
+static gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
+                                  int64_t threads, StringRef kernelName) {
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = cIdx(1);
+  return gpu::LaunchOp::create(
+      b, loc, cIdx(blocks), one, one, cIdx(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
+      FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
+      FlatSymbolRefAttr::get(b.getContext(), kernelName));
+}
+
 LogicalResult KernelEmitter::emit() {
   OpBuilder b(op);
+  auto launch = createLaunch(b, op.getLoc(), strategy.getBlocks(),
+                             strategy.getThreads(), kernelNameOf(op));
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  if (failed(emitBody(kb, launch.getBlockIds().x, launch.getThreadIds().x,
+                      /*first=*/0))) {
+    launch.erase();
+    return failure();
+  }
+  gpu::TerminatorOp::create(kb, op.getLoc());
+  op.erase();
+  return success();
+}
+
+LogicalResult KernelEmitter::emitBody(OpBuilder &kb, Value blockId,
+                                      Value threadId, int64_t first) {
   Location loc = op.getLoc();
   loops = op.getStaticLoopRanges();
   int64_t numElements = 1;
@@ -354,32 +401,17 @@ LogicalResult KernelEmitter::emit() {
   auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bb, loc, v);
   };
-  Value one = cIdx(b, 1);
-  // All kernels of a program go into one gpu.module (one PTX image), each
-  // named after its function and group.
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  std::string kernelName =
-      (func.getName() + "_" +
-       op->getAttrOfType<StringAttr>(kKernelAttr).getValue())
-          .str();
-  auto launch = gpu::LaunchOp::create(
-      b, loc, cIdx(b, blocks), one, one, cIdx(b, threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
-      /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
-      FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
-      FlatSymbolRefAttr::get(b.getContext(), kernelName));
-  Block &launchBody = launch.getBody().front();
-  OpBuilder kb = OpBuilder::atBlockEnd(&launchBody);
+  Value one = cIdx(kb, 1);
   // Views are taken inside the kernel so the host sees only whole buffers.
-  if (failed(prepare(kb))) {
-    launch.erase();
+  if (failed(prepare(kb)))
     return failure();
-  }
+  Value block = first == 0
+                    ? blockId
+                    : arith::SubIOp::create(kb, loc, blockId, cIdx(kb, first))
+                          .getResult();
   Value tid = arith::AddIOp::create(
-      kb, loc,
-      arith::MulIOp::create(kb, loc, launch.getBlockIds().x, cIdx(kb, threads)),
-      launch.getThreadIds().x);
+      kb, loc, arith::MulIOp::create(kb, loc, block, cIdx(kb, threads)),
+      threadId);
 
   unsigned numInputs = op.getNumDpsInputs();
   Block *body = op.getBody();
@@ -440,10 +472,71 @@ LogicalResult KernelEmitter::emit() {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     ok &= succeeded(emitVectors(lb, {loop.getInductionVar()}));
   }
+  return success(ok);
+}
+
+/// A multi-tensor kernel (independent elementwise generics over different
+/// loops, one group: fusion-form-groups): one launch whose blocks are the
+/// generics' blocks end to end, each generic's run by the blocks of its
+/// range as its own kernel would (its strategy's vectors, unrolling and
+/// grid-wide steps).
+static LogicalResult
+emitMultiTensorKernel(ArrayRef<linalg::GenericOp> generics) {
+  SmallVector<linalg::GenericOp> ops(generics);
+  SmallVector<KernelEmitter> members;
+  for (linalg::GenericOp op : ops) {
+    auto strategy = op->getAttrOfType<fusion::StrategyAttr>(kStrategyAttr);
+    if (!strategy)
+      return op.emitError("fusion-generic-to-gpu: kernel has no "
+                          "#fusion.strategy (run fusion-select-strategy "
+                          "first)");
+    if (strategy.getThreads() !=
+        ops.front()
+            ->getAttrOfType<fusion::StrategyAttr>(kStrategyAttr)
+            .getThreads())
+      return op.emitError("fusion-generic-to-gpu: the generics of a "
+                          "multi-tensor kernel must have blocks of as many "
+                          "threads");
+    members.emplace_back(op, strategy);
+  }
+  int64_t total = 0;
+  for (KernelEmitter &m : members)
+    total += m.getStrategy().getBlocks();
+  if (total > (int64_t(1) << 31) - 1)
+    return ops.front().emitError(
+        "fusion-generic-to-gpu: a multi-tensor kernel of more blocks than a "
+        "grid holds");
+  // (at the last generic: every operand is defined by then)
+  OpBuilder b(ops.back());
+  Location loc = ops.front().getLoc();
+  auto launch =
+      createLaunch(b, loc, total, members.front().getStrategy().getThreads(),
+                   kernelNameOf(ops.front()));
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  Value bid = launch.getBlockIds().x;
+  int64_t first = 0;
+  for (KernelEmitter &m : members) {
+    int64_t end = first + m.getStrategy().getBlocks();
+    Value in = arith::CmpIOp::create(
+        kb, loc, arith::CmpIPredicate::ult, bid,
+        arith::ConstantIndexOp::create(kb, loc, end));
+    if (first > 0)
+      in = arith::AndIOp::create(
+          kb, loc,
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::uge, bid,
+                                arith::ConstantIndexOp::create(kb, loc, first)),
+          in);
+    auto branch = scf::IfOp::create(kb, loc, in, /*withElseRegion=*/false);
+    OpBuilder bb = OpBuilder::atBlockBegin(branch.thenBlock());
+    if (failed(m.emitBody(bb, bid, launch.getThreadIds().x, first))) {
+      launch.erase();
+      return failure();
+    }
+    first = end;
+  }
   gpu::TerminatorOp::create(kb, loc);
-  if (!ok)
-    return failure();
-  op.erase();
+  for (linalg::GenericOp op : ops)
+    op.erase();
   return success();
 }
 
@@ -604,12 +697,10 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
         continue;
       }
       previous = gpu::LaunchOp();
-      if (generics.size() != 1) {
-        generics[1].emitError()
-            << "fusion-generic-to-gpu: elementwise kernel '" << name.getValue()
-            << "' has " << generics.size()
-            << " generics (run fusion-fuse-group-bodies first)";
-        return signalPassFailure();
+      if (generics.size() > 1) {
+        if (failed(emitMultiTensorKernel(generics)))
+          return signalPassFailure();
+        continue;
       }
       linalg::GenericOp op = generics.front();
       auto strategy = op->getAttrOfType<fusion::StrategyAttr>(kStrategyAttr);

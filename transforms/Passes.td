@@ -36,6 +36,12 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
     all its loops (broadcasts and scalars besides), joins: it is computed
     where the contraction reads it (attention's scaled q and k).
 
+    Independent elementwise groups over different spaces, with no path
+    between them through other ops or groups, become one group
+    (multi-tensor fusion, `multi-tensor`, on by default; up to 16 spaces):
+    its generics stay apart and share one launch, each over blocks of its
+    own (an optimizer's update of each parameter).
+
     A producer whose value is also needed by another group is either
     materialized (yielded once, read back by the other group) or recomputed
     inside the other group. The cost model counts HBM bytes: materializing
@@ -52,6 +58,9 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
            "materialize) or 'always' (recompute whenever legal)">,
     Option<"noFusion", "no-fusion", "bool", /*default=*/"false",
            "Put every op in a group of its own (the unfused baseline)">,
+    Option<"multiTensor", "multi-tensor", "bool", /*default=*/"true",
+           "Independent elementwise groups over different spaces share one "
+           "launch, each over blocks of its own">,
   ];
   let dependentDialects = ["::kfuse::fusion::FusionDialect",
                            "::mlir::linalg::LinalgDialect",

@@ -71,6 +71,10 @@ struct PlanOptions : PassPipelineOptions<PlanOptions> {
   Option<bool> noFusion{*this, "no-fusion",
                         llvm::cl::desc("Every op in a group of its own"),
                         llvm::cl::init(false)};
+  Option<bool> multiTensor{
+      *this, "multi-tensor",
+      llvm::cl::desc("Independent elementwise groups share one launch"),
+      llvm::cl::init(true)};
 };
 
 struct CpuCodegenOptions : PassPipelineOptions<CpuCodegenOptions> {
@@ -246,11 +250,13 @@ void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
   addPipeline(pm,
               llvm::formatv("func.func(fusion-widen-bool-tensors,"
                             "fusion-split-full-reductions,{2}"
-                            "fusion-form-groups{{recompute={0} no-fusion={1}},"
+                            "fusion-form-groups{{recompute={0} no-fusion={1} "
+                            "multi-tensor={3}},"
                             "fusion-widen-bool-results),"
                             "canonicalize,cse",
                             o.recompute.getValue(), o.noFusion.getValue(),
-                            lift ? "fusion-lift-broadcast-reductions," : "")
+                            lift ? "fusion-lift-broadcast-reductions," : "",
+                            o.multiTensor.getValue())
                   .str());
 }
 

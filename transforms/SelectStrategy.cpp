@@ -37,25 +37,17 @@ struct SelectStrategyPass
     if (!check)
       return signalPassFailure();
 
-    getOperation().walk([&](fusion::GroupOp group) {
-      if (group.getStrategy() || group.getKind() != "elementwise")
-        return;
-      // The iteration space is the shape of the group's results (all
-      // elementwise groups yield values of their loop shape).
-      ArrayRef<int64_t> space;
+    // The strategy of a kernel over `space` that reads and writes tensors of
+    // `types`, its inputs `inputs` (views among them move whole vectors only
+    // where aligned).
+    auto choose = [&](ArrayRef<int64_t> space, ArrayRef<Type> types,
+                      ArrayRef<Value> inputs) {
       unsigned widestBits = 8;
       bool hasBool = false;
-      auto visit = [&](Type t) {
-        auto shaped = cast<ShapedType>(t);
-        unsigned bits = shaped.getElementTypeBitWidth();
+      for (Type t : types) {
+        unsigned bits = cast<ShapedType>(t).getElementTypeBitWidth();
         hasBool |= bits == 1;
         widestBits = std::max(widestBits, bits);
-      };
-      for (Type t : group.getInputs().getTypes())
-        visit(t);
-      for (Type t : group.getResultTypes()) {
-        visit(t);
-        space = cast<ShapedType>(t).getShape();
       }
       int64_t inner = space.empty() ? 1 : space.back();
       int64_t numElements = 1;
@@ -66,7 +58,7 @@ struct SelectStrategyPass
       // its offset and row strides multiples of the vector; else each lane
       // of a vector would be a load of its own, a request per lane)
       auto viewsAligned = [&](int64_t v) {
-        for (Value in : group.getInputs()) {
+        for (Value in : inputs) {
           auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
           if (!slice)
             continue;
@@ -106,8 +98,46 @@ struct SelectStrategyPass
         cap = std::min<int64_t>(cap, sms * int64_t(blocksPerSm));
       int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(needed, cap));
       int64_t u = needed <= blocks ? 1 : int64_t(unroll);
-      group.setStrategyAttr(fusion::StrategyAttr::get(
-          &getContext(), int64_t(threads), vector, u, blocks));
+      return fusion::StrategyAttr::get(&getContext(), int64_t(threads),
+                                       vector, u, blocks);
+    };
+    getOperation().walk([&](fusion::GroupOp group) {
+      if (group.getStrategy() || group.getKind() != "elementwise")
+        return;
+      SmallVector<linalg::GenericOp> generics;
+      for (Operation &op : group.getBodyBlock())
+        if (auto g = dyn_cast<linalg::GenericOp>(op))
+          generics.push_back(g);
+      if (generics.size() <= 1) {
+        // The iteration space is the shape of the group's results (all
+        // elementwise groups yield values of their loop shape).
+        ArrayRef<int64_t> space;
+        SmallVector<Type> types(group.getInputs().getTypes());
+        for (Type t : group.getResultTypes()) {
+          types.push_back(t);
+          space = cast<ShapedType>(t).getShape();
+        }
+        group.setStrategyAttr(
+            choose(space, types, SmallVector<Value>(group.getInputs())));
+        return;
+      }
+      // A multi-tensor group (independent generics over different loops,
+      // see fusion-form-groups): a strategy for each, over its own space;
+      // the launch's blocks are theirs end to end, of `threads` each.
+      for (linalg::GenericOp g : generics) {
+        SmallVector<Type> types;
+        SmallVector<Value> inputs;
+        for (Value v : g->getOperands()) {
+          if (!isa<ShapedType>(v.getType()))
+            continue;
+          types.push_back(v.getType());
+          if (auto arg = dyn_cast<BlockArgument>(v);
+              arg && arg.getOwner() == &group.getBodyBlock())
+            inputs.push_back(group.getInputs()[arg.getArgNumber()]);
+        }
+        g->setAttr(kStrategyAttr,
+                   choose(g.getStaticLoopRanges(), types, inputs));
+      }
     });
   }
 };

@@ -139,8 +139,10 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     blocks_per_sm (elementwise kernels), sm_count (grid sizes, and the launch
     shapes of reduction kernels), row_chunks, row_cluster, row_exchange,
     row_fold, row_shift, row_joint, row_smem, row_last_block, row_split_tail and
-    row_pack (row kernels), and pdl
-    (kernels launched before the one they follow ends, sm_90 and later).
+    row_pack (row kernels), pdl
+    (kernels launched before the one they follow ends, sm_90 and later) and
+    multi_tensor (independent elementwise groups over different spaces in
+    one launch; False: a launch each).
     `numerics="strict"` forbids FMA contraction and reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every
@@ -165,7 +167,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
                                "row_cluster", "row_exchange", "row_fold", "row_shift",
                                "row_joint", "row_smem", "row_last_block", "row_split_tail",
-                               "row_pack", "pdl"}
+                               "row_pack", "pdl", "multi_tensor"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,

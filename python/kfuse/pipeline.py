@@ -91,6 +91,10 @@ class Options:
                                # share a block, a warp each, up to this many (a
                                # power of two up to 32); 0: up to 4 where the
                                # blocks still number twice the SMs; 1: a block a row
+    multi_tensor: bool = True  # independent elementwise groups over different
+                               # spaces (an optimizer's update of each
+                               # parameter) share one launch, each over blocks
+                               # of its own
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
@@ -115,7 +119,7 @@ class Options:
         if self.row_shift not in (None, True, False):
             raise CompileError(f"option row_shift must be None (kfuse's choice), True or "
                                f"False, got {self.row_shift!r}")
-        for name in ("row_joint", "row_last_block", "row_split_tail", "pdl"):
+        for name in ("row_joint", "row_last_block", "row_split_tail", "pdl", "multi_tensor"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -137,7 +141,7 @@ class Options:
     def stages(self) -> List[Tuple[str, str]]:
         """(stage name, pipeline) in order; the pipelines are fuse-opt syntax."""
         plan = (f"fusion-plan{{recompute={self.recompute} "
-                f"no-fusion={int(not self.fuse)}}}")
+                f"no-fusion={int(not self.fuse)} multi-tensor={int(self.multi_tensor)}}}")
         if self.target == "cuda":
             codegen = (f"fusion-codegen-cuda{{chip={self.chip} sm-count={self.sm_count} "
                        f"threads={self.threads} unroll={self.unroll} "

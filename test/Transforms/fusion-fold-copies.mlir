@@ -1,6 +1,6 @@
 // RUN: fuse-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline='builtin.module(func.func(fusion-fold-copies))' \
 // RUN:   | FileCheck %s
-// RUN: fuse-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline='builtin.module(fusion-normalize,fusion-plan)' \
+// RUN: fuse-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline='builtin.module(fusion-normalize,fusion-plan{multi-tensor=0})' \
 // RUN:   | FileCheck %s --check-prefix=PLAN
 
 // fusion-fold-copies: a copy linalg.generic (one tensor input, a body that

@@ -1,4 +1,8 @@
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(func.func(fusion-form-groups))' | FileCheck %s
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(func.func(fusion-form-groups{multi-tensor=0}))' | FileCheck %s
+
+// (multi-tensor=0: groups over different spaces, or that share no input,
+// would otherwise share a launch; fusion-form-groups.mlir and
+// fusion-form-groups-multi-tensor.mlir test that)
 
 // Horizontal fusion: two independent chains over the same iteration space
 // that read the same input become one group (one kernel reads %x once).

@@ -22,6 +22,8 @@
 // RUN:   | FileCheck %s --check-prefix=BADOPT
 // BADOPT: error: fusion-form-groups: option recompute must be 'auto', 'never' or 'always', got 'sometimes'
 // BADOPT-NOT: fusion.group
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(func.func(fusion-form-groups{multi-tensor=0}))' \
+// RUN:   | FileCheck %s --check-prefix=NOMT
 
 // Every elementwise linalg.generic ends up in exactly one fusion.group;
 // other ops stay outside and end fusion. Row reductions (reduction loops
@@ -510,16 +512,24 @@ func.func @unmergeable_map(%x: tensor<8xf32>) -> tensor<8x1xf32> {
   return %1 : tensor<8x1xf32>
 }
 
-// Unrelated elementwise ops are not fused: one group each.
+// Unrelated elementwise ops share one launch (multi-tensor): one group,
+// each op over blocks of its own. With multi-tensor=0, one group each.
 // CHECK-LABEL: func.func @independent
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[Y:[^:]*]]: tensor<8xf16>)
-// CHECK: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<8xf32>) {
-// CHECK-NOT: arith.negf
+// CHECK: %[[G:.*]]:2 = fusion.group "g0" "elementwise" ins(%[[X]], %[[Y]] : tensor<8xf32>, tensor<8xf16>)
+// CHECK-SAME: decisions = ["shares one launch with an independent elementwise group (blocks of its own each; 1 iteration space so far)"]
 // CHECK: math.exp
-// CHECK: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[Y]] : tensor<8xf16>) {
-// CHECK-NOT: math.exp
 // CHECK: arith.negf
-// CHECK: return %[[G0]], %[[G1]]
+// CHECK: return %[[G]]#0, %[[G]]#1
+// NOMT-LABEL: func.func @independent
+// NOMT-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[Y:[^:]*]]: tensor<8xf16>)
+// NOMT: %[[G0:.*]] = fusion.group "g0" "elementwise" ins(%[[X]] : tensor<8xf32>) {
+// NOMT-NOT: arith.negf
+// NOMT: math.exp
+// NOMT: %[[G1:.*]] = fusion.group "g1" "elementwise" ins(%[[Y]] : tensor<8xf16>) {
+// NOMT-NOT: math.exp
+// NOMT: arith.negf
+// NOMT: return %[[G0]], %[[G1]]
 func.func @independent(%x: tensor<8xf32>, %y: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xf16>) {
   %e0 = tensor.empty() : tensor<8xf32>
   %e1 = tensor.empty() : tensor<8xf16>

@@ -199,10 +199,17 @@ func.func @matmul_inside(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4
 
 // -----
 
-// Independent ops over different loops cannot become one generic.
+// Independent ops over different loops stay two generics: a multi-tensor
+// group (fusion-form-groups), one launch with blocks for each.
+// CHECK-LABEL: func.func @two_shapes
+// CHECK: fusion.group "pair" "elementwise"
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: fusion.yield
 #id = affine_map<(d0) -> (d0)>
 func.func @two_shapes(%a: tensor<4xf32>, %b: tensor<8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
-  // expected-error @+1 {{fusion-fuse-group-bodies: group 'pair' still has 2 linalg.generic ops after fusion (expected 1)}}
   %r:2 = fusion.group "pair" "elementwise" ins(%a, %b : tensor<4xf32>, tensor<8xf32>) {
   ^bb0(%x: tensor<4xf32>, %y: tensor<8xf32>):
     %e0 = tensor.empty() : tensor<4xf32>
@@ -222,6 +229,35 @@ func.func @two_shapes(%a: tensor<4xf32>, %b: tensor<8xf32>) -> (tensor<4xf32>, t
     fusion.yield %0, %1 : tensor<4xf32>, tensor<8xf32>
   } -> tensor<4xf32>, tensor<8xf32>
   return %r#0, %r#1 : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// But not an op with reduction loops beside them: an elementwise kernel
+// has none.
+#id = affine_map<(d0) -> (d0)>
+#sum = affine_map<(d0) -> ()>
+func.func @reduction_beside(%a: tensor<4xf32>, %b: tensor<8xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  // expected-error @+1 {{fusion-fuse-group-bodies: group 'pair' still has 2 linalg.generic ops after fusion (expected 1, or independent ones over different loops)}}
+  %r:2 = fusion.group "pair" "elementwise" ins(%a, %b : tensor<4xf32>, tensor<8xf32>) {
+  ^bb0(%x: tensor<4xf32>, %y: tensor<8xf32>):
+    %e0 = tensor.empty() : tensor<4xf32>
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    %e1 = tensor.empty() : tensor<f32>
+    %1 = linalg.generic {indexing_maps = [#id, #sum], iterator_types = ["reduction"]}
+        ins(%y : tensor<8xf32>) outs(%e1 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %in, %out : f32
+      linalg.yield %v : f32
+    } -> tensor<f32>
+    fusion.yield %0, %1 : tensor<4xf32>, tensor<f32>
+  } -> tensor<4xf32>, tensor<f32>
+  return %r#0, %r#1 : tensor<4xf32>, tensor<f32>
 }
 
 // -----

@@ -101,6 +101,15 @@ EXPECTED = {
     # the result (was an unsupported-op error: the gathers fused into the
     # layer norm's sums kept their full-space results as second outputs)
     "torch_bert_embeddings": (1, ["reduction"]),
+    # one Adam step over three parameters of three shapes: the three
+    # independent updates (each writing p, m and v) share one launch, each
+    # over blocks of its own (multi-tensor; were three kernels)
+    "torch_adam_step": (1, ["elementwise"]),
+    # clip_grad_norm_ over four gradients: a sum of squares each (the last
+    # adds them up and takes the scale), then the four scalings in one
+    # launch (were four kernels)
+    "torch_clip_grad_norm": (5, ["reduction", "reduction", "reduction", "reduction",
+                                 "elementwise"]),
     # lerp's 0-d weight and a bias correction 1 - 0.9^step of a 0-d step:
     # the arithmetic on 0-d tensors runs in the elementwise kernel (it was a
     # kernel of its own)
@@ -302,6 +311,29 @@ def test_torch_bert_embeddings_write_only_the_result_on_cuda():
     tables = sum(v for k, v in launch["read"].items() if k not in (0, 1))
     assert tables <= 4 * 64 * (100 + 40 + 2 + 2), launch["read"]
     assert len(cuda.plan.steps) == 1
+
+
+def test_torch_adam_step_is_one_launch_and_as_exact_as_three():
+    # The three updates in one launch: its grid is the three kernels' grids
+    # end to end (multi_tensor=False), every input is read once and every
+    # output written once, and both forms give PyTorch's values.
+    text, data = _exported("torch_adam_step")
+    ins = [data[f"in{i}"] for i in range(12)]
+    one = kfuse.compile(text, target="cuda")
+    apart = kfuse.compile(text, target="cuda", multi_tensor=False)
+    assert len(one.plan.steps) == 1 and len(apart.plan.steps) == 3
+    assert one.plan.steps[0].grid[0] == sum(s.grid[0] for s in apart.plan.steps)
+    assert any("shares one launch" in d for d in one.report.groups[0].decisions)
+    for f in (one, apart):
+        got = f.emulate(*ins)
+        for i, g in enumerate(got):
+            np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=2e-6)
+    (launch,) = one.emulator.last_stats
+    assert sum(launch["read"].values()) == sum(a.nbytes for a in ins)
+    assert sum(launch["written"].values()) == sum(data[f"expected{i}"].nbytes for i in range(9))
+    # on the CPU target too
+    for i, g in enumerate(kfuse.compile(text, target="cpu")(*ins)):
+        np.testing.assert_allclose(g, data[f"expected{i}"], rtol=1e-5, atol=2e-6)
 
 
 def test_finishing_kernels_apart_with_row_last_block_false():

@@ -209,6 +209,28 @@ class BertEmbeddings(torch.nn.Module):
         return self.ln(self.word(ids) + self.position(positions)
                        + self.token_type(token_types))
 
+class AdamStep(torch.nn.Module):
+    """One Adam step over three parameters of different shapes (each with
+    its gradient and moments), as a hand-written optimizer loop does: an
+    independent elementwise update per parameter."""
+    def forward(self, *tensors):
+        outs = []
+        for i in range(0, len(tensors), 4):
+            p, g, m, v = tensors[i:i + 4]
+            m = 0.9 * m + 0.1 * g
+            v = 0.999 * v + 0.001 * g * g
+            outs += [p - 1e-3 * (m / 0.1) / (torch.sqrt(v / 0.001) + 1e-8), m, v]
+        return tuple(outs)
+
+class ClipGradNorm(torch.nn.Module):
+    """clip_grad_norm_ written out: the global norm of four gradients, then
+    every gradient scaled by min(1, max_norm / norm)."""
+    def forward(self, a, b, c, d):
+        grads = (a, b, c, d)
+        norm = torch.sqrt(sum((g * g).sum() for g in grads))
+        scale = torch.clamp(1.0 / (norm + 1e-6), max=1.0)
+        return tuple(g * scale for g in grads)
+
 class ScalarWeights(torch.nn.Module):
     """torch.lerp with a 0-d weight, divided by a bias correction of a 0-d
     step count (arithmetic on 0-d tensors, as optimizers and schedules do)."""
@@ -286,6 +308,12 @@ cases = {
     "torch_masked_slice_sum": (MaskedSliceSum(), (torch.randn(8, 65), torch.rand(8, 65) < 0.5)),
     "torch_bert_embeddings": (BertEmbeddings(), (torch.randint(0, 100, (3, 40)),
                                                  torch.randint(0, 2, (3, 40)))),
+    "torch_adam_step": (AdamStep(), tuple(
+        t for shape in ((64, 33), (100,), (8, 3, 5))
+        for t in (torch.randn(shape), torch.randn(shape), torch.randn(shape) * 0.1,
+                  torch.rand(shape) * 0.01))),
+    "torch_clip_grad_norm": (ClipGradNorm(), (torch.randn(33, 17), torch.randn(100),
+                                              torch.randn(8, 8, 3), torch.randn(1000))),
     "torch_scalar_weights": (ScalarWeights(), (torch.randn(64, 128), torch.randn(64, 128),
                                                torch.tensor(0.3), torch.tensor(3.0))),
     "torch_instance_norm": (InstanceNorm(), (torch.randn(2, 4, 8, 8) * 3 + 1,)),
