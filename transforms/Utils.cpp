@@ -552,11 +552,13 @@ void kfuse::withoutInput(PatternRewriter &rewriter, linalg::GenericOp reader,
 
 LogicalResult
 kfuse::applyPatternsWithBudget(Operation *op,
-                               const FrozenRewritePatternSet &patterns) {
+                               const FrozenRewritePatternSet &patterns,
+                               bool topDown) {
   int64_t ops = 0;
   op->walk([&](Operation *) { ++ops; });
   GreedyRewriteConfig config;
   config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
+  config.setUseTopDownTraversal(topDown);
   return applyPatternsGreedily(op, patterns, config);
 }
 

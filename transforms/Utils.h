@@ -158,10 +158,13 @@ mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
 /// of rewrites (200 per op, at least 10000; a program takes a few per op):
 /// patterns that would undo each other without end (a bug in kfuse, as one
 /// was) fail here instead of running until memory is exhausted. The caller
-/// reports the failure.
+/// reports the failure. `topDown`: ops are visited producers first (elementwise
+/// fusion: a producer fused into all its consumers, then gone, before they
+/// are fused into theirs).
 mlir::LogicalResult
 applyPatternsWithBudget(mlir::Operation *op,
-                        const mlir::FrozenRewritePatternSet &patterns);
+                        const mlir::FrozenRewritePatternSet &patterns,
+                        bool topDown = false);
 
 // Rewriting generics (the normalize passes: Normalize.cpp, GatherIndices.cpp).
 
