@@ -745,6 +745,24 @@ def test_mlir_program_emulated(entry, mode):
     _compare(cuda.emulate(*ins), exps, cuda.plan.outputs, 1e-4, 1e-5, f"{name} {mode}")
 
 
+def test_multi_tensor_launch_through_a_jump_table():
+    # Four independent outputs of four shapes, a block each, share one
+    # launch; LLVM turns the blocks' range tests into a jump table (brx.idx
+    # over .branchtargets), which the emulator follows thread by thread.
+    from kfuse import builder as kb
+    p = kb.Program("four")
+    shapes = [(32,), (5, 7), (100,), (3, 3, 3)]
+    xs = [p.input(f"x{i}", shape, "f32") for i, shape in enumerate(shapes)]
+    for i, x in enumerate(xs):
+        p.output(kb.tanh(x) * float(i + 1), name=f"y{i}")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert len(f.plan.steps) == 1 and "brx.idx" in f.ptx and ".branchtargets" in f.ptx
+    rng = np.random.default_rng(5)
+    ins = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    for g, w in zip(f.emulate(*ins), p.reference(*ins)):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
 def test_emulate_needs_a_cuda_program():
     from kfuse import builder as kb
     p = kb.Program("cpu_only")

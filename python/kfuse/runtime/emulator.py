@@ -429,7 +429,7 @@ class _Shadow:
 class _Exec:
     """One statement compiled to a function of (batch, selected threads)."""
 
-    __slots__ = ("stmt", "run", "kind", "target", "mask", "ready")
+    __slots__ = ("stmt", "run", "kind", "target", "mask", "ready", "targets")
 
     def __init__(self, stmt: Stmt, run: Optional[Callable], kind: str = "op",
                  target: int = -1):
@@ -439,6 +439,7 @@ class _Exec:
         self.target = target    # bra: the statement index it jumps to
         self.mask = None        # shfl: fn(batch, threads) -> member mask per lane
         self.ready = None       # mbar: fn(batch, threads) -> whose wait is over
+        self.targets = None     # brx: fn(batch, threads) -> each thread's statement index
 
 
 def _where(B: _Batch, stmt: Stmt, i: Optional[int] = None) -> str:
@@ -658,6 +659,25 @@ class _Compiler:
 
     def op_bra(self, s, labels):
         return _Exec(s, None, "bra", labels[s.args[0].name])
+
+    def op_brx(self, s, labels):
+        # brx.idx %r, table: to the table's %r-th label, thread by thread (a
+        # switch LLVM turned into a jump table)
+        if s.op[1:2] != ("idx",):
+            raise PtxError(f"PTX line {s.line}: only brx.idx is supported: {s.text!r}")
+        table = np.array([labels[t] for t in self.k.branch_tables[s.args[1].name]],
+                         dtype=np.int64)
+        ri = self.reader(s.args[0], "u32")
+
+        def targets(B, sel):
+            i = np.asarray(ri(B, sel)).astype(np.int64)
+            if (i < 0).any() or (i >= len(table)).any():
+                raise EmulatorError(f"brx.idx past its table of {len(table)} targets: "
+                                    f"{_where(B, s)}")
+            return table[i]
+        ex = _Exec(s, None, "brx")
+        ex.targets = targets
+        return ex
 
     def op_ret(self, s, labels):
         return _Exec(s, None, "ret")
@@ -1877,6 +1897,14 @@ class KernelProgram:
                     m += 1
                 elif kind == "nop":
                     m += 1
+                elif kind == "brx":
+                    go = sel if on is None else sel[on]
+                    if go.size:
+                        t = np.broadcast_to(ex.targets(B, s_arg), (len(sel),))
+                        pc[go] = t if on is None else t[on]
+                    if on is not None:
+                        pc[sel[~on]] = m + 1
+                    break
                 elif kind == "bra":
                     if on is None or on.all():
                         m = ex.target

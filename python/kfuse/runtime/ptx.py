@@ -83,6 +83,8 @@ class Kernel:
     cluster: Tuple[int, int, int] = (1, 1, 1)
     body: List[Stmt] = field(default_factory=list)
     labels: Dict[str, int] = field(default_factory=dict)
+    # jump tables (a label's `.branchtargets`) -> their labels, for brx.idx
+    branch_tables: Dict[str, List[str]] = field(default_factory=dict)
 
 
 _SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
@@ -451,6 +453,7 @@ def _global_variables(outside: str) -> Dict[str, GlobalVar]:
 def _parse_body(k: Kernel, body: str, first_line: int) -> None:
     line = first_line
     i, n = 0, len(body)
+    last_label = None   # (the label a `.branchtargets` right after it names)
     while i < n:
         ch = body[i]
         if ch == "\n":
@@ -463,6 +466,7 @@ def _parse_body(k: Kernel, body: str, first_line: int) -> None:
         m = re.match(r"([$\w]+):", body[i:])
         if m:
             k.labels[m.group(1)] = len(k.body)
+            last_label = m.group(1)
             i += m.end()
             continue
         end = body.index(";", i)
@@ -470,6 +474,13 @@ def _parse_body(k: Kernel, body: str, first_line: int) -> None:
         stmt_line = line
         line += body.count("\n", i, end)
         i = end + 1
+        if stmt.startswith(".branchtargets"):
+            if last_label is None:
+                raise PtxError(f"line {stmt_line}: .branchtargets without a label")
+            k.branch_tables[last_label] = stmt[len(".branchtargets"):].replace(",", " ").split()
+            last_label = None
+            continue
+        last_label = None
         if stmt.startswith("."):
             _directive(k, stmt, stmt_line)
             continue
@@ -496,6 +507,12 @@ def _parse_body(k: Kernel, body: str, first_line: int) -> None:
         if s.op[0] == "bra" and (len(s.args) != 1 or not isinstance(s.args[0], Sym)
                                  or s.args[0].name not in k.labels):
             raise PtxError(f"line {s.line}: branch to an unknown label: {s.text!r}")
+        if s.op[0] == "brx" and (len(s.args) != 2 or not isinstance(s.args[1], Sym)
+                                 or s.args[1].name not in k.branch_tables
+                                 or any(t not in k.labels
+                                        for t in k.branch_tables[s.args[1].name])):
+            raise PtxError(f"line {s.line}: indirect branch through an unknown table: "
+                           f"{s.text!r}")
 
 
 def _directive(k: Kernel, stmt: str, line: int) -> None:
