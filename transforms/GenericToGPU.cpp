@@ -67,7 +67,6 @@ public:
   /// block index, `threadId` the thread's in its block); erases nothing.
   LogicalResult emitBody(OpBuilder &kb, Value blockId, Value threadId,
                          int64_t first);
-  linalg::GenericOp getOp() const { return op; }
   fusion::StrategyAttr getStrategy() const { return strategy; }
 
 private:
