@@ -763,6 +763,39 @@ def test_multi_tensor_launch_through_a_jump_table():
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
 
 
+def test_signed_64_bit_division_by_constants_emulated():
+    # LLVM divides an i64 by a constant with the high word of a signed
+    # 128-bit product (mul.hi.s64); negative operands exercise its
+    # two's-complement correction
+    text = """
+func.func @divs(%a: tensor<64xi64>) -> (tensor<64xi64>, tensor<64xi64>) {
+  %e = tensor.empty() : tensor<64xi64>
+  %q, %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>,
+                                            affine_map<(i) -> (i)>],
+                           iterator_types = ["parallel"]}
+      ins(%a : tensor<64xi64>) outs(%e, %e : tensor<64xi64>, tensor<64xi64>) {
+  ^bb0(%x: i64, %o: i64, %o2: i64):
+    %c7 = arith.constant 7 : i64
+    %c1000003 = arith.constant -1000003 : i64
+    %d = arith.divsi %x, %c7 : i64
+    %m = arith.remsi %x, %c1000003 : i64
+    linalg.yield %d, %m : i64, i64
+  } -> (tensor<64xi64>, tensor<64xi64>)
+  return %q, %r : tensor<64xi64>, tensor<64xi64>
+}
+"""
+    f = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert "mul.hi.s64" in f.ptx
+    rng = np.random.default_rng(3)
+    a = rng.integers(-2**62, 2**62, 64, dtype=np.int64)
+    a[:6] = [-2**63, 2**63 - 1, -1, 0, -7, -1000003]
+    q, r = f.emulate(a)
+    want_q = [int(x) // 7 if x >= 0 else -(-int(x) // 7) for x in a]
+    want_r = [int(x) - int(1000003) * (int(x) // 1000003 if x >= 0 else -(-int(x) // 1000003))
+              for x in a]
+    assert q.tolist() == want_q and r.tolist() == want_r
+
+
 def test_emulate_needs_a_cuda_program():
     from kfuse import builder as kb
     p = kb.Program("cpu_only")

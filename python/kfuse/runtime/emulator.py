@@ -214,6 +214,17 @@ def _mulhi_u64(a, b):
     return p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
 
 
+def _mulhi_s64(a, b):
+    """High 64 bits of the signed 128-bit product: the unsigned high word less
+    b where a is negative and a where b is negative (two's complement)."""
+    a = np.asarray(a).astype(np.int64)
+    b = np.asarray(b).astype(np.int64)
+    ua, ub = a.view(np.uint64), b.view(np.uint64)
+    hi = _mulhi_u64(ua, ub)
+    hi = hi - np.where(a < 0, ub, np.uint64(0)) - np.where(b < 0, ua, np.uint64(0))
+    return hi.view(np.int64)
+
+
 # ------------------------------------------------------------------ launch state
 
 class _Batch:
@@ -1341,9 +1352,8 @@ class _Compiler:
         if mode == "hi":
             bits = type_size(t) * 8
             if bits == 64:
-                if t != "u64":
-                    raise PtxError(f"PTX line {s.line}: {s.text!r} (signed mul.hi.s64)")
-                return self._binary(s, lambda a, b: _mulhi_u64(np.asarray(a), np.asarray(b)))
+                hi64 = _mulhi_u64 if t == "u64" else _mulhi_s64
+                return self._binary(s, lambda a, b: hi64(np.asarray(a), np.asarray(b)))
             wide = np.int64 if t[0] == "s" else np.uint64
             return self._binary(s, lambda a, b: ((np.asarray(a).astype(wide) *
                                                   np.asarray(b).astype(wide))
