@@ -187,7 +187,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
             if stage == "plan":
                 holder["report"] = report_mod.planned(mod, name, holder["before"])
             elif stage == "codegen" and options.target == "cuda":
-                holder["plan"], holder["constants"] = build_plan(
+                holder["plan"], holder["constants"], holder["traffic"] = build_plan(
                     mod, name, inputs, outputs, options.chip, PTX_FILE)
 
         stages = run_stages(module, options, after)
@@ -195,6 +195,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
             ptx = _extract_ptx(module)
             holder["report"].launches = report_mod.launch_lines(
                 holder["plan"], ptx, holder["report"].groups)
+            holder["report"].set_launch_traffic(holder["plan"], holder["traffic"])
             return CompiledProgram(name, options, stages, holder["report"], holder["plan"],
                                    ptx=ptx, constants=holder["constants"])
         plan = LaunchPlan(

@@ -8,7 +8,8 @@ is a compiler bug, reported as such rather than guessed at."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from dataclasses import dataclass, field
+from typing import Dict, List, Set, Tuple
 
 import numpy as np
 from mlir import ir
@@ -35,33 +36,90 @@ def _int_constant(value: ir.Value) -> int:
     return ir.IntegerAttr(op.operation.attributes["value"]).value
 
 
-def kernel_alignments(module: ir.Module) -> Dict[str, int]:
-    """Byte alignment each kernel's vector accesses assume of every buffer."""
-    result: Dict[str, int] = {}
+# Ops through which a kernel addresses (part of) one of its arguments.
+_KERNEL_VIEW_OPS = {"memref.subview", "memref.expand_shape", "memref.collapse_shape",
+                    "memref.cast", "memref.reinterpret_cast", "memref.reshape",
+                    "memref.view", "memref.memory_space_cast"}
 
-    def walk(op, kernel):
+
+@dataclass
+class KernelFacts:
+    """What code generation left in one gpu.func: the byte alignment its
+    vector accesses assume of every buffer, and which of its arguments it
+    loads from and stores to (atomics do both)."""
+    alignment: int = 1
+    reads: Set[int] = field(default_factory=set)
+    writes: Set[int] = field(default_factory=set)
+
+
+def _access(name: str) -> Tuple[bool, bool]:
+    """(reads, writes) of a memory op of the kernels, by its name."""
+    short = name.split(".", 1)[1] if "." in name else name
+    if "atomic" in short:
+        return True, True
+    if short in ("load", "maskedload", "transfer_read", "gather", "expandload"):
+        return True, False
+    if short in ("store", "maskedstore", "transfer_write", "scatter", "compressstore"):
+        return False, True
+    return False, False
+
+
+def kernel_facts(module: ir.Module) -> Dict[str, KernelFacts]:
+    """KernelFacts of every gpu.func of `module`, by kernel name."""
+    result: Dict[str, KernelFacts] = {}
+
+    def walk(op, facts, arg_of):
         for region in op.regions:
             for blk in region.blocks:
                 for inner in blk.operations:
                     name = inner.operation.name
-                    k = kernel
                     if name == "gpu.func":
                         k = ir.StringAttr(inner.operation.attributes["sym_name"]).value
-                        result.setdefault(k, 1)
-                    elif k and name in ("vector.load", "vector.store") \
-                            and "alignment" in inner.operation.attributes:
-                        a = ir.IntegerAttr(inner.operation.attributes["alignment"]).value
-                        result[k] = max(result[k], a)
-                    walk(inner, k)
+                        kf = result.setdefault(k, KernelFacts())
+                        body = inner.regions[0].blocks[0]
+                        n = len(ir.FunctionType(ir.TypeAttr(
+                            inner.operation.attributes["function_type"]).value).inputs)
+                        walk(inner, kf, {a: i for i, a in
+                                         enumerate(list(body.arguments)[:n])})
+                        continue
+                    if facts is not None:
+                        if name in ("vector.load", "vector.store") \
+                                and "alignment" in inner.operation.attributes:
+                            a = ir.IntegerAttr(inner.operation.attributes["alignment"]).value
+                            facts.alignment = max(facts.alignment, a)
+                        if name in _KERNEL_VIEW_OPS and inner.operands[0] in arg_of:
+                            arg_of[inner.results[0]] = arg_of[inner.operands[0]]
+                        else:
+                            reads, writes = _access(name)
+                            if reads or writes:
+                                for v in inner.operands:
+                                    i = arg_of.get(v)
+                                    if i is not None:
+                                        if reads:
+                                            facts.reads.add(i)
+                                        if writes:
+                                            facts.writes.add(i)
+                    walk(inner, facts, arg_of)
 
-    walk(module.operation, None)
+    walk(module.operation, None, {})
     return result
+
+
+def _view_bytes(t: ir.Type) -> int:
+    m = ir.MemRefType(t)
+    n = 1
+    for d in m.shape:
+        n *= d
+    return n * dtypes.get(str(m.element_type)).itemsize
 
 
 def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                outputs: List[TensorSpec], chip: str, ptx_file: str):
-    """Returns (plan, {constant file: data})."""
-    kernel_alignment = kernel_alignments(module)
+    """Returns (plan, {constant file: data}, traffic): `traffic` holds, for
+    each launch in order, (buffer, bytes read, bytes written) of each buffer
+    argument its kernel loads from or stores to: the size of the argument
+    (the whole buffer, or the part of it the kernel is passed)."""
+    facts = kernel_facts(module)
     func = entry_function(module)
     block = func.regions[0].blocks[0]
     args = list(block.arguments)
@@ -84,6 +142,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
         return buffer_of[v]
 
     steps = []
+    traffic: List[List[Tuple[int, int, int]]] = []
     part_of = set()  # views of part of a buffer (memref.subview)
     constants: Dict[str, "np.ndarray"] = {}
     for op in block.operations:
@@ -109,8 +168,8 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
             part_of.add(op.results[0])
         elif kind == "memref.get_global":
-            name = ir.FlatSymbolRefAttr(op.operation.attributes["name"]).value
-            data = _global_data(module, name)
+            global_name = ir.FlatSymbolRefAttr(op.operation.attributes["name"]).value
+            data = _global_data(module, global_name)
             file = f"const{len(constants)}.npy"
             constants[file] = data
             shape, dt = _memref_spec(op.result.type)
@@ -129,9 +188,16 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             smem = (0 if op.dynamicSharedMemorySize is None
                     else _int_constant(op.dynamicSharedMemorySize))
             kargs = []
-            for v in op.kernelOperands:
+            kf = facts.get(kname, KernelFacts())
+            moved = []
+            for i, v in enumerate(op.kernelOperands):
                 if isinstance(v.type, ir.MemRefType):
-                    kargs.append(BufferArg(buffer(v, kname)))
+                    b = buffer(v, kname)
+                    kargs.append(BufferArg(b))
+                    if i in kf.reads or i in kf.writes:
+                        n = _view_bytes(v.type)
+                        moved.append((b, n if i in kf.reads else 0,
+                                      n if i in kf.writes else 0))
                 else:
                     owner = v.owner
                     if not (isinstance(owner, ir.OpView)
@@ -146,8 +212,8 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                                                f"i{ir.IntegerType(v.type).width}"))
                     else:
                         kargs.append(ScalarArg(ir.FloatAttr(attr).value, str(v.type)))
-            steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem,
-                                    kernel_alignment.get(kname, 1),
+            traffic.append(moved)
+            steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem, kf.alignment,
                                     "kfuse.programmatic" in op.operation.attributes))
         else:
             raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
@@ -155,7 +221,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
     plan = LaunchPlan(name=name, target="cuda", inputs=tuple(inputs),
                       outputs=tuple(outputs), buffers=tuple(buffers), steps=tuple(steps),
                       chip=chip, ptx=ptx_file)
-    return plan, constants
+    return plan, constants, traffic
 
 
 def _global_data(module: ir.Module, name: str) -> "np.ndarray":

@@ -11,13 +11,19 @@ caches absorb re-reads. A group input read only through indexing maps (views
 of it included) counts the boxes its maps reach (q @ k^T reading two aligned
 thirds of qkv is charged two thirds), and slices of an argument left as
 views count the union of what they reach; tensors read through a gather
-(pads, other unaligned slices) count whole, an upper bound."""
+(pads, other unaligned slices) count whole, an upper bound.
+
+'Launched' (CUDA) counts what the kernels code generation made move: for each
+launch, every buffer its kernel loads from or stores to (see
+FusionReport.set_launch_traffic). It exceeds 'after' where a group runs as
+several kernels: the partials between them, and inputs a later kernel reads
+again (a long row's sum, then its scaled store)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mlir import ir
 
@@ -310,11 +316,58 @@ class FusionReport:
     unfused_ops: List[str]
     # CUDA: each launch's shape as the strategy chose it (see launch_lines)
     launches: List[str] = field(default_factory=list)
+    # CUDA: each launch's (bytes read, bytes written), in launch order, and
+    # their sum: what the kernels code generation made move, partials that
+    # pass between the kernels of one group and inputs a group's kernels
+    # read again included (see set_launch_traffic)
+    launch_traffic: List[Tuple[int, int]] = field(default_factory=list)
+    launched: Optional[Traffic] = None
+
+    def set_launch_traffic(self, plan, traffic) -> None:
+        """Records each launch's bytes. `traffic` (from build_plan) holds,
+        per launch, (buffer, bytes read, bytes written) of every buffer
+        argument its kernel loads from or stores to, by the argument's size.
+        That counts an argument a kernel reads only some of (a slice it
+        indexes into, a gather's table) whole; where a group runs as one
+        launch of its own, the group's own count of its inputs and results
+        (the boxes its maps reach) is used instead when smaller.
+        Temporaries count as they are passed (partials, a split's terms);
+        counters (a few integers) do not count. Each number is exact or an
+        upper bound, never less than what the kernels move."""
+        launches = [step.kernel for step in plan.steps if step.op == "launch"]
+        finished = _finished_in(plan, self.groups)
+        per_group: Dict[str, List[int]] = {}
+        for k, kernel in enumerate(launches):
+            per_group.setdefault(_group_of(plan, kernel), []).append(k)
+        users: Dict[int, set] = {}
+        for k, moved in enumerate(traffic):
+            for b, _, _ in moved:
+                users.setdefault(b, set()).add(k)
+        groups = {g.name: g for g in self.groups}
+        result = []
+        for k, moved in enumerate(traffic):
+            # (a temporary only this launch uses: partials its last block
+            # adds up; others pass between groups, like inputs and outputs)
+            own = [plan.buffers[b].kind == "temp" and users[b] == {k} for b, _, _ in moved]
+            io = [plan.buffers[b].kind != "counter" and not o for (b, _, _), o in zip(moved, own)]
+            r = sum(n for (_, n, _), keep in zip(moved, io) if keep)
+            w = sum(n for (_, _, n), keep in zip(moved, io) if keep)
+            g = groups.get(_group_of(plan, launches[k]))
+            if g is not None and per_group[g.name] == [k] and not finished.get(launches[k]):
+                r, w = min(r, g.bytes_read), min(w, g.bytes_written)
+            r += sum(n for (_, n, _), o in zip(moved, own) if o)
+            w += sum(n for (_, _, n), o in zip(moved, own) if o)
+            result.append((r, w))
+        self.launch_traffic = result
+        self.launched = Traffic(len(result), sum(r for r, _ in result),
+                                sum(w for _, w in result))
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["before"]["bytes"] = self.before.bytes
         d["after"]["bytes"] = self.after.bytes
+        if self.launched is not None:
+            d["launched"]["bytes"] = self.launched.bytes
         return d
 
     def to_json(self) -> str:
@@ -330,6 +383,12 @@ class FusionReport:
                  f"  after fusion:  {self.after.kernels} kernels, {mb(self.after.bytes)} "
                  f"HBM traffic ({mb(self.after.bytes_read)} read, "
                  f"{mb(self.after.bytes_written)} written)"]
+        if self.launched is not None:
+            lines.append(f"  launched:      {self.launched.kernels} kernels, at most "
+                         f"{mb(self.launched.bytes)} HBM traffic "
+                         f"({mb(self.launched.bytes_read)} read, "
+                         f"{mb(self.launched.bytes_written)} written; partials between "
+                         f"a group's kernels and inputs they read again included)")
         if self.after.bytes:
             lines.append(f"  traffic saved: {self.before.bytes / self.after.bytes:.2f}x")
         for g in self.groups:
@@ -339,8 +398,33 @@ class FusionReport:
                 lines.append(f"    - {d}")
         for op in self.unfused_ops:
             lines.append(f"  not fused: {op}")
-        lines.extend(f"  launch {text}" for text in self.launches)
+        for k, text in enumerate(self.launches):
+            if k < len(self.launch_traffic):
+                r, w = self.launch_traffic[k]
+                text += f"; reads {mb(r)}, writes {mb(w)}"
+            lines.append(f"  launch {text}")
         return "\n".join(lines)
+
+
+def _finished_in(plan, groups: Sequence[GroupReport]) -> Dict[str, List[str]]:
+    """Launch -> the groups its last block runs (a reduction group without a
+    launch of its own, after the launch before it)."""
+    launched = {step.kernel for step in plan.steps if step.op == "launch"}
+    finished_in: Dict[str, List[str]] = {}
+    last = None
+    for g in groups:
+        kernel = f"{plan.name}_{g.name}"
+        if kernel in launched:
+            last = kernel
+        elif last is not None and g.kind == "reduction":
+            finished_in.setdefault(last, []).append(g.name)
+    return finished_in
+
+
+def _group_of(plan, kernel: str) -> str:
+    """The group a kernel was generated for: its name less the program's,
+    up to the next '_' (g0_columns_partial -> g0)."""
+    return kernel[len(plan.name) + 1:].split("_")[0]
 
 
 def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str]:
@@ -355,16 +439,7 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
     kernel of its terms): that launch's line names it."""
     from .runtime.ptx import cluster_shapes
     clusters = cluster_shapes(ptx)
-    launched = {step.kernel for step in plan.steps if step.op == "launch"}
-    # group -> the launch whose last block runs it
-    finished_in: Dict[str, List[str]] = {}
-    last = None
-    for g in groups:
-        kernel = f"{plan.name}_{g.name}"
-        if kernel in launched:
-            last = kernel
-        elif last is not None and g.kind == "reduction":
-            finished_in.setdefault(last, []).append(g.name)
+    finished_in = _finished_in(plan, groups)
     lines = []
     for step in plan.steps:
         if step.op != "launch":

@@ -1271,6 +1271,29 @@ def _launch_traffic(f):
     return traffic, users
 
 
+def _check_launch_traffic(f):
+    """The report's bytes of each launch against what the launch moved when
+    it ran (counters aside): every byte written, and every byte read, the
+    report counting more only where the launch's group gathers (the whole
+    table) or reads slices of an argument the kernel is passed whole."""
+    plan_text = f.stages["plan"]
+    counters = {i for i, b in enumerate(f.plan.buffers) if b.kind == "counter"}
+    launches = [st for st in f.plan.steps if st.op == "launch"]
+    assert len(f.report.launch_traffic) == len(launches) == f.report.launched.kernels
+    for st, stats, (read, written) in zip(launches, f.emulator.last_stats,
+                                          f.report.launch_traffic):
+        got_r, got_w = (sum(n for i, n in stats[key].items() if i not in counters)
+                        for key in ("read", "written"))
+        assert got_w == written, (st.kernel, got_w, written)
+        if got_r != read:
+            group = st.kernel[len(f.plan.name) + 1:].split("_")[0]
+            body = plan_text[plan_text.index(f'fusion.group "{group}"'):]
+            body = body[:body.find("fusion.yield")]
+            assert got_r < read and ("tensor.extract" in body or "extract_slice" in body), \
+                (st.kernel, got_r, read)
+    assert f.report.launched.bytes_read == sum(r for r, _ in f.report.launch_traffic)
+
+
 @pytest.mark.parametrize("case", _traffic_cases())
 def test_report_bytes_match_emulated_traffic(case):
     # The fusion report's HBM bytes per group against what the group's kernel
@@ -1321,9 +1344,11 @@ def test_report_bytes_match_emulated_traffic(case):
             read = sum(separate[j][0] for j in parts) - between
             written = sum(separate[j][1] for j in parts) - between
             assert together[k] == (read, written), (line, together[k], read, written)
+        _check_launch_traffic(f)
         f = apart
     for s in f.emulator.last_stats:
         assert "read" in s, "buffers too large for the emulator's byte tracking"
+    _check_launch_traffic(f)
     traffic, _ = _launch_traffic(f)
     launch_steps = [k for k, st in enumerate(f.plan.steps) if st.op == "launch"]
     plan_text = f.stages["plan"]

@@ -161,6 +161,31 @@ def test_softmax_cross_entropy_with_int64_labels_is_one_group():
     assert cuda.ptx.count(".entry") == 1 and "ld.global.v4" in cuda.ptx
 
 
+def test_report_counts_what_a_split_group_launches_move():
+    # x / ||x|| over 2^20 floats: the group needs x once and y once (8 MB),
+    # its kernels read x twice (the split sum, then the scaling store) and
+    # pass 256 partials between them: the report says both
+    from kfuse import builder as kb
+    p = kb.Program("normalize")
+    x = p.input("x", (1 << 20,), "f32")
+    p.output(x / kb.sqrt((x * x).sum()), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    n = 4 << 20
+    assert (f.report.after.bytes_read, f.report.after.bytes_written) == (n, n)
+    first, store = f.report.launch_traffic
+    assert len(f.plan.steps) == 2 and f.plan.steps[1].kernel.endswith("_store")
+    # (the 256 partials its last block adds up, and the norm it stores)
+    assert sorted(b.nbytes for b in f.plan.buffers if b.kind == "temp") == [4, 1024]
+    assert first == (n + 1024, 1024 + 4)
+    assert store == (n + 4, n)
+    assert f.report.launched.bytes == 3 * n + 2 * 1028
+    text = str(f.report)
+    assert f"launched:      2 kernels, at most {(3 * n + 2 * 1028) / 1e6:.3f} MB" in text
+    assert "normalize_g0_store: " in text and "; reads 4.194 MB, writes 4.194 MB" in text
+    cpu = kfuse.compile(p, target="cpu")
+    assert cpu.report.launched is None and "launched:" not in str(cpu.report)
+
+
 def test_few_long_rows_split_into_partials_and_a_finish_kernel():
     # one row of 65536: 16 slices, each block's partial in a temporary; the
     # block to count last in the counter buffer finishes the row (one
@@ -861,8 +886,8 @@ def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     assert default_program.report.launches == [
         "wide_g0: 1024 blocks of 1024 threads, clusters of 4, 180224 bytes of dynamic "
         "shared memory a block"]
-    assert ("  launch wide_g0: 2048 blocks of 1024 threads, clusters of 8\n"
-            in str(clustered.report) + "\n")
+    assert ("  launch wide_g0: 2048 blocks of 1024 threads, clusters of 8; reads 268.435 MB, "
+            "writes 268.435 MB\n" in str(clustered.report) + "\n")
     for streamed in (kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=0),
                      kfuse.compile(p, target="cuda", chip="sm_80")):
         (step,) = streamed.plan.steps

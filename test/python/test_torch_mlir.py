@@ -175,6 +175,10 @@ def test_torch_exported_program(name):
     cuda = kfuse.compile(text, target="cuda")
     launches = CUDA_LAUNCHES.get(name, kernels)
     assert cuda.ptx.count(".entry") == len(cuda.plan.steps) == launches
+    # (the plan is named after the entry function, whatever constants
+    # (weights) the module holds; its kernels after it)
+    assert cuda.plan.name == f.plan.name == name
+    assert all(st.kernel.startswith(name + "_") for st in cuda.plan.steps)
 
 
 def _emulated_on_cuda(name, atol):
