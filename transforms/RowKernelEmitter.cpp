@@ -4164,6 +4164,7 @@ LogicalResult RowKernel::emit() {
   gpu::TerminatorOp::create(tb, loc);
   for (linalg::GenericOp g : llvm::reverse(generics))
     g.erase();
+  kfuse::reuseReadOnlyLoads(launch);
   return success();
 }
 

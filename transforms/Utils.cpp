@@ -3,11 +3,17 @@
 #include "transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Sequence.h"
@@ -560,6 +566,73 @@ kfuse::applyPatternsWithBudget(Operation *op,
   config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
   config.setUseTopDownTraversal(topDown);
   return applyPatternsGreedily(op, patterns, config);
+}
+
+void kfuse::reuseReadOnlyLoads(Operation *root) {
+  auto base = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view)
+        break;
+      v = view.getViewSource();
+    }
+    return v;
+  };
+  auto isLoad = [](Operation *op) {
+    return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(op);
+  };
+  // (any other use of a buffer may write it: stores, atomics, an address
+  // taken for inline PTX)
+  llvm::DenseSet<Value> written;
+  root->walk([&](Operation *op) {
+    if (isLoad(op) || isa<ViewLikeOpInterface>(op))
+      return;
+    for (Value v : op->getOperands())
+      if (isa<BaseMemRefType>(v.getType()))
+        written.insert(base(v));
+  });
+  IRRewriter rewriter(root->getContext());
+  {
+    DominanceInfo dominance(root);
+    eliminateCommonSubExpressions(rewriter, dominance, root);
+  }
+  DominanceInfo dominance(root);
+  llvm::DenseMap<llvm::hash_code, SmallVector<Operation *, 2>> seen;
+  SmallVector<Operation *> dead;
+  bool merged = false;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isLoad(op))
+      return;
+    Value buffer = base(op->getOperand(0));
+    Region *from = buffer.getParentRegion();
+    if (written.contains(buffer) || !from ||
+        root->isAncestor(from->getParentOp()) ||
+        isa_and_nonnull<gpu::AddressSpaceAttr>(
+            cast<BaseMemRefType>(buffer.getType()).getMemorySpace()))
+      return;
+    llvm::hash_code key = OperationEquivalence::computeHash(
+        op, OperationEquivalence::directHashValue,
+        OperationEquivalence::ignoreHashValue,
+        OperationEquivalence::IgnoreLocations);
+    auto &earlier = seen[key];
+    for (Operation *e : earlier)
+      if (OperationEquivalence::isEquivalentTo(
+              e, op, OperationEquivalence::exactValueMatch, nullptr,
+              OperationEquivalence::IgnoreLocations) &&
+          dominance.properlyDominates(e, op)) {
+        rewriter.replaceAllOpUsesWith(op, e->getResults());
+        dead.push_back(op);
+        merged = true;
+        return;
+      }
+    earlier.push_back(op);
+  });
+  for (Operation *op : dead)
+    rewriter.eraseOp(op);
+  if (merged) {
+    DominanceInfo after(root);
+    eliminateCommonSubExpressions(rewriter, after, root);
+  }
 }
 
 bool kfuse::hasStaticStrides(MemRefType type, bool unitInnermost) {

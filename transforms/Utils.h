@@ -166,6 +166,14 @@ applyPatternsWithBudget(mlir::Operation *op,
                         const mlir::FrozenRewritePatternSet &patterns,
                         bool topDown = false);
 
+/// Merges, in the kernel body `root` (a gpu.launch), equal computations and
+/// equal loads of a buffer nothing in `root` writes: a later one where an
+/// earlier one dominates it reuses the earlier's value. A row kernel's
+/// phases each evaluate the bodies they fuse, a gather among them (x +
+/// table[ids], then a layer norm: the table read once per phase); barriers
+/// between the phases keep CSE alone from merging the loads.
+void reuseReadOnlyLoads(mlir::Operation *root);
+
 // Rewriting generics (the normalize passes: Normalize.cpp, GatherIndices.cpp).
 
 /// The scalar a fill-like generic writes into `init` (a tensor every element

@@ -101,6 +101,9 @@ EXPECTED = {
     # the result (was an unsupported-op error: the gathers fused into the
     # layer norm's sums kept their full-space results as second outputs)
     "torch_bert_embeddings": (1, ["reduction"]),
+    # hidden states plus an embedding looked up by ids, layer-normed: the
+    # gather fuses into the norm's sums beside x (one kernel)
+    "torch_embedding_add_ln": (1, ["reduction"]),
     # one Adam step over three parameters of three shapes: the three
     # independent updates (each writing p, m and v) share one launch, each
     # over blocks of its own (multi-tensor; were three kernels)
@@ -315,6 +318,23 @@ def test_torch_bert_embeddings_write_only_the_result_on_cuda():
     tables = sum(v for k, v in launch["read"].items() if k not in (0, 1))
     assert tables <= 4 * 64 * (100 + 40 + 2 + 2), launch["read"]
     assert len(cuda.plan.steps) == 1
+
+
+def test_torch_embedding_add_ln_reads_each_table_element_once_on_cuda():
+    # x [2, 8, 768] + table[ids] ([50, 768]), layer-normed: the gather is
+    # part of each of the norm's sums and of the output's body; the row
+    # kernel (64 threads a row, 3 chunks of 4 each) evaluates it in each
+    # phase, and the loads of the table (nothing in the kernel writes it) are
+    # merged, like x's: each element of the result loads its table element
+    # once (was once per phase: 4x)
+    ins, (launch,), cuda = _emulated_on_cuda("torch_embedding_add_ln", atol=2e-6)
+    x, ids = ins
+    (table,) = [i for i, b in enumerate(cuda.plan.buffers)
+                if b.kind == "const" and b.shape == (50, 768)]
+    assert cuda.plan.steps[0].block == (64, 1, 1)
+    assert launch["load"]["by_buffer"][table] == x.nbytes
+    assert launch["load"]["by_buffer"][0] == x.nbytes
+    assert launch["written"] == {2: x.nbytes}
 
 
 def test_torch_adam_step_is_one_launch_and_as_exact_as_three():

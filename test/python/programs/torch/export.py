@@ -209,6 +209,20 @@ class BertEmbeddings(torch.nn.Module):
         return self.ln(self.word(ids) + self.position(positions)
                        + self.token_type(token_types))
 
+class EmbeddingAddLayerNorm(torch.nn.Module):
+    """Hidden states plus an embedding looked up by ids, then a layer norm:
+    the gather fuses into each of the norm's sums beside x, so every phase
+    of the row kernel evaluates it."""
+    def __init__(self, vocab=50, hidden=768):
+        super().__init__()
+        torch.manual_seed(3)
+        self.table = torch.nn.Embedding(vocab, hidden)
+        self.ln = torch.nn.LayerNorm(hidden)
+        with torch.no_grad():
+            self.ln.weight.uniform_(0.5, 1.5); self.ln.bias.uniform_(-0.5, 0.5)
+    def forward(self, x, ids):
+        return self.ln(x + self.table(ids))
+
 class AdamStep(torch.nn.Module):
     """One Adam step over three parameters of different shapes (each with
     its gradient and moments), as a hand-written optimizer loop does: an
@@ -308,6 +322,8 @@ cases = {
     "torch_masked_slice_sum": (MaskedSliceSum(), (torch.randn(8, 65), torch.rand(8, 65) < 0.5)),
     "torch_bert_embeddings": (BertEmbeddings(), (torch.randint(0, 100, (3, 40)),
                                                  torch.randint(0, 2, (3, 40)))),
+    "torch_embedding_add_ln": (EmbeddingAddLayerNorm(), (torch.randn(2, 8, 768),
+                                                         torch.randint(0, 50, (2, 8)))),
     "torch_adam_step": (AdamStep(), tuple(
         t for shape in ((64, 33), (100,), (8, 3, 5))
         for t in (torch.randn(shape), torch.randn(shape), torch.randn(shape) * 0.1,
