@@ -290,8 +290,16 @@ def parse_module(text: str, context: ir.Context, filename: str = "<input>",
         lines = []
         for d in e.error_diagnostics:
             lines += describe(str(d.location), d.message)
-        raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines),
-                         diagnostics=lines) from None
+        # (an op of a dialect kfuse does not load: say so, not only that
+        # the text does not parse)
+        unknown = sorted({m.group(1) for d in e.error_diagnostics for m in
+                          [re.search(r"Dialect `([\w.]+)' not found for custom op", d.message)]
+                          if m})
+        hint = "".join(f"\n  kfuse does not support the '{name}' dialect: lower its ops to "
+                       f"linalg, tensor, arith and math first, or leave them out of the "
+                       f"program" for name in unknown)
+        raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines)
+                         + hint, diagnostics=lines) from None
 
 
 def _classify(lines: List[str], message: str, repro: str):

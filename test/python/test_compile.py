@@ -192,6 +192,27 @@ def test_malformed_mlir_is_a_located_parse_error():
     assert "<input>:2:12: expected ':'" in msg and "  return %y" in msg and "^" in msg
 
 
+def test_op_of_a_dialect_kfuse_does_not_load_is_named():
+    # torch-mlir lowers torch.cumsum to tm_tensor.scan, outside linalg
+    text = """
+func.func @cumsum(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
+  %e = tensor.empty() : tensor<8x100xf32>
+  %a = tensor.empty() : tensor<8xf32>
+  %r:2 = tm_tensor.scan dimension(1) inclusive(true) ins(%x : tensor<8x100xf32>)
+      outs(%e, %a : tensor<8x100xf32>, tensor<8xf32>) {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    tm_tensor.yield %s : f32
+  } -> tensor<8x100xf32>, tensor<8xf32>
+  return %r#0 : tensor<8x100xf32>
+}"""
+    with pytest.raises(kfuse.ParseError) as e:
+        kfuse.compile(text, target="cpu")
+    msg = str(e.value)
+    assert "<input>:5:10: Dialect `tm_tensor' not found" in msg
+    assert "kfuse does not support the 'tm_tensor' dialect" in msg
+
+
 def test_input_on_which_mlirs_parser_aborts_is_a_parse_error():
     # found by mutating the test programs: a value used in one region and
     # defined in a later one that fails to parse makes MLIR's parser abort the
