@@ -16,6 +16,7 @@ from mlir import ir
 
 from . import dtypes
 from .errors import CompileError, UnsupportedOpError
+from .report import value_bytes
 from .runtime.plan import (FORMAT, VERSION, BufferArg, BufferSpec, CopyStep, LaunchPlan,
                            LaunchStep, ScalarArg, TensorSpec)
 from .signature import entry_function
@@ -105,14 +106,6 @@ def kernel_facts(module: ir.Module) -> Dict[str, KernelFacts]:
     return result
 
 
-def _view_bytes(t: ir.Type) -> int:
-    m = ir.MemRefType(t)
-    n = 1
-    for d in m.shape:
-        n *= d
-    return n * dtypes.get(str(m.element_type)).itemsize
-
-
 def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                outputs: List[TensorSpec], chip: str, ptx_file: str):
     """Returns (plan, {constant file: data}, traffic): `traffic` holds, for
@@ -195,7 +188,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                     b = buffer(v, kname)
                     kargs.append(BufferArg(b))
                     if i in kf.reads or i in kf.writes:
-                        n = _view_bytes(v.type)
+                        n = value_bytes(v)
                         moved.append((b, n if i in kf.reads else 0,
                                       n if i in kf.writes else 0))
                 else:

@@ -384,11 +384,12 @@ class FusionReport:
                  f"HBM traffic ({mb(self.after.bytes_read)} read, "
                  f"{mb(self.after.bytes_written)} written)"]
         if self.launched is not None:
+            more = ("; partials between a group's kernels and inputs they read again "
+                    "included" if self.launched.bytes > self.after.bytes else "")
             lines.append(f"  launched:      {self.launched.kernels} kernels, at most "
                          f"{mb(self.launched.bytes)} HBM traffic "
                          f"({mb(self.launched.bytes_read)} read, "
-                         f"{mb(self.launched.bytes_written)} written; partials between "
-                         f"a group's kernels and inputs they read again included)")
+                         f"{mb(self.launched.bytes_written)} written{more})")
         if self.after.bytes:
             lines.append(f"  traffic saved: {self.before.bytes / self.after.bytes:.2f}x")
         for g in self.groups:

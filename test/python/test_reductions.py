@@ -182,6 +182,14 @@ def test_report_counts_what_a_split_group_launches_move():
     text = str(f.report)
     assert f"launched:      2 kernels, at most {(3 * n + 2 * 1028) / 1e6:.3f} MB" in text
     assert "normalize_g0_store: " in text and "; reads 4.194 MB, writes 4.194 MB" in text
+    assert "inputs they read again included" in text
+    q = kb.Program("scale")
+    z = q.input("z", (1 << 20,), "f32")
+    q.output(kb.exp(z), name="y")
+    one = kfuse.compile(q, target="cuda", chip="sm_90")
+    assert one.report.launched.bytes == one.report.after.bytes == 2 * n
+    assert "launched:      1 kernels" in str(one.report)
+    assert "read again" not in str(one.report)
     cpu = kfuse.compile(p, target="cpu")
     assert cpu.report.launched is None and "launched:" not in str(cpu.report)
 
