@@ -13,6 +13,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               "bn_train_nhwc",
               # a row kernel with column sums: layer norm's backward pass
               "layernorm_bwd",
+              # the same over BERT's hidden sizes, 16384 tokens: rows a warp
+              # holds, 8 a block, the warps' partials added in shared memory
+              # (`__pack1`: a block a row)
+              "layernorm_bwd_h768", "layernorm_bwd_h1024",
               # softmax over a long leading axis: split, max and sum in one pass
               "softmax_dim0",
               # a diffusion UNet's GroupNorm(32, 320) + SiLU: statistics over
@@ -225,6 +229,9 @@ def programs(rows=None):
     batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
                (0, 1, 2))
     progs["layernorm_bwd"] = layernorm_backward("layernorm_bwd", r(8192), 8192)
+    for hidden in (768, 1024):
+        progs[f"layernorm_bwd_h{hidden}"] = layernorm_backward(
+            f"layernorm_bwd_h{hidden}", r(16384), hidden)
     p = kb.Program("softmax_dim0")
     x = p.input("x", (r(32768), 2048), "f32")
     e = kb.exp(x - x.max(axis=0, keepdims=True))
@@ -372,6 +379,8 @@ def torch_reference(name):
         "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
             x.var((0, 1, 2), unbiased=False) + 1e-5),
         "layernorm_bwd": _layernorm_bwd,
+        "layernorm_bwd_h768": _layernorm_bwd,
+        "layernorm_bwd_h1024": _layernorm_bwd,
         "softmax_dim0": lambda x: torch.softmax(x, dim=0),
         "group_norm_silu": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),
         "group_norm_silu_b1": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),

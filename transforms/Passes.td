@@ -834,7 +834,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Column sums beside row reductions, rows in registers: each block "
            "folds a run of consecutive rows (the largest divisor of the rows "
            "up to this) into partials, one row of them per block (0: runs "
-           "that leave about 1024 threads per SM; 1: store every term)">,
+           "that leave about 1024 threads per SM, 512 with packed rows; 1: "
+           "store every term)">,
     Option<"rowOnline", "row-online", "bool", /*default=*/"true",
            "Streaming row kernels fold a max and the sum of exp(e - max), "
            "and a mean and the sum of squared deviations from it, in one "
@@ -895,7 +896,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Rows one warp covers (a block per row of 32 threads) share a "
            "block, a warp each, up to this many rows a block (a power of two "
            "up to 32; 0: up to 4 where the blocks still number twice the "
-           "SMs; 1: a block per row)">,
+           "SMs; 1: a block per row). Beside column sums, rows of up to 8 "
+           "vectors a lane take a warp each, up to 8 a block by default, the "
+           "warps' partials added in shared memory">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

@@ -520,6 +520,13 @@ private:
   /// nothing: `rowInside`. `packRows`: RowKernelOptions::packRows.
   int64_t packRows, packedRows = 1;
   Value rowInside;
+  /// Packed column sums: with column sums folded over runs of rows, a warp
+  /// a row and `packedRows` rows a block, warp w of block b on rows
+  /// (b * run + i) * packedRows + w of its run (i < run); the warps'
+  /// partials are added up through shared memory at the end of the run and
+  /// stored as the block's. `packWarp`: w.
+  bool packColumnSums = false;
+  Value packWarp;
   /// Cluster mode (sm_90): a row too long for one block's registers is
   /// spread over the `cluster` blocks of a thread-block cluster, each holding
   /// `colsPerBlock` columns from `colBase` on; reductions combine the
@@ -3650,6 +3657,27 @@ LogicalResult RowKernel::emit() {
       if (exactThreads > 0) {
         t = exactThreads;
         c = (span + t * width - 1) / (t * width);
+      } else if (!columnSums.empty() && !streams && !contraction &&
+                 packRows != 1 &&
+                 foldRows != 1 && numRows % 2 == 0 &&
+                 llvm::all_equal(llvm::map_range(
+                     columnSums,
+                     [](const ColumnSum &c) {
+                       return cast<MemRefType>(c.terms.getType())
+                           .getElementType();
+                     })) &&
+                 (span + 32 * width - 1) / (32 * width) <= 8) {
+        // Column sums beside rows a warp's registers hold (8 vectors a
+        // lane at most: the partials take as many more): a warp a row,
+        // several rows a block (packed, see below), so that a block keeps
+        // several rows in flight and folds several into each partial.
+        // (A block a row of 768 floats keeps one row's 6 KB in flight;
+        // filling the SMs then took a block per 2 rows, partials as large
+        // as half the input: layer norm backward over [4096, 768] moved
+        // 1.7x its unavoidable bytes.)
+        t = 32;
+        c = (span + 32 * width - 1) / (32 * width);
+        packColumnSums = true;
       }
       chunks = c;
       if (!streams && chunks > room(t)) {
@@ -3759,6 +3787,52 @@ LogicalResult RowKernel::emit() {
            (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
       packedRows *= 2;
   }
+  // Packed column sums: `packedRows` warps a block, each on its own row
+  // of the block's run, then the warps' partials combined through shared
+  // memory (a warp's share: 8 chunks at most, 32 KB for 8 warps). Runs
+  // that leave about 512 threads an SM: each thread holds whole rows'
+  // vectors in flight, and the fewer blocks the smaller the partials.
+  int64_t run = 1;
+  if (packColumnSums && chunks > 0 && cluster == 1 && t == 32 &&
+      rowsPerBlock == 1 && !perThread && !contraction) {
+    unsigned accBits = cast<MemRefType>(columnSums.front().terms.getType())
+                           .getElementType()
+                           .getIntOrFloatBitWidth();
+    int64_t slotBytes = chunks * 32 * width * std::max<int64_t>(1, accBits / 8);
+    int64_t most = std::min<int64_t>(packRows > 1 ? packRows : 8,
+                                     std::max<int64_t>(2, 32768 / slotBytes));
+    packedRows = most;
+    while (packedRows > 2 &&
+           (numRows % packedRows != 0 || numRows / packedRows < smCount))
+      --packedRows;
+    while (numRows % packedRows != 0)
+      --packedRows;
+    if (foldRows > 0) {
+      // (the largest divisor of the rows up to foldRows, over as many warps
+      // as divide it)
+      int64_t fold = 1;
+      for (int64_t s = std::min(foldRows, numRows); s > 1 && fold == 1; --s)
+        if (numRows % s == 0)
+          fold = s;
+      for (packedRows = std::min(most, fold); fold % packedRows != 0;)
+        --packedRows;
+      run = fold / packedRows;
+    } else {
+      int64_t groups = numRows / packedRows;
+      int64_t target = smCount * std::max<int64_t>(1, 512 / (32 * packedRows));
+      int64_t best = groups;
+      for (int64_t s = 1; s <= groups && groups / s * 2 >= target; ++s)
+        if (groups % s == 0 &&
+            std::abs(groups / s - target) <= std::abs(best - target)) {
+          best = groups / s;
+          run = s;
+        }
+    }
+    if (packedRows == 1)
+      packColumnSums = false, run = 1; // (a fold of a prime count of rows)
+  } else {
+    packColumnSums = false;
+  }
   int64_t blocks = perThread ? (numRows + t - 1) / t
                   : rowsPerBlock > 1
                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
@@ -3769,8 +3843,7 @@ LogicalResult RowKernel::emit() {
   // terms in registers; about two blocks of `t` threads' worth of 1024 per
   // SM keep the partials small beside the rows (8192 rows on 132 SMs: 256
   // blocks of 32 rows).
-  int64_t run = 1;
-  if (!columnSums.empty() && chunks > 0 && cluster == 1 &&
+  if (!packColumnSums && !columnSums.empty() && chunks > 0 && cluster == 1 &&
       rowsPerBlock == 1 && !perThread && !contraction) {
     if (foldRows > 0) {
       for (int64_t s = std::min(foldRows, numRows); s > 1 && run == 1; --s)
@@ -3787,9 +3860,9 @@ LogicalResult RowKernel::emit() {
         }
     }
   }
-  accumulating = run > 1;
+  accumulating = run * (packColumnSums ? packedRows : 1) > 1;
   if (accumulating)
-    blocks = numRows / run;
+    blocks = numRows / (run * (packColumnSums ? packedRows : 1));
   for (ColumnSum &c : columnSums) {
     c.partial = c.independent ? Value() : c.terms;
     if (!accumulating)
@@ -3865,10 +3938,13 @@ LogicalResult RowKernel::emit() {
     // lane the column thread.
     Value warp = arith::DivUIOp::create(kb, loc, tid, cIdx(kb, 32));
     tid = arith::RemUIOp::create(kb, loc, tid, cIdx(kb, 32));
-    row = arith::AddIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
-        warp);
-    if (numRows % packedRows != 0) {
+    if (packColumnSums)
+      packWarp = warp; // (the row is the run's, below)
+    else
+      row = arith::AddIOp::create(
+          kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
+          warp);
+    if (!packColumnSums && numRows % packedRows != 0) {
       rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
                                         row, cIdx(kb, numRows));
       row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
@@ -3926,6 +4002,11 @@ LogicalResult RowKernel::emit() {
     row = arith::AddIOp::create(
         kb, loc, arith::MulIOp::create(kb, loc, runBlock, cIdx(kb, run)),
         runLoop.getInductionVar());
+    if (packColumnSums)
+      row = arith::AddIOp::create(
+          kb, loc,
+          arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
+          packWarp);
     columnPartials.assign(runLoop.getRegionIterArgs().begin(),
                           runLoop.getRegionIterArgs().end());
   }
@@ -4126,7 +4207,59 @@ LogicalResult RowKernel::emit() {
     bool ragged = numCols % (t * width) != 0;
     AffineMap identity =
         AffineMap::getMultiDimIdentityMap(1 + colShape.size(), kb.getContext());
-    for (auto [i, c] : llvm::enumerate(columnSums))
+    if (packColumnSums) {
+      // The warps' partials through shared memory: each warp stores its
+      // chunks as row `packWarp` of a [warps, chunks * 32] buffer (one for
+      // every column sum, in turn), and every thread of the block adds up
+      // the warps' values of a slot (chunk k lane l: columns from
+      // (k * 32 + l) * width on) and stores the block's partial.
+      Value blockTid = launch.getThreadIds().x;
+      int64_t slots = chunks * 32;
+      Value scratch;
+      for (auto [i, c] : llvm::enumerate(columnSums)) {
+        Type valType = runLoop.getResult(i * chunks).getType();
+        if (!scratch ||
+            cast<MemRefType>(scratch.getType()).getElementType() != valType)
+          scratch = launch.addWorkgroupAttribution(
+              MemRefType::get({packedRows, slots}, valType,
+                              MemRefLayoutAttrInterface(),
+                              gpu::AddressSpaceAttr::get(
+                                  kb.getContext(), gpu::AddressSpace::Workgroup)),
+              loc);
+        else
+          gpu::BarrierOp::create(kb, loc); // (the last sum's reads done)
+        for (int64_t k = 0; k < chunks; ++k)
+          memref::StoreOp::create(
+              kb, loc, runLoop.getResult(i * chunks + k), scratch,
+              ValueRange{packWarp, arith::AddIOp::create(kb, loc, tid,
+                                                         cIdx(kb, k * 32))});
+        gpu::BarrierOp::create(kb, loc);
+        vector::CombiningKind vk = gpu::convertReductionKind(c.kind);
+        for (int64_t first = 0; first < slots; first += blockThreads) {
+          Value slot = arith::AddIOp::create(kb, loc, blockTid, cIdx(kb, first));
+          Value col = arith::MulIOp::create(kb, loc, slot, cIdx(kb, width));
+          OpBuilder sb = kb;
+          if (first + blockThreads > slots || ragged) {
+            Value ok = arith::CmpIOp::create(
+                kb, loc, arith::CmpIPredicate::ult, col,
+                cIdx(kb, std::min(numCols, slots * width)));
+            sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
+                     .getThenBodyBuilder();
+          }
+          Value v;
+          for (int64_t w = 0; w < packedRows; ++w) {
+            Value x = memref::LoadOp::create(sb, loc, scratch,
+                                             ValueRange{cIdx(sb, w), slot});
+            v = v ? vector::makeArithReduction(sb, loc, vk, v, x) : x;
+          }
+          SmallVector<Value> idx{runBlock};
+          llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
+          storeColumns(sb, loc, v, c.partial, identity, idx);
+        }
+      }
+    }
+    for (auto [i, c] : llvm::enumerate(packColumnSums ? ArrayRef<ColumnSum>()
+                                                      : ArrayRef(columnSums)))
       for (int64_t k = 0; k < chunks; ++k) {
         Value col = arith::MulIOp::create(
             kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(kb, k * t)),

@@ -79,7 +79,8 @@ struct RowKernelOptions {
   int64_t smCount = 132;
   /// Rows a warp covers (block per row, 32 threads a row) share a block, a
   /// warp each, up to this many (0: up to 4 where the blocks still number
-  /// twice the SMs; 1: a block per row). Fewer, larger blocks: a block per
+  /// twice the SMs, up to 8 beside column sums, for rows of up to 8
+  /// vectors a lane; 1: a block per row). Fewer, larger blocks: a block per
   /// row of 256 floats gives a grid of one warp blocks, which an SM holds
   /// at most 32 of (half its threads), and the GPU's block launches bound
   /// the kernel.

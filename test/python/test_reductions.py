@@ -1494,6 +1494,78 @@ def test_layernorm_backward_at_8192_folds_runs_of_32_rows():
                                                       "ln_bwd_g0_columns"]
 
 
+def test_layernorm_backward_over_bert_rows_packs_a_warp_a_row():
+    # Rows of 768 floats: 6 vectors a lane of one warp. Beside column sums
+    # such rows take a warp each, 8 a block, so a block keeps 8 rows in
+    # flight and folds 8 times as many rows into each partial: 256 blocks of
+    # 256 threads, 16 rows each, the partials 1/16 of the rows. A block a
+    # row (row_pack=1) had to take 2048 blocks of 2 rows to keep the SMs
+    # loading, its partials half the size of x and dy, read back again:
+    # 1.71x the unavoidable bytes (strategy and traffic only; numerics of
+    # packed kernels are checked emulated below).
+    p = _layernorm_backward(4096, 768)
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    row = f.plan.steps[0]
+    assert row.grid == (256, 1, 1) and row.block == (256, 1, 1)
+    assert f.report.launched.bytes <= 1.1 * f.report.after.bytes
+    one = kfuse.compile(p, target="cuda", chip="sm_90", row_pack=1)
+    assert one.plan.steps[0].grid == (2048, 1, 1) and one.plan.steps[0].block == (64, 1, 1)
+    assert one.report.launched.bytes > 1.6 * one.report.after.bytes
+    # (up to row_pack rows a block: 4 a block, 512 blocks of 2 rows a warp
+    # for about 512 threads an SM)
+    four = kfuse.compile(p, target="cuda", chip="sm_90", row_pack=4)
+    assert four.plan.steps[0].grid == (512, 1, 1) and four.plan.steps[0].block == (128, 1, 1)
+    # rows of 2048 floats (16 vectors a lane) keep a block a row
+    wide = kfuse.compile(_layernorm_backward(4096, 2048), target="cuda", chip="sm_90")
+    assert wide.plan.steps[0].block[0] > 32 and wide.plan.steps[0].block[0] % 32 == 0
+
+
+@pytest.mark.parametrize("rows,cols,strategy,block,grid", [
+    (120, 1000, {"sm_count": 4}, 256, 5),    # ragged last chunk, runs of 3 a warp
+    (42, 96, {"sm_count": 1}, 224, 2),       # 7 warps a block (42 = 6 x 7), 3 rows each
+    (60, 300, {"row_fold": 5}, 160, 12),     # runs of 5 rows: 5 warps, one row each
+    (64, 768, {"sm_count": 2, "row_pack": 2}, 64, 16),
+])
+def test_packed_column_sums_emulated(rows, cols, strategy, block, grid):
+    # The warps of a packed block fold their own rows, then add their
+    # partials through shared memory; every shape of it against float64
+    # (the emulator also checks the barrier: a slot read before all warps
+    # stored it is a data race it reports).
+    p = _layernorm_backward(rows, cols)
+    rng = np.random.default_rng(rows + cols)
+    args = [rng.standard_normal(s).astype(np.float32) for _, s, _ in p.inputs]
+    want = _layernorm_backward_reference(*args)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **strategy)
+    assert f.plan.steps[0].block == (block, 1, 1) and f.plan.steps[0].grid == (grid, 1, 1)
+    for name, gv, wv in zip(("dx", "dw", "db"), f.emulate(*args), want):
+        np.testing.assert_allclose(gv, wv, rtol=1e-4, atol=1e-4, err_msg=name)
+    # x and dy read once, by the row kernel alone; its partials one row a block
+    stats = f.emulator.last_stats
+    assert stats[0]["load"]["by_buffer"][0] == args[0].nbytes
+    assert not any(0 in s["load"]["by_buffer"] or 1 in s["load"]["by_buffer"]
+                   for s in stats[1:])
+    written = sum(stats[0]["store"]["by_buffer"].values())
+    assert written == args[0].nbytes + 2 * grid * cols * 4   # dx, then dw's and db's partials
+
+
+def test_packed_column_maxima_emulated():
+    # A max over the rows beside a row sum (fused horizontally), rows of
+    # 1024 floats (8 vectors a lane): packed, the warps' maxima combined in
+    # shared memory; the maxima exact.
+    from kfuse import builder as kb
+    p = kb.Program("rowmax")
+    x = p.input("x", (64, 1024), "f32")
+    p.output((x * x).sum(axis=1), name="r")
+    p.output((x * 2.0).max(axis=0), name="c")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=2)
+    assert len(f.report.groups) == 1
+    assert f.plan.steps[0].block == (256, 1, 1) and f.plan.steps[0].grid == (4, 1, 1)
+    xs = np.random.default_rng(3).standard_normal((64, 1024)).astype(np.float32)
+    r, c = f.emulate(xs)
+    np.testing.assert_allclose(r, (xs.astype(np.float64) ** 2).sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(c, (xs * 2.0).max(0))
+
+
 def test_nested_reductions_run_as_one():
     # x.sum(3).sum(2).sum(0) is one reduction over (n, h, w) per channel, a
     # mean of means one sum and its scales, a max of maxima one max: one
