@@ -214,31 +214,58 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   }
   if (!rows)
     return std::nullopt;
-  // A column sum runs over (columns | rows), in order; what it computes
-  // leaves the group (no member can wait for every row), and not for
-  // another reduction (an arg-reduction's search over the columns reads
-  // their maxima: the two stay together, over the columns).
-  for (Operation *op : columnSums) {
-    auto g = cast<linalg::GenericOp>(op);
-    SmallVector<int64_t> expected(full->begin() + rows->size(), full->end());
-    llvm::append_range(expected, *rows);
-    if (g.getStaticLoopRanges() != expected ||
-        g.getNumParallelLoops() != full->size() - rows->size())
-      return false;
-    for (Operation *user : op->getUsers())
-      if (ops.contains(user) || isRowReductionGeneric(user) ||
-          isContractionGeneric(user))
-        return false;
-  }
-  // An elementwise op over the same space in another loop order (over an
-  // NHWC tensor, where the reductions loop over (c | n, h, w)) is
-  // interchanged into the reductions' order by fusion-fuse-group-bodies.
   SmallVector<Operation *> members(ops.begin(), ops.end());
   llvm::sort(members, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);
   });
+  // Column epilogues: elementwise ops over the columns whose operands from
+  // the group are all column sums' results or other column epilogues' (a
+  // mean's division, an f16 sum's rounding to f16). They run after every
+  // row, where the partials are added up.
+  llvm::DenseSet<Operation *> columnEpilogues;
+  SmallVector<int64_t> cols(full->begin() + rows->size(), full->end());
+  for (Operation *op : members) {
+    if (columnSums.empty() || columnSums.contains(op) ||
+        !isElementwiseGeneric(op) || domainOf(op) != cols)
+      continue;
+    bool readsSum = false, readsOther = false;
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !ops.contains(def))
+        continue;
+      if (columnSums.contains(def) || columnEpilogues.contains(def))
+        readsSum = true;
+      else
+        readsOther = true;
+    }
+    if (readsSum && !readsOther)
+      columnEpilogues.insert(op);
+  }
+  // A column sum runs over (columns | rows), in order; what it computes
+  // leaves the group (no member can wait for every row) or goes to column
+  // epilogues, and not to another reduction (an arg-reduction's search
+  // over the columns reads their maxima: the two stay together, over the
+  // columns).
+  for (Operation *op : columnSums) {
+    auto g = cast<linalg::GenericOp>(op);
+    SmallVector<int64_t> expected(cols);
+    llvm::append_range(expected, *rows);
+    if (g.getStaticLoopRanges() != expected ||
+        g.getNumParallelLoops() != full->size() - rows->size())
+      return false;
+  }
+  for (Operation *op : llvm::concat<Operation *const>(columnSums, columnEpilogues))
+    for (Operation *user : op->getUsers())
+      if ((ops.contains(user) && !columnEpilogues.contains(user)) ||
+          isRowReductionGeneric(user) || isContractionGeneric(user))
+        return false;
+  // An elementwise op over the same space in another loop order (over an
+  // NHWC tensor, where the reductions loop over (c | n, h, w)) is
+  // interchanged into the reductions' order by fusion-fuse-group-bodies.
   SmallVector<Operation *> aligning = llvm::to_vector(llvm::make_filter_range(
-      members, [&](Operation *op) { return !columnSums.contains(op); }));
+      members, [&](Operation *op) {
+        return !columnSums.contains(op) && !columnEpilogues.contains(op);
+      }));
   llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
       alignToRowSpace(aligning, *full, rows->size());
   // (an inlined op reading a row value must read it along the rows too)
@@ -254,8 +281,8 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   SmallVector<Operation *> inlinedRowReaders;
   if (!llvm::all_of(ops, [&](Operation *op) {
         SmallVector<int64_t> d = domainOf(op);
-        if (d == *rows || d == *full || aligned.contains(op) ||
-            columnSums.contains(op))
+        if (columnSums.contains(op) || columnEpilogues.contains(op) ||
+            d == *rows || d == *full || aligned.contains(op))
           return true;
         if (!inlined(op))
           return false;
@@ -269,6 +296,8 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   LoopRoles placed;
   for (Operation *op : members) {
     auto it = aligned.find(op);
+    if (columnEpilogues.contains(op))
+      continue; // (after the rows: no place in the row kernel's loops)
     if (columnSums.contains(op)) {
       // (columns..., rows...) -> the kernel's (rows..., columns...)
       unsigned numCols = full->size() - rows->size();
@@ -297,6 +326,8 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
         placed);
   };
   for (Operation *op : members) {
+    if (columnEpilogues.contains(op))
+      continue;
     auto consumer = cast<linalg::GenericOp>(op);
     for (OpOperand *in : consumer.getDpsInputOperands()) {
       auto written = writtenAt(in);

@@ -6042,6 +6042,20 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
              });
            });
   };
+  // Column epilogues: ops over the columns reading what the column sums (or
+  // earlier epilogues) write, such as a mean's division or an f16 sum's
+  // rounding; they run after the sums, in the kernel adding up the terms.
+  SmallVector<linalg::GenericOp> epilogues;
+  llvm::DenseSet<Value> columnValues;
+  for (linalg::GenericOp g : sums)
+    columnValues.insert(g.getDpsInits()[0]);
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() == 0 && !initializes(g) &&
+        llvm::any_of(g.getDpsInputs(),
+                     [&](Value v) { return columnValues.contains(v); })) {
+      epilogues.push_back(g);
+      columnValues.insert(g.getDpsInits().begin(), g.getDpsInits().end());
+    }
   MLIRContext *ctx = generics.front()->getContext();
   SmallVector<RowKernel::ColumnSum> columnSums;
   SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> terms; // C, E
@@ -6051,6 +6065,8 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
       later.push_back(g);
       continue;
     }
+    if (llvm::is_contained(epilogues, g))
+      continue;
     if (!llvm::is_contained(sums, g)) {
       rowKernel.push_back(g);
       continue;
@@ -6172,6 +6188,15 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
     c.erase();
     if (partial != columnSums[k].terms)
       columnSums[k].terms.getDefiningOp()->erase();
+  }
+  // (after the last of them; the insertion point may be an epilogue itself)
+  Operation *last = later.empty() ? emitter.launch().getOperation()
+                                  : later.back().getOperation();
+  for (linalg::GenericOp g : epilogues) {
+    if (g != last)
+      g->moveAfter(last);
+    last = g;
+    later.push_back(g);
   }
   std::string name = (kernelName + "_columns").str();
   for (linalg::GenericOp g : later)

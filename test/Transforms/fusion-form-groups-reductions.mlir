@@ -939,6 +939,111 @@ func.func @square_exp_row_and_column_sums(%x: tensor<16x16xf32>) -> (tensor<16xf
   return %rows, %cols : tensor<16xf32>, tensor<16xf32>
 }
 
+#colb2 = affine_map<(d0, d1) -> (d1)>
+// Column epilogues: ops over the columns that read only column sums'
+// results (a mean's division by the rows, a rounding to f16) join the row
+// group and run after every row, where the partials are added up: x's row
+// sum, column sum and column mean are one group.
+// CHECK-LABEL: func.func @column_epilogue
+// CHECK: %[[G0:.*]]:2 = fusion.group "g0" "reduction" ins(%{{.*}} : tensor<16x32xf32>)
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: iterator_types = ["parallel"]
+// CHECK: arith.divf
+// CHECK: fusion.yield
+// CHECK-NOT: fusion.group
+// CHECK: return %[[G0]]#0, %[[G0]]#1
+// Negative: a column mean that the rows read (x minus it, summed along the
+// rows) needs every row before any row can use it: the column sum, its mean
+// and the difference run apart from the row sum (over their own rows, x's
+// columns), and the row sum's group reads the difference.
+// CHECK-LABEL: func.func @column_epilogue_read_by_rows
+// CHECK: %[[D:.*]] = fusion.group "g0" "reduction"
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: arith.subf
+// CHECK: fusion.group "g1" "reduction" ins(%[[D]] : tensor<16x32xf32>) attributes {decisions = ["operand #0 stays unfused: the merged group would not run over one row space"]}
+func.func @column_epilogue(%x: tensor<16x32xf32>) -> (tensor<16xf32>, tensor<32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 16.0 : f32
+  %er = tensor.empty() : tensor<16xf32>
+  %ec = tensor.empty() : tensor<32xf32>
+  %racc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%er : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16xf32>
+  %cacc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%ec : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<32xf32>
+  %rows = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x32xf32>) outs(%racc : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  %cols = linalg.generic {indexing_maps = [#tr2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x32xf32>) outs(%cacc : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%cols : tensor<32xf32>) outs(%ec : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.divf %in, %n : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  return %rows, %mean : tensor<16xf32>, tensor<32xf32>
+}
+
+func.func @column_epilogue_read_by_rows(%x: tensor<16x32xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 16.0 : f32
+  %er = tensor.empty() : tensor<16xf32>
+  %ec = tensor.empty() : tensor<32xf32>
+  %e2 = tensor.empty() : tensor<16x32xf32>
+  %racc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%er : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16xf32>
+  %cacc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%zero : f32) outs(%ec : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<32xf32>
+  %cols = linalg.generic {indexing_maps = [#tr2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x32xf32>) outs(%cacc : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%cols : tensor<32xf32>) outs(%ec : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.divf %in, %n : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  %d = linalg.generic {indexing_maps = [#id2, #colb2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : tensor<16x32xf32>, tensor<32xf32>) outs(%e2 : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %m: f32, %out: f32):
+    %v = arith.subf %a, %m : f32
+    linalg.yield %v : f32
+  } -> tensor<16x32xf32>
+  %rows = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%d : tensor<16x32xf32>) outs(%racc : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %rows : tensor<16xf32>
+}
+
 // Negative: a column sum whose result the rows read (x minus its column
 // sums, summed along the rows) needs every row before any row can use it:
 // it runs apart from the row sum (with the subtraction, over its own rows:

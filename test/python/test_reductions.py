@@ -1566,6 +1566,60 @@ def test_packed_column_maxima_emulated():
     np.testing.assert_array_equal(c, (xs * 2.0).max(0))
 
 
+def _column_epilogue_program(rows, cols, dt, kind):
+    # dx per row, dw and db summed over the rows, with an op on a column sum
+    # after it: a mean (dw, or db scaled and shifted), or in f16 the sums'
+    # rounding from their f32 accumulators
+    from kfuse import builder as kb
+    p = kb.Program(f"colepi_{kind}_{dt}")
+    x = p.input("x", (rows, cols), dt)
+    dy = p.input("dy", (rows, cols), dt)
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * dy, name="dx")
+    p.output((dy * c).mean(axis=0) if kind == "mean_dw" else (dy * c).sum(axis=0), name="dw")
+    p.output(dy.mean(axis=0) * 3.0 + 1.0 if kind == "mean_db" else dy.sum(axis=0), name="db")
+    return p
+
+
+@pytest.mark.parametrize("kind,dt", [("mean_dw", "f32"), ("mean_db", "f32"), ("sum", "f16"),
+                                     ("mean_dw", "bf16")])
+@pytest.mark.parametrize("rows,cols,strategy", [
+    (128, 96, {"sm_count": 4}),    # packed, runs of rows
+    (60, 300, {}),                 # packed, one run
+    (64, 256, {"row_chunks": 0}),  # streamed: dw's terms stored, db left to the sums' kernel
+    (33, 1000, {"sm_count": 2}),   # odd rows: a block a row, each term stored
+    (128, 128, {}),                # square: the column sums have the rows' extents
+])
+def test_column_sum_epilogues_run_in_the_row_group(kind, dt, rows, cols, strategy):
+    # An op on a column sum's result (a mean's division; in f16 and bf16 the
+    # rounding of every sum accumulated in f32) runs after the sums, in the
+    # kernel adding up the partials: one group, two launches, x and dy read
+    # once by the row kernel. Before, each such op was a group of its own
+    # and a column sum of an input alone (db) with one could not join the
+    # rows at all: dy read twice. Emulated against the reference.
+    p = _column_epilogue_program(rows, cols, dt, kind)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **strategy)
+    assert [g.kind for g in f.report.groups] == ["reduction"]
+    assert len(f.plan.steps) == 2
+    if dt == "bf16":
+        npdt = pytest.importorskip("ml_dtypes").bfloat16
+    else:
+        npdt = {"f32": np.float32, "f16": np.float16}[dt]
+    rng = np.random.default_rng(rows * cols)
+    args = [rng.standard_normal((rows, cols)).astype(npdt) for _ in range(2)]
+    tol = {"f32": 1e-5, "f16": 2e-3, "bf16": 1.6e-2}[dt]
+    for got in (f.emulate(*args), kfuse.compile(p, target="cpu")(*args)):
+        for name, g, w in zip(("dx", "dw", "db"), got, p.reference(*args)):
+            g, w = g.astype(np.float64), w.astype(np.float64)
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol * max(1.0, np.abs(w).max()),
+                                       err_msg=name)
+    stats = f.emulator.last_stats
+    if "row_chunks" not in strategy and rows % 2 == 0:
+        # (blocks fold runs of rows: db's terms too, not dy read again)
+        assert not any(0 in s["load"]["by_buffer"] or 1 in s["load"]["by_buffer"]
+                       for s in stats[1:])
+
+
 def test_nested_reductions_run_as_one():
     # x.sum(3).sum(2).sum(0) is one reduction over (n, h, w) per channel, a
     # mean of means one sum and its scales, a max of maxima one max: one
