@@ -602,7 +602,8 @@ def main():
                 # rows each block folds into the column sums' partials (default:
                 # 32 here; 1: every term stored)
                 variants.update({f"fold{n}": dict(row_fold=n) for n in (1, 8, 16, 64)})
-            if args.row_variants and name in ("layernorm_bwd_h768", "layernorm_bwd_h1024"):
+            if args.row_variants and name in ("layernorm_bwd_h768", "layernorm_bwd_h1024",
+                                              "layernorm_mean_pool"):
                 # a block a row, its runs of rows folded into partials (default:
                 # a warp a row, 8 rows a block, the warps' partials added in
                 # shared memory); 4 rows a block

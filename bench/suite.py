@@ -17,6 +17,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # holds, 8 a block, the warps' partials added in shared memory
               # (`__pack1`: a block a row)
               "layernorm_bwd_h768", "layernorm_bwd_h1024",
+              # a final layer norm and mean pooling over the tokens [32, 512,
+              # 768]: the pooling a batched column sum beside the rows, y
+              # never stored
+              "layernorm_mean_pool",
               # softmax over a long leading axis: split, max and sum in one pass
               "softmax_dim0",
               # a diffusion UNet's GroupNorm(32, 320) + SiLU: statistics over
@@ -229,6 +233,13 @@ def programs(rows=None):
     batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
                (0, 1, 2))
     progs["layernorm_bwd"] = layernorm_backward("layernorm_bwd", r(8192), 8192)
+    p = kb.Program("layernorm_mean_pool")
+    x = p.input("x", (32 if rows is None else 2, 512 if rows is None else 4, 768), "f32")
+    w = p.input("w", (768,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output((c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w).mean(axis=1),
+             name="y")
+    progs["layernorm_mean_pool"] = p
     for hidden in (768, 1024):
         progs[f"layernorm_bwd_h{hidden}"] = layernorm_backward(
             f"layernorm_bwd_h{hidden}", r(16384), hidden)
@@ -379,6 +390,8 @@ def torch_reference(name):
         "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
             x.var((0, 1, 2), unbiased=False) + 1e-5),
         "layernorm_bwd": _layernorm_bwd,
+        "layernorm_mean_pool": lambda x, w: F.layer_norm(x, (x.shape[-1],), w, None,
+                                                          1e-5).mean(1),
         "layernorm_bwd_h768": _layernorm_bwd,
         "layernorm_bwd_h1024": _layernorm_bwd,
         "softmax_dim0": lambda x: torch.softmax(x, dim=0),

@@ -224,9 +224,13 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   // row, where the partials are added up.
   llvm::DenseSet<Operation *> columnEpilogues;
   SmallVector<int64_t> cols(full->begin() + rows->size(), full->end());
+  SmallVector<SmallVector<int64_t>> sumSpaces; // (kept..., columns...)
+  for (Operation *op : columnSums)
+    sumSpaces.push_back(parallelExtents(cast<linalg::GenericOp>(op)));
   for (Operation *op : members) {
     if (columnSums.empty() || columnSums.contains(op) ||
-        !isElementwiseGeneric(op) || domainOf(op) != cols)
+        !isElementwiseGeneric(op) ||
+        !llvm::is_contained(sumSpaces, domainOf(op)))
       continue;
     bool readsSum = false, readsOther = false;
     for (Value v : op->getOperands()) {
@@ -246,12 +250,22 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   // epilogues, and not to another reduction (an arg-reduction's search
   // over the columns reads their maxima: the two stay together, over the
   // columns).
+  // (Batched: over (kept | columns | summed rows), the rows' leading
+  // dimensions kept, such as y.mean(1) of y [b, s, d] beside rows (b, s):
+  // each block folds rows of one kept index.)
+  auto keptOf = [&](linalg::GenericOp g) {
+    return int64_t(g.getNumParallelLoops()) - int64_t(cols.size());
+  };
   for (Operation *op : columnSums) {
     auto g = cast<linalg::GenericOp>(op);
-    SmallVector<int64_t> expected(cols);
-    llvm::append_range(expected, *rows);
+    int64_t kept = keptOf(g);
+    if (kept < 0 || kept >= int64_t(rows->size()))
+      return false;
+    SmallVector<int64_t> expected(rows->begin(), rows->begin() + kept);
+    llvm::append_range(expected, cols);
+    expected.append(rows->begin() + kept, rows->end());
     if (g.getStaticLoopRanges() != expected ||
-        g.getNumParallelLoops() != full->size() - rows->size())
+        g.getNumReductionLoops() != rows->size() - kept)
       return false;
   }
   for (Operation *op : llvm::concat<Operation *const>(columnSums, columnEpilogues))
@@ -299,11 +313,15 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
     if (columnEpilogues.contains(op))
       continue; // (after the rows: no place in the row kernel's loops)
     if (columnSums.contains(op)) {
-      // (columns..., rows...) -> the kernel's (rows..., columns...)
-      unsigned numCols = full->size() - rows->size();
+      // (kept..., columns..., summed rows...) -> the kernel's (rows...,
+      // columns...)
+      unsigned numCols = cols.size();
+      unsigned kept = keptOf(cast<linalg::GenericOp>(op));
       SmallVector<unsigned> r;
       for (unsigned j = 0; j < full->size(); ++j)
-        r.push_back(j < numCols ? rows->size() + j : j - numCols);
+        r.push_back(j < kept              ? j
+                    : j < kept + numCols ? rows->size() + (j - kept)
+                                         : j - numCols);
       placed[op] = std::move(r);
     } else if (it != aligned.end()) {
       SmallVector<unsigned> r(it->second.size());

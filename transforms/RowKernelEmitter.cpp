@@ -427,6 +427,10 @@ public:
     gpu::AllReduceOperation kind;
     bool independent;
     Value partial;
+    /// Leading row dimensions the sum keeps (batched: y.mean(1) of y
+    /// [b, s, d] keeps b); `partial` is then [kept..., blocks of a kept
+    /// index, columns...].
+    unsigned kept = 0;
   };
   SmallVector<ColumnSum> columnSums;
   gpu::LaunchOp launch() const { return launchOp; }
@@ -3485,6 +3489,15 @@ LogicalResult RowKernel::emit() {
     numRows *= d;
   for (int64_t d : colShape)
     numCols *= d;
+  // Column sums fold runs of rows within one index of the rows' leading
+  // dimensions they keep (a batched sum): runs divide `segment`, the rows
+  // of one such index (all rows where no sum keeps any).
+  unsigned mostKept = 0;
+  for (const ColumnSum &c : columnSums)
+    mostKept = std::max(mostKept, c.kept);
+  int64_t segment = 1;
+  for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(mostKept))
+    segment *= d;
   if (alongRows && !perThread) {
     // A thread per row reads its row once per pass: fine for a reduction,
     // but phases that store full-space results would each read it again.
@@ -3659,7 +3672,7 @@ LogicalResult RowKernel::emit() {
         c = (span + t * width - 1) / (t * width);
       } else if (!columnSums.empty() && !streams && !contraction &&
                  packRows != 1 &&
-                 foldRows != 1 && numRows % 2 == 0 &&
+                 foldRows != 1 && segment % 2 == 0 &&
                  llvm::all_equal(llvm::map_range(
                      columnSums,
                      [](const ColumnSum &c) {
@@ -3803,16 +3816,16 @@ LogicalResult RowKernel::emit() {
                                      std::max<int64_t>(2, 32768 / slotBytes));
     packedRows = most;
     while (packedRows > 2 &&
-           (numRows % packedRows != 0 || numRows / packedRows < smCount))
+           (segment % packedRows != 0 || numRows / packedRows < smCount))
       --packedRows;
-    while (numRows % packedRows != 0)
+    while (segment % packedRows != 0)
       --packedRows;
     if (foldRows > 0) {
       // (the largest divisor of the rows up to foldRows, over as many warps
       // as divide it)
       int64_t fold = 1;
-      for (int64_t s = std::min(foldRows, numRows); s > 1 && fold == 1; --s)
-        if (numRows % s == 0)
+      for (int64_t s = std::min(foldRows, segment); s > 1 && fold == 1; --s)
+        if (segment % s == 0)
           fold = s;
       for (packedRows = std::min(most, fold); fold % packedRows != 0;)
         --packedRows;
@@ -3822,7 +3835,7 @@ LogicalResult RowKernel::emit() {
       int64_t target = smCount * std::max<int64_t>(1, 512 / (32 * packedRows));
       int64_t best = groups;
       for (int64_t s = 1; s <= groups && groups / s * 2 >= target; ++s)
-        if (groups % s == 0 &&
+        if ((segment / packedRows) % s == 0 &&
             std::abs(groups / s - target) <= std::abs(best - target)) {
           best = groups / s;
           run = s;
@@ -3846,14 +3859,14 @@ LogicalResult RowKernel::emit() {
   if (!packColumnSums && !columnSums.empty() && chunks > 0 && cluster == 1 &&
       rowsPerBlock == 1 && !perThread && !contraction) {
     if (foldRows > 0) {
-      for (int64_t s = std::min(foldRows, numRows); s > 1 && run == 1; --s)
-        if (numRows % s == 0)
+      for (int64_t s = std::min(foldRows, segment); s > 1 && run == 1; --s)
+        if (segment % s == 0)
           run = s;
     } else {
       int64_t target = smCount * std::max<int64_t>(1, 1024 / t);
       int64_t best = numRows;
       for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
-        if (numRows % s == 0 &&
+        if (segment % s == 0 &&
             std::abs(numRows / s - target) <= std::abs(best - target)) {
           best = numRows / s;
           run = s;
@@ -3863,11 +3876,17 @@ LogicalResult RowKernel::emit() {
   accumulating = run * (packColumnSums ? packedRows : 1) > 1;
   if (accumulating)
     blocks = numRows / (run * (packColumnSums ? packedRows : 1));
+  int64_t rowsPerPartial = accumulating ? numRows / blocks : 1;
   for (ColumnSum &c : columnSums) {
     c.partial = c.independent ? Value() : c.terms;
     if (!accumulating)
       continue;
-    SmallVector<int64_t> shape{blocks};
+    // [kept..., blocks of a kept index, columns...]
+    SmallVector<int64_t> shape(rowShape.begin(), rowShape.begin() + c.kept);
+    int64_t summed = 1;
+    for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(c.kept))
+      summed *= d;
+    shape.push_back(summed / rowsPerPartial);
     llvm::append_range(shape, colShape);
     c.partial = memref::AllocOp::create(
         b, loc,
@@ -4205,8 +4224,26 @@ LogicalResult RowKernel::emit() {
     // Each thread stores its columns' partials: row `runBlock` of each
     // column sum's partials.
     bool ragged = numCols % (t * width) != 0;
-    AffineMap identity =
-        AffineMap::getMultiDimIdentityMap(1 + colShape.size(), kb.getContext());
+    // (the block's place in a column sum's partials: [kept index...,
+    // block of it], then the columns)
+    auto partialAt = [&](OpBuilder &pb, const ColumnSum &c) {
+      SmallVector<Value> idx{runBlock};
+      if (c.kept == 0)
+        return idx;
+      int64_t summed = 1;
+      for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(c.kept))
+        summed *= d;
+      Value per = cIdx(pb, summed / rowsPerPartial);
+      idx = kfuse::delinearize(pb, loc,
+                               arith::DivUIOp::create(pb, loc, runBlock, per),
+                               ArrayRef<int64_t>(rowShape).take_front(c.kept));
+      idx.push_back(arith::RemUIOp::create(pb, loc, runBlock, per));
+      return idx;
+    };
+    auto identityOf = [&](const ColumnSum &c) {
+      return AffineMap::getMultiDimIdentityMap(c.kept + 1 + colShape.size(),
+                                               kb.getContext());
+    };
     if (packColumnSums) {
       // The warps' partials through shared memory: each warp stores its
       // chunks as row `packWarp` of a [warps, chunks * 32] buffer (one for
@@ -4252,9 +4289,9 @@ LogicalResult RowKernel::emit() {
                                              ValueRange{cIdx(sb, w), slot});
             v = v ? vector::makeArithReduction(sb, loc, vk, v, x) : x;
           }
-          SmallVector<Value> idx{runBlock};
+          SmallVector<Value> idx = partialAt(sb, c);
           llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
-          storeColumns(sb, loc, v, c.partial, identity, idx);
+          storeColumns(sb, loc, v, c.partial, identityOf(c), idx);
         }
       }
     }
@@ -4271,10 +4308,10 @@ LogicalResult RowKernel::emit() {
           sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
                    .getThenBodyBuilder();
         }
-        SmallVector<Value> idx{runBlock};
+        SmallVector<Value> idx = partialAt(sb, c);
         llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
         storeColumns(sb, loc, runLoop.getResult(i * chunks + k), c.partial,
-                     identity, idx);
+                     identityOf(c), idx);
       }
   }
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
@@ -6020,6 +6057,17 @@ static bool sumsColumns(linalg::GenericOp g) {
   return kfuse::reductionsTrail(g) && kfuse::reducesLeadingAxes(g);
 }
 
+/// The column loops of a kernel with column sums `sums`: the reduced loops
+/// of its row reductions (the generics' first reduction that is not a
+/// column sum).
+static unsigned kernelColumns(ArrayRef<linalg::GenericOp> generics,
+                              ArrayRef<linalg::GenericOp> sums) {
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0 && !llvm::is_contained(sums, g))
+      return g.getNumReductionLoops();
+  return linalg::GenericOp(sums.front()).getNumParallelLoops();
+}
+
 /// A kernel whose row reductions come with column sums (a layer norm's
 /// backward pass: dx needs each row's statistics, dw and db sum over the
 /// rows). Each column sum C over (columns | rows) becomes a full-space op
@@ -6078,16 +6126,31 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
                 "column sum of kernel '"
              << kernelName
              << "' is not `acc = acc op f(inputs)` with an associative op";
-    unsigned numCols = g.getNumParallelLoops();
-    unsigned numRows = g.getNumReductionLoops();
+    // Its loops are (kept..., columns... | summed rows...): the kernel's
+    // rows are (kept..., summed...), so the kept loops are the parallel
+    // ones beyond the kernel's columns (none: a sum over every row).
+    unsigned kernelCols = kernelColumns(generics, sums);
+    if (g.getNumParallelLoops() < kernelCols)
+      return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
+                              "yet: a column sum of kernel '"
+                           << kernelName << "' runs over fewer loops than its "
+                           << "columns";
+    unsigned kept = g.getNumParallelLoops() - kernelCols;
+    unsigned numCols = kernelCols;
+    unsigned numRows = g.getNumLoops() - numCols; // (kept and summed)
     SmallVector<int64_t> loops = g.getStaticLoopRanges();
-    // The terms over (rows..., columns...).
-    SmallVector<int64_t> shape(loops.begin() + numCols, loops.end());
-    shape.append(loops.begin(), loops.begin() + numCols);
+    // The terms over (rows..., columns...): (kept, summed, columns).
+    SmallVector<int64_t> shape(loops.begin(), loops.begin() + kept);
+    shape.append(loops.begin() + kept + numCols, loops.end());
+    shape.append(loops.begin() + kept, loops.begin() + kept + numCols);
+    auto kernelLoop = [&](unsigned d) {
+      return d < kept ? d
+             : d < kept + numCols ? numRows + (d - kept)
+                                  : d - numCols;
+    };
     SmallVector<AffineExpr> toKernel;
     for (unsigned d = 0; d < numCols + numRows; ++d)
-      toKernel.push_back(getAffineDimExpr(d < numCols ? numRows + d : d - numCols,
-                                          ctx));
+      toKernel.push_back(getAffineDimExpr(kernelLoop(d), ctx));
     SmallVector<AffineMap> maps;
     for (OpOperand *in : g.getDpsInputOperands())
       maps.push_back(g.getMatchingIndexingMap(in).replaceDimsAndSymbols(
@@ -6117,8 +6180,7 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
             if (auto index = dyn_cast<linalg::IndexOp>(op)) {
               unsigned d = index.getDim();
               m.map(index.getResult(),
-                    linalg::IndexOp::create(
-                        nb, nl, d < numCols ? numRows + d : d - numCols));
+                    linalg::IndexOp::create(nb, nl, kernelLoop(d)));
               continue;
             }
             nb.clone(op, m);
@@ -6135,7 +6197,7 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
         return llvm::is_contained(w.getDpsInits(), v);
       });
     });
-    columnSums.push_back({alloc, comb->kind, independent, alloc});
+    columnSums.push_back({alloc, comb->kind, independent, alloc, kept});
   }
   bool alongRows = contiguousAlongRows(rowKernel);
   RowKernel emitter(rowKernel, kernelName, options, /*threadPerRow=*/false,
@@ -6158,15 +6220,22 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
       columnSums[k].terms.getDefiningOp()->erase();
       continue;
     }
+    // (partials [kept..., lead..., columns...], lead the blocks of a kept
+    // index or the summed rows of stored terms; the sum's parallel loops
+    // are (kept..., columns...))
     unsigned numCols = c.getNumParallelLoops();
+    unsigned kept = columnSums[k].kept;
     auto type = cast<MemRefType>(partial.getType());
     unsigned lead = type.getRank() - numCols;
     unsigned n = numCols + lead;
     SmallVector<AffineExpr> read, out;
+    for (unsigned d = 0; d < kept; ++d)
+      read.push_back(getAffineDimExpr(d, ctx));
     for (unsigned d = 0; d < lead; ++d)
       read.push_back(getAffineDimExpr(numCols + d, ctx));
     for (unsigned d = 0; d < numCols; ++d) {
-      read.push_back(getAffineDimExpr(d, ctx));
+      if (d >= kept)
+        read.push_back(getAffineDimExpr(d, ctx));
       out.push_back(getAffineDimExpr(d, ctx));
     }
     SmallVector<utils::IteratorType> iters(numCols,
