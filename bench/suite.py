@@ -21,6 +21,9 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # 768]: the pooling a batched column sum beside the rows, y
               # never stored
               "layernorm_mean_pool",
+              # a linear layer's GELU backward and bias gradient [8192, 3072]:
+              # dx stored by the split column sum's partials kernel
+              "gelu_bwd_bias",
               # softmax over a long leading axis: split, max and sum in one pass
               "softmax_dim0",
               # a diffusion UNet's GroupNorm(32, 320) + SiLU: statistics over
@@ -240,6 +243,15 @@ def programs(rows=None):
     p.output((c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w).mean(axis=1),
              name="y")
     progs["layernorm_mean_pool"] = p
+    p = kb.Program("gelu_bwd_bias")
+    x = p.input("x", (r(8192), 3072), "f32")
+    dy = p.input("dy", (r(8192), 3072), "f32")
+    t = kb.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))
+    dx = dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * 0.7978845608028654
+               * (1.0 + 3 * 0.044715 * x * x))
+    p.output(dx, name="dx")
+    p.output(dx.sum(axis=0), name="db")
+    progs["gelu_bwd_bias"] = p
     for hidden in (768, 1024):
         progs[f"layernorm_bwd_h{hidden}"] = layernorm_backward(
             f"layernorm_bwd_h{hidden}", r(16384), hidden)
@@ -294,6 +306,12 @@ def layernorm_backward(name, rows, cols):
     p.output((dy * xhat).sum(axis=0), name="dw")
     p.output(dy.sum(axis=0), name="db")
     return p
+
+
+def _gelu_bwd_bias(x, dy):
+    import torch
+    dx = torch.ops.aten.gelu_backward(dy, x, approximate="tanh")
+    return dx, dx.sum(0)
 
 
 def _layernorm_bwd(x, dy, w):
@@ -392,6 +410,7 @@ def torch_reference(name):
         "layernorm_bwd": _layernorm_bwd,
         "layernorm_mean_pool": lambda x, w: F.layer_norm(x, (x.shape[-1],), w, None,
                                                           1e-5).mean(1),
+        "gelu_bwd_bias": _gelu_bwd_bias,
         "layernorm_bwd_h768": _layernorm_bwd,
         "layernorm_bwd_h1024": _layernorm_bwd,
         "softmax_dim0": lambda x: torch.softmax(x, dim=0),

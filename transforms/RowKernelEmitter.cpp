@@ -948,6 +948,22 @@ private:
     return found;
   }
 
+  /// Full-space results stored by the first streaming pass, as it computes
+  /// them (they read no row value), not by the column loop after the
+  /// reductions.
+  llvm::DenseSet<std::pair<Operation *, unsigned>> storedInPass;
+  bool firstPassEmitted = false;
+  /// Whether full-space `g` reads no row value: every buffer it reads is
+  /// an input of the group or written by a full-space op that reads none.
+  bool readsNoRowValue(linalg::GenericOp g) {
+    unsigned pos = llvm::find(generics, g) - generics.begin();
+    return llvm::all_of(g.getDpsInputs(), [&](Value in) {
+      auto w = writerBefore(in, pos);
+      return !w || (w->first.getNumReductionLoops() == 0 &&
+                    isFullSpace(w->first) && readsNoRowValue(w->first));
+    });
+  }
+
   bool isFullSpace(linalg::GenericOp g) {
     SmallVector<int64_t> all(rowShape);
     all.append(colShape);
@@ -3401,6 +3417,31 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
     }
     next[slot[g]] = acc;
   }
+  // The first pass stores the full-space results that read no row value
+  // (dx = dy * f(x) beside its bias gradient dx.sum(0), in a split's
+  // partials kernel): with the members' loads, instead of a later column
+  // loop loading the row again.
+  if (!firstPassEmitted && !shifted && !contraction) {
+    for (auto [g, i] : fullSpaceOutputs()) {
+      if (!readsNoRowValue(g))
+        continue;
+      Value buffer = g.getDpsInits()[i];
+      AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+      for (int64_t j = 0; j < k; ++j) {
+        auto v = valueAt(lb, loc, buffer, position[g] + 1, outMap, points[j],
+                         cache, j);
+        if (failed(v))
+          return failure();
+        OpBuilder sb = lb;
+        if (masked && valid[j])
+          sb = scf::IfOp::create(lb, loc, valid[j], /*withElse=*/false)
+                   .getThenBodyBuilder();
+        storeColumns(sb, loc, *v, buffer, outMap, points[j]);
+      }
+      storedInPass.insert({g.getOperation(), unsigned(i)});
+    }
+  }
+  firstPassEmitted = true;
   scf::YieldOp::create(lb, loc, next);
 
   // Block totals: a lane reduction, then across the block's threads.
@@ -4124,8 +4165,10 @@ LogicalResult RowKernel::emit() {
     // Full-space results leave in one column loop (a thread per row: in
     // trips of `threadBatch` columns, every value of a trip computed before
     // its stores, so that the loads are in flight together).
-    SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs =
-        fullSpaceOutputs();
+    SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
+    for (auto [g, i] : fullSpaceOutputs())
+      if (!storedInPass.contains({g.getOperation(), i}))
+        fullOutputs.push_back({g, i});
     if (!fullOutputs.empty()) {
       int64_t k = perThread && !contraction
                       ? std::clamp<int64_t>(threadBatch, 1, numCols)
@@ -4879,6 +4922,21 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                                         generics.begin());
           w && isFull(w->first))
         stored.insert(w->first);
+  // Stored results that read no row value (dx = dy * gelu'(x) beside its
+  // bias gradient dx.sum(0)) need not wait for the rows: the first wave's
+  // partials kernels store them as they compute them, and no kernel reads
+  // the rows again. (`stored` holds every full-space writer of what a
+  // stored op reads, so each reading only inputs and full-space values is
+  // enough.)
+  bool storeEarly =
+      !stored.empty() && llvm::all_of(stored, [&](Operation *op) {
+        auto g = cast<linalg::GenericOp>(op);
+        return llvm::all_of(g.getDpsInputs(), [&](Value in) {
+          auto w = lastWriterBefore(generics, in,
+                                    llvm::find(generics, g) - generics.begin());
+          return !w || isFull(w->first);
+        });
+      });
   // The generic that last wrote `buffer` before `reader`, if in the group.
   auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
     auto w = lastWriterBefore(generics, buffer, order[reader]);
@@ -5351,11 +5409,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     if (failed(splitFullSpace(
             into,
             [&](linalg::GenericOp g) {
-              return llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
-                return fullDeps[llvm::find(reductions, red) -
-                                reductions.begin()]
-                    .contains(g);
-              });
+              return (storeEarly && w == 1 && stored.contains(g)) ||
+                     llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
+                       return fullDeps[llvm::find(reductions, red) -
+                                       reductions.begin()]
+                           .contains(g);
+                     });
             },
             sl)))
       return failure();
@@ -5425,7 +5484,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // The last kernel: the stored results over (slice, rows..., columns...),
   // after the last finishing kernel (and a ragged split's tail of them).
   SmallVector<linalg::GenericOp> storing, storingTail;
-  if (!stored.empty()) {
+  if (!stored.empty() && !storeEarly) {
     size_t start = created.size();
     auto isStored = [&](linalg::GenericOp g) { return stored.contains(g); };
     if ((ragged && failed(splitFullSpace(storingTail, isStored, tailSlice))) ||
