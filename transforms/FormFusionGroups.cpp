@@ -256,11 +256,16 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   auto keptOf = [&](linalg::GenericOp g) {
     return int64_t(g.getNumParallelLoops()) - int64_t(cols.size());
   };
+  // (All keep the same dimensions: their partials are added up by one
+  // kernel, over one space.)
+  std::optional<int64_t> allKept;
   for (Operation *op : columnSums) {
     auto g = cast<linalg::GenericOp>(op);
     int64_t kept = keptOf(g);
-    if (kept < 0 || kept >= int64_t(rows->size()))
+    if (kept < 0 || kept >= int64_t(rows->size()) ||
+        (allKept && *allKept != kept))
       return false;
+    allKept = kept;
     SmallVector<int64_t> expected(rows->begin(), rows->begin() + kept);
     llvm::append_range(expected, cols);
     expected.append(rows->begin() + kept, rows->end());

@@ -834,7 +834,7 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Column sums beside row reductions, rows in registers: each block "
            "folds a run of consecutive rows (the largest divisor of the rows "
            "up to this) into partials, one row of them per block (0: runs "
-           "that leave about 1024 threads per SM, 512 with packed rows; 1: "
+           "that leave about 512 threads per SM; 1: "
            "store every term)">,
     Option<"rowOnline", "row-online", "bool", /*default=*/"true",
            "Streaming row kernels fold a max and the sum of exp(e - max), "

@@ -3726,9 +3726,9 @@ LogicalResult RowKernel::emit() {
         // several rows a block (packed, see below), so that a block keeps
         // several rows in flight and folds several into each partial.
         // (A block a row of 768 floats keeps one row's 6 KB in flight;
-        // filling the SMs then took a block per 2 rows, partials as large
-        // as half the input: layer norm backward over [4096, 768] moved
-        // 1.7x its unavoidable bytes.)
+        // filling the SMs then takes a block per 4 rows, partials a quarter
+        // of the input: layer norm backward over [4096, 768] moves 1.35x
+        // its unavoidable bytes, packed 1.09x.)
         t = 32;
         c = (span + 32 * width - 1) / (32 * width);
         packColumnSums = true;
@@ -3894,9 +3894,10 @@ LogicalResult RowKernel::emit() {
                                    : numRows * cluster;
   // Column sums in register mode: a block takes `run` consecutive rows
   // (a divisor of the rows, so that no row is partial) and folds their
-  // terms in registers; about two blocks of `t` threads' worth of 1024 per
-  // SM keep the partials small beside the rows (8192 rows on 132 SMs: 256
-  // blocks of 32 rows).
+  // terms in registers; blocks of `t` threads' worth of 512 per SM keep
+  // the partials small beside the rows (8192 rows of 8192 on 132 SMs: 128
+  // blocks of 64 rows; on an H200 layer norm backward took 257.4 us so,
+  // 260.6 with 256 blocks of 32, 269.7 with 512 of 16, bench/RESULTS.md).
   if (!packColumnSums && !columnSums.empty() && chunks > 0 && cluster == 1 &&
       rowsPerBlock == 1 && !perThread && !contraction) {
     if (foldRows > 0) {
@@ -3904,7 +3905,7 @@ LogicalResult RowKernel::emit() {
         if (segment % s == 0)
           run = s;
     } else {
-      int64_t target = smCount * std::max<int64_t>(1, 1024 / t);
+      int64_t target = smCount * std::max<int64_t>(1, 512 / t);
       int64_t best = numRows;
       for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
         if (segment % s == 0 &&

@@ -20,7 +20,7 @@ struct RowKernelOptions {
   int64_t chunksPerThread = 4;
   /// Column sums beside row reductions (register mode): each block folds a
   /// run of consecutive rows, the largest divisor of the rows up to this
-  /// (0: runs that leave about 1024 threads per SM; 1: every term stored).
+  /// (0: runs that leave about 512 threads per SM; 1: every term stored).
   int64_t foldRows = 0;
   /// > 1: rows too long for one block's registers spread over a
   /// thread-block cluster of up to that many blocks (sm_90 and later).

@@ -26,14 +26,15 @@
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-fold=-1})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADFOLD
 // BADFOLD: fusion-codegen-cuda: row-fold must be >= 0 (0: from the SM count), got -1
-// row-pack=1: a block a row (one warp), runs of 8 rows a block (128 blocks),
-// the partials stored from registers, no shared memory and no barrier.
+// row-pack=1: a block a row (one warp), runs of 16 rows a block (64 blocks:
+// about 512 threads an SM), the partials stored from registers, no shared
+// memory and no barrier.
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{sm-count=4 row-pack=1})' \
 // RUN:   | FileCheck %s --check-prefix=PACK1
-// PACK1: memref.alloc() : memref<128x256xf32>
+// PACK1: memref.alloc() : memref<64x256xf32>
 // PACK1: gpu.func @rows_and_columns_g0(
 // PACK1-NOT: workgroup(
-// PACK1-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 128, 1, 1>
+// PACK1-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 64, 1, 1>
 // PACK1: scf.for
 // PACK1-NOT: gpu.barrier
 // PACK1: vector.store %{{.*}}#0
