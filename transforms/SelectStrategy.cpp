@@ -109,14 +109,17 @@ struct SelectStrategyPass
         if (auto g = dyn_cast<linalg::GenericOp>(op))
           generics.push_back(g);
       if (generics.size() <= 1) {
-        // The iteration space is the shape of the group's results (all
-        // elementwise groups yield values of their loop shape).
-        ArrayRef<int64_t> space;
+        // The iteration space is the generic's loops (or, with none, the
+        // shape of the group's results; a group may also yield one of its
+        // inputs as it is, of another shape).
+        SmallVector<int64_t> space;
         SmallVector<Type> types(group.getInputs().getTypes());
         for (Type t : group.getResultTypes()) {
           types.push_back(t);
-          space = cast<ShapedType>(t).getShape();
+          space = llvm::to_vector(cast<ShapedType>(t).getShape());
         }
+        if (generics.size() == 1)
+          space = generics.front().getStaticLoopRanges();
         group.setStrategyAttr(
             choose(space, types, SmallVector<Value>(group.getInputs())));
         return;

@@ -199,3 +199,18 @@ def test_random_pooling_program_under_every_planning_option(seed):
                      for g in cuda.report.groups for d in g.decisions)
         assert lifted == (lifts and opts in (dict(recompute="always"),
                                              dict(numerics="strict"))), opts
+
+
+def test_vector_width_follows_the_generic_not_a_passed_through_result():
+    # Seed 92 (with arg reductions): an elementwise group whose one generic
+    # pads x1 [8, 1] f16 to [10, 3] and which also yields x0 reshaped to [8]
+    # as it is. The strategy's vectors came from the last result's shape
+    # ([8]: 8 halves) and code generation refused the generic's innermost
+    # extent 3; they follow the generic's loops now.
+    prog = random_program(92, True)
+    args = random_inputs(prog, 92)
+    tol = TOLERANCE[prog.inputs[0][2].name]
+    f = kfuse.compile(prog, target="cuda", chip="sm_90")
+    for (name, _, _), g, w in zip(prog.outputs, f.emulate(*args), prog.reference(*args)):
+        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(w, np.float64),
+                                   rtol=tol, atol=tol, err_msg=name)
