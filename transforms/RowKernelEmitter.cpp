@@ -4321,9 +4321,9 @@ LogicalResult RowKernel::emit() {
           Value col = arith::MulIOp::create(kb, loc, slot, cIdx(kb, width));
           OpBuilder sb = kb;
           if (first + blockThreads > slots || ragged) {
+            // (slots * width >= numCols: the slots past the columns too)
             Value ok = arith::CmpIOp::create(
-                kb, loc, arith::CmpIPredicate::ult, col,
-                cIdx(kb, std::min(numCols, slots * width)));
+                kb, loc, arith::CmpIPredicate::ult, col, cIdx(kb, numCols));
             sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
                      .getThenBodyBuilder();
           }
