@@ -3533,12 +3533,23 @@ LogicalResult RowKernel::emit() {
   // Column sums fold runs of rows within one index of the rows' leading
   // dimensions they keep (a batched sum): runs divide `segment`, the rows
   // of one such index (all rows where no sum keeps any).
+  auto rowsPast = [&](unsigned kept) { // (the rows of one kept index)
+    int64_t n = 1;
+    for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(kept))
+      n *= d;
+    return n;
+  };
+  // (the largest divisor of `n` up to `most`, 1 where none above 1)
+  auto largestDivisor = [](int64_t n, int64_t most) {
+    for (int64_t s = std::min(most, n); s > 1; --s)
+      if (n % s == 0)
+        return s;
+    return int64_t(1);
+  };
   unsigned mostKept = 0;
   for (const ColumnSum &c : columnSums)
     mostKept = std::max(mostKept, c.kept);
-  int64_t segment = 1;
-  for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(mostKept))
-    segment *= d;
+  int64_t segment = rowsPast(mostKept);
   if (alongRows && !perThread) {
     // A thread per row reads its row once per pass: fine for a reduction,
     // but phases that store full-space results would each read it again.
@@ -3864,10 +3875,7 @@ LogicalResult RowKernel::emit() {
     if (foldRows > 0) {
       // (the largest divisor of the rows up to foldRows, over as many warps
       // as divide it)
-      int64_t fold = 1;
-      for (int64_t s = std::min(foldRows, segment); s > 1 && fold == 1; --s)
-        if (segment % s == 0)
-          fold = s;
+      int64_t fold = largestDivisor(segment, foldRows);
       for (packedRows = std::min(most, fold); fold % packedRows != 0;)
         --packedRows;
       run = fold / packedRows;
@@ -3901,9 +3909,7 @@ LogicalResult RowKernel::emit() {
   if (!packColumnSums && !columnSums.empty() && chunks > 0 && cluster == 1 &&
       rowsPerBlock == 1 && !perThread && !contraction) {
     if (foldRows > 0) {
-      for (int64_t s = std::min(foldRows, segment); s > 1 && run == 1; --s)
-        if (segment % s == 0)
-          run = s;
+      run = largestDivisor(segment, foldRows);
     } else {
       int64_t target = smCount * std::max<int64_t>(1, 512 / t);
       int64_t best = numRows;
@@ -3925,10 +3931,7 @@ LogicalResult RowKernel::emit() {
       continue;
     // [kept..., blocks of a kept index, columns...]
     SmallVector<int64_t> shape(rowShape.begin(), rowShape.begin() + c.kept);
-    int64_t summed = 1;
-    for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(c.kept))
-      summed *= d;
-    shape.push_back(summed / rowsPerPartial);
+    shape.push_back(rowsPast(c.kept) / rowsPerPartial);
     llvm::append_range(shape, colShape);
     c.partial = memref::AllocOp::create(
         b, loc,
@@ -4274,10 +4277,7 @@ LogicalResult RowKernel::emit() {
       SmallVector<Value> idx{runBlock};
       if (c.kept == 0)
         return idx;
-      int64_t summed = 1;
-      for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(c.kept))
-        summed *= d;
-      Value per = cIdx(pb, summed / rowsPerPartial);
+      Value per = cIdx(pb, rowsPast(c.kept) / rowsPerPartial);
       idx = kfuse::delinearize(pb, loc,
                                arith::DivUIOp::create(pb, loc, runBlock, per),
                                ArrayRef<int64_t>(rowShape).take_front(c.kept));
