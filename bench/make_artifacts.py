@@ -608,6 +608,11 @@ def main():
                 # a warp a row, 8 rows a block, the warps' partials added in
                 # shared memory); 4 rows a block
                 variants = {"pack1": dict(row_pack=1), "pack4": dict(row_pack=4)}
+            if args.row_variants and name == "layernorm_bwd_h2048":
+                # a block of 128 threads a row, runs of 8 rows (default: 4
+                # rows a block, a group of 4 warps each, the groups' partials
+                # added in shared memory); 2 rows a block
+                variants = {"pack1": dict(row_pack=1), "pack2": dict(row_pack=2)}
             if args.row_variants and any(getattr(s, "programmatic", False)
                                          for s in f.plan.steps):
                 # kernels after the first launched plainly, once the one before

@@ -17,6 +17,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # holds, 8 a block, the warps' partials added in shared memory
               # (`__pack1`: a block a row)
               "layernorm_bwd_h768", "layernorm_bwd_h1024",
+              # 4096 rows of 2048: a group of 4 warps a row, 4 rows a
+              # block, the groups' partials added in shared memory
+              # (`__pack1`: a block a row, `__pack2`: 2 rows a block)
+              "layernorm_bwd_h2048",
               # a final layer norm and mean pooling over the tokens [32, 512,
               # 768]: the pooling a batched column sum beside the rows, y
               # never stored
@@ -255,6 +259,7 @@ def programs(rows=None):
     for hidden in (768, 1024):
         progs[f"layernorm_bwd_h{hidden}"] = layernorm_backward(
             f"layernorm_bwd_h{hidden}", r(16384), hidden)
+    progs["layernorm_bwd_h2048"] = layernorm_backward("layernorm_bwd_h2048", r(4096), 2048)
     p = kb.Program("softmax_dim0")
     x = p.input("x", (r(32768), 2048), "f32")
     e = kb.exp(x - x.max(axis=0, keepdims=True))
@@ -413,6 +418,7 @@ def torch_reference(name):
         "gelu_bwd_bias": _gelu_bwd_bias,
         "layernorm_bwd_h768": _layernorm_bwd,
         "layernorm_bwd_h1024": _layernorm_bwd,
+        "layernorm_bwd_h2048": _layernorm_bwd,
         "softmax_dim0": lambda x: torch.softmax(x, dim=0),
         "group_norm_silu": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),
         "group_norm_silu_b1": lambda x, w, b: F.silu(F.group_norm(x, 32, w, b, 1e-5)),

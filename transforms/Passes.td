@@ -898,7 +898,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "up to 32; 0: up to 4 where the blocks still number twice the "
            "SMs; 1: a block per row). Beside column sums, rows of up to 8 "
            "vectors a lane take a warp each, up to 8 a block by default, the "
-           "warps' partials added in shared memory">,
+           "warps' partials added in shared memory; wider rows a group of "
+           "t threads each, up to 512 / t a block by default (the groups' "
+           "partials within 32 KB)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

@@ -1963,12 +1963,17 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
     };
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
+    // (packed column sums over groups wider than a warp: a slot for every
+    // warp of the block, group g's warps from g * warps on)
     Value scratch = launchOp.addWorkgroupAttribution(
-        MemRefType::get({warps * rowLanes}, wide, MemRefLayoutAttrInterface(),
-                        space),
+        MemRefType::get({warps * packedRows * rowLanes}, wide,
+                        MemRefLayoutAttrInterface(), space),
         loc);
     Value lane = arith::RemUIOp::create(b, loc, tid, cIdx(32));
     Value warp = arith::DivUIOp::create(b, loc, tid, cIdx(32));
+    if (packedRows > 1)
+      warp = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, packWarp, cIdx(warps)), warp);
     Value rowLane = cIdx(0), warpInRound = lane;
     if (rowLanes > 1) {
       rowLane = arith::RemUIOp::create(b, loc, lane, cIdx(rowLanes));
@@ -1993,6 +1998,9 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
                                             w, cIdx(warps));
       if ((round + 1) * perRound > warps)
         w = arith::MinUIOp::create(b, loc, w, cIdx(warps - 1));
+      if (packedRows > 1)
+        w = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, packWarp, cIdx(warps)), w);
       Value at = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, w, cIdx(rowLanes)), rowLane);
       Value slot = memref::LoadOp::create(b, loc, scratch, ValueRange{at});
@@ -3723,15 +3731,17 @@ LogicalResult RowKernel::emit() {
         t = exactThreads;
         c = (span + t * width - 1) / (t * width);
       } else if (!columnSums.empty() && !streams && !contraction &&
-                 packRows != 1 &&
-                 foldRows != 1 && segment % 2 == 0 &&
+                 packRows != 1 && foldRows != 1 && segment % 2 == 0 &&
                  llvm::all_equal(llvm::map_range(
-                     columnSums,
-                     [](const ColumnSum &c) {
+                     columnSums, [](const ColumnSum &c) {
                        return cast<MemRefType>(c.terms.getType())
                            .getElementType();
-                     })) &&
-                 (span + 32 * width - 1) / (32 * width) <= 8) {
+                     }))) {
+        // Wider rows: a block's worth of threads a row (`t`), several rows
+        // a block where the partials' shared memory allows (see below).
+        packColumnSums = true;
+      }
+      if (packColumnSums && (span + 32 * width - 1) / (32 * width) <= 8) {
         // Column sums beside rows a warp's registers hold (8 vectors a
         // lane at most: the partials take as many more): a warp a row,
         // several rows a block (packed, see below), so that a block keeps
@@ -3742,7 +3752,6 @@ LogicalResult RowKernel::emit() {
         // its unavoidable bytes, packed 1.09x.)
         t = 32;
         c = (span + 32 * width - 1) / (32 * width);
-        packColumnSums = true;
       }
       chunks = c;
       if (!streams && chunks > room(t)) {
@@ -3852,36 +3861,47 @@ LogicalResult RowKernel::emit() {
            (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
       packedRows *= 2;
   }
-  // Packed column sums: `packedRows` warps a block, each on its own row
-  // of the block's run, then the warps' partials combined through shared
-  // memory (a warp's share: 8 chunks at most, 32 KB for 8 warps). Runs
-  // that leave about 512 threads an SM: each thread holds whole rows'
-  // vectors in flight, and the fewer blocks the smaller the partials.
+  // Packed column sums: `packedRows` rows a block, a group of `t` threads
+  // (a warp, or several) each, then the groups' partials combined through
+  // shared memory (a group's share: 32 KB for the block at most, 8 groups
+  // at most; wider groups fill 512 threads a block, the fold target's
+  // threads an SM). Runs that leave about 512 threads an SM: each thread
+  // holds whole rows' vectors in flight, and the fewer blocks the smaller
+  // the partials. The groups share the block's barriers (all take part in
+  // each other's row combines): rows are whole runs, so every group
+  // reaches every barrier. Groups wider than a warp: [4096, 2048] layer
+  // norm backward, a block of 128 threads a row, moved 1.18x its
+  // unavoidable bytes (512 blocks of 8 rows), 4 rows a block 1.05x.
   int64_t run = 1;
-  if (packColumnSums && chunks > 0 && cluster == 1 && t == 32 &&
+  if (packColumnSums && chunks > 0 && cluster == 1 && regChunks == chunks &&
       rowsPerBlock == 1 && !perThread && !contraction) {
     unsigned accBits = cast<MemRefType>(columnSums.front().terms.getType())
                            .getElementType()
                            .getIntOrFloatBitWidth();
-    int64_t slotBytes = chunks * 32 * width * std::max<int64_t>(1, accBits / 8);
-    int64_t most = std::min<int64_t>(packRows > 1 ? packRows : 8,
-                                     std::max<int64_t>(2, 32768 / slotBytes));
+    int64_t slotBytes = chunks * t * width * std::max<int64_t>(1, accBits / 8);
+    int64_t most = std::min<int64_t>(
+        {packRows > 1 ? packRows : t == 32 ? 8 : std::max<int64_t>(1, 512 / t),
+         std::max<int64_t>(t == 32 ? 2 : 1, 32768 / slotBytes),
+         std::max<int64_t>(1, 1024 / t)});
+    // (warps: at least 2 a block, as long as the rows divide; wider groups
+    // down to 1, a block a row)
+    int64_t fewest = t == 32 ? 2 : 1;
     packedRows = most;
-    while (packedRows > 2 &&
+    while (packedRows > fewest &&
            (segment % packedRows != 0 || numRows / packedRows < smCount))
       --packedRows;
     while (segment % packedRows != 0)
       --packedRows;
     if (foldRows > 0) {
-      // (the largest divisor of the rows up to foldRows, over as many warps
-      // as divide it)
+      // (the largest divisor of the rows up to foldRows, over as many
+      // groups as divide it)
       int64_t fold = largestDivisor(segment, foldRows);
       for (packedRows = std::min(most, fold); fold % packedRows != 0;)
         --packedRows;
       run = fold / packedRows;
     } else {
       int64_t groups = numRows / packedRows;
-      int64_t target = smCount * std::max<int64_t>(1, 512 / (32 * packedRows));
+      int64_t target = smCount * std::max<int64_t>(1, 512 / (t * packedRows));
       int64_t best = groups;
       for (int64_t s = 1; s <= groups && groups / s * 2 >= target; ++s)
         if ((segment / packedRows) % s == 0 &&
@@ -3999,9 +4019,9 @@ LogicalResult RowKernel::emit() {
   }
   if (packedRows > 1) {
     // Packed rows: warp w of the block on row block * packedRows + w, its
-    // lane the column thread.
-    Value warp = arith::DivUIOp::create(kb, loc, tid, cIdx(kb, 32));
-    tid = arith::RemUIOp::create(kb, loc, tid, cIdx(kb, 32));
+    // lane the column thread (packed column sums: group w of `t` threads).
+    Value warp = arith::DivUIOp::create(kb, loc, tid, cIdx(kb, t));
+    tid = arith::RemUIOp::create(kb, loc, tid, cIdx(kb, t));
     if (packColumnSums)
       packWarp = warp; // (the row is the run's, below)
     else
@@ -4289,13 +4309,14 @@ LogicalResult RowKernel::emit() {
                                                kb.getContext());
     };
     if (packColumnSums) {
-      // The warps' partials through shared memory: each warp stores its
-      // chunks as row `packWarp` of a [warps, chunks * 32] buffer (one for
-      // every column sum, in turn), and every thread of the block adds up
-      // the warps' values of a slot (chunk k lane l: columns from
-      // (k * 32 + l) * width on) and stores the block's partial.
+      // The groups' partials through shared memory: each group (a warp, or
+      // `t` threads) stores its chunks as row `packWarp` of a [groups,
+      // chunks * t] buffer (one for every column sum, in turn), and every
+      // thread of the block adds up the groups' values of a slot (chunk k
+      // thread l: columns from (k * t + l) * width on) and stores the
+      // block's partial.
       Value blockTid = launch.getThreadIds().x;
-      int64_t slots = chunks * 32;
+      int64_t slots = chunks * t;
       Value scratch;
       for (auto [i, c] : llvm::enumerate(columnSums)) {
         Type valType = runLoop.getResult(i * chunks).getType();
@@ -4313,7 +4334,7 @@ LogicalResult RowKernel::emit() {
           memref::StoreOp::create(
               kb, loc, runLoop.getResult(i * chunks + k), scratch,
               ValueRange{packWarp, arith::AddIOp::create(kb, loc, tid,
-                                                         cIdx(kb, k * 32))});
+                                                         cIdx(kb, k * t))});
         gpu::BarrierOp::create(kb, loc);
         vector::CombiningKind vk = gpu::convertReductionKind(c.kind);
         for (int64_t first = 0; first < slots; first += blockThreads) {

@@ -90,7 +90,9 @@ class Options:
     row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
                                # share a block, a warp each, up to this many (a
                                # power of two up to 32); 0: up to 4 where the
-                               # blocks still number twice the SMs; 1: a block a row
+                               # blocks still number twice the SMs; 1: a block a row.
+                               # Beside column sums also rows of a group of warps,
+                               # a group each (0: 8 warps, or 512 threads, a block)
     multi_tensor: bool = True  # independent elementwise groups over different
                                # spaces (an optimizer's update of each
                                # parameter) share one launch, each over blocks

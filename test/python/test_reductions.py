@@ -1517,9 +1517,28 @@ def test_layernorm_backward_over_bert_rows_packs_a_warp_a_row():
     # for about 512 threads an SM)
     four = kfuse.compile(p, target="cuda", chip="sm_90", row_pack=4)
     assert four.plan.steps[0].grid == (512, 1, 1) and four.plan.steps[0].block == (128, 1, 1)
-    # rows of 2048 floats (16 vectors a lane) keep a block a row
-    wide = kfuse.compile(_layernorm_backward(4096, 2048), target="cuda", chip="sm_90")
-    assert wide.plan.steps[0].block[0] > 32 and wide.plan.steps[0].block[0] % 32 == 0
+
+
+def test_layernorm_backward_over_wide_rows_packs_groups_of_warps():
+    # Rows of 2048 floats (16 vectors a lane): 128 threads a row. A block a
+    # row takes 512 blocks of 8 rows for about 512 threads an SM, partials
+    # an eighth of the rows: 1.18x the unavoidable bytes. Packed, 4 rows a
+    # block (a group of 4 warps each, the groups' row combines in slots of
+    # their own, their partials added in shared memory): 128 blocks of 512
+    # threads, 32 rows each, 1.05x. (Numerics emulated above.)
+    p = _layernorm_backward(4096, 2048)
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert f.plan.steps[0].grid == (128, 1, 1) and f.plan.steps[0].block == (512, 1, 1)
+    assert f.report.launched.bytes < 1.05 * f.report.after.bytes
+    one = kfuse.compile(p, target="cuda", chip="sm_90", row_pack=1)
+    assert one.plan.steps[0].grid == (512, 1, 1) and one.plan.steps[0].block == (128, 1, 1)
+    assert one.report.launched.bytes > 1.15 * one.report.after.bytes
+    two = kfuse.compile(p, target="cuda", chip="sm_90", row_pack=2)
+    assert two.plan.steps[0].grid == (256, 1, 1) and two.plan.steps[0].block == (256, 1, 1)
+    # rows of 8192 floats (512 threads a row, the partials' shared memory
+    # 32 KB a group) keep a block a row
+    wide = kfuse.compile(_layernorm_backward(8192, 8192), target="cuda", chip="sm_90")
+    assert wide.plan.steps[0].block == (512, 1, 1)
 
 
 @pytest.mark.parametrize("rows,cols,strategy,block,grid", [
@@ -1527,12 +1546,18 @@ def test_layernorm_backward_over_bert_rows_packs_a_warp_a_row():
     (42, 96, {"sm_count": 1}, 224, 2),       # 7 warps a block (42 = 6 x 7), 3 rows each
     (60, 300, {"row_fold": 5}, 160, 12),     # runs of 5 rows: 5 warps, one row each
     (64, 768, {"sm_count": 2, "row_pack": 2}, 64, 16),
+    # groups wider than a warp: 4 of 128 threads, the row's last chunk
+    # ragged; 2 of 256; 3 of 128 in runs of 2 rows each
+    (64, 2000, {"sm_count": 2}, 512, 2),
+    (32, 4096, {"sm_count": 2}, 512, 2),
+    (24, 2048, {"row_fold": 6}, 384, 4),
 ])
 def test_packed_column_sums_emulated(rows, cols, strategy, block, grid):
-    # The warps of a packed block fold their own rows, then add their
-    # partials through shared memory; every shape of it against float64
-    # (the emulator also checks the barrier: a slot read before all warps
-    # stored it is a data race it reports).
+    # The warps (or groups of warps) of a packed block fold their own rows,
+    # then add their partials through shared memory; every shape of it
+    # against float64 (the emulator also checks the barriers: a slot read
+    # before all warps stored it is a data race it reports; a group's row
+    # combine reading another group's slots would give wrong rows).
     p = _layernorm_backward(rows, cols)
     rng = np.random.default_rng(rows + cols)
     args = [rng.standard_normal(s).astype(np.float32) for _, s, _ in p.inputs]
@@ -1591,6 +1616,7 @@ def _column_epilogue_program(rows, cols, dt, kind):
     (64, 256, {"row_chunks": 0}),  # streamed: dw's terms stored, db left to the sums' kernel
     (33, 1000, {"sm_count": 2}),   # odd rows: a block a row, each term stored
     (128, 128, {}),                # square: the column sums have the rows' extents
+    (64, 2400, {"sm_count": 2}),   # packed groups wider than a warp, ragged
 ])
 def test_column_sum_epilogues_run_in_the_row_group(kind, dt, rows, cols, strategy):
     # An op on a column sum's result (a mean's division; in f16 and bf16 the
@@ -1659,11 +1685,12 @@ def test_layer_norm_then_mean_pooling_is_one_group():
     (lambda: _layer_norm_pool((4, 64, 96), pool="max"), {"sm_count": 2}),
     (lambda: _layer_norm_pool((4, 64, 96)), {"row_chunks": 0}),          # streamed
     (lambda: _layer_norm_pool((4, 64, 96)), {"row_pack": 1, "sm_count": 2}),
-    (lambda: _layer_norm_pool((4, 64, 2048)), {"sm_count": 2}),          # a block a row
+    (lambda: _layer_norm_pool((4, 64, 2048)), {"sm_count": 2}),          # 4 groups of 128
+    (lambda: _layer_norm_pool((4, 64, 2048)), {"sm_count": 2, "row_pack": 1}),
     (lambda: _sums_over_two_axes((2, 6, 40)), {}),
     (lambda: _sums_over_two_axes((2, 64, 128)), {"sm_count": 1}),
     (lambda: _sums_over_two_axes((2, 64, 128)), {"row_chunks": 0}),
-], ids=["packed", "keep_y", "odd", "two_kept", "max", "streamed", "pack1", "wide",
+], ids=["packed", "keep_y", "odd", "two_kept", "max", "streamed", "pack1", "wide", "wide_pack1",
         "sum12_small", "sum12", "sum12_streamed"])
 def test_batched_column_sums_emulated(prog, strategy):
     # Column sums that keep the rows' leading dimensions (y.mean(1) of
@@ -1813,7 +1840,7 @@ def _rows_with_column_sums(seed):
     rng = np.random.default_rng(seed)
     rows = tuple(int(rng.choice([1, 2, 3, 5, 8, 16, 33, 64]))
                  for _ in range(rng.integers(1, 3)))
-    cols = int(rng.choice([7, 32, 100, 256, 300, 1000]))
+    cols = int(rng.choice([7, 32, 100, 256, 300, 1000, 2000, 2600]))
     dt = str(rng.choice(["f32", "f32", "f16", "bf16"]))
     p = kb.Program(f"colsums{seed}")
     x = p.input("x", rows + (cols,), dt)
