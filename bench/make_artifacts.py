@@ -67,11 +67,12 @@ def test_programs():
 
 def cluster_programs():
     """Rows too long for one block's registers, compiled with row_cluster=8:
-    each row spread over a thread-block cluster (sm_90). The `cluster_async_`
-    copies combine the blocks' totals with st.async and mbarriers
-    (row_exchange="async") instead of cluster barriers."""
+    each row spread over a thread-block cluster (sm_90). The `cluster_`
+    programs combine the blocks' totals with st.async and mbarriers (the
+    default), the `cluster_barrier_` copies with cluster barriers
+    (row_exchange="barrier")."""
     progs = []
-    for exchange in ("", "async_"):
+    for exchange in ("", "barrier_"):
         p = kb.Program(f"cluster_{exchange}softmax_f32")  # 4 blocks per row, 8 chunks each
         x = p.input("x", (4, 131072), "f32")
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
@@ -196,8 +197,8 @@ def _test_options(name):
         return {"sm_count": 8}
     if not name.startswith("cluster_"):
         return {}
-    if name.startswith("cluster_async_"):
-        return {"row_cluster": 8, "row_exchange": "async"}
+    if name.startswith("cluster_barrier_"):
+        return {"row_cluster": 8, "row_exchange": "barrier"}
     return {"row_cluster": 8}
 
 
@@ -388,8 +389,9 @@ def mlir_inputs(cpu, rng, entry=None):
 def occupancy_programs():
     """Softmaxes over 256 rows whose rows take clusters of 2, 4, 8 and 16
     blocks, each block as the 262144-wide softmax's without shared memory
-    (row_smem=0: 1024 threads x 8 vectors; 16: 512 threads), and the 262144
-    softmax as compiled by default (`occupancy_smem_c4`: clusters of 4
+    (row_smem=0: 1024 threads x 8 vectors, the 262144-wide softmax's
+    default; 16: 512 threads), and the 262144 softmax with row_cluster=4 (as
+    with cluster barriers by default; `occupancy_smem_c4`: clusters of 4
     blocks, each with 176 KB of dynamic shared memory): for
     bench/cluster_occupancy.py, which asks the driver how many such clusters
     the GPU holds at once."""
@@ -400,7 +402,7 @@ def occupancy_programs():
             ("occupancy_c4", 131072, 4, dict(row_chunks=8, row_smem=0)),
             ("occupancy_c8", 262144, 8, dict(row_chunks=8, row_smem=0)),
             ("occupancy_c16", 262144, 16, dict(row_chunks=8, row_smem=0, row_cluster=16)),
-            ("occupancy_smem_c4", 262144, 4, {})):
+            ("occupancy_smem_c4", 262144, 4, dict(row_cluster=4))):
         p = kb.Program(name)
         x = p.input("x", (256, width), "f32")
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
@@ -562,15 +564,19 @@ def main():
             if args.row_variants and name == "softmax_w262144":
                 variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
                             "cl16": dict(row_cluster=16, row_chunks=8),  # 512 threads x 8
-                            # totals sent with st.async, awaited on mbarriers
-                            "async": dict(row_exchange="async"),
+                            # (default: clusters of 8 in registers only, totals
+                            # sent with st.async, awaited on mbarriers)
+                            # clusters of 4 with 11 of each thread's 16 vectors
+                            # in shared memory
+                            "cl4": dict(row_cluster=4),
+                            # totals published, a cluster barrier per exchange
+                            # (then clusters of 4 with shared memory, as cl4)
+                            "barrier": dict(row_exchange="barrier"),
+                            "barrier_nosmem": dict(row_exchange="barrier", row_smem=0),
                             # an exchange per reduction (the max's, then the sum's)
                             "nojoint": dict(row_joint=False),
-                            "async_nojoint": dict(row_exchange="async", row_joint=False),
-                            # rows in registers only: clusters of 8, not 4
-                            # with 11 of each thread's 16 vectors in shared memory
-                            "nosmem": dict(row_smem=0),
-                            "async_nosmem": dict(row_exchange="async", row_smem=0)}
+                            "barrier_nojoint": dict(row_exchange="barrier",
+                                                    row_joint=False)}
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "softmax_xent", "softmax_w32768", "l2norm",
                                               "layernorm_bwd"):
@@ -586,7 +592,10 @@ def main():
             if args.row_variants and name == "group_norm_silu_b1":
                 # an exchange for the mean, another for the variance (default:
                 # both in one, each block's squares around its own mean)
-                variants = {"nojoint": dict(row_joint=False)}
+                variants = {"nojoint": dict(row_joint=False),
+                            # totals published, a cluster barrier per exchange
+                            # (default: sent with st.async)
+                            "barrier": dict(row_exchange="barrier")}
             if args.row_variants and name == "l2norm_prime":
                 # one block over the whole row (default: 1056 slices of 63544
                 # columns and a tail of 6395, 1057 blocks)
@@ -631,7 +640,7 @@ def main():
                 with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
                     fh.write(f"{time.perf_counter() - t0:.4f}\n")
             if args.row_variants and name == "softmax_w262144":
-                _lighter_cluster_fence(d, f"{d}__srfence")
+                _lighter_cluster_fence(f"{d}__barrier", f"{d}__srfence")
             if late:
                 _late_trigger(d, f"{d}__pdllate")
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",

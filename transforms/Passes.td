@@ -845,7 +845,7 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "block's registers is spread over (0: none; up to 16 on sm_90 and "
            "later)">,
     Option<"rowExchange", "row-exchange", "std::string",
-           /*default=*/"\"barrier\"",
+           /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "
            "publishes its total, a cluster barrier per exchange) or 'async' "
            "(st.async into every block's slots, completing an mbarrier there; "

@@ -119,8 +119,9 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       *this, "row-exchange",
       llvm::cl::desc("How a cluster's blocks combine their totals: barrier "
                      "(a cluster barrier per exchange) or async (st.async "
-                     "into every block, awaited on an mbarrier)"),
-      llvm::cl::init("barrier")};
+                     "into every block, awaited on an mbarrier; the "
+                     "default)"),
+      llvm::cl::init("async")};
   Option<bool> rowJoint{
       *this, "row-joint",
       llvm::cl::desc("A cluster's blocks exchange the totals of reductions "

@@ -3793,9 +3793,15 @@ LogicalResult RowKernel::emit() {
           if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
             fewest = n;
         }
+        // (async exchange: a cluster whose blocks hold their share in
+        // registers stays, since its exchanges cost no cluster barrier; the
+        // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
+        // of registers, 165.5 over 4 with shared memory; with barriers
+        // 174.8 and 169.3, bench/RESULTS.md)
         if (fewest &&
             (cluster == 1 ||
-             numRows * fewest >= std::min(smCount, numRows * cluster)))
+             (!(asyncExchange && fewest > 1) &&
+              numRows * fewest >= std::min(smCount, numRows * cluster))))
           cluster = fewest;
       }
       if (streams) {

@@ -49,10 +49,13 @@ class Options:
                                # folds into partials (the largest divisor of the
                                # rows up to this; 0: from the SM count; 1: store
                                # every term)
-    row_exchange: str = "barrier"  # how a cluster's blocks combine their totals:
+    row_exchange: str = "async"  # how a cluster's blocks combine their totals:
+                               # "async" (st.async into every block, awaited on
+                               # an mbarrier; where a cluster of blocks holding
+                               # their share in registers alone exists, it is
+                               # taken over a smaller one with shared memory) or
                                # "barrier" (published, a cluster barrier per
-                               # exchange) or "async" (st.async into every block,
-                               # awaited on an mbarrier)
+                               # exchange)
     row_shift: Optional[bool] = None  # rows that do not all start on a vector boundary
                                # (softmax over 50257 logits, a ragged split's
                                # views of rows of an odd width) move aligned

@@ -19,19 +19,19 @@
 // (With fewer rows than SMs even in clusters, the two reductions would be
 // split into kernels over row slices instead: cuda-long-row-stages.mlir.)
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8 row-chunks=8 numerics=strict})' | FileCheck %s --check-prefix=IR
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8 numerics=strict},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-exchange=barrier row-smem=0 row-cluster=8 row-chunks=8 numerics=strict})' | FileCheck %s --check-prefix=IR
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-exchange=barrier row-smem=0 row-chunks=8 numerics=strict},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s --check-prefix=STREAM
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-exchange=barrier row-smem=0})' | FileCheck %s --check-prefix=STREAM
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=0 numerics=strict})' | FileCheck %s --check-prefix=STREAM
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-cluster=8 row-chunks=8 numerics=strict row-exchange=async})' | FileCheck %s --check-prefix=ASYNC
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-chunks=8 numerics=strict row-exchange=async},fusion-target-cuda)' -o %t.async.mlir
 // RUN: %python %S/extract_ptx.py %t.async.mlir > %t.async.ptx
 // RUN: %ptxas -arch=sm_90 %t.async.ptx -o %t.async.cubin
 // RUN: FileCheck %s --check-prefix=ASYNCPTX --input-file=%t.async.ptx
-// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-cluster=3})' 2>&1 | FileCheck %s --check-prefix=BADSIZE
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-exchange=barrier row-cluster=3})' 2>&1 | FileCheck %s --check-prefix=BADSIZE
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-exchange=fast})' 2>&1 | FileCheck %s --check-prefix=BADEXCHANGE
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{chip=sm_80 row-cluster=8})' 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 chip=sm_80 numerics=strict})' | FileCheck %s --check-prefix=STREAM

@@ -13,17 +13,22 @@
 // what it wrote). Rows of 262144 take clusters of 4 blocks this way, not 8
 // (a cluster's block keeps 5 chunks in registers and 11 in 176 KB: the
 // exchange needs registers too)
-// (row-smem=0: 65536 takes 4 at chunks per thread, 262144 8). A layer norm keeps only x there: its weight and bias are
+// (row-smem=0: 65536 takes 4 at chunks per thread, 262144 8). That is with
+// the cluster barrier exchange (row-exchange=barrier); with the default
+// async exchange a cluster whose blocks hold their share in registers alone
+// is kept over a smaller one with shared memory (262144: 8 blocks, no
+// shared memory; 65536 still one block with it). A layer norm keeps only x there: its weight and bias are
 // the same for every row (the caches serve them). On sm_80 (no clusters)
 // the 65536 row takes one block too; before, it streamed.
 // In PTX the dynamic shared memory is `.extern .shared` (fusion-extern-
 // dynamic-shared: the NVVM lowering's internal zero-sized array would be
 // demoted to a one-byte static variable), and ptxas spills nothing.
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-exchange=barrier})' -o %t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=KERN --input-file=%t.codegen.mlir
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0})' | FileCheck %s --check-prefix=OFF
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-exchange=barrier row-smem=0})' | FileCheck %s --check-prefix=OFF
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=ASYNC
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_80})' | FileCheck %s --check-prefix=SM80
 // RUN: fuse-opt %t.codegen.mlir --pass-pipeline='builtin.module(fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
@@ -70,6 +75,14 @@
 // OFF-LABEL: func.func @softmax_256k
 // OFF: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c8, %c1, %c1)
 // OFF-NOT: gpu.dynamic_shared_memory
+
+// ASYNC-LABEL: func.func @softmax_64k
+// ASYNC: gpu.launch_func @kfuse_kernels::@softmax_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c163840_i32
+// ASYNC-LABEL: func.func @softmax_256k
+// ASYNC: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c8, %c1, %c1) blocks in (%c2048, %c1, %c1) threads in (%c1024, %c1, %c1)
+// ASYNC-NOT: dynamic_shared_memory_size
+// ASYNC-LABEL: func.func @layernorm_64k
+// ASYNC: dynamic_shared_memory_size %c163840_i32
 
 // SM80-LABEL: func.func @softmax_64k
 // SM80: gpu.launch_func @kfuse_kernels::@softmax_64k_g0 blocks in (%c256, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c163840_i32

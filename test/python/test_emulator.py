@@ -979,7 +979,10 @@ def test_cluster_joint_max_and_sum_exchange_emulated(joint, exchange):
 
 @pytest.mark.parametrize("width,opts", [
     (70001, dict(row_smem=0)),           # clusters of 8, registers only
-    (100000, dict(sm_count=8)),          # clusters of 2, 11 chunks in shared memory
+    # clusters of 2, 11 chunks in shared memory (with st.async exchanges,
+    # by default, clusters of 8 in registers only)
+    (100000, dict(sm_count=8, row_exchange="barrier")),
+    (100000, dict(row_cluster=2, sm_count=8)),
 ])
 @pytest.mark.parametrize("joint", [True, False])
 def test_cluster_joint_softmax_scales_the_block_exps_emulated(joint, width, opts):
@@ -998,13 +1001,14 @@ def test_cluster_joint_softmax_scales_the_block_exps_emulated(joint, width, opts
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, **opts)
     assert ".reqnctapercluster" in f.ptx
-    assert (f.plan.steps[0].smem > 0) == ("sm_count" in opts)
+    held = width == 100000
+    assert (f.plan.steps[0].smem > 0) == held
     if joint:
         # no more exps than two exchanges take (those keep the exps of the
         # chunks in registers, not of those in shared memory: fewer here)
         two = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=False, **opts)
         n, n_two = f.ptx.count("ex2.approx.f32"), two.ptx.count("ex2.approx.f32")
-        assert n < n_two if "sm_count" in opts else n == n_two
+        assert n < n_two if held else n == n_two
     y = f.emulate(xs)
     with np.errstate(invalid="ignore", over="ignore"):
         x64 = xs.astype(np.float64)
@@ -1088,10 +1092,14 @@ def test_cluster_exchange_waits_only_for_reductions_it_does_not_feed():
     e64 = np.exp(x64 - x64.max(1, keepdims=True))
     want = e64 / e64.sum(1, keepdims=True) + x64.mean(1, keepdims=True)
     for joint, exchanges in ((True, 2), (False, 3)):
-        f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0)
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0,
+                          row_exchange="barrier")
         assert ".reqnctapercluster" in f.ptx
         np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-4, atol=1e-6)
         assert f.ptx.count("fence.acq_rel.cluster") == exchanges
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0)
+        np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-4, atol=1e-6)
+        assert f.ptx.count("mbarrier.try_wait.parity.acquire.cluster") == exchanges
 
 
 _MASKED_ROWS = """
@@ -1173,13 +1181,17 @@ def _row_program(kind, rows, width, dtype="f32"):
     return p
 
 
-@pytest.mark.parametrize("kind,shape,dtype,held,cluster", [
-    ("softmax", (6, 40000), "f32", 4, 1),     # 10 chunks: 6 in registers, 4 (the ragged
-                                              # tail's under its test) in shared memory
-    ("layernorm", (5, 70000), "f32", 12, 1),  # 18 chunks, 12 in shared memory
-    ("softmax", (3, 200000), "f32", 8, 4),    # clusters of 4 (not 8): 5 + 8 a block
+@pytest.mark.parametrize("kind,shape,dtype,held,cluster,extra", [
+    ("softmax", (6, 40000), "f32", 4, 1, {}),     # 10 chunks: 6 in registers, 4 (the
+                                                  # ragged tail's under its test) in
+                                                  # shared memory
+    ("layernorm", (5, 70000), "f32", 12, 1, {}),  # 18 chunks, 12 in shared memory
+    # clusters of 4 (not 8): 5 + 8 a block; where totals cross with cluster
+    # barriers, by default, with st.async where asked for
+    ("softmax", (3, 200000), "f32", 8, 4, dict(row_exchange="barrier")),
+    ("softmax", (3, 200000), "f32", 8, 4, dict(row_cluster=4)),
 ])
-def test_rows_in_shared_memory_emulated(kind, shape, dtype, held, cluster):
+def test_rows_in_shared_memory_emulated(kind, shape, dtype, held, cluster, extra):
     # Rows too long for one block's registers keep their last chunks in
     # dynamic shared memory (row_smem, on by default): each thread stores the
     # chunks it loads there and reloads them in later phases. Same answers as
@@ -1197,7 +1209,7 @@ def test_rows_in_shared_memory_emulated(kind, shape, dtype, held, cluster):
         x[2, 123456] = np.nan
     # (sm_count=4: these few rows still give every SM a block in one block
     # or a cluster of 4 per row)
-    opts = dict(target="cuda", chip="sm_90", sm_count=4)
+    opts = dict(target="cuda", chip="sm_90", sm_count=4, **extra)
     f = kfuse.compile(p, **opts)
     (step,) = f.plan.steps
     assert step.smem == held * step.block[0] * 16

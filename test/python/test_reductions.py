@@ -872,16 +872,18 @@ def test_nchw_batch_norm_stores_its_output_with_vector_stores():
 def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     # 256 rows of 262144 floats: too long for one block's registers. With
     # row_cluster=8 (the default on sm_90) each row is 8 blocks of 1024
-    # threads holding 8 vectors each (row_smem=0; by default 4 blocks, each
-    # keeping 11 of its 16 vectors in shared memory); without (row_cluster=0,
-    # or sm_80), one block per row streams the row (two passes: the max and
-    # the sum of exp together, then the output).
+    # threads holding 8 vectors each (the default with totals sent by
+    # st.async; with cluster barriers, 4 blocks, each keeping 11 of its 16
+    # vectors in shared memory, so fewer barriers wait on more blocks);
+    # without (row_cluster=0, or sm_80), one block per row streams the row
+    # (two passes: the max and the sum of exp together, then the output).
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (256, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    clustered = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=8, row_smem=0)
+    clustered = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=8, row_smem=0,
+                              row_exchange="barrier")
     (step,) = clustered.plan.steps
     assert step.grid == (256 * 8, 1, 1) and step.block == (1024, 1, 1)
     assert ".reqnctapercluster 8, 1, 1" in clustered.ptx
@@ -889,9 +891,15 @@ def test_row_cluster_spreads_long_rows_over_thread_block_clusters():
     assert clustered.ptx.count("ld.global.v4") == 8  # each input vector read once
     default_program = kfuse.compile(p, target="cuda", chip="sm_90")
     (default,) = default_program.plan.steps
-    assert default.grid == (256 * 4, 1, 1) and default.smem == 11 * 1024 * 16
+    assert default.grid == (256 * 8, 1, 1) and default.smem == 0
+    assert "st.async" in default_program.ptx
+    barrier_program = kfuse.compile(p, target="cuda", chip="sm_90", row_exchange="barrier")
+    (barrier,) = barrier_program.plan.steps
+    assert barrier.grid == (256 * 4, 1, 1) and barrier.smem == 11 * 1024 * 16
     # the report says how each kernel is launched
     assert default_program.report.launches == [
+        "wide_g0: 2048 blocks of 1024 threads, clusters of 8"]
+    assert barrier_program.report.launches == [
         "wide_g0: 1024 blocks of 1024 threads, clusters of 4, 180224 bytes of dynamic "
         "shared memory a block"]
     assert ("  launch wide_g0: 2048 blocks of 1024 threads, clusters of 8; reads 268.435 MB, "
@@ -962,7 +970,7 @@ def test_clusters_of_sixteen_blocks():
     x = p.input("x", (4, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda", row_cluster=16, row_chunks=8)
+    f = kfuse.compile(p, target="cuda", row_cluster=16, row_chunks=8, row_exchange="barrier")
     (step,) = f.plan.steps
     assert step.grid == (4 * 16, 1, 1) and step.block == (512, 1, 1)
     assert f.ptx.count("mapa.shared::cluster") == 32  # 16 per reduction
@@ -973,7 +981,7 @@ def test_clusters_of_sixteen_blocks():
 
 
 def test_cluster_totals_sent_with_st_async():
-    # row_exchange="async": thread 0 of each block sends the block's total
+    # row_exchange="async" (the default): thread 0 of each block sends the block's total
     # into its slot of every block of the cluster with st.async, completing
     # 4 bytes on that block's mbarrier (one per exchange, expecting 8 x 4
     # bytes a total); every thread waits for the phase. One cluster barrier
@@ -999,7 +1007,10 @@ def test_cluster_totals_sent_with_st_async():
         assert ".version 8.1" in ptx
         # each block's slots (one per block of the cluster) are read in one place
         assert ptx.count("ld.shared::cluster") == 0
-        barrier = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0)
+        assert kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint,
+                             row_smem=0).ptx == ptx
+        barrier = kfuse.compile(p, target="cuda", chip="sm_90", row_joint=joint, row_smem=0,
+                                row_exchange="barrier")
         assert "st.async" not in barrier.ptx
         assert barrier.ptx.count("fence.acq_rel.cluster") == exchanges
         assert f.plan.steps == barrier.plan.steps
