@@ -392,7 +392,9 @@ def occupancy_programs():
     (row_smem=0: 1024 threads x 8 vectors, the 262144-wide softmax's
     default; 16: 512 threads), and the 262144 softmax with row_cluster=4 (as
     with cluster barriers by default; `occupancy_smem_c4`: clusters of 4
-    blocks, each with 176 KB of dynamic shared memory): for
+    blocks, each with 176 KB of dynamic shared memory; `occupancy_smem_c8_t512`:
+    row_cluster_threads=512, clusters of 8 blocks of 512 threads with 88 KB
+    each, two an SM): for
     bench/cluster_occupancy.py, which asks the driver how many such clusters
     the GPU holds at once."""
     from kfuse import builder as kb
@@ -402,7 +404,8 @@ def occupancy_programs():
             ("occupancy_c4", 131072, 4, dict(row_chunks=8, row_smem=0)),
             ("occupancy_c8", 262144, 8, dict(row_chunks=8, row_smem=0)),
             ("occupancy_c16", 262144, 16, dict(row_chunks=8, row_smem=0, row_cluster=16)),
-            ("occupancy_smem_c4", 262144, 4, dict(row_cluster=4))):
+            ("occupancy_smem_c4", 262144, 4, dict(row_cluster=4)),
+            ("occupancy_smem_c8_t512", 262144, 8, dict(row_cluster_threads=512))):
         p = kb.Program(name)
         x = p.input("x", (256, width), "f32")
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
@@ -563,7 +566,14 @@ def main():
                             "pack8": dict(row_pack=8), "pack32": dict(row_pack=32)}
             if args.row_variants and name == "softmax_w262144":
                 variants = {"cl0": dict(row_cluster=0),  # one block per row, streaming
-                            "cl16": dict(row_cluster=16, row_chunks=8),  # 512 threads x 8
+                            # 512 threads x 8, two blocks an SM
+                            "cl16": dict(row_cluster=16, row_chunks=8),
+                            # clusters of 8 blocks of 512 threads, two an SM:
+                            # 5 vectors a thread in registers, 11 in 88 KB of
+                            # shared memory
+                            "ct512": dict(row_cluster_threads=512),
+                            "ct512_barrier": dict(row_cluster_threads=512,
+                                                  row_exchange="barrier"),
                             # (default: clusters of 8 in registers only, totals
                             # sent with st.async, awaited on mbarriers)
                             # clusters of 4 with 11 of each thread's 16 vectors
@@ -595,7 +605,9 @@ def main():
                 variants = {"nojoint": dict(row_joint=False),
                             # totals published, a cluster barrier per exchange
                             # (default: sent with st.async)
-                            "barrier": dict(row_exchange="barrier")}
+                            "barrier": dict(row_exchange="barrier"),
+                            # blocks of 512 threads, two an SM
+                            "ct512": dict(row_cluster_threads=512)}
             if args.row_variants and name == "l2norm_prime":
                 # one block over the whole row (default: 1056 slices of 63544
                 # columns and a tail of 6395, 1057 blocks)

@@ -637,6 +637,22 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     }
     rowOptions.sharedRowBytes = rowSmem;
     rowOptions.maxCluster = rowCluster;
+    if (rowClusterThreads != 0 && rowClusterThreads != 512 &&
+        rowClusterThreads != 1024) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-cluster-threads must be 0, 512 or "
+             "1024, got "
+          << static_cast<int64_t>(rowClusterThreads);
+      return signalPassFailure();
+    }
+    if (rowClusterThreads == 1024 && rowCluster > 8) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-cluster-threads=1024 needs "
+             "row-cluster 8 or less (clusters of more than 8 blocks take "
+             "blocks of 512 threads)";
+      return signalPassFailure();
+    }
+    rowOptions.clusterThreads = rowClusterThreads;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
     rowOptions.jointExchange = rowJoint;
@@ -835,6 +851,20 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
         return WalkResult::interrupt();
       }
       func->setAttr("nvvm.cluster_dim", attr);
+      // (blocks under 1024 threads share an SM: 64 registers a thread)
+      APInt threads(64, 1);
+      for (Value v : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                      launch.getBlockSizeZ()}) {
+        APInt d;
+        if (!matchPattern(v, m_ConstantInt(&d)))
+          return WalkResult::advance();
+        threads *= d.sextOrTrunc(64);
+      }
+      int64_t perSm = 1024 / std::max<int64_t>(1, threads.getSExtValue());
+      if (perSm > 1)
+        func->setAttr("nvvm.minctasm",
+                      IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                       perSm));
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

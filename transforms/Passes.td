@@ -844,6 +844,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Most blocks of a thread-block cluster a row too long for one "
            "block's registers is spread over (0: none; up to 16 on sm_90 and "
            "later)">,
+    Option<"rowClusterThreads", "row-cluster-threads", "int64_t",
+           /*default=*/"0",
+           "Threads of a cluster's block (0: 1024, or 512 where row-cluster "
+           "exceeds 8; 512: two blocks an SM, each half the shared memory; "
+           "a thread keeps at most 8 vectors of its row in registers "
+           "either way)">,
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "
@@ -923,8 +929,12 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
     For every `gpu.launch_func` with constant cluster sizes, sets
     `nvvm.cluster_dim` on the launched `gpu.func`, which becomes
     `.reqnctapercluster` in the PTX: the kernel then runs in clusters when
-    launched plainly (cuLaunchKernel). Two launches of one kernel with
-    different cluster sizes are an error.
+    launched plainly (cuLaunchKernel); where its blocks have fewer than 1024
+    threads, also `nvvm.minctasm` = 1024 / threads (`.minnctapersm`), so
+    that ptxas keeps each thread within the 64 registers code generation
+    planned for (blocks of a cluster share an SM 1024 threads' worth at a
+    time). Two launches of one kernel with different cluster sizes are an
+    error.
   }];
 }
 

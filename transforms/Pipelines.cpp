@@ -115,6 +115,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "block (0: none; 2, 4, 8 or 16 on sm_90 and later; -1: the "
                      "chip's default, 8 on sm_90 and later, else 0)"),
       llvm::cl::init(-1)};
+  Option<int64_t> rowClusterThreads{
+      *this, "row-cluster-threads",
+      llvm::cl::desc("Threads of a cluster's block (0: 1024, or 512 where "
+                     "row-cluster exceeds 8; 512: two blocks an SM, each "
+                     "with half the shared memory)"),
+      llvm::cl::init(0)};
   Option<std::string> rowExchange{
       *this, "row-exchange",
       llvm::cl::desc("How a cluster's blocks combine their totals: barrier "
@@ -290,6 +296,20 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(cluster)));
     return;
   }
+  if (o.rowClusterThreads != 0 && o.rowClusterThreads != 512 &&
+      o.rowClusterThreads != 1024) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-cluster-threads must be 0, 512 or 1024, "
+        "got " +
+        std::to_string(o.rowClusterThreads)));
+    return;
+  }
+  if (o.rowClusterThreads == 1024 && cluster > 8) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-cluster-threads=1024 needs row-cluster 8 "
+        "or less (clusters of 16 blocks take blocks of 512 threads)"));
+    return;
+  }
   if (o.rowExchange != "barrier" && o.rowExchange != "async") {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-exchange must be barrier or async, got '" +
@@ -329,7 +349,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
-          "row-last-block={17} row-split-tail={18} row-pack={19}}),"
+          "row-last-block={17} row-split-tail={18} row-pack={19} "
+          "row-cluster-threads={20}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -343,7 +364,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowShift.getValue(), o.rowJoint ? "true" : "false", rowSmem,
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
           o.rowLastBlock ? "true" : "false",
-          o.rowSplitTail ? "true" : "false", o.rowPack.getValue())
+          o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
+          o.rowClusterThreads.getValue())
           .str());
 }
 

@@ -224,12 +224,19 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
 /// registers, 8 chunks of 4 and the rest.
 int64_t chunksInRegisters(int64_t threads) { return threads > 512 ? 8 : 16; }
 
-/// Threads per block of a cluster of up to `maxCluster` blocks: where
-/// clusters may exceed CUDA's portable 8 blocks, 512 (two blocks an SM, so
-/// one loads while the other waits at a cluster barrier).
-int64_t clusterBlockThreads(int64_t maxCluster) {
-  return maxCluster > 8 ? 512 : 1024;
+/// Threads per block of a cluster of up to `maxCluster` blocks: `asked`
+/// where given (row-cluster-threads), else 1024, or 512 where clusters may
+/// exceed CUDA's portable 8 blocks (two blocks an SM, so one loads while
+/// the other waits for the cluster's totals).
+int64_t clusterBlockThreads(int64_t maxCluster, int64_t asked) {
+  return asked > 0 ? asked : maxCluster > 8 ? 512 : 1024;
 }
+
+/// Vector chunks a thread of a cluster's block keeps in registers at most:
+/// 8 (64 registers) whatever the block's size, since 1024 threads' worth of
+/// blocks share an SM (fusion-cluster-dims holds ptxas to that with
+/// nvvm.minctasm).
+constexpr int64_t kClusterRoom = 8;
 
 /// The most consecutive columns (up to 8, a power of two) a vector chunk
 /// holds in a row of `n`.
@@ -370,7 +377,8 @@ public:
             bool alongRows = false, bool rowsFill = false)
       : generics(generics), name(name), threads(options.threads),
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
-        maxCluster(options.maxCluster), online(options.online),
+        maxCluster(options.maxCluster),
+        askedClusterThreads(options.clusterThreads), online(options.online),
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
         jointExchange(options.jointExchange),
@@ -451,6 +459,7 @@ private:
   int64_t chunksPerThread; // register mode: chunks each thread aims for
   int64_t foldRows;        // column sums: most rows a block folds (0: auto)
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
+  int64_t askedClusterThreads; // threads of a cluster's block (0: chosen)
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
   /// sum is then of differently rounded terms).
@@ -3685,11 +3694,17 @@ LogicalResult RowKernel::emit() {
     // thread, 7 8 bytes, 6 none; clusters, 8 up to 40 bytes, 6 and 7 a
     // few, 5 none.
     auto sharedRegs = [&](int64_t threads, int64_t blocks) -> int64_t {
-      return room(threads) - (blocks > 1 ? 3 : 2);
+      return blocks > 1 ? std::min(room(threads), kClusterRoom) - 3
+                        : room(threads) - 2;
     };
     // Streaming aims at this many vectors per thread and pass.
     constexpr int64_t streamAim = 16;
-    int64_t clusterThreads = clusterBlockThreads(maxCluster);
+    int64_t clusterThreads =
+        clusterBlockThreads(maxCluster, askedClusterThreads);
+    // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
+    auto clusterRoom = [&](int64_t threads) {
+      return std::min(room(threads), kClusterRoom);
+    };
     bool streams = chunksPerThread == 0;
     // A group that reads its row in one pass anyway (one streaming pass
     // folds every reduction, an online max and sum included, and no
@@ -3767,7 +3782,7 @@ LogicalResult RowKernel::emit() {
               continue;
             auto [nt, nc] =
                 shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-            if (nc <= (atAim ? chunksPerThread : room(nt)))
+            if (nc <= (atAim ? chunksPerThread : clusterRoom(nt)))
               cluster = n;
           }
           if (cluster > 1)
@@ -3788,7 +3803,7 @@ LogicalResult RowKernel::emit() {
             continue;
           auto [nt, nc] =
               shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-          if (nc <= room(nt))
+          if (nc <= clusterRoom(nt))
             break;
           if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
             fewest = n;
@@ -3814,7 +3829,7 @@ LogicalResult RowKernel::emit() {
         std::tie(t, chunks) =
             shape(colsPerBlock, chunksPerThread, clusterThreads);
         threads = t;
-        if (chunks > room(t))
+        if (chunks > clusterRoom(t))
           regChunks = sharedRegs(t, cluster);
       } else if (chunks > room(t) &&
                  chunks > sharedRegs(t, 1) + sharedRoom(t)) {
@@ -4926,8 +4941,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       numRows *
       (maxCluster > 1 &&
                perRow * widestBytes <=
-                   maxCluster * clusterBlockThreads(maxCluster) *
-                       chunksInRegisters(clusterBlockThreads(maxCluster)) * 16
+                   maxCluster *
+                       clusterBlockThreads(maxCluster,
+                                           options.clusterThreads) *
+                       kClusterRoom * 16
            ? maxCluster
            : 1);
   llvm::SetVector<Operation *> stored;

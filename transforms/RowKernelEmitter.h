@@ -25,6 +25,9 @@ struct RowKernelOptions {
   /// > 1: rows too long for one block's registers spread over a
   /// thread-block cluster of up to that many blocks (sm_90 and later).
   int64_t maxCluster = 0;
+  /// Threads of a cluster's block (0: 1024, or 512 where clusters may
+  /// exceed 8 blocks); blocks of fewer share an SM.
+  int64_t clusterThreads = 0;
   /// A streaming pass may fold `m = max(e)` and `sum(exp(e - m))` together
   /// (fast numerics).
   bool online = false;

@@ -137,7 +137,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     here (chip and SM count queried through cuda-python), or sm_90 with its
     132 SMs where there is none. `strategy` overrides threads, unroll,
     blocks_per_sm (elementwise kernels), sm_count (grid sizes, and the launch
-    shapes of reduction kernels), row_chunks, row_cluster, row_exchange,
+    shapes of reduction kernels), row_chunks, row_cluster, row_cluster_threads, row_exchange,
     row_fold, row_shift, row_joint, row_smem, row_last_block, row_split_tail and
     row_pack (row kernels), pdl
     (kernels launched before the one they follow ends, sm_90 and later) and
@@ -165,7 +165,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     elif target == "auto":
         target = "cuda" if _detect_device() else "cpu"
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
-                               "row_cluster", "row_exchange", "row_fold", "row_shift",
+                               "row_cluster", "row_cluster_threads", "row_exchange",
+                               "row_fold", "row_shift",
                                "row_joint", "row_smem", "row_last_block", "row_split_tail",
                                "row_pack", "pdl", "multi_tensor"}
     if unknown:

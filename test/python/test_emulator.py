@@ -1190,6 +1190,10 @@ def _row_program(kind, rows, width, dtype="f32"):
     # barriers, by default, with st.async where asked for
     ("softmax", (3, 200000), "f32", 8, 4, dict(row_exchange="barrier")),
     ("softmax", (3, 200000), "f32", 8, 4, dict(row_cluster=4)),
+    # clusters of 8 blocks of 512 threads, two an SM: 5 + 8 a thread
+    ("softmax", (3, 200000), "f32", 8, 8, dict(row_cluster_threads=512)),
+    ("layernorm", (3, 200000), "f32", 8, 8, dict(row_cluster_threads=512,
+                                                 row_exchange="barrier")),
 ])
 def test_rows_in_shared_memory_emulated(kind, shape, dtype, held, cluster, extra):
     # Rows too long for one block's registers keep their last chunks in

@@ -1016,6 +1016,33 @@ def test_cluster_totals_sent_with_st_async():
         assert f.plan.steps == barrier.plan.steps
 
 
+def test_cluster_blocks_of_512_threads_share_an_sm():
+    # row_cluster_threads=512: a row of 262144 floats over clusters of 8
+    # blocks of 512 threads, two an SM: each thread keeps 5 of its 16
+    # vectors in registers and 11 in shared memory (half the budget a
+    # block), and the PTX holds ptxas to 64 registers (.minnctapersm 2).
+    # Blocks of 1024 threads need no such hint; clusters of 16 take blocks
+    # of 512 by default, 8 vectors a thread, paired the same way.
+    from kfuse import builder as kb
+    p = kb.Program("wide")
+    x = p.input("x", (256, 262144), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster_threads=512)
+    (step,) = f.plan.steps
+    assert step.grid == (256 * 8, 1, 1) and step.block == (512, 1, 1)
+    assert step.smem == 11 * 512 * 16
+    assert ".reqnctapercluster 8, 1, 1" in f.ptx and "\n.minnctapersm 2\n" in f.ptx
+    assert ".minnctapersm" not in kfuse.compile(p, target="cuda", chip="sm_90").ptx
+    sixteen = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster=16)
+    (step,) = sixteen.plan.steps
+    assert step.grid == (256 * 16, 1, 1) and step.block == (512, 1, 1) and step.smem == 0
+    assert ".minnctapersm 2" in sixteen.ptx
+    # (1024 threads: as by default)
+    assert (kfuse.compile(p, target="cuda", chip="sm_90", row_cluster_threads=1024).plan.steps
+            == kfuse.compile(p, target="cuda", chip="sm_90").plan.steps)
+
+
 def test_row_cluster_option_is_checked():
     from kfuse import builder as kb
     p = kb.Program("wide")
@@ -1027,6 +1054,13 @@ def test_row_cluster_option_is_checked():
         kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)
     with pytest.raises(kfuse.CompileError, match="row_exchange must be 'barrier' or 'async'"):
         kfuse.compile(p, target="cuda", row_exchange="mbarrier")
+    for bad in (256, True, "512"):
+        with pytest.raises(kfuse.CompileError, match="row_cluster_threads must be 0 .kfuse's "
+                                                     "choice., 512 or 1024"):
+            kfuse.compile(p, target="cuda", row_cluster_threads=bad)
+    with pytest.raises(kfuse.CompileError, match="row_cluster_threads=1024 needs row_cluster 8 "
+                                                 "or less"):
+        kfuse.compile(p, target="cuda", row_cluster=16, row_cluster_threads=1024)
     with pytest.raises(kfuse.CompileError, match="row_joint must be True or False, got 'yes'"):
         kfuse.compile(p, target="cuda", row_joint="yes")
     for bad in (-2, 1.5, True, "all"):
