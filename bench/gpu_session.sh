@@ -3,20 +3,21 @@
 # root, artifacts compiled here first with `make bench-artifacts`). A device
 # call carries at most 64 MiB and runs at most 10 minutes, so the work comes
 # in parts, each carrying only its artifacts:
-#   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 54 MiB):
+#   bash bench/gpu_session.sh tests   carry .artifacts/tests (about 49 MiB):
 #        tests.log     test_gpu.py + test_runtime.py on .artifacts/tests
-#   bash bench/gpu_session.sh wide    carry .artifacts/tests_wide (about 46 MiB):
+#   bash bench/gpu_session.sh wide    carry .artifacts/tests_wide (about 50 MiB):
 #        tests_wide.log  test_gpu.py on .artifacts/tests_wide (rows of 262144:
-#                      clusters, streaming; long rows split with a tail)
-#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 65 MiB):
+#                      clusters, streaming; long rows split with a tail;
+#                      two blocks an SM, row_occupancy=2)
+#   bash bench/gpu_session.sh c8      carry .artifacts/c8 (about 63 MiB):
 #        tests_c8.log  test_gpu.py on .artifacts/c8/tests (row_chunks=8)
-#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 65 MiB):
+#   bash bench/gpu_session.sh s0      carry .artifacts/s0 (about 63 MiB):
 #        tests_s0.log  test_gpu.py on .artifacts/s0/tests (row_chunks=0: every
 #                      row kernel streams, max and sum of exp in one pass)
 #        (c8 and s0 are now more than a call carries with the tree: copy the
 #        program directories wanted into a folder of their own, carry that,
 #        and point KFUSE_GPU_ARTIFACTS at it, as session 31 did)
-#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 11 MiB):
+#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 4 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
@@ -25,8 +26,9 @@
 #                      programmatic launches) timed per call, batched, from an
 #                      idle GPU and on the host (PROBE= other suite directories)
 #   bash bench/gpu_session.sh first   carry .artifacts/suite and .artifacts/tests_wide
-#        (about 61 MiB with the tree): bench, then wide, in one call
-# (no argument: all five, for a machine that has every artifact). Logs and
+#        (about 59 MiB with the tree): bench, then wide, in one call
+# (Sizes without each program's stages/, which make_artifacts.py drops unless
+# --keep-stages.) (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
 # (default 240): a kernel that hangs must not spend the session's device time.
 # A session lent 15 minutes of device time (a machine's start takes one or

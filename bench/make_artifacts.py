@@ -12,6 +12,7 @@ import argparse
 import math
 import os
 import re
+import shutil
 import warnings
 import sys
 import time
@@ -70,7 +71,8 @@ def cluster_programs():
     each row spread over a thread-block cluster (sm_90). The `cluster_`
     programs combine the blocks' totals with st.async and mbarriers (the
     default), the `cluster_barrier_` copies with cluster barriers
-    (row_exchange="barrier")."""
+    (row_exchange="barrier"). The `occupancy2_` programs plan for two blocks
+    an SM (row_occupancy=2). All in tests_wide."""
     progs = []
     for exchange in ("", "barrier_"):
         p = kb.Program(f"cluster_{exchange}softmax_f32")  # 4 blocks per row, 8 chunks each
@@ -85,6 +87,28 @@ def cluster_programs():
         m = x.max(axis=-1, keepdims=True)
         p.output(kb.log(kb.exp(x - m).sum(axis=-1)) + m.sum(axis=-1), name="lse")
         progs.append(p)
+    # row_occupancy=2: blocks of 512 threads, two an SM (.minnctapersm 2): a
+    # row of 32768 floats a block, 6 of a thread's 16 vectors in registers
+    # and 10 in 80 KB of shared memory; a layer norm's row of 20000 the same
+    # way (10 vectors, the last ragged); rows of 131072 over clusters of 8
+    # such blocks in registers
+    p = kb.Program("occupancy2_softmax_f32")
+    x = p.input("x", (8, 32768), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
+    p = kb.Program("occupancy2_layernorm_f32")
+    x = p.input("x", (8, 20000), "f32")
+    w = p.input("w", (20000,), "f32")
+    b = p.input("b", (20000,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
+    progs.append(p)
+    p = kb.Program("occupancy2_cluster_softmax_f32")
+    x = p.input("x", (2, 131072), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    progs.append(p)
     return progs
 
 
@@ -195,6 +219,9 @@ def split_tail_programs():
 def _test_options(name):
     if name.endswith("_fold_f32"):
         return {"sm_count": 8}
+    if name.startswith("occupancy2_"):
+        # (sm_count=8: these few rows take a block each, not a cluster)
+        return {"row_occupancy": 2, "sm_count": 8}
     if not name.startswith("cluster_"):
         return {}
     if name.startswith("cluster_barrier_"):
@@ -392,8 +419,8 @@ def occupancy_programs():
     (row_smem=0: 1024 threads x 8 vectors, the 262144-wide softmax's
     default; 16: 512 threads), and the 262144 softmax with row_cluster=4 (as
     with cluster barriers by default; `occupancy_smem_c4`: clusters of 4
-    blocks, each with 176 KB of dynamic shared memory; `occupancy_smem_c8_t512`:
-    row_cluster_threads=512, clusters of 8 blocks of 512 threads with 88 KB
+    blocks, each with 176 KB of dynamic shared memory; `occupancy_smem_c8_occ2`:
+    row_occupancy=2, clusters of 8 blocks of 512 threads with 88 KB
     each, two an SM): for
     bench/cluster_occupancy.py, which asks the driver how many such clusters
     the GPU holds at once."""
@@ -405,7 +432,7 @@ def occupancy_programs():
             ("occupancy_c8", 262144, 8, dict(row_chunks=8, row_smem=0)),
             ("occupancy_c16", 262144, 16, dict(row_chunks=8, row_smem=0, row_cluster=16)),
             ("occupancy_smem_c4", 262144, 4, dict(row_cluster=4)),
-            ("occupancy_smem_c8_t512", 262144, 8, dict(row_cluster_threads=512))):
+            ("occupancy_smem_c8_occ2", 262144, 8, dict(row_occupancy=2))):
         p = kb.Program(name)
         x = p.input("x", (256, width), "f32")
         e = kb.exp(x - x.max(axis=-1, keepdims=True))
@@ -519,6 +546,10 @@ def main():
                          "workload of several kernels with plain launches (pdl=False)")
     ap.add_argument("--variants", action="store_true",
                     help="also compile a sweep of strategies for the bench programs")
+    ap.add_argument("--keep-stages", action="store_true",
+                    help="keep each program's stages/ (the IR after each stage: about "
+                         "20 MB over tests, tests_wide and suite, which the GPU machine "
+                         "does not read and a device call's 64 MiB must carry)")
     ap.add_argument("--row-chunks", type=int, default=None,
                     help="compile the test programs with this row_chunks (default: kfuse's; "
                          "0 streams every row)")
@@ -530,13 +561,14 @@ def main():
         # go to tests_wide/: a device call carries 64 MiB with the tree;
         # the --row-chunks sets, with fewer programs, keep them)
         wide = args.row_chunks is None and prog.name.startswith(("cluster_", "softmax_wide",
-                                                                 "split_tail_"))
+                                                                 "split_tail_", "occupancy2_"))
         d = os.path.join(args.out, "tests_wide" if wide else "tests", prog.name)
         t0 = time.perf_counter()
         opts = dict(test_opts, **extra)
         f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)
         ins = _inputs(prog, rng)  # (drawn for every program: same inputs either way)
-        if test_opts and (not _has_row_kernel(f) or prog.name.startswith("cluster_")):
+        if test_opts and (not _has_row_kernel(f)
+                          or prog.name.startswith(("cluster_", "occupancy2_"))):
             continue  # --row-chunks changes only (register-mode) row kernels
         f.save(d)
         exps, tol = expected_and_tolerance(prog, ins)
@@ -571,9 +603,9 @@ def main():
                             # clusters of 8 blocks of 512 threads, two an SM:
                             # 5 vectors a thread in registers, 11 in 88 KB of
                             # shared memory
-                            "ct512": dict(row_cluster_threads=512),
-                            "ct512_barrier": dict(row_cluster_threads=512,
-                                                  row_exchange="barrier"),
+                            "occ2": dict(row_occupancy=2),
+                            "occ2_barrier": dict(row_occupancy=2,
+                                                 row_exchange="barrier"),
                             # (default: clusters of 8 in registers only, totals
                             # sent with st.async, awaited on mbarriers)
                             # clusters of 4 with 11 of each thread's 16 vectors
@@ -592,6 +624,16 @@ def main():
                                               "layernorm_bwd"):
                 # (0: streaming, one pass per dependency level)
                 variants = {f"c{chunks}": dict(row_chunks=chunks) for chunks in (0, 2, 8, 16)}
+            if args.row_variants and name == "softmax_w32768":
+                # two blocks an SM (default: one block of 1024 threads a row,
+                # 8 vectors a thread in registers, one an SM): a block of 512
+                # threads a row, 6 vectors a thread in registers and 10 in
+                # 80 KB of shared memory; in registers only, clusters of 4
+                # blocks of 512 threads (4 vectors a thread), or of 2 (8)
+                variants.update({"occ2": dict(row_occupancy=2),
+                                 "occ2_nosmem": dict(row_occupancy=2, row_smem=0),
+                                 "occ2_c8_nosmem": dict(row_occupancy=2, row_smem=0,
+                                                        row_chunks=8)})
             if args.row_variants and name == "softmax_w4096":
                 variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":
@@ -607,7 +649,7 @@ def main():
                             # (default: sent with st.async)
                             "barrier": dict(row_exchange="barrier"),
                             # blocks of 512 threads, two an SM
-                            "ct512": dict(row_cluster_threads=512)}
+                            "occ2": dict(row_occupancy=2)}
             if args.row_variants and name == "l2norm_prime":
                 # one block over the whole row (default: 1056 slices of 63544
                 # columns and a tail of 6395, 1057 blocks)
@@ -701,6 +743,11 @@ def main():
         with open(os.path.join(d, "compile_seconds.txt"), "w") as fh:
             fh.write(f"{compile_s:.4f}\n")
         print(f"{d}: compiled in {compile_s:.2f} s")
+    if not args.keep_stages:
+        for root, dirs, _ in os.walk(args.out):
+            if "stages" in dirs and os.path.isfile(os.path.join(root, "plan.json")):
+                shutil.rmtree(os.path.join(root, "stages"))
+                dirs.remove("stages")
 
 
 if __name__ == "__main__":

@@ -637,22 +637,13 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     }
     rowOptions.sharedRowBytes = rowSmem;
     rowOptions.maxCluster = rowCluster;
-    if (rowClusterThreads != 0 && rowClusterThreads != 512 &&
-        rowClusterThreads != 1024) {
+    if (rowOccupancy != 1 && rowOccupancy != 2 && rowOccupancy != 4) {
       getOperation().emitError()
-          << "fusion-generic-to-gpu: row-cluster-threads must be 0, 512 or "
-             "1024, got "
-          << static_cast<int64_t>(rowClusterThreads);
+          << "fusion-generic-to-gpu: row-occupancy must be 1, 2 or 4, got "
+          << static_cast<int64_t>(rowOccupancy);
       return signalPassFailure();
     }
-    if (rowClusterThreads == 1024 && rowCluster > 8) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-cluster-threads=1024 needs "
-             "row-cluster 8 or less (clusters of more than 8 blocks take "
-             "blocks of 512 threads)";
-      return signalPassFailure();
-    }
-    rowOptions.clusterThreads = rowClusterThreads;
+    rowOptions.occupancy = rowOccupancy;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
     rowOptions.jointExchange = rowJoint;
@@ -862,13 +853,45 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
       }
       int64_t perSm = 1024 / std::max<int64_t>(1, threads.getSExtValue());
       if (perSm > 1)
-        func->setAttr("nvvm.minctasm",
-                      IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                       perSm));
+        raiseMinBlocks(func, perSm);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
+      return signalPassFailure();
+    // Row kernels' occupancy (row-occupancy), recorded on the host function
+    // by kernel name, for the kernels its launches outlined.
+    walk = module.walk([&](func::FuncOp host) {
+      auto hints =
+          host->getAttrOfType<DictionaryAttr>("kfuse.min_blocks_per_sm");
+      if (!hints)
+        return WalkResult::advance();
+      WalkResult inner = host.walk([&](gpu::LaunchFuncOp launch) {
+        auto blocks = hints.getAs<IntegerAttr>(launch.getKernelName());
+        if (!blocks)
+          return WalkResult::advance();
+        auto func = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+            launch, launch.getKernel());
+        if (!func) {
+          launch.emitError("fusion-cluster-dims: kernel not found");
+          return WalkResult::interrupt();
+        }
+        raiseMinBlocks(func, blocks.getInt());
+        return WalkResult::advance();
+      });
+      host->removeAttr("kfuse.min_blocks_per_sm");
+      return inner;
+    });
+    if (walk.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// Sets nvvm.minctasm on `func` to `blocks`, unless it asks more already.
+  void raiseMinBlocks(gpu::GPUFuncOp func, int64_t blocks) {
+    if (auto old = func->getAttrOfType<IntegerAttr>("nvvm.minctasm");
+        old && old.getInt() >= blocks)
+      return;
+    func->setAttr("nvvm.minctasm",
+                  IntegerAttr::get(IntegerType::get(&getContext(), 32), blocks));
   }
 };
 } // namespace

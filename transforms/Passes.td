@@ -844,12 +844,14 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Most blocks of a thread-block cluster a row too long for one "
            "block's registers is spread over (0: none; up to 16 on sm_90 and "
            "later)">,
-    Option<"rowClusterThreads", "row-cluster-threads", "int64_t",
-           /*default=*/"0",
-           "Threads of a cluster's block (0: 1024, or 512 where row-cluster "
-           "exceeds 8; 512: two blocks an SM, each half the shared memory; "
-           "a thread keeps at most 8 vectors of its row in registers "
-           "either way)">,
+    Option<"rowOccupancy", "row-occupancy", "int64_t", /*default=*/"1",
+           "Blocks of a block-per-row kernel an SM holds at once: 1, 2 or 4 "
+           "(blocks of at most 1024 / this many threads, each thread "
+           "keeping what its share of the registers holds, each block its "
+           "share of row-smem; a cluster's blocks of 1024 / this many "
+           "threads, 512 at most where row-cluster exceeds 8, 8 vectors a "
+           "thread in registers at most; nvvm.minctasm through "
+           "fusion-cluster-dims)">,
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "
@@ -934,7 +936,10 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
     that ptxas keeps each thread within the 64 registers code generation
     planned for (blocks of a cluster share an SM 1024 threads' worth at a
     time). Two launches of one kernel with different cluster sizes are an
-    error.
+    error. A host function's `kfuse.min_blocks_per_sm` dictionary (kernel
+    name to blocks, set by fusion-generic-to-gpu for row-occupancy above 1)
+    likewise becomes `nvvm.minctasm` on the kernels it names (the larger
+    of the two), and is then removed.
   }];
 }
 

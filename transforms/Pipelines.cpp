@@ -115,12 +115,14 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "block (0: none; 2, 4, 8 or 16 on sm_90 and later; -1: the "
                      "chip's default, 8 on sm_90 and later, else 0)"),
       llvm::cl::init(-1)};
-  Option<int64_t> rowClusterThreads{
-      *this, "row-cluster-threads",
-      llvm::cl::desc("Threads of a cluster's block (0: 1024, or 512 where "
-                     "row-cluster exceeds 8; 512: two blocks an SM, each "
-                     "with half the shared memory)"),
-      llvm::cl::init(0)};
+  Option<int64_t> rowOccupancy{
+      *this, "row-occupancy",
+      llvm::cl::desc("Blocks of a block-per-row kernel an SM holds at once: "
+                     "1, 2 or 4 (blocks of at most 1024 / this many threads, "
+                     "each with its share of the registers and of "
+                     "row-smem; a cluster's blocks of 1024 / this many "
+                     "threads, 512 at most where row-cluster exceeds 8)"),
+      llvm::cl::init(1)};
   Option<std::string> rowExchange{
       *this, "row-exchange",
       llvm::cl::desc("How a cluster's blocks combine their totals: barrier "
@@ -296,18 +298,10 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(cluster)));
     return;
   }
-  if (o.rowClusterThreads != 0 && o.rowClusterThreads != 512 &&
-      o.rowClusterThreads != 1024) {
+  if (o.rowOccupancy != 1 && o.rowOccupancy != 2 && o.rowOccupancy != 4) {
     pm.addPass(std::make_unique<ReportPipelineError>(
-        "fusion-codegen-cuda: row-cluster-threads must be 0, 512 or 1024, "
-        "got " +
-        std::to_string(o.rowClusterThreads)));
-    return;
-  }
-  if (o.rowClusterThreads == 1024 && cluster > 8) {
-    pm.addPass(std::make_unique<ReportPipelineError>(
-        "fusion-codegen-cuda: row-cluster-threads=1024 needs row-cluster 8 "
-        "or less (clusters of 16 blocks take blocks of 512 threads)"));
+        "fusion-codegen-cuda: row-occupancy must be 1, 2 or 4, got " +
+        std::to_string(o.rowOccupancy)));
     return;
   }
   if (o.rowExchange != "barrier" && o.rowExchange != "async") {
@@ -350,7 +344,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
-          "row-cluster-threads={20}}),"
+          "row-occupancy={20}}),"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -365,7 +359,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
           o.rowLastBlock ? "true" : "false",
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
-          o.rowClusterThreads.getValue())
+          o.rowOccupancy.getValue())
           .str());
 }
 

@@ -224,12 +224,13 @@ TypedAttr neutral(OpBuilder &b, gpu::AllReduceOperation kind, Type type) {
 /// registers, 8 chunks of 4 and the rest.
 int64_t chunksInRegisters(int64_t threads) { return threads > 512 ? 8 : 16; }
 
-/// Threads per block of a cluster of up to `maxCluster` blocks: `asked`
-/// where given (row-cluster-threads), else 1024, or 512 where clusters may
-/// exceed CUDA's portable 8 blocks (two blocks an SM, so one loads while
-/// the other waits for the cluster's totals).
-int64_t clusterBlockThreads(int64_t maxCluster, int64_t asked) {
-  return asked > 0 ? asked : maxCluster > 8 ? 512 : 1024;
+/// Threads per block of a cluster of up to `maxCluster` blocks: 1024 /
+/// occupancy (row-occupancy), and 512 at most where clusters may exceed
+/// CUDA's portable 8 blocks (two blocks an SM, so one loads while the other
+/// waits for the cluster's totals).
+int64_t clusterBlockThreads(int64_t maxCluster, int64_t occupancy) {
+  int64_t most = 1024 / std::max<int64_t>(1, occupancy);
+  return maxCluster > 8 ? std::min<int64_t>(most, 512) : most;
 }
 
 /// Vector chunks a thread of a cluster's block keeps in registers at most:
@@ -378,7 +379,7 @@ public:
       : generics(generics), name(name), threads(options.threads),
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster),
-        askedClusterThreads(options.clusterThreads), online(options.online),
+        occupancy(options.occupancy), online(options.online),
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
         jointExchange(options.jointExchange),
@@ -459,7 +460,7 @@ private:
   int64_t chunksPerThread; // register mode: chunks each thread aims for
   int64_t foldRows;        // column sums: most rows a block folds (0: auto)
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
-  int64_t askedClusterThreads; // threads of a cluster's block (0: chosen)
+  int64_t occupancy; // blocks of a block-per-row kernel an SM holds (1, 2, 4)
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
   /// sum is then of differently rounded terms).
@@ -3655,7 +3656,13 @@ LogicalResult RowKernel::emit() {
       return shifted ? (span + n * width - 1) / (n * width) * width
                      : numCols / n;
     };
-    auto room = chunksInRegisters;
+    // (a block per row: its share of the SM's registers, `occupancy`
+    // blocks of it an SM; blocks of at most 1024 / occupancy threads)
+    int64_t rowOccupancy = rowsPerBlock == 1 ? occupancy : 1;
+    int64_t mostThreads = 1024 / rowOccupancy;
+    auto room = [&](int64_t threads) {
+      return chunksInRegisters(threads * rowOccupancy);
+    };
     // Chunks a thread of a block of `threads` may keep in shared memory
     // beyond its registers (block per row, nothing folded over the rows;
     // blocks of 512 threads or fewer, meant to share an SM, their share of
@@ -3700,7 +3707,7 @@ LogicalResult RowKernel::emit() {
     // Streaming aims at this many vectors per thread and pass.
     constexpr int64_t streamAim = 16;
     int64_t clusterThreads =
-        clusterBlockThreads(maxCluster, askedClusterThreads);
+        clusterBlockThreads(maxCluster, occupancy);
     // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
     auto clusterRoom = [&](int64_t threads) {
       return std::min(room(threads), kClusterRoom);
@@ -3741,7 +3748,8 @@ LogicalResult RowKernel::emit() {
       }
       threads = tile * c;
     } else {
-      auto [t, c] = shape(span, streams ? streamAim : chunksPerThread);
+      auto [t, c] =
+          shape(span, streams ? streamAim : chunksPerThread, mostThreads);
       if (exactThreads > 0) {
         t = exactThreads;
         c = (span + t * width - 1) / (t * width);
@@ -3836,7 +3844,7 @@ LogicalResult RowKernel::emit() {
         // Streaming mode, still `width` columns per access; rows this long
         // are few per SM, so give each the most threads.
         chunks = 0;
-        threads = 1024;
+        threads = mostThreads;
       } else {
         threads = t;
         if (chunks > room(t))
@@ -4015,6 +4023,19 @@ LogicalResult RowKernel::emit() {
                              (func.getName() + "_" + name).str()));
   launchOp = launch;
   blockThreads = t * packedRows;
+  if (occupancy > 1 && cluster == 1 && rowsPerBlock == 1 && !perThread) {
+    // (the blocks an SM holds by registers, for ptxas: fusion-cluster-dims
+    // moves it to the outlined kernel as nvvm.minctasm; cluster kernels get
+    // theirs from the cluster's block size)
+    MLIRContext *ctx = b.getContext();
+    NamedAttrList hints;
+    if (auto old = func->getAttrOfType<DictionaryAttr>(
+            "kfuse.min_blocks_per_sm"))
+      hints.append(old.getValue());
+    hints.set(StringAttr::get(ctx, (func.getName() + "_" + name).str()),
+              b.getI32IntegerAttr(occupancy));
+    func->setAttr("kfuse.min_blocks_per_sm", hints.getDictionary(ctx));
+  }
   Block &launchBody = launch.getBody().front();
   if (cluster > 1) {
     // (LaunchOp's builder leaves out the six cluster id and size arguments
@@ -4942,8 +4963,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       (maxCluster > 1 &&
                perRow * widestBytes <=
                    maxCluster *
-                       clusterBlockThreads(maxCluster,
-                                           options.clusterThreads) *
+                       clusterBlockThreads(maxCluster, options.occupancy) *
                        kClusterRoom * 16
            ? maxCluster
            : 1);

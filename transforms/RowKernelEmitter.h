@@ -25,9 +25,14 @@ struct RowKernelOptions {
   /// > 1: rows too long for one block's registers spread over a
   /// thread-block cluster of up to that many blocks (sm_90 and later).
   int64_t maxCluster = 0;
-  /// Threads of a cluster's block (0: 1024, or 512 where clusters may
-  /// exceed 8 blocks); blocks of fewer share an SM.
-  int64_t clusterThreads = 0;
+  /// Blocks of a block-per-row kernel an SM holds at once by registers (1,
+  /// 2 or 4): blocks of at most 1024 / occupancy threads, each thread
+  /// keeping what its share of the registers holds; a cluster's blocks have
+  /// 1024 / occupancy threads (512 at most where clusters may exceed 8
+  /// blocks), and keep 8 vectors a thread in registers at most. Kernels
+  /// ask ptxas for it (nvvm.minctasm, set by fusion-cluster-dims: from the
+  /// cluster's block size, or the host function's kfuse.min_blocks_per_sm).
+  int64_t occupancy = 1;
   /// A streaming pass may fold `m = max(e)` and `sum(exp(e - m))` together
   /// (fast numerics).
   bool online = false;

@@ -45,10 +45,14 @@ class Options:
                                # cluster of up to this many blocks (2, 4, 8, 16; sm_90+;
                                # 16 is beyond CUDA's portable 8, the runtime opts in);
                                # 0: stream; None: the chip's (8 on sm_90+, else 0)
-    row_cluster_threads: int = 0  # threads of a cluster's block (0: 1024, 512
-                               # where row_cluster is 16; 512: two blocks an SM,
-                               # each half the shared memory; a thread keeps at
-                               # most 8 vectors in registers either way)
+    row_occupancy: int = 1     # blocks of a block-per-row kernel an SM holds at
+                               # once (1, 2 or 4): blocks of at most 1024 / this
+                               # many threads, each thread its share of the
+                               # registers; a row longer than they hold goes to
+                               # shared memory (each block its share) or over a
+                               # cluster, of blocks of 1024 / this many threads
+                               # (512 at most where row_cluster is 16), 8 vectors
+                               # a thread in registers at most
     row_fold: int = 0          # column sums beside row reductions: rows each block
                                # folds into partials (the largest divisor of the
                                # rows up to this; 0: from the SM count; 1: store
@@ -122,13 +126,9 @@ class Options:
         if self.row_cluster not in (None, 0, 1, 2, 4, 8, 16) or isinstance(self.row_cluster, bool):
             raise CompileError(f"option row_cluster must be 0, 2, 4, 8, 16 or None (the chip's "
                                f"default), got {self.row_cluster!r}")
-        if (self.row_cluster_threads not in (0, 512, 1024)
-                or isinstance(self.row_cluster_threads, bool)):
-            raise CompileError(f"option row_cluster_threads must be 0 (kfuse's choice), 512 or "
-                               f"1024, got {self.row_cluster_threads!r}")
-        if self.row_cluster_threads == 1024 and (self.row_cluster or 0) > 8:
-            raise CompileError("option row_cluster_threads=1024 needs row_cluster 8 or less "
-                               "(clusters of 16 blocks take blocks of 512 threads)")
+        if self.row_occupancy not in (1, 2, 4) or isinstance(self.row_occupancy, bool):
+            raise CompileError(f"option row_occupancy must be 1, 2 or 4, got "
+                               f"{self.row_occupancy!r}")
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
@@ -168,7 +168,7 @@ class Options:
                        f"row-smem={self.row_smem} row-last-block={int(self.row_last_block)} "
                        f"row-split-tail={int(self.row_split_tail)} "
                        f"row-pack={self.row_pack} "
-                       f"row-cluster-threads={self.row_cluster_threads} "
+                       f"row-occupancy={self.row_occupancy} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

@@ -34,13 +34,12 @@
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90 -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-cluster-threads=512},fusion-target-cuda)' -o %t.pair.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-occupancy=2},fusion-target-cuda)' -o %t.pair.mlir
 // RUN: %python %S/extract_ptx.py %t.pair.mlir > %t.pair.ptx
 // RUN: FileCheck %s --check-prefix=PAIR --input-file=%t.pair.ptx
 // RUN: %ptxas -arch=sm_90 -v %t.pair.ptx -o %t.pair.cubin 2>&1 | FileCheck %s --check-prefix=PAIRREGS
-// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-cluster-threads=256})' 2>&1 | FileCheck %s --check-prefix=BADTHREADS
-// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-cluster=16 row-cluster-threads=1024})' 2>&1 | FileCheck %s --check-prefix=BADTHREADS16
-// RUN: echo 'func.func @f() { return }' | not fuse-opt - --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-cluster-threads=768}))' 2>&1 | FileCheck %s --check-prefix=PASSBADTHREADS
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-occupancy=3})' 2>&1 | FileCheck %s --check-prefix=BADOCC
+// RUN: echo 'func.func @f() { return }' | not fuse-opt - --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-occupancy=8}))' 2>&1 | FileCheck %s --check-prefix=PASSBADOCC
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-smem=-2})' 2>&1 | FileCheck %s --check-prefix=BADSIZE
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{chip=sm_80 row-smem=200000})' 2>&1 | FileCheck %s --check-prefix=TOOBIG
 // RUN: echo 'func.func @f() { return }' | not fuse-opt - --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-smem=-1}))' 2>&1 | FileCheck %s --check-prefix=PASSBAD
@@ -104,13 +103,19 @@
 // SPILLS-DAG: Function properties for softmax_256k_g0{{[[:space:]]+}}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // SPILLS-DAG: Function properties for layernorm_64k_g0{{[[:space:]]+}}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
-// With row-cluster-threads=512, rows of 262144 take clusters of 8 blocks
-// of 512 threads, two an SM: each thread keeps 5 of its 16 chunks in
-// registers and 11 in 88 KB of shared memory (half the budget a block),
-// and .minnctapersm 2 holds ptxas to 64 registers a thread. The other
-// kernels (blocks of 1024 threads) carry no such hint.
+// With row-occupancy=2, rows of 262144 take clusters of 8 blocks of 512
+// threads, two an SM: each thread keeps 5 of its 16 chunks in registers
+// and 11 in 88 KB of shared memory (half the budget a block), and
+// .minnctapersm 2 holds ptxas to 64 registers a thread. Rows of 65536
+// take clusters of 8 such blocks in registers alone (4 chunks a thread;
+// one block of 512 threads would keep 20 of its 32, two blocks 19 of 16
+// each with shared memory).
 // PAIR-LABEL: .entry softmax_64k_g0
-// PAIR-NOT: .minnctapersm
+// PAIR: .maxntid 512, 1, 1
+// PAIR-NEXT: .minnctapersm 2
+// PAIR-NEXT: .explicitcluster
+// PAIR-NEXT: .reqnctapercluster 8, 1, 1
+// PAIR-NOT: st.shared.v4
 // PAIR-LABEL: .entry softmax_256k_g0
 // PAIR: .maxntid 512, 1, 1
 // PAIR-NEXT: .minnctapersm 2
@@ -119,13 +124,12 @@
 // PAIR-COUNT-11: st.shared.v4.b32
 // PAIR: st.async
 // PAIR-LABEL: .entry layernorm_64k_g0
-// PAIR-NOT: .minnctapersm
+// PAIR: .minnctapersm 2
 // PAIRREGS: Function properties for softmax_256k_g0{{[[:space:]]+}}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PAIRREGS-NEXT: Used {{[0-9]|[1-5][0-9]|6[0-4]}} registers
 
-// BADTHREADS: row-cluster-threads must be 0, 512 or 1024, got 256
-// BADTHREADS16: row-cluster-threads=1024 needs row-cluster 8 or less
-// PASSBADTHREADS: fusion-generic-to-gpu: row-cluster-threads must be 0, 512 or 1024, got 768
+// BADOCC: fusion-codegen-cuda: row-occupancy must be 1, 2 or 4, got 3
+// PASSBADOCC: fusion-generic-to-gpu: row-occupancy must be 1, 2 or 4, got 8
 // BADSIZE: row-smem must be -1 (the chip's) or 0 to 231424 bytes on sm_90, got -2
 // TOOBIG: row-smem must be -1 (the chip's) or 0 to 165888 bytes on sm_80, got 200000
 // PASSBAD: fusion-generic-to-gpu: row-smem must be >= 0, got -1

@@ -1191,9 +1191,11 @@ def _row_program(kind, rows, width, dtype="f32"):
     ("softmax", (3, 200000), "f32", 8, 4, dict(row_exchange="barrier")),
     ("softmax", (3, 200000), "f32", 8, 4, dict(row_cluster=4)),
     # clusters of 8 blocks of 512 threads, two an SM: 5 + 8 a thread
-    ("softmax", (3, 200000), "f32", 8, 8, dict(row_cluster_threads=512)),
-    ("layernorm", (3, 200000), "f32", 8, 8, dict(row_cluster_threads=512,
+    ("softmax", (3, 200000), "f32", 8, 8, dict(row_occupancy=2)),
+    ("layernorm", (3, 200000), "f32", 8, 8, dict(row_occupancy=2,
                                                  row_exchange="barrier")),
+    # a block of 512 threads a row, two an SM: 10 chunks, 6 in registers
+    ("softmax", (5, 20000), "f32", 4, 1, dict(row_occupancy=2)),
 ])
 def test_rows_in_shared_memory_emulated(kind, shape, dtype, held, cluster, extra):
     # Rows too long for one block's registers keep their last chunks in

@@ -1016,19 +1016,19 @@ def test_cluster_totals_sent_with_st_async():
         assert f.plan.steps == barrier.plan.steps
 
 
-def test_cluster_blocks_of_512_threads_share_an_sm():
-    # row_cluster_threads=512: a row of 262144 floats over clusters of 8
-    # blocks of 512 threads, two an SM: each thread keeps 5 of its 16
-    # vectors in registers and 11 in shared memory (half the budget a
-    # block), and the PTX holds ptxas to 64 registers (.minnctapersm 2).
-    # Blocks of 1024 threads need no such hint; clusters of 16 take blocks
-    # of 512 by default, 8 vectors a thread, paired the same way.
+def test_row_occupancy_two_blocks_an_sm():
+    # row_occupancy=2: a row of 262144 floats over clusters of 8 blocks of
+    # 512 threads, two an SM: each thread keeps 5 of its 16 vectors in
+    # registers and 11 in shared memory (half the budget a block), and the
+    # PTX holds ptxas to 64 registers (.minnctapersm 2). Blocks of 1024
+    # threads need no such hint; clusters of 16 take blocks of 512 by
+    # default, 8 vectors a thread, paired the same way.
     from kfuse import builder as kb
     p = kb.Program("wide")
     x = p.input("x", (256, 262144), "f32")
     e = kb.exp(x - x.max(axis=-1, keepdims=True))
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90", row_cluster_threads=512)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_occupancy=2)
     (step,) = f.plan.steps
     assert step.grid == (256 * 8, 1, 1) and step.block == (512, 1, 1)
     assert step.smem == 11 * 512 * 16
@@ -1038,9 +1038,41 @@ def test_cluster_blocks_of_512_threads_share_an_sm():
     (step,) = sixteen.plan.steps
     assert step.grid == (256 * 16, 1, 1) and step.block == (512, 1, 1) and step.smem == 0
     assert ".minnctapersm 2" in sixteen.ptx
-    # (1024 threads: as by default)
-    assert (kfuse.compile(p, target="cuda", chip="sm_90", row_cluster_threads=1024).plan.steps
+    # (1: as by default)
+    assert (kfuse.compile(p, target="cuda", chip="sm_90", row_occupancy=1).plan.steps
             == kfuse.compile(p, target="cuda", chip="sm_90").plan.steps)
+
+
+@pytest.mark.parametrize("opts, block, smem, cluster", [
+    ({}, 1024, 0, None),
+    # 6 of a thread's 16 vectors in registers, 10 in 80 KB of shared memory
+    (dict(row_occupancy=2), 512, 10 * 512 * 16, None),
+    # registers only: clusters of 4 blocks of 4 vectors a thread, or of 2 of 8
+    (dict(row_occupancy=2, row_smem=0), 512, 0, 4),
+    (dict(row_occupancy=2, row_smem=0, row_chunks=8), 512, 0, 2),
+    # 32 vectors a thread would not fit: streamed by 256 threads
+    (dict(row_occupancy=4, row_smem=0, row_cluster=0), 256, 0, None),
+])
+def test_row_occupancy_shapes_rows_of_32768(opts, block, smem, cluster):
+    # A row of 32768 floats fits one block of 1024 threads' registers (one
+    # block an SM); planned for two or four blocks an SM, it takes smaller
+    # blocks, the rest of the row in their share of shared memory or over a
+    # cluster, and the kernel asks ptxas for that occupancy.
+    from kfuse import builder as kb
+    p = kb.Program("w32k")
+    x = p.input("x", (2048, 32768), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **opts)
+    (step,) = f.plan.steps
+    assert step.block == (block, 1, 1) and step.smem == smem
+    assert step.grid == (2048 * (cluster or 1), 1, 1)
+    occupancy = opts.get("row_occupancy", 1)
+    if occupancy > 1:
+        assert f"\n.minnctapersm {occupancy}\n" in f.ptx
+    else:
+        assert ".minnctapersm" not in f.ptx
+    assert (f".reqnctapercluster {cluster}, 1, 1" in f.ptx) == (cluster is not None)
 
 
 def test_row_cluster_option_is_checked():
@@ -1054,13 +1086,9 @@ def test_row_cluster_option_is_checked():
         kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)
     with pytest.raises(kfuse.CompileError, match="row_exchange must be 'barrier' or 'async'"):
         kfuse.compile(p, target="cuda", row_exchange="mbarrier")
-    for bad in (256, True, "512"):
-        with pytest.raises(kfuse.CompileError, match="row_cluster_threads must be 0 .kfuse's "
-                                                     "choice., 512 or 1024"):
-            kfuse.compile(p, target="cuda", row_cluster_threads=bad)
-    with pytest.raises(kfuse.CompileError, match="row_cluster_threads=1024 needs row_cluster 8 "
-                                                 "or less"):
-        kfuse.compile(p, target="cuda", row_cluster=16, row_cluster_threads=1024)
+    for bad in (0, 3, 8, True, "2"):
+        with pytest.raises(kfuse.CompileError, match="row_occupancy must be 1, 2 or 4"):
+            kfuse.compile(p, target="cuda", row_occupancy=bad)
     with pytest.raises(kfuse.CompileError, match="row_joint must be True or False, got 'yes'"):
         kfuse.compile(p, target="cuda", row_joint="yes")
     for bad in (-2, 1.5, True, "all"):
