@@ -21,6 +21,10 @@
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
+#        (ONLY="softmax_w32768 softmax_w32768__occ2 ..." bash bench/gpu_session.sh
+#        bench: only those programs, a variant after its workload; torch.compile's
+#        cold compiles take seconds a workload, so a full run with every
+#        variant may not fit one call's LIMIT)
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
 #        probe.md      timing_probe.py: short programs (with temporaries, with
 #                      programmatic launches) timed per call, batched, from an
@@ -50,7 +54,12 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     tail -3 "$out/tests.log"
 fi
 bench() {
-    timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite --variants \
+    # (ONLY="a a__v b ...": those programs alone, each variant after its
+    # workload, whose peers' times it shares; default: every workload, then
+    # every variant)
+    local sel="--variants"
+    [ -n "${ONLY:-}" ] && sel="--only $ONLY"
+    timeout "$limit" python3 bench/bench_suite.py --artifacts .artifacts/suite $sel \
         --out "$out/suite.json" > "$out/suite.log" 2>&1
     tail -40 "$out/suite.log"
     # the issue's targets, variants against their defaults, times against the

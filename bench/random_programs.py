@@ -96,6 +96,56 @@ def random_program(seed: int, arg_reductions: bool = False,
     return p
 
 
+# Row widths of the wide-row programs: a block's registers and beyond (rows
+# in shared memory, over clusters, streamed), odd ones among them.
+WIDE_ROWS = [8192, 12000, 20000, 32768, 40000, 65536, 70001, 131072]
+
+
+def random_wide_row_program(seed: int) -> kb.Program:
+    """A few rows (1-5) of one of WIDE_ROWS columns, f32 or f64: elementwise
+    chains over x (and maybe a second [rows, width] input and a per-column
+    weight), row reductions kept as columns or broadcast back, softmaxes and
+    centered normalizations along the rows, several outputs."""
+    rng = np.random.default_rng(seed)
+    rows = int(rng.choice([1, 2, 3, 5]))
+    width = int(rng.choice(WIDE_ROWS))
+    dt = "f32" if rng.random() < 0.8 else "f64"
+    p = kb.Program(f"wide{seed}")
+    pool = [p.input("x", (rows, width), dt)]
+    if rng.random() < 0.5:
+        pool.append(p.input("z", (rows, width), dt))
+    if rng.random() < 0.5:
+        pool.append(p.input("w", (width,), dt))
+    outs = 0
+    for _ in range(int(rng.integers(3, 9))):
+        kind = int(rng.integers(0, 6))
+        t = pool[int(rng.integers(0, len(pool)))]
+        if kind == 0:
+            t = getattr(kb, UNARY[int(rng.integers(0, 7))])(t * 0.1)
+        elif kind == 1:
+            u = pool[int(rng.integers(0, len(pool)))]
+            t = getattr(kb, BINARY[int(rng.integers(0, 5))])(t, u)
+        elif kind in (2, 3) and t.shape == (rows, width):
+            if kind == 2:
+                t = REDUCE[int(rng.integers(0, len(REDUCE)))](t, axis=-1, keepdims=True)
+            elif rng.random() < 0.5:
+                e = kb.exp(t - t.max(axis=-1, keepdims=True))
+                t = e / e.sum(axis=-1, keepdims=True)
+            else:
+                c = t - t.mean(axis=-1, keepdims=True)
+                t = c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5)
+        elif kind == 4:
+            t = kb.where(t > 0.0, t, t * 0.5)
+        else:
+            t = t * float(rng.integers(1, 4)) + 0.5
+        pool.append(t)
+        if rng.random() < 0.3:
+            p.output(t, name=f"o{outs}")
+            outs += 1
+    p.output(pool[-1], name=f"o{outs}")
+    return p
+
+
 def random_inputs(prog: kb.Program, seed: int):
     rng = np.random.default_rng(seed + 7)
     return [rng.standard_normal(shape).astype(np.float32).astype(dtypes.to_numpy(dt))

@@ -851,7 +851,7 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "share of row-smem; a cluster's blocks of 1024 / this many "
            "threads, 512 at most where row-cluster exceeds 8, 8 vectors a "
            "thread in registers at most; nvvm.minctasm through "
-           "fusion-cluster-dims)">,
+           "fusion-cluster-dims; not kernels that also sum columns)">,
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "

@@ -3657,8 +3657,10 @@ LogicalResult RowKernel::emit() {
                      : numCols / n;
     };
     // (a block per row: its share of the SM's registers, `occupancy`
-    // blocks of it an SM; blocks of at most 1024 / occupancy threads)
-    int64_t rowOccupancy = rowsPerBlock == 1 ? occupancy : 1;
+    // blocks of it an SM; blocks of at most 1024 / occupancy threads. Not
+    // beside column sums, whose partials take registers of their own.)
+    int64_t rowOccupancy =
+        rowsPerBlock == 1 && columnSums.empty() ? occupancy : 1;
     int64_t mostThreads = 1024 / rowOccupancy;
     auto room = [&](int64_t threads) {
       return chunksInRegisters(threads * rowOccupancy);
@@ -4023,10 +4025,12 @@ LogicalResult RowKernel::emit() {
                              (func.getName() + "_" + name).str()));
   launchOp = launch;
   blockThreads = t * packedRows;
-  if (occupancy > 1 && cluster == 1 && rowsPerBlock == 1 && !perThread) {
+  if (occupancy > 1 && cluster == 1 && rowsPerBlock == 1 && !perThread &&
+      columnSums.empty() && blockThreads * occupancy <= 1024) {
     // (the blocks an SM holds by registers, for ptxas: fusion-cluster-dims
     // moves it to the outlined kernel as nvvm.minctasm; cluster kernels get
-    // theirs from the cluster's block size)
+    // theirs from the cluster's block size; blocks of a size given from
+    // outside, a split's finish, keep their registers)
     MLIRContext *ctx = b.getContext();
     NamedAttrList hints;
     if (auto old = func->getAttrOfType<DictionaryAttr>(

@@ -29,7 +29,8 @@ struct RowKernelOptions {
   /// 2 or 4): blocks of at most 1024 / occupancy threads, each thread
   /// keeping what its share of the registers holds; a cluster's blocks have
   /// 1024 / occupancy threads (512 at most where clusters may exceed 8
-  /// blocks), and keep 8 vectors a thread in registers at most. Kernels
+  /// blocks), and keep 8 vectors a thread in registers at most. Not
+  /// kernels that also sum columns (their partials take registers). Kernels
   /// ask ptxas for it (nvvm.minctasm, set by fusion-cluster-dims: from the
   /// cluster's block size, or the host function's kfuse.min_blocks_per_sm).
   int64_t occupancy = 1;

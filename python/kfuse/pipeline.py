@@ -52,7 +52,8 @@ class Options:
                                # shared memory (each block its share) or over a
                                # cluster, of blocks of 1024 / this many threads
                                # (512 at most where row_cluster is 16), 8 vectors
-                               # a thread in registers at most
+                               # a thread in registers at most (not kernels that
+                               # also sum columns)
     row_fold: int = 0          # column sums beside row reductions: rows each block
                                # folds into partials (the largest divisor of the
                                # rows up to this; 0: from the SM count; 1: store

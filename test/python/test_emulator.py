@@ -871,6 +871,19 @@ def test_random_program_packed_rows_emulated(seed):
         _emulate_random(prog, seed, numerics="strict", sm_count=1, row_pack=32)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_wide_rows_occupancy_emulated(seed):
+    # Random programs over rows of 8192 to 131072 columns with row kernels
+    # planned for two or four blocks an SM (row_occupancy: blocks of 512 or
+    # 256 threads, rows past their registers in their share of shared
+    # memory, over clusters of such blocks, or streamed), against the
+    # reference; sm_count=4: a block a row where one holds it.
+    from random_programs import random_wide_row_program
+    prog = random_wide_row_program(seed)
+    for occupancy in (2, 4):
+        _emulate_random(prog, seed, numerics="strict", row_occupancy=occupancy, sm_count=4)
+
+
 _ROW_MODES = {"registers": {}, "streamed": {"row_chunks": 0}, "one_chunk": {"row_chunks": 1},
               "cluster2": {"row_cluster": 2},
               "cluster2_async": {"row_cluster": 2, "row_exchange": "async"}}

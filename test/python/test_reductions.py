@@ -1075,6 +1075,21 @@ def test_row_occupancy_shapes_rows_of_32768(opts, block, smem, cluster):
     assert (f".reqnctapercluster {cluster}, 1, 1" in f.ptx) == (cluster is not None)
 
 
+@pytest.mark.parametrize("cols", [768, 2048])
+def test_row_occupancy_leaves_column_sums_alone(cols):
+    # Kernels that also sum columns (layer norm backward's dw and db) keep
+    # their partials in registers beside the rows: row_occupancy neither
+    # reshapes them nor asks ptxas for more blocks an SM (which spilled 60
+    # to 1584 bytes a thread at [4096..16384, 768..8192]).
+    from suite import layernorm_backward
+    p = layernorm_backward("lnb", 4096, cols)
+    default = kfuse.compile(p, target="cuda", chip="sm_90")
+    for occupancy in (2, 4):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_occupancy=occupancy)
+        assert f.plan.steps == default.plan.steps
+        assert ".minnctapersm" not in f.ptx
+
+
 def test_row_cluster_option_is_checked():
     from kfuse import builder as kb
     p = kb.Program("wide")
