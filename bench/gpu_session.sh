@@ -22,9 +22,9 @@
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
 #        (ONLY="softmax_w32768 softmax_w32768__occ2 ..." bash bench/gpu_session.sh
-#        bench: only those programs, a variant after its workload; torch.compile's
-#        cold compiles take seconds a workload, so a full run with every
-#        variant may not fit one call's LIMIT)
+#        bench: only those programs, a variant after its workload; every
+#        workload also compiles torch.compile cold, up to seconds each, and a
+#        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
 #        probe.md      timing_probe.py: short programs (with temporaries, with
 #                      programmatic launches) timed per call, batched, from an

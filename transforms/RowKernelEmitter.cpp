@@ -3708,8 +3708,7 @@ LogicalResult RowKernel::emit() {
     };
     // Streaming aims at this many vectors per thread and pass.
     constexpr int64_t streamAim = 16;
-    int64_t clusterThreads =
-        clusterBlockThreads(maxCluster, occupancy);
+    int64_t clusterThreads = clusterBlockThreads(maxCluster, rowOccupancy);
     // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
     auto clusterRoom = [&](int64_t threads) {
       return std::min(room(threads), kClusterRoom);
