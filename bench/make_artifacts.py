@@ -66,6 +66,25 @@ def test_programs():
     return progs
 
 
+def _softmax_program(name, shape):
+    p = kb.Program(name)
+    x = p.input("x", shape, "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    return p
+
+
+def _layernorm_program(name, rows, cols):
+    """Layer norm over rows of `cols` with a weight and a bias, f32."""
+    p = kb.Program(name)
+    x = p.input("x", (rows, cols), "f32")
+    w = p.input("w", (cols,), "f32")
+    b = p.input("b", (cols,), "f32")
+    c = x - x.mean(axis=-1, keepdims=True)
+    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
+    return p
+
+
 def cluster_programs():
     """Rows too long for one block's registers, compiled with row_cluster=8:
     each row spread over a thread-block cluster (sm_90). The `cluster_`
@@ -92,23 +111,9 @@ def cluster_programs():
     # and 10 in 80 KB of shared memory; a layer norm's row of 20000 the same
     # way (10 vectors, the last ragged); rows of 131072 over clusters of 8
     # such blocks in registers
-    p = kb.Program("occupancy2_softmax_f32")
-    x = p.input("x", (8, 32768), "f32")
-    e = kb.exp(x - x.max(axis=-1, keepdims=True))
-    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    progs.append(p)
-    p = kb.Program("occupancy2_layernorm_f32")
-    x = p.input("x", (8, 20000), "f32")
-    w = p.input("w", (20000,), "f32")
-    b = p.input("b", (20000,), "f32")
-    c = x - x.mean(axis=-1, keepdims=True)
-    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
-    progs.append(p)
-    p = kb.Program("occupancy2_cluster_softmax_f32")
-    x = p.input("x", (2, 131072), "f32")
-    e = kb.exp(x - x.max(axis=-1, keepdims=True))
-    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    progs.append(p)
+    progs += [_softmax_program("occupancy2_softmax_f32", (8, 32768)),
+              _layernorm_program("occupancy2_layernorm_f32", 8, 20000),
+              _softmax_program("occupancy2_cluster_softmax_f32", (2, 131072))]
     return progs
 
 
@@ -118,23 +123,10 @@ def shifted_programs():
     weights read lane by lane, over a cluster (sm_90), and a few long rows
     with a stored result split over slices (x / |x|)."""
     progs = []
-    p = kb.Program("shifted_softmax_f32")  # every shift 0..3
-    x = p.input("x", (64, 1025), "f32")
-    e = kb.exp(x - x.max(axis=-1, keepdims=True))
-    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    progs.append(p)
-    p = kb.Program("shifted_layernorm_f32")
-    x = p.input("x", (32, 4097), "f32")
-    w = p.input("w", (4097,), "f32")
-    b = p.input("b", (4097,), "f32")
-    c = x - x.mean(axis=-1, keepdims=True)
-    p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w + b, name="y")
-    progs.append(p)
-    p = kb.Program("shifted_cluster_softmax_f32")  # 3 rows over clusters of 8
-    x = p.input("x", (3, 100001), "f32")
-    e = kb.exp(x - x.max(axis=-1, keepdims=True))
-    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
-    progs.append(p)
+    progs.append(_softmax_program("shifted_softmax_f32", (64, 1025)))  # every shift 0..3
+    progs.append(_layernorm_program("shifted_layernorm_f32", 32, 4097))
+    # 3 rows over clusters of 8
+    progs.append(_softmax_program("shifted_cluster_softmax_f32", (3, 100001)))
     p = kb.Program("shifted_logsumexp_f16")  # streamed: 8 halves a chunk,
     x = p.input("x", (16, 50257), "f16")      # a masked load past x's end
     m = x.max(axis=-1, keepdims=True)
