@@ -3,7 +3,9 @@
 // fusion-pad-to-generic, fusion-fold-copies, fusion-hoist-reshapes,
 // fusion-normalize-views, fusion-drop-body-asserts, fusion-drop-dead-results,
 // fusion-merge-nested-reductions and fusion-reductions-last: rewrites of
-// fusion-normalize for what front ends (torch-mlir, the builder) emit.
+// fusion-normalize for what front ends (torch-mlir, the builder) emit; and
+// fusion-check-generics, which refuses the generics kfuse would run other
+// than as written before any of them.
 // fusion-fold-copies' analysis of where gathers read is in GatherIndices.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -57,6 +59,7 @@
 namespace kfuse {
 #define GEN_PASS_DEF_PADTOGENERIC
 #define GEN_PASS_DEF_DROPBODYASSERTS
+#define GEN_PASS_DEF_CHECKGENERICS
 #define GEN_PASS_DEF_DROPDEADRESULTS
 #define GEN_PASS_DEF_HOISTRESHAPES
 #define GEN_PASS_DEF_FOLDCOPIES
@@ -1578,6 +1581,96 @@ struct DropBodyAssertsPass
     });
     for (Operation *op : asserts)
       op->erase();
+  }
+};
+
+/// Why output `init` of `generic` is not written whole (see CheckGenerics
+/// in Passes.td), or an empty string.
+std::string partialOutputReason(linalg::GenericOp generic, OpOperand &init) {
+  AffineMap map = generic.getMatchingIndexingMap(&init);
+  auto type = dyn_cast<ShapedType>(init.get().getType());
+  if (!type)
+    return "";
+  llvm::SmallBitVector used(map.getNumDims());
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    int64_t size = type.getDimSize(i);
+    std::string where = "dimension " + std::to_string(i) + " of size " +
+                        (ShapedType::isDynamic(size) ? std::string("?")
+                                                     : std::to_string(size));
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (used.test(dim.getPosition()))
+        return where + " through d" + std::to_string(dim.getPosition()) +
+               ", a loop that already indexes another dimension";
+      used.set(dim.getPosition());
+      continue;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+      if (size == 1 && c.getValue() == 0)
+        continue;
+      return where + " at index " + std::to_string(c.getValue()) + " only";
+    }
+    return where + " through a computed index";
+  }
+  return "";
+}
+
+struct CheckGenericsPass : kfuse::impl::CheckGenericsBase<CheckGenericsPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](linalg::GenericOp generic) {
+      SmallVector<utils::IteratorType> iterators =
+          generic.getIteratorTypesArray();
+      for (OpOperand &init : generic.getDpsInitsMutable()) {
+        AffineMap map = generic.getMatchingIndexingMap(&init);
+        int64_t index = init.getOperandNumber() - generic.getNumDpsInputs();
+        std::string partial = partialOutputReason(generic, init);
+        if (!partial.empty()) {
+          generic.emitError()
+              << "kfuse: output #" << index
+              << " of this linalg.generic is written through "
+              << AffineMapAttr::get(map) << ", which reaches only part of "
+              << init.get().getType() << " (" << partial
+              << "): the rest would keep the init's values, which kfuse does "
+                 "not carry over. Compute the part as a tensor of its own and "
+                 "tensor.insert_slice it into the init";
+          return WalkResult::interrupt();
+        }
+        for (auto [d, kind] : llvm::enumerate(iterators)) {
+          if (kind != utils::IteratorType::parallel ||
+              map.isFunctionOfDim(unsigned(d)))
+            continue;
+          // (a "parallel" loop an output does not vary along)
+          generic.emitError()
+              << "kfuse: loop d" << d
+              << " of this linalg.generic is \"parallel\", but output #"
+              << index << " (" << AffineMapAttr::get(map)
+              << ") does not vary along it: its iterations would all write "
+                 "the same elements. Mark the loop \"reduction\" if the body "
+                 "combines into the output";
+          return WalkResult::interrupt();
+        }
+      }
+      // A "reduction" loop every output varies along reduces nothing: each
+      // iteration writes elements of its own (a parallel loop mislabelled,
+      // which planning would take for a reduction's).
+      for (auto [d, kind] : llvm::enumerate(iterators)) {
+        if (kind != utils::IteratorType::reduction ||
+            generic.getNumDpsInits() == 0 ||
+            !llvm::all_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+              return generic.getMatchingIndexingMap(&init).isFunctionOfDim(
+                  unsigned(d));
+            }))
+          continue;
+        generic.emitError()
+            << "kfuse: loop d" << d
+            << " of this linalg.generic is \"reduction\", but every output "
+               "varies along it: it reduces nothing. Mark the loop "
+               "\"parallel\"";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 

@@ -278,6 +278,49 @@ def DropBodyAsserts : Pass<"fusion-drop-body-asserts", "::mlir::func::FuncOp"> {
   }];
 }
 
+def CheckGenerics : Pass<"fusion-check-generics", "::mlir::func::FuncOp"> {
+  let summary = "Rejects generics that kfuse would run other than as written";
+  let description = [{
+    Upstream's verifier takes three kinds of `linalg.generic` that kfuse's
+    kernels cannot run as written; this pass stops them with an error that
+    names the loop or the output, before any rewrite.
+
+    A loop marked "parallel" that an output's indexing map does not use: its
+    iterations all write the same output elements, so it is a reduction
+    under the wrong name. Loops on the CPU would run it in order and get a
+    reduction's answer; GPU threads would race on the same elements and
+    return a wrong answer without a word.
+
+    ```mlir
+    // error: loop d0 of this linalg.generic is "parallel", but output #0
+    // (affine_map<(d0, d1) -> (d1)>) does not vary along it ...
+    %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> (d1)>],
+                         iterator_types = ["parallel", "parallel"]} ...
+    ```
+
+    A loop marked "reduction" that every output varies along: each of its
+    iterations writes elements of its own, so it reduces nothing, and
+    planning would take it for a reduction's loop.
+
+    An output whose map reaches only part of it: a constant index into a
+    dimension longer than 1, a loop used twice (a diagonal) or an index
+    computed from several loops. The elements it does not reach would keep
+    the init's values, which kfuse's kernels do not carry over (they would
+    come back uninitialized). Each result of an output map must be a loop
+    of its own, or 0 in a dimension of size 1.
+
+    ```mlir
+    // error: output #0 of this linalg.generic is written through
+    // affine_map<(d0) -> (d0, 0)>, which reaches only part of tensor<8x4xf32> ...
+    %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                          affine_map<(d0) -> (d0, 0)>],
+                         iterator_types = ["parallel"]}
+        ins(%x : tensor<8xf32>) outs(%filled : tensor<8x4xf32>) ...
+    ```
+  }];
+}
+
 def DropDeadResults : Pass<"fusion-drop-dead-results", "::mlir::func::FuncOp"> {
   let summary = "Removes results of linalg.generic ops that nothing reads";
   let description = [{

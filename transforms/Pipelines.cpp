@@ -221,6 +221,10 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // Unit dimensions (torch-mlir's keepdims reductions write tensor<Nx1xT>
   // through (d0, 0) maps) are folded away, so reductions and their epilogues
   // index rows with plain projected permutations.
+  // Generics kfuse would run other than as written are refused first
+  // (fusion-check-generics: a "parallel" loop an output does not vary
+  // along, whose iterations GPU threads would race on; an output written in
+  // part, whose other elements would not keep the init's values).
   // Static pads become elementwise gathers (fusion-pad-to-generic);
   // assertions in element bodies are dropped (fusion-drop-body-asserts), so
   // are results nothing reads (fusion-drop-dead-results: torch.max's
@@ -240,6 +244,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // take their loops in order again (fusion-reductions-last).
   addPipeline(
       pm,
+      "func.func(fusion-check-generics),"
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
       "fusion-reductions-last,fusion-split-arg-reductions,"

@@ -249,13 +249,12 @@ def _resource_data(module: ir.Module, attr_text: str, name: str, shape, np_dt):
     """Data of a `dense_resource<key>` constant: the blob in the module's
     `dialect_resources` section (4 bytes of alignment, then the elements)."""
     import re
-    key = re.match(r"dense_resource<([^>]+)>", attr_text).group(1)
-    asm = module.operation.get_asm(large_elements_limit=None)
-    m = re.search(r'\b' + re.escape(key) + r'\s*:\s*"0x([0-9A-Fa-f]*)"', asm)
-    if not m:
+    from .pipeline import resource_blobs
+    key = re.match(r"dense_resource<([^>]+)>", attr_text).group(1).strip('"')
+    blob = resource_blobs(module).get(key)
+    if blob is None:
         raise UnsupportedOpError(f"kfuse: the data of constant @{name} "
                                  f"(dense_resource<{key}>) is not in the module")
-    blob = bytes.fromhex(m.group(1))[4:]
     count = int(np.prod(shape))
     if len(blob) != count * np.dtype(np_dt).itemsize:
         raise CompileError(f"kfuse: dense_resource<{key}> holds {len(blob)} bytes, "

@@ -303,7 +303,7 @@ def parse_module(text: str, context: ir.Context, filename: str = "<input>",
             raise ParseError(f"kfuse: {filename} is not valid MLIR (MLIR's parser aborts on "
                              f"it):\n  " + "\n  ".join(lines), diagnostics=lines)
     try:
-        return ir.Module.parse(text)
+        module = ir.Module.parse(text)
     except ir.MLIRError as e:  # type: ignore[attr-defined]
         lines = []
         for d in e.error_diagnostics:
@@ -318,6 +318,72 @@ def parse_module(text: str, context: ir.Context, filename: str = "<input>",
                        f"program" for name in unknown)
         raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines)
                          + hint, diagnostics=lines) from None
+    lines = []
+    for location, message in _resource_size_errors(module):
+        lines += describe(location, message)
+    if lines:
+        raise ParseError(f"kfuse: {filename} is not valid MLIR:\n  " + "\n  ".join(lines),
+                         diagnostics=lines)
+    return module
+
+
+def resource_blobs(module: ir.Module) -> Dict[str, bytes]:
+    """The blobs of the module's `dialect_resources` section by key: each
+    `dense_resource<key>`'s elements, past the blob's 4 bytes of alignment."""
+    asm = module.operation.get_asm(large_elements_limit=None)
+    start = asm.rfind("dialect_resources")
+    if start < 0:
+        return {}
+    return {m.group(1) or m.group(2): bytes.fromhex(m.group(3))[4:] for m in
+            re.finditer(r'(?:"([^"]+)"|([^\s":{}]+))\s*:\s*"0x([0-9A-Fa-f]*)"',
+                        asm[start:])}
+
+
+def _resource_size_errors(module: ir.Module) -> List[Tuple[str, str]]:
+    """(location, message) for each `dense_resource` constant whose blob does
+    not hold its type's elements (MLIR's parser takes it; only translating
+    to LLVM, or reading it for the GPU, finds out)."""
+    found = []
+
+    def visit(op):
+        for name in op.attributes:
+            attr = op.attributes[name]
+            text = str(attr)
+            if text.startswith("dense_resource<"):
+                found.append((op, text, attr))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    errors = []
+    blobs = resource_blobs(module) if found else {}
+    for op, text, attr in found:
+        key = re.match(r"dense_resource<([^>]+)>", text).group(1).strip('"')
+        try:
+            shaped = ir.ShapedType(attr.type)
+        except (ValueError, TypeError, AttributeError):
+            continue
+        if not shaped.has_static_shape:
+            continue
+        elem = shaped.element_type
+        if isinstance(elem, ir.IntegerType):
+            width = ir.IntegerType(elem).width
+            size = 1 if width == 1 else (width + 7) // 8
+        elif isinstance(elem, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
+            size = {ir.F16Type: 2, ir.BF16Type: 2, ir.F32Type: 4,
+                    ir.F64Type: 8}[type(elem)]
+        else:
+            continue
+        need = size
+        for d in shaped.shape:
+            need *= d
+        blob = blobs.get(key)
+        if blob is None:
+            errors.append((str(op.location), f"dense_resource<{key}> has no data in the "
+                                             f"module's dialect_resources section"))
+        elif len(blob) != need:
+            errors.append((str(op.location), f"dense_resource<{key}> holds {len(blob)} "
+                                             f"bytes, but {shaped} needs {need}"))
+    return errors
 
 
 def _classify(lines: List[str], message: str, repro: str):

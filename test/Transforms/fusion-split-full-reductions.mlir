@@ -83,18 +83,24 @@ func.func @kl_like(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<f32> {
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[R]] : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
 // CHECK: arith.maximumf
 // CHECK: return %[[S]]
-// The column sum, the terms with their sums over the rows (64 values), the
-// max of those:
+// The column sum, the terms and their maxes over the rows (64 values: the
+// columns are the rows once the reductions take their loops last) in one
+// group, the max of those in a second:
 // PLAN-LABEL: func.func @columns_max
-// PLAN: fusion.group "g1" "reduction" ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64xf32>)
+// PLAN: fusion.group "g0" "reduction" ins(%{{.*}} : tensor<32x64xf32>)
+// PLAN: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<32x64xf32>) outs(%{{.*}} : tensor<64xf32>)
+// PLAN: arith.addf
+// PLAN: arith.divf
+// PLAN: math.absf
+// PLAN: arith.maximumf
 // PLAN: fusion.yield %{{.*}} : tensor<64xf32>
-// PLAN: fusion.group "g2" "reduction" ins(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<f32>)
+// PLAN: fusion.group "g1" "reduction" ins(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<f32>)
 // PLAN-NOT: fusion.group
 func.func @columns_max(%x: tensor<32x64xf32>, %init: tensor<f32>) -> tensor<f32> {
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<64xf32>
   %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-  %c = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+  %c = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
       ins(%x : tensor<32x64xf32>) outs(%z1 : tensor<64xf32>) {
   ^bb0(%a: f32, %o: f32):
     %v = arith.addf %a, %o : f32

@@ -533,6 +533,76 @@ def test_dense_resource_constants_on_both_targets():
     np.testing.assert_array_equal(data, [1, 2, 3, 4])
 
 
+
+@pytest.mark.parametrize("target", ["cpu", "cuda"])
+def test_dense_resource_of_the_wrong_size_is_a_located_parse_error(target):
+    # found by mutating the test programs: MLIR's parser takes a blob that
+    # does not hold its type's elements; the CPU target then failed at the
+    # first call with a bare RuntimeError from the ExecutionEngine
+    text = program_text("dense_resource.mlir").replace("tensor<4xf32>", "tensor<7xf32>")
+    with pytest.raises(kfuse.ParseError) as e:
+        kfuse.compile(text, target=target)
+    msg = str(e.value)
+    assert "dense_resource<w> holds 16 bytes, but tensor<7xf32> needs 28" in msg
+    assert "<input>:2:" in msg and "arith.constant dense_resource<w>" in msg
+    missing = text.replace("w: \"0x", "v: \"0x")
+    with pytest.raises(kfuse.ParseError, match="dense_resource<w> has no data"):
+        kfuse.compile(missing, target=target)
+    # (a key that needs quotes is found under its name)
+    quoted = program_text("dense_resource.mlir").replace("dense_resource<w>",
+                                                         'dense_resource<"w 1">')
+    quoted = quoted.replace('w: "0x', '"w 1": "0x')
+    f = kfuse.compile(quoted, target=target)
+    if target == "cpu":
+        np.testing.assert_array_equal(f(np.ones(4, np.float32)), [2, 3, 4, 5])
+    else:
+        np.testing.assert_array_equal(next(iter(f.constants.values())), [1, 2, 3, 4])
+
+
+# Found by mutating the test programs; each was taken by MLIR's verifier:
+# - a column sum whose row loop is marked "parallel": the CPU ran it as a
+#   reduction, the GPU's threads raced adding into the same 96 sums (a wrong
+#   answer, no error);
+# - a keepdims mean written at index 0 of a dimension of 100: the other
+#   elements came back uninitialized (garbage on the CPU, NaN emulated);
+# - a gather's loop marked "reduction" though the output varies along it:
+#   an error about an arith.constant outside the fusion groups.
+_MISLABELLED = [
+    ("column_mean.mlir", ('["reduction", "parallel"]', '["parallel", "parallel"]'),
+     'loop d0 of this linalg.generic is "parallel", but output #0 '
+     "(affine_map<(d0, d1) -> (d1)>) does not vary along it"),
+    ("batch1_rows.mlir", ("tensor<1x64x1xf32>", "tensor<1x64x100xf32>"),
+     "output #0 of this linalg.generic is written through affine_map<(d0, d1, d2) -> "
+     "(d0, d1, 0)>, which reaches only part of 'tensor<1x64x100xf32>' (dimension 2 of "
+     "size 100 at index 0 only): the rest would keep the init's values"),
+    ("torch/torch_bert_embeddings.mlir",
+     ('iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0 : tensor<3x40xi64>)',
+      'iterator_types = ["parallel", "reduction", "parallel"]} ins(%arg0 : tensor<3x40xi64>)'),
+     'loop d1 of this linalg.generic is "reduction", but every output varies along it'),
+]
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda"])
+@pytest.mark.parametrize("name,change,words", _MISLABELLED, ids=[m[0] for m in _MISLABELLED])
+def test_generics_kfuse_would_run_otherwise_are_refused(name, change, words, target):
+    text = program_text(name)
+    assert change[0] in text
+    text = text.replace(change[0], change[1])
+    with pytest.raises(kfuse.CompileError) as e:
+        kfuse.compile(text, target=target)
+    assert words in str(e.value)
+
+
+def test_cpu_program_llvm_refuses_is_a_compile_error():
+    # what LLVM's translation refuses (here a blob shortened behind the
+    # parser's back) is a CompileError naming it, not a bare RuntimeError
+    from kfuse.targets.cpu import CpuExecutable
+    f = kfuse.compile(program_text("dense_resource.mlir"), target="cpu")
+    short = re.sub(r'("0x[0-9A-F]{8})[0-9A-F]{8}', r"\1", f.llvm, count=1)
+    assert short != f.llvm
+    with pytest.raises(kfuse.CompileError, match="could not be built: .*raw data size"):
+        CpuExecutable(f.plan, short)
+
 def test_cuda_compiles_data_movement_and_index_programs():
     for name in ("transpose.mlir", "bcast.mlir", "f64.mlir"):
         assert kfuse.compile(program_text(name), target="cuda").ptx.count(".entry") == 1

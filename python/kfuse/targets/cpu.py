@@ -37,9 +37,25 @@ class CpuExecutable:
         self.plan = plan
         self.llvm_text = llvm_text
         self._context = ir.Context()
+        notes = []
+
+        def note(d):
+            notes.append(f"{d.location}: {d.message}")
+            return True
+
+        handler = self._context.attach_diagnostic_handler(note)
         with self._context:
             self._module = ir.Module.parse(llvm_text)
-            self._engine = ExecutionEngine(self._module, opt_level=opt_level)
+            try:
+                self._engine = ExecutionEngine(self._module, opt_level=opt_level)
+            except RuntimeError as e:
+                # (what LLVM's translation refused, e.g. data that does not
+                # fit its type: a compiler problem, named, not a bare error)
+                raise CompileError(
+                    f"kfuse: the CPU program '{plan.name}' could not be built: "
+                    + ("; ".join(notes) or str(e))) from None
+            finally:
+                handler.detach()
         self._entry = plan.extra.get("entry", plan.name)
         try:  # link now: a missing symbol is a compiler problem, not a call error
             self._engine.lookup(self._entry)
