@@ -1,0 +1,335 @@
+"""Mutated MLIR programs: does kfuse refuse bad input with its own error, and
+compute the right answer on what it takes?
+
+Each seed takes one of the MLIR test programs (test/python/programs, the
+torch-mlir exports included) and changes it once or twice, as a user's typo
+or a front end's bug would: a dimension everywhere or in one place, f32 to
+another float type, a loop's iterator type, the order of an indexing map's
+results, an arith op for another, a line deleted, a constant, the operands of
+a subtraction or comparison. A child process then compiles the result for
+the CPU (fused and unfused) and for CUDA (sm_90), runs both CPU programs on
+the same inputs (the program's recorded inputs where they still fit), and
+runs the CUDA program in the PTX emulator. Outcomes:
+
+  ok            the fused CPU program and the emulated CUDA one agree with the
+                unfused CPU program (CUDA only compiled past ~400000 elements)
+  refused       a kfuse error on the CPU compile (bad input, named)
+  cuda-refused  the CPU runs it, the CUDA target refuses it with a kfuse
+                error (something code generation does not do yet)
+and the ones to look at (the script exits with 1 when there are any):
+  crash, timeout, error (an exception that is not a kfuse error), mismatch
+  (fused vs unfused on the CPU, or emulated CUDA vs unfused), emulator (the
+  emulator stops a kernel: a race, a load outside every buffer).
+
+A program with undefined behaviour (a tensor.extract out of bounds after a
+map swap) or a float product whose order decides 0 * inf lands among the
+ones to look at too: read each before calling it a bug.
+
+    python3 bench/mutate_programs.py --seeds 0:600 --jobs 2 --out /tmp/mut.jsonl
+"""
+
+import argparse
+import collections
+import glob
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "..", "test", "python", "programs")
+FAILURES = ("crash", "timeout", "error", "mismatch", "emulator")
+SIZES = [1, 2, 3, 5, 7, 8, 16, 17, 33, 64, 100, 129]
+FLOAT_OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf",
+             "arith.minimumf"]
+CONSTANTS = ["0.000000e+00", "-1.000000e+00", "1.000000e+30", "2.500000e-01",
+             "0x7F800000", "0xFF800000", "0x7FC00000"]
+
+
+# ------------------------------------------------------------------ mutations
+# Each takes (text, rng) and returns (new text, what it did), or None where
+# the program has nothing of its kind.
+
+def _tensor_types(text):
+    return list(re.finditer(r"tensor<([0-9x]+)x", text))
+
+
+def resize_everywhere(text, rng):
+    sizes = sorted({int(d) for m in _tensor_types(text) for d in m.group(1).split("x") if d})
+    if not sizes:
+        return None
+    old, new = rng.choice(sizes), rng.choice(SIZES)
+
+    def swap(m):
+        dims = [str(new) if d == str(old) else d for d in m.group(1).split("x")]
+        return "tensor<" + "x".join(dims) + "x"
+    return re.sub(r"tensor<([0-9x]+)x", swap, text), f"size {old} -> {new} everywhere"
+
+
+def resize_once(text, rng):
+    found = _tensor_types(text)
+    if not found:
+        return None
+    m = rng.choice(found)
+    dims = [d for d in m.group(1).split("x") if d]
+    dims[rng.randrange(len(dims))] = str(rng.choice(SIZES))
+    return (text[:m.start()] + "tensor<" + "x".join(dims) + "x" + text[m.end():],
+            f"one size at offset {m.start()}")
+
+
+def retype_floats(text, rng):
+    new = rng.choice(["f16", "bf16", "f64"])
+    return re.sub(r"\bf32\b", new, text), f"f32 -> {new}"
+
+
+def flip_iterator(text, rng):
+    found = list(re.finditer(r'"(parallel|reduction)"', text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    new = "reduction" if m.group(1) == "parallel" else "parallel"
+    return text[:m.start()] + f'"{new}"' + text[m.end():], f"iterator at {m.start()} -> {new}"
+
+
+def swap_map_results(text, rng):
+    found = [m for m in re.finditer(r"affine_map<\(([^)]*)\) -> \(([^)]*)\)>", text)
+             if len(m.group(2).split(",")) >= 2]
+    if not found:
+        return None
+    m = rng.choice(found)
+    results = [r.strip() for r in m.group(2).split(",")]
+    i, j = rng.sample(range(len(results)), 2)
+    results[i], results[j] = results[j], results[i]
+    return (text[:m.start()] + f"affine_map<({m.group(1)}) -> ({', '.join(results)})>"
+            + text[m.end():], f"map at {m.start()}: results {i} and {j} swapped")
+
+
+def swap_op(text, rng):
+    found = [m for op in FLOAT_OPS for m in re.finditer(re.escape(op) + r"\b", text)]
+    if not found:
+        return None
+    m = rng.choice(found)
+    new = rng.choice(FLOAT_OPS)
+    return text[:m.start()] + new + text[m.end():], f"{m.group(0)} -> {new} at {m.start()}"
+
+
+def delete_line(text, rng):
+    lines = text.split("\n")
+    found = [i for i, ln in enumerate(lines) if "=" in ln and "%" in ln]
+    if not found:
+        return None
+    i = rng.choice(found)
+    del lines[i]
+    return "\n".join(lines), f"line {i + 1} deleted"
+
+
+def change_constant(text, rng):
+    found = list(re.finditer(r"arith.constant ([-0-9.e+]+|0x[0-9A-F]+) : (f16|bf16|f32|f64)",
+                             text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    new = rng.choice(CONSTANTS)
+    if m.group(2) != "f32" and new.startswith("0x"):
+        new = "1.000000e+00"
+    return (text[:m.start()] + f"arith.constant {new} : {m.group(2)}" + text[m.end():],
+            f"constant {m.group(1)} -> {new}")
+
+
+def swap_operands(text, rng):
+    found = list(re.finditer(r"(arith\.(?:subf|divf|cmpf [a-z]+,)) (%[\w#]+), (%[\w#]+)", text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    return (text[:m.start()] + f"{m.group(1)} {m.group(3)}, {m.group(2)}" + text[m.end():],
+            f"operands swapped at {m.start()}")
+
+
+# (the likelier ones twice)
+MUTATIONS = [resize_everywhere, resize_everywhere, resize_once, retype_floats, flip_iterator,
+             swap_map_results, swap_op, swap_op, delete_line, change_constant, change_constant,
+             swap_operands]
+
+
+def programs():
+    files = sorted(glob.glob(os.path.join(PROGRAMS, "*.mlir"))
+                   + glob.glob(os.path.join(PROGRAMS, "torch", "*.mlir")))
+    out = {}
+    for f in files:
+        with open(f) as fh:
+            out[os.path.relpath(f, PROGRAMS)] = fh.read()
+    return out
+
+
+def mutant(seed, corpus):
+    """(program name, mutated text, what changed) of a seed."""
+    rng = random.Random(seed)
+    name = rng.choice(sorted(corpus))
+    text, what = corpus[name], []
+    for _ in range(rng.choice([1, 1, 1, 2])):
+        changed = rng.choice(MUTATIONS)(text, rng)
+        if changed:
+            text = changed[0]
+            what.append(changed[1])
+    return name, text, what
+
+
+# --------------------------------------------------------------------- checks
+
+def _inputs(specs, recorded, rng):
+    import numpy as np
+    from kfuse import dtypes
+    out = []
+    for i, s in enumerate(specs):
+        have = recorded.get(f"in{i}")
+        is_int = s.dtype.name[0] == "i"
+        if have is not None and have.shape == tuple(s.shape) and \
+                (have.dtype.kind in "iub") == is_int:
+            out.append(have)
+        elif s.dtype.name == "i1":
+            out.append(rng.random(s.shape) < 0.6)
+        elif is_int:
+            # (small: ids index tables of their own sizes)
+            out.append(rng.integers(0, 2, s.shape).astype(dtypes.to_numpy(s.dtype)))
+        else:
+            out.append(rng.standard_normal(s.shape).astype(dtypes.to_numpy(s.dtype)))
+    return out
+
+
+def _differs(got, want):
+    import numpy as np
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return f"shape {got.shape}, expected {want.shape}"
+    if got.dtype.itemsize == 2 and got.dtype.kind not in "iu":
+        tol = 2e-2
+    else:
+        tol = 1e-4 if got.dtype.itemsize <= 4 else 1e-9
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    bad = ~np.isclose(g, w, rtol=tol, atol=tol, equal_nan=True)
+    if not bad.any():
+        return None
+    at = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"{int(bad.sum())} of {bad.size} differ, first at {at}: {g[at]} vs {w[at]}"
+
+
+def check_one(path, npz):
+    """Compiles and runs one mutated program; returns {'outcome', 'detail'}."""
+    import numpy as np
+    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+    import kfuse
+    from kfuse.errors import KfuseError
+
+    def tup(v):
+        return v if isinstance(v, tuple) else (v,)
+
+    with open(path) as fh:
+        text = fh.read()
+    stage = "compiling for the CPU"
+    try:
+        try:
+            cpu = kfuse.compile(text, target="cpu")
+        except KfuseError as e:
+            return {"outcome": "refused", "detail": f"{type(e).__name__}: {e}"}
+        stage = "compiling unfused for the CPU"
+        unfused = kfuse.compile(text, target="cpu", fuse=False)
+        elements = sum(int(np.prod(s.shape)) for s in cpu.inputs)
+        if elements > 2_000_000:
+            return {"outcome": "ok", "detail": "compiled only (large)"}
+        recorded = {}
+        if npz and os.path.exists(npz):
+            with np.load(npz) as data:
+                recorded = {k: data[k] for k in data.files}
+        args = _inputs(cpu.inputs, recorded, np.random.default_rng(0))
+        stage = "running on the CPU"
+        want = tup(unfused(*args))
+        for k, (g, w) in enumerate(zip(tup(cpu(*args)), want)):
+            d = _differs(g, w)
+            if d:
+                return {"outcome": "mismatch", "detail": f"CPU fused, output {k}: {d}"}
+        stage = "compiling for CUDA"
+        try:
+            cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+        except KfuseError as e:
+            return {"outcome": "cuda-refused", "detail": f"{type(e).__name__}: {e}"}
+        if elements > 400_000:
+            return {"outcome": "ok", "detail": "CUDA compiled, not emulated (large)"}
+        stage = "emulating the CUDA program"
+        try:
+            got = tup(cuda.emulate(*args))
+        except KfuseError as e:
+            return {"outcome": "emulator", "detail": f"{type(e).__name__}: {e}"}
+        for k, (g, w) in enumerate(zip(got, want)):
+            d = _differs(g, w)
+            if d:
+                return {"outcome": "mismatch", "detail": f"CUDA emulated, output {k}: {d}"}
+        return {"outcome": "ok", "detail": ""}
+    except KfuseError as e:
+        return {"outcome": "error", "detail": f"{stage}: {type(e).__name__}: {e}"}
+    except Exception:
+        return {"outcome": "error", "detail": f"{stage}: {traceback.format_exc()}"}
+
+
+def run_seed(seed, corpus, workdir, timeout):
+    name, text, what = mutant(seed, corpus)
+    path = os.path.join(workdir, f"{seed}.mlir")
+    with open(path, "w") as fh:
+        fh.write(text)
+    npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", path, npz],
+                           capture_output=True, text=True, timeout=timeout)
+        if p.returncode != 0:
+            res = {"outcome": "crash",
+                   "detail": f"exit status {p.returncode}: {p.stderr[-1500:]}"}
+        else:
+            res = json.loads(p.stdout.strip().splitlines()[-1])
+    except subprocess.TimeoutExpired:
+        res = {"outcome": "timeout", "detail": f"more than {timeout} s"}
+    res.update(seed=seed, program=name, mutations=what, file=path)
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", default="0:200", help="A:B, seeds A to B-1")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=180, help="seconds per program")
+    ap.add_argument("--out", help="one JSON line per seed")
+    ap.add_argument("--keep", help="folder for the mutated programs (default: a temporary one)")
+    ap.add_argument("--one", nargs=2, metavar=("MLIR", "NPZ"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(check_one(*args.one)))
+        return 0
+    lo, hi = (int(v) for v in args.seeds.split(":"))
+    corpus = programs()
+    workdir = args.keep or tempfile.mkdtemp(prefix="kfuse-mutants-")
+    os.makedirs(workdir, exist_ok=True)
+    counts, failures = collections.Counter(), []
+    out = open(args.out, "w") if args.out else None
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for res in pool.map(lambda s: run_seed(s, corpus, workdir, args.timeout),
+                            range(lo, hi)):
+            counts[res["outcome"]] += 1
+            if res["outcome"] in FAILURES:
+                failures.append(res)
+            if out:
+                out.write(json.dumps(res) + "\n")
+                out.flush()
+    if out:
+        out.close()
+    print(f"{hi - lo} mutated programs: " + ", ".join(f"{n} {k}" for k, n in counts.most_common()))
+    for res in failures:
+        print(f"\nseed {res['seed']} ({res['program']}; {'; '.join(res['mutations'])}): "
+              f"{res['outcome']}\n  {res['file']}\n  " + res["detail"][:600].replace("\n", "\n  "))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
