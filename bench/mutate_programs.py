@@ -21,11 +21,21 @@ and the ones to look at (the script exits with 1 when there are any):
   (fused vs unfused on the CPU, or emulated CUDA vs unfused), emulator (the
   emulator stops a kernel: a race, a load outside every buffer).
 
+With `--options` each seed draws one to four code generation options
+instead (chip, row_chunks, row_cluster, row_occupancy, row_exchange,
+row_joint, row_smem, row_pack, row_fold, row_shift, row_last_block,
+row_split_tail, threads, unroll, sm_count, numerics, pdl, multi_tensor),
+and half the seeds widen the program's most common last dimension to 2048
+to 65536 (rows for clusters, shared memory, streaming; the program's
+operations unchanged): the CUDA program compiled with them must still agree
+with the CPU's.
+
 A program with undefined behaviour (a tensor.extract out of bounds after a
 map swap) or a float product whose order decides 0 * inf lands among the
 ones to look at too: read each before calling it a bug.
 
     python3 bench/mutate_programs.py --seeds 0:600 --jobs 2 --out /tmp/mut.jsonl
+    python3 bench/mutate_programs.py --options --seeds 0:600
 """
 
 import argparse
@@ -156,6 +166,51 @@ MUTATIONS = [resize_everywhere, resize_everywhere, resize_once, retype_floats, f
              swap_operands]
 
 
+# Code generation options and the values a seed draws from (--options).
+OPTIONS = {
+    "chip": ["sm_80", "sm_90"],
+    "row_chunks": [0, 2, 4, 8, 16],
+    "row_cluster": [None, 0, 2, 4, 8, 16],
+    "row_occupancy": [1, 2, 4],
+    "row_exchange": ["async", "barrier"],
+    "row_joint": [True, False],
+    "row_smem": [-1, 0, 16384],
+    "row_pack": [0, 1, 2, 8],
+    "row_fold": [0, 1, 8],
+    "row_shift": [None, True, False],
+    "row_last_block": [True, False],
+    "row_split_tail": [True, False],
+    "threads": [128, 256, 512],
+    "unroll": [1, 2, 8],
+    "sm_count": [0, 8, 132],
+    "numerics": ["fast", "strict"],
+    "pdl": [True, False],
+    "multi_tensor": [True, False],
+}
+
+
+def drawn_options(seed):
+    """The CUDA options of a seed in --options mode."""
+    rng = random.Random(f"options-{seed}")
+    names = rng.sample(sorted(OPTIONS), rng.randint(1, 4))
+    return {n: rng.choice(OPTIONS[n]) for n in sorted(names)}
+
+
+def widen_rows(text, rng):
+    """The most common last dimension of the program's tensors, everywhere
+    it appears in a tensor type, made 2048 to 65536 long."""
+    last = collections.Counter(m.group(1).split("x")[-1] for m in _tensor_types(text)
+                               if m.group(1).split("x")[-1] not in ("", "1"))
+    if not last:
+        return None
+    old, new = last.most_common(1)[0][0], rng.choice([2048, 8192, 20000, 40000, 65536])
+
+    def swap(m):
+        dims = m.group(1).split("x")
+        return "tensor<" + "x".join(str(new) if d == old else d for d in dims) + "x"
+    return re.sub(r"tensor<([0-9x]+)x", swap, text), f"size {old} -> {new} everywhere"
+
+
 def programs():
     files = sorted(glob.glob(os.path.join(PROGRAMS, "*.mlir"))
                    + glob.glob(os.path.join(PROGRAMS, "torch", "*.mlir")))
@@ -218,8 +273,9 @@ def _differs(got, want):
     return f"{int(bad.sum())} of {bad.size} differ, first at {at}: {g[at]} vs {w[at]}"
 
 
-def check_one(path, npz):
-    """Compiles and runs one mutated program; returns {'outcome', 'detail'}."""
+def check_one(path, npz, options="{}"):
+    """Compiles and runs one mutated program (CUDA with `options`, JSON);
+    returns {'outcome', 'detail'}."""
     import numpy as np
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
     import kfuse
@@ -254,7 +310,9 @@ def check_one(path, npz):
                 return {"outcome": "mismatch", "detail": f"CPU fused, output {k}: {d}"}
         stage = "compiling for CUDA"
         try:
-            cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+            options = json.loads(options)
+            cuda = kfuse.compile(text, target="cuda", chip=options.pop("chip", "sm_90"),
+                                 **options)
         except KfuseError as e:
             return {"outcome": "cuda-refused", "detail": f"{type(e).__name__}: {e}"}
         if elements > 400_000:
@@ -275,14 +333,25 @@ def check_one(path, npz):
         return {"outcome": "error", "detail": f"{stage}: {traceback.format_exc()}"}
 
 
-def run_seed(seed, corpus, workdir, timeout):
-    name, text, what = mutant(seed, corpus)
+def run_seed(seed, corpus, workdir, timeout, options_mode=False):
+    if options_mode:
+        rng = random.Random(seed)
+        name = rng.choice(sorted(corpus))
+        text, options = corpus[name], drawn_options(seed)
+        what = [f"{k}={v!r}" for k, v in options.items()]
+        wide = widen_rows(text, rng) if rng.random() < 0.5 else None
+        if wide:
+            text = wide[0]
+            what.append(wide[1])
+    else:
+        (name, text, what), options = mutant(seed, corpus), {}
     path = os.path.join(workdir, f"{seed}.mlir")
     with open(path, "w") as fh:
         fh.write(text)
     npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     try:
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", path, npz],
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", path, npz,
+                            json.dumps(options)],
                            capture_output=True, text=True, timeout=timeout)
         if p.returncode != 0:
             res = {"outcome": "crash",
@@ -291,7 +360,7 @@ def run_seed(seed, corpus, workdir, timeout):
             res = json.loads(p.stdout.strip().splitlines()[-1])
     except subprocess.TimeoutExpired:
         res = {"outcome": "timeout", "detail": f"more than {timeout} s"}
-    res.update(seed=seed, program=name, mutations=what, file=path)
+    res.update(seed=seed, program=name, mutations=what, options=options, file=path)
     return res
 
 
@@ -302,7 +371,10 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=180, help="seconds per program")
     ap.add_argument("--out", help="one JSON line per seed")
     ap.add_argument("--keep", help="folder for the mutated programs (default: a temporary one)")
-    ap.add_argument("--one", nargs=2, metavar=("MLIR", "NPZ"), help=argparse.SUPPRESS)
+    ap.add_argument("--options", action="store_true",
+                    help="programs unchanged, CUDA options drawn per seed")
+    ap.add_argument("--one", nargs=3, metavar=("MLIR", "NPZ", "OPTIONS"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
         print(json.dumps(check_one(*args.one)))
@@ -314,8 +386,8 @@ def main(argv=None):
     counts, failures = collections.Counter(), []
     out = open(args.out, "w") if args.out else None
     with ThreadPoolExecutor(args.jobs) as pool:
-        for res in pool.map(lambda s: run_seed(s, corpus, workdir, args.timeout),
-                            range(lo, hi)):
+        for res in pool.map(lambda s: run_seed(s, corpus, workdir, args.timeout,
+                                               args.options), range(lo, hi)):
             counts[res["outcome"]] += 1
             if res["outcome"] in FAILURES:
                 failures.append(res)
@@ -324,7 +396,8 @@ def main(argv=None):
                 out.flush()
     if out:
         out.close()
-    print(f"{hi - lo} mutated programs: " + ", ".join(f"{n} {k}" for k, n in counts.most_common()))
+    kind = "programs under drawn options" if args.options else "mutated programs"
+    print(f"{hi - lo} {kind}: " + ", ".join(f"{n} {k}" for k, n in counts.most_common()))
     for res in failures:
         print(f"\nseed {res['seed']} ({res['program']}; {'; '.join(res['mutations'])}): "
               f"{res['outcome']}\n  {res['file']}\n  " + res["detail"][:600].replace("\n", "\n  "))

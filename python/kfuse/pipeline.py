@@ -127,6 +127,14 @@ class Options:
         if self.row_cluster not in (None, 0, 1, 2, 4, 8, 16) or isinstance(self.row_cluster, bool):
             raise CompileError(f"option row_cluster must be 0, 2, 4, 8, 16 or None (the chip's "
                                f"default), got {self.row_cluster!r}")
+        chip = re.fullmatch(r"sm_(\d+)[a-z]?", str(self.chip))
+        if self.target == "cuda" and self.row_cluster in (2, 4, 8, 16) and chip and \
+                int(chip.group(1)) < 90:
+            # (said before any stage runs; fusion-codegen-cuda checks it too,
+            # for fuse-opt)
+            raise CompileError(f"option row_cluster={self.row_cluster} needs thread-block "
+                               f"clusters (sm_90 or later), but chip is {self.chip}: leave "
+                               f"row_cluster None or 0 there")
         if self.row_occupancy not in (1, 2, 4) or isinstance(self.row_occupancy, bool):
             raise CompileError(f"option row_occupancy must be 1, 2 or 4, got "
                                f"{self.row_occupancy!r}")

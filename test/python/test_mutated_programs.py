@@ -43,3 +43,20 @@ def test_seeds_are_refused_or_computed_right(tmp_path):
         if r["outcome"] == "refused":
             assert r["detail"].startswith(("ParseError: kfuse", "CompileError: kfuse",
                                            "UnsupportedOpError: kfuse")), r["detail"][:200]
+
+
+def test_programs_under_drawn_options_agree(tmp_path):
+    # seeds 268-281 of --options: sm_80, streamed and occupancy-4 rows, rows
+    # widened to 2048 (a softmax and a transpose emulated wide), programs
+    # the widening left invalid refused
+    out = tmp_path / "options.jsonl"
+    status = mutate_programs.main(["--options", "--seeds", "268:282", "--jobs", "2",
+                                   "--out", str(out), "--keep", str(tmp_path / "programs")])
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    failed = [(r["seed"], r["outcome"], r["detail"][:300]) for r in results
+              if r["outcome"] in mutate_programs.FAILURES]
+    assert status == 0 and not failed, failed
+    emulated_wide = [r for r in results if r["outcome"] == "ok" and not r["detail"]
+                     and any(m.startswith("size") for m in r["mutations"])]
+    assert len(emulated_wide) >= 2
+    assert any(r["options"].get("chip") == "sm_80" for r in results)

@@ -1099,6 +1099,14 @@ def test_row_cluster_option_is_checked():
         kfuse.compile(p, target="cuda", row_cluster=3)
     with pytest.raises(kfuse.CompileError, match="sm_90 or later"):
         kfuse.compile(p, target="cuda", chip="sm_80", row_cluster=8)
+    # (said by the options, before any stage runs: the codegen stage's own
+    # check came as a stage failure with a fuse-opt repro line)
+    q = kb.Program("elementwise")
+    q.output(kb.exp(q.input("x", (64,), "f32")), name="y")
+    with pytest.raises(kfuse.CompileError, match=r"option row_cluster=4 needs thread-block "
+                       r"clusters \(sm_90 or later\), but chip is sm_80"):
+        kfuse.compile(q, target="cuda", chip="sm_80", row_cluster=4)
+    kfuse.compile(q, target="cuda", chip="sm_80", row_cluster=0)
     with pytest.raises(kfuse.CompileError, match="row_exchange must be 'barrier' or 'async'"):
         kfuse.compile(p, target="cuda", row_exchange="mbarrier")
     for bad in (0, 3, 8, True, "2"):
