@@ -347,18 +347,33 @@ def resource_blobs(module: ir.Module) -> Dict[str, bytes]:
                         asm[start:])}
 
 
+_RESOURCE_TYPEID = []
+
+
+def _dense_resource_typeid():
+    """The TypeID of DenseResourceElementsAttr (the bindings give it only
+    through an instance: one parsed once, in a context of its own)."""
+    if not _RESOURCE_TYPEID:
+        with ir.Context():
+            _RESOURCE_TYPEID.append(
+                ir.Attribute.parse("dense_resource<probe> : tensor<1xf32>").typeid)
+    return _RESOURCE_TYPEID[0]
+
+
 def _resource_size_errors(module: ir.Module) -> List[Tuple[str, str]]:
     """(location, message) for each `dense_resource` constant whose blob does
     not hold its type's elements (MLIR's parser takes it; only translating
     to LLVM, or reading it for the GPU, finds out)."""
     found = []
+    resource = _dense_resource_typeid()
 
     def visit(op):
         for name in op.attributes:
             attr = op.attributes[name]
-            text = str(attr)
-            if text.startswith("dense_resource<"):
-                found.append((op, text, attr))
+            # (by type id: printing every attribute would print every inline
+            # dense constant whole)
+            if attr.typeid == resource:
+                found.append((op, str(attr), attr))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
