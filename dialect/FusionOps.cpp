@@ -3,6 +3,7 @@
 #include "dialect/FusionOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -162,6 +163,32 @@ struct SimplifyGroupResults : OpRewritePattern<GroupOp> {
 void GroupOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<SimplifyGroupInputs, SimplifyGroupResults>(context);
+}
+
+LogicalResult GuardOp::verify() {
+  auto shapeOf = [](Type t) -> std::optional<ArrayRef<int64_t>> {
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      return shaped.getShape();
+    return std::nullopt;
+  };
+  if (shapeOf(getOk().getType()) != shapeOf(getValue().getType()))
+    return emitOpError() << "condition " << getOk().getType()
+                         << " does not have the shape of the value "
+                         << getValue().getType();
+  if (getMessage().empty())
+    return emitOpError() << "needs a message";
+  return success();
+}
+
+OpFoldResult GuardOp::fold(FoldAdaptor adaptor) {
+  // (true everywhere: nothing to report)
+  if (auto ok = dyn_cast_or_null<IntegerAttr>(adaptor.getOk());
+      ok && ok.getValue().isOne())
+    return getValue();
+  if (auto ok = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getOk());
+      ok && ok.isSplat() && ok.getSplatValue<APInt>().isOne())
+    return getValue();
+  return {};
 }
 
 #define GET_OP_CLASSES

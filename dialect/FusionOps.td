@@ -81,4 +81,37 @@ def Fusion_YieldOp : Fusion_Op<"yield", [
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
+def Fusion_GuardOp : Fusion_Op<"guard", [
+    Pure, Elementwise, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A value that is only defined where a condition holds.";
+  let description = [{
+    `fusion.guard` forwards `value` and records that it is meaningful only
+    where `ok` is true: `value` was read at an index that `ok` says was in
+    bounds (fusion-guard-gathers puts one after every `tensor.extract`
+    whose indices the compiler cannot prove in range, reading at a clamped
+    index instead). It computes nothing, so it is pure and elementwise:
+    fusion, recomputation and vectorization carry it like any other body op
+    (on vectors, `ok` is a vector of the same shape).
+
+    fusion-lower-guards, after code generation, makes each distinct
+    `message` a word of the module's status buffer (`@kfuse_status`) and
+    the guard a store of 1 into that word wherever `ok` is false; the
+    runtime reads the buffer after a call and raises an error quoting the
+    message of each word that is set.
+
+    ```mlir
+    %v = fusion.guard %e if %ok, "index out of range" : f32, i1
+    ```
+
+    A guard whose `ok` is the constant true folds away.
+  }];
+  let arguments = (ins BoolLike:$ok, AnyType:$value, StrAttr:$message);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $value `if` $ok `,` $message attr-dict `:` type($value) `,` type($ok)
+  }];
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
 #endif // KFUSE_FUSION_OPS_TD

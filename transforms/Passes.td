@@ -271,10 +271,12 @@ def DropBodyAsserts : Pass<"fusion-drop-body-asserts", "::mlir::func::FuncOp"> {
   let description = [{
     torch-mlir guards some element computations with `cf.assert` (batch
     norm's reciprocal of the variance: "unimplemented: tensor with zero
-    element"). A kernel has no way to report a failed assertion, so these are
-    removed: the arithmetic then follows IEEE rules (a division by zero gives
-    an infinity) instead of aborting. Assertions outside linalg bodies are
-    kept and stop planning as opaque ops.
+    element") and its gathers' indices ("index must be smaller than dim
+    size"). An abort would end the user's process, so these are removed: the
+    arithmetic then follows IEEE rules (a division by zero gives an
+    infinity), and fusion-guard-gathers checks every gather index it cannot
+    bound, reporting a bad one through the runtime instead. Assertions
+    outside linalg bodies are kept and stop planning as opaque ops.
   }];
 }
 
@@ -319,6 +321,69 @@ def CheckGenerics : Pass<"fusion-check-generics", "::mlir::func::FuncOp"> {
         ins(%x : tensor<8xf32>) outs(%filled : tensor<8x4xf32>) ...
     ```
   }];
+}
+
+def GuardGathers : Pass<"fusion-guard-gathers", "::mlir::func::FuncOp"> {
+  let summary = "Reads gathers at in-bounds indices and reports the others";
+  let description = [{
+    A `tensor.extract` in a `linalg.generic` body reads at indices the data
+    may choose (an embedding's token ids, a loss's labels). An index past
+    its dimension reads memory the tensor does not own: a wrong value, or
+    on the CPU a crash. For every index the compiler cannot prove within
+    its dimension, this pass compares it (unsigned, so a negative index
+    fails too), reads at index 0 of that dimension instead where it is out
+    of range, and puts a `fusion.guard` on the value read, so that the
+    program reports the bad index instead of using what it read.
+
+    Indices are proven from their integer ranges: loop indices
+    (`linalg.index`) within the loop's extent, constants, and what the
+    arith ops make of them (clamps such as `minsi(maxsi(i, 0), n - 1)`,
+    remainders, selects). A tensor with a dimension of size 0 has no
+    element to read: the value becomes 0, guarded by false.
+
+    ```mlir
+    %i = arith.index_cast %id : i64 to index
+    %e = tensor.extract %table[%i, %j] : tensor<100x64xf32>
+    // becomes
+    %ok = arith.cmpi ult, %i, %c100 : index
+    %k = arith.select %ok, %i, %c0 : index
+    %r = tensor.extract %table[%k, %j] : tensor<100x64xf32>
+    %e = fusion.guard %r if %ok, "..." : f32, i1
+    ```
+  }];
+  let dependentDialects = ["::kfuse::fusion::FusionDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LowerGuards : Pass<"fusion-lower-guards", "::mlir::ModuleOp"> {
+  let summary = "Turns fusion.guard ops into stores to a status buffer";
+  let description = [{
+    Runs after code generation (kernels are `gpu.launch` ops of the host
+    function, or loop nests on the CPU). Each distinct guard message gets
+    a 32-bit word of `memref.global @kfuse_status`, whose
+    `kfuse.guards` attribute lists the messages in word order; each guard
+    becomes its value, plus a store of 1 into its word where its condition
+    is false (any lane of a vector), at the end of the guard's block (a
+    store between a load and its use would keep LLVM from sinking the
+    load into the branch of the one thread that stores the result). Stores inside a kernel go through the
+    global's buffer taken (`memref.get_global`) before the launch, so the
+    kernel receives it as an argument; the runtime keeps the buffer zero
+    between calls and reports the messages of the words a call set.
+    A module without guards is left as it is.
+
+    With `take-function=NAME` (the CPU target) the pass also adds
+    `func.func @NAME(memref<Nxi32>)`, which copies the words into its
+    argument and zeroes them: the JIT finds functions, not variables.
+  }];
+  let options = [
+    Option<"takeFunction", "take-function", "std::string", "\"\"",
+           "Name of a function to add that takes (copies and zeroes) the "
+           "status words">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def DropDeadResults : Pass<"fusion-drop-dead-results", "::mlir::func::FuncOp"> {

@@ -241,7 +241,11 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // and split loops leave reshapes to move). A reduction of a
   // reduction's result with the same combiner becomes one reduction
   // (fusion-merge-nested-reductions). The reductions the last two wrote
-  // take their loops in order again (fusion-reductions-last).
+  // take their loops in order again (fusion-reductions-last). Gathers whose
+  // indices are not provably in bounds read at clamped indices, their
+  // values guarded (fusion-guard-gathers; fusion-lower-guards turns the
+  // guards into the status words the runtime reports after code
+  // generation).
   addPipeline(
       pm,
       "func.func(fusion-check-generics),"
@@ -250,7 +254,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       "fusion-reductions-last,fusion-split-arg-reductions,"
       "linalg-fold-unit-extent-dims,fusion-normalize-views,"
       "fusion-merge-nested-reductions,"
-      "fusion-reductions-last),canonicalize,cse");
+      "fusion-reductions-last,fusion-guard-gathers),canonicalize,cse");
 }
 
 void buildPlanPipeline(OpPassManager &pm, const PlanOptions &o) {
@@ -349,7 +353,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
-          "row-occupancy={20}}),"
+          "row-occupancy={20}}),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -398,8 +402,9 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
                   "fusion-cpu-compensated-sums,fusion-bufferization-boundary)," +
                   kBufferize +
                   ",buffer-deallocation-pipeline,"
-                  "func.func(convert-linalg-to-loops,fusion-bool-bytes,"
-                  "llvm-request-c-wrappers)");
+                  "func.func(convert-linalg-to-loops),"
+                  "fusion-lower-guards{take-function=kfuse_take_status},"
+                  "func.func(fusion-bool-bytes,llvm-request-c-wrappers)");
 }
 
 void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {

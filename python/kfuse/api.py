@@ -16,7 +16,7 @@ from . import report as report_mod
 from . import runtime
 from .builder import Program
 from .errors import CompileError, KfuseError
-from .launch_plan import build_plan
+from .launch_plan import build_plan, guard_messages
 from .pipeline import Options, parse_module, run_stages
 from .runtime.plan import BufferSpec, HoldsPlan, LaunchPlan
 from .runtime.ptx import FUNC_HEADER
@@ -77,6 +77,14 @@ class CompiledProgram(HoldsPlan):
 
     def __call__(self, *args, **kwargs):
         return self._executable()(*args, **kwargs)
+
+    def check_guards(self, stream=None) -> None:
+        """Raises GuardError if a call on `stream` read a tensor at an index outside
+        it (see plan.guards). Calls on host arrays check by themselves; a CUDA
+        call on device arrays returns before its kernels end, so this waits for
+        the stream first. Nothing to do on the CPU target."""
+        if self.target == "cuda" and self.plan.guards:
+            self._executable().check_guards(stream)
 
     def emulate(self, *args):
         """Runs a CUDA program's PTX in kfuse's PTX emulator on the host (no GPU):
@@ -190,6 +198,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
             elif stage == "codegen" and options.target == "cuda":
                 holder["plan"], holder["constants"], holder["traffic"] = build_plan(
                     mod, name, inputs, outputs, options.chip, PTX_FILE)
+            elif stage == "codegen":
+                holder["guards"] = guard_messages(mod)
 
         stages = run_stages(module, options, after)
         if options.target == "cuda":
@@ -205,7 +215,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
                            for i, s in enumerate(inputs)] +
                           [BufferSpec("output", s.shape, s.dtype, i)
                            for i, s in enumerate(outputs)]),
-            steps=(), extra={"llvm": "program.llvm.mlir", "entry": name})
+            steps=(), extra={"llvm": "program.llvm.mlir", "entry": name},
+            guards=tuple(holder.get("guards", ())))
         return CompiledProgram(name, options, stages, holder["report"], plan,
                                llvm=stages["target"])
 

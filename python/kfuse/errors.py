@@ -35,6 +35,18 @@ class DeviceError(KfuseError, RuntimeError):
     """No usable GPU, or the CUDA driver reported an error; the message says which."""
 
 
+class GuardError(KfuseError, IndexError):
+    """A call of a compiled program read a tensor at an index outside it (a gather
+    whose index comes from the data: a token id past the vocabulary, a label past the
+    classes). The program read in-bounds elements instead, so its outputs are not
+    meaningful; the message names each gather that failed. ``failed`` holds their
+    messages."""
+
+    def __init__(self, message, failed=()):
+        super().__init__(message)
+        self.failed = list(failed)
+
+
 class ArtifactError(KfuseError):
     """A saved program directory is missing files or does not match this kfuse version."""
 

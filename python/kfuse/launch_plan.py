@@ -134,6 +134,8 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                                f"(internal error)")
         return buffer_of[v]
 
+    guards = guard_messages(module)
+    status: Set[int] = set()
     steps = []
     traffic: List[List[Tuple[int, int, int]]] = []
     part_of = set()  # views of part of a buffer (memref.subview)
@@ -160,6 +162,16 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             # part, its offset from the same address)
             buffer_of[op.results[0]] = buffer(op.operands[0], kind)
             part_of.add(op.results[0])
+        elif kind == "memref.get_global" and ir.FlatSymbolRefAttr(
+                op.operation.attributes["name"]).value == STATUS_GLOBAL:
+            # (the words the kernels' guards set: kept zero by the runtime)
+            shape, dt = _memref_spec(op.result.type)
+            if shape != (len(guards),) or dt.name != "i32":
+                raise CompileError(f"kfuse: @{STATUS_GLOBAL} is {op.result.type}, expected "
+                                   f"memref<{len(guards)}xi32> (internal error)")
+            buffer_of[op.result] = len(buffers)
+            status.add(len(buffers))
+            buffers.append(BufferSpec("status", shape, dt))
         elif kind == "memref.get_global":
             global_name = ir.FlatSymbolRefAttr(op.operation.attributes["name"]).value
             data = _global_data(module, global_name)
@@ -187,7 +199,8 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                 if isinstance(v.type, ir.MemRefType):
                     b = buffer(v, kname)
                     kargs.append(BufferArg(b))
-                    if i in kf.reads or i in kf.writes:
+                    # (a guard's status word is written only by a bad index)
+                    if (i in kf.reads or i in kf.writes) and b not in status:
                         n = value_bytes(v)
                         moved.append((b, n if i in kf.reads else 0,
                                       n if i in kf.writes else 0))
@@ -213,8 +226,26 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                                f"generation (internal error)")
     plan = LaunchPlan(name=name, target="cuda", inputs=tuple(inputs),
                       outputs=tuple(outputs), buffers=tuple(buffers), steps=tuple(steps),
-                      chip=chip, ptx=ptx_file)
+                      chip=chip, ptx=ptx_file, guards=tuple(guards))
     return plan, constants, traffic
+
+
+# The module's guard status words (fusion-lower-guards) and their messages.
+STATUS_GLOBAL = "kfuse_status"
+
+
+def guard_messages(module: ir.Module) -> List[str]:
+    """The messages of the module's guards, in status-word order (none when
+    fusion-lower-guards found no guard)."""
+    for op in module.body.operations:
+        if op.operation.name == "memref.global" and \
+                ir.StringAttr(op.operation.attributes["sym_name"]).value == STATUS_GLOBAL:
+            if "kfuse.guards" not in op.operation.attributes:
+                raise CompileError(f"kfuse: @{STATUS_GLOBAL} has no kfuse.guards "
+                                   f"(internal error)")
+            return [ir.StringAttr(a).value
+                    for a in ir.ArrayAttr(op.operation.attributes["kfuse.guards"])]
+    return []
 
 
 def _global_data(module: ir.Module, name: str) -> "np.ndarray":

@@ -133,3 +133,19 @@ func.func @already_canonical(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>
   } -> tensor<4xf32>, tensor<4xf32>
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// A guard whose condition is true everywhere folds to its value; one whose
+// condition may fail stays.
+// CHECK-LABEL: func.func @guards
+// CHECK-SAME: (%[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<4xf32>, %[[OK:[^:]*]]: i1)
+// CHECK: %[[G:.*]] = fusion.guard %[[X]] if %[[OK]]
+// CHECK-NOT: fusion.guard
+// CHECK: return %[[X]], %[[V]], %[[G]]
+func.func @guards(%x: f32, %v: vector<4xf32>, %ok: i1) -> (f32, vector<4xf32>, f32) {
+  %true = arith.constant true
+  %trues = arith.constant dense<true> : vector<4xi1>
+  %a = fusion.guard %x if %true, "m" : f32, i1
+  %b = fusion.guard %v if %trues, "m" : vector<4xf32>, vector<4xi1>
+  %c = fusion.guard %x if %ok, "m" : f32, i1
+  return %a, %b, %c : f32, vector<4xf32>, f32
+}

@@ -211,3 +211,27 @@ func.func @strategy_wrong_attr(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @guard_shapes(%v: vector<4xf32>, %ok: i1) -> vector<4xf32> {
+  // expected-error @+1 {{'fusion.guard' op condition 'i1' does not have the shape of the value 'vector<4xf32>'}}
+  %g = fusion.guard %v if %ok, "m" : vector<4xf32>, i1
+  return %g : vector<4xf32>
+}
+
+// -----
+
+func.func @guard_message(%x: f32, %ok: i1) -> f32 {
+  // expected-error @+1 {{'fusion.guard' op needs a message}}
+  %g = fusion.guard %x if %ok, "" : f32, i1
+  return %g : f32
+}
+
+// -----
+
+func.func @guard_not_bool(%x: f32, %ok: i32) -> f32 {
+  // expected-error @+1 {{'fusion.guard' op operand #0 must be bool-like}}
+  %g = fusion.guard %x if %ok, "m" : f32, i32
+  return %g : f32
+}

@@ -96,3 +96,14 @@ func.func @no_results(%x: tensor<2xi1>) {
 func.func @strategy_attr() attributes {s = #fusion.strategy<threads = 1024, vector = 8, unroll = 16, blocks = 1056>} {
   return
 }
+
+// fusion.guard on a scalar and on vectors (the code generators' form).
+// CHECK-LABEL: func.func @guards
+// CHECK: %[[G:.*]] = fusion.guard %{{.*}} if %{{.*}}, "index out of range" : f32, i1
+// CHECK: %[[V:.*]] = fusion.guard %{{.*}} if %{{.*}}, "lanes" : vector<4xf32>, vector<4xi1>
+// CHECK: return %[[G]], %[[V]]
+func.func @guards(%x: f32, %ok: i1, %v: vector<4xf32>, %oks: vector<4xi1>) -> (f32, vector<4xf32>) {
+  %g = fusion.guard %x if %ok, "index out of range" : f32, i1
+  %w = fusion.guard %v if %oks, "lanes" : vector<4xf32>, vector<4xi1>
+  return %g, %w : f32, vector<4xf32>
+}

@@ -11,7 +11,8 @@
 // Returned, a slice is copied (a gather, no view). A loss over
 // x[:, :-1].reshape(-1, V) (a causal language model's: a reshape of a view,
 // itself no view) runs over the view's own (batch, position) rows: one row
-// kernel over the 3-D view, the label's logit gathered from x, the losses
+// kernel over the 3-D view, the label's logit gathered from x (the label
+// checked: the status buffer of its guard is the last argument), the losses
 // written through a view of the output.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s
@@ -42,7 +43,8 @@
 // CHECK-DAG: %[[LV:.*]] = memref.subview %[[LB]][0, 1] [2, 8] [1, 1] : memref<2x9xi64> to memref<2x8xi64, strided<[9, 1], offset: 1>>
 // CHECK-DAG: %[[OV:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1]] output_shape [2, 8] : memref<16xf32> into memref<2x8xf32>
 // CHECK-NOT: memref.alloc
-// CHECK: gpu.launch_func @kfuse_kernels::@shifted_rows_loss_g0 blocks in (%{{.*}}) threads in (%{{.*}}) args(%[[LV]] : {{.*}}, %[[XV]] : {{.*}}, %[[LG]] : {{.*}}, %[[OV]] : memref<2x8xf32>)
+// CHECK: %[[ST:.*]] = memref.get_global @kfuse_status : memref<1xi32>
+// CHECK: gpu.launch_func @kfuse_kernels::@shifted_rows_loss_g0 blocks in (%{{.*}}) threads in (%{{.*}}) args(%[[LV]] : {{.*}}, %[[XV]] : {{.*}}, %[[LG]] : {{.*}}, %[[OV]] : memref<2x8xf32>, %[[ST]] : memref<1xi32>)
 // CHECK-NEXT: return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
 import kfuse.runtime as rt  # noqa: E402
-from kfuse.errors import CallError  # noqa: E402
+from kfuse.errors import CallError, GuardError  # noqa: E402
 
 ARTIFACTS = os.environ.get("KFUSE_GPU_ARTIFACTS")
 
@@ -241,6 +241,40 @@ def test_torch_many_calls_async(case):
         got_t = got if isinstance(got, tuple) else (got,)
         _compare(tuple(_torch_to_host(torch, g, s) for g, s in zip(got_t, exe.plan.outputs)),
                  exps, exe, rtol, atol)
+
+
+def test_out_of_range_indices_raise_guard_error(case):
+    """A program with guarded gathers (token ids, labels): an integer input set to an
+    index past every table raises GuardError naming guards of the plan, on numpy
+    arrays (the call waits) and on torch tensors (check_guards waits); the status
+    words are zeroed after it, so a good call then passes and is right."""
+    exe, ins, exps, rtol, atol = case
+    if not exe.plan.guards:
+        pytest.skip("no guarded gather")
+    raised = []
+    for i, spec in enumerate(exe.plan.inputs):
+        if spec.dtype.name not in ("i32", "i64"):
+            continue
+        bad = list(ins)
+        bad[i] = np.full_like(ins[i], 1 << 30)
+        try:
+            exe(*bad)
+        except GuardError as e:
+            assert e.failed and set(e.failed) <= set(exe.plan.guards)
+            raised.append(i)
+    assert raised, "no integer input reaches a guarded gather"
+    np_ins = [_numpy_input(a, s) for a, s in zip(ins, exe.plan.inputs)]
+    got = exe(*np_ins)
+    _compare(tuple(_bits(g, s) for g, s in zip(got if isinstance(got, tuple) else (got,),
+                                               exe.plan.outputs)), exps, exe, rtol, atol)
+    torch = _torch()
+    bad = list(ins)
+    bad[raised[0]] = np.full_like(ins[raised[0]], -1)
+    t_bad = [_torch_input(torch, a, s) for a, s in zip(bad, exe.plan.inputs)]
+    exe(*t_bad)                                  # (returns before its kernels end)
+    with pytest.raises(GuardError):
+        exe.check_guards(torch.cuda.current_stream().cuda_stream)
+    exe.check_guards(torch.cuda.current_stream().cuda_stream)  # (zeroed)
 
 
 def test_cupy(case):

@@ -96,6 +96,22 @@ try:
         ins, outs = device_args(exe)
         for stream in list(range(0x100, 0x10a)) + [0x100]:
             exe(*ins, out=tuple(outs), stream=stream)
+    elif case == "guards":           # host arrays, then device arrays and a set word
+        import ctypes
+        from kfuse.errors import GuardError
+        ins = [np.zeros(s.shape, dtypes.to_numpy(s.dtype)) for s in exe.plan.inputs]
+        exe(*ins)                    # (waits for its kernels: reads the words)
+        dins, douts = device_args(exe)
+        exe(*dins, out=tuple(douts))  # (does not wait)
+        b, nbytes = exe._status
+        word = exe._state(0).counter(b, nbytes, 0)
+        ctypes.c_int32.from_address(word + 4).value = 1     # as a failed guard would
+        result["status"] = word
+        try:
+            exe.check_guards()
+        except GuardError as e:
+            result["guard"] = [str(e), e.failed]
+        exe.check_guards()           # (zeroed: nothing left to report)
     else:
         raise SystemExit(f"unknown case {case}")
 except Exception as e:  # noqa: BLE001 - reported to the test
@@ -468,3 +484,34 @@ def test_failing_counter_zeroing_is_named(tmp_path):
     queued = [ln for ln in log if ln[0] != "alloc" or ln[3] != "sync"]
     assert len([ln for ln in queued if ln[0] == "alloc"]) == \
         len([ln for ln in queued if ln[0] == "free" and ln[2] != "sync"])
+
+
+def test_guard_status_words_are_read_after_waiting_calls(tmp_path):
+    # A program whose gathers are guarded keeps their status words like a
+    # counter buffer (zeroed once per stream). A call on numpy arrays, which
+    # waits for its kernels, copies the words back before its synchronize; a
+    # call on device arrays does not wait, and check_guards() reads them
+    # later: a word set raises GuardError naming its gather, and is zeroed.
+    from _programs import program_text
+    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
+                      chip="sm_90")
+    out = tmp_path / "emb"
+    f.save(str(out))
+    [status] = [i for i, b in enumerate(f.plan.buffers) if b.kind == "status"]
+    result, log = _run("guards", str(out), tmp_path)
+    assert "error" not in result, result
+    text, failed = result["guard"]
+    assert failed == [f.plan.guards[1]]
+    assert "read a tensor at an index outside it" in text and f.plan.guards[1] in text
+    word = f"{result['status']:x}"
+    ops = [(ln[0], ln[1]) for ln in log if ln[0] in ("memset", "dtoh", "sync", "launch")]
+    # zeroed once, before the first launch; read by the numpy call (after
+    # its output) before it waits; read again by each check_guards, and
+    # zeroed after the word that was set
+    assert ops[0] == ("memset", word)
+    first_sync = next(i for i, op in enumerate(ops) if op[0] == "sync")
+    assert ops[first_sync - 1] == ("dtoh", word)
+    assert [op for op in ops if op[1] == word] == [
+        ("memset", word), ("dtoh", word), ("dtoh", word), ("memset", word), ("dtoh", word)]
+    nbytes = f.plan.buffers[status].nbytes
+    assert all(ln[2] == str(nbytes) for ln in log if ln[0] == "dtoh" and ln[1] == word)

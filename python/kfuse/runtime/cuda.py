@@ -567,8 +567,11 @@ class CudaExecutable(HoldsPlan):
                 self._align_checks.append((pos, b, al, k))
         self._temps = [(i, b.nbytes) for i, b in enumerate(plan.buffers) if b.kind == "temp"]
         self.keep_temps = sum(n for _, n in self._temps) <= self.KEPT_TEMP_BYTES
+        # (the status words of the guards are kept like counters: zero between calls)
         self._counters = [(i, b.nbytes) for i, b in enumerate(plan.buffers)
-                          if b.kind == "counter"]
+                          if b.kind in ("counter", "status")]
+        self._status = next(((i, b.nbytes) for i, b in enumerate(plan.buffers)
+                             if b.kind == "status"), None)
         # buffer index of inputs then outputs, in call order
         self._arg_buf = [0] * (n_in + len(plan.outputs))
         for i, b in enumerate(plan.buffers):
@@ -852,10 +855,51 @@ class CudaExecutable(HoldsPlan):
         finally:
             self._free(cu, st, allocs, sh)
         if host_outs or any(a.host for a in in_recs):
+            # (a call that waits for its kernels reads its guards' words too)
+            words = self._queue_status_read(cu, st, sh)
             _check(cu.cuStreamSynchronize(sh), f"waiting for {plan.name!r} to finish")
+            if words is not None and words.any():
+                self._raise_status(cu, st, sh, words)
         if len(out_recs) == 1:
             return out_recs[0].obj
         return tuple(a.obj for a in out_recs)
+
+    def check_guards(self, stream=None, device: Optional[int] = None) -> None:
+        """Waits for the calls queued on `stream` (default: the legacy default stream,
+        what calls on device arrays without a library stream use) and raises
+        GuardError if any of them read a tensor at an index outside it. A call on
+        host (numpy) arrays checks by itself; a call on device arrays returns before
+        its kernels end, so its bad indices are reported here, or by the next call on
+        the stream that waits for its kernels."""
+        if self._status is None:
+            return
+        cu = _driver()
+        sh = stream_handle(stream) if stream is not None else 0
+        st = self._state(device if device is not None else (self.device or 0))
+        with st.current():
+            words = self._queue_status_read(cu, st, sh)
+            _check(cu.cuStreamSynchronize(sh), f"waiting for {self.plan.name!r} to finish")
+            if words.any():
+                self._raise_status(cu, st, sh, words)
+
+    def _queue_status_read(self, cu, st, sh) -> Optional[np.ndarray]:
+        """Queues the copy of the guards' status words on `sh` (None: no guards)."""
+        if self._status is None:
+            return None
+        b, nbytes = self._status
+        words = np.zeros(nbytes // 4, np.int32)
+        _check(cu.cuMemcpyDtoHAsync(words.ctypes.data, st.counter(b, nbytes, sh), nbytes, sh),
+               "reading the status words of the program's guards")
+        return words
+
+    def _raise_status(self, cu, st, sh, words):
+        """Zeroes the status words (for the next call) and raises their GuardError."""
+        b, nbytes = self._status
+        _check(cu.cuMemsetD8Async(st.counter(b, nbytes, sh), 0, nbytes, sh),
+               "zeroing the status words of the program's guards")
+        _check(cu.cuStreamSynchronize(sh), f"waiting for {self.plan.name!r} to finish")
+        raise self.plan.guard_error(words, " (this call, or one before it on the stream "
+                                           "that did not wait for its kernels)")
 
     def _queue(self, cu, st, sh, ptrs):
         """Queues the plan's steps on stream `sh`, its buffers at `ptrs`."""

@@ -2109,7 +2109,7 @@ class EmulatedExecutable(HoldsPlan):
                 mem.view(i)[:] = ins[b.index].reshape(-1).view(np.uint8)
             elif b.kind == "const":
                 mem.view(i)[:] = self._constants[i].reshape(-1).view(np.uint8)
-            elif b.kind == "counter":      # (the runtime zeroes it once, kernels keep it so)
+            elif b.kind in ("counter", "status"):  # (zeroed once by the runtime)
                 mem.view(i)[:] = 0
         stats = []
         for st in plan.steps:
@@ -2134,6 +2134,11 @@ class EmulatedExecutable(HoldsPlan):
                 raise EmulatorError(f"{plan.name!r}: {plan.buffer_label(i)} is not zero after "
                                     f"the call: its kernels must leave their counts zero (the "
                                     f"next call on the stream starts from them)")
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "status":
+                error = plan.guard_error(mem.view(i).view(np.int32), " (emulated)")
+                if error is not None:
+                    raise error
         outs = []
         for i, b in enumerate(plan.buffers):
             if b.kind == "output":

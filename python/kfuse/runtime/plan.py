@@ -16,6 +16,7 @@ Schema (version 1), every field required unless marked optional::
       "buffers": [{"kind": "input" | "output", "index": int, "shape": [...], "dtype": str}
                   | {"kind": "temp", "shape": [...], "dtype": str}
                   | {"kind": "counter", "shape": [...], "dtype": "i32"}
+                  | {"kind": "status", "shape": [len(guards)], "dtype": "i32"}
                   | {"kind": "const", "shape": [...], "dtype": str, "file": "const0.npy"}],
       "steps":   [{"op": "launch", "kernel": str, "grid": [3 ints >= 1],
                    "block": [3 ints >= 1], "smem": int >= 0 (optional, default 0),
@@ -25,13 +26,18 @@ Schema (version 1), every field required unless marked optional::
                                    before the launch it follows ends; only
                                    directly after a launch, and its kernel
                                    starts with griddepcontrol.wait)}
-                  | {"op": "copy", "src": int, "dst": int}]
+                  | {"op": "copy", "src": int, "dst": int}],
+      "guards":  [str, ...]            (optional: the message of each status word)
     }
 
 Every input and every output is named by exactly one buffer of its kind, with the same
 shape and dtype. A counter buffer (32-bit counts that the kernels find zero and leave
 zero: the last block of a split row to store its partial finishes the row) persists
-between calls: one per device and stream, zeroed once; a copy never writes one. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
+between calls: one per device and stream, zeroed once; a copy never writes one. A
+status buffer (at most one) holds a word per entry of ``guards``: a kernel sets a word
+to 1 when a gather of its reads at an index out of range, and the runtime reports the
+messages of the words a call set (then zeroes them); it persists like a counter. A CPU
+plan lists its ``guards`` too: their words are the LLVM module's ``kfuse_status``. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
 """
 
 from __future__ import annotations
@@ -44,17 +50,17 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from .. import dtypes
 from ..dtypes import DType
-from ..errors import ArtifactError, CallError
+from ..errors import ArtifactError, CallError, GuardError
 
 FORMAT = "kfuse-plan"
 VERSION = 1
 PLAN_FILE = "plan.json"
 TARGETS = ("cuda", "cpu")
-BUFFER_KINDS = ("input", "output", "temp", "const", "counter")
+BUFFER_KINDS = ("input", "output", "temp", "const", "counter", "status")
 SCALAR_TYPES = ("i32", "i64", "f32", "f64", "index")
 
 _KNOWN_KEYS = {"format", "version", "name", "target", "chip", "ptx", "inputs", "outputs",
-               "buffers", "steps"}
+               "buffers", "steps", "guards"}
 
 
 # --------------------------------------------------------------------------- records
@@ -87,8 +93,9 @@ class BufferSpec(_Sized):
     """One device buffer a step refers to: an input, an output, a per-call temporary,
     a constant (a tensor constant of the program, stored as .npy next to the plan
     and uploaded once per device) or a counter (i32 counts the kernels find zero
-    and leave zero; one per device and stream)."""
-    kind: str                       # "input", "output", "temp", "const", "counter"
+    and leave zero; one per device and stream) or the status words of the plan's
+    guards (i32, kept like counters)."""
+    kind: str                       # "input", "output", "temp", "const", "counter", "status"
     shape: Tuple[int, ...]
     dtype: DType
     index: Optional[int] = None     # index into plan.inputs / plan.outputs (None for temp)
@@ -245,12 +252,12 @@ def _buffer_spec(d, where: str, n_in: int, n_out: int) -> BufferSpec:
         if os.path.isabs(f) or ".." in f.replace("\\", "/").split("/"):
             _fail(f"{where}.file", f"must be a file name inside the plan directory, got {f!r}")
         return BufferSpec(kind, _shape(d, where), _dtype(d, where), None, f)
-    if kind == "counter":
+    if kind in ("counter", "status"):
         if "index" in d:
-            _fail(f"{where}.index", "a counter buffer has no index")
+            _fail(f"{where}.index", f"a {kind} buffer has no index")
         dt = _dtype(d, where)
         if dt.name != "i32":
-            _fail(f"{where}.dtype", f"a counter buffer holds i32 counts, got {dt.name}")
+            _fail(f"{where}.dtype", f"a {kind} buffer holds i32 words, got {dt.name}")
         return BufferSpec(kind, _shape(d, where), dt)
     if kind != "temp":
         index = _int(d, "index", where, lo=0)
@@ -312,8 +319,10 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
         for key, b in (("src", src), ("dst", dst)):
             if b >= n_buf:
                 _fail(f"{where}.{key}", f"buffer index {b} out of range: the plan has {n_buf} buffers")
-        if buffers[dst].kind in ("input", "const", "counter"):
-            _fail(f"{where}.dst", f"a copy must not write into an {buffers[dst].kind} buffer")
+        if buffers[dst].kind in ("input", "const", "counter", "status"):
+            kind = buffers[dst].kind
+            _fail(f"{where}.dst", f"a copy must not write into {'an' if kind[0] in 'aeiou' else 'a'} "
+                                  f"{kind} buffer")
         if buffers[dst].nbytes < buffers[src].nbytes:
             _fail(f"{where}.dst", f"buffer {dst} ({buffers[dst].nbytes} bytes) is smaller than "
                                   f"source buffer {src} ({buffers[src].nbytes} bytes)")
@@ -381,6 +390,7 @@ class LaunchPlan:
     chip: Optional[str] = None
     ptx: Optional[str] = None
     extra: dict = field(default_factory=dict)   # unknown top-level keys, kept verbatim
+    guards: Tuple[str, ...] = ()    # the message of each status word
     format: str = FORMAT
     version: int = VERSION
 
@@ -447,9 +457,21 @@ class LaunchPlan:
             if getattr(st, "programmatic", False) and (i == 0 or steps[i - 1].op != "launch"):
                 _fail(f"steps[{i}].programmatic", "a programmatic launch must directly "
                                                   "follow another launch")
+        guards = data.get("guards", [])
+        if not isinstance(guards, list) or not all(isinstance(g, str) and g for g in guards):
+            _fail("guards", f"expected a list of non-empty strings, got {guards!r}")
+        status = [i for i, b in enumerate(buffers) if b.kind == "status"]
+        if len(status) > 1:
+            _fail(f"buffers[{status[1]}]", "a plan has at most one status buffer")
+        if status and buffers[status[0]].shape != (len(guards),):
+            _fail(f"buffers[{status[0]}].shape",
+                  f"a status buffer holds a word per guard ({len(guards)}), got "
+                  f"{list(buffers[status[0]].shape)}")
+        if target == "cuda" and guards and not status:
+            _fail("guards", "a CUDA plan with guards needs a status buffer")
         extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
         return cls(name=name, target=target, inputs=inputs, outputs=outputs, buffers=buffers,
-                   steps=steps, chip=chip, ptx=ptx, extra=extra)
+                   steps=steps, chip=chip, ptx=ptx, extra=extra, guards=tuple(guards))
 
     def to_dict(self) -> dict:
         d = {"format": self.format, "version": self.version, "name": self.name,
@@ -462,6 +484,8 @@ class LaunchPlan:
         d["outputs"] = [s.to_json() for s in self.outputs]
         d["buffers"] = [b.to_json() for b in self.buffers]
         d["steps"] = [s.to_json() for s in self.steps]
+        if self.guards:
+            d["guards"] = list(self.guards)
         for k, v in self.extra.items():
             d.setdefault(k, v)
         return d
@@ -563,6 +587,18 @@ class LaunchPlan:
         if b.kind == "output":
             return f"output {self.outputs[b.index].name!r}"
         return f"{b.kind} buffer {index}"
+
+    def guard_error(self, words, when: str = "") -> Optional[GuardError]:
+        """The GuardError for the status words a call left (a sequence of ints, one
+        per guard), or None when none is set. `when` qualifies the call in the
+        message."""
+        failed = [g for g, w in zip(self.guards, words) if w]
+        if not failed:
+            return None
+        lines = "".join(f"\n  - {g}" for g in failed)
+        return GuardError(f"{self.name!r}{when} read a tensor at an index outside it, so "
+                          f"its outputs are not meaningful (the reads took an element "
+                          f"inside instead):{lines}", failed)
 
     # ---- argument checking, shared by every target
 

@@ -20,6 +20,9 @@ from ..errors import ArtifactError, CallError, CompileError
 from ..runtime.plan import LaunchPlan, describe_array
 
 LLVM_FILE = "program.llvm.mlir"
+# The function fusion-lower-guards adds for the CPU target: copies the guards'
+# status words into its argument and zeroes them.
+TAKE_STATUS = "kfuse_take_status"
 
 
 def _descriptor(arr: np.ndarray):
@@ -59,6 +62,8 @@ class CpuExecutable:
         self._entry = plan.extra.get("entry", plan.name)
         try:  # link now: a missing symbol is a compiler problem, not a call error
             self._engine.lookup(self._entry)
+            if plan.guards:
+                self._engine.lookup(TAKE_STATUS)
         except RuntimeError as e:
             raise CompileError(f"kfuse: the CPU program '{plan.name}' could not be "
                                f"linked: {e}") from None
@@ -97,6 +102,13 @@ class CpuExecutable:
             outs = [np.empty(s.shape, dtype=d) for s, d in zip(plan.outputs, np_out)]
         ptrs = [_descriptor(a) for a in host] + [_descriptor(o) for o in outs]
         self._engine.invoke(self._entry, *ptrs)
+        if plan.guards:
+            # (the words the program's guards set: taken, which zeroes them)
+            words = np.zeros(len(plan.guards), np.int32)
+            self._engine.invoke(TAKE_STATUS, _descriptor(words))
+            error = plan.guard_error(words)
+            if error is not None:
+                raise error
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 

@@ -1,0 +1,119 @@
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(fusion-lower-guards{take-function=kfuse_take_status})' \
+// RUN:   | FileCheck %s
+
+// fusion-lower-guards: each distinct guard message becomes a word of
+// @kfuse_status (its messages in kfuse.guards, in word order); a guard
+// becomes its value and a store of 1 into its word where its condition is
+// false (any lane of a vector), at the end of the guard's block. In a kernel (gpu.launch) the buffer is taken
+// on the host, before the launch, so that the kernel receives it as an
+// argument. take-function adds the function the CPU runtime calls to read
+// and zero the words.
+
+// Loops on the host (the CPU target): two guards with one message share
+// word 0, the third message gets word 1.
+// CHECK: memref.global @kfuse_status : memref<2xi32> = dense<0> {kfuse.guards = ["ids", "labels"]}
+// CHECK-LABEL: func.func @loops
+// CHECK: %[[S:.*]] = memref.get_global @kfuse_status : memref<2xi32>
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<8xf32>
+// CHECK: %[[T:.*]] = arith.constant true
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK:.*]], %[[T]] : i1
+// CHECK: %[[BAD2:.*]] = arith.xori %[[OK]], %{{.*}} : i1
+// CHECK: %[[BAD3:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// The stores of the words come last in the loop's body.
+// CHECK: memref.store %[[V]], %{{.*}}[%{{.*}}] : memref<16xf32>
+// CHECK: scf.if %[[BAD]] {
+// CHECK: %[[W0:.*]] = arith.constant 0 : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: memref.store %[[ONE]], %[[S]][%[[W0]]] : memref<2xi32>
+// CHECK: }
+// CHECK: scf.if %[[BAD2]] {
+// CHECK: arith.constant 0 : index
+// CHECK: scf.if %[[BAD3]] {
+// CHECK: %[[W1:.*]] = arith.constant 1 : index
+// CHECK: memref.store %{{.*}}, %[[S]][%[[W1]]] : memref<2xi32>
+// CHECK: }
+// CHECK-NEXT: }
+// CHECK-NOT: fusion.guard
+// CHECK: return
+// The reader: copies each word out and zeroes it.
+// CHECK-LABEL: func.func @kfuse_take_status(%{{.*}}: memref<2xi32>)
+// CHECK: memref.get_global @kfuse_status
+// CHECK-COUNT-2: memref.load
+// CHECK: return
+func.func @loops(%ids: memref<16xindex>, %t: memref<8xf32>, %ok2: i1, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %id = memref.load %ids[%i] : memref<16xindex>
+    %ok = arith.cmpi ult, %id, %c8 : index
+    %k = arith.select %ok, %id, %c0 : index
+    %v = memref.load %t[%k] : memref<8xf32>
+    %g = fusion.guard %v if %ok, "ids" : f32, i1
+    %h = fusion.guard %g if %ok, "ids" : f32, i1
+    %l = fusion.guard %h if %ok2, "labels" : f32, i1
+    memref.store %l, %out[%i] : memref<16xf32>
+  }
+  return
+}
+
+// -----
+
+// A kernel: the buffer is taken before the launch; a vector condition is
+// and-reduced first.
+// CHECK-LABEL: func.func @kernel
+// CHECK: %[[S:.*]] = memref.get_global @kfuse_status : memref<1xi32>
+// CHECK-NEXT: gpu.launch
+// CHECK: %[[ALL:.*]] = vector.reduction <and>, %{{.*}} : vector<4xi1> into i1
+// CHECK: %[[BAD:.*]] = arith.xori %[[ALL]]
+// CHECK: vector.store
+// CHECK: scf.if %[[BAD]]
+// CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<1xi32>
+// CHECK: gpu.terminator
+func.func @kernel(%v: vector<4xf32>, %ok: vector<4xi1>, %out: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %g = fusion.guard %v if %ok, "kernel" : vector<4xf32>, vector<4xi1>
+    vector.store %g, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A module without guards gets no status buffer and no reader.
+// CHECK-LABEL: func.func @none
+// CHECK-NOT: kfuse_status
+// CHECK-NOT: kfuse_take_status
+func.func @none(%x: f32) -> f32 {
+  return %x : f32
+}
+
+// -----
+
+// expected-error @+1 {{fusion-lower-guards: the module already has a symbol named @kfuse_status}}
+module {
+  memref.global @kfuse_status : memref<1xi32> = dense<0>
+  func.func @clash(%x: f32, %ok: i1) -> f32 {
+    %g = fusion.guard %x if %ok, "m" : f32, i1
+    return %g : f32
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @outlined(%x: f32, %ok: i1) kernel {
+      // expected-error @+1 {{fusion-lower-guards: a fusion.guard in an outlined kernel (run the pass before gpu-kernel-outlining)}}
+      %g = fusion.guard %x if %ok, "m" : f32, i1
+      gpu.return
+    }
+  }
+}
