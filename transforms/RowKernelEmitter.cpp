@@ -630,6 +630,10 @@ private:
     SmallVector<Value> laneCols;
   };
   llvm::DenseMap<Value, ShiftedChunk> shiftedChunks;
+  /// The phase being emitted: per chunk, its lanes inside the row (i1 or
+  /// vector<width x i1>; null: all of them), where lanes past the row end
+  /// are evaluated on padding. A fusion.guard holds in the others.
+  SmallVector<Value> liveChunks;
   /// Streaming mode's shifted loads, by (buffer, map, chunk column).
   llvm::DenseMap<std::tuple<void *, void *, void *>, Value> streamedLoads;
   /// Streaming mode, a block per row, over rows the trips do not divide
@@ -1613,13 +1617,23 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
           mapping.map(idx.getResult(), lanes);
         }
     }
+  // (the chunk's lanes inside the row: see liveChunks)
+  Value live = chunk >= 0 && chunk < int64_t(liveChunks.size())
+                   ? liveChunks[chunk]
+                   : Value();
+  if (!live && shifted && vec)
+    if (auto found = shiftedChunks.find(loopIdx.back());
+        found != shiftedChunks.end())
+      live = found->second.lanes;
+  if (live && !vec && isa<VectorType>(live.getType()))
+    live = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, live);
   Operation *failedOp = nullptr;
   auto results = kfuse::cloneBodyOnVectors(
       b, loc, *body, mapping, vec ? width : 1,
       [&](unsigned dim) {
         return std::make_pair(loopIdx[dim], dim == loopIdx.size() - 1);
       },
-      &failedOp);
+      &failedOp, live);
   if (failed(results))
     return failedOp->emitError()
            << "kfuse cannot generate code for '" << failedOp->getName()
@@ -2114,6 +2128,9 @@ LogicalResult RowKernel::emitRegisterPhases(
       if (shifted ? mayPass[k] : (k + 1) * t * width > numCols)
         chunkInside[k] = valid[k];
   llvm::scope_exit done([&] { chunkInside.clear(); });
+  // (guards hold in the lanes past the row: they read padding)
+  liveChunks.assign(shifted ? inRow : valid);
+  llvm::scope_exit noLanes([&] { liveChunks.clear(); });
   phaseBlock = kb.getInsertionBlock();
   sharedThread = colThread;
   Cache cache; // one for the kernel: phases share what they computed
@@ -3353,6 +3370,9 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
     llvm::append_range(idx, kfuse::delinearize(lb, loc, col, colShape));
     points.push_back(idx);
   }
+  // (guards hold in the lanes past the row: they read padding)
+  liveChunks.assign(shifted ? inRow : valid);
+  llvm::scope_exit noLanes([&] { liveChunks.clear(); });
   Cache cache; // one trip: every member shares what the others computed
   // Shifted chunks: every entry's loads first, in entry order, each under
   // its test, then the members' bodies, so that a trip's loads are in

@@ -1,6 +1,7 @@
 //===- Utils.cpp - helpers shared by kfuse passes -------------------------===//
 
 #include "transforms/Utils.h"
+#include "dialect/FusionOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -344,7 +345,8 @@ linalg::GenericOp kfuse::fillGeneric(OpBuilder &b, Location loc, Value scalar,
 static FailureOr<SmallVector<Value>>
 cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
                function_ref<Value(Value)> lookup,
-               function_ref<std::pair<Value, bool>(unsigned)> index) {
+               function_ref<std::pair<Value, bool>(unsigned)> index,
+               Value live) {
   auto vectorOf = [&](Type t) -> Type {
     return width == 1 ? t : VectorType::get({width}, t);
   };
@@ -389,6 +391,22 @@ cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
     return SmallVector<Value>{vector::FromElementsOp::create(
         b, loc, cast<VectorType>(vectorOf(gather.getType())), lanes)};
   }
+  if (auto guard = dyn_cast<kfuse::fusion::GuardOp>(op); guard && live) {
+    // (a lane the caller drops: its guard holds)
+    Value ok = lookup(guard.getOk());
+    Value keep = live;
+    if (isa<VectorType>(keep.getType()) && !isa<VectorType>(ok.getType()))
+      keep = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
+                                         keep);
+    else if (!isa<VectorType>(keep.getType()) && isa<VectorType>(ok.getType()))
+      keep = vector::BroadcastOp::create(b, loc, ok.getType(), keep);
+    Value ones = arith::ConstantOp::create(b, loc, b.getOneAttr(ok.getType()));
+    Value dropped = arith::XOrIOp::create(b, loc, keep, ones);
+    ok = arith::OrIOp::create(b, loc, ok, dropped);
+    Value value = lookup(guard.getValue());
+    return SmallVector<Value>{kfuse::fusion::GuardOp::create(
+        b, loc, value.getType(), ok, value, guard.getMessage())};
+  }
   if (!op.hasTrait<OpTrait::Elementwise>() || op.getNumRegions() != 0)
     return failure();
   OperationState state(loc, op.getName());
@@ -420,7 +438,7 @@ FailureOr<SmallVector<Value>>
 kfuse::cloneBodyOnVectors(OpBuilder &b, Location loc, Block &body,
                           IRMapping &mapping, int64_t width,
                           function_ref<std::pair<Value, bool>(unsigned)> index,
-                          Operation **failedOp) {
+                          Operation **failedOp, Value live) {
   auto lookup = [&](Value v) -> Value {
     if (Value mapped = mapping.lookupOrNull(v))
       return mapped;
@@ -434,7 +452,7 @@ kfuse::cloneBodyOnVectors(OpBuilder &b, Location loc, Block &body,
         llvm::all_of(op.getResults(),
                      [&](Value r) { return mapping.contains(r); }))
       continue; // (the caller's replacement)
-    auto cloned = cloneOnVectors(b, loc, op, width, lookup, index);
+    auto cloned = cloneOnVectors(b, loc, op, width, lookup, index, live);
     if (failed(cloned)) {
       *failedOp = &op;
       return failure();

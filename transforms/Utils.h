@@ -107,13 +107,16 @@ mlir::linalg::GenericOp fillGeneric(mlir::OpBuilder &b, mlir::Location loc,
 /// become splats; `linalg.index` of loop `d` becomes `index(d).first` (+
 /// 0..width-1 when `index(d).second`, the innermost loop). An op whose
 /// results `mapping` maps already is not cloned (the caller's replacement for
-/// a body value). Returns the yielded values, or failure with `*failedOp` set
-/// to an op that does not act element by element.
+/// a body value). `live` (i1, or vector<width x i1>: null where every lane
+/// is a point of the iteration space) marks the lanes the caller keeps: a
+/// fusion.guard holds in the others (their inputs are padding, their reads
+/// at indices from it meaningless). Returns the yielded values, or failure
+/// with `*failedOp` set to an op that does not act element by element.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Block &body,
     mlir::IRMapping &mapping, int64_t width,
     llvm::function_ref<std::pair<mlir::Value, bool>(unsigned)> index,
-    mlir::Operation **failedOp);
+    mlir::Operation **failedOp, mlir::Value live = mlir::Value());
 
 /// Row groups: how the loops of an elementwise op whose iteration space is
 /// the group's full space in another order map onto that space (`full`: the

@@ -144,3 +144,73 @@ def test_plan_guards_are_validated(embeddings):
                                        "dst": d["buffers"].index(status)}])
     with pytest.raises(ArtifactError, match="must not write into a status buffer"):
         LaunchPlan.from_json(bad)
+
+
+def _padded_lanes_program(width, offset):
+    """exp(table[ids - 1]) over rows of `width` ids (a slice from column `offset`),
+    its row sums and the rows divided by them: ids are 1-based, so a lane past the
+    row's end, evaluated on padding (id 0), would read at -1."""
+    wide = width + offset
+    return f'''
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @f(%all: tensor<4x{wide}xi64>, %table: tensor<100xf32>) -> (tensor<4xf32>, tensor<4x{width}xf32>) {{
+  %ids = tensor.extract_slice %all[0, {offset}] [4, {width}] [1, 1] : tensor<4x{wide}xi64> to tensor<4x{width}xi64>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4x{width}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %g = linalg.generic {{indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}}
+      ins(%ids : tensor<4x{width}xi64>) outs(%e2 : tensor<4x{width}xf32>) {{
+  ^bb0(%id: i64, %o: f32):
+    %c1 = arith.constant 1 : i64
+    %m = arith.subi %id, %c1 : i64
+    %i = arith.index_cast %m : i64 to index
+    %v = tensor.extract %table[%i] : tensor<100xf32>
+    %x = math.exp %v : f32
+    linalg.yield %x : f32
+  }} -> tensor<4x{width}xf32>
+  %r = linalg.generic {{indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%g : tensor<4x{width}xf32>) outs(%f : tensor<4xf32>) {{
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  }} -> tensor<4xf32>
+  %n = linalg.generic {{indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}}
+      ins(%g, %r : tensor<4x{width}xf32>, tensor<4xf32>) outs(%e2 : tensor<4x{width}xf32>) {{
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  }} -> tensor<4x{width}xf32>
+  return %r, %n : tensor<4xf32>, tensor<4x{width}xf32>
+}}
+'''
+
+
+@pytest.mark.parametrize("width,offset,opts", [
+    (1000, 0, {}),                       # ragged rows in registers
+    (1001, 1, {}),                       # rows shifted against the vectors
+    (37, 3, {}),
+    (1001, 1, {"row_chunks": 0}),        # streamed
+    (4099, 1, {"row_chunks": 0}),
+    (4099, 1, {"row_cluster": 4, "row_smem": 0}),   # a cluster's blocks
+])
+def test_lanes_past_the_row_do_not_trip_a_guard(width, offset, opts):
+    # A row kernel evaluates whole vectors: the lanes past a row's end (and, in
+    # a cluster, past a block's share) run the body on padding and are dropped.
+    # Their guards hold; a bad id in a row's first or last column still trips.
+    text = _padded_lanes_program(width, offset)
+    f = kfuse.compile(text, target="cuda", **opts)
+    rng = np.random.default_rng(width)
+    table = (rng.standard_normal(100) * 0.1).astype(np.float32)
+    ids = rng.integers(1, 101, size=(4, width + offset)).astype(np.int64)
+    ids[:, :offset] = 0                  # (outside the slice: never read)
+    sums, rows = f.emulate(ids, table)
+    want = np.exp(table[ids[:, offset:] - 1])
+    np.testing.assert_allclose(sums, want.sum(1), rtol=1e-5)
+    np.testing.assert_allclose(rows, want / want.sum(1, keepdims=True), rtol=1e-5, atol=1e-9)
+    for r, c in ((2, width + offset - 1), (1, offset)):
+        bad = ids.copy()
+        bad[r, c] = 0 if c == offset else 101
+        with pytest.raises(GuardError):
+            f.emulate(bad, table)
