@@ -1670,7 +1670,48 @@ struct CheckGenericsPass : kfuse::impl::CheckGenericsBase<CheckGenericsPass> {
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // dense_resource constants whose blob does not hold their elements (the
+    // parser takes them; translating to LLVM, or reading the data for the
+    // GPU, would find out late)
+    getOperation().walk([&](Operation *op) {
+      for (NamedAttribute named : op->getAttrs()) {
+        auto attr = dyn_cast<DenseResourceElementsAttr>(named.getValue());
+        if (!attr)
+          continue;
+        std::string reason = resourceSizeProblem(attr);
+        if (reason.empty())
+          continue;
+        op->emitError() << "kfuse: " << reason;
+        signalPassFailure();
+      }
+    });
+  }
+
+  /// Why `attr`'s blob cannot be its elements, or an empty string.
+  static std::string resourceSizeProblem(DenseResourceElementsAttr attr) {
+    ShapedType type = attr.getType();
+    DenseResourceElementsHandle handle = attr.getRawHandle();
+    std::string key = handle.getKey().str();
+    AsmResourceBlob *blob = handle.getBlob();
+    if (!blob)
+      return "the data of dense_resource<" + key + "> is not in the module";
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+      return "";
+    int64_t need = type.getNumElements() *
+                   ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    int64_t has = int64_t(blob->getData().size());
+    if (has == need)
+      return "";
+    return "dense_resource<" + key + "> holds " + std::to_string(has) +
+           " bytes, its type " +
+           [&] {
+             std::string t;
+             llvm::raw_string_ostream os(t);
+             os << type;
+             return t;
+           }() +
+           " needs " + std::to_string(need);
   }
 };
 

@@ -312,6 +312,11 @@ def CheckGenerics : Pass<"fusion-check-generics", "::mlir::func::FuncOp"> {
     come back uninitialized). Each result of an output map must be a loop
     of its own, or 0 in a dimension of size 1.
 
+    It also stops a `dense_resource` constant whose blob does not hold its
+    type's elements, or is missing from the module: the parser takes both,
+    and only LLVM's translation (CPU) or reading the data for the GPU would
+    find out.
+
     ```mlir
     // error: output #0 of this linalg.generic is written through
     // affine_map<(d0) -> (d0, 0)>, which reaches only part of tensor<8x4xf32> ...

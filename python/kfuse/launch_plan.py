@@ -136,6 +136,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
 
     guards = guard_messages(module)
     status: Set[int] = set()
+    blobs: Dict[str, bytes] = {}   # (the dense_resource blobs, read once)
     steps = []
     traffic: List[List[Tuple[int, int, int]]] = []
     part_of = set()  # views of part of a buffer (memref.subview)
@@ -174,7 +175,7 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             buffers.append(BufferSpec("status", shape, dt))
         elif kind == "memref.get_global":
             global_name = ir.FlatSymbolRefAttr(op.operation.attributes["name"]).value
-            data = _global_data(module, global_name)
+            data = _global_data(module, global_name, blobs)
             file = f"const{len(constants)}.npy"
             constants[file] = data
             shape, dt = _memref_spec(op.result.type)
@@ -248,8 +249,9 @@ def guard_messages(module: ir.Module) -> List[str]:
     return []
 
 
-def _global_data(module: ir.Module, name: str) -> "np.ndarray":
-    """The initial value of memref.global @name as a numpy array."""
+def _global_data(module: ir.Module, name: str, blobs: Dict[str, bytes]) -> "np.ndarray":
+    """The initial value of memref.global @name as a numpy array (`blobs`: the
+    module's dense_resource blobs, filled at the first constant that needs them)."""
     for op in module.body.operations:
         if op.operation.name == "memref.global" and \
                 ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
@@ -264,7 +266,7 @@ def _global_data(module: ir.Module, name: str) -> "np.ndarray":
                                          f"constant @{name} on the CUDA target yet")
             text = str(attr)
             if text.startswith("dense_resource<"):
-                return _resource_data(module, text, name, shape, np_dt)
+                return _resource_data(module, text, name, shape, np_dt, blobs)
             if not isinstance(attr, ir.DenseElementsAttr):
                 raise UnsupportedOpError(f"kfuse: constant @{name} has an initial value "
                                          f"kfuse cannot read ({text[:60]})")
@@ -276,13 +278,17 @@ def _global_data(module: ir.Module, name: str) -> "np.ndarray":
     raise CompileError(f"kfuse: memref.global @{name} not found (internal error)")
 
 
-def _resource_data(module: ir.Module, attr_text: str, name: str, shape, np_dt):
+def _resource_data(module: ir.Module, attr_text: str, name: str, shape, np_dt,
+                   blobs: Dict[str, bytes]):
     """Data of a `dense_resource<key>` constant: the blob in the module's
     `dialect_resources` section (4 bytes of alignment, then the elements)."""
     import re
     from .pipeline import resource_blobs
     key = re.match(r"dense_resource<([^>]+)>", attr_text).group(1).strip('"')
-    blob = resource_blobs(module).get(key)
+    if not blobs:
+        # (printing the module is what reading a blob costs: once a plan)
+        blobs.update(resource_blobs(module))
+    blob = blobs.get(key)
     if blob is None:
         raise UnsupportedOpError(f"kfuse: the data of constant @{name} "
                                  f"(dense_resource<{key}>) is not in the module")

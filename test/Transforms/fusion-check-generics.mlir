@@ -131,3 +131,47 @@ func.func @reduces_nothing(%ids: tensor<3x40xi64>, %t: tensor<100x64xf32>, %e: t
   } -> tensor<3x40x64xf32>
   return %y : tensor<3x40x64xf32>
 }
+
+// -----
+
+// A dense_resource constant whose blob does not hold its elements: 12 bytes
+// (past the 4 of alignment) for 4 floats. The parser takes it; LLVM's
+// translation or the GPU's constant upload would refuse it late.
+func.func @short_blob() -> tensor<4xf32> {
+  // expected-error @+1 {{kfuse: dense_resource<short> holds 12 bytes, its type tensor<4xf32> needs 16}}
+  %c = arith.constant dense_resource<short> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      short: "0x040000000000803F0000004000004040"
+    }
+  }
+#-}
+
+// -----
+
+// A dense_resource whose blob is not in the module at all.
+func.func @missing_blob() -> tensor<2xf32> {
+  // expected-error @+1 {{kfuse: the data of dense_resource<absent> is not in the module}}
+  %c = arith.constant dense_resource<absent> : tensor<2xf32>
+  return %c : tensor<2xf32>
+}
+
+// -----
+
+// A blob of the right size passes.
+// CHECK-LABEL: func.func @whole_blob
+// CHECK: arith.constant dense_resource<whole> : tensor<3xf32>
+func.func @whole_blob() -> tensor<3xf32> {
+  %c = arith.constant dense_resource<whole> : tensor<3xf32>
+  return %c : tensor<3xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      whole: "0x040000000000803F0000004000004040"
+    }
+  }
+#-}
