@@ -207,6 +207,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
             holder["report"].launches = report_mod.launch_lines(
                 holder["plan"], ptx, holder["report"].groups)
             holder["report"].set_launch_traffic(holder["plan"], holder["traffic"])
+            holder["report"].guards = list(holder["plan"].guards)
             return CompiledProgram(name, options, stages, holder["report"], holder["plan"],
                                    ptx=ptx, constants=holder["constants"])
         plan = LaunchPlan(
@@ -217,6 +218,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
                            for i, s in enumerate(outputs)]),
             steps=(), extra={"llvm": "program.llvm.mlir", "entry": name},
             guards=tuple(holder.get("guards", ())))
+        holder["report"].guards = list(plan.guards)
         return CompiledProgram(name, options, stages, holder["report"], plan,
                                llvm=stages["target"])
 

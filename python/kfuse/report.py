@@ -322,6 +322,9 @@ class FusionReport:
     # read again included (see set_launch_traffic)
     launch_traffic: List[Tuple[int, int]] = field(default_factory=list)
     launched: Optional[Traffic] = None
+    # gathers whose indices come from the data: each checked when the program
+    # runs (plan.guards; a GuardError names the ones an index failed)
+    guards: List[str] = field(default_factory=list)
 
     def set_launch_traffic(self, plan, traffic) -> None:
         """Records each launch's bytes. `traffic` (from build_plan) holds,
@@ -399,6 +402,8 @@ class FusionReport:
                 lines.append(f"    - {d}")
         for op in self.unfused_ops:
             lines.append(f"  not fused: {op}")
+        for g in self.guards:
+            lines.append(f"  checked when run: {g}")
         for k, text in enumerate(self.launches):
             if k < len(self.launch_traffic):
                 r, w = self.launch_traffic[k]

@@ -43,8 +43,13 @@ def test_guards_are_the_data_dependent_gathers(embeddings):
     idx = cuda.plan.buffers.index(status)
     assert any(any(getattr(a, "buffer", None) == idx for a in st.args)
                for st in cuda.plan.steps)
-    # (the status words are not the program's traffic)
+    # (the status words are not the program's traffic); the report lists
+    # what is checked when the program runs
     assert f"{cuda.report}".count("status") == 0
+    for f in (cpu, cuda):
+        assert f.report.guards == list(f.plan.guards)
+        assert [ln for ln in str(f.report).splitlines() if "checked when run" in ln] == \
+            [f"  checked when run: {g}" for g in f.plan.guards]
 
 
 @pytest.mark.parametrize("bad", [100, -1, 10**9])
