@@ -569,6 +569,20 @@ def WidenBoolResults : Pass<"fusion-widen-bool-results", "::mlir::func::FuncOp">
                            "::mlir::arith::ArithDialect"];
 }
 
+def SaturateConversions : Pass<"fusion-saturate-conversions", "::mlir::func::FuncOp"> {
+  let summary = "Float-to-integer conversions saturate (NaN gives 0) on every target";
+  let description = [{
+    `arith.fptosi` and `arith.fptoui` of a value the integer type cannot
+    hold (an infinity, 1e10 to i32, a negative value to unsigned) or of NaN
+    are poison upstream: the CPU's instruction returns the most negative
+    integer, a GPU's `cvt.rzi` saturates, and LLVM may fold either way, so
+    the two targets disagreed. Each becomes a conversion of a value that is
+    in range (0 where it is not) and selects that give the type's largest
+    value at or above its range, its smallest below, and 0 for NaN: what
+    PTX's `cvt.rzi` does, on both targets.
+  }];
+}
+
 def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
   let summary = "Chooses how freely floating-point arithmetic may be rewritten";
   let description = [{

@@ -345,7 +345,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
   addPipeline(
       pm,
       llvm::formatv(
-          "func.func(fusion-set-numerics{{mode={6}},fusion-fuse-group-bodies),"
+          "func.func(fusion-set-numerics{{mode={6}},"
+          "fusion-saturate-conversions,fusion-fuse-group-bodies),"
           "fusion-select-strategy{{chip={0} sm-count={1} threads={2} "
           "unroll={3} blocks-per-sm={4}},"
           "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
@@ -398,7 +399,8 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
 void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
   addPipeline(pm,
               "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
-                  "},fusion-fuse-group-bodies,fusion-inline-groups,"
+                  "},fusion-saturate-conversions,fusion-fuse-group-bodies,"
+                  "fusion-inline-groups,"
                   "fusion-cpu-compensated-sums,fusion-bufferization-boundary)," +
                   kBufferize +
                   ",buffer-deallocation-pipeline,"

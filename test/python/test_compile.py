@@ -1037,3 +1037,42 @@ def test_report_baseline_reads_accumulators():
     p.output(kb.exp(x), name="y")
     g = kfuse.compile(p, target="cpu")
     assert g.report.before.bytes_read == 1024 * 4, str(g.report)
+
+
+def test_float_to_int_conversions_saturate_on_both_targets():
+    # fptosi / fptoui out of range or of NaN: upstream poison (the CPU gave the
+    # most negative integer, a GPU's cvt saturates). kfuse saturates on both
+    # targets, NaN giving 0 (fusion-saturate-conversions), f16 infinities too.
+    conv = lambda src, dst, op: f'''  %{dst}{src} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel"]}} ins(%x{src} : tensor<12x{src}>) outs(%e{dst} : tensor<12x{dst}>) {{
+  ^bb0(%v: {src}, %o: {dst}):
+    %r = arith.{op} %v : {src} to {dst}
+    linalg.yield %r : {dst}
+  }} -> tensor<12x{dst}>
+'''
+    text = ("#id = affine_map<(d0) -> (d0)>\n"
+            "func.func @f(%xf32: tensor<12xf32>, %xf16: tensor<12xf16>) -> "
+            "(tensor<12xi32>, tensor<12xi8>, tensor<12xi32>, tensor<12xi32>) {\n"
+            "  %ei32 = tensor.empty() : tensor<12xi32>\n  %ei8 = tensor.empty() : tensor<12xi8>\n"
+            + conv("f32", "i32", "fptosi").replace("%i32f32", "%a")
+            + conv("f32", "i8", "fptosi").replace("%i8f32", "%b")
+            + conv("f32", "i32", "fptoui").replace("%i32f32", "%c")
+            + conv("f16", "i32", "fptosi").replace("%i32f16", "%d")
+            + "  return %a, %b, %c, %d : tensor<12xi32>, tensor<12xi8>, tensor<12xi32>, "
+              "tensor<12xi32>\n}\n")
+    x = np.array([np.inf, -np.inf, np.nan, 3e9, -3e9, 2.7, -2.7, 127.9, 128.0, -128.9,
+                  -129.0, 4.5e9], np.float32)
+    with np.errstate(over="ignore"):
+        h = x.astype(np.float16)       # (3e9 and 4.5e9 become inf)
+    i32, i8 = np.iinfo(np.int32), np.iinfo(np.int8)
+    want_i32 = [i32.max, i32.min, 0, i32.max, i32.min, 2, -2, 127, 128, -128, -129, i32.max]
+    want_i8 = [127, -128, 0, 127, -128, 2, -2, 127, 127, -128, -128, 127]
+    want_u32 = np.array([2**32 - 1, 0, 0, 3_000_000_000, 0, 2, 0, 127, 128, 0, 0, 2**32 - 1],
+                        np.uint64).astype(np.uint32).view(np.int32)
+    want_h = [i32.max, i32.min, 0, i32.max, i32.min, 2, -2, 127, 128, -128, -129, i32.max]
+    cpu = kfuse.compile(text, target="cpu")(x, h)
+    cuda = kfuse.compile(text, target="cuda").emulate(x, h)
+    for got in (cpu, cuda):
+        np.testing.assert_array_equal(got[0], want_i32)
+        np.testing.assert_array_equal(got[1], want_i8)
+        np.testing.assert_array_equal(got[2].view(np.int32), want_u32)
+        np.testing.assert_array_equal(got[3], want_h)
