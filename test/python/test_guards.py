@@ -125,6 +125,8 @@ def test_saved_programs_keep_their_guards(embeddings, tmp_path):
     ids[0, 0] = 100
     with pytest.raises(GuardError):
         loaded(ids, data["in1"])
+    loaded.check_guards()                # (the CPU's calls check themselves)
+    cpu.check_guards()
 
 
 def test_plan_guards_are_validated(embeddings):

@@ -72,6 +72,10 @@ class CpuExecutable:
     def name(self) -> str:
         return self.plan.name
 
+    def check_guards(self, stream=None) -> None:
+        """Nothing to wait for: each call on the CPU reports its own bad indices
+        (GuardError) before it returns. (The CUDA executable's waits for a stream.)"""
+
     def _host(self, a, spec, role):
         if not isinstance(a, np.ndarray):
             if hasattr(a, "__array__") and not hasattr(a, "__cuda_array_interface__"):
