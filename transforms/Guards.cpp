@@ -156,7 +156,7 @@ struct GuardGathersPass
     OpBuilder b(extract);
     Value ok;
     SmallVector<Value> at(extract.getIndices());
-    SmallVector<int64_t> outside; // (dimensions checked)
+    SmallVector<int64_t> outside; // (the dimensions checked)
     bool empty = false;
     for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
       int64_t n = type.getDimSize(d);
@@ -171,8 +171,8 @@ struct GuardGathersPass
       }
       Value size;
       if (ShapedType::isDynamic(n)) {
-        OpBuilder outside(g);
-        size = tensor::DimOp::create(outside, loc, extract.getTensor(), d);
+        OpBuilder beforeGeneric(g); // (the size, outside the body)
+        size = tensor::DimOp::create(beforeGeneric, loc, extract.getTensor(), d);
       } else {
         size = arith::ConstantIndexOp::create(b, loc, n);
       }

@@ -132,3 +132,25 @@ func.func @empty_table(%ids: tensor<4xindex>, %t: tensor<0x4xf32>) -> tensor<4xf
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A table of dynamic size: its size is taken (tensor.dim) before the generic.
+// CHECK-LABEL: func.func @dynamic_table
+// CHECK-SAME: (%{{.*}}: tensor<4xindex>, %[[T:.*]]: tensor<?xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[T]], %{{.*}} : tensor<?xf32>
+// CHECK: linalg.generic
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK: fusion.guard %{{.*}} if %[[OK]], "index out of range in a gather from input #1 (tensor<?xf32>): dimension 0 (dynamic size)
+func.func @dynamic_table(%ids: tensor<4xindex>, %t: tensor<?xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%ids : tensor<4xindex>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = tensor.extract %t[%i] : tensor<?xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
