@@ -1617,11 +1617,13 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
           mapping.map(idx.getResult(), lanes);
         }
     }
-  // (the chunk's lanes inside the row: see liveChunks)
-  Value live = chunk >= 0 && chunk < int64_t(liveChunks.size())
+  // (the chunk's lanes inside the row, for the body's guards: see
+  // liveChunks)
+  bool guarded = !body->getOps<kfuse::fusion::GuardOp>().empty();
+  Value live = guarded && chunk >= 0 && chunk < int64_t(liveChunks.size())
                    ? liveChunks[chunk]
                    : Value();
-  if (!live && shifted && vec)
+  if (guarded && !live && shifted && vec)
     if (auto found = shiftedChunks.find(loopIdx.back());
         found != shiftedChunks.end())
       live = found->second.lanes;
