@@ -18,6 +18,8 @@
 
 #include "llvm/ADT/MapVector.h"
 
+#include <functional>
+
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -550,6 +552,252 @@ static Value rootBuffer(Value v) {
   return v;
 }
 
+/// One generic of an ordered kernel (see emitOrderedKernel) as a launch of
+/// its own, in its place: a thread per point of its parallel loops, which
+/// loads the point's outputs as accumulators, runs its reduction loops
+/// nested in loop order (as the CPU target's loops do), and stores them.
+/// With `fill` (a fill of its first output just before it), the first
+/// accumulator starts at the fill's value instead, and the fill is erased.
+static LogicalResult emitOrderedGeneric(linalg::GenericOp g,
+                                        StringRef kernelName,
+                                        linalg::GenericOp fill = {}) {
+  Location loc = g.getLoc();
+  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  if (llvm::any_of(loops, ShapedType::isDynamic))
+    return g.emitError("fusion-generic-to-gpu: dynamic loop ranges are not "
+                       "supported");
+  SmallVector<unsigned> parallel, reduced;
+  for (auto [d, it] : llvm::enumerate(g.getIteratorTypesArray()))
+    (it == utils::IteratorType::parallel ? parallel : reduced).push_back(d);
+  for (OpOperand &init : g.getDpsInitsMutable()) {
+    AffineMap map = g.getMatchingIndexingMap(&init);
+    for (unsigned d : reduced)
+      if (map.isFunctionOfDim(d))
+        return g.emitError()
+               << "fusion-generic-to-gpu: output #"
+               << init.getOperandNumber() - g.getNumDpsInputs()
+               << " of kernel '" << kernelName
+               << "' is indexed by reduction loop d" << d;
+  }
+  for (Value v : g->getOperands())
+    if (auto type = dyn_cast<MemRefType>(v.getType());
+        !type || !type.hasStaticShape())
+      return g.emitError() << "fusion-generic-to-gpu: operands must be "
+                              "memrefs of static shape, got "
+                           << v.getType();
+  int64_t total = 1;
+  SmallVector<int64_t> extents;
+  for (unsigned d : parallel) {
+    extents.push_back(loops[d]);
+    total *= loops[d];
+  }
+  OpBuilder b(g);
+  if (total == 0) { // (no point: nothing to write)
+    g.erase();
+    return success();
+  }
+  int64_t threads = total >= 256 ? 256 : llvm::alignTo(total, 32);
+  int64_t blocks = llvm::divideCeil(total, threads);
+  if (blocks > (int64_t(1) << 31) - 1)
+    return g.emitError("fusion-generic-to-gpu: an ordered kernel of more "
+                       "blocks than a grid holds");
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads, kernelName);
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  Value linear = arith::AddIOp::create(
+      kb, loc,
+      arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
+                            cIdx(kb, threads)),
+      launch.getThreadIds().x);
+  auto inRange = scf::IfOp::create(
+      kb, loc,
+      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, linear,
+                            cIdx(kb, total)),
+      /*withElseRegion=*/false);
+  gpu::TerminatorOp::create(kb, loc);
+  OpBuilder tb = OpBuilder::atBlockBegin(inRange.thenBlock());
+  SmallVector<Value> dims(loops.size());
+  for (auto [d, v] :
+       llvm::zip(parallel, kfuse::delinearize(tb, loc, linear, extents)))
+    dims[d] = v;
+  auto indicesOf = [&](OpBuilder &bb, AffineMap map) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(affine::expandAffineExpr(bb, loc, e, dims, {}));
+    return indices;
+  };
+  Block *body = g.getBody();
+  unsigned numInputs = g.getNumDpsInputs();
+  // The accumulators: every output of a reduction, and the outputs an
+  // elementwise body reads.
+  SmallVector<Value> accs;
+  for (OpOperand &init : g.getDpsInitsMutable()) {
+    BlockArgument arg = body->getArgument(init.getOperandNumber());
+    if (fill && init.getOperandNumber() == numInputs) {
+      // (the fill's body at the element's indices: its loops are the
+      // buffer's dimensions)
+      SmallVector<Value> at = indicesOf(tb, g.getMatchingIndexingMap(&init));
+      IRMapping mapping;
+      for (OpOperand *in : fill.getDpsInputOperands())
+        mapping.map(fill.getBody()->getArgument(in->getOperandNumber()),
+                    in->get());
+      Operation *failedOp = nullptr;
+      auto value = cloneBodyOnVectors(
+          tb, loc, *fill.getBody(), mapping, /*width=*/1,
+          [&](unsigned d) { return std::make_pair(at[d], false); },
+          &failedOp);
+      if (failed(value)) {
+        launch.erase();
+        return failedOp->emitError()
+               << "fusion-generic-to-gpu: cannot evaluate '"
+               << failedOp->getName() << "' in the fill of kernel '"
+               << kernelName << "'";
+      }
+      accs.push_back(value->front());
+      continue;
+    }
+    accs.push_back(
+        !reduced.empty() || !arg.use_empty()
+            ? memref::LoadOp::create(tb, loc, init.get(),
+                                     indicesOf(tb, g.getMatchingIndexingMap(
+                                                       &init)))
+                  .getResult()
+            : Value());
+  }
+  auto evaluate = [&](OpBuilder &bb,
+                      ValueRange carried) -> FailureOr<SmallVector<Value>> {
+    IRMapping mapping;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      BlockArgument arg = body->getArgument(in->getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      mapping.map(arg, isa<MemRefType>(in->get().getType())
+                           ? memref::LoadOp::create(
+                                 bb, loc, in->get(),
+                                 indicesOf(bb, g.getMatchingIndexingMap(in)))
+                                 .getResult()
+                           : in->get());
+    }
+    for (auto [k, acc] : llvm::enumerate(carried))
+      if (acc)
+        mapping.map(body->getArgument(numInputs + k), acc);
+    Operation *failedOp = nullptr;
+    auto results = cloneBodyOnVectors(
+        bb, loc, *body, mapping, /*width=*/1,
+        [&](unsigned d) { return std::make_pair(dims[d], false); },
+        &failedOp);
+    if (failed(results))
+      return failedOp->emitError()
+             << "fusion-generic-to-gpu: cannot evaluate '"
+             << failedOp->getName() << "' in the body of kernel '"
+             << kernelName << "'";
+    return *results;
+  };
+  // The reduction loops, outermost first, each carrying the accumulators.
+  std::function<FailureOr<SmallVector<Value>>(OpBuilder &, unsigned,
+                                              ValueRange)>
+      nest = [&](OpBuilder &bb, unsigned level,
+                 ValueRange carried) -> FailureOr<SmallVector<Value>> {
+    if (level == reduced.size())
+      return evaluate(bb, carried);
+    auto loop = scf::ForOp::create(bb, loc, cIdx(bb, 0),
+                                   cIdx(bb, loops[reduced[level]]),
+                                   cIdx(bb, 1), carried);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    dims[reduced[level]] = loop.getInductionVar();
+    FailureOr<SmallVector<Value>> inner =
+        nest(lb, level + 1, loop.getRegionIterArgs());
+    if (failed(inner))
+      return failure();
+    scf::YieldOp::create(lb, loc, *inner);
+    return SmallVector<Value>(loop.getResults());
+  };
+  FailureOr<SmallVector<Value>> results = nest(tb, 0, accs);
+  if (failed(results)) {
+    launch.erase();
+    return failure();
+  }
+  for (auto [init, v] : llvm::zip(g.getDpsInitsMutable(), *results))
+    memref::StoreOp::create(tb, loc, v, init.get(),
+                            indicesOf(tb, g.getMatchingIndexingMap(&init)));
+  g.erase();
+  if (fill)
+    fill.erase();
+  return success();
+}
+
+/// True when `fill`, a fill of a whole buffer, only initializes the
+/// accumulators of reduction `g`, later in the same block: `g` writes every
+/// element of that buffer (fusion-check-generics) and nothing between the
+/// two touches it, so `g` may start from the fill's values without it.
+static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g) {
+  // (a fill: every loop parallel, no buffer read, the output not read)
+  Block *body = fill.getBody();
+  if (fill.getNumLoops() != fill.getNumParallelLoops() ||
+      llvm::any_of(fill.getDpsInputs(),
+                   [](Value v) { return isa<ShapedType>(v.getType()); }) ||
+      !body->getArguments().back().use_empty() ||
+      llvm::any_of(body->without_terminator(),
+                   [](Operation &op) { return !isMemoryEffectFree(&op); }) ||
+      fill.getNumDpsInits() != 1 || g.getNumReductionLoops() == 0 ||
+      g.getNumDpsInits() < 1 || fill->getBlock() != g->getBlock() ||
+      !fill->isBeforeInBlock(g) ||
+      fill.getDpsInitOperand(0)->get() != g.getDpsInitOperand(0)->get() ||
+      !fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Value buffer = rootBuffer(fill.getDpsInitOperand(0)->get());
+  auto touches = [&](Operation *op) {
+    return llvm::any_of(op->getOperands(),
+                        [&](Value v) { return rootBuffer(v) == buffer; });
+  };
+  // (g reads it only as its accumulator)
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (rootBuffer(in->get()) == buffer)
+      return false;
+  for (Operation *op = fill->getNextNode(); op != g; op = op->getNextNode()) {
+    if (isMemoryEffectFree(op) ||
+        hasSingleEffect<MemoryEffects::Allocate>(op))
+      continue;
+    if (!isa<linalg::GenericOp>(op) || touches(op))
+      return false;
+  }
+  return true;
+}
+
+/// An ordered kernel: a group with a reduction the row kernels cannot split
+/// across threads, its body not `acc = acc op f(inputs)` with an
+/// associative op (`acc = x - acc`, a Horner step `acc = acc * t + x`).
+/// Each generic runs as a launch of its own, in program order, with a
+/// thread per element it writes and its reductions in order: the results
+/// the CPU target gives, without the fusion (intermediates of the group go
+/// through memory).
+static LogicalResult
+emitOrderedKernel(ArrayRef<linalg::GenericOp> generics) {
+  // Each fill that only starts a later reduction's accumulators is that
+  // reduction's start, not a launch.
+  llvm::DenseMap<Operation *, linalg::GenericOp> fillOf;
+  llvm::SmallPtrSet<Operation *, 4> folded;
+  for (auto [i, fill] : llvm::enumerate(generics))
+    for (linalg::GenericOp g : generics.drop_front(i + 1))
+      if (!fillOf.count(g) && onlyInitializes(fill, g)) {
+        fillOf[g] = fill;
+        folded.insert(fill);
+        break;
+      }
+  unsigned launches = 0;
+  for (linalg::GenericOp g : generics) {
+    if (folded.contains(g))
+      continue;
+    std::string name =
+        (kernelNameOf(g) + "_ordered" + Twine(launches++)).str();
+    if (failed(emitOrderedGeneric(g, name, fillOf.lookup(g))))
+      return failure();
+  }
+  return success();
+}
+
 /// Whether a reduction group's generics finish what `rows` stored: none
 /// has parallel loops (a full reduction to a scalar, and arithmetic on
 /// scalars), and one reads a buffer `rows` uses (the mean of a row
@@ -672,6 +920,12 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     // block, in a block of its threads.
     gpu::LaunchOp previous;
     for (auto &[name, generics] : kernels) {
+      if (!llvm::all_of(generics, reducesInParallel)) {
+        if (failed(emitOrderedKernel(generics)))
+          return signalPassFailure();
+        previous = gpu::LaunchOp();
+        continue;
+      }
       bool rows = llvm::any_of(generics, [](linalg::GenericOp g) {
         return g.getNumReductionLoops() > 0;
       });

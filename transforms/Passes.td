@@ -280,6 +280,36 @@ def DropBodyAsserts : Pass<"fusion-drop-body-asserts", "::mlir::func::FuncOp"> {
   }];
 }
 
+def AssociativeCombiners : Pass<"fusion-associative-combiners", "::mlir::func::FuncOp"> {
+  let summary = "Writes reduction steps that are associative as their combining op";
+  let description = [{
+    A reduction runs across GPU threads only when its body is
+    `acc = acc op f(inputs)` with an associative `op` (add, mul, max, min,
+    and, or, xor); other bodies run in order, a thread per result
+    (fusion-generic-to-gpu's ordered kernels). Two steps are associative
+    ops in disguise, and become them:
+
+    - `acc - f` is `acc + (-f)`: `arith.subf` becomes `arith.addf` of
+      `arith.negf` (the same value, bit for bit, with the same fast-math
+      flags), `arith.subi` becomes `arith.addi` of `0 - f` (wrapping);
+    - on integers, `select(cmpi pred(acc, f), acc, f)` (either operand
+      order, either branch) is `maxsi`, `minsi`, `maxui` or `minui`.
+
+    ```mlir
+    ^bb0(%in: f32, %acc: f32):
+      %d = arith.subf %acc, %in : f32      // becomes
+      linalg.yield %d : f32                // %n = arith.negf %in
+                                           // %d = arith.addf %acc, %n
+    ```
+
+    The floating-point select (`acc > f ? acc : f`) is left alone: with
+    NaNs it depends on the order, as neither `maximumf` nor `maxnumf` does.
+    So is `f - acc` (an alternating sum). Sums are then reassociated, as
+    every parallel reduction is.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def CheckGenerics : Pass<"fusion-check-generics", "::mlir::func::FuncOp"> {
   let summary = "Rejects generics that kfuse would run other than as written";
   let description = [{

@@ -231,7 +231,9 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // indices when only the maximum is used); reductions take their parallel
   // loops first (fusion-reductions-last: torch-mlir's sums over dim 0 have
   // the reduced loop first); argmax/argmin generics become
-  // one-result reductions (fusion-split-arg-reductions);
+  // one-result reductions (fusion-split-arg-reductions); reduction steps
+  // that are associative ops in disguise (`acc - x`, an integer
+  // compare-and-select) become those ops (fusion-associative-combiners);
   // reshapes move above elementwise producers to the inputs, and collapses
   // below the broadcasts and reductions reading them (fusion-hoist-reshapes);
   // copies (transposes, broadcasts, slices) fold into their readers' maps
@@ -252,6 +254,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       "canonicalize,func.func(linalg-generalize-named-ops,"
       "fusion-pad-to-generic,fusion-drop-body-asserts,fusion-drop-dead-results,"
       "fusion-reductions-last,fusion-split-arg-reductions,"
+      "fusion-associative-combiners,"
       "linalg-fold-unit-extent-dims,fusion-normalize-views,"
       "fusion-merge-nested-reductions,"
       "fusion-reductions-last,fusion-guard-gathers),canonicalize,cse");

@@ -6422,6 +6422,10 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
   return kfuse::emitRowKernel(later, name, options);
 }
 
+bool kfuse::reducesInParallel(linalg::GenericOp g) {
+  return g.getNumReductionLoops() == 0 || findCombiner(g).has_value();
+}
+
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName,
                                    const RowKernelOptions &options) {

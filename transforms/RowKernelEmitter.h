@@ -104,6 +104,13 @@ mlir::LogicalResult
 emitRowKernel(llvm::ArrayRef<mlir::linalg::GenericOp> generics,
               llvm::StringRef kernelName, const RowKernelOptions &options);
 
+/// True when `g` reduces nothing, or reduces with a combiner the row
+/// kernels can split across threads (`acc = acc op f(inputs)`, `op`
+/// associative: add, mul, max, min, and, or, xor). Other reductions
+/// (`acc = x - acc`, a Horner step) run in order: fusion-generic-to-gpu's
+/// ordered kernels.
+bool reducesInParallel(mlir::linalg::GenericOp g);
+
 /// Runs the single-block kernel `fin` (one block, of part's threads; a full
 /// reduction of what part's blocks store, such as the mean of a row
 /// kernel's losses) in the last of part's blocks to finish, counted on an

@@ -22,6 +22,7 @@ again (a long row's sum, then its scaled store)."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -415,13 +416,15 @@ class FusionReport:
 def _finished_in(plan, groups: Sequence[GroupReport]) -> Dict[str, List[str]]:
     """Launch -> the groups its last block runs (a reduction group without a
     launch of its own, after the launch before it)."""
-    launched = {step.kernel for step in plan.steps if step.op == "launch"}
+    launches = [step.kernel for step in plan.steps if step.op == "launch"]
     finished_in: Dict[str, List[str]] = {}
     last = None
     for g in groups:
-        kernel = f"{plan.name}_{g.name}"
-        if kernel in launched:
-            last = kernel
+        # (a group's launches: its own kernel, or kernels named after it,
+        # such as g0_ordered0 or g0_columns_partial)
+        own = [k for k in launches if _group_of(plan, k) == g.name]
+        if own:
+            last = own[-1]
         elif last is not None and g.kind == "reduction":
             finished_in.setdefault(last, []).append(g.name)
     return finished_in
@@ -468,6 +471,9 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
             text += ", the last block to count for its rows finishes them"
         for g in finishes:
             text += f", then its last block to end runs group {g}"
+        if re.fullmatch(r".*_ordered\d+", step.kernel):
+            text += (", in order: a thread per element it writes (its group "
+                     "reduces with a step that is not an associative op)")
         lines.append(text)
     return lines
 

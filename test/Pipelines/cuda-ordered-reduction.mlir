@@ -1,0 +1,113 @@
+// Reductions whose step is not an associative op, through the CUDA
+// pipelines. Row kernels split a reduction across threads and combine
+// their partials, which needs `acc = acc op f(inputs)` with an associative
+// op. An alternating sum (acc' = x - acc) and a Horner step
+// (acc' = acc * t + x) are not: their groups become ordered kernels, each
+// generic a launch of its own with a thread per element it writes and its
+// reduction loops in order, as the CPU target runs them. The fill of the
+// accumulator is the loop's start, not a launch. `acc - x` is `acc + (-x)`
+// (fusion-associative-combiners): a row kernel, with shuffles.
+// test/Pipelines/cuda-ordered-reduction-ptxas.mlir assembles the PTX.
+//
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' \
+// RUN:   | FileCheck %s --check-prefix=CODEGEN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cpu,fusion-target-cpu)' \
+// RUN:   | FileCheck %s --check-prefix=CPU
+
+// CODEGEN-LABEL: func.func @alternating
+// CODEGEN-SAME: (%[[X:.*]]: memref<64x1024xf32> {{.*}}, %[[OUT:.*]]: memref<64xf32> {{.*}})
+// CODEGEN-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CODEGEN-NEXT: %[[C64:.*]] = arith.constant 64 : index
+// CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@alternating_g0_ordered0 blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C64]], %[[C1]], %[[C1]]) args(%[[X]] : memref<64x1024xf32>, %[[OUT]] : memref<64xf32>)
+// CODEGEN-NEXT: return
+
+// A thread a row; the accumulator starts at the fill's 0 and the row's
+// elements are taken in order.
+// CODEGEN-LABEL: gpu.func @alternating_g0_ordered0
+// CODEGEN-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CODEGEN-DAG: %[[N:.*]] = arith.constant 1024 : index
+// CODEGEN: %[[T:.*]] = gpu.thread_id x
+// CODEGEN: %[[IN:.*]] = arith.cmpi ult, %[[T]], %{{.*}} : index
+// CODEGEN: scf.if %[[IN]] {
+// CODEGEN: %[[R:.*]] = scf.for %[[J:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
+// CODEGEN-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[T]], %[[J]]] : memref<64x1024xf32>
+// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[ACC]] {{.*}}: f32
+// CODEGEN-NEXT: scf.yield %[[D]] : f32
+// CODEGEN: memref.store %[[R]], %{{.*}}[%[[T]]] : memref<64xf32>
+// CODEGEN-NOT: gpu.shuffle
+
+// CODEGEN-LABEL: gpu.func @horner_g0_ordered0
+// CODEGEN: scf.for {{.*}} -> (f32) {
+// CODEGEN: arith.mulf
+// CODEGEN: arith.addf
+// CODEGEN-NOT: gpu.shuffle
+// CODEGEN-LABEL: gpu.func @horner_g0_ordered1
+// CODEGEN-NOT: scf.for
+// CODEGEN: arith.subf
+
+// acc - x: a row kernel of its own kind.
+// CODEGEN-LABEL: gpu.func @row_difference_g0
+// CODEGEN: arith.negf
+// CODEGEN: gpu.shuffle xor
+
+// A Horner step over rows of 300, and an epilogue over the rows' columns:
+// two launches (the epilogue reads the reduction's result from memory).
+// CODEGEN-LABEL: func.func @horner
+// CODEGEN: gpu.launch_func @kfuse_kernels::@horner_g0_ordered0 blocks
+// CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@horner_g0_ordered1 blocks
+// CODEGEN-NEXT: return
+
+// CODEGEN-LABEL: func.func @row_difference
+// CODEGEN: gpu.launch_func @kfuse_kernels::@row_difference_g0 blocks
+// CODEGEN-NEXT: return
+
+// CPU: llvm.func @alternating(
+// CPU: llvm.fsub
+// CPU: llvm.func @horner(
+// CPU: llvm.func @row_difference(
+
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+
+func.func @alternating(%x: tensor<64x1024xf32> {kfuse.name = "x"}) -> (tensor<64xf32> {kfuse.name = "out0"}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %d = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x1024xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.subf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  return %d : tensor<64xf32>
+}
+
+func.func @horner(%x: tensor<64x300xf32>, %t: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %p = linalg.generic {indexing_maps = [#x, #r, #r], iterator_types = ["parallel", "reduction"]} ins(%x, %t : tensor<64x300xf32>, tensor<64xf32>) outs(%z : tensor<64xf32>) {
+  ^bb0(%c: f32, %tt: f32, %acc: f32):
+    %m = arith.mulf %acc, %tt : f32
+    %a = arith.addf %m, %c : f32
+    linalg.yield %a : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64x300xf32>
+  %y = linalg.generic {indexing_maps = [#x, #r, #x], iterator_types = ["parallel", "parallel"]} ins(%x, %p : tensor<64x300xf32>, tensor<64xf32>) outs(%e2 : tensor<64x300xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64x300xf32>
+  return %p, %y : tensor<64xf32>, tensor<64x300xf32>
+}
+
+func.func @row_difference(%x: tensor<64x1024xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %d = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x1024xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.subf %out, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  return %d : tensor<64xf32>
+}

@@ -1,0 +1,253 @@
+"""Reductions whose step is not an associative op (an alternating sum, a
+Horner step): the CUDA target runs their groups as ordered kernels, a thread
+per element written and the reduction loops in order, so its results are the
+CPU target's, checked here in the PTX emulator against numpy loops in the
+same order. Steps that are associative ops in disguise (`acc - x`, an integer
+compare-and-select) become those ops and run in row kernels."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mlir")
+import kfuse  # noqa: E402
+from kfuse.errors import GuardError  # noqa: E402
+
+ROWS = """
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1000xf32>) outs(%z : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %d = arith.subf %in, %acc : f32
+    linalg.yield %d : f32
+  } -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+"""
+
+HORNER = """
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @horner(%x: tensor<48x300xf32>, %t: tensor<48xf32>) -> (tensor<48xf32>, tensor<48x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<48xf32>) -> tensor<48xf32>
+  %p = linalg.generic {indexing_maps = [#x, #r, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %t : tensor<48x300xf32>, tensor<48xf32>) outs(%z : tensor<48xf32>) {
+  ^bb0(%c: f32, %tt: f32, %acc: f32):
+    %m = arith.mulf %acc, %tt : f32
+    %a = arith.addf %m, %c : f32
+    linalg.yield %a : f32
+  } -> tensor<48xf32>
+  %e2 = tensor.empty() : tensor<48x300xf32>
+  %y = linalg.generic {indexing_maps = [#x, #r, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %p : tensor<48x300xf32>, tensor<48xf32>) outs(%e2 : tensor<48x300xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<48x300xf32>
+  return %p, %y : tensor<48xf32>, tensor<48x300xf32>
+}
+"""
+
+# Over the leading axis (a column reduction) and over everything (one
+# thread): alternating sums too.
+COLUMNS = """
+func.func @columns(%x: tensor<300x70xf32>, %v: tensor<5000xf32>) -> (tensor<70xf32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<70xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<70xf32>) -> tensor<70xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<300x70xf32>) outs(%z : tensor<70xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %d = arith.subf %in, %acc : f32
+    linalg.yield %d : f32
+  } -> tensor<70xf32>
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%v : tensor<5000xf32>) outs(%z0 : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %d = arith.subf %in, %acc : f32
+    linalg.yield %d : f32
+  } -> tensor<f32>
+  return %s, %a : tensor<70xf32>, tensor<f32>
+}
+"""
+
+# A row max (associative) and an alternating sum of exp(x - max) in one
+# group: the whole group runs ordered.
+MIXED = """
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @mixed(%x: tensor<32x500xf32>) -> tensor<32xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %m = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x500xf32>) outs(%mi : tensor<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [#x, #r, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<32x500xf32>, tensor<32xf32>) outs(%z : tensor<32xf32>) {
+  ^bb0(%in: f32, %mx: f32, %acc: f32):
+    %d = arith.subf %in, %mx : f32
+    %p = math.exp %d : f32
+    %a = arith.subf %p, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  return %s : tensor<32xf32>
+}
+"""
+
+# A gather inside an ordered reduction: its guard is checked in the loop.
+GATHER = """
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @gather(%ids: tensor<16x40xi64>, %table: tensor<100xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%ids : tensor<16x40xi64>) outs(%z : tensor<16xf32>) {
+  ^bb0(%id: i64, %acc: f32):
+    %i = arith.index_cast %id : i64 to index
+    %v = tensor.extract %table[%i] : tensor<100xf32>
+    %a = arith.subf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  return %s : tensor<16xf32>
+}
+"""
+
+
+def _alternating(x, axis=-1):
+    """acc' = x - acc along `axis`, in order, in float32."""
+    x = np.moveaxis(x, axis, -1)
+    acc = np.zeros(x.shape[:-1], np.float32)
+    for j in range(x.shape[-1]):
+        acc = (x[..., j] - acc).astype(np.float32)
+    return acc
+
+
+def _launches(f):
+    return [s.kernel for s in f.plan.steps if s.op == "launch"]
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(7)
+
+
+def test_alternating_rows_are_exact(rng):
+    x = rng.standard_normal((64, 1000)).astype(np.float32)
+    want = _alternating(x)
+    cuda = kfuse.compile(ROWS, target="cuda")
+    # one launch: the accumulator starts at the fill's value
+    assert _launches(cuda) == ["rows_g0_ordered0"]
+    np.testing.assert_array_equal(cuda.emulate(x), want)
+    np.testing.assert_array_equal(kfuse.compile(ROWS, target="cpu")(x), want)
+
+
+def test_horner_with_epilogue(rng):
+    x = rng.standard_normal((48, 300)).astype(np.float32)
+    t = rng.uniform(-1, 1, 48).astype(np.float32)
+    want = np.zeros(48, np.float64)
+    for j in range(300):
+        want = want * t + x[:, j]
+    cuda = kfuse.compile(HORNER, target="cuda")
+    assert _launches(cuda) == ["horner_g0_ordered0", "horner_g0_ordered1"]
+    for f in (cuda.emulate, kfuse.compile(HORNER, target="cpu")):
+        p, y = f(x, t)
+        np.testing.assert_allclose(p, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(y, x - p[:, None], rtol=0, atol=0)
+
+
+def test_column_and_full_reductions_in_order(rng):
+    x = rng.standard_normal((300, 70)).astype(np.float32)
+    v = rng.standard_normal(5000).astype(np.float32)
+    cuda = kfuse.compile(COLUMNS, target="cuda")
+    assert all("_ordered" in k for k in _launches(cuda))
+    for f in (cuda.emulate, kfuse.compile(COLUMNS, target="cpu")):
+        s, a = f(x, v)
+        np.testing.assert_array_equal(s, _alternating(x, axis=0))
+        np.testing.assert_array_equal(a, _alternating(v))
+
+
+def test_group_with_an_ordered_reduction_runs_ordered(rng):
+    x = (rng.standard_normal((32, 500)) * 3).astype(np.float32)
+    cuda = kfuse.compile(MIXED, target="cuda")
+    launches = _launches(cuda)
+    assert len(launches) == 2 and all("_ordered" in k for k in launches)
+    m = x.max(axis=1, keepdims=True)
+    want = _alternating(np.exp(x - m).astype(np.float32))
+    for f in (cuda.emulate, kfuse.compile(MIXED, target="cpu")):
+        np.testing.assert_allclose(f(x), want, rtol=1e-4, atol=1e-5)
+
+
+def test_report_says_the_launch_runs_in_order():
+    report = str(kfuse.compile(ROWS, target="cuda").report)
+    [line] = [ln for ln in report.splitlines() if "launch rows_g0_ordered0" in ln]
+    assert "in order: a thread per element it writes" in line
+    assert "not an associative op" in line
+    # (the group's launch is its own: no other launch claims to finish it)
+    assert "runs group" not in report
+
+
+def test_guard_in_an_ordered_reduction(rng):
+    ids = rng.integers(0, 100, (16, 40)).astype(np.int64)
+    table = rng.standard_normal(100).astype(np.float32)
+    cuda = kfuse.compile(GATHER, target="cuda")
+    assert len(cuda.plan.guards) == 1
+    want = _alternating(table[ids])
+    np.testing.assert_array_equal(cuda.emulate(ids, table), want)
+    bad = ids.copy()
+    bad[15, 39] = 100
+    with pytest.raises(GuardError, match="dimension 0 \\(size 100\\)"):
+        cuda.emulate(bad, table)
+    with pytest.raises(GuardError):
+        kfuse.compile(GATHER, target="cpu")(bad, table)
+
+
+SUB_ROWS = ROWS.replace("%d = arith.subf %in, %acc", "%d = arith.subf %acc, %in")
+
+SELECT_MAX = """
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @imax(%x: tensor<64x1000xi32>) -> tensor<64xi32> {
+  %low = arith.constant -2147483648 : i32
+  %e = tensor.empty() : tensor<64xi32>
+  %z = linalg.fill ins(%low : i32) outs(%e : tensor<64xi32>) -> tensor<64xi32>
+  %s = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1000xi32>) outs(%z : tensor<64xi32>) {
+  ^bb0(%in: i32, %acc: i32):
+    %c = arith.cmpi slt, %acc, %in : i32
+    %m = arith.select %c, %in, %acc : i32
+    linalg.yield %m : i32
+  } -> tensor<64xi32>
+  return %s : tensor<64xi32>
+}
+"""
+
+
+def test_associative_steps_in_disguise_run_in_row_kernels(rng):
+    x = rng.standard_normal((64, 1000)).astype(np.float32)
+    cuda = kfuse.compile(SUB_ROWS, target="cuda")
+    assert _launches(cuda) == ["rows_g0"]
+    np.testing.assert_allclose(cuda.emulate(x), -x.sum(axis=1, dtype=np.float64),
+                               rtol=1e-4, atol=1e-4)
+    i = rng.integers(-2**31, 2**31 - 1, (64, 1000)).astype(np.int32)
+    imax = kfuse.compile(SELECT_MAX, target="cuda")
+    assert _launches(imax) == ["imax_g0"]
+    np.testing.assert_array_equal(imax.emulate(i), i.max(axis=1))
+    np.testing.assert_array_equal(kfuse.compile(SELECT_MAX, target="cpu")(i), i.max(axis=1))
