@@ -367,6 +367,7 @@ MLIR_TEST_PROGRAMS = (
     "torch/torch_masked_slice_sum.mlir", "torch/torch_sentence_mean_pool.mlir",
     "torch/torch_bert_embeddings.mlir", "torch/torch_adam_step.mlir",
     "torch/torch_clip_grad_norm.mlir", "torch/torch_embedding_add_ln.mlir",
+    "ordered/ordered_reductions.mlir",
     *(f"random:{seed}" for seed in range(12)))
 
 

@@ -556,11 +556,12 @@ static Value rootBuffer(Value v) {
 /// its own, in its place: a thread per point of its parallel loops, which
 /// loads the point's outputs as accumulators, runs its reduction loops
 /// nested in loop order (as the CPU target's loops do), and stores them.
-/// With `fill` (a fill of its first output just before it), the first
-/// accumulator starts at the fill's value instead, and the fill is erased.
-static LogicalResult emitOrderedGeneric(linalg::GenericOp g,
-                                        StringRef kernelName,
-                                        linalg::GenericOp fill = {}) {
+/// An output with a fill in `fills` (its only initialization, see
+/// onlyInitializes) starts at the fill's value instead, and the fill is
+/// erased.
+static LogicalResult emitOrderedGeneric(
+    linalg::GenericOp g, StringRef kernelName,
+    const llvm::SmallDenseMap<unsigned, linalg::GenericOp> &fills) {
   Location loc = g.getLoc();
   SmallVector<int64_t> loops = g.getStaticLoopRanges();
   if (llvm::any_of(loops, ShapedType::isDynamic))
@@ -635,7 +636,8 @@ static LogicalResult emitOrderedGeneric(linalg::GenericOp g,
   SmallVector<Value> accs;
   for (OpOperand &init : g.getDpsInitsMutable()) {
     BlockArgument arg = body->getArgument(init.getOperandNumber());
-    if (fill && init.getOperandNumber() == numInputs) {
+    if (linalg::GenericOp fill =
+            fills.lookup(init.getOperandNumber() - numInputs)) {
       // (the fill's body at the element's indices: its loops are the
       // buffer's dimensions)
       SmallVector<Value> at = indicesOf(tb, g.getMatchingIndexingMap(&init));
@@ -723,16 +725,18 @@ static LogicalResult emitOrderedGeneric(linalg::GenericOp g,
     memref::StoreOp::create(tb, loc, v, init.get(),
                             indicesOf(tb, g.getMatchingIndexingMap(&init)));
   g.erase();
-  if (fill)
-    fill.erase();
+  for (auto &entry : fills)
+    entry.second->erase();
   return success();
 }
 
 /// True when `fill`, a fill of a whole buffer, only initializes the
-/// accumulators of reduction `g`, later in the same block: `g` writes every
-/// element of that buffer (fusion-check-generics) and nothing between the
-/// two touches it, so `g` may start from the fill's values without it.
-static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g) {
+/// accumulators of output #k of reduction `g`, later in the same block: `g`
+/// writes every element of that buffer (fusion-check-generics) and nothing
+/// between the two touches it, so `g` may start from the fill's values
+/// without it.
+static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g,
+                            unsigned k) {
   // (a fill: every loop parallel, no buffer read, the output not read)
   Block *body = fill.getBody();
   if (fill.getNumLoops() != fill.getNumParallelLoops() ||
@@ -742,9 +746,9 @@ static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g) {
       llvm::any_of(body->without_terminator(),
                    [](Operation &op) { return !isMemoryEffectFree(&op); }) ||
       fill.getNumDpsInits() != 1 || g.getNumReductionLoops() == 0 ||
-      g.getNumDpsInits() < 1 || fill->getBlock() != g->getBlock() ||
+      k >= g.getNumDpsInits() || fill->getBlock() != g->getBlock() ||
       !fill->isBeforeInBlock(g) ||
-      fill.getDpsInitOperand(0)->get() != g.getDpsInitOperand(0)->get() ||
+      fill.getDpsInitOperand(0)->get() != g.getDpsInitOperand(k)->get() ||
       !fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity())
     return false;
   Value buffer = rootBuffer(fill.getDpsInitOperand(0)->get());
@@ -752,9 +756,10 @@ static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g) {
     return llvm::any_of(op->getOperands(),
                         [&](Value v) { return rootBuffer(v) == buffer; });
   };
-  // (g reads it only as its accumulator)
-  for (OpOperand *in : g.getDpsInputOperands())
-    if (rootBuffer(in->get()) == buffer)
+  // (g reads it only as that accumulator)
+  for (OpOperand &operand : g->getOpOperands())
+    if (&operand != g.getDpsInitOperand(k) &&
+        rootBuffer(operand.get()) == buffer)
       return false;
   for (Operation *op = fill->getNextNode(); op != g; op = op->getNextNode()) {
     if (isMemoryEffectFree(op) ||
@@ -777,22 +782,28 @@ static LogicalResult
 emitOrderedKernel(ArrayRef<linalg::GenericOp> generics) {
   // Each fill that only starts a later reduction's accumulators is that
   // reduction's start, not a launch.
-  llvm::DenseMap<Operation *, linalg::GenericOp> fillOf;
+  llvm::DenseMap<Operation *, llvm::SmallDenseMap<unsigned, linalg::GenericOp>>
+      fillsOf;
   llvm::SmallPtrSet<Operation *, 4> folded;
   for (auto [i, fill] : llvm::enumerate(generics))
-    for (linalg::GenericOp g : generics.drop_front(i + 1))
-      if (!fillOf.count(g) && onlyInitializes(fill, g)) {
-        fillOf[g] = fill;
+    for (linalg::GenericOp g : generics.drop_front(i + 1)) {
+      std::optional<unsigned> output;
+      for (unsigned k = 0; k < g.getNumDpsInits() && !output; ++k)
+        if (!fillsOf[g].count(k) && onlyInitializes(fill, g, k))
+          output = k;
+      if (output) {
+        fillsOf[g][*output] = fill;
         folded.insert(fill);
         break;
       }
+    }
   unsigned launches = 0;
   for (linalg::GenericOp g : generics) {
     if (folded.contains(g))
       continue;
     std::string name =
         (kernelNameOf(g) + "_ordered" + Twine(launches++)).str();
-    if (failed(emitOrderedGeneric(g, name, fillOf.lookup(g))))
+    if (failed(emitOrderedGeneric(g, name, fillsOf[g])))
       return failure();
   }
   return success();

@@ -137,17 +137,23 @@ def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, exchange, tmp_p
     _assembles(f.ptx, tmp_path)
 
 
-def test_unmatched_two_accumulator_reduction_is_a_clean_cuda_error():
+def test_unmatched_two_accumulator_reduction_runs_in_order_on_cuda():
     # maxnumf skips NaNs instead of propagating them: not an arg-reduction
     # this rewrite proves exact, so it stays one generic with two
-    # accumulators; the CPU target folds it in order, CUDA says it cannot
+    # accumulators; the CPU target folds it in order, and so does CUDA's
+    # ordered kernel (a thread per row), NaNs included
     text = _argmax_text(8, 1000).replace("arith.maximumf", "arith.maxnumf")
     f = kfuse.compile(text, target="cpu")
     x = np.random.default_rng(2).standard_normal((8, 1000)).astype(np.float32)
+    x[3, 10] = x[5, 0] = np.nan
     index, value = f(x)
-    np.testing.assert_array_equal(index, np.argmax(x, axis=1))
-    with pytest.raises(kfuse.UnsupportedOpError, match="linalg.generic"):
-        kfuse.compile(text, target="cuda", chip="sm_90")
+    np.testing.assert_array_equal(index, np.nanargmax(x, axis=1))
+    np.testing.assert_array_equal(value, np.nanmax(x, axis=1))
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert [s.kernel for s in cuda.plan.steps if s.op == "launch"][-1].endswith("_ordered0")
+    got = cuda.emulate(x)
+    np.testing.assert_array_equal(got[0], index)
+    np.testing.assert_array_equal(got[1], value)
 
 
 # ----------------------------------------------------- the builder's argmax / argmin

@@ -251,3 +251,23 @@ def test_associative_steps_in_disguise_run_in_row_kernels(rng):
     assert _launches(imax) == ["imax_g0"]
     np.testing.assert_array_equal(imax.emulate(i), i.max(axis=1))
     np.testing.assert_array_equal(kfuse.compile(SELECT_MAX, target="cpu")(i), i.max(axis=1))
+
+
+def test_gpu_test_program(rng):
+    # (in the GPU test set: bench/make_artifacts.py's MLIR_TEST_PROGRAMS)
+    from _programs import program_text
+    text = program_text("ordered/ordered_reductions.mlir")
+    x = rng.standard_normal((64, 1000)).astype(np.float32)
+    t = rng.uniform(-0.9, 0.9, 64).astype(np.float32)
+    v = rng.standard_normal(5000).astype(np.float32)
+    horner = np.zeros(64, np.float64)
+    for j in range(1000):
+        horner = horner * t + x[:, j]
+    cuda = kfuse.compile(text, target="cuda")
+    assert len(_launches(cuda)) == 4
+    for f in (cuda.emulate, kfuse.compile(text, target="cpu")):
+        alt, p, y, a = f(x, t, v)
+        np.testing.assert_array_equal(alt, _alternating(x))
+        np.testing.assert_allclose(p, horner, rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(y, x - p[:, None])
+        np.testing.assert_array_equal(a, _alternating(v))
