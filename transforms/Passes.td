@@ -978,6 +978,16 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     combines exactly around the row's centre, so the input is read once.
     These launch shapes aim to fill the target's SMs (`chip`, or
     `sm-count`).
+
+    A group with a reduction whose step is not `acc = acc op f(inputs)`
+    with an associative op (an alternating sum `x - acc`, a Horner step
+    `acc * t + x`, a NaN-skipping running max with its index) cannot be
+    split across threads: it becomes ordered kernels, each generic a launch
+    of its own (named `<kernel>_ordered<N>`) with a thread per element it
+    writes, whose reduction loops run nested in loop order, as the CPU
+    target's do. A fill that only initializes a reduction's accumulators
+    (nothing between them touches the buffer) is that reduction's starting
+    value, not a launch. The group's intermediates go through memory.
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
