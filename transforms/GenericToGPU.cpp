@@ -774,12 +774,16 @@ static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g,
 /// An ordered kernel: a group with a reduction the row kernels cannot split
 /// across threads, its body not `acc = acc op f(inputs)` with an
 /// associative op (`acc = x - acc`, a Horner step `acc = acc * t + x`).
-/// Each generic runs as a launch of its own, in program order, with a
-/// thread per element it writes and its reductions in order: the results
-/// the CPU target gives, without the fusion (intermediates of the group go
-/// through memory).
-static LogicalResult
-emitOrderedKernel(ArrayRef<linalg::GenericOp> generics) {
+/// Each generic runs as a launch of its own, in program order: those
+/// reductions with a thread per element they write and their loops in
+/// order (the results the CPU target gives), elementwise ops likewise, and
+/// the group's reductions that do combine associatively as row kernels of
+/// their own, with their fills (a sum of many elements in order would lose
+/// the accuracy a tree of partials keeps). The group's intermediates go
+/// through memory.
+static LogicalResult emitOrderedKernel(ArrayRef<linalg::GenericOp> generics,
+                                       StringRef group,
+                                       const RowKernelOptions &rowOptions) {
   // Each fill that only starts a later reduction's accumulators is that
   // reduction's start, not a launch.
   llvm::DenseMap<Operation *, llvm::SmallDenseMap<unsigned, linalg::GenericOp>>
@@ -801,6 +805,20 @@ emitOrderedKernel(ArrayRef<linalg::GenericOp> generics) {
   for (linalg::GenericOp g : generics) {
     if (folded.contains(g))
       continue;
+    if (g.getNumReductionLoops() > 0 && reducesInParallel(g)) {
+      SmallVector<linalg::GenericOp> kernel;
+      for (auto &entry : fillsOf[g])
+        kernel.push_back(entry.second);
+      llvm::sort(kernel, [](linalg::GenericOp a, linalg::GenericOp b) {
+        return a->isBeforeInBlock(b);
+      });
+      kernel.push_back(g);
+      if (failed(emitRowKernel(
+              kernel, (group + "_rows" + Twine(launches++)).str(),
+              rowOptions)))
+        return failure();
+      continue;
+    }
     std::string name =
         (kernelNameOf(g) + "_ordered" + Twine(launches++)).str();
     if (failed(emitOrderedGeneric(g, name, fillsOf[g])))
@@ -932,7 +950,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     gpu::LaunchOp previous;
     for (auto &[name, generics] : kernels) {
       if (!llvm::all_of(generics, reducesInParallel)) {
-        if (failed(emitOrderedKernel(generics)))
+        if (failed(emitOrderedKernel(generics, name.getValue(), rowOptions)))
           return signalPassFailure();
         previous = gpu::LaunchOp();
         continue;

@@ -983,11 +983,15 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     with an associative op (an alternating sum `x - acc`, a Horner step
     `acc * t + x`, a NaN-skipping running max with its index) cannot be
     split across threads: it becomes ordered kernels, each generic a launch
-    of its own (named `<kernel>_ordered<N>`) with a thread per element it
-    writes, whose reduction loops run nested in loop order, as the CPU
-    target's do. A fill that only initializes a reduction's accumulators
-    (nothing between them touches the buffer) is that reduction's starting
-    value, not a launch. The group's intermediates go through memory.
+    of its own, in program order. Such a reduction, and each elementwise
+    op, runs with a thread per element it writes (`<kernel>_ordered<N>`),
+    its reduction loops nested in loop order, as the CPU target's are; the
+    group's reductions that do combine associatively run as row kernels of
+    their own (`<kernel>_rows<N>`: a sum in order would lose the accuracy
+    of a tree of partials). A fill that only initializes a reduction's
+    accumulators (nothing between them touches the buffer) is that
+    reduction's starting value, not a launch. The group's intermediates go
+    through memory.
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",

@@ -20,3 +20,6 @@
 // CHECK: .visible .entry horner_g0_ordered1(
 // CHECK: .visible .entry row_difference_g0(
 // CHECK: shfl.sync.bfly
+// CHECK: .visible .entry mixed_g0_rows0(
+// CHECK: shfl.sync.bfly
+// CHECK: .visible .entry mixed_g0_ordered1(

@@ -4,8 +4,9 @@
 // op. An alternating sum (acc' = x - acc) and a Horner step
 // (acc' = acc * t + x) are not: their groups become ordered kernels, each
 // generic a launch of its own with a thread per element it writes and its
-// reduction loops in order, as the CPU target runs them. The fill of the
-// accumulator is the loop's start, not a launch. `acc - x` is `acc + (-x)`
+// reduction loops in order, as the CPU target runs them; reductions of
+// the group that combine associatively (a row max) stay row kernels. The
+// fill of the accumulator is the loop's start, not a launch. `acc - x` is `acc + (-x)`
 // (fusion-associative-combiners): a row kernel, with shuffles.
 // test/Pipelines/cuda-ordered-reduction-ptxas.mlir assembles the PTX.
 //
@@ -50,6 +51,18 @@
 // CODEGEN: arith.negf
 // CODEGEN: gpu.shuffle xor
 
+// A row max beside an alternating sum of exp(x - max) in one group: the
+// max, which combines associatively, stays a row kernel (shuffles) of its
+// own, and the sum runs in order after it.
+// CODEGEN-LABEL: gpu.func @mixed_g0_rows0
+// CODEGEN: gpu.shuffle xor
+// CODEGEN: arith.maximumf
+// CODEGEN-LABEL: gpu.func @mixed_g0_ordered1
+// CODEGEN: scf.for
+// CODEGEN: math.exp
+// CODEGEN-NOT: gpu.shuffle
+// CODEGEN: gpu.return
+
 // A Horner step over rows of 300, and an epilogue over the rows' columns:
 // two launches (the epilogue reads the reduction's result from memory).
 // CODEGEN-LABEL: func.func @horner
@@ -61,10 +74,16 @@
 // CODEGEN: gpu.launch_func @kfuse_kernels::@row_difference_g0 blocks
 // CODEGEN-NEXT: return
 
+// CODEGEN-LABEL: func.func @mixed
+// CODEGEN: gpu.launch_func @kfuse_kernels::@mixed_g0_rows0 blocks
+// CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@mixed_g0_ordered1 blocks
+// CODEGEN-NEXT: return
+
 // CPU: llvm.func @alternating(
 // CPU: llvm.fsub
 // CPU: llvm.func @horner(
 // CPU: llvm.func @row_difference(
+// CPU: llvm.func @mixed(
 
 #x = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>
@@ -110,4 +129,25 @@ func.func @row_difference(%x: tensor<64x1024xf32>) -> tensor<64xf32> {
     linalg.yield %v : f32
   } -> tensor<64xf32>
   return %d : tensor<64xf32>
+}
+
+func.func @mixed(%x: tensor<32x500xf32>) -> tensor<32xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %m = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<32x500xf32>) outs(%mi : tensor<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [#x, #r, #r], iterator_types = ["parallel", "reduction"]} ins(%x, %m : tensor<32x500xf32>, tensor<32xf32>) outs(%z : tensor<32xf32>) {
+  ^bb0(%in: f32, %mx: f32, %acc: f32):
+    %d = arith.subf %in, %mx : f32
+    %p = math.exp %d : f32
+    %a = arith.subf %p, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  return %s : tensor<32xf32>
 }
