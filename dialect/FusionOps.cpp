@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -177,6 +178,13 @@ LogicalResult GuardOp::verify() {
                          << getValue().getType();
   if (getMessage().empty())
     return emitOpError() << "needs a message";
+  if (Value index = getIndex()) {
+    if (shapeOf(index.getType()) != shapeOf(getOk().getType()) ||
+        !mlir::getElementTypeOrSelf(index.getType()).isInteger(64))
+      return emitOpError() << "index " << index.getType()
+                           << " must be i64 of the condition's shape "
+                           << getOk().getType();
+  }
   return success();
 }
 

@@ -93,22 +93,29 @@ def Fusion_GuardOp : Fusion_Op<"guard", [
     fusion, recomputation and vectorization carry it like any other body op
     (on vectors, `ok` is a vector of the same shape).
 
-    fusion-lower-guards, after code generation, makes each distinct
-    `message` a word of the module's status buffer (`@kfuse_status`) and
-    the guard a store of 1 into that word wherever `ok` is false; the
-    runtime reads the buffer after a call and raises an error quoting the
-    message of each word that is set.
+    `index` (optional, i64 or a vector of i64 of `ok`'s shape) is the
+    index that was out of range where `ok` is false, for the error message.
+
+    fusion-lower-guards, after code generation, gives each distinct
+    `message` two i64 words of the module's status buffer (`@kfuse_status`)
+    and makes the guard, wherever `ok` is false, a store of 1 into the
+    first and of `index` into the second; the runtime reads the buffer
+    after a call and raises an error quoting the message of each guard
+    whose first word is set, with one of the indices that failed.
 
     ```mlir
     %v = fusion.guard %e if %ok, "index out of range" : f32, i1
+    %w = fusion.guard %e if %ok, "index out of range" index %i : f32, i1, i64
     ```
 
     A guard whose `ok` is the constant true folds away.
   }];
-  let arguments = (ins BoolLike:$ok, AnyType:$value, StrAttr:$message);
+  let arguments = (ins BoolLike:$ok, AnyType:$value, StrAttr:$message,
+                       Optional<AnyType>:$index);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $value `if` $ok `,` $message attr-dict `:` type($value) `,` type($ok)
+    $value `if` $ok `,` $message (`index` $index^)? attr-dict `:` type($value)
+    `,` type($ok) (`,` type($index)^)?
   }];
   let hasFolder = 1;
   let hasVerifier = 1;

@@ -157,6 +157,7 @@ struct GuardGathersPass
     Value ok;
     SmallVector<Value> at(extract.getIndices());
     SmallVector<int64_t> outside; // (the dimensions checked)
+    SmallVector<Value> checks;    // (whether each is in range)
     bool empty = false;
     for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
       int64_t n = type.getDimSize(d);
@@ -182,6 +183,7 @@ struct GuardGathersPass
                                       arith::ConstantIndexOp::create(b, loc, 0));
       ok = ok ? arith::AndIOp::create(b, loc, ok, in).getResult() : in;
       outside.push_back(d);
+      checks.push_back(in);
     }
     if (!empty && outside.empty())
       return;
@@ -208,14 +210,24 @@ struct GuardGathersPass
     if (std::string place = where(loc); !place.empty())
       os << " (tensor.extract at " << place << ")";
     Value value;
+    // The index to report: the first checked one out of range.
+    Value bad;
     if (empty) {
       Type t = type.getElementType();
       value = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
       ok = arith::ConstantIntOp::create(b, loc, 0, 1);
     } else {
       value = tensor::ExtractOp::create(b, loc, extract.getTensor(), at);
+      for (size_t i = outside.size(); i-- > 0;) {
+        Value index = arith::IndexCastOp::create(
+            b, loc, b.getI64Type(), extract.getIndices()[outside[i]]);
+        bad = bad ? arith::SelectOp::create(b, loc, checks[i], bad, index)
+                        .getResult()
+                  : index;
+      }
     }
-    Value guarded = kfuse::fusion::GuardOp::create(b, loc, value.getType(), ok, value, message);
+    Value guarded = kfuse::fusion::GuardOp::create(
+        b, loc, value.getType(), ok, value, message, bad);
     extract.getResult().replaceAllUsesWith(guarded);
     extract.erase();
   }
@@ -247,10 +259,11 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
     }
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
     Location loc = module.getLoc();
-    auto type = MemRefType::get({int64_t(words.size())}, mb.getI32Type());
+    // (two words a guard: whether it failed, and an index that did)
+    auto type = MemRefType::get({2 * int64_t(words.size())}, mb.getI64Type());
     auto zeros = DenseElementsAttr::get(
-        RankedTensorType::get(type.getShape(), mb.getI32Type()),
-        mb.getI32IntegerAttr(0).getValue());
+        RankedTensorType::get(type.getShape(), mb.getI64Type()),
+        mb.getI64IntegerAttr(0).getValue());
     auto global = memref::GlobalOp::create(
         mb, loc, kStatusName, /*sym_visibility=*/StringAttr(), type, zeros,
         /*constant=*/false, /*alignment=*/IntegerAttr());
@@ -306,9 +319,38 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
         b.setInsertionPoint(end);
       auto branch = scf::IfOp::create(b, l, bad, /*withElseRegion=*/false);
       OpBuilder tb = branch.getThenBodyBuilder();
+      int64_t word = 2 * words[g.getMessage()];
+      // (aligned: one 64-bit store each, so that threads storing different
+      // indices at once leave one of them, not halves of two)
+      llvm::MaybeAlign eight(8);
       memref::StoreOp::create(
-          tb, l, arith::ConstantIntOp::create(tb, l, 1, 32), buffer,
-          ValueRange{arith::ConstantIndexOp::create(tb, l, words[g.getMessage()])});
+          tb, l, arith::ConstantIntOp::create(tb, l, 1, 64), buffer,
+          ValueRange{arith::ConstantIndexOp::create(tb, l, word)},
+          /*nontemporal=*/false, eight);
+      // An index that failed (on vectors, each failing lane's in turn: the
+      // last one stays); a guard without one leaves the word 0, an index
+      // that cannot be out of range but in an empty dimension.
+      if (Value index = g.getIndex()) {
+        Value at = arith::ConstantIndexOp::create(tb, l, word + 1);
+        auto vt = dyn_cast<VectorType>(index.getType());
+        if (!vt) {
+          memref::StoreOp::create(tb, l, index, buffer, ValueRange{at},
+                                  /*nontemporal=*/false, eight);
+        } else {
+          Value okv = g.getOk();
+          for (int64_t lane = 0; lane < vt.getNumElements(); ++lane) {
+            Value laneOk = vector::ExtractOp::create(tb, l, okv, lane);
+            Value laneBad = arith::XOrIOp::create(
+                tb, l, laneOk, arith::ConstantIntOp::create(tb, l, 1, 1));
+            auto laneIf =
+                scf::IfOp::create(tb, l, laneBad, /*withElseRegion=*/false);
+            OpBuilder lb = laneIf.getThenBodyBuilder();
+            memref::StoreOp::create(
+                lb, l, vector::ExtractOp::create(lb, l, index, lane), buffer,
+                ValueRange{at}, /*nontemporal=*/false, eight);
+          }
+        }
+      }
       g.getResult().replaceAllUsesWith(g.getValue());
       g.erase();
     }
@@ -324,7 +366,7 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
                                      mb.getFunctionType({type}, {}));
     OpBuilder b = OpBuilder::atBlockBegin(func.addEntryBlock());
     Value status = memref::GetGlobalOp::create(b, loc, type, kStatusName);
-    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
     for (int64_t i = 0; i < type.getDimSize(0); ++i) {
       Value at = arith::ConstantIndexOp::create(b, loc, i);
       Value word = memref::LoadOp::create(b, loc, status, ValueRange{at});

@@ -368,7 +368,9 @@ def GuardGathers : Pass<"fusion-guard-gathers", "::mlir::func::FuncOp"> {
     its dimension, this pass compares it (unsigned, so a negative index
     fails too), reads at index 0 of that dimension instead where it is out
     of range, and puts a `fusion.guard` on the value read, so that the
-    program reports the bad index instead of using what it read.
+    program reports the bad index instead of using what it read. The
+    guard's `index` is the first checked index that is out of range (as
+    i64), which the error reports.
 
     Indices are proven from their integer ranges: loop indices
     (`linalg.index`) within the loop's extent, constants, and what the
@@ -383,7 +385,8 @@ def GuardGathers : Pass<"fusion-guard-gathers", "::mlir::func::FuncOp"> {
     %ok = arith.cmpi ult, %i, %c100 : index
     %k = arith.select %ok, %i, %c0 : index
     %r = tensor.extract %table[%k, %j] : tensor<100x64xf32>
-    %e = fusion.guard %r if %ok, "..." : f32, i1
+    %id64 = arith.index_cast %i : index to i64
+    %e = fusion.guard %r if %ok, "..." index %id64 : f32, i1, i64
     ```
   }];
   let dependentDialects = ["::kfuse::fusion::FusionDialect",
@@ -395,19 +398,22 @@ def LowerGuards : Pass<"fusion-lower-guards", "::mlir::ModuleOp"> {
   let description = [{
     Runs after code generation (kernels are `gpu.launch` ops of the host
     function, or loop nests on the CPU). Each distinct guard message gets
-    a 32-bit word of `memref.global @kfuse_status`, whose
-    `kfuse.guards` attribute lists the messages in word order; each guard
-    becomes its value, plus a store of 1 into its word where its condition
-    is false (any lane of a vector), at the end of the guard's block (a
+    two 64-bit words of `memref.global @kfuse_status`, whose
+    `kfuse.guards` attribute lists the messages in order; each guard
+    becomes its value, plus, where its condition is false (any lane of a
+    vector), a store of 1 into its first word and of its `index` (lane by
+    lane: a lane that failed) into its second, each one aligned 64-bit
+    store, at the end of the guard's block (a
     store between a load and its use would keep LLVM from sinking the
     load into the branch of the one thread that stores the result). Stores inside a kernel go through the
     global's buffer taken (`memref.get_global`) before the launch, so the
     kernel receives it as an argument; the runtime keeps the buffer zero
-    between calls and reports the messages of the words a call set.
+    between calls and reports the messages (and indices) of the guards a
+    call set.
     A module without guards is left as it is.
 
     With `take-function=NAME` (the CPU target) the pass also adds
-    `func.func @NAME(memref<Nxi32>)`, which copies the words into its
+    `func.func @NAME(memref<Nxi64>)`, which copies the words into its
     argument and zeroes them: the JIT finds functions, not variables.
   }];
   let options = [

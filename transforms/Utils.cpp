@@ -404,8 +404,9 @@ cloneOnVectors(OpBuilder &b, Location loc, Operation &op, int64_t width,
     Value dropped = arith::XOrIOp::create(b, loc, keep, ones);
     ok = arith::OrIOp::create(b, loc, ok, dropped);
     Value value = lookup(guard.getValue());
+    Value index = guard.getIndex() ? lookup(guard.getIndex()) : Value();
     return SmallVector<Value>{kfuse::fusion::GuardOp::create(
-        b, loc, value.getType(), ok, value, guard.getMessage())};
+        b, loc, value.getType(), ok, value, guard.getMessage(), index)};
   }
   if (!op.hasTrait<OpTrait::Elementwise>() || op.getNumRegions() != 0)
     return failure();

@@ -39,12 +39,14 @@ class GuardError(KfuseError, IndexError):
     """A call of a compiled program read a tensor at an index outside it (a gather
     whose index comes from the data: a token id past the vocabulary, a label past the
     classes). The program read in-bounds elements instead, so its outputs are not
-    meaningful; the message names each gather that failed. ``failed`` holds their
-    messages."""
+    meaningful; the message names each gather that failed and one index that did.
+    ``failed`` holds their messages, ``indices`` that index of each (None where the
+    program recorded none)."""
 
-    def __init__(self, message, failed=()):
+    def __init__(self, message, failed=(), indices=None):
         super().__init__(message)
         self.failed = list(failed)
+        self.indices = list(indices) if indices is not None else [None] * len(self.failed)
 
 
 class ArtifactError(KfuseError):

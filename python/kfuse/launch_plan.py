@@ -167,9 +167,9 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                 op.operation.attributes["name"]).value == STATUS_GLOBAL:
             # (the words the kernels' guards set: kept zero by the runtime)
             shape, dt = _memref_spec(op.result.type)
-            if shape != (len(guards),) or dt.name != "i32":
+            if shape != (2 * len(guards),) or dt.name != "i64":
                 raise CompileError(f"kfuse: @{STATUS_GLOBAL} is {op.result.type}, expected "
-                                   f"memref<{len(guards)}xi32> (internal error)")
+                                   f"memref<{2 * len(guards)}xi64> (internal error)")
             buffer_of[op.result] = len(buffers)
             status.add(len(buffers))
             buffers.append(BufferSpec("status", shape, dt))

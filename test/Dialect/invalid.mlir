@@ -230,6 +230,22 @@ func.func @guard_message(%x: f32, %ok: i1) -> f32 {
 
 // -----
 
+func.func @guard_index_shape(%v: vector<4xf32>, %ok: vector<4xi1>, %i: i64) -> vector<4xf32> {
+  // expected-error @+1 {{'fusion.guard' op index 'i64' must be i64 of the condition's shape 'vector<4xi1>'}}
+  %g = fusion.guard %v if %ok, "m" index %i : vector<4xf32>, vector<4xi1>, i64
+  return %g : vector<4xf32>
+}
+
+// -----
+
+func.func @guard_index_type(%x: f32, %ok: i1, %i: i32) -> f32 {
+  // expected-error @+1 {{'fusion.guard' op index 'i32' must be i64 of the condition's shape 'i1'}}
+  %g = fusion.guard %x if %ok, "m" index %i : f32, i1, i32
+  return %g : f32
+}
+
+// -----
+
 func.func @guard_not_bool(%x: f32, %ok: i32) -> f32 {
   // expected-error @+1 {{'fusion.guard' op operand #0 must be bool-like}}
   %g = fusion.guard %x if %ok, "m" : f32, i32

@@ -97,13 +97,18 @@ func.func @strategy_attr() attributes {s = #fusion.strategy<threads = 1024, vect
   return
 }
 
-// fusion.guard on a scalar and on vectors (the code generators' form).
+// fusion.guard on a scalar and on vectors (the code generators' form),
+// with and without the index it reports.
 // CHECK-LABEL: func.func @guards
 // CHECK: %[[G:.*]] = fusion.guard %{{.*}} if %{{.*}}, "index out of range" : f32, i1
 // CHECK: %[[V:.*]] = fusion.guard %{{.*}} if %{{.*}}, "lanes" : vector<4xf32>, vector<4xi1>
-// CHECK: return %[[G]], %[[V]]
-func.func @guards(%x: f32, %ok: i1, %v: vector<4xf32>, %oks: vector<4xi1>) -> (f32, vector<4xf32>) {
+// CHECK: %[[I:.*]] = fusion.guard %{{.*}} if %{{.*}}, "ids" index %{{.*}} : f32, i1, i64
+// CHECK: %[[J:.*]] = fusion.guard %{{.*}} if %{{.*}}, "lanes" index %{{.*}} : vector<4xf32>, vector<4xi1>, vector<4xi64>
+// CHECK: return %[[G]], %[[V]], %[[I]], %[[J]]
+func.func @guards(%x: f32, %ok: i1, %v: vector<4xf32>, %oks: vector<4xi1>, %i: i64, %is: vector<4xi64>) -> (f32, vector<4xf32>, f32, vector<4xf32>) {
   %g = fusion.guard %x if %ok, "index out of range" : f32, i1
   %w = fusion.guard %v if %oks, "lanes" : vector<4xf32>, vector<4xi1>
-  return %g, %w : f32, vector<4xf32>
+  %gi = fusion.guard %x if %ok, "ids" index %i : f32, i1, i64
+  %wi = fusion.guard %v if %oks, "lanes" index %is : vector<4xf32>, vector<4xi1>, vector<4xi64>
+  return %g, %w, %gi, %wi : f32, vector<4xf32>, f32, vector<4xf32>
 }

@@ -15,6 +15,6 @@
 // RUN: FileCheck %s --input-file=%t.sm80.ptx
 
 // CHECK: .visible .entry embedding_g0(
-// CHECK: st.global.b32 [%rd{{[0-9]+}}], 1;
+// CHECK: st.global.b64 [%rd{{[0-9]+}}], 1;
 // CHECK: .visible .entry nll_g0(
-// CHECK: st.global.b32 [%rd{{[0-9]+}}+4], 1;
+// CHECK: st.global.b64 [%rd{{[0-9]+}}+16], 1;

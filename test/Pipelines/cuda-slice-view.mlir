@@ -43,8 +43,8 @@
 // CHECK-DAG: %[[LV:.*]] = memref.subview %[[LB]][0, 1] [2, 8] [1, 1] : memref<2x9xi64> to memref<2x8xi64, strided<[9, 1], offset: 1>>
 // CHECK-DAG: %[[OV:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1]] output_shape [2, 8] : memref<16xf32> into memref<2x8xf32>
 // CHECK-NOT: memref.alloc
-// CHECK: %[[ST:.*]] = memref.get_global @kfuse_status : memref<1xi32>
-// CHECK: gpu.launch_func @kfuse_kernels::@shifted_rows_loss_g0 blocks in (%{{.*}}) threads in (%{{.*}}) args(%[[LV]] : {{.*}}, %[[XV]] : {{.*}}, %[[LG]] : {{.*}}, %[[OV]] : memref<2x8xf32>, %[[ST]] : memref<1xi32>)
+// CHECK: %[[ST:.*]] = memref.get_global @kfuse_status : memref<2xi64>
+// CHECK: gpu.launch_func @kfuse_kernels::@shifted_rows_loss_g0 blocks in (%{{.*}}) threads in (%{{.*}}) args(%[[LV]] : {{.*}}, %[[XV]] : {{.*}}, %[[LG]] : {{.*}}, %[[OV]] : memref<2x8xf32>, %[[ST]] : memref<2xi64>)
 // CHECK-NEXT: return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -23,7 +23,9 @@
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[K:.*]] = arith.select %[[OK]], %[[I]], %[[C0]] : index
 // CHECK: %[[E:.*]] = tensor.extract %{{.*}}[%[[K]], %[[J]]] : tensor<100x64xf32>
-// CHECK: %[[G:.*]] = fusion.guard %[[E]] if %[[OK]], "index out of range in a gather from input #1 (tensor<100x64xf32>): dimension 0 (size 100) (tensor.extract at {{.*}}fusion-guard-gathers.mlir:{{[0-9]+}}:{{[0-9]+}})" : f32, i1
+// The index it reports where it fails: the token id, as i64.
+// CHECK: %[[BAD:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[G:.*]] = fusion.guard %[[E]] if %[[OK]], "index out of range in a gather from input #1 (tensor<100x64xf32>): dimension 0 (size 100) (tensor.extract at {{.*}}fusion-guard-gathers.mlir:{{[0-9]+}}:{{[0-9]+}})" index %[[BAD]] : f32, i1, i64
 // CHECK: linalg.yield %[[G]]
 func.func @embedding(%ids: tensor<8xi64>, %table: tensor<100x64xf32>) -> tensor<8x64xf32> {
   %e = tensor.empty() : tensor<8x64xf32>
@@ -83,11 +85,16 @@ func.func @bounded(%x: tensor<4x6xi32>, %t: tensor<6x5xf32>) -> tensor<4x6xf32> 
 // Both indices of a constant table come from the data: one guard with the
 // two checks, naming both dimensions. A loop index past a dimension
 // (d0 runs to 15, the table has 8 rows) is checked too.
+// It reports the first index out of range: i where it is, else j.
 // CHECK-LABEL: func.func @two_dims
-// CHECK: %[[OK0:.*]] = arith.cmpi ult
-// CHECK: %[[OK1:.*]] = arith.cmpi ult
+// CHECK: ^bb0(%[[I:.*]]: index, %[[J:.*]]: index, %{{.*}}: f32):
+// CHECK: %[[OK0:.*]] = arith.cmpi ult, %[[I]]
+// CHECK: %[[OK1:.*]] = arith.cmpi ult, %[[J]]
 // CHECK: %[[OK:.*]] = arith.andi %[[OK0]], %[[OK1]] : i1
-// CHECK: fusion.guard %{{.*}} if %[[OK]], "index out of range in a gather from a constant tensor<8x3xf32>: dimensions 0 (size 8), 1 (size 3)
+// CHECK: %[[J64:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[BAD:.*]] = arith.select %[[OK0]], %[[J64]], %[[I64]] : i64
+// CHECK: fusion.guard %{{.*}} if %[[OK]], "index out of range in a gather from a constant tensor<8x3xf32>: dimensions 0 (size 8), 1 (size 3){{.*}}" index %[[BAD]] : f32, i1, i64
 // CHECK: %[[D:.*]] = linalg.index 0
 // CHECK: %[[OKD:.*]] = arith.cmpi ult, %[[D]]
 // CHECK: fusion.guard %{{.*}} if %[[OKD]], "index out of range in a gather from a constant tensor<8x3xf32>: dimension 0 (size 8)

@@ -38,7 +38,8 @@ def test_guards_are_the_data_dependent_gathers(embeddings):
                       for n in (100, 2, 40)]
     assert all("dimension 0 (size " in g for g in cpu.plan.guards)
     [status] = [b for b in cuda.plan.buffers if b.kind == "status"]
-    assert status.shape == (3,) and status.dtype.name == "i32"
+    # (two words a guard: whether it failed, and an index that did)
+    assert status.shape == (6,) and status.dtype.name == "i64"
     # every kernel that gathers is passed the status buffer
     idx = cuda.plan.buffers.index(status)
     assert any(any(getattr(a, "buffer", None) == idx for a in st.args)
@@ -65,6 +66,9 @@ def test_cpu_reports_a_token_id_past_the_vocabulary(embeddings, bad):
     [failed] = e.value.failed
     assert "tensor<100x64xf32>: dimension 0 (size 100)" in failed
     assert "tensor.extract at line 40" in str(e.value)
+    # the index that was out of range, in the message too
+    assert e.value.indices == [bad]
+    assert str(e.value).endswith(f"): index {bad}")
     # the words were zeroed: a good call after it passes, and is right
     got = cpu(data["in0"], data["in1"])
     np.testing.assert_allclose(got, data["expected0"], rtol=1e-5, atol=2e-6)
@@ -78,6 +82,10 @@ def test_emulated_cuda_reports_a_token_id_past_the_vocabulary(embeddings):
                                          r"it") as e:
         cuda.emulate(ids, data["in1"])
     assert len(e.value.failed) == 1 and "tensor<100x64xf32>" in e.value.failed[0]
+    assert e.value.indices == [100]
+    ids[2, 39] = -7
+    with pytest.raises(GuardError, match=r": index -7$") as e:
+        cuda.emulate(ids, data["in1"])
     types = data["in1"].copy()
     types[0, 0] = 2                          # two token types: 0 and 1
     with pytest.raises(GuardError) as e:
@@ -102,6 +110,7 @@ def test_cross_entropy_label_past_the_classes(target):
         run(data["in0"], labels)
     [failed] = e.value.failed
     assert "input #0 (tensor<16x50xf32>): dimension 1 (size 50)" in failed
+    assert e.value.indices == [50]
 
 
 @pytest.mark.parametrize("name", ["softmax_xent.mlir", "attention_slices.mlir"])
@@ -134,7 +143,7 @@ def test_plan_guards_are_validated(embeddings):
     d = cuda.plan.to_dict()
     assert LaunchPlan.from_json(d).guards == cuda.plan.guards
     bad = dict(d, guards=d["guards"][:2])
-    with pytest.raises(ArtifactError, match=r"a status buffer holds a word per guard \(2\)"):
+    with pytest.raises(ArtifactError, match=r"a status buffer holds two words per guard \(4\)"):
         LaunchPlan.from_json(bad)
     bad = dict(d, buffers=[dict(b, kind="temp") if b["kind"] == "status" else b
                            for b in d["buffers"]])

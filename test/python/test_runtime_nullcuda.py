@@ -105,12 +105,14 @@ try:
         exe(*dins, out=tuple(douts))  # (does not wait)
         b, nbytes = exe._status
         word = exe._state(0).counter(b, nbytes, 0)
-        ctypes.c_int32.from_address(word + 4).value = 1     # as a failed guard would
+        # (guard 1's two words, as a failed gather at index 123 leaves them)
+        ctypes.c_int64.from_address(word + 16).value = 1
+        ctypes.c_int64.from_address(word + 24).value = 123
         result["status"] = word
         try:
             exe.check_guards()
         except GuardError as e:
-            result["guard"] = [str(e), e.failed]
+            result["guard"] = [str(e), e.failed, e.indices]
         exe.check_guards()           # (zeroed: nothing left to report)
     else:
         raise SystemExit(f"unknown case {case}")
@@ -500,9 +502,10 @@ def test_guard_status_words_are_read_after_waiting_calls(tmp_path):
     [status] = [i for i, b in enumerate(f.plan.buffers) if b.kind == "status"]
     result, log = _run("guards", str(out), tmp_path)
     assert "error" not in result, result
-    text, failed = result["guard"]
-    assert failed == [f.plan.guards[1]]
-    assert "read a tensor at an index outside it" in text and f.plan.guards[1] in text
+    text, failed, indices = result["guard"]
+    assert failed == [f.plan.guards[1]] and indices == [123]
+    assert "read a tensor at an index outside it" in text
+    assert text.endswith(f"{f.plan.guards[1]}: index 123")
     word = f"{result['status']:x}"
     ops = [(ln[0], ln[1]) for ln in log if ln[0] in ("memset", "dtoh", "sync", "launch")]
     # zeroed once, before the first launch; read by the numpy call (after

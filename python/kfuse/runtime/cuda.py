@@ -887,7 +887,7 @@ class CudaExecutable(HoldsPlan):
         if self._status is None:
             return None
         b, nbytes = self._status
-        words = np.zeros(nbytes // 4, np.int32)
+        words = np.zeros(nbytes // 8, np.int64)
         _check(cu.cuMemcpyDtoHAsync(words.ctypes.data, st.counter(b, nbytes, sh), nbytes, sh),
                "reading the status words of the program's guards")
         return words

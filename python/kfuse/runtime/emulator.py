@@ -2136,7 +2136,7 @@ class EmulatedExecutable(HoldsPlan):
                                     f"next call on the stream starts from them)")
         for i, b in enumerate(plan.buffers):
             if b.kind == "status":
-                error = plan.guard_error(mem.view(i).view(np.int32), " (emulated)")
+                error = plan.guard_error(mem.view(i).view(np.int64), " (emulated)")
                 if error is not None:
                     raise error
         outs = []

@@ -16,7 +16,7 @@ Schema (version 1), every field required unless marked optional::
       "buffers": [{"kind": "input" | "output", "index": int, "shape": [...], "dtype": str}
                   | {"kind": "temp", "shape": [...], "dtype": str}
                   | {"kind": "counter", "shape": [...], "dtype": "i32"}
-                  | {"kind": "status", "shape": [len(guards)], "dtype": "i32"}
+                  | {"kind": "status", "shape": [2 * len(guards)], "dtype": "i64"}
                   | {"kind": "const", "shape": [...], "dtype": str, "file": "const0.npy"}],
       "steps":   [{"op": "launch", "kernel": str, "grid": [3 ints >= 1],
                    "block": [3 ints >= 1], "smem": int >= 0 (optional, default 0),
@@ -27,17 +27,18 @@ Schema (version 1), every field required unless marked optional::
                                    directly after a launch, and its kernel
                                    starts with griddepcontrol.wait)}
                   | {"op": "copy", "src": int, "dst": int}],
-      "guards":  [str, ...]            (optional: the message of each status word)
+      "guards":  [str, ...]            (optional: the message of each pair of status words)
     }
 
 Every input and every output is named by exactly one buffer of its kind, with the same
 shape and dtype. A counter buffer (32-bit counts that the kernels find zero and leave
 zero: the last block of a split row to store its partial finishes the row) persists
 between calls: one per device and stream, zeroed once; a copy never writes one. A
-status buffer (at most one) holds a word per entry of ``guards``: a kernel sets a word
-to 1 when a gather of its reads at an index out of range, and the runtime reports the
-messages of the words a call set (then zeroes them); it persists like a counter. A CPU
-plan lists its ``guards`` too: their words are the LLVM module's ``kfuse_status``. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
+status buffer (at most one) holds two 64-bit words per entry of ``guards``: a kernel
+sets the first to 1 when a gather of its reads at an index out of range, and the second
+to that index; the runtime reports the messages (and indices) of the guards a call set,
+then zeroes the words; it persists like a counter. A CPU plan lists its ``guards`` too:
+their words are the LLVM module's ``kfuse_status``. Unknown top-level keys are kept (``LaunchPlan.extra``) and written back.
 """
 
 from __future__ import annotations
@@ -256,8 +257,9 @@ def _buffer_spec(d, where: str, n_in: int, n_out: int) -> BufferSpec:
         if "index" in d:
             _fail(f"{where}.index", f"a {kind} buffer has no index")
         dt = _dtype(d, where)
-        if dt.name != "i32":
-            _fail(f"{where}.dtype", f"a {kind} buffer holds i32 words, got {dt.name}")
+        word = "i32" if kind == "counter" else "i64"
+        if dt.name != word:
+            _fail(f"{where}.dtype", f"a {kind} buffer holds {word} words, got {dt.name}")
         return BufferSpec(kind, _shape(d, where), dt)
     if kind != "temp":
         index = _int(d, "index", where, lo=0)
@@ -463,9 +465,9 @@ class LaunchPlan:
         status = [i for i, b in enumerate(buffers) if b.kind == "status"]
         if len(status) > 1:
             _fail(f"buffers[{status[1]}]", "a plan has at most one status buffer")
-        if status and buffers[status[0]].shape != (len(guards),):
+        if status and buffers[status[0]].shape != (2 * len(guards),):
             _fail(f"buffers[{status[0]}].shape",
-                  f"a status buffer holds a word per guard ({len(guards)}), got "
+                  f"a status buffer holds two words per guard ({2 * len(guards)}), got "
                   f"{list(buffers[status[0]].shape)}")
         if target == "cuda" and guards and not status:
             _fail("guards", "a CUDA plan with guards needs a status buffer")
@@ -589,16 +591,23 @@ class LaunchPlan:
         return f"{b.kind} buffer {index}"
 
     def guard_error(self, words, when: str = "") -> Optional[GuardError]:
-        """The GuardError for the status words a call left (a sequence of ints, one
-        per guard), or None when none is set. `when` qualifies the call in the
+        """The GuardError for the status words a call left (a sequence of ints, two
+        per guard: whether it failed, and an index that did, 0 where none was
+        recorded), or None when none is set. `when` qualifies the call in the
         message."""
-        failed = [g for g, w in zip(self.guards, words) if w]
+        failed, indices = [], []
+        for k, g in enumerate(self.guards):
+            if words[2 * k]:
+                failed.append(g)
+                index = int(words[2 * k + 1])
+                indices.append(index if index else None)
         if not failed:
             return None
-        lines = "".join(f"\n  - {g}" for g in failed)
+        lines = "".join(f"\n  - {g}" + (f": index {i}" if i is not None else "")
+                        for g, i in zip(failed, indices))
         return GuardError(f"{self.name!r}{when} read a tensor at an index outside it, so "
                           f"its outputs are not meaningful (the reads took an element "
-                          f"inside instead):{lines}", failed)
+                          f"inside instead):{lines}", failed, indices)
 
     # ---- argument checking, shared by every target
 

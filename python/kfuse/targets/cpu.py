@@ -108,7 +108,7 @@ class CpuExecutable:
         self._engine.invoke(self._entry, *ptrs)
         if plan.guards:
             # (the words the program's guards set: taken, which zeroes them)
-            words = np.zeros(len(plan.guards), np.int32)
+            words = np.zeros(2 * len(plan.guards), np.int64)
             self._engine.invoke(TAKE_STATUS, _descriptor(words))
             error = plan.guard_error(words)
             if error is not None:
