@@ -559,6 +559,18 @@ static Value rootBuffer(Value v) {
 /// An output with a fill in `fills` (its only initialization, see
 /// onlyInitializes) starts at the fill's value instead, and the fill is
 /// erased.
+///
+/// An input read along the innermost reduction loop (its last index that
+/// loop, contiguous in memory) and at a different place by neighbouring
+/// threads (x[row, j] with a thread per row) would have every lane of a
+/// warp load from a sector of its own at each step. Such inputs are staged
+/// instead: the innermost loop runs in chunks of 32 bytes of the widest
+/// staged row piece, each warp loads the chunk of its 32 points together (a
+/// whole sector a row, 32 / chunk rows a load) into a workgroup buffer of its
+/// own, and each thread then walks its row there, in the same order. Every
+/// thread of the block runs the loops then (the barriers between chunks want
+/// them all): a thread past the last point computes the last point again and
+/// stores nothing.
 static LogicalResult emitOrderedGeneric(
     linalg::GenericOp g, StringRef kernelName,
     const llvm::SmallDenseMap<unsigned, linalg::GenericOp> &fills) {
@@ -597,7 +609,64 @@ static LogicalResult emitOrderedGeneric(
     g.erase();
     return success();
   }
+  Block *body = g.getBody();
+  unsigned numInputs = g.getNumDpsInputs();
+  // The inputs to stage (see above), and the chunk of the innermost loop.
+  struct Staged {
+    OpOperand *operand;
+    Type element;
+    int64_t bytes;
+    Value buffer = {};
+  };
+  SmallVector<Staged> staged;
+  int64_t chunk = 0;
+  if (!reduced.empty() && !parallel.empty()) {
+    unsigned inner = reduced.back();
+    llvm::SmallPtrSet<Value, 4> written;
+    for (OpOperand &init : g.getDpsInitsMutable())
+      written.insert(rootBuffer(init.get()));
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(in->get().getType());
+      if (!type || type.getRank() == 0 ||
+          body->getArgument(in->getOperandNumber()).use_empty() ||
+          written.contains(rootBuffer(in->get())))
+        continue;
+      AffineMap map = g.getMatchingIndexingMap(in);
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || last.getPosition() != inner)
+        continue;
+      // (neighbouring threads read different rows of it)
+      bool apart = false, innerElsewhere = false;
+      for (AffineExpr e : map.getResults().drop_back()) {
+        innerElsewhere |= e.isFunctionOfDim(inner);
+        apart |= e.isFunctionOfDim(parallel.back());
+      }
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      Type element = type.getElementType();
+      unsigned bits =
+          element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+      if (innerElsewhere || !apart ||
+          (bits != 8 && bits != 16 && bits != 32 && bits != 64) ||
+          failed(type.getStridesAndOffset(strides, offset)) ||
+          strides.back() != 1)
+        continue;
+      staged.push_back({in, element, bits / 8});
+      chunk = std::max<int64_t>(chunk, 32 / (bits / 8));
+    }
+    if (loops[inner] < chunk)
+      staged.clear();
+  }
   int64_t threads = total >= 256 ? 256 : llvm::alignTo(total, 32);
+  if (!staged.empty()) {
+    // (a workgroup buffer of 32 rows of a chunk, padded by one element
+    // against bank conflicts, for each staged input and warp: at most 40 KiB)
+    int64_t perWarp = 0;
+    for (Staged &s : staged)
+      perWarp += 32 * (chunk + 1) * s.bytes;
+    threads = std::min(threads, 32 * std::clamp<int64_t>(
+                                         (40 << 10) / perWarp, 1, 8));
+  }
   int64_t blocks = llvm::divideCeil(total, threads);
   if (blocks > (int64_t(1) << 31) - 1)
     return g.emitError("fusion-generic-to-gpu: an ordered kernel of more "
@@ -606,31 +675,41 @@ static LogicalResult emitOrderedGeneric(
     return arith::ConstantIndexOp::create(bb, loc, v);
   };
   gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads, kernelName);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  for (Staged &s : staged)
+    s.buffer = launch.addWorkgroupAttribution(
+        MemRefType::get({threads / 32, 32, chunk + 1}, s.element,
+                        MemRefLayoutAttrInterface(), workgroup),
+        loc);
   OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
-  Value linear = arith::AddIOp::create(
-      kb, loc,
-      arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
-                            cIdx(kb, threads)),
-      launch.getThreadIds().x);
-  auto inRange = scf::IfOp::create(
-      kb, loc,
-      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, linear,
-                            cIdx(kb, total)),
-      /*withElseRegion=*/false);
-  gpu::TerminatorOp::create(kb, loc);
-  OpBuilder tb = OpBuilder::atBlockBegin(inRange.thenBlock());
+  Value tid = launch.getThreadIds().x;
+  Value blockStart = arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
+                                           cIdx(kb, threads));
+  Value linear = arith::AddIOp::create(kb, loc, blockStart, tid);
+  Value inRangeCond = arith::CmpIOp::create(
+      kb, loc, arith::CmpIPredicate::ult, linear, cIdx(kb, total));
+  Value point = linear;
+  OpBuilder tb(gpu::TerminatorOp::create(kb, loc));
+  if (staged.empty())
+    tb = OpBuilder::atBlockBegin(
+        scf::IfOp::create(tb, loc, inRangeCond, /*withElseRegion=*/false)
+            .thenBlock());
+  else
+    point = arith::MinUIOp::create(tb, loc, linear, cIdx(tb, total - 1));
   SmallVector<Value> dims(loops.size());
   for (auto [d, v] :
-       llvm::zip(parallel, kfuse::delinearize(tb, loc, linear, extents)))
+       llvm::zip(parallel, kfuse::delinearize(tb, loc, point, extents)))
     dims[d] = v;
-  auto indicesOf = [&](OpBuilder &bb, AffineMap map) {
+  auto indicesAt = [&](OpBuilder &bb, AffineMap map, ArrayRef<Value> at) {
     SmallVector<Value> indices;
     for (AffineExpr e : map.getResults())
-      indices.push_back(affine::expandAffineExpr(bb, loc, e, dims, {}));
+      indices.push_back(affine::expandAffineExpr(bb, loc, e, at, {}));
     return indices;
   };
-  Block *body = g.getBody();
-  unsigned numInputs = g.getNumDpsInputs();
+  auto indicesOf = [&](OpBuilder &bb, AffineMap map) {
+    return indicesAt(bb, map, dims);
+  };
   // The accumulators: every output of a reduction, and the outputs an
   // elementwise body reads.
   SmallVector<Value> accs;
@@ -668,6 +747,9 @@ static LogicalResult emitOrderedGeneric(
                   .getResult()
             : Value());
   }
+  // (the staged inputs' values at the current point, when loaded from their
+  // workgroup buffers)
+  llvm::SmallDenseMap<OpOperand *, Value> given;
   auto evaluate = [&](OpBuilder &bb,
                       ValueRange carried) -> FailureOr<SmallVector<Value>> {
     IRMapping mapping;
@@ -675,6 +757,10 @@ static LogicalResult emitOrderedGeneric(
       BlockArgument arg = body->getArgument(in->getOperandNumber());
       if (arg.use_empty())
         continue;
+      if (Value v = given.lookup(in)) {
+        mapping.map(arg, v);
+        continue;
+      }
       mapping.map(arg, isa<MemRefType>(in->get().getType())
                            ? memref::LoadOp::create(
                                  bb, loc, in->get(),
@@ -697,6 +783,84 @@ static LogicalResult emitOrderedGeneric(
              << kernelName << "'";
     return *results;
   };
+  // The innermost reduction loop over staged inputs: chunks, each loaded by
+  // the warp into its buffers and walked there, then the rest of the loop
+  // (fewer columns than a chunk) as it is.
+  auto stagedLoop = [&](OpBuilder &bb,
+                        ValueRange carried) -> FailureOr<SmallVector<Value>> {
+    unsigned inner = reduced.back();
+    int64_t extent = loops[inner], whole = extent / chunk * chunk;
+    Value lane = arith::RemUIOp::create(bb, loc, tid, cIdx(bb, 32));
+    Value warp = arith::DivUIOp::create(bb, loc, tid, cIdx(bb, 32));
+    Value warpStart = arith::AddIOp::create(
+        bb, loc, blockStart,
+        arith::MulIOp::create(bb, loc, warp, cIdx(bb, 32)));
+    // (in the loads, lane l takes column l % chunk of row l / chunk)
+    Value column = arith::RemUIOp::create(bb, loc, lane, cIdx(bb, chunk));
+    Value rowInLoad = arith::DivUIOp::create(bb, loc, lane, cIdx(bb, chunk));
+    auto chunks = scf::ForOp::create(bb, loc, cIdx(bb, 0), cIdx(bb, whole),
+                                     cIdx(bb, chunk), carried);
+    OpBuilder cb = OpBuilder::atBlockBegin(chunks.getBody());
+    Value start = chunks.getInductionVar();
+    auto loads = scf::ForOp::create(cb, loc, cIdx(cb, 0), cIdx(cb, chunk),
+                                    cIdx(cb, 1));
+    {
+      OpBuilder lb = OpBuilder::atBlockTerminator(loads.getBody());
+      Value row = arith::AddIOp::create(
+          lb, loc,
+          arith::MulIOp::create(lb, loc, loads.getInductionVar(),
+                                cIdx(lb, 32 / chunk)),
+          rowInLoad);
+      Value other = arith::MinUIOp::create(
+          lb, loc, arith::AddIOp::create(lb, loc, warpStart, row),
+          cIdx(lb, total - 1));
+      SmallVector<Value> at(dims);
+      for (auto [d, v] :
+           llvm::zip(parallel, kfuse::delinearize(lb, loc, other, extents)))
+        at[d] = v;
+      at[inner] = arith::AddIOp::create(lb, loc, start, column);
+      for (Staged &s : staged) {
+        Value v = memref::LoadOp::create(
+            lb, loc, s.operand->get(),
+            indicesAt(lb, g.getMatchingIndexingMap(s.operand), at));
+        memref::StoreOp::create(lb, loc, v, s.buffer,
+                                ValueRange{warp, row, column});
+      }
+    }
+    gpu::BarrierOp::create(cb, loc);
+    auto walk = scf::ForOp::create(cb, loc, cIdx(cb, 0), cIdx(cb, chunk),
+                                   cIdx(cb, 1), chunks.getRegionIterArgs());
+    {
+      OpBuilder wb = OpBuilder::atBlockBegin(walk.getBody());
+      Value step = walk.getInductionVar();
+      dims[inner] = arith::AddIOp::create(wb, loc, start, step);
+      for (Staged &s : staged)
+        given[s.operand] = memref::LoadOp::create(
+            wb, loc, s.buffer, ValueRange{warp, lane, step});
+      FailureOr<SmallVector<Value>> results =
+          evaluate(wb, walk.getRegionIterArgs());
+      given.clear();
+      if (failed(results))
+        return failure();
+      scf::YieldOp::create(wb, loc, *results);
+    }
+    // (the next chunk's loads wait until every lane has walked this one)
+    gpu::BarrierOp::create(cb, loc);
+    scf::YieldOp::create(cb, loc, walk.getResults());
+    if (whole == extent)
+      return SmallVector<Value>(chunks.getResults());
+    auto rest = scf::ForOp::create(bb, loc, cIdx(bb, whole),
+                                   cIdx(bb, extent), cIdx(bb, 1),
+                                   chunks.getResults());
+    OpBuilder rb = OpBuilder::atBlockBegin(rest.getBody());
+    dims[inner] = rest.getInductionVar();
+    FailureOr<SmallVector<Value>> results =
+        evaluate(rb, rest.getRegionIterArgs());
+    if (failed(results))
+      return failure();
+    scf::YieldOp::create(rb, loc, *results);
+    return SmallVector<Value>(rest.getResults());
+  };
   // The reduction loops, outermost first, each carrying the accumulators.
   std::function<FailureOr<SmallVector<Value>>(OpBuilder &, unsigned,
                                               ValueRange)>
@@ -704,6 +868,8 @@ static LogicalResult emitOrderedGeneric(
                  ValueRange carried) -> FailureOr<SmallVector<Value>> {
     if (level == reduced.size())
       return evaluate(bb, carried);
+    if (level + 1 == reduced.size() && !staged.empty())
+      return stagedLoop(bb, carried);
     auto loop = scf::ForOp::create(bb, loc, cIdx(bb, 0),
                                    cIdx(bb, loops[reduced[level]]),
                                    cIdx(bb, 1), carried);
@@ -721,6 +887,10 @@ static LogicalResult emitOrderedGeneric(
     launch.erase();
     return failure();
   }
+  if (!staged.empty()) // (the clamped points store nothing)
+    tb = OpBuilder::atBlockBegin(
+        scf::IfOp::create(tb, loc, inRangeCond, /*withElseRegion=*/false)
+            .thenBlock());
   for (auto [init, v] : llvm::zip(g.getDpsInitsMutable(), *results))
     memref::StoreOp::create(tb, loc, v, init.get(),
                             indicesOf(tb, g.getMatchingIndexingMap(&init)));

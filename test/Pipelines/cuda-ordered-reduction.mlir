@@ -23,18 +23,44 @@
 // CODEGEN-NEXT: return
 
 // A thread a row; the accumulator starts at the fill's 0 and the row's
-// elements are taken in order.
+// elements are taken in order. Each warp stages its 32 rows through a
+// workgroup buffer, 8 columns (32 bytes) at a time: lane l loads column
+// l % 8 of row 4k + l / 8 (4 whole sectors a load), then walks its own row
+// there. Every thread runs the loops (the barriers need them all): a
+// thread past the last row would compute the last row again (minui) and
+// skip the store (scf.if).
 // CODEGEN-LABEL: gpu.func @alternating_g0_ordered0
+// CODEGEN-SAME: workgroup(%[[TILE:.*]] : memref<2x32x9xf32, #gpu.address_space<workgroup>>
 // CODEGEN-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CODEGEN-DAG: %[[N:.*]] = arith.constant 1024 : index
+// CODEGEN-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CODEGEN-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CODEGEN: %[[T:.*]] = gpu.thread_id x
 // CODEGEN: %[[IN:.*]] = arith.cmpi ult, %[[T]], %{{.*}} : index
-// CODEGEN: scf.if %[[IN]] {
-// CODEGEN: %[[R:.*]] = scf.for %[[J:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
-// CODEGEN-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[T]], %[[J]]] : memref<64x1024xf32>
-// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[ACC]] {{.*}}: f32
+// CODEGEN: %[[P:.*]] = arith.minui %[[T]], %{{.*}} : index
+// CODEGEN: %[[LANE:.*]] = arith.remui %[[T]], %{{.*}} : index
+// CODEGEN: %[[WARP:.*]] = arith.divui %[[T]], %{{.*}} : index
+// CODEGEN: %[[COL:.*]] = arith.remui %[[LANE]], %[[C8]] : index
+// CODEGEN: %[[SUB:.*]] = arith.divui %[[LANE]], %[[C8]] : index
+// CODEGEN: %[[R:.*]] = scf.for %[[J0:.*]] = %{{.*}} to %[[N]] step %[[C8]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
+// CODEGEN-NEXT: scf.for %[[K:.*]] = %{{.*}} to %[[C8]] step %{{.*}} {
+// CODEGEN-NEXT: %[[K4:.*]] = arith.muli %[[K]], %[[C4]] : index
+// CODEGEN-NEXT: %[[ROW:.*]] = arith.addi %[[K4]], %[[SUB]] : index
+// CODEGEN: %[[J:.*]] = arith.addi %[[J0]], %[[COL]] : index
+// CODEGEN-NEXT: %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %[[J]]] : memref<64x1024xf32>
+// CODEGEN-NEXT: memref.store %[[V]], %[[TILE]][%[[WARP]], %[[ROW]], %[[COL]]]
+// CODEGEN-NEXT: }
+// CODEGEN-NEXT: gpu.barrier
+// CODEGEN-NEXT: %[[S:.*]] = scf.for %[[JJ:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%[[A:.*]] = %[[ACC]]) -> (f32) {
+// CODEGEN-NEXT: %[[W:.*]] = memref.load %[[TILE]][%[[WARP]], %[[LANE]], %[[JJ]]]
+// CODEGEN-NEXT: %[[D:.*]] = arith.subf %[[W]], %[[A]] {{.*}}: f32
 // CODEGEN-NEXT: scf.yield %[[D]] : f32
-// CODEGEN: memref.store %[[R]], %{{.*}}[%[[T]]] : memref<64xf32>
+// CODEGEN-NEXT: }
+// CODEGEN-NEXT: gpu.barrier
+// CODEGEN-NEXT: scf.yield %[[S]] : f32
+// CODEGEN-NEXT: }
+// CODEGEN-NEXT: scf.if %[[IN]] {
+// CODEGEN-NEXT: memref.store %[[R]], %{{.*}}[%[[P]]] : memref<64xf32>
 // CODEGEN-NOT: gpu.shuffle
 
 // CODEGEN-LABEL: gpu.func @horner_g0_ordered0

@@ -271,3 +271,62 @@ def test_gpu_test_program(rng):
         np.testing.assert_allclose(p, horner, rtol=1e-4, atol=1e-4)
         np.testing.assert_array_equal(y, x - p[:, None])
         np.testing.assert_array_equal(a, _alternating(v))
+
+
+def test_rows_are_staged_through_shared_memory(rng):
+    # A thread a row would load from a sector of its own in every lane at
+    # each step (32 sectors a load, 4 bytes used of each 32). Staged, each
+    # warp loads its rows' next 32 bytes together: every sector read once,
+    # whole.
+    x = rng.standard_normal((64, 1000)).astype(np.float32)
+    cuda = kfuse.compile(ROWS, target="cuda")
+    np.testing.assert_array_equal(cuda.emulate(x), _alternating(x))
+    [stats] = cuda.emulator.last_stats
+    assert stats["load"]["bytes"] == x.nbytes
+    assert stats["load"]["sectors"] * 32 == x.nbytes
+    # (the loads of the column reduction, a thread per column, were
+    # coalesced already: nothing to stage)
+    assert "workgroup" not in kfuse.compile(COLUMNS, target="cuda").stages["codegen"]
+
+
+# Staging's corners: inputs of 2 and 1 bytes (chunks of 32 columns, one
+# sector of the f16 row being two), a row of 70 (two chunks and 6 columns
+# loaded directly), two reduction loops (the outer one around the chunks),
+# an input read at the same place by every thread of a row point (w, not
+# staged), and 37 points (the second warp's last 27 lanes compute the 37th
+# point again and store nothing).
+MIXED_DTYPES = """
+#x = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#r = affine_map<(d0, d1, d2) -> (d0)>
+func.func @mixed_dtypes(%x: tensor<37x3x70xf16>, %m: tensor<37x3x70xi8>, %w: tensor<3x70xf32>) -> tensor<37xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<37xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<37xf32>) -> tensor<37xf32>
+  %s = linalg.generic {indexing_maps = [#x, #x, #w, #r], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x, %m, %w : tensor<37x3x70xf16>, tensor<37x3x70xi8>, tensor<3x70xf32>) outs(%z : tensor<37xf32>) {
+  ^bb0(%a: f16, %b: i8, %c: f32, %acc: f32):
+    %af = arith.extf %a : f16 to f32
+    %bf = arith.sitofp %b : i8 to f32
+    %p = arith.mulf %af, %bf : f32
+    %q = arith.addf %p, %c : f32
+    %d = arith.subf %q, %acc : f32
+    linalg.yield %d : f32
+  } -> tensor<37xf32>
+  return %s : tensor<37xf32>
+}
+"""
+
+
+def test_staging_with_mixed_dtypes_a_tail_and_two_reduction_loops(rng):
+    x = rng.standard_normal((37, 3, 70)).astype(np.float16)
+    m = rng.integers(-128, 128, (37, 3, 70)).astype(np.int8)
+    w = rng.standard_normal((3, 70)).astype(np.float32)
+    terms = (x.astype(np.float32) * m.astype(np.float32) + w).astype(np.float32)
+    want = _alternating(terms.reshape(37, 210))
+    cuda = kfuse.compile(MIXED_DTYPES, target="cuda")
+    assert "memref<2x32x33xf16, #gpu.address_space<workgroup>>" in cuda.stages["codegen"]
+    assert "memref<2x32x33xi8, #gpu.address_space<workgroup>>" in cuda.stages["codegen"]
+    assert "x32x33xf32" not in cuda.stages["codegen"]  # (w: not staged)
+    np.testing.assert_array_equal(cuda.emulate(x, m, w), want)
+    np.testing.assert_array_equal(kfuse.compile(MIXED_DTYPES, target="cpu")(x, m, w), want)
