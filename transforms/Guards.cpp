@@ -329,13 +329,19 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
           /*nontemporal=*/false, eight);
       // An index that failed (on vectors, each failing lane's in turn: the
       // last one stays); a guard without one leaves the word 0, an index
-      // that cannot be out of range but in an empty dimension.
+      // that cannot be out of range but in an empty dimension. Threads that
+      // fail at once store different indices to one word: an atomic
+      // exchange each, so that one of them stays, whole, and no store races
+      // with another (the flag's stores all write 1).
       if (Value index = g.getIndex()) {
         Value at = arith::ConstantIndexOp::create(tb, l, word + 1);
+        auto store = [&](OpBuilder &sb, Value v) {
+          memref::AtomicRMWOp::create(sb, l, arith::AtomicRMWKind::assign, v,
+                                      buffer, ValueRange{at});
+        };
         auto vt = dyn_cast<VectorType>(index.getType());
         if (!vt) {
-          memref::StoreOp::create(tb, l, index, buffer, ValueRange{at},
-                                  /*nontemporal=*/false, eight);
+          store(tb, index);
         } else {
           Value okv = g.getOk();
           for (int64_t lane = 0; lane < vt.getNumElements(); ++lane) {
@@ -345,9 +351,7 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
             auto laneIf =
                 scf::IfOp::create(tb, l, laneBad, /*withElseRegion=*/false);
             OpBuilder lb = laneIf.getThenBodyBuilder();
-            memref::StoreOp::create(
-                lb, l, vector::ExtractOp::create(lb, l, index, lane), buffer,
-                ValueRange{at}, /*nontemporal=*/false, eight);
+            store(lb, vector::ExtractOp::create(lb, l, index, lane));
           }
         }
       }

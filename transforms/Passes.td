@@ -706,6 +706,11 @@ def ExpandPowI : Pass<"fusion-expand-powi"> {
     multiply over its bits (selects, no loop); below zero the result is 1
     for x = 1, +-1 for x = -1 (-1 where n is odd), else 0 (the integer part
     of 1 / x^|n|, 0 for x = 0 too).
+
+    `math.powf(x, 2.0)` (a constant exponent of exactly 2, as
+    `(x - mean) ** 2` is written) becomes `x * x`, with its fast-math flags:
+    the square correctly rounded, which `__nv_powf` does not promise, at
+    the cost of one multiplication.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];

@@ -2935,10 +2935,30 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   return Online{max, maxBuffer, *ref, Value()};
 }
 
-/// The value d a float sum `v` adds the square of (acc + d * d, d used
-/// only there; `squares` set) or adds itself (acc + d), for f32 or f64
-/// accumulators (the counts of a centered sum, up to the row's length, are
-/// floats of that type); null otherwise.
+/// The value `term` squares: d for d * d, math.powf(d, 2.0) or
+/// math.fpowi(d, 2) (`(x - mean) ** 2`); null otherwise.
+static Value squaredValue(Value term) {
+  Operation *op = term.getDefiningOp();
+  if (auto mul = dyn_cast_if_present<arith::MulFOp>(op))
+    return mul.getLhs() == mul.getRhs() ? mul.getLhs() : Value();
+  FloatAttr f;
+  if (auto pow = dyn_cast_if_present<math::PowFOp>(op))
+    return matchPattern(pow.getRhs(), m_Constant(&f)) &&
+                   f.getValue().isExactlyValue(2.0)
+               ? pow.getLhs()
+               : Value();
+  APInt n;
+  if (auto pow = dyn_cast_if_present<math::FPowIOp>(op))
+    return matchPattern(pow.getRhs(), m_ConstantInt(&n)) && n == 2
+               ? pow.getLhs()
+               : Value();
+  return Value();
+}
+
+/// The value d a float sum `v` adds the square of (acc + d * d, or d ** 2,
+/// d used only there; `squares` set) or adds itself (acc + d), for f32 or
+/// f64 accumulators (the counts of a centered sum, up to the row's length,
+/// are floats of that type); null otherwise.
 static Value centeredValue(linalg::GenericOp v, bool &squares) {
   Value term = sumTerm(v);
   if (!term)
@@ -2947,11 +2967,11 @@ static Value centeredValue(linalg::GenericOp v, bool &squares) {
   if (!term.hasOneUse() || term.getType() != acc.getType() ||
       !(acc.getType().isF32() || acc.getType().isF64()))
     return Value();
-  auto square = term.getDefiningOp<arith::MulFOp>();
-  squares = square && square.getLhs() == square.getRhs();
+  Value d = squaredValue(term);
+  squares = bool(d);
   if (!squares)
     return term;
-  Value d = square.getLhs();
+  Operation *square = term.getDefiningOp();
   if (!llvm::all_of(d.getUsers(), [&](Operation *u) { return u == square; }))
     return Value();
   return d;

@@ -135,18 +135,23 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
   }
 };
 
+/// The float constant `v` is (or a splat of), or null.
+static FloatAttr floatConstantOf(Value v) {
+  FloatAttr c;
+  if (matchPattern(v, m_Constant(&c)))
+    return c;
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat() ||
+      !isa<FloatType>(dense.getElementType()))
+    return FloatAttr();
+  return dense.getSplatValue<FloatAttr>();
+}
+
 /// Whether `v` is a constant (or a splat of one) whose reciprocal is exact:
 /// a power of two, which LLVM turns into a multiplication.
 bool exactReciprocal(Value v) {
-  FloatAttr c;
-  if (!matchPattern(v, m_Constant(&c))) {
-    DenseElementsAttr dense;
-    if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat() ||
-        !isa<FloatType>(dense.getElementType()))
-      return false;
-    c = dense.getSplatValue<FloatAttr>();
-  }
-  return c.getValue().getExactInverse(nullptr);
+  FloatAttr c = floatConstantOf(v);
+  return c && c.getValue().getExactInverse(nullptr);
 }
 
 struct FastDivPass : kfuse::impl::FastDivBase<FastDivPass> {
@@ -339,8 +344,9 @@ struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
     // (scalars and 1-D vectors)
     SmallVector<math::FPowIOp> ops;
     SmallVector<math::IPowIOp> iops;
+    SmallVector<math::PowFOp> squares;
     getOperation()->walk([&](Operation *op) {
-      if (!isa<math::FPowIOp, math::IPowIOp>(op))
+      if (!isa<math::FPowIOp, math::IPowIOp, math::PowFOp>(op))
         return;
       auto vec = dyn_cast<VectorType>(op->getResult(0).getType());
       if (vec && (vec.getRank() != 1 || vec.isScalable()))
@@ -349,7 +355,21 @@ struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
         ops.push_back(f);
       else if (auto i = dyn_cast<math::IPowIOp>(op))
         iops.push_back(i);
+      else if (auto p = dyn_cast<math::PowFOp>(op);
+               FloatAttr two = floatConstantOf(p.getRhs()))
+        if (two.getValue().isExactlyValue(2.0))
+          squares.push_back(p);
     });
+    // (x * x is x^2 correctly rounded, as powf at its best: +inf for
+    // +-inf, +0 for -0, NaN for NaN)
+    for (math::PowFOp op : squares) {
+      OpBuilder b(op);
+      Value x = op.getLhs();
+      op.replaceAllUsesWith(
+          arith::MulFOp::create(b, op.getLoc(), x, x, op.getFastmath())
+              .getResult());
+      op.erase();
+    }
     for (math::IPowIOp op : iops) {
       OpBuilder b(op);
       Value r = intPower(b, op.getLoc(), op.getLhs(), op.getRhs());

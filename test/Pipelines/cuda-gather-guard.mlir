@@ -37,7 +37,7 @@
 // CODEGEN-NEXT: scf.if %[[BAD]] {
 // CODEGEN-NEXT: memref.store %{{.*}}, %[[KS]][%[[W0]]] {alignment = 8 : i64} : memref<4xi64>
 // Each lane that failed stores its id (both lanes of a thread share one row's).
-// CODEGEN-COUNT-2: memref.store %[[ID64]], %[[KS]][%[[W1]]] {alignment = 8 : i64} : memref<4xi64>
+// CODEGEN-COUNT-2: memref.atomic_rmw assign %{{.*}}, %[[KS]][%[[W1]]] : (i64, memref<4xi64>) -> i64
 // CODEGEN: gpu.return
 
 // CODEGEN: gpu.func @nll_g0(%{{.*}}: memref<64xi64>, %[[KX:[^:]*]]: memref<64x1000xf32>, %{{.*}}: memref<64xf32>, %[[KS:[^:]*]]: memref<4xi64>
@@ -55,7 +55,7 @@
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: scf.if %[[BAD]] {
 // CODEGEN-NEXT: memref.store %{{.*}}, %[[KS]][%[[W2]]] {alignment = 8 : i64} : memref<4xi64>
-// CODEGEN-NEXT: memref.store %[[L64]], %[[KS]][%[[W3]]] {alignment = 8 : i64} : memref<4xi64>
+// CODEGEN-NEXT: memref.atomic_rmw assign %[[L64]], %[[KS]][%[[W3]]] : (i64, memref<4xi64>) -> i64
 // CODEGEN-NEXT: }
 // CODEGEN-NEXT: gpu.return
 
@@ -65,17 +65,17 @@
 // CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@nll_g0 {{.*}} %[[S]] : memref<4xi64>
 
 // In the PTX each kernel takes the status buffer as its parameter and stores
-// 1 into its first word and the index into its second (the loss's are the
-// third and fourth: 16 and 24 bytes in), behind a branch.
+// 1 into its first word and exchanges the index into its second (the
+// loss's are the third and fourth: 16 and 24 bytes in), behind a branch.
 // PTX: .visible .entry embedding_g0(
 // PTX-COUNT-4: .param .u64
 // PTX: setp.lt.u64 %p{{[0-9]+}}, %rd{{[0-9]+}}, 100;
 // PTX: st.global.b64 [%rd{{[0-9]+}}], 1;
-// PTX: st.global.b64 [%rd{{[0-9]+}}+8], %rd{{[0-9]+}};
+// PTX: atom.global.exch.b64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}+8], %rd{{[0-9]+}};
 // PTX: .visible .entry nll_g0(
 // PTX: setp.lt.u64 %p{{[0-9]+}}, %rd{{[0-9]+}}, 1000;
 // PTX: st.global.b64 [%rd{{[0-9]+}}+16], 1;
-// PTX: st.global.b64 [%rd{{[0-9]+}}+24], %rd{{[0-9]+}};
+// PTX: atom.global.exch.b64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}+24], %rd{{[0-9]+}};
 
 #row = affine_map<(d0, d1) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>

@@ -75,3 +75,24 @@ func.func @integers(%i: i32, %b: i8, %n: i8) -> (i32, i8) {
   %p = math.ipowi %b, %n : i8
   return %a, %p : i32, i8
 }
+
+// math.powf with a constant exponent of exactly 2 (`(x - mean) ** 2`, a
+// scalar or a splat) is x * x, its flags kept; other exponents, 2.5 or
+// one that is not a constant, stay powf.
+// CHECK-LABEL: func.func @float_squares
+// CHECK-SAME: (%[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<4xf64>, %[[Y:[^:]*]]: f32)
+// CHECK-DAG: %[[X2:.*]] = arith.mulf %[[X]], %[[X]] fastmath<contract> : f32
+// CHECK-DAG: %[[V2:.*]] = arith.mulf %[[V]], %[[V]] : vector<4xf64>
+// CHECK-DAG: %[[H:.*]] = math.powf %[[X]], %{{.*}} : f32
+// CHECK-DAG: %[[Z:.*]] = math.powf %[[X]], %[[Y]] : f32
+// CHECK: return %[[X2]], %[[V2]], %[[H]], %[[Z]]
+func.func @float_squares(%x: f32, %v: vector<4xf64>, %y: f32) -> (f32, vector<4xf64>, f32, f32) {
+  %two = arith.constant 2.0 : f32
+  %twos = arith.constant dense<2.0> : vector<4xf64>
+  %half = arith.constant 2.5 : f32
+  %a = math.powf %x, %two fastmath<contract> : f32
+  %b = math.powf %v, %twos : vector<4xf64>
+  %c = math.powf %x, %half : f32
+  %d = math.powf %x, %y : f32
+  return %a, %b, %c, %d : f32, vector<4xf64>, f32, f32
+}

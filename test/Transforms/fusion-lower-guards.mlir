@@ -6,7 +6,8 @@
 // @kfuse_status (its messages in kfuse.guards, in order): a guard becomes
 // its value, and where its condition is false (any lane of a vector) a
 // store of 1 into its first word and of its index, if it has one, into the
-// second (lane by lane on vectors), at the end of the guard's block. In a
+// second (an atomic exchange: threads that fail at once store different
+// indices; lane by lane on vectors), at the end of the guard's block. In a
 // kernel (gpu.launch) the buffer is taken on the host, before the launch,
 // so that the kernel receives it as an argument. take-function adds the
 // function the CPU runtime calls to read and zero the words.
@@ -30,7 +31,7 @@
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK: memref.store %[[ONE]], %[[S]][%[[W0]]] {alignment = 8 : i64} : memref<4xi64>
 // CHECK: %[[W1:.*]] = arith.constant 1 : index
-// CHECK: memref.store %[[ID]], %[[S]][%[[W1]]] {alignment = 8 : i64} : memref<4xi64>
+// CHECK: memref.atomic_rmw assign %[[ID]], %[[S]][%[[W1]]] : (i64, memref<4xi64>) -> i64
 // CHECK: }
 // CHECK: scf.if %[[BAD2]] {
 // CHECK: arith.constant 0 : index
@@ -78,7 +79,7 @@ func.func @loops(%ids: memref<16xi64>, %t: memref<8xf32>, %ok2: i1, %out: memref
 // CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}] {alignment = 8 : i64} : memref<2xi64>
 // CHECK-COUNT-4: vector.extract %{{.*}}[{{[0-3]}}] : i1 from vector<4xi1>
 // CHECK: vector.extract %{{.*}}[3] : i64 from vector<4xi64>
-// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%{{.*}}] {alignment = 8 : i64} : memref<2xi64>
+// CHECK-NEXT: memref.atomic_rmw assign %{{.*}}, %[[S]][%{{.*}}] : (i64, memref<2xi64>) -> i64
 // CHECK: gpu.terminator
 func.func @kernel(%v: vector<4xf32>, %ok: vector<4xi1>, %i: vector<4xi64>, %out: memref<4xf32>) {
   %c1 = arith.constant 1 : index

@@ -1712,6 +1712,6 @@ def test_last_block_of_an_atomic_count_reads_the_others_stores():
 
 def test_atomics_the_emulator_does_not_run_are_named():
     ptx = _LAST_BLOCK_PTX.replace("{limit}", "7").replace("{fence}", "").replace(
-        "atom.relaxed.gpu.global.inc.u32", "atom.global.exch.b32")
-    with pytest.raises(PtxError, match="only atom.inc.u32 and atom.add"):
+        "atom.relaxed.gpu.global.inc.u32", "atom.global.cas.b32")
+    with pytest.raises(PtxError, match="only atom.inc.u32, atom.add.u32/u64 and atom.exch"):
         EmulatedExecutable(_last_block_plan(), ptx)

@@ -95,6 +95,21 @@ def test_emulated_cuda_reports_a_token_id_past_the_vocabulary(embeddings):
     np.testing.assert_allclose(got, data["expected0"], rtol=1e-5, atol=2e-6)
 
 
+def test_threads_failing_at_once_leave_one_of_their_indices(embeddings):
+    # Every row's id out of range, each a different one: the threads that
+    # fail store their indices to one word at once. Plain stores of
+    # different values there raced (the emulator's race check stopped on
+    # them); each is an atomic exchange now, and one index stays, whole.
+    _, cuda, data = embeddings
+    ids = data["in0"].copy()
+    bad = 100 + np.arange(ids.size, dtype=ids.dtype).reshape(ids.shape)
+    with pytest.raises(GuardError) as e:
+        cuda.emulate(bad, data["in1"])
+    [index] = e.value.indices
+    assert index in set(bad.ravel().tolist())
+    assert "atom.global.exch.b64" in cuda.ptx
+
+
 @pytest.mark.parametrize("target", ["cpu", "cuda"])
 def test_cross_entropy_label_past_the_classes(target):
     # torch's ignore_index (-100) becomes class 0 before the gather and is

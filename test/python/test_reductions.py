@@ -2710,3 +2710,32 @@ def test_row_shift_auto_shifts_rows_held_in_registers_only():
             np.testing.assert_allclose(f.emulate(xs), want, rtol=1e-5, atol=1e-6)
     with pytest.raises(kfuse.CompileError, match="row_shift must be None .kfuse's choice."):
         kfuse.compile(soft, target="cuda", chip="sm_90", row_shift="yes")
+
+
+@pytest.mark.parametrize("square", ["mul", "pow"])
+def test_a_variance_written_with_a_power_shares_its_means_wave(square):
+    # (x - mean) ** 2 (math.powf with 2.0) is the square the centered sums
+    # look for, as (x - mean) * (x - mean) is: the statistics over a long
+    # leading axis (too few columns to fill the GPU: slices, partials and a
+    # finish) fold the variance beside the mean in one pass over x. Before,
+    # a power took a second wave of partials: x read twice. The power
+    # itself is x * x on the GPU (fusion-expand-powi), correctly rounded.
+    from kfuse import builder as kb
+    shape = (8192, 32)
+    p = kb.Program("colvar")
+    x = p.input("x", shape, "f32")
+    c = x - x.mean(axis=0, keepdims=True)
+    p.output((c * c if square == "mul" else c ** 2).mean(axis=0), name="var")
+    p.output(c ** 2, name="sq")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert [s.kernel for s in f.plan.steps] == ["colvar_g0_partial", "colvar_g0",
+                                                "colvar_g0_store"]
+    assert "math.powf" not in f.stages["target"] and "__nv_powf" not in f.ptx
+    xs = (np.random.default_rng(5).standard_normal(shape) * 3 + 1).astype(np.float32)
+    var, sq = f.emulate(xs)
+    x64 = xs.astype(np.float64)
+    cd = x64 - x64.mean(0, keepdims=True)
+    np.testing.assert_allclose(var, (cd * cd).mean(0), rtol=1e-5)
+    np.testing.assert_allclose(sq, cd * cd, rtol=1e-4, atol=1e-5)
+    read = sum(s["load"]["by_buffer"].get(0, 0) for s in f.emulator.last_stats)
+    assert 2 * xs.nbytes <= read <= 2.1 * xs.nbytes  # (the partials, then the store)

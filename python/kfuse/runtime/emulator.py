@@ -25,8 +25,8 @@ apart run separately and meet again where their paths join). A thread at a
 barrier or shuffle waits until its block (cluster, warp) is complete there.
 Whole blocks of one thread-block cluster run in the same batch.
 
-Atomics (`atom.inc.u32`, `atom.add`) on global memory run one thread after
-another. A gpu-scope fence changes the epoch of its block's later global
+Atomics (`atom.inc.u32`, `atom.add`, `atom.exch`) on global memory run one
+thread after another (an exchange leaves the last thread's value). A gpu-scope fence changes the epoch of its block's later global
 accesses for the race checks: accesses on either side of fences do not race
 (what a split row's last block relies on: the others' partials, stored
 before their fence and count, read after its own count and fence).
@@ -727,14 +727,16 @@ class _Compiler:
     op_membar = op_fence
 
     def op_atom(self, s, labels):
-        """atom[.sem][.scope][.global].inc.u32 / .add.u32 / .add.u64 on global memory:
-        the threads' operations one after another, in thread order."""
+        """atom[.sem][.scope][.global].inc.u32 / .add.u32 / .add.u64 / .exch.b32 /
+        .exch.b64 on global memory: the threads' operations one after another,
+        in thread order."""
         mods = [m for m in s.op[1:] if m not in ("relaxed", "acquire", "release", "acq_rel",
                                                    "gpu", "sys", "cta", "global")]
         if len(mods) != 2 or (mods[0], mods[1]) not in (("inc", "u32"), ("add", "u32"),
-                                                         ("add", "u64")):
-            raise PtxError(f"PTX line {s.line}: only atom.inc.u32 and atom.add.u32/u64 on "
-                           f"global memory are supported: {s.text!r}")
+                                                         ("add", "u64"), ("exch", "b32"),
+                                                         ("exch", "b64")):
+            raise PtxError(f"PTX line {s.line}: only atom.inc.u32, atom.add.u32/u64 and "
+                           f"atom.exch.b32/b64 on global memory are supported: {s.text!r}")
         if len(s.args) != 3 or not isinstance(s.args[1], Mem):
             raise PtxError(f"PTX line {s.line}: cannot read {s.text!r}")
         op, t = mods
@@ -766,6 +768,8 @@ class _Compiler:
                 old[k] = v
                 if op == "inc":
                     view[idx[k]] = 0 if v >= b[k] else v + 1
+                elif op == "exch":
+                    view[idx[k]] = b[k]
                 else:
                     view[idx[k]] = v + b[k]       # (wraps, as the GPU's does)
             wr(B, sel, old)
