@@ -570,7 +570,9 @@ static Value rootBuffer(Value v) {
 /// own, and each thread then walks its row there, in the same order. Every
 /// thread of the block runs the loops then (the barriers between chunks want
 /// them all): a thread past the last point computes the last point again and
-/// stores nothing.
+/// stores nothing. A reduction to a single element (one thread walks
+/// everything) is staged likewise, its warp loading the next 256 elements
+/// of each staged input together, 32 consecutive ones a load.
 static LogicalResult emitOrderedGeneric(
     linalg::GenericOp g, StringRef kernelName,
     const llvm::SmallDenseMap<unsigned, linalg::GenericOp> &fills) {
@@ -611,7 +613,8 @@ static LogicalResult emitOrderedGeneric(
   }
   Block *body = g.getBody();
   unsigned numInputs = g.getNumDpsInputs();
-  // The inputs to stage (see above), and the chunk of the innermost loop.
+  // The inputs to stage (see above), the chunk of the innermost loop, and
+  // the rows of it a warp stages: 32 (a thread's each), or 1 (one thread).
   struct Staged {
     OpOperand *operand;
     Type element;
@@ -619,8 +622,8 @@ static LogicalResult emitOrderedGeneric(
     Value buffer = {};
   };
   SmallVector<Staged> staged;
-  int64_t chunk = 0;
-  if (!reduced.empty() && !parallel.empty()) {
+  int64_t chunk = 0, rows = total == 1 ? 1 : 32;
+  if (!reduced.empty()) {
     unsigned inner = reduced.back();
     llvm::SmallPtrSet<Value, 4> written;
     for (OpOperand &init : g.getDpsInitsMutable())
@@ -639,14 +642,14 @@ static LogicalResult emitOrderedGeneric(
       bool apart = false, innerElsewhere = false;
       for (AffineExpr e : map.getResults().drop_back()) {
         innerElsewhere |= e.isFunctionOfDim(inner);
-        apart |= e.isFunctionOfDim(parallel.back());
+        apart |= !parallel.empty() && e.isFunctionOfDim(parallel.back());
       }
       SmallVector<int64_t> strides;
       int64_t offset;
       Type element = type.getElementType();
       unsigned bits =
           element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
-      if (innerElsewhere || !apart ||
+      if (innerElsewhere || (!apart && rows != 1) ||
           (bits != 8 && bits != 16 && bits != 32 && bits != 64) ||
           failed(type.getStridesAndOffset(strides, offset)) ||
           strides.back() != 1)
@@ -654,16 +657,18 @@ static LogicalResult emitOrderedGeneric(
       staged.push_back({in, element, bits / 8});
       chunk = std::max<int64_t>(chunk, 32 / (bits / 8));
     }
-    if (loops[inner] < chunk)
+    if (rows == 1) // (a multiple of 32, 256 at most)
+      chunk = std::min<int64_t>(256, loops[inner] / 32 * 32);
+    if (chunk == 0 || loops[inner] < chunk)
       staged.clear();
   }
   int64_t threads = total >= 256 ? 256 : llvm::alignTo(total, 32);
   if (!staged.empty()) {
-    // (a workgroup buffer of 32 rows of a chunk, padded by one element
+    // (a workgroup buffer of its rows of a chunk, padded by one element
     // against bank conflicts, for each staged input and warp: at most 40 KiB)
     int64_t perWarp = 0;
     for (Staged &s : staged)
-      perWarp += 32 * (chunk + 1) * s.bytes;
+      perWarp += rows * (chunk + 1) * s.bytes;
     threads = std::min(threads, 32 * std::clamp<int64_t>(
                                          (40 << 10) / perWarp, 1, 8));
   }
@@ -679,7 +684,7 @@ static LogicalResult emitOrderedGeneric(
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   for (Staged &s : staged)
     s.buffer = launch.addWorkgroupAttribution(
-        MemRefType::get({threads / 32, 32, chunk + 1}, s.element,
+        MemRefType::get({threads / 32, rows, chunk + 1}, s.element,
                         MemRefLayoutAttrInterface(), workgroup),
         loc);
   OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
@@ -795,22 +800,25 @@ static LogicalResult emitOrderedGeneric(
     Value warpStart = arith::AddIOp::create(
         bb, loc, blockStart,
         arith::MulIOp::create(bb, loc, warp, cIdx(bb, 32)));
-    // (in the loads, lane l takes column l % chunk of row l / chunk)
-    Value column = arith::RemUIOp::create(bb, loc, lane, cIdx(bb, chunk));
-    Value rowInLoad = arith::DivUIOp::create(bb, loc, lane, cIdx(bb, chunk));
+    // (the row of the buffers a thread walks)
+    Value mine = rows == 1 ? cIdx(bb, 0) : lane;
     auto chunks = scf::ForOp::create(bb, loc, cIdx(bb, 0), cIdx(bb, whole),
                                      cIdx(bb, chunk), carried);
     OpBuilder cb = OpBuilder::atBlockBegin(chunks.getBody());
     Value start = chunks.getInductionVar();
-    auto loads = scf::ForOp::create(cb, loc, cIdx(cb, 0), cIdx(cb, chunk),
-                                    cIdx(cb, 1));
+    // (load k of lane l: element f = 32 k + l of the warp's rows of the
+    // chunk, row f / chunk, column f % chunk)
+    auto loads = scf::ForOp::create(cb, loc, cIdx(cb, 0),
+                                    cIdx(cb, rows * chunk / 32), cIdx(cb, 1));
     {
       OpBuilder lb = OpBuilder::atBlockTerminator(loads.getBody());
-      Value row = arith::AddIOp::create(
+      Value f = arith::AddIOp::create(
           lb, loc,
           arith::MulIOp::create(lb, loc, loads.getInductionVar(),
-                                cIdx(lb, 32 / chunk)),
-          rowInLoad);
+                                cIdx(lb, 32)),
+          lane);
+      Value row = arith::DivUIOp::create(lb, loc, f, cIdx(lb, chunk));
+      Value column = arith::RemUIOp::create(lb, loc, f, cIdx(lb, chunk));
       Value other = arith::MinUIOp::create(
           lb, loc, arith::AddIOp::create(lb, loc, warpStart, row),
           cIdx(lb, total - 1));
@@ -836,7 +844,7 @@ static LogicalResult emitOrderedGeneric(
       dims[inner] = arith::AddIOp::create(wb, loc, start, step);
       for (Staged &s : staged)
         given[s.operand] = memref::LoadOp::create(
-            wb, loc, s.buffer, ValueRange{warp, lane, step});
+            wb, loc, s.buffer, ValueRange{warp, mine, step});
       FailureOr<SmallVector<Value>> results =
           evaluate(wb, walk.getRegionIterArgs());
       given.clear();

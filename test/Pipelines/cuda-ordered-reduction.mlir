@@ -24,28 +24,29 @@
 
 // A thread a row; the accumulator starts at the fill's 0 and the row's
 // elements are taken in order. Each warp stages its 32 rows through a
-// workgroup buffer, 8 columns (32 bytes) at a time: lane l loads column
-// l % 8 of row 4k + l / 8 (4 whole sectors a load), then walks its own row
-// there. Every thread runs the loops (the barriers need them all): a
-// thread past the last row would compute the last row again (minui) and
-// skip the store (scf.if).
+// workgroup buffer, 8 columns (32 bytes) at a time: load k of lane l takes
+// element f = 32k + l of the warp's 32 x 8, column f % 8 of row f / 8 (4
+// whole sectors a load), then each thread walks its own row there. Every
+// thread runs the loops (the barriers need them all): a thread past the
+// last row would compute the last row again (minui) and skip the store
+// (scf.if).
 // CODEGEN-LABEL: gpu.func @alternating_g0_ordered0
 // CODEGEN-SAME: workgroup(%[[TILE:.*]] : memref<2x32x9xf32, #gpu.address_space<workgroup>>
 // CODEGEN-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CODEGEN-DAG: %[[N:.*]] = arith.constant 1024 : index
 // CODEGEN-DAG: %[[C8:.*]] = arith.constant 8 : index
-// CODEGEN-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CODEGEN-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CODEGEN: %[[T:.*]] = gpu.thread_id x
 // CODEGEN: %[[IN:.*]] = arith.cmpi ult, %[[T]], %{{.*}} : index
 // CODEGEN: %[[P:.*]] = arith.minui %[[T]], %{{.*}} : index
-// CODEGEN: %[[LANE:.*]] = arith.remui %[[T]], %{{.*}} : index
-// CODEGEN: %[[WARP:.*]] = arith.divui %[[T]], %{{.*}} : index
-// CODEGEN: %[[COL:.*]] = arith.remui %[[LANE]], %[[C8]] : index
-// CODEGEN: %[[SUB:.*]] = arith.divui %[[LANE]], %[[C8]] : index
+// CODEGEN: %[[LANE:.*]] = arith.remui %[[T]], %[[C32]] : index
+// CODEGEN: %[[WARP:.*]] = arith.divui %[[T]], %[[C32]] : index
 // CODEGEN: %[[R:.*]] = scf.for %[[J0:.*]] = %{{.*}} to %[[N]] step %[[C8]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
 // CODEGEN-NEXT: scf.for %[[K:.*]] = %{{.*}} to %[[C8]] step %{{.*}} {
-// CODEGEN-NEXT: %[[K4:.*]] = arith.muli %[[K]], %[[C4]] : index
-// CODEGEN-NEXT: %[[ROW:.*]] = arith.addi %[[K4]], %[[SUB]] : index
+// CODEGEN-NEXT: %[[K32:.*]] = arith.muli %[[K]], %[[C32]] : index
+// CODEGEN-NEXT: %[[F:.*]] = arith.addi %[[K32]], %[[LANE]] : index
+// CODEGEN-NEXT: %[[ROW:.*]] = arith.divui %[[F]], %[[C8]] : index
+// CODEGEN-NEXT: %[[COL:.*]] = arith.remui %[[F]], %[[C8]] : index
 // CODEGEN: %[[J:.*]] = arith.addi %[[J0]], %[[COL]] : index
 // CODEGEN-NEXT: %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %[[J]]] : memref<64x1024xf32>
 // CODEGEN-NEXT: memref.store %[[V]], %[[TILE]][%[[WARP]], %[[ROW]], %[[COL]]]
@@ -87,6 +88,27 @@
 // CODEGEN: scf.for
 // CODEGEN: math.exp
 // CODEGEN-NOT: gpu.shuffle
+// CODEGEN: gpu.return
+
+// An alternating sum over a whole vector: one thread walks it, its warp
+// staging the next 256 elements together (8 loads a lane, 32 consecutive
+// elements a load), then the last 1000 - 3 * 256 = 232 loaded directly.
+// CODEGEN-LABEL: gpu.func @whole_g0_ordered0
+// CODEGEN-SAME: workgroup(%[[BUF:.*]] : memref<1x1x257xf32, #gpu.address_space<workgroup>>
+// CODEGEN-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CODEGEN-DAG: %[[C768:.*]] = arith.constant 768 : index
+// CODEGEN-DAG: %[[C1000:.*]] = arith.constant 1000 : index
+// CODEGEN: scf.for %{{.*}} = %{{.*}} to %[[C768]] step %[[C256]]
+// CODEGEN-NEXT: scf.for %{{.*}} = %{{.*}} to %[[C8:.*]] step
+// CODEGEN: memref.load %{{.*}} : memref<1000xf32>
+// CODEGEN-NEXT: memref.store %{{.*}}, %[[BUF]]
+// CODEGEN: gpu.barrier
+// CODEGEN: scf.for %{{.*}} = %{{.*}} to %[[C256]] step
+// CODEGEN-NEXT: memref.load %[[BUF]]
+// CODEGEN: gpu.barrier
+// CODEGEN: scf.for %[[J:.*]] = %[[C768]] to %[[C1000]] step
+// CODEGEN-NEXT: memref.load %{{.*}}[%[[J]]] : memref<1000xf32>
+// CODEGEN-NEXT: arith.subf
 // CODEGEN: gpu.return
 
 // A Horner step over rows of 300, and an epilogue over the rows' columns:
@@ -176,4 +198,16 @@ func.func @mixed(%x: tensor<32x500xf32>) -> tensor<32xf32> {
     linalg.yield %a : f32
   } -> tensor<32xf32>
   return %s : tensor<32xf32>
+}
+
+func.func @whole(%v: tensor<1000xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%v : tensor<1000xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %d = arith.subf %in, %acc : f32
+    linalg.yield %d : f32
+  } -> tensor<f32>
+  return %a : tensor<f32>
 }

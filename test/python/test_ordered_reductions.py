@@ -284,9 +284,24 @@ def test_rows_are_staged_through_shared_memory(rng):
     [stats] = cuda.emulator.last_stats
     assert stats["load"]["bytes"] == x.nbytes
     assert stats["load"]["sectors"] * 32 == x.nbytes
-    # (the loads of the column reduction, a thread per column, were
-    # coalesced already: nothing to stage)
-    assert "workgroup" not in kfuse.compile(COLUMNS, target="cuda").stages["codegen"]
+    # The loads of the column reduction, a thread per column, were
+    # coalesced already: nothing to stage. The alternating sum over all of
+    # v is one thread's walk: its warp stages 256 elements at a time (32
+    # consecutive ones a load), the last 136 of the 5000 loaded directly.
+    cols = kfuse.compile(COLUMNS, target="cuda")
+    ir = cols.stages["codegen"]
+    column_kernel = ir[ir.index("gpu.func @columns_g0_ordered0"):]
+    column_kernel = column_kernel[:column_kernel.index("gpu.return")]
+    assert "workgroup" not in column_kernel
+    assert "memref<1x1x257xf32, #gpu.address_space<workgroup>>" in ir
+    xs = rng.standard_normal((300, 70)).astype(np.float32)
+    v = rng.standard_normal(5000).astype(np.float32)
+    s, a = cols.emulate(xs, v)
+    np.testing.assert_array_equal(a, _alternating(v))
+    whole = cols.emulator.last_stats[1]["load"]
+    # (was 5000 loads of a sector each)
+    assert whole["requests"] == 19 * 8 + 136
+    assert whole["sectors"] == 19 * 8 * 4 + 136
 
 
 # Staging's corners: inputs of 2 and 1 bytes (chunks of 32 columns, one
