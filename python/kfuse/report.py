@@ -474,6 +474,12 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
         if re.fullmatch(r".*_ordered\d+", step.kernel):
             text += (", in order: a thread per element it writes (its group "
                      "reduces with a step that is not an associative op)")
+            staged = sum(int(n) for n in re.findall(
+                rf"\.shared\s[^;]*\b__wg_{re.escape(step.kernel)}_\d+\[(\d+)\]", ptx))
+            if staged:
+                text += (f", its reads along the reduction staged through {staged} "
+                         "bytes of shared memory a block (each warp loads whole "
+                         "sectors together, each thread walks its own part)")
         lines.append(text)
     return lines
 

@@ -199,6 +199,11 @@ def test_report_says_the_launch_runs_in_order():
     [line] = [ln for ln in report.splitlines() if "launch rows_g0_ordered0" in ln]
     assert "in order: a thread per element it writes" in line
     assert "not an associative op" in line
+    # (2 warps x 32 rows x 9 floats: the staged rows)
+    assert "staged through 2304 bytes of shared memory a block" in line
+    cols = str(kfuse.compile(COLUMNS, target="cuda").report)
+    [line] = [ln for ln in cols.splitlines() if "launch columns_g0_ordered0" in ln]
+    assert "in order" in line and "staged" not in line
     # (the group's launch is its own: no other launch claims to finish it)
     assert "runs group" not in report
 
