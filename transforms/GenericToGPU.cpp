@@ -665,12 +665,17 @@ static LogicalResult emitOrderedGeneric(
   int64_t threads = total >= 256 ? 256 : llvm::alignTo(total, 32);
   if (!staged.empty()) {
     // (a workgroup buffer of its rows of a chunk, padded by one element
-    // against bank conflicts, for each staged input and warp: at most 40 KiB)
+    // against bank conflicts, for each staged input and warp: at most 40 KiB
+    // a block, below the 48 KiB of static shared memory a kernel may have;
+    // inputs that need more for a single warp are read directly)
     int64_t perWarp = 0;
     for (Staged &s : staged)
       perWarp += rows * (chunk + 1) * s.bytes;
-    threads = std::min(threads, 32 * std::clamp<int64_t>(
-                                         (40 << 10) / perWarp, 1, 8));
+    if (perWarp > (40 << 10))
+      staged.clear();
+    else
+      threads = std::min(threads, 32 * std::min<int64_t>(
+                                           (40 << 10) / perWarp, 8));
   }
   int64_t blocks = llvm::divideCeil(total, threads);
   if (blocks > (int64_t(1) << 31) - 1)

@@ -350,3 +350,60 @@ def test_staging_with_mixed_dtypes_a_tail_and_two_reduction_loops(rng):
     assert "x32x33xf32" not in cuda.stages["codegen"]  # (w: not staged)
     np.testing.assert_array_equal(cuda.emulate(x, m, w), want)
     np.testing.assert_array_equal(kfuse.compile(MIXED_DTYPES, target="cpu")(x, m, w), want)
+
+
+def _many_inputs(n64):
+    """An alternating sum over rows of the sum of n64 f64 inputs and an i8
+    one (the i8 sets the chunk: 32 columns)."""
+    names = [f"%a{k}" for k in range(n64)]
+    args = ", ".join(f"{a}: tensor<40x96xf64>" for a in names)
+    block = ", ".join(f"{a}_in: f64" for a in names)
+    total = "%b_f"
+    body = []
+    for a in names:
+        body.append(f"    {a}_s = arith.addf {total}, {a}_in : f64")
+        total = f"{a}_s"
+    return f"""
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @many({args}, %b: tensor<40x96xi8>) -> tensor<40xf64> {{
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<40xf64>
+  %z = linalg.fill ins(%zero : f64) outs(%e : tensor<40xf64>) -> tensor<40xf64>
+  %s = linalg.generic {{indexing_maps = [{", ".join(["#x"] * (n64 + 1))}, #r], iterator_types = ["parallel", "reduction"]}}
+      ins({", ".join(names)}, %b : {", ".join(["tensor<40x96xf64>"] * n64)}, tensor<40x96xi8>) outs(%z : tensor<40xf64>) {{
+  ^bb0({block}, %b_in: i8, %acc: f64):
+    %b_f = arith.sitofp %b_in : i8 to f64
+{chr(10).join(body)}
+    %d = arith.subf {total}, %acc : f64
+    linalg.yield %d : f64
+  }} -> tensor<40xf64>
+  return %s : tensor<40xf64>
+}}
+"""
+
+
+@pytest.mark.parametrize("n64, staged", [(2, "memref<2x32x33xf64"), (6, None)])
+def test_staging_stays_within_static_shared_memory(rng, n64, staged, tmp_path):
+    # Rows of 32 columns (the i8's chunk) of each f64 input take 8448 bytes
+    # a warp: two inputs and the i8 take 17952 (two warps a block within
+    # 40 KiB), six take 51744, more than one warp may have below the 48 KiB
+    # of static shared memory a kernel is allowed: read directly then.
+    text = _many_inputs(n64)
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    ir = cuda.stages["codegen"]
+    if staged:
+        assert staged in ir and "known_block_size = array<i32: 64, 1, 1>" in ir
+    else:
+        assert "workgroup" not in ir
+    xs = [rng.standard_normal((40, 96)) for _ in range(n64)]
+    b = rng.integers(-128, 128, (40, 96)).astype(np.int8)
+    terms = b.astype(np.float64)
+    for x in xs:
+        terms = terms + x
+    want = np.zeros(40)
+    for j in range(96):
+        want = terms[:, j] - want
+    np.testing.assert_array_equal(cuda.emulate(*xs, b), want)
+    from test_reductions import _assembles
+    _assembles(cuda.ptx, tmp_path)  # (ptxas refuses more static shared memory)
