@@ -564,13 +564,14 @@ static Value rootBuffer(Value v) {
 /// loop, contiguous in memory) and at a different place by neighbouring
 /// threads (x[row, j] with a thread per row) would have every lane of a
 /// warp load from a sector of its own at each step. Such inputs are staged
-/// instead: the innermost loop runs in chunks of 32 bytes of the widest
-/// staged row piece, each warp loads the chunk of its 32 points together (a
-/// whole sector a row, 32 / chunk rows a load) into a workgroup buffer of its
-/// own, and each thread then walks its row there, in the same order. Every
-/// thread of the block runs the loops then (the barriers between chunks want
-/// them all): a thread past the last point computes the last point again and
-/// stores nothing. A reduction to a single element (one thread walks
+/// instead: the innermost loop runs in chunks of as many elements as 32
+/// bytes of the staged input with the narrowest elements hold (whole
+/// sectors of every staged row), each warp loads the chunk of its 32 points
+/// together (32 elements a load, of 32 / chunk rows) into a workgroup buffer
+/// of its own, and each thread then walks its row there, in the same order.
+/// Every thread of the block runs the loops then (the barriers between
+/// chunks want them all): a thread past the last point computes the last
+/// point again and stores nothing. A reduction to a single element (one thread walks
 /// everything) is staged likewise, its warp loading the next 256 elements
 /// of each staged input together, 32 consecutive ones a load.
 static LogicalResult emitOrderedGeneric(
