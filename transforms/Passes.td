@@ -1002,7 +1002,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
     of a tree of partials). A fill that only initializes a reduction's
     accumulators (nothing between them touches the buffer) is that
     reduction's starting value, not a launch. The group's intermediates go
-    through memory.
+    through memory. An input the reduction reads along its innermost loop,
+    a row per thread, is staged through shared memory: each warp loads the
+    next 32 bytes of its 32 rows together (whole sectors), then each thread
+    walks its own row there; a reduction to one element has its warp load
+    the next 256 elements together. The buffers take at most 40 KiB a
+    block.
   }];
   let options = [
     Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
