@@ -6,8 +6,9 @@
 // where it is meaningful.
 //
 // fusion-lower-guards (after code generation): each guard becomes its value
-// and a store of 1 into its message's word of @kfuse_status where its
-// condition fails. The runtimes read that buffer after a call (see
+// and, where its condition fails, a store of 1 into the first of its
+// message's two words of @kfuse_status and an atomic exchange of the failing
+// index into the second. The runtimes read that buffer after a call (see
 // kfuse.runtime.plan, buffer kind "status").
 //
 //===----------------------------------------------------------------------===//
@@ -320,8 +321,7 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
       auto branch = scf::IfOp::create(b, l, bad, /*withElseRegion=*/false);
       OpBuilder tb = branch.getThenBodyBuilder();
       int64_t word = 2 * words[g.getMessage()];
-      // (aligned: one 64-bit store each, so that threads storing different
-      // indices at once leave one of them, not halves of two)
+      // (the flag: one aligned 64-bit store of 1)
       llvm::MaybeAlign eight(8);
       memref::StoreOp::create(
           tb, l, arith::ConstantIntOp::create(tb, l, 1, 64), buffer,

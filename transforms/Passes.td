@@ -401,9 +401,11 @@ def LowerGuards : Pass<"fusion-lower-guards", "::mlir::ModuleOp"> {
     two 64-bit words of `memref.global @kfuse_status`, whose
     `kfuse.guards` attribute lists the messages in order; each guard
     becomes its value, plus, where its condition is false (any lane of a
-    vector), a store of 1 into its first word and of its `index` (lane by
-    lane: a lane that failed) into its second, each one aligned 64-bit
-    store, at the end of the guard's block (a
+    vector), an aligned 64-bit store of 1 into its first word and an
+    atomic exchange (`memref.atomic_rmw assign`) of its `index` into its
+    second (lane by lane: a lane that failed; threads that fail at once
+    leave one of their indices, whole, without a race), at the end of the
+    guard's block (a
     store between a load and its use would keep LLVM from sinking the
     load into the branch of the one thread that stores the result). Stores inside a kernel go through the
     global's buffer taken (`memref.get_global`) before the launch, so the

@@ -26,8 +26,9 @@ barrier or shuffle waits until its block (cluster, warp) is complete there.
 Whole blocks of one thread-block cluster run in the same batch.
 
 Atomics (`atom.inc.u32`, `atom.add`, `atom.exch`) on global memory run one
-thread after another (an exchange leaves the last thread's value). A gpu-scope fence changes the epoch of its block's later global
-accesses for the race checks: accesses on either side of fences do not race
+thread after another (an exchange leaves the last thread's value). A
+gpu-scope fence changes the epoch of its block's later global accesses for
+the race checks: accesses on either side of fences do not race
 (what a split row's last block relies on: the others' partials, stored
 before their fence and count, read after its own count and fence).
 
