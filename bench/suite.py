@@ -57,7 +57,11 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # a sentence embedding's masked mean over [64, 512, 1024] with
               # a boolean mask [64, 512] (torch-mlir's export): the count
               # recomputed beside the sum, one kernel
-              "masked_mean_pool"])
+              "masked_mean_pool",
+              # greedy decoding: the first maximum of each of 256 rows of
+              # Llama 3's 128256 logits, one maximum of (value, column) keys
+              # over row slices
+              "argmax_v128256"])
 
 
 def _xent_text(rows, cols):
@@ -275,6 +279,10 @@ def programs(rows=None):
     progs["lm_loss"] = _lm_loss_text(*((8, 1025) if rows is None else (2, 3)), 32000)
     progs["masked_mean_pool"] = _masked_mean_pool_text(
         *((64, 512, 1024) if rows is None else (2, 64, 1024)))
+    p = kb.Program("argmax_v128256")
+    x = p.input("x", (r(256), 128256), "f32")
+    p.output(kb.argmax(x, axis=-1), name="i")
+    progs["argmax_v128256"] = p
     p = kb.Program("l2_normalize")
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -402,6 +410,7 @@ def torch_reference(name):
         "masked_mean_pool": lambda x, m: (x * m.to(x.dtype)[..., None]).sum(1) / m.to(
             x.dtype).sum(1, keepdim=True).clamp(min=1),
         "l2_normalize": lambda x: x / torch.sqrt((x * x).sum()),
+        "argmax_v128256": lambda x: torch.argmax(x, dim=-1),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
         "colsum": lambda x: x.sum(0),

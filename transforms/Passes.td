@@ -507,9 +507,15 @@ def SplitArgReductions : Pass<"fusion-split-arg-reductions", "::mlir::func::Func
     holding that extremum, and a row epilogue that keeps the initial index
     unless the extremum passes the original compare against the initial
     value. numpy's semantics (the first NaN's column wins), written as an
-    update when `x ugt m` and `m` is ordered, are recognized too. The
-    extremum result, if read, is a reduction of its own with the original
-    combiner. Generics of any other form are left alone.
+    update when `x ugt m` and `m` is ordered, are recognized too. Elements
+    of up to 32 bits (f32, f16, bf16, integers) with columns below 2^31
+    take the extremum and its column from one maximum of 64-bit keys
+    instead, the element's order above the column (inverted for the first
+    of ties, plus one for the last), masked from the first NaN column on
+    where a NaN stops the search: one reduction (numpy's form, integers) or
+    two, where the three would take a wave of partials each on a row split
+    over blocks. The extremum result, if read, is a reduction of its own
+    with the original combiner. Generics of any other form are left alone.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -29,6 +29,25 @@
 // the rows of the original, so planning puts them and the epilogue in one
 // row group.
 //
+// v and j are two dependent reductions, and j reads x again: on a GPU a row
+// too long for one block takes a wave of partials for each. Where the
+// element has at most 32 bits and the column fits in 31, both come from one
+// maximum over 64-bit keys instead:
+//
+//   key_k = order(x_k) << 32 | (strict ? ~k : k + 1)     (32 bits each)
+//
+// order(x) is a signed 32-bit integer in the order of the search: a float's
+// bits (widened to f32) with the negative half reversed, -0 as +0 (they
+// compare equal, so the first of either wins) and every NaN above +inf
+// (numpy's first NaN); integers sign- or zero-extended (unsigned ones moved
+// into the signed range); a minimum search takes ~order, NaN staying on top.
+// The largest key holds the extremum and, among its columns, the first (~k
+// is largest for the smallest k) or the last; the low half is never 0, so
+// no element's key is the neutral INT64_MIN. The epilogue decodes both
+// (order is its own inverse on the bits) and applies the original compare
+// as above. Numpy's form and integers then need one reduction (one wave);
+// the NaN-stopping form keeps p and masks the keys of columns from p on.
+//
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
@@ -272,9 +291,10 @@ public:
             acc);
       return nb.clone(*a.extremum, m)->getResult(0);
     };
-    // p: the first NaN column (floats only).
+    // p: the first NaN column (floats only; keys put numpy's first NaN on
+    // top by themselves).
     Value p;
-    if (a.isFloat)
+    if (a.isFloat && !(keyed() && a.nanFirst))
       p = reduce(
           colType, notFound(/*first=*/true), minsi,
           [&](OpBuilder &nb, Value x, Value k, ArrayRef<Value>) {
@@ -284,6 +304,26 @@ public:
                        nb, loc, nan, k, constant(nb, notFound(/*first=*/true)))
                 .getResult();
           });
+    if (keyed()) {
+      Value key = reduce(
+          b.getI64Type(), noKey(),
+          [&](OpBuilder &nb, Value x, Value acc) -> Value {
+            return arith::MaxSIOp::create(nb, loc, x, acc);
+          },
+          [&](OpBuilder &nb, Value x, Value k, ArrayRef<Value> rows) {
+            Value key = keyOf(nb, x, k);
+            if (!p)
+              return key;
+            Value before = arith::CmpIOp::create(
+                nb, loc, arith::CmpIPredicate::slt, k, rows[0]);
+            return arith::SelectOp::create(nb, loc, before, key,
+                                           constant(nb, noKey()))
+                .getResult();
+          },
+          p ? SmallVector<Value>{p} : SmallVector<Value>{});
+      finish(keyedEpilogue(key));
+      return;
+    }
     // v: the extremum over the columns before the first NaN.
     TypedAttr none = *arith::getNeutralElement(a.extremum);
     Value v = reduce(
@@ -323,12 +363,7 @@ public:
               .getResult();
         },
         jRows);
-    Value index = epilogue(v, j, p, noColumn);
-    Value value = g.getResult(a.valueResult);
-    if (!value.use_empty())
-      value.replaceAllUsesWith(extremumAlone());
-    g.getResult(1 - a.valueResult).replaceAllUsesWith(index);
-    g.erase();
+    finish(epilogue(v, j, p, noColumn));
   }
 
 private:
@@ -343,6 +378,119 @@ private:
 
   using Combine = function_ref<Value(OpBuilder &, Value, Value)>;
   using Fold = function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)>;
+
+  /// Replaces the index result by `index` and the extremum, if read, by a
+  /// reduction of its own; erases the original.
+  void finish(Value index) {
+    Value value = g.getResult(a.valueResult);
+    if (!value.use_empty())
+      value.replaceAllUsesWith(extremumAlone());
+    g.getResult(1 - a.valueResult).replaceAllUsesWith(index);
+    g.erase();
+  }
+
+  /// Whether v and j come from one maximum over 64-bit keys: 32 bits of
+  /// element order (floats of at most 32 bits, integers of at most 32) and
+  /// 32 of column.
+  bool keyed() const {
+    Type t = a.x.getType();
+    if (colType.getIntOrFloatBitWidth() != 32 || !t.isIntOrFloat())
+      return false;
+    if (isa<FloatType>(t)) // (f16 and bf16 widen exactly to f32)
+      return t.isF32() || t.isF16() || t.isBF16();
+    return t.getIntOrFloatBitWidth() <= 32;
+  }
+  bool isSigned() const {
+    return isa<arith::MaxSIOp, arith::MinSIOp>(a.extremum);
+  }
+  bool isMax() const {
+    return isa<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(a.extremum);
+  }
+
+  /// No key: below every element's.
+  TypedAttr noKey() {
+    return b.getIntegerAttr(b.getI64Type(), APInt::getSignedMinValue(64));
+  }
+
+  Value i32(OpBuilder &nb, int64_t v) {
+    return arith::ConstantIntOp::create(nb, loc, nb.getI32Type(), v);
+  }
+
+  /// f32 bits <-> signed order: the negative half reversed (its own
+  /// inverse).
+  Value flipNegatives(OpBuilder &nb, Value bits) {
+    Value sign = arith::ShRSIOp::create(nb, loc, bits, i32(nb, 31));
+    Value mask = arith::AndIOp::create(nb, loc, sign, i32(nb, 0x7FFFFFFF));
+    return arith::XOrIOp::create(nb, loc, bits, mask);
+  }
+
+  /// The element's place in the search as a signed i32 (see the header).
+  Value orderOf(OpBuilder &nb, Value x) {
+    Type t = x.getType();
+    Value s;
+    if (isa<FloatType>(t)) {
+      Value wide = t.isF32() ? x
+                             : arith::ExtFOp::create(nb, loc, nb.getF32Type(), x)
+                                   .getResult();
+      Value bits = arith::BitcastOp::create(nb, loc, nb.getI32Type(), wide);
+      s = flipNegatives(nb, bits);
+      // -0 (bits 0x80000000, order -1) as +0
+      Value negZero = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                            s, i32(nb, -1));
+      s = arith::SelectOp::create(nb, loc, negZero, i32(nb, 0), s);
+      if (!isMax())
+        s = arith::XOrIOp::create(nb, loc, s, i32(nb, -1));
+      if (!a.nanFirst) // (keys from the first NaN on are masked)
+        return s;
+      Value nan =
+          arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO, x, x);
+      return arith::SelectOp::create(nb, loc, nan, i32(nb, 0x7FFFFFFF), s);
+    }
+    if (t.getIntOrFloatBitWidth() == 32)
+      s = x;
+    else if (isSigned())
+      s = arith::ExtSIOp::create(nb, loc, nb.getI32Type(), x);
+    else
+      s = arith::ExtUIOp::create(nb, loc, nb.getI32Type(), x);
+    if (!isSigned())
+      s = arith::XOrIOp::create(nb, loc, s, i32(nb, INT32_MIN));
+    if (!isMax())
+      s = arith::XOrIOp::create(nb, loc, s, i32(nb, -1));
+    return s;
+  }
+
+  /// The element whose order is `s` (a NaN for the top of a float search;
+  /// +0 for either zero).
+  Value elementOf(OpBuilder &nb, Value s) {
+    Type t = a.x.getType();
+    if (!isMax())
+      s = arith::XOrIOp::create(nb, loc, s, i32(nb, -1));
+    if (isa<FloatType>(t)) {
+      Value wide = arith::BitcastOp::create(nb, loc, nb.getF32Type(),
+                                            flipNegatives(nb, s));
+      return t.isF32() ? wide
+                       : arith::TruncFOp::create(nb, loc, t, wide).getResult();
+    }
+    if (!isSigned())
+      s = arith::XOrIOp::create(nb, loc, s, i32(nb, INT32_MIN));
+    if (t.getIntOrFloatBitWidth() < 32)
+      s = arith::TruncIOp::create(nb, loc, t, s);
+    return s;
+  }
+
+  /// order(x) << 32 | (strict ? ~k : k + 1), k the i32 column.
+  Value keyOf(OpBuilder &nb, Value x, Value k) {
+    Type i64 = nb.getI64Type();
+    Value high = arith::ShLIOp::create(
+        nb, loc, arith::ExtSIOp::create(nb, loc, i64, orderOf(nb, x)),
+        arith::ConstantIntOp::create(nb, loc, i64, 32));
+    Value low =
+        a.strict
+            ? arith::XOrIOp::create(nb, loc, k, i32(nb, -1)).getResult()
+            : arith::AddIOp::create(nb, loc, k, i32(nb, 1)).getResult();
+    return arith::OrIOp::create(nb, loc, high,
+                                arith::ExtUIOp::create(nb, loc, i64, low));
+  }
 
   /// "No column": the largest column number when the first is wanted, the
   /// smallest when the last is.
@@ -416,56 +564,47 @@ private:
     return kfuse::fillGeneric(b, loc, c, empty).getResult(0);
   }
 
-  /// The row epilogue: the column found where the extremum passes the
-  /// original compare against the initial value, else the initial index.
-  /// NaN first: the initial index if m0 is NaN, else the first NaN's column
-  /// if there is one, else as above.
-  Value epilogue(Value v, Value j, Value p, TypedAttr noColumn) {
+  /// The element and the compare of the original body: whether `x` passes
+  /// it against the accumulator `m`.
+  Value passes(OpBuilder &nb, Value x, Value m) {
+    IRMapping map;
+    map.map(a.x, x);
+    map.map(a.compare->getOperand(0) == a.x ? a.compare->getOperand(1)
+                                            : a.compare->getOperand(0),
+            m);
+    return nb.clone(*a.compare, map)->getResult(0);
+  }
+
+  /// A row epilogue over `rows` (row tensors) and the initial value m0:
+  /// `body(rows' values, m0's)` gives (take, column), and the result is the
+  /// column (in the index result's type) where take, else the initial index.
+  Value rowEpilogue(
+      ArrayRef<Value> rows,
+      function_ref<std::pair<Value, Value>(OpBuilder &, ValueRange, Value)>
+          body) {
     unsigned loops = g.getNumLoops();
     llvm::SmallBitVector red(loops);
     red.set(a.redDim);
     unsigned valueInit = g.getNumDpsInputs() + a.valueResult;
     unsigned indexInit = g.getNumDpsInputs() + 1 - a.valueResult;
-    AffineMap id = b.getMultiDimIdentityMap(loops - 1);
-    AffineMap m0Map = compressDims(g.getIndexingMapsArray()[valueInit], red);
-    AffineMap i0Map = compressDims(g.getIndexingMapsArray()[indexInit], red);
     // (m0 is read here and accumulated into by the extremum's reduction;
     // planning gives each use of a fill its own copy.)
     Value m0 = g->getOperand(valueInit), i0 = g->getOperand(indexInit);
+    SmallVector<Value> ins(rows);
+    ins.push_back(m0);
+    SmallVector<AffineMap> maps(rows.size(),
+                                b.getMultiDimIdentityMap(loops - 1));
+    maps.push_back(compressDims(g.getIndexingMapsArray()[valueInit], red));
+    maps.push_back(compressDims(g.getIndexingMapsArray()[indexInit], red));
     Type indexType = getElementTypeOrSelf(i0.getType());
-    unsigned colBits = colType.getIntOrFloatBitWidth();
-    SmallVector<Value> ins{v, j, m0};
-    SmallVector<AffineMap> maps{id, id, m0Map};
-    if (a.nanFirst) {
-      ins.push_back(p);
-      maps.push_back(id);
-    }
-    maps.push_back(i0Map);
     auto e = linalg::GenericOp::create(
         b, loc, TypeRange{i0.getType()}, ins, ValueRange{i0}, maps,
         SmallVector<utils::IteratorType>(loops - 1,
                                          utils::IteratorType::parallel),
         [&](OpBuilder &nb, Location, ValueRange args) {
-          IRMapping m;
-          m.map(a.x, args[0]);
-          m.map(a.compare->getOperand(0) == a.x ? a.compare->getOperand(1)
-                                                : a.compare->getOperand(0),
-                args[2]);
-          Value passes = nb.clone(*a.compare, m)->getResult(0);
-          Value found = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
-                                              args[1], constant(nb, noColumn));
-          Value ok = arith::AndIOp::create(nb, loc, passes, found);
-          Value col = args[1];
-          Value i0Arg = args.back();
-          if (a.nanFirst) {
-            Value nan = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
-                                              args[3], constant(nb, noColumn));
-            col = arith::SelectOp::create(nb, loc, nan, args[3], col);
-            Value m0Ordered = arith::CmpFOp::create(
-                nb, loc, arith::CmpFPredicate::ORD, args[2], args[2]);
-            ok = arith::AndIOp::create(nb, loc, m0Ordered,
-                                       arith::OrIOp::create(nb, loc, nan, ok));
-          }
+          auto [take, col] =
+              body(nb, args.take_front(rows.size()), args[rows.size()]);
+          unsigned colBits = col.getType().getIntOrFloatBitWidth();
           if (isa<IndexType>(indexType))
             col = arith::IndexCastOp::create(nb, loc, indexType, col);
           else if (indexType.getIntOrFloatBitWidth() > colBits)
@@ -474,11 +613,69 @@ private:
             col = arith::TruncIOp::create(nb, loc, indexType, col);
           linalg::YieldOp::create(
               nb, loc,
-              arith::SelectOp::create(nb, loc, ok, col, i0Arg).getResult());
+              arith::SelectOp::create(nb, loc, take, col, args.back())
+                  .getResult());
         });
     for (NamedAttribute attr : g->getDiscardableAttrs())
       e->setAttr(attr.getName(), attr.getValue());
     return e.getResult(0);
+  }
+
+  /// numpy's form: only where m0 is not NaN (its compare `ugt` alone would
+  /// pass any element against a NaN).
+  Value whereM0Ordered(OpBuilder &nb, Value take, Value m0) {
+    if (!a.nanFirst)
+      return take;
+    return arith::AndIOp::create(
+        nb, loc,
+        arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::ORD, m0, m0),
+        take);
+  }
+
+  /// The row epilogue: the column found where the extremum passes the
+  /// original compare against the initial value, else the initial index.
+  /// NaN first: the initial index if m0 is NaN, else the first NaN's column
+  /// if there is one, else as above.
+  Value epilogue(Value v, Value j, Value p, TypedAttr noColumn) {
+    SmallVector<Value> rows{v, j};
+    if (a.nanFirst)
+      rows.push_back(p);
+    return rowEpilogue(rows, [&](OpBuilder &nb, ValueRange r, Value m0) {
+      Value found = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
+                                          r[1], constant(nb, noColumn));
+      Value take = arith::AndIOp::create(nb, loc, passes(nb, r[0], m0), found);
+      Value col = r[1];
+      if (a.nanFirst) {
+        Value nan = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
+                                          r[2], constant(nb, noColumn));
+        col = arith::SelectOp::create(nb, loc, nan, r[2], col);
+        take = arith::OrIOp::create(nb, loc, nan, take);
+      }
+      return std::make_pair(whereM0Ordered(nb, take, m0), col);
+    });
+  }
+
+  /// The row epilogue of a keyed search: the key's column where a key was
+  /// found and its element passes the original compare against the initial
+  /// value (a NaN passes numpy's `ugt`), else the initial index.
+  Value keyedEpilogue(Value key) {
+    return rowEpilogue(key, [&](OpBuilder &nb, ValueRange r, Value m0) {
+      Type i64 = nb.getI64Type();
+      Value found = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne,
+                                          r[0], constant(nb, noKey()));
+      Value order = arith::TruncIOp::create(
+          nb, loc, nb.getI32Type(),
+          arith::ShRSIOp::create(
+              nb, loc, r[0], arith::ConstantIntOp::create(nb, loc, i64, 32)));
+      Value col = arith::TruncIOp::create(nb, loc, nb.getI32Type(), r[0]);
+      col = a.strict ? arith::XOrIOp::create(nb, loc, col, i32(nb, -1))
+                           .getResult()
+                     : arith::SubIOp::create(nb, loc, col, i32(nb, 1))
+                           .getResult();
+      Value take = arith::AndIOp::create(
+          nb, loc, passes(nb, elementOf(nb, order), m0), found);
+      return std::make_pair(whereM0Ordered(nb, take, m0), col);
+    });
   }
 
   /// The extremum alone, from the original initial value, with the original

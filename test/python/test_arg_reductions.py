@@ -123,8 +123,9 @@ def test_argmax_rows_cpu(cols):
     (160, 262144, 0, 1, "barrier"),   # streaming mode (rows too long for registers)
     (160, 262144, 8, 1, "barrier"),   # rows spread over clusters of blocks
     (160, 262144, 8, 1, "async"),     # ... their totals sent with st.async
-    (8, 262144, 8, 3, "barrier"),     # few rows: three waves of partials, each finished
-                                      # by its kernel's last block of each row
+    (8, 262144, 8, 2, "barrier"),     # few rows: two waves of partials (the NaN column,
+                                      # then the keys before it), each finished by its
+                                      # kernel's last block of each row
 ])
 def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, exchange, tmp_path):
     f = kfuse.compile(_argmax_text(rows, cols), target="cuda", chip="sm_90",
@@ -133,7 +134,9 @@ def test_argmax_rows_cuda_assemble(rows, cols, cluster, kernels, exchange, tmp_p
     if cluster and kernels == 1:
         assert "mapa.shared::cluster" in f.ptx
     if exchange == "async":
-        assert f.ptx.count("complete_tx::bytes.b32") == 4 * 8  # 4 reductions, 8 blocks
+        # two exchanges (the NaN column and the maximum; the keys before it),
+        # each to 8 blocks
+        assert f.ptx.count("complete_tx::bytes.b32") == 2 * 8
     _assembles(f.ptx, tmp_path)
 
 
@@ -231,3 +234,198 @@ def test_search_over_a_unit_axis_of_a_search_compiles_for_cuda(dtype):
         np.testing.assert_array_equal(got, w)
     for got, w in zip(kfuse.compile(p, target="cpu")(xv), want):
         np.testing.assert_array_equal(got, w)
+
+
+# ------------------------------------ keyed searches: every form against the fold
+
+# (extremum op, compare predicate, numpy's NaN-first form): the forms
+# fusion-split-arg-reductions recognizes. Elements of up to 32 bits become one
+# maximum of (order, column) keys; the fold below is the original body.
+_FLOAT_FORMS = [("maximumf", "ogt", False), ("maximumf", "oge", False),
+                ("minimumf", "olt", False), ("minimumf", "ole", False),
+                ("maximumf", "ugt", True), ("minimumf", "ult", True)]
+_INT_FORMS = [("maxsi", "sgt"), ("maxsi", "sge"), ("minsi", "slt"), ("minsi", "sle"),
+              ("maxui", "ugt"), ("maxui", "uge"), ("minui", "ult"), ("minui", "ule")]
+_ROWS, _COLS = 12, 37
+
+
+def _search_text(elem, forms):
+    """One program: a search of x[12, 37] per form, each from the initial
+    value m0 (an input row) and the initial index 7."""
+    fl = elem.startswith(("f", "bf"))
+    outs, body = [], []
+    for n, form in enumerate(forms):
+        ext, pred = form[0], form[1]
+        nan_first = fl and form[2]
+        cmp = "cmpf" if fl else "cmpi"
+        moves = [f"%gt = arith.{cmp} {pred}, %in, %m : {elem}"]
+        if nan_first:
+            moves += [f"%ord = arith.cmpf ord, %m, %m : {elem}",
+                      "%mv = arith.andi %gt, %ord : i1"]
+        sel = "%mv" if nan_first else "%gt"
+        body.append(f"""
+  %r{n}:2 = linalg.generic {{indexing_maps = [#full, #row, #row], iterator_types = ["parallel", "reduction"]}} ins(%x : tensor<{_ROWS}x{_COLS}x{elem}>) outs(%m0c, %i0 : tensor<{_ROWS}x{elem}>, tensor<{_ROWS}xi64>) {{
+  ^bb0(%in: {elem}, %m: {elem}, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %ext = arith.{ext} %in, %m : {elem}
+    {chr(10).join("    " + s for s in moves).strip()}
+    %s = arith.select {sel}, %ji, %i : i64
+    linalg.yield %ext, %s : {elem}, i64
+  }} -> (tensor<{_ROWS}x{elem}>, tensor<{_ROWS}xi64>)""")
+        outs.append(f"%r{n}#1")
+    types = ", ".join([f"tensor<{_ROWS}xi64>"] * len(forms))
+    return f"""
+#full = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0) -> (d0)>
+func.func @search(%x: tensor<{_ROWS}x{_COLS}x{elem}>, %m0: tensor<{_ROWS}x{elem}>) -> ({types}) {{
+  %c7 = arith.constant 7 : i64
+  %e = tensor.empty() : tensor<{_ROWS}x{elem}>
+  %m0c = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel"]}} ins(%m0 : tensor<{_ROWS}x{elem}>) outs(%e : tensor<{_ROWS}x{elem}>) {{
+  ^bb0(%in: {elem}, %out: {elem}):
+    linalg.yield %in : {elem}
+  }} -> tensor<{_ROWS}x{elem}>
+  %ei = tensor.empty() : tensor<{_ROWS}xi64>
+  %i0 = linalg.fill ins(%c7 : i64) outs(%ei : tensor<{_ROWS}xi64>) -> tensor<{_ROWS}xi64>
+{"".join(body)}
+  return {", ".join(outs)} : {types}
+}}
+"""
+
+
+def _compare(pred, a, b):
+    """arith's compare on Python floats (NaN: ordered predicates false,
+    unordered true) or on integers already in the predicate's signedness."""
+    if isinstance(a, float) and (a != a or b != b):
+        return pred.startswith("u")
+    return {"gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b}[pred[1:]]
+
+
+def _fold_search(row, m, form, fl):
+    """The original body over one row, in order."""
+    ext, pred = form[0], form[1]
+    nan_first = fl and form[2]
+    i = 7
+    for k, x in enumerate(row):
+        moves = _compare(pred, x, m) and (not nan_first or m == m)
+        if fl and (x != x or m != m):  # maximumf / minimumf propagate NaN
+            m = float("nan")
+        else:
+            m = max(x, m) if ext.startswith("max") else min(x, m)
+        if moves:
+            i = k
+    return i
+
+
+def _search_inputs(elem):
+    rng = np.random.default_rng(11)
+    if elem.startswith(("f", "bf")):
+        pool = np.array([-np.inf, -3.0, -1.5, -0.0, 0.0, 1.5, 3.0, np.inf, np.nan])
+        x = rng.choice(pool, size=(_ROWS, _COLS), p=[.1, .15, .1, .15, .15, .1, .15, .05, .05])
+        x[0] = -0.0
+        x[0, 5::7] = 0.0        # ties of the two zeros
+        x[1] = np.nan           # every column NaN
+        x[2] = -np.inf          # nothing beats -inf
+        x[3, 0] = np.nan        # a NaN first
+        x[4] = np.inf
+        x[5] = rng.choice([-1.5, 1.5], _COLS)
+        m0 = np.array([-np.inf, -np.inf, -np.inf, np.nan, 0.0, 1.0,
+                       -np.inf, 3.0, -3.0, np.nan, 0.0, -0.0])
+        dt = {"f32": np.float32, "f16": np.float16}.get(elem)
+        if dt is None:
+            dt = pytest.importorskip("ml_dtypes").bfloat16
+        return x.astype(dt), m0.astype(dt)
+    bits = int(elem[1:])
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    pool = np.array([lo, lo + 1, -2, -1, 0, 1, 2, hi - 1, hi], np.int64)
+    x = rng.choice(pool, size=(_ROWS, _COLS))
+    x[0] = lo
+    x[1] = hi
+    x[2] = -1               # the unsigned maximum
+    x[3] = 0
+    m0 = np.array([lo, hi, lo, 0, -1, 1, lo, hi, 0, 0, lo, -1], np.int64)
+    dt = {8: np.int8, 16: np.int16, 32: np.int32}[bits]
+    return x.astype(dt), m0.astype(dt)
+
+
+def _search_want(elem, forms, x, m0):
+    fl = elem.startswith(("f", "bf"))
+    want = []
+    for form in forms:
+        unsigned = not fl and form[0].endswith("ui")
+        col = []
+        for r in range(_ROWS):
+            row, m = x[r], m0[r]
+            if fl:
+                row, m = [float(v) for v in row], float(m)
+            elif unsigned:
+                u = row.dtype.str.replace("i", "u")
+                row = [int(v) for v in row.view(u)]
+                m = int(np.array([m]).view(u)[0])
+            else:
+                row, m = [int(v) for v in row], int(m)
+            col.append(_fold_search(row, m, form, fl))
+        want.append(np.array(col, np.int64))
+    return want
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16", "i8", "i32"])
+def test_keyed_searches_equal_the_sequential_fold(elem):
+    # Every form over values chosen for what the keys must get right: both
+    # zeros (equal: the first or last of either), NaNs (numpy's form: the
+    # first wins; torch-mlir's: the search stops there), infinities, the
+    # extreme integers (signed and unsigned), initial values that nothing
+    # beats, that are NaN or the row's extremum, and an initial index of 7.
+    # CPU (fast and strict numerics) and the CUDA kernels in the emulator.
+    forms = _FLOAT_FORMS if elem.startswith(("f", "bf")) else _INT_FORMS
+    text = _search_text(elem, forms)
+    x, m0 = _search_inputs(elem)
+    want = _search_want(elem, forms, x, m0)
+    runs = [kfuse.compile(text, target="cpu", numerics=n) for n in ("fast", "strict")]
+    cuda = kfuse.compile(text, target="cuda", chip="sm_90")
+    # one group: each search is one maximum of keys (after its NaN column
+    # in the forms that stop there), beside the others
+    assert cuda.report.after.kernels == 1
+    assert len(cuda.plan.steps) == 1
+    for got in [f(x, m0) for f in runs] + [cuda.emulate(x, m0)]:
+        for g, w, form in zip(got, want, forms):
+            assert g.dtype == np.int64
+            np.testing.assert_array_equal(g, w, err_msg=str(form))
+    # the inputs exercise what they are meant to: kept initial indices,
+    # columns 0 and last, and a NaN's column
+    flat = np.concatenate(want)
+    assert (flat == 7).any() and (flat == 0).any() and (flat == _COLS - 1).any()
+
+
+def test_searches_over_long_rows_take_one_wave_of_keys(tmp_path):
+    # Two rows of 2^17, split over slices of blocks: numpy's argmax is one
+    # wave (one partials kernel whose last block for a row finishes it);
+    # torch-mlir's form, which stops at the first NaN, two (the NaN column,
+    # then the keys before it). Ties and NaNs where they decide; the emulator
+    # against numpy and the fold.
+    from kfuse import builder as kb
+    n = 1 << 17
+    q = kb.Program("top")
+    x = q.input("x", (2, n), "f32")
+    q.output(kb.argmax(x, axis=-1), name="i")
+    q.output(kb.argmin(x, axis=-1), name="j")
+    numpy_form = kfuse.compile(q, target="cuda", chip="sm_90")
+    assert len(numpy_form.plan.steps) == 1 and numpy_form.plan.steps[0].grid[0] > 2
+    torch_form = kfuse.compile(_argmax_text(2, n), target="cuda", chip="sm_90")
+    assert len(torch_form.plan.steps) == 2
+    xs = np.random.default_rng(8).standard_normal((2, n)).astype(np.float32)
+    xs[0, 70000] = xs[0, 90000] = 9.0     # the first of two maxima, past a NaN
+    xs[0, 80000] = np.nan
+    xs[0, 100] = xs[0, 131000] = -9.0     # the first of two minima
+    xs[1, 3] = xs[1, 99999] = 9.0
+    xs[1, 40000] = -0.0
+    i, j = numpy_form.emulate(xs)
+    np.testing.assert_array_equal(i, np.argmax(xs, axis=1))   # [80000, 3]: NaN wins
+    np.testing.assert_array_equal(j, np.argmin(xs, axis=1))
+    index, value = torch_form.emulate(xs)
+    before = xs[0, :80000]
+    assert index.tolist() == [int(np.argmax(before)), 3] == [70000, 3]
+    assert np.isnan(value[0]) and value[1] == 9.0
+    _assembles(numpy_form.ptx, tmp_path)
+    _assembles(torch_form.ptx, tmp_path)

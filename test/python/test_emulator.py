@@ -239,6 +239,60 @@ def test_signed_and_unsigned_bit_field_extract():
     assert list(got) == want
 
 
+def _bfi(a, b, pos, ln, bits):
+    """PTX's bfi, bit by bit as the ISA describes it."""
+    f = b
+    for i in range(ln):
+        if pos + i > bits - 1:
+            break
+        f = (f & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+    return f
+
+
+def test_bit_field_insert():
+    # LLVM packs a byte into a word with bfi (an unsigned i8's key of an
+    # argmax); fields past the top bit are cut, a zero-length one is b
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  mov.b32 %r9, -1515870811;
+  bfi.b32 %r6, %r5, %r9, 8, 8;
+  bfi.b32 %r7, %r9, %r5, 28, 8;
+  bfi.b32 %r8, %r5, %r9, 40, 4;
+  bfi.b32 %r11, %r5, %r9, 3, 0;
+  cvt.u64.u32 %rd6, %r5;
+  shl.b64 %rd7, %rd6, 5;
+  bfi.b64 %rd8, %rd7, %rd6, 30, 9;
+  cvt.u32.u64 %r10, %rd8;
+  shr.u64 %rd9, %rd8, 32;
+  cvt.u32.u64 %r12, %rd9;
+  xor.b32 %r10, %r10, %r6;
+  shl.b32 %r7, %r7, 1;
+  xor.b32 %r10, %r10, %r7;
+  xor.b32 %r10, %r10, %r8;
+  xor.b32 %r10, %r10, %r11;
+  shl.b32 %r12, %r12, 3;
+  xor.b32 %r10, %r10, %r12;
+  st.global.b32 [%rd5], %r10;
+  ret;
+"""
+    x = np.array([0, 2, 3, 0xFFFFFFFF, 0xFFFFFFFE, 0x7FFFFFFF, 0x80000000, 0x1234567A],
+                 np.uint32)
+    got = _run_words(body, x)
+    m32, k = (1 << 32) - 1, -1515870811 & ((1 << 32) - 1)
+    want = []
+    for v in x:
+        v = int(v)
+        r64 = _bfi((v << 5) & ((1 << 64) - 1), v, 30, 9, 64)
+        r = r64 & m32
+        r ^= _bfi(v, k, 8, 8, 32)
+        r ^= (_bfi(k, v, 28, 8, 32) << 1) & m32
+        r ^= _bfi(v, k, 40, 4, 32)
+        r ^= _bfi(v, k, 3, 0, 32)
+        r ^= ((r64 >> 32) << 3) & m32
+        want.append(r)
+    assert list(got) == want
+
+
 def test_extended_precision_and_funnel_shifts():
     # libdevice's sin/cos/tan reduce large arguments with 32-bit limbs:
     # mad.lo.cc / madc.hi carry between them, shf.l.wrap aligns the bits

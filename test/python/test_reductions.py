@@ -331,10 +331,10 @@ def test_mean_of_row_results_runs_in_the_row_kernels_last_block(rows, cols):
 
 def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
     # A softmax over 2 rows of a prime length (300007) and an argmax over 2
-    # (131071, strict numerics: three waves, max, first NaN, first column of
-    # the max): 73 slices of 4104 and a tail of 415 a row, the stored
+    # (131071, strict numerics: one wave, the maximum of the (value, column)
+    # keys): 73 slices of 4104 and a tail of 415 a row, the stored
     # softmax over both (the tails' blocks the store kernel's last), the
-    # argmax's waves each with the tails' blocks; the results match numpy
+    # argmax's wave with the tails' blocks; the results match numpy
     # through the emulator, the PTX assembles.
     from kfuse import builder as kb
     p = kb.Program("soft")
@@ -357,7 +357,7 @@ def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
     x = q.input("x", (2, 131071), "f32")
     q.output(kb.argmax(x, axis=-1), name="i")
     g = kfuse.compile(q, target="cuda", chip="sm_90", numerics="strict")
-    assert [s.grid[0] for s in g.plan.steps] == [2 * 31 + 2] * 3
+    assert [s.grid[0] for s in g.plan.steps] == [2 * 31 + 2]
     xs = np.random.default_rng(7).standard_normal((2, 131071)).astype(np.float32)
     xs[0, -3] = 9.0  # (in the tail)
     xs[1, 5] = xs[1, 131000] = 9.0  # (the first of two)
@@ -446,27 +446,34 @@ def test_finishing_kernel_loads_every_partial_in_one_trip():
 
 
 def test_few_long_rows_with_several_reductions_run_in_waves(tmp_path):
-    # variance (mean, then mean square deviation), argmax (first NaN, max
-    # before it, first column of it) and range over 2 rows of 2^17: the
-    # reductions that read only x form wave 1 (one partials kernel for the
-    # sum, the NaN column, max and min), those reading wave 1's results wave
-    # 2, the argmax's column wave 3; each wave has a finishing kernel
+    # variance (mean, then mean square deviation), numpy's argmax (the
+    # maximum of (value, column) keys) and range over 2 rows of 2^17. Fast
+    # numerics fold the variance beside its mean: every reduction reads only
+    # x, one wave (one partials kernel for the sum, the centered squares, the
+    # key, max and min). Strict numerics take the mean first: the reductions
+    # reading it form wave 2. Each wave has a finishing kernel
     # (row_last_block=False) or, by default, its partials kernel's last
-    # block to count for a row runs the wave's finish: three kernels, a
-    # counter each. The emulator's numerics match the CPU's either way.
+    # block to count for a row runs the wave's finish: a kernel and a
+    # counter a wave. The emulator's numerics match the CPU's every way.
     text = program_text("long_rows.mlir")
-    two = kfuse.compile(text, target="cuda", chip="sm_90", row_last_block=False)
-    assert two.report.after.kernels == 1  # one group: the waves are codegen's
+    one = kfuse.compile(text, target="cuda", chip="sm_90", row_last_block=False)
+    assert one.report.after.kernels == 1  # one group: the waves are codegen's
+    assert [(s.kernel, s.grid[0]) for s in one.plan.steps] == [
+        ("long_rows_g0_partial", 64), ("long_rows_g0", 2)]
+    f = kfuse.compile(text, target="cuda", chip="sm_90")
+    assert [(s.kernel, s.grid[0]) for s in f.plan.steps] == [("long_rows_g0", 64)]
+    assert [b.shape for b in f.plan.buffers if b.kind == "counter"] == [(2,)]
+    two = kfuse.compile(text, target="cuda", chip="sm_90", numerics="strict",
+                        row_last_block=False)
     assert [(s.kernel, s.grid[0]) for s in two.plan.steps] == [
         ("long_rows_g0_partial", 64), ("long_rows_g0_combine1", 2),
-        ("long_rows_g0_partial2", 64), ("long_rows_g0_combine2", 2),
-        ("long_rows_g0_partial3", 64), ("long_rows_g0", 2)]
-    f = kfuse.compile(text, target="cuda", chip="sm_90")
-    assert [(s.kernel, s.grid[0]) for s in f.plan.steps] == [
-        ("long_rows_g0_combine1", 64), ("long_rows_g0_combine2", 64), ("long_rows_g0", 64)]
-    assert [b.shape for b in f.plan.buffers if b.kind == "counter"] == [(2,)] * 3
-    _assembles(f.ptx, tmp_path)
-    _assembles(two.ptx, tmp_path)
+        ("long_rows_g0_partial2", 64), ("long_rows_g0", 2)]
+    strict = kfuse.compile(text, target="cuda", chip="sm_90", numerics="strict")
+    assert [(s.kernel, s.grid[0]) for s in strict.plan.steps] == [
+        ("long_rows_g0_combine1", 64), ("long_rows_g0", 64)]
+    assert [b.shape for b in strict.plan.buffers if b.kind == "counter"] == [(2,)] * 2
+    for g in (f, one, two, strict):
+        _assembles(g.ptx, tmp_path)
     # with as many rows as SMs, one kernel reads each row once instead
     many = kfuse.compile(text.replace("2x131072", "160x131072")
                          .replace("tensor<2x", "tensor<160x")
@@ -483,7 +490,7 @@ def test_few_long_rows_with_several_reductions_run_in_waves(tmp_path):
     assert np.isnan(var[1]) and np.isnan(rng[1])
     assert top.tolist() == [int(np.argmax(x[0])), 5000]
     assert rng[0] == x[0].max() - x[0].min()
-    for g in (f, two):
+    for g in (f, one, two, strict):
         gvar, gtop, grng = g.emulate(x)
         np.testing.assert_allclose(gvar[0], x[0].astype(np.float64).var(), rtol=1e-5)
         assert np.isnan(gvar[1]) and np.isnan(grng[1])

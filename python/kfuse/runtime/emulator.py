@@ -1565,6 +1565,32 @@ class _Compiler:
             wr(B, sel, (out & ones).astype(_UINT[bits // 8]).view(_NUM[t]))
         return run
 
+    def op_bfi(self, s, labels):
+        """Bit field insert: b with its bits pos .. pos + len - 1 (those below
+        the type's width) replaced by the low len bits of a."""
+        t = self._type(s)
+        bits = type_size(t) * 8
+        d, a, b, c, e = s.args
+        ra, rb, rc, re_, wr = (self.reader(a, f"u{bits}"), self.reader(b, f"u{bits}"),
+                               self.reader(c, "u32"), self.reader(e, "u32"),
+                               self.writer(d))
+        ones = np.uint64((1 << bits) - 1)
+        one = np.uint64(1)
+
+        def run(B, sel):
+            x = np.asarray(ra(B, sel)).astype(np.uint64)
+            y = np.asarray(rb(B, sel)).astype(np.uint64)
+            pos = np.asarray(rc(B, sel)).astype(np.uint64) & np.uint64(0xFF)
+            ln = np.asarray(re_(B, sel)).astype(np.uint64) & np.uint64(0xFF)
+            field = np.where(ln >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                             (one << np.minimum(ln, np.uint64(63))) - one)
+            inside = pos < bits
+            at = np.minimum(pos, np.uint64(63))
+            mask = np.where(inside, (field << at) & ones, np.uint64(0))
+            out = (y & ~mask) | ((x << at) & mask)
+            wr(B, sel, (out & ones).astype(_UINT[bits // 8]).view(_NUM[t]))
+        return run
+
     def op_prmt(self, s, labels):
         if len(s.op) != 2 or s.op[1] != "b32":
             raise PtxError(f"PTX line {s.line}: only the default prmt.b32 mode: {s.text!r}")

@@ -1,7 +1,6 @@
 // Few very long rows (2 x 2^17) with several reductions each: a variance
-// (the mean, then the mean square deviation from it), numpy's argmax (the
-// first NaN column, the maximum before it, the first column holding it) and
-// the range (max - min). One block per row would leave all but two SMs idle:
+// (the mean, then the mean square deviation from it), numpy's argmax (one
+// maximum of (value, column) keys) and the range (max - min). One block per row would leave all but two SMs idle:
 // on CUDA the reductions run in waves of a partials kernel over row slices
 // and a finishing kernel (generated with kfuse's builder).
 module {
