@@ -27,6 +27,10 @@
  *     each launch attribute; only 6, programmatic stream serialization, is
  *     accepted)
  *   wait STREAM                     (cuStreamWaitEvent)
+ *   record STREAM                   (cuEventRecord)
+ *   query                           (cuEventQuery: its work is done, unless
+ *                                   NULLCUDA_FAIL=cuEventQuery:600, not ready)
+ *   hostalloc PTR BYTES             (cuMemAllocHost: page-locked host memory)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
@@ -219,6 +223,18 @@ CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) {
   memcpy((void *)(uintptr_t)dst, src, n);
   return OK;
 }
+CUresult cuMemAllocHost(void **p, size_t n) {
+  FAIL_IF_ASKED("cuMemAllocHost");
+  *p = malloc(n ? n : 1);
+  if (!*p)
+    return 2; /* out of memory */
+  LOG("hostalloc %llx %zu\n", (unsigned long long)(uintptr_t)*p, n);
+  return OK;
+}
+CUresult cuMemFreeHost(void *p) {
+  free(p);
+  return OK;
+}
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n,
                            CUstream s) {
   FAIL_IF_ASKED("cuMemcpyHtoDAsync");
@@ -266,7 +282,15 @@ CUresult cuEventCreate(void **ev, unsigned flags) {
   *ev = &event;
   return OK;
 }
-CUresult cuEventRecord(void *ev, CUstream s) { return OK; }
+CUresult cuEventRecord(void *ev, CUstream s) {
+  LOG("record %llx\n", (unsigned long long)(uintptr_t)s);
+  return OK;
+}
+CUresult cuEventQuery(void *ev) {
+  LOG("query\n");
+  FAIL_IF_ASKED("cuEventQuery");
+  return OK;
+}
 CUresult cuEventDestroy(void *ev) { return OK; }
 CUresult cuStreamWaitEvent(CUstream s, void *ev, unsigned flags) {
   LOG("wait %llx\n", (unsigned long long)(uintptr_t)s);

@@ -114,6 +114,35 @@ try:
         except GuardError as e:
             result["guard"] = [str(e), e.failed, e.indices]
         exe.check_guards()           # (zeroed: nothing left to report)
+    elif case == "guards_later":     # device arrays only: a later call reports
+        import ctypes
+        from kfuse.errors import GuardError
+        dins, douts = device_args(exe)
+        b, nbytes = exe._status
+        word = exe._state(0).counter(b, nbytes, 0)
+        result["status"] = word
+        exe(*dins, out=tuple(douts))  # (its words copied back: none set)
+        # (the next call's kernels fail guard 1 at index 77: nullcuda runs none,
+        # so the word is set as they would leave it)
+        ctypes.c_int64.from_address(word + 16).value = 1
+        ctypes.c_int64.from_address(word + 24).value = 77
+        exe(*dins, out=tuple(douts))  # (its copy reads the set word)
+        calls = 2
+        result["guard"] = None
+        for _ in range(3):
+            try:
+                exe(*dins, out=tuple(douts))
+                calls += 1
+            except GuardError as e:
+                result["guard"] = [str(e), e.failed, e.indices]
+                break
+        result["calls"] = calls
+        exe(*dins, out=tuple(douts))  # (zeroed: runs)
+        try:
+            exe.check_guards()
+            result["after"] = "clean"
+        except GuardError as e:
+            result["after"] = str(e)
     else:
         raise SystemExit(f"unknown case {case}")
 except Exception as e:  # noqa: BLE001 - reported to the test
@@ -488,6 +517,66 @@ def test_failing_counter_zeroing_is_named(tmp_path):
         len([ln for ln in queued if ln[0] == "free" and ln[2] != "sync"])
 
 
+def test_a_later_call_reports_guards_without_waiting(tmp_path):
+    # Calls on device arrays do not wait for their kernels. Each queues a
+    # copy of the status words to page-locked memory and an event behind its
+    # kernels; the next call on the stream asks whether the event has
+    # completed (never waiting) and, if a word came back set, reads them
+    # again, waits, zeroes them and raises GuardError before it queues
+    # anything. While a copy is still in flight no other is queued.
+    from _programs import program_text
+    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
+                      chip="sm_90")
+    out = tmp_path / "emb"
+    f.save(str(out))
+    result, log = _run("guards_later", str(out), tmp_path)
+    assert "error" not in result, result
+    text, failed, indices = result["guard"]
+    assert failed == [f.plan.guards[1]] and indices == [77]
+    assert "in a call before this one on the stream" in text
+    assert "this call was not run" in text
+    assert result["calls"] == 2          # the third call raised
+    assert result["after"] == "clean"    # the words were zeroed
+    word = f"{result['status']:x}"
+    kinds = [ln for ln in log if ln[0] in ("launch", "dtoh", "record", "query", "sync",
+                                           "memset", "hostalloc")]
+    assert sum(1 for ln in kinds if ln[0] == "hostalloc") == 1  # one per stream
+    # (each of the three calls that ran: its launches, the copy, the event;
+    # the third call: its query, then the fresh read, the wait, the zeroing)
+    launches = [i for i, ln in enumerate(kinds) if ln[0] == "launch"]
+    copies = [i for i, ln in enumerate(kinds) if ln[:2] == ["dtoh", word]]
+    records = [i for i, ln in enumerate(kinds) if ln[0] == "record"]
+    assert len(copies) == 5 and len(records) == 3   # 3 calls + 1 raise + check_guards
+    first_launch, last_launch = launches[0], launches[-1]
+    assert copies[0] > first_launch and records[0] == copies[0] + 1
+    raising = copies[2]                  # the raising call: query, read, sync, memset
+    assert kinds[raising - 1][0] == "query"
+    assert [ln[0] for ln in kinds[raising:raising + 3]] == ["dtoh", "sync", "memset"]
+    n_per_call = len([i for i in launches if i < copies[0]])
+    assert len([i for i in launches if copies[1] < i < copies[3]]) == n_per_call
+
+
+def test_guards_in_flight_are_not_waited_for(tmp_path):
+    # An event that has not completed (cuEventQuery: not ready) is left for a
+    # later call: no wait, no second copy queued meanwhile; check_guards
+    # waits and reports.
+    from _programs import program_text
+    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
+                      chip="sm_90")
+    out = tmp_path / "emb"
+    f.save(str(out))
+    result, log = _run("guards_later", str(out), tmp_path, fail="cuEventQuery:600")
+    assert "error" not in result, result
+    assert result["guard"] is None and result["calls"] == 5
+    assert "in a call before this one" not in result["after"]
+    assert "index 77" in result["after"]
+    word = f"{result['status']:x}"
+    syncs = [ln for ln in log if ln[0] == "sync"]
+    copies = [ln for ln in log if ln[:2] == ["dtoh", word]]
+    assert len(copies) == 2            # the first call's copy; check_guards' read
+    assert len(syncs) == 2             # check_guards' wait, and its raise's
+
+
 def test_guard_status_words_are_read_after_waiting_calls(tmp_path):
     # A program whose gathers are guarded keeps their status words like a
     # counter buffer (zeroed once per stream). A call on numpy arrays, which
@@ -514,7 +603,10 @@ def test_guard_status_words_are_read_after_waiting_calls(tmp_path):
     assert ops[0] == ("memset", word)
     first_sync = next(i for i, op in enumerate(ops) if op[0] == "sync")
     assert ops[first_sync - 1] == ("dtoh", word)
+    # (the call on device arrays copies them back behind its kernels too,
+    # to page-locked memory, without waiting)
     assert [op for op in ops if op[1] == word] == [
-        ("memset", word), ("dtoh", word), ("dtoh", word), ("memset", word), ("dtoh", word)]
+        ("memset", word), ("dtoh", word), ("dtoh", word), ("dtoh", word), ("memset", word),
+        ("dtoh", word)]
     nbytes = f.plan.buffers[status].nbytes
     assert all(ln[2] == str(nbytes) for ln in log if ln[0] == "dtoh" and ln[1] == word)

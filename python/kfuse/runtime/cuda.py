@@ -205,6 +205,24 @@ def _parse_chip(chip: Optional[str]):
     return int(m.group(1)), int(m.group(2)), m.group(3)
 
 
+class _GuardWatch:
+    """The guards' status words of calls on one stream, copied to page-locked
+    memory by a call that does not wait for its kernels, and an event recorded
+    after the copy: a later call on the stream reads them once the event has
+    completed, without waiting (one copy in flight at a time)."""
+
+    def __init__(self, nbytes: int):
+        cu = _driver()
+        self.host = int(_check(cu.cuMemAllocHost(max(8, nbytes)),
+                               "allocating page-locked memory for the guards' status words"))
+        self.words = np.ctypeslib.as_array(
+            (ctypes.c_int64 * max(1, nbytes // 8)).from_address(self.host))
+        self.words[:] = 0
+        self.event = _check(cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                            "creating an event for the guards' status words")
+        self.pending = False
+
+
 class _DeviceState:
     """Module, functions and context of one executable on one device."""
 
@@ -248,6 +266,8 @@ class _DeviceState:
         # stream runs after them (CudaExecutable.keep_temps)
         self._kept: Dict[Tuple[int, int], int] = {}
         self._kept_streams: set = set()
+        # the guards' status words on their way back, by stream (_GuardWatch)
+        self.watches: Dict[int, _GuardWatch] = {}
         with self.current():
             # the program's tensor constants live on the device for its lifetime
             self.constants = {}
@@ -315,6 +335,13 @@ class _DeviceState:
                 raise
             self._counters[key] = p
         return p
+
+    def guard_watch(self, stream: int, nbytes: int) -> _GuardWatch:
+        """The _GuardWatch of calls on `stream`, made the first time."""
+        w = self.watches.get(stream)
+        if w is None:
+            w = self.watches[stream] = _GuardWatch(nbytes)
+        return w
 
     def keeps_temps_for(self, stream: int, most: int) -> bool:
         """Whether calls on `stream` use kept temporaries: streams that have them,
@@ -795,6 +822,12 @@ class CudaExecutable(HoldsPlan):
                     f"accesses. Pass an array that starts on a {align}-byte boundary (a "
                     f"view with a storage offset does not; copy it, e.g. x.clone())")
 
+        # an earlier call on the stream that did not wait may have read out of
+        # bounds: reported now if its status words are back (no wait)
+        if self._status is not None:
+            with self._launch_lock:
+                self._poll_guards(cu, st, sh)
+
         # work queued on other streams (the libraries' current streams) comes first
         waited = ()
         for a in recs:
@@ -846,18 +879,22 @@ class CudaExecutable(HoldsPlan):
             # (one call's steps queued together: the parameter packs are shared,
             # and so are kept temporaries, which another thread's call on the
             # stream must not overwrite between two of this call's kernels)
+            waits = bool(host_outs) or any(a.host for a in in_recs)
             with self._launch_lock:
                 self._queue(cu, st, sh, ptrs)
+                if self._status is not None and not waits:
+                    self._watch_guards(cu, st, sh)
             for host, p, nbytes in host_outs:
                 if nbytes:
                     _check(cu.cuMemcpyDtoHAsync(host.ctypes.data, p, nbytes, sh),
                            "copying an output back to the host")
         finally:
             self._free(cu, st, allocs, sh)
-        if host_outs or any(a.host for a in in_recs):
+        if waits:
             # (a call that waits for its kernels reads its guards' words too)
             words = self._queue_status_read(cu, st, sh)
             _check(cu.cuStreamSynchronize(sh), f"waiting for {plan.name!r} to finish")
+            self._settle_watch(st, sh)
             if words is not None and words.any():
                 self._raise_status(cu, st, sh, words)
         if len(out_recs) == 1:
@@ -869,8 +906,11 @@ class CudaExecutable(HoldsPlan):
         what calls on device arrays without a library stream use) and raises
         GuardError if any of them read a tensor at an index outside it. A call on
         host (numpy) arrays checks by itself; a call on device arrays returns before
-        its kernels end, so its bad indices are reported here, or by the next call on
-        the stream that waits for its kernels."""
+        its kernels end, so its bad indices are reported here, by the next call on
+        the stream that waits for its kernels, or by a later call on the stream
+        once they are known: each call on device arrays has the words copied back
+        behind its kernels (without waiting), and the next call reads them if the
+        copy has landed, raising before it runs anything."""
         if self._status is None:
             return
         cu = _driver()
@@ -879,8 +919,50 @@ class CudaExecutable(HoldsPlan):
         with st.current():
             words = self._queue_status_read(cu, st, sh)
             _check(cu.cuStreamSynchronize(sh), f"waiting for {self.plan.name!r} to finish")
+            self._settle_watch(st, sh)
             if words.any():
                 self._raise_status(cu, st, sh, words)
+
+    def _watch_guards(self, cu, st, sh) -> None:
+        """Queues the copy of the status words a call that does not wait leaves on
+        `sh` to page-locked memory and an event after it, unless a copy is still
+        in flight (the words only go from zero to set until reported, so the
+        next copy sees what this one would have)."""
+        b, nbytes = self._status
+        w = st.guard_watch(sh, nbytes)
+        if w.pending:
+            return
+        _check(cu.cuMemcpyDtoHAsync(w.host, st.counter(b, nbytes, sh), nbytes, sh),
+               "copying the status words of the program's guards back")
+        _check(cu.cuEventRecord(w.event, sh), "recording an event after the guards' copy")
+        w.pending = True
+
+    def _poll_guards(self, cu, st, sh) -> None:
+        """Raises GuardError, before this call queues anything, if the status words
+        an earlier call on `sh` copied back have landed with a guard failed."""
+        w = st.watches.get(sh)
+        if w is None or not w.pending:
+            return
+        err = cu.cuEventQuery(w.event)[0]
+        if err == cu.CUresult.CUDA_ERROR_NOT_READY:
+            return
+        _check((err,), "asking whether the guards' status words are back")
+        w.pending = False
+        if w.words.any():
+            # (read again after the calls since, which may have failed too)
+            words = self._queue_status_read(cu, st, sh)
+            _check(cu.cuStreamSynchronize(sh), f"waiting for {self.plan.name!r} to finish")
+            self._raise_status(cu, st, sh, words,
+                               " (in a call before this one on the stream, which did not "
+                               "wait for its kernels; this call was not run)")
+
+    @staticmethod
+    def _settle_watch(st, sh) -> None:
+        """After a wait on `sh`: the watched copy has landed, and the words were
+        read afresh."""
+        w = st.watches.get(sh)
+        if w is not None:
+            w.pending = False
 
     def _queue_status_read(self, cu, st, sh) -> Optional[np.ndarray]:
         """Queues the copy of the guards' status words on `sh` (None: no guards)."""
@@ -892,14 +974,16 @@ class CudaExecutable(HoldsPlan):
                "reading the status words of the program's guards")
         return words
 
-    def _raise_status(self, cu, st, sh, words):
+    def _raise_status(self, cu, st, sh, words, when: str = (
+            " (this call, or one before it on the stream that did not wait for its "
+            "kernels)")):
         """Zeroes the status words (for the next call) and raises their GuardError."""
         b, nbytes = self._status
         _check(cu.cuMemsetD8Async(st.counter(b, nbytes, sh), 0, nbytes, sh),
                "zeroing the status words of the program's guards")
         _check(cu.cuStreamSynchronize(sh), f"waiting for {self.plan.name!r} to finish")
-        raise self.plan.guard_error(words, " (this call, or one before it on the stream "
-                                           "that did not wait for its kernels)")
+        self._settle_watch(st, sh)
+        raise self.plan.guard_error(words, when)
 
     def _queue(self, cu, st, sh, ptrs):
         """Queues the plan's steps on stream `sh`, its buffers at `ptrs`."""
