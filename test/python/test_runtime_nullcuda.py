@@ -56,6 +56,8 @@ case, path = sys.argv[1], sys.argv[2]
 exe = rt.load(path)
 if os.environ.get("KEEP_TEMPS") == "0":
     exe.keep_temps = False
+if "GUARD_POLL_INTERVAL" in os.environ:
+    exe.GUARD_POLL_INTERVAL = float(os.environ["GUARD_POLL_INTERVAL"])
 result = {}
 try:
     if case == "numpy":
@@ -529,7 +531,8 @@ def test_a_later_call_reports_guards_without_waiting(tmp_path):
                       chip="sm_90")
     out = tmp_path / "emb"
     f.save(str(out))
-    result, log = _run("guards_later", str(out), tmp_path)
+    result, log = _run("guards_later", str(out), tmp_path,
+                       env_extra={"GUARD_POLL_INTERVAL": "0"})
     assert "error" not in result, result
     text, failed, indices = result["guard"]
     assert failed == [f.plan.guards[1]] and indices == [77]
@@ -565,7 +568,8 @@ def test_guards_in_flight_are_not_waited_for(tmp_path):
                       chip="sm_90")
     out = tmp_path / "emb"
     f.save(str(out))
-    result, log = _run("guards_later", str(out), tmp_path, fail="cuEventQuery:600")
+    result, log = _run("guards_later", str(out), tmp_path, fail="cuEventQuery:600",
+                       env_extra={"GUARD_POLL_INTERVAL": "0"})
     assert "error" not in result, result
     assert result["guard"] is None and result["calls"] == 5
     assert "in a call before this one" not in result["after"]
@@ -575,6 +579,28 @@ def test_guards_in_flight_are_not_waited_for(tmp_path):
     copies = [ln for ln in log if ln[:2] == ["dtoh", word]]
     assert len(copies) == 2            # the first call's copy; check_guards' read
     assert len(syncs) == 2             # check_guards' wait, and its raise's
+
+
+def test_guards_are_asked_for_at_most_once_an_interval(tmp_path):
+    # A stream's copy and its event are asked for no sooner than
+    # GUARD_POLL_INTERVAL after the copy was queued (default 1 ms): calls
+    # in between neither query nor copy again. With a minute, none of the
+    # calls asks: the first call's copy is the only one, and check_guards
+    # reports what the later calls left.
+    from _programs import program_text
+    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
+                      chip="sm_90")
+    out = tmp_path / "emb"
+    f.save(str(out))
+    result, log = _run("guards_later", str(out), tmp_path,
+                       env_extra={"GUARD_POLL_INTERVAL": "60"})
+    assert "error" not in result, result
+    assert result["guard"] is None and result["calls"] == 5
+    assert "index 77" in result["after"]
+    word = f"{result['status']:x}"
+    assert not [ln for ln in log if ln[0] == "query"]
+    assert len([ln for ln in log if ln[:2] == ["dtoh", word]]) == 2
+    assert len([ln for ln in log if ln[0] == "record"]) == 1
 
 
 def test_guard_status_words_are_read_after_waiting_calls(tmp_path):

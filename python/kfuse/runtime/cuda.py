@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
+import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -213,14 +214,18 @@ class _GuardWatch:
 
     def __init__(self, nbytes: int):
         cu = _driver()
+        self.nbytes = nbytes
         self.host = int(_check(cu.cuMemAllocHost(max(8, nbytes)),
                                "allocating page-locked memory for the guards' status words"))
-        self.words = np.ctypeslib.as_array(
-            (ctypes.c_int64 * max(1, nbytes // 8)).from_address(self.host))
-        self.words[:] = 0
+        ctypes.memset(self.host, 0, nbytes)
+        self.zeros = bytes(nbytes)
         self.event = _check(cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING),
                             "creating an event for the guards' status words")
         self.pending = False
+        self.next_poll = 0.0      # (time.perf_counter() before which no query)
+
+    def any_set(self) -> bool:
+        return ctypes.string_at(self.host, self.nbytes) != self.zeros
 
 
 class _DeviceState:
@@ -547,6 +552,12 @@ class CudaExecutable(HoldsPlan):
     # smaller; a plan that materializes a large intermediate frees it)
     KEPT_TEMP_BYTES = 64 << 20
     KEPT_TEMP_STREAMS = 8
+    # Calls on device arrays have the guards' status words copied back behind
+    # their kernels and ask whether they are back (three driver calls, about
+    # 10 us of host time) at most once per this many seconds a stream: a loop
+    # of short calls pays for it on a few of them only, and a bad index is
+    # reported a millisecond later at most (once its kernels are done).
+    GUARD_POLL_INTERVAL = 1e-3
 
     def __init__(self, plan: LaunchPlan, ptx_text, device: Optional[int] = None,
                  path: Optional[str] = None, constants: Optional[Dict[str, np.ndarray]] = None):
@@ -936,6 +947,7 @@ class CudaExecutable(HoldsPlan):
                "copying the status words of the program's guards back")
         _check(cu.cuEventRecord(w.event, sh), "recording an event after the guards' copy")
         w.pending = True
+        w.next_poll = time.perf_counter() + self.GUARD_POLL_INTERVAL
 
     def _poll_guards(self, cu, st, sh) -> None:
         """Raises GuardError, before this call queues anything, if the status words
@@ -943,12 +955,16 @@ class CudaExecutable(HoldsPlan):
         w = st.watches.get(sh)
         if w is None or not w.pending:
             return
+        now = time.perf_counter()
+        if now < w.next_poll:
+            return
         err = cu.cuEventQuery(w.event)[0]
         if err == cu.CUresult.CUDA_ERROR_NOT_READY:
+            w.next_poll = now + self.GUARD_POLL_INTERVAL
             return
         _check((err,), "asking whether the guards' status words are back")
         w.pending = False
-        if w.words.any():
+        if w.any_set():
             # (read again after the calls since, which may have failed too)
             words = self._queue_status_read(cu, st, sh)
             _check(cu.cuStreamSynchronize(sh), f"waiting for {self.plan.name!r} to finish")
