@@ -321,6 +321,14 @@ public:
                 .getResult();
           },
           p ? SmallVector<Value>{p} : SmallVector<Value>{});
+      note(key, std::string("finds each row's ") + extremumName() + " and " +
+                    tieName() + " in one maximum of 64-bit keys (the " +
+                    "value's order above the column) over its " +
+                    std::to_string(a.extent) + " columns" +
+                    (p ? ", after its first NaN column, where the search "
+                         "stops"
+                       : "") +
+                    " (fusion-split-arg-reductions)");
       finish(keyedEpilogue(key));
       return;
     }
@@ -363,6 +371,11 @@ public:
               .getResult();
         },
         jRows);
+    note(j, std::string("finds each row's ") + extremumName() + " over its " +
+                std::to_string(a.extent) + " columns, then " + tieName() +
+                " (" + (a.isFloat ? "floats" : "integers") +
+                " of 64 bits leave no room for a column in a 64-bit key; "
+                "fusion-split-arg-reductions)");
     finish(epilogue(v, j, p, noColumn));
   }
 
@@ -378,6 +391,17 @@ private:
 
   using Combine = function_ref<Value(OpBuilder &, Value, Value)>;
   using Fold = function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)>;
+
+  /// What the report says of the search (fusion-form-groups lists it among
+  /// the group's decisions).
+  void note(Value reduction, const std::string &text) {
+    reduction.getDefiningOp()->setAttr(kfuse::kNoteAttr,
+                                       b.getStringAttr(text));
+  }
+  const char *extremumName() const { return isMax() ? "maximum" : "minimum"; }
+  const char *tieName() const {
+    return a.strict ? "the first column holding it" : "the last column holding it";
+  }
 
   /// Replaces the index result by `index` and the extremum, if read, by a
   /// reduction of its own; erases the original.

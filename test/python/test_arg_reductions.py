@@ -203,6 +203,17 @@ def test_builder_arg_reductions_match_numpy(dtype, axis, keepdims):
                       keepdims=keepdims))
 
 
+def test_wide_elements_search_in_two_reductions_and_say_so():
+    # f64 (and i64) elements leave no room for a column beside them in a
+    # 64-bit key: the extremum, then its first column; the report says why
+    f = kfuse.compile(_builder_program("f64", 1, False), target="cpu")
+    notes = [d for g in f.report.groups for d in g.decisions
+             if "fusion-split-arg-reductions" in d]
+    assert len(notes) == 2  # argmax, argmin
+    assert all("then the first column holding it" in d and "floats of 64 bits" in d
+               for d in notes)
+
+
 def test_builder_arg_reductions_cuda_assemble(tmp_path):
     f = kfuse.compile(_builder_program("f32", 1, False), target="cuda", chip="sm_90")
     assert f.report.after.kernels == 1  # the three searches over the rows of x
@@ -423,6 +434,14 @@ def test_searches_over_long_rows_take_one_wave_of_keys(tmp_path):
     i, j = numpy_form.emulate(xs)
     np.testing.assert_array_equal(i, np.argmax(xs, axis=1))   # [80000, 3]: NaN wins
     np.testing.assert_array_equal(j, np.argmin(xs, axis=1))
+    # the report says how each search runs
+    [keyed] = [d for g in numpy_form.report.groups for d in g.decisions
+               if "maximum and the first column" in d]
+    assert "one maximum of 64-bit keys" in keyed and f"its {n} columns" in keyed
+    assert any("minimum and the first column holding it in one maximum" in d
+               for g in numpy_form.report.groups for d in g.decisions)
+    assert any("after its first NaN column, where the search stops" in d
+               for g in torch_form.report.groups for d in g.decisions)
     index, value = torch_form.emulate(xs)
     before = xs[0, :80000]
     assert index.tolist() == [int(np.argmax(before)), 3] == [70000, 3]
