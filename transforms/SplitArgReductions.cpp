@@ -58,6 +58,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "fusion-split-arg-reductions"
 
@@ -284,12 +285,7 @@ public:
       return arith::MaxSIOp::create(nb, loc, x, acc);
     };
     auto extremum = [&](OpBuilder &nb, Value x, Value acc) -> Value {
-      IRMapping m;
-      m.map(a.x, x);
-      m.map(a.extremum->getOperand(0) == a.x ? a.extremum->getOperand(1)
-                                             : a.extremum->getOperand(0),
-            acc);
-      return nb.clone(*a.extremum, m)->getResult(0);
+      return applyTo(nb, a.extremum, x, acc);
     };
     // p: the first NaN column (floats only; keys put numpy's first NaN on
     // top by themselves).
@@ -306,10 +302,7 @@ public:
           });
     if (keyed()) {
       Value key = reduce(
-          b.getI64Type(), noKey(),
-          [&](OpBuilder &nb, Value x, Value acc) -> Value {
-            return arith::MaxSIOp::create(nb, loc, x, acc);
-          },
+          b.getI64Type(), noKey(), maxsi,
           [&](OpBuilder &nb, Value x, Value k, ArrayRef<Value> rows) {
             Value key = keyOf(nb, x, k);
             if (!p)
@@ -321,14 +314,14 @@ public:
                 .getResult();
           },
           p ? SmallVector<Value>{p} : SmallVector<Value>{});
-      note(key, std::string("finds each row's ") + extremumName() + " and " +
-                    tieName() + " in one maximum of 64-bit keys (the " +
-                    "value's order above the column) over its " +
-                    std::to_string(a.extent) + " columns" +
-                    (p ? ", after its first NaN column, where the search "
-                         "stops"
-                       : "") +
-                    " (fusion-split-arg-reductions)");
+      note(key, llvm::formatv("finds each row's {0} and {1} in one maximum "
+                              "of 64-bit keys (the value's order above the "
+                              "column) over its {2} columns{3} "
+                              "(fusion-split-arg-reductions)",
+                              extremumName(), tieName(), a.extent,
+                              p ? ", after its first NaN column, where the "
+                                  "search stops"
+                                : ""));
       finish(keyedEpilogue(key));
       return;
     }
@@ -371,11 +364,11 @@ public:
               .getResult();
         },
         jRows);
-    note(j, std::string("finds each row's ") + extremumName() + " over its " +
-                std::to_string(a.extent) + " columns, then " + tieName() +
-                " (" + (a.isFloat ? "floats" : "integers") +
-                " of 64 bits leave no room for a column in a 64-bit key; "
-                "fusion-split-arg-reductions)");
+    note(j, llvm::formatv("finds each row's {0} over its {1} columns, then "
+                          "{2} ({3} of 64 bits leave no room for a column in "
+                          "a 64-bit key; fusion-split-arg-reductions)",
+                          extremumName(), a.extent, tieName(),
+                          a.isFloat ? "floats" : "integers"));
     finish(epilogue(v, j, p, noColumn));
   }
 
@@ -394,7 +387,7 @@ private:
 
   /// What the report says of the search (fusion-form-groups lists it among
   /// the group's decisions).
-  void note(Value reduction, const std::string &text) {
+  void note(Value reduction, const Twine &text) {
     reduction.getDefiningOp()->setAttr(kfuse::kNoteAttr,
                                        b.getStringAttr(text));
   }
@@ -588,15 +581,18 @@ private:
     return kfuse::fillGeneric(b, loc, c, empty).getResult(0);
   }
 
-  /// The element and the compare of the original body: whether `x` passes
-  /// it against the accumulator `m`.
-  Value passes(OpBuilder &nb, Value x, Value m) {
+  /// A copy of `op`, the body's extremum or compare (of x and the
+  /// accumulator, in either order), applied to `x` and `m`.
+  Value applyTo(OpBuilder &nb, Operation *op, Value x, Value m) {
     IRMapping map;
     map.map(a.x, x);
-    map.map(a.compare->getOperand(0) == a.x ? a.compare->getOperand(1)
-                                            : a.compare->getOperand(0),
-            m);
-    return nb.clone(*a.compare, map)->getResult(0);
+    map.map(op->getOperand(0) == a.x ? op->getOperand(1) : op->getOperand(0), m);
+    return nb.clone(*op, map)->getResult(0);
+  }
+
+  /// Whether `x` passes the original body's compare against `m`.
+  Value passes(OpBuilder &nb, Value x, Value m) {
+    return applyTo(nb, a.compare, x, m);
   }
 
   /// A row epilogue over `rows` (row tensors) and the initial value m0:
@@ -715,11 +711,8 @@ private:
         b, loc, TypeRange{m0.getType()}, ins, ValueRange{m0}, maps,
         g.getIteratorTypesArray(),
         [&](OpBuilder &nb, Location, ValueRange args) {
-          IRMapping m;
-          m.map(a.x, cloneX(nb, args));
-          m.map(g.getBody()->getArgument(valueInit), args.back());
-          linalg::YieldOp::create(nb, loc,
-                                  nb.clone(*a.extremum, m)->getResult(0));
+          linalg::YieldOp::create(
+              nb, loc, applyTo(nb, a.extremum, cloneX(nb, args), args.back()));
         });
     for (NamedAttribute attr : g->getDiscardableAttrs())
       red->setAttr(attr.getName(), attr.getValue());

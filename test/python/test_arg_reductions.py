@@ -314,19 +314,16 @@ def _compare(pred, a, b):
 
 
 def _fold_search(row, m, form, fl):
-    """The original body over one row, in order."""
+    """The original body over one row, in order (from the initial index 7)."""
     ext, pred = form[0], form[1]
     nan_first = fl and form[2]
-    i = 7
-    for k, x in enumerate(row):
-        moves = _compare(pred, x, m) and (not nan_first or m == m)
-        if fl and (x != x or m != m):  # maximumf / minimumf propagate NaN
-            m = float("nan")
-        else:
-            m = max(x, m) if ext.startswith("max") else min(x, m)
-        if moves:
-            i = k
-    return i
+
+    def extremum(x, m):  # (maximumf / minimumf propagate NaN)
+        if fl and (x != x or m != m):
+            return float("nan")
+        return max(x, m) if ext.startswith("max") else min(x, m)
+    return _fold(row, m, 7, lambda x, m: _compare(pred, x, m) and (not nan_first or m == m),
+                 extremum)[1]
 
 
 def _search_inputs(elem):

@@ -519,6 +519,17 @@ def test_failing_counter_zeroing_is_named(tmp_path):
         len([ln for ln in queued if ln[0] == "free" and ln[2] != "sync"])
 
 
+def _guarded_program(tmp_path):
+    """BERT's embeddings (token ids, positions and types gathered: 3 guards),
+    compiled and saved: (program, its directory)."""
+    from _programs import program_text
+    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
+                      chip="sm_90")
+    out = tmp_path / "emb"
+    f.save(str(out))
+    return f, out
+
+
 def test_a_later_call_reports_guards_without_waiting(tmp_path):
     # Calls on device arrays do not wait for their kernels. Each queues a
     # copy of the status words to page-locked memory and an event behind its
@@ -526,11 +537,7 @@ def test_a_later_call_reports_guards_without_waiting(tmp_path):
     # completed (never waiting) and, if a word came back set, reads them
     # again, waits, zeroes them and raises GuardError before it queues
     # anything. While a copy is still in flight no other is queued.
-    from _programs import program_text
-    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
-                      chip="sm_90")
-    out = tmp_path / "emb"
-    f.save(str(out))
+    f, out = _guarded_program(tmp_path)
     result, log = _run("guards_later", str(out), tmp_path,
                        env_extra={"GUARD_POLL_INTERVAL": "0"})
     assert "error" not in result, result
@@ -550,7 +557,7 @@ def test_a_later_call_reports_guards_without_waiting(tmp_path):
     copies = [i for i, ln in enumerate(kinds) if ln[:2] == ["dtoh", word]]
     records = [i for i, ln in enumerate(kinds) if ln[0] == "record"]
     assert len(copies) == 5 and len(records) == 3   # 3 calls + 1 raise + check_guards
-    first_launch, last_launch = launches[0], launches[-1]
+    first_launch = launches[0]
     assert copies[0] > first_launch and records[0] == copies[0] + 1
     raising = copies[2]                  # the raising call: query, read, sync, memset
     assert kinds[raising - 1][0] == "query"
@@ -563,11 +570,7 @@ def test_guards_in_flight_are_not_waited_for(tmp_path):
     # An event that has not completed (cuEventQuery: not ready) is left for a
     # later call: no wait, no second copy queued meanwhile; check_guards
     # waits and reports.
-    from _programs import program_text
-    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
-                      chip="sm_90")
-    out = tmp_path / "emb"
-    f.save(str(out))
+    f, out = _guarded_program(tmp_path)
     result, log = _run("guards_later", str(out), tmp_path, fail="cuEventQuery:600",
                        env_extra={"GUARD_POLL_INTERVAL": "0"})
     assert "error" not in result, result
@@ -587,11 +590,7 @@ def test_guards_are_asked_for_at_most_once_an_interval(tmp_path):
     # in between neither query nor copy again. With a minute, none of the
     # calls asks: the first call's copy is the only one, and check_guards
     # reports what the later calls left.
-    from _programs import program_text
-    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
-                      chip="sm_90")
-    out = tmp_path / "emb"
-    f.save(str(out))
+    f, out = _guarded_program(tmp_path)
     result, log = _run("guards_later", str(out), tmp_path,
                        env_extra={"GUARD_POLL_INTERVAL": "60"})
     assert "error" not in result, result
@@ -609,11 +608,7 @@ def test_guard_status_words_are_read_after_waiting_calls(tmp_path):
     # waits for its kernels, copies the words back before its synchronize; a
     # call on device arrays does not wait, and check_guards() reads them
     # later: a word set raises GuardError naming its gather, and is zeroed.
-    from _programs import program_text
-    f = kfuse.compile(program_text("torch/torch_bert_embeddings.mlir"), target="cuda",
-                      chip="sm_90")
-    out = tmp_path / "emb"
-    f.save(str(out))
+    f, out = _guarded_program(tmp_path)
     [status] = [i for i, b in enumerate(f.plan.buffers) if b.kind == "status"]
     result, log = _run("guards", str(out), tmp_path)
     assert "error" not in result, result

@@ -522,6 +522,12 @@ def _mbar_complete(st: list) -> None:
         st[1] = st[0]
 
 
+def _low_bits(n):
+    """Masks (uint64) of the low n bits, n from 0 to 255 (all 64 from 64 on)."""
+    return np.where(n >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                    (np.uint64(1) << np.minimum(n, np.uint64(63))) - np.uint64(1))
+
+
 class _Compiler:
     def __init__(self, kernel: Kernel):
         self.k = kernel
@@ -1552,15 +1558,12 @@ class _Compiler:
             pos = np.asarray(rb(B, sel)).astype(np.uint64) & np.uint64(0xFF)
             ln = np.asarray(rc(B, sel)).astype(np.uint64) & np.uint64(0xFF)
             shifted = np.where(pos >= bits, np.uint64(0), x >> np.minimum(pos, np.uint64(63)))
-            mask = np.where(ln >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
-                            (one << np.minimum(ln, np.uint64(63))) - one)
-            out = shifted & mask
+            out = shifted & _low_bits(ln)
             if signed:
                 top = np.minimum(pos + ln - one, np.uint64(bits - 1))
                 sbit = np.where(ln == 0, np.uint64(0), (x >> np.minimum(top, np.uint64(63))) & one)
                 width = np.minimum(ln, np.uint64(bits) - np.minimum(pos, np.uint64(bits)))
-                high = ones & ~np.where(width >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
-                                        (one << np.minimum(width, np.uint64(63))) - one)
+                high = ones & ~_low_bits(width)
                 out = np.where(sbit == one, out | high, out)
             wr(B, sel, (out & ones).astype(_UINT[bits // 8]).view(_NUM[t]))
         return run
@@ -1575,18 +1578,14 @@ class _Compiler:
                                self.reader(c, "u32"), self.reader(e, "u32"),
                                self.writer(d))
         ones = np.uint64((1 << bits) - 1)
-        one = np.uint64(1)
 
         def run(B, sel):
             x = np.asarray(ra(B, sel)).astype(np.uint64)
             y = np.asarray(rb(B, sel)).astype(np.uint64)
             pos = np.asarray(rc(B, sel)).astype(np.uint64) & np.uint64(0xFF)
             ln = np.asarray(re_(B, sel)).astype(np.uint64) & np.uint64(0xFF)
-            field = np.where(ln >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
-                             (one << np.minimum(ln, np.uint64(63))) - one)
-            inside = pos < bits
             at = np.minimum(pos, np.uint64(63))
-            mask = np.where(inside, (field << at) & ones, np.uint64(0))
+            mask = np.where(pos < bits, (_low_bits(ln) << at) & ones, np.uint64(0))
             out = (y & ~mask) | ((x << at) & mask)
             wr(B, sel, (out & ones).astype(_UINT[bits // 8]).view(_NUM[t]))
         return run
