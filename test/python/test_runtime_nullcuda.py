@@ -52,6 +52,63 @@ def device_args(exe, offset=0):
     return ins, outs
 
 
+def fake_torch(stream):
+    # What the runtime reads of torch, over nullcuda's memory: CUDA tensors
+    # (shape, dtype, strides, device, data_ptr), torch.empty, torch.device and
+    # the current stream (`stream`, as torch._C reports it).
+    import types
+    torch = types.ModuleType("torch")
+
+    class dtype:
+        def __init__(self, name, itemsize):
+            self.name, self.itemsize = name, itemsize
+
+        def __repr__(self):
+            return "torch." + self.name
+
+    for name, size in (("float32", 4), ("float16", 2), ("bfloat16", 2), ("float64", 8),
+                       ("bool", 1), ("int32", 4), ("int64", 8), ("complex64", 8)):
+        setattr(torch, name, dtype(name, size))
+
+    class device:
+        def __init__(self, kind, index=None):
+            self.type, self.index = kind, index
+
+        def __repr__(self):
+            return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    class Tensor:
+        def __init__(self, shape, dt, dev, strides=None):
+            self.shape, self.dtype, self.device = tuple(shape), dt, dev
+            n = 1
+            for d in self.shape:
+                n *= d
+            self._strides = strides
+            self._ptr = int(rc._check(rc._driver().cuMemAlloc(max(1, n * dt.itemsize)),
+                                      "allocating a fake torch tensor"))
+
+        is_cuda = property(lambda self: self.device.type == "cuda")
+
+        def is_contiguous(self):
+            return self._strides is None
+
+        def stride(self):
+            return self._strides
+
+        def get_device(self):
+            return self.device.index if self.is_cuda else -1
+
+        def data_ptr(self):
+            return self._ptr
+
+    Tensor.__module__ = device.__module__ = dtype.__module__ = "torch"
+    torch.Tensor, torch.device = Tensor, device
+    torch.empty = lambda shape, dtype, device: Tensor(shape, dtype, device)
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: stream)
+    sys.modules["torch"] = torch
+    return torch
+
+
 case, path = sys.argv[1], sys.argv[2]
 exe = rt.load(path)
 if os.environ.get("KEEP_TEMPS") == "0":
@@ -145,6 +202,34 @@ try:
             result["after"] = "clean"
         except GuardError as e:
             result["after"] = str(e)
+    elif case.startswith("torch"):   # torch tensors in, torch tensors out
+        torch = fake_torch(0x77)
+        names = {"f32": "float32", "f16": "float16", "i64": "int64"}
+        cuda = torch.device("cuda", 0)
+        xs = [torch.Tensor(s.shape, getattr(torch, names[s.dtype.name]), cuda)
+              for s in exe.plan.inputs]
+        x0 = exe.plan.inputs[0]
+        kw = {}
+        if case == "torch_stream":
+            kw = {"stream": 0x4d2}
+        elif case == "torch_cpu":
+            xs[0] = torch.Tensor(x0.shape, xs[0].dtype, torch.device("cpu"))
+        elif case == "torch_strided":
+            xs[0] = torch.Tensor(x0.shape, xs[0].dtype, cuda, strides=(1, x0.shape[0]))
+        elif case == "torch_dtype":
+            xs[0] = torch.Tensor(x0.shape, torch.float16, cuda)
+        elif case == "torch_complex":
+            xs[0] = torch.Tensor(x0.shape, torch.complex64, cuda)
+        elif case == "torch_shape":
+            xs[0] = torch.Tensor(x0.shape[::-1], xs[0].dtype, cuda)
+        result["inputs"] = [x.data_ptr() for x in xs]
+        ys = exe(*xs, **kw)
+        ys = ys if isinstance(ys, tuple) else (ys,)
+        result["outputs"] = [[type(y).__name__, list(y.shape), y.dtype.name, y.data_ptr()]
+                             for y in ys]
+        ys2 = exe(*xs, **kw)         # (a second call: new outputs again)
+        ys2 = ys2 if isinstance(ys2, tuple) else (ys2,)
+        result["outputs2"] = [y.data_ptr() for y in ys2]
     else:
         raise SystemExit(f"unknown case {case}")
 except Exception as e:  # noqa: BLE001 - reported to the test
@@ -631,3 +716,72 @@ def test_guard_status_words_are_read_after_waiting_calls(tmp_path):
         ("dtoh", word)]
     nbytes = f.plan.buffers[status].nbytes
     assert all(ln[2] == str(nbytes) for ln in log if ln[0] == "dtoh" and ln[1] == word)
+
+
+# ---- torch tensors (a stand-in torch in the child: fake_torch)
+
+def _torch_program():
+    p = kb.Program("scaled")
+    x = p.input("x", (64, 32), "f32")
+    n = p.input("n", (64,), "i64")
+    p.output(x * 2.0, name="y")
+    p.output(kb.sum(x, axis=1), name="s")
+    p.output(n + 1, name="m")
+    return p
+
+
+def test_torch_tensors_run_in_place_on_torchs_stream(tmp_path):
+    f, path = _compile(_torch_program(), tmp_path, "scaled")
+    result, log = _run("torch", path, tmp_path)
+    assert "error" not in result, result
+    # new torch tensors of the plan's shapes and dtypes, new ones each call
+    assert [o[:3] for o in result["outputs"]] == [
+        ["Tensor", [64, 32], "float32"], ["Tensor", [64], "float32"], ["Tensor", [64], "int64"]]
+    outs = [o[3] for o in result["outputs"]]
+    assert len(set(outs + result["outputs2"] + result["inputs"])) == 8
+    # every launch on torch's current stream, with the tensors' addresses;
+    # no wait, no copy, no driver allocation besides the tensors'
+    launches = _launches(log)
+    steps = [s for s in f.plan.steps if s.op == "launch"]
+    assert len(launches) == 2 * len(steps) and all(ln[9] == "77" for ln in launches)
+    assert not [ln for ln in log if ln[0] in ("sync", "htod", "dtoh", "wait", "record")], log
+    ptrs = {}
+    for i, b in enumerate(f.plan.buffers):
+        if b.kind == "input":
+            ptrs[i] = result["inputs"][b.index]
+        elif b.kind == "output":
+            ptrs[i] = outs[b.index]
+    for step, ln in zip(steps, launches):
+        expected = [ptrs.get(a.buffer) if hasattr(a, "buffer") else a.value for a in step.args]
+        assert [int(v) for v in ln[10:]] == expected, (step, ln)
+
+
+def test_torch_tensors_on_another_stream_are_waited_for(tmp_path):
+    # stream= differs from torch's current stream, where the tensors were
+    # made: an event recorded there, waited for on the call's stream first
+    _, path = _compile(_torch_program(), tmp_path, "scaled")
+    result, log = _run("torch_stream", path, tmp_path)
+    assert "error" not in result, result
+    first = [ln for ln in log if ln[0] in ("record", "wait", "launch")][:3]
+    assert [ln[:2] for ln in first[:2]] == [["record", "77"], ["wait", "4d2"]]
+    assert first[2][0] == "launch" and first[2][9] == "4d2"
+    assert all(ln[9] == "4d2" for ln in _launches(log))
+
+
+@pytest.mark.parametrize("case, message", [
+    ("torch_cpu", "input 'x' is a torch tensor on cpu; pass a CUDA tensor"),
+    ("torch_strided", r"input 'x' is not C-contiguous \(strides \(1, 64\) for shape "
+                      r"\(64, 32\)\)"),
+    ("torch_dtype", "input 'x' has dtype f16 but the program 'scaled' was compiled for f32"),
+    ("torch_complex", "input 'x' has dtype complex64 but the program 'scaled' was compiled "
+                      "for f32"),
+    ("torch_shape", r"input 'x' has shape \(32, 64\) but the program 'scaled' was compiled "
+                    r"for \(64, 32\)"),
+])
+def test_bad_torch_tensors_are_named_before_anything_runs(tmp_path, case, message):
+    import re
+    _, path = _compile(_torch_program(), tmp_path, "scaled")
+    result, log = _run(case, path, tmp_path)
+    kind, msg = result["error"]
+    assert kind == "CallError" and re.search(message, msg), msg
+    assert not _launches(log)

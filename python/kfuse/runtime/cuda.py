@@ -32,11 +32,12 @@ _init_lock = threading.Lock()
 _init_error: Optional[DeviceError] = None
 _initialized = False
 _devices = 0            # how many devices the driver reported at initialization
+_SUCCESS = None         # CUresult.CUDA_SUCCESS, once the driver is loaded
 
 
 def _driver():
     """Imports cuda.bindings.driver and runs cuInit once; raises DeviceError if impossible."""
-    global _cu, _initialized, _init_error, _devices
+    global _cu, _initialized, _init_error, _devices, _SUCCESS
     if _initialized:
         return _cu
     with _init_lock:
@@ -68,6 +69,7 @@ def _driver():
             raise _init_error
         _cu = cu
         _devices = int(count)
+        _SUCCESS = cu.CUresult.CUDA_SUCCESS
         _initialized = True
         return cu
 
@@ -271,6 +273,9 @@ class _DeviceState:
         # stream runs after them (CudaExecutable.keep_temps)
         self._kept: Dict[Tuple[int, int], int] = {}
         self._kept_streams: set = set()
+        # what each call finds in place, by (stream, temporaries kept)
+        self._fixed: Dict[Tuple[int, bool], List[Tuple[int, int]]] = {}
+        self._steps: Optional[List[tuple]] = None
         # the guards' status words on their way back, by stream (_GuardWatch)
         self.watches: Dict[int, _GuardWatch] = {}
         with self.current():
@@ -371,6 +376,30 @@ class _DeviceState:
             self._kept[key] = p
         return p
 
+    def steps(self, exe: "CudaExecutable") -> List[tuple]:
+        """(index, op, function, parameter pack) of each of `exe`'s steps (None,
+        None for a copy), the functions looked up once."""
+        if self._steps is None:
+            self._steps = [(i, op, self.functions[op[1]], op[5]) if op[0] == "launch"
+                           else (i, op, None, None) for i, op in enumerate(exe._ops)]
+        return self._steps
+
+    def fixed_buffers(self, exe: "CudaExecutable", stream: int,
+                      keep: bool) -> List[Tuple[int, int]]:
+        """(buffer, device address) of what a call of `exe` on `stream` finds in
+        place: its counters and status words, its constants, and its kept
+        temporaries where `keep` (made the first time, then the same each call)."""
+        key = (stream, keep)
+        fixed = self._fixed.get(key)
+        if fixed is None:
+            fixed = []
+            if keep:
+                fixed += [(b, self.kept_temp(b, n, stream)) for b, n in exe._temps]
+            fixed += [(b, self.counter(b, n, stream)) for b, n in exe._counters]
+            fixed += list(self.constants.items())
+            self._fixed[key] = fixed
+        return fixed
+
     def launch_config(self, i: int, op) -> "object":
         """The cuLaunchKernelEx configuration of launch op `i` (programmatic stream
         serialization), built once; the caller sets its stream."""
@@ -449,11 +478,34 @@ def _torch_dtype_maps(torch):
     return _torch_maps
 
 
+_torch_module = None
+_torch_raw_stream = None    # torch._C._cuda_getCurrentRawStream, where torch has it
+_torch_devices: Dict[int, object] = {}
+
+
+def _torch():
+    """The torch module, its dtype maps built and its stream query found on the
+    first call (a call's torch arrays then cost no import or lookup)."""
+    global _torch_module, _torch_raw_stream
+    if _torch_module is None:
+        import torch
+        _torch_dtype_maps(torch)
+        _torch_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _torch_module = torch
+    return _torch_module
+
+
 def _torch_current_stream(torch, index: int) -> int:
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)   # ~20x faster than the API
-    if raw is not None:
-        return int(raw(index))
+    if _torch_raw_stream is not None:                 # ~20x faster than the API
+        return int(_torch_raw_stream(index))
     return int(torch.cuda.current_stream(index).cuda_stream)
+
+
+def _torch_device(torch, ordinal: int):
+    dev = _torch_devices.get(ordinal)
+    if dev is None:
+        dev = _torch_devices[ordinal] = torch.device("cuda", ordinal)
+    return dev
 
 
 _LIBRARY_OF_TYPE: Dict[type, str] = {}
@@ -619,6 +671,8 @@ class CudaExecutable(HoldsPlan):
                 self._arg_buf[n_in + b.index] = i
         self._nbuf = len(plan.buffers)
         self._names = [s.name for s in plan.inputs] + [s.name for s in plan.outputs]
+        self._specs = list(plan.inputs) + list(plan.outputs)
+        self._n_in, self._n_out = len(plan.inputs), len(plan.outputs)
         self._arg_nbytes = [s.nbytes for s in plan.inputs] + [s.nbytes for s in plan.outputs]
         # constant buffers: host data now, uploaded once per device
         self._constants = plan.constant_arrays(constants, path)
@@ -653,37 +707,40 @@ class CudaExecutable(HoldsPlan):
     # ---- calling
 
     def __call__(self, *args, stream=None, out=None):
+        # (the path of every call: kept lean, its rare cases handed to the
+        # checks that name them; bench/host_overhead.py measures it)
         plan = self.plan
-        cu = _driver()
-        n_in = len(plan.inputs)
+        cu = _cu if _initialized else _driver()
+        n_in = self._n_in
         if len(args) != n_in:
             plan.check_call(args)                           # raises the count message
-        outs = None
-        if out is not None:
-            outs = list(out) if isinstance(out, (tuple, list)) else [out]
-            if len(outs) != len(plan.outputs):
+        if out is None:
+            objs = args
+        else:
+            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            if len(outs) != self._n_out:
                 plan.check_outputs(outs)
-        objs = list(args) if outs is None else list(args) + outs
+            objs = args + outs
         names = self._names
 
         # torch / cupy / numpy first: they tell the stream to use
         recs: List[Optional[_Arg]] = [None] * len(objs)
         lib_stream = None
-        pending = []
+        pending = ()
         for k, obj in enumerate(objs):
-            lib = _library(obj)
-            role = "input" if k < n_in else "output"
-            if lib == "numpy":
-                recs[k] = _host_arg(obj)
-            elif lib == "torch":
-                recs[k] = self._torch_arg(obj, names[k], role)
+            lib = _LIBRARY_OF_TYPE.get(type(obj)) or _library(obj)
+            if lib == "torch":
+                a = self._torch_arg(obj, names[k], "input" if k < n_in else "output")
+            elif lib == "numpy":
+                a = _host_arg(obj)
             elif lib == "cupy":
-                recs[k] = self._cupy_arg(obj, names[k], role)
+                a = self._cupy_arg(obj, names[k], "input" if k < n_in else "output")
             else:
-                pending.append(k)
+                pending += (k,)
                 continue
-            if lib_stream is None and recs[k].stream is not None:
-                lib_stream = recs[k].stream
+            recs[k] = a
+            if lib_stream is None and a.stream is not None:
+                lib_stream = a.stream
         if stream is not None:
             sh = stream_handle(stream)
         else:
@@ -692,13 +749,15 @@ class CudaExecutable(HoldsPlan):
             recs[k] = self._generic_arg(objs[k], sh, names[k],
                                         "input" if k < n_in else "output")
 
-        in_recs = recs[:n_in]
-        plan.check_call(in_recs, _describe)
-        out_recs = None
-        if outs is not None:
-            out_recs = recs[n_in:]
-            plan.check_outputs(out_recs, _describe)
-            for spec, a in zip(plan.outputs, out_recs):
+        # shapes and dtypes (the plan's check, which names the difference, runs
+        # only where these quick comparisons find one)
+        specs = self._specs
+        for k, a in enumerate(recs):
+            spec = specs[k]
+            if a.shape != spec.shape or a.dtype is not spec.dtype:
+                plan.check_arg(spec, a, _describe, "input" if k < n_in else "output")
+        if out is not None:
+            for spec, a in zip(plan.outputs, recs[n_in:]):
                 if a.host and not (a.obj.flags.c_contiguous and a.obj.flags.writeable):
                     raise CallError(f"output {spec.name!r} must be a writeable C-contiguous "
                                     f"numpy array")
@@ -714,13 +773,19 @@ class CudaExecutable(HoldsPlan):
                 if any(not o.host and lo < o.ptr + nbytes[k] and o.ptr < hi
                        for k, o in enumerate(recs[:j])):
                     span = lambda a: None if a.host else ("device", a.ptr)  # noqa: E731
-                    plan.check_disjoint_outputs([span(a) for a in in_recs],
-                                                [span(a) for a in out_recs])
+                    plan.check_disjoint_outputs([span(a) for a in recs[:n_in]],
+                                                [span(a) for a in recs[n_in:]])
 
-        ordinal = self._pick_device(recs)
-        st = self._state(ordinal)
+        # (one device and a program not bound to another: every array is on it)
+        ordinal = 0
+        if _devices != 1 or self.device or any(a.device > 0 for a in recs):
+            ordinal = self._pick_device(recs)
+        st = self._states.get(ordinal) or self._state(ordinal)
+        err, cur = cu.cuCtxGetCurrent()
+        if err == _SUCCESS and cur is not None and int(cur) == st.ctx_int:
+            return self._run(cu, st, sh, recs, out is not None)
         with st.current():
-            return self._run(cu, st, sh, in_recs, out_recs)
+            return self._run(cu, st, sh, recs, out is not None)
 
     # ---- argument records
 
@@ -730,18 +795,17 @@ class CudaExecutable(HoldsPlan):
                          f"{shape}); call .contiguous() on it first")
 
     def _torch_arg(self, t, name, role) -> _Arg:
-        import torch
+        torch = _torch()
         if not isinstance(t, torch.Tensor):
             return self._generic_arg(t, None, name, role)
         if not t.is_cuda:
             raise CallError(f"{role} {name!r} is a torch tensor on {t.device}; pass a CUDA "
                             f"tensor (x.cuda()) or a numpy array")
-        to_kf, _ = _torch_dtype_maps(torch)
         shape = tuple(t.shape)
         if not t.is_contiguous():
             raise self._not_contiguous(role, name, shape, tuple(t.stride()))
         index = t.get_device()
-        dt = to_kf.get(t.dtype)
+        dt = _torch_maps[0].get(t.dtype)
         # (the dtype's name only matters when kfuse has no such dtype: messages)
         return _Arg(t, "torch", False, shape, dt,
                     None if dt is not None else str(t.dtype).replace("torch.", ""),
@@ -759,12 +823,17 @@ class CudaExecutable(HoldsPlan):
                     int(a.device.id), int(cupy.cuda.get_current_stream().ptr))
 
     def _generic_arg(self, obj, sh, name, role) -> _Arg:
-        if isinstance(obj, np.generic) or (not hasattr(obj, "__dlpack__")
-                                           and not hasattr(obj, "__cuda_array_interface__")
-                                           and hasattr(obj, "__array__")):
+        if isinstance(obj, np.generic):
+            return _host_arg(np.asarray(obj))
+        # (DLPack first, as dlpack.inspect does; an object with only a CUDA
+        # array interface is read without a second look-up)
+        cai = (getattr(obj, "__cuda_array_interface__", None)
+               if getattr(obj, "__dlpack__", None) is None else None)
+        if cai is None and not hasattr(obj, "__dlpack__") and hasattr(obj, "__array__"):
             return _host_arg(np.asarray(obj))
         try:
-            info = dlpack.inspect(obj, sh)
+            info = (dlpack.from_cuda_array_interface(obj, cai) if cai is not None
+                    else dlpack.inspect(obj, sh))
         except dlpack.DLPackError as e:
             raise CallError(f"{role} {name!r}: cannot read a {type(obj).__name__} as an "
                             f"array: {e}") from None
@@ -813,15 +882,16 @@ class CudaExecutable(HoldsPlan):
 
     # ---- the launch sequence
 
-    def _run(self, cu, st, sh, in_recs, out_recs):
+    def _run(self, cu, st, sh, recs, given_outputs):
+        """Queues the call on `sh`: `recs` are the inputs' records, then the
+        outputs' when given (out=); new outputs are made here otherwise."""
         plan = self.plan
-        n_in = len(in_recs)
+        n_in = self._n_in
 
         # new outputs, in the library of the device inputs
-        if out_recs is None:
-            out_lib = self._output_library(in_recs)
-            out_recs = [self._new_output(out_lib, spec, st.ordinal) for spec in plan.outputs]
-        recs = list(in_recs) + list(out_recs)
+        if not given_outputs:
+            out_lib = self._output_library(recs)
+            recs += [self._new_output(out_lib, spec, st.ordinal) for spec in plan.outputs]
 
         # alignment of every caller-provided device pointer (before anything is queued)
         for pos, b, align, kernel in self._align_checks:
@@ -850,47 +920,36 @@ class CudaExecutable(HoldsPlan):
         arg_buf = self._arg_buf
         allocs: List[int] = []
         host_outs: List[Tuple[np.ndarray, int, int]] = []   # (host array, device ptr, nbytes)
-
-        def alloc(nbytes: int) -> int:
-            if nbytes == 0:
-                return 0
-            if st.async_alloc:
-                p = _check(cu.cuMemAllocAsync(nbytes, sh), f"allocating {nbytes} bytes")
-            else:
-                p = _check(cu.cuMemAlloc(nbytes), f"allocating {nbytes} bytes")
-            p = int(p)
-            allocs.append(p)
-            return p
-
+        host_ins = False
         try:
             for k, a in enumerate(recs):
                 if not a.host:
                     ptrs[arg_buf[k]] = a.ptr
                 elif k < n_in:
+                    host_ins = True
                     arr = np.ascontiguousarray(a.obj)
-                    p = alloc(arr.nbytes)
+                    p = self._alloc(cu, st, arr.nbytes, sh, allocs)
                     if arr.nbytes:
                         _check(cu.cuMemcpyHtoDAsync(p, arr.ctypes.data, arr.nbytes, sh),
                                f"copying input {plan.inputs[k].name!r} to the device")
                     ptrs[arg_buf[k]] = p
                 else:
                     nbytes = plan.outputs[k - n_in].nbytes
-                    p = alloc(nbytes)
+                    p = self._alloc(cu, st, nbytes, sh, allocs)
                     ptrs[arg_buf[k]] = p
                     host_outs.append((a.obj, p, nbytes))
             keep = (self.keep_temps and bool(self._temps)
                     and st.keeps_temps_for(sh, self.KEPT_TEMP_STREAMS))
-            for b, nbytes in self._temps:
-                ptrs[b] = st.kept_temp(b, nbytes, sh) if keep else alloc(nbytes)
-            for b, nbytes in self._counters:
-                ptrs[b] = st.counter(b, nbytes, sh)
-            for b, p in st.constants.items():
+            if not keep:
+                for b, nbytes in self._temps:
+                    ptrs[b] = self._alloc(cu, st, nbytes, sh, allocs)
+            for b, p in st.fixed_buffers(self, sh, keep):
                 ptrs[b] = p
 
             # (one call's steps queued together: the parameter packs are shared,
             # and so are kept temporaries, which another thread's call on the
             # stream must not overwrite between two of this call's kernels)
-            waits = bool(host_outs) or any(a.host for a in in_recs)
+            waits = host_ins or bool(host_outs)
             with self._launch_lock:
                 self._queue(cu, st, sh, ptrs)
                 if self._status is not None and not waits:
@@ -900,7 +959,8 @@ class CudaExecutable(HoldsPlan):
                     _check(cu.cuMemcpyDtoHAsync(host.ctypes.data, p, nbytes, sh),
                            "copying an output back to the host")
         finally:
-            self._free(cu, st, allocs, sh)
+            if allocs:
+                self._free(cu, st, allocs, sh)
         if waits:
             # (a call that waits for its kernels reads its guards' words too)
             words = self._queue_status_read(cu, st, sh)
@@ -908,9 +968,23 @@ class CudaExecutable(HoldsPlan):
             self._settle_watch(st, sh)
             if words is not None and words.any():
                 self._raise_status(cu, st, sh, words)
-        if len(out_recs) == 1:
-            return out_recs[0].obj
-        return tuple(a.obj for a in out_recs)
+        if self._n_out == 1:
+            return recs[n_in].obj
+        return tuple(a.obj for a in recs[n_in:])
+
+    @staticmethod
+    def _alloc(cu, st, nbytes: int, sh: int, allocs: List[int]) -> int:
+        """A device buffer of `nbytes` for this call (freed at its end, in stream
+        order where the device has memory pools), recorded in `allocs`."""
+        if nbytes == 0:
+            return 0
+        if st.async_alloc:
+            p = _check(cu.cuMemAllocAsync(nbytes, sh), f"allocating {nbytes} bytes")
+        else:
+            p = _check(cu.cuMemAlloc(nbytes), f"allocating {nbytes} bytes")
+        p = int(p)
+        allocs.append(p)
+        return p
 
     def check_guards(self, stream=None, device: Optional[int] = None) -> None:
         """Waits for the calls queued on `stream` (default: the legacy default stream,
@@ -1003,30 +1077,28 @@ class CudaExecutable(HoldsPlan):
 
     def _queue(self, cu, st, sh, ptrs):
         """Queues the plan's steps on stream `sh`, its buffers at `ptrs`."""
-        plan = self.plan
-        ok = cu.CUresult.CUDA_SUCCESS
         launch = cu.cuLaunchKernel
-        funcs = st.functions
-        for i, op in enumerate(self._ops):
-            if op[0] == "launch":
-                _, kernel, grid, block, smem, pack, programmatic = op
+        for i, op, func, pack in st.steps(self):
+            if pack is not None:
                 pack.fill(ptrs)
-                if programmatic and st.programmatic:
+                if op[6] and st.programmatic:
                     config = st.launch_config(i, op)
                     config.hStream = sh
-                    err = cu.cuLaunchKernelEx(config, funcs[kernel], pack.address, 0)[0]
+                    err = cu.cuLaunchKernelEx(config, func, pack.address, 0)[0]
                 else:
-                    err = launch(funcs[kernel], grid[0], grid[1], grid[2], block[0],
-                                 block[1], block[2], smem, sh, pack.address, 0)[0]
-                if err != ok:
+                    grid, block = op[2], op[3]
+                    err = launch(func, grid[0], grid[1], grid[2], block[0], block[1],
+                                 block[2], op[4], sh, pack.address, 0)[0]
+                if err != _SUCCESS:
                     raise DeviceError(f"CUDA driver error while launching kernel "
-                                      f"{kernel!r} of {plan.name!r} (grid {list(grid)}, "
-                                      f"block {list(block)}): {_err_name(cu, err)}")
+                                      f"{op[1]!r} of {self.plan.name!r} (grid "
+                                      f"{list(op[2])}, block {list(op[3])}): "
+                                      f"{_err_name(cu, err)}")
             else:
                 _, src, dst, nbytes = op
                 if nbytes:
                     _check(cu.cuMemcpyDtoDAsync(ptrs[dst], ptrs[src], nbytes, sh),
-                           f"copying buffer {src} to buffer {dst} of {plan.name!r}")
+                           f"copying buffer {src} to buffer {dst} of {self.plan.name!r}")
 
     @staticmethod
     def _free(cu, st, allocs, sh):
@@ -1061,9 +1133,9 @@ class CudaExecutable(HoldsPlan):
 
     def _new_output(self, lib, spec, ordinal) -> _Arg:
         if lib == "torch":
-            import torch
-            t = torch.empty(spec.shape, dtype=_torch_dtype_maps(torch)[1][spec.dtype.name],
-                            device=torch.device("cuda", ordinal))
+            torch = _torch()
+            t = torch.empty(spec.shape, dtype=_torch_maps[1][spec.dtype.name],
+                            device=_torch_device(torch, ordinal))
             # allocated on torch's current stream: ordered before `sh` like an input
             return _Arg(t, "torch", False, spec.shape, spec.dtype, spec.name, t.data_ptr(),
                         ordinal, _torch_current_stream(torch, ordinal))

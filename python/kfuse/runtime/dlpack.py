@@ -74,7 +74,7 @@ class DLPackError(ValueError):
     """The object's DLPack / CUDA array interface export could not be read."""
 
 
-@dataclass
+@dataclass(slots=True)
 class ArrayInfo:
     ptr: int                         # address of element 0 (data + byte_offset)
     shape: Tuple[int, ...]
@@ -190,7 +190,7 @@ def from_cuda_array_interface(obj, cai: Optional[dict] = None) -> ArrayInfo:
     if cai is None:
         cai = obj.__cuda_array_interface__
     try:
-        shape = tuple(int(s) for s in cai["shape"])
+        shape = tuple(map(int, cai["shape"]))
         typestr = cai["typestr"]
         ptr = int(cai["data"][0] or 0)
     except (KeyError, TypeError, IndexError, ValueError) as e:
@@ -198,6 +198,7 @@ def from_cuda_array_interface(obj, cai: Optional[dict] = None) -> ArrayInfo:
     dt, label = (_typestr_dtype(typestr) if isinstance(typestr, str)
                  else (None, repr(typestr)))
     strides = cai.get("strides")
+    contiguous = True
     if strides is not None:
         itemsize = np.dtype(typestr).itemsize if dt is None else dt.itemsize
         if any(int(s) % itemsize for s in strides):
@@ -206,14 +207,11 @@ def from_cuda_array_interface(obj, cai: Optional[dict] = None) -> ArrayInfo:
         else:
             strides = tuple(int(s) // itemsize for s in strides)
             contiguous = is_c_contiguous(shape, strides)
-    else:
-        contiguous = True
     if cai.get("mask") is not None:
         raise DLPackError("masked __cuda_array_interface__ arrays are not supported")
     stream = cai.get("stream")
-    return ArrayInfo(ptr=ptr, shape=shape, dtype=dt, dtype_label=label, device_type=kDLCUDA,
-                     device_id=-1, contiguous=contiguous, strides=strides, keepalive=obj,
-                     stream=None if stream is None else int(stream), source="cai")
+    return ArrayInfo(ptr, shape, dt, label, kDLCUDA, -1, contiguous, strides, obj,
+                     None if stream is None else int(stream), "cai")
 
 
 def dlpack_stream_arg(stream_handle: Optional[int]) -> Optional[int]:
