@@ -49,6 +49,35 @@ def cuda_time_us(torch, fn, reps, warmup):
     return statistics.median(times), min(times)
 
 
+def interleaved_us(torch, fns, reps, rounds, warmup):
+    """Per-call GPU times (us, CUDA events on the current stream) of each of
+    `fns` (name -> callable), timed in `rounds` rounds of `reps` calls each,
+    every callable in turn within a round, the order reversed every other
+    round: peers compared under the same clocks and the same drift, not one
+    after the other. Returns (name -> median over every call, name -> each
+    round's median)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    names = list(fns)
+    samples = {n: [] for n in names}
+    per_round = {n: [] for n in names}
+    for r in range(rounds):
+        for n in (names if r % 2 == 0 else names[::-1]):
+            torch.cuda.synchronize()
+            starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            for s, e in zip(starts, ends):
+                s.record()
+                fns[n]()
+                e.record()
+            torch.cuda.synchronize()
+            times = [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)]
+            samples[n] += times
+            per_round[n].append(statistics.median(times))
+    return {n: statistics.median(samples[n]) for n in names}, per_round
+
+
 def cuda_batch_us(torch, fn, reps, warmup):
     """GPU time (us) per call of `reps` calls queued back to back between two
     CUDA events: what a stream of calls costs, with no event between calls."""

@@ -3,12 +3,17 @@ torch.compile, from artifacts compiled elsewhere (make_artifacts.py --suite).
 
     python3 bench/bench_suite.py --artifacts .artifacts/suite --out results.json
 
-Times are medians of per-call CUDA events (an event pair around each call);
-the batch columns divide the time of all repetitions queued back to back
-between one event pair by their number. Variants (name__variant, with
---variants) time kfuse only: their peers are the workload's own row
-(--variant-peers times them again). The JSON is rewritten after every
-workload, so a run cut short keeps what it measured.
+Times are medians of per-call CUDA events (an event pair around each call),
+over --rounds rounds of --reps calls in which kfuse, torch eager and
+torch.compile take turns (bench_ew_chain.interleaved_us): a gap of a fraction
+of a percent between peers is then not the GPU's drift between one
+measurement and the next. Each row keeps its rounds' medians and how many
+rounds kfuse was ahead of each peer. The batch columns divide the time of all
+repetitions queued back to back between one event pair by their number.
+Variants (name__variant, with --variants) take turns with the workload's
+default program (`default_us`, what compare.py sets them against); their
+peers are the workload's own row (--variant-peers times them too). The JSON
+is rewritten after every workload, so a run cut short keeps what it measured.
 """
 
 import argparse
@@ -22,7 +27,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 
 import kfuse.runtime as rt  # noqa: E402
-from bench_ew_chain import cuda_batch_us, cuda_time_us, driver_info, versions  # noqa: E402
+from bench_ew_chain import (cuda_batch_us, cuda_time_us, driver_info,  # noqa: E402
+                            interleaved_us, versions)
 from suite import WORKLOADS, torch_inputs, torch_reference  # noqa: E402
 
 
@@ -30,7 +36,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--artifacts", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--reps", type=int, default=30, help="calls a round")
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="rounds in which the peers take turns")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--variants", action="store_true",
                     help="also run the name__variant artifacts in --artifacts")
@@ -75,23 +83,33 @@ def main():
         expects = expect if isinstance(expect, (tuple, list)) else (expect,)
         err = max((o.reshape(e.shape) - e.float()).abs().max().item()
                   for o, e in zip(outs, expects))
-        k_us, _ = cuda_time_us(torch, lambda: exe(*ins), args.reps, 3)
-        # the same, queued back to back (no events between calls)
-        kb_us = cuda_batch_us(torch, lambda: exe(*ins), args.reps, 3)
-        if "__" in name and not args.variant_peers:
-            base = results["workloads"].get(name.split("__")[0], {})
-            e_us, c_us, cold, cb_us = (base.get(k, float("nan")) for k in
-                                       ("eager_us", "compile_us", "compile_cold_s",
-                                        "compile_batch_us"))
-        else:
-            e_us, _ = cuda_time_us(torch, lambda: ref(*refargs), args.reps, 3)
+        variant = "__" in name
+        timed = {"kfuse": lambda: exe(*ins)}
+        base_dir = os.path.join(args.artifacts, name.split("__")[0])
+        if variant and os.path.isdir(base_dir):
+            # (the workload's default program takes turns with the variant)
+            default = rt.load(base_dir)
+            timed["default"] = lambda: default(*ins)
+        if not variant or args.variant_peers:
+            timed["eager"] = lambda: ref(*refargs)
             comp = torch.compile(ref)
             t0 = time.perf_counter()
             comp(*refargs)
             torch.cuda.synchronize()
             cold = time.perf_counter() - t0
-            c_us, _ = cuda_time_us(torch, lambda: comp(*refargs), args.reps, 3)
+            timed["compile"] = lambda: comp(*refargs)
+        med, rounds = interleaved_us(torch, timed, args.reps, args.rounds, 3)
+        k_us = med["kfuse"]
+        # the same, queued back to back (no events between calls)
+        kb_us = cuda_batch_us(torch, lambda: exe(*ins), args.reps, 3)
+        if "compile" in timed:
+            e_us, c_us = med["eager"], med["compile"]
             cb_us = cuda_batch_us(torch, lambda: comp(*refargs), args.reps, 3)
+        else:
+            base = results["workloads"].get(name.split("__")[0], {})
+            e_us, c_us, cold, cb_us = (base.get(k, float("nan")) for k in
+                                       ("eager_us", "compile_us", "compile_cold_s",
+                                        "compile_batch_us"))
         with open(os.path.join(d, "compile_seconds.txt")) as f:
             kfuse_compile = float(f.read())
         frac = lambda us: byts / (us * 1e-6) / copy_bw  # noqa: E731
@@ -99,7 +117,14 @@ def main():
                "kfuse_frac": frac(k_us), "eager_frac": frac(e_us), "compile_frac": frac(c_us),
                "compile_cold_s": cold, "kfuse_compile_s": kfuse_compile, "max_abs_err": err,
                "kfuse_batch_us": kb_us, "compile_batch_us": cb_us}
-        if "__" in name and not args.variant_peers:
+        row["rounds_us"] = rounds
+        for peer in ("eager", "compile", "default"):
+            if peer in rounds:
+                row[f"ahead_of_{peer}_rounds"] = sum(
+                    k < p for k, p in zip(rounds["kfuse"], rounds[peer]))
+        if "default" in med:
+            row["default_us"] = med["default"]
+        if variant and not args.variant_peers:
             row["peers_from"] = name.split("__")[0]
         results["workloads"][name] = row
         print(f"| {name} | {k_us:.1f} | {e_us:.1f} | {c_us:.1f} | {frac(k_us):.3f} | "

@@ -37,10 +37,15 @@ def verdict(row: dict) -> tuple:
     why = []
     if not row["kfuse_frac"] >= name_target:
         why.append(f"{row['kfuse_frac']:.3f} < {name_target:.2f} of copy BW")
-    for peer, key in (("eager", "eager_us"), ("torch.compile", "compile_us")):
-        theirs = row.get(key)
+    for peer, key in (("eager", "eager"), ("torch.compile", "compile")):
+        theirs = row.get(f"{key}_us")
         if theirs is not None and not math.isnan(theirs) and not row["kfuse_us"] < theirs:
-            why.append(f"not faster than {peer} ({row['kfuse_us']:.1f} vs {theirs:.1f} us)")
+            # (runs that took turns with the peers say in how many rounds kfuse led)
+            ahead = row.get(f"ahead_of_{key}_rounds")
+            rounds = len(row.get("rounds_us", {}).get("kfuse", ()))
+            led = f", ahead in {ahead} of {rounds} rounds" if ahead is not None else ""
+            why.append(f"not faster than {peer} ({row['kfuse_us']:.1f} vs {theirs:.1f} us"
+                       f"{led})")
     return not why, why
 
 
@@ -78,7 +83,8 @@ def compare(new: dict, before: dict = None, slack: float = 0.005) -> tuple:
             if base is None:
                 lines.append(f"| {name} | {rows[name]['kfuse_us']:.1f} | - | - | no default run |")
                 continue
-            t, t0 = rows[name]["kfuse_us"], base["kfuse_us"]
+            # (the default timed in turn with the variant, where the run did)
+            t, t0 = rows[name]["kfuse_us"], rows[name].get("default_us", base["kfuse_us"])
             change = t / t0 - 1
             mark = "faster than the default" if change < -slack else ""
             lines.append(f"| {name} | {t:.1f} | {t0:.1f} | {change:+.1%} | {mark} |")

@@ -84,3 +84,65 @@ def test_bad_input_is_refused_with_a_message(tmp_path, capsys):
     assert "no 'workloads' table" in capsys.readouterr().err
     bad.write_text("{not json")
     assert compare.main([str(bad)]) == 2
+
+
+def test_rounds_and_the_default_timed_in_turn_are_used():
+    rows = _all_met()
+    rows["layernorm"] = dict(_row(100.0, 0.98, comp=99.5), ahead_of_compile_rounds=1,
+                             rounds_us={"kfuse": [99.0, 101.0, 100.5, 100.2],
+                                        "compile": [99.4, 99.6, 99.5, 99.5]})
+    # (the variant's default, timed in the same rounds, is 98.0: not the
+    # workload row's 100.0)
+    rows["softmax__c8"] = dict(_row(99.0, 1.0), default_us=98.0)
+    text = "\n".join(compare.compare(_run(rows))[0])
+    assert "not faster than torch.compile (100.0 vs 99.5 us, ahead in 1 of 4 rounds)" in text
+    assert "| softmax__c8 | 99.0 | 98.0 | +1.0% |  |" in text
+
+
+class _FakeCuda:
+    """torch.cuda's events over a clock that the timed calls advance by
+    their given time, each call logged."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.log = []
+        cuda = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.t = None
+
+            def record(self):
+                self.t = cuda.now
+
+            def elapsed_time(self, end):
+                return (end.t - self.t) / 1e3       # ms, as torch gives it
+
+        self.Event = Event
+
+    def synchronize(self):
+        pass
+
+
+def test_peers_take_turns_in_reversed_order_every_other_round():
+    import types
+
+    from bench_ew_chain import interleaved_us
+    fake = _FakeCuda()
+    torch = types.SimpleNamespace(cuda=fake)
+
+    def timed(name, us):
+        def call():
+            fake.log.append(name)
+            fake.now += us
+        return call
+    # (each round's calls of one callable are timed together, the callables
+    # in turn, the order reversed every other round; the medians pool them)
+    meds, rounds = interleaved_us(torch, {"kfuse": timed("kfuse", 100.0),
+                                          "compile": timed("compile", 101.0)},
+                                  reps=3, rounds=4, warmup=2)
+    order = [n for i, n in enumerate(fake.log) if i >= 4][::3]   # (after the warmups)
+    assert order == ["kfuse", "compile", "compile", "kfuse", "kfuse", "compile",
+                     "compile", "kfuse"]
+    assert meds == {"kfuse": 100.0, "compile": 101.0}
+    assert rounds == {"kfuse": [100.0] * 4, "compile": [101.0] * 4}
