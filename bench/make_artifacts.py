@@ -627,6 +627,16 @@ def main():
                                  "occ2_nosmem": dict(row_occupancy=2, row_smem=0),
                                  "occ2_c8_nosmem": dict(row_occupancy=2, row_smem=0,
                                                         row_chunks=8)})
+            if args.row_variants:
+                # each block asks L2 for its share of the row this many rows
+                # on once its own has landed (row_prefetch; default: none):
+                # about the rows the GPU runs at once, or twice that (132
+                # SMs: 132 blocks of 1024 threads, or 528 of 512, a row each;
+                # 15 or 16 clusters of 8)
+                pf = {"softmax_w262144": (16, 32), "softmax_w32768": (132, 264),
+                      "softmax": (528, 1056),
+                      "layernorm": (528, 1056), "rmsnorm_silu": (528, 1056)}.get(name, ())
+                variants.update({f"pf{n}": dict(row_prefetch=n) for n in pf})
             if args.row_variants and name == "softmax_w4096":
                 variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":

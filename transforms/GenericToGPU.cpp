@@ -1105,6 +1105,25 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       return signalPassFailure();
     }
     rowOptions.occupancy = rowOccupancy;
+    if (rowPrefetch < 0) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-prefetch must be >= 0, got "
+          << static_cast<int64_t>(rowPrefetch);
+      return signalPassFailure();
+    }
+    unsigned sm = 0;
+    if (rowPrefetch > 0 &&
+        (!StringRef(chip.getValue()).starts_with("sm_") ||
+         StringRef(chip.getValue()).drop_front(3).take_while(llvm::isDigit)
+             .getAsInteger(10, sm) ||
+         sm < 90)) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-prefetch needs sm_90 or later "
+             "(cp.async.bulk.prefetch), chip is "
+          << chip.getValue();
+      return signalPassFailure();
+    }
+    rowOptions.prefetchRows = rowPrefetch;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
     rowOptions.jointExchange = rowJoint;

@@ -1047,6 +1047,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "threads, 512 at most where row-cluster exceeds 8, 8 vectors a "
            "thread in registers at most; nvvm.minctasm through "
            "fusion-cluster-dims; not kernels that also sum columns)">,
+    Option<"rowPrefetch", "row-prefetch", "int64_t", /*default=*/"0",
+           "Row kernels that hold their rows on chip (a block or a cluster "
+           "a row) ask L2 for their share of the row this many rows on "
+           "(cp.async.bulk.prefetch, sm_90 and later) once their own share "
+           "has landed (0: none)">,
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "

@@ -123,6 +123,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "row-smem; a cluster's blocks of 1024 / this many "
                      "threads, 512 at most where row-cluster exceeds 8)"),
       llvm::cl::init(1)};
+  Option<int64_t> rowPrefetch{
+      *this, "row-prefetch",
+      llvm::cl::desc("Row kernels that hold their rows on chip ask L2 for "
+                     "their share of the row this many rows on once their "
+                     "own has landed (0: none; sm_90 and later)"),
+      llvm::cl::init(0)};
   Option<std::string> rowExchange{
       *this, "row-exchange",
       llvm::cl::desc("How a cluster's blocks combine their totals: barrier "
@@ -316,6 +322,13 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowOccupancy)));
     return;
   }
+  if (o.rowPrefetch < 0 || (o.rowPrefetch > 0 && !clusters)) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-prefetch must be 0, or > 0 on sm_90 or "
+        "later (cp.async.bulk.prefetch), got " +
+        std::to_string(o.rowPrefetch) + " on " + o.chip.getValue()));
+    return;
+  }
   if (o.rowExchange != "barrier" && o.rowExchange != "async") {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-exchange must be barrier or async, got '" +
@@ -357,7 +370,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
-          "row-occupancy={20}}),fusion-lower-guards,"
+          "row-occupancy={20} row-prefetch={21}}),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -372,7 +385,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
           o.rowLastBlock ? "true" : "false",
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
-          o.rowOccupancy.getValue())
+          o.rowOccupancy.getValue(), o.rowPrefetch.getValue())
           .str());
 }
 

@@ -379,7 +379,8 @@ public:
       : generics(generics), name(name), threads(options.threads),
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster),
-        occupancy(options.occupancy), online(options.online),
+        occupancy(options.occupancy), prefetchRows(options.prefetchRows),
+        online(options.online),
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
         jointExchange(options.jointExchange),
@@ -461,6 +462,7 @@ private:
   int64_t foldRows;        // column sums: most rows a block folds (0: auto)
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
   int64_t occupancy; // blocks of a block-per-row kernel an SM holds (1, 2, 4)
+  int64_t prefetchRows; // rows on whose share to ask L2 for (0: none)
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
   /// sum is then of differently rounded terms).
@@ -561,6 +563,19 @@ private:
   unsigned nextSlot = 0;
   /// The last value a cluster combine computed from other blocks' slots.
   Value lastCombined;
+  /// Prefetch (prefetchRows > 0, register mode, a block or cluster a row):
+  /// the kernel's row, the rows, the columns of a row and of the block's
+  /// share (from colBase on, in cluster mode), and whether the first block
+  /// combine has asked for the later row yet.
+  struct {
+    Value row;
+    int64_t rows = 0, rowCols = 0, shareCols = 0;
+    bool done = false;
+  } prefetch;
+  /// Asks L2 for the share of the row `prefetchRows` on of every input the
+  /// kernel holds in registers (thread 0, once: at the first block combine,
+  /// when this thread's loads have landed).
+  void prefetchLaterRow(OpBuilder &b, Location loc, Value tid);
   /// Combines a block's total over the cluster: every block gets the same
   /// value (the same order of combination everywhere).
   Value clusterCombine(OpBuilder &b, Location loc, Value tid, Value total,
@@ -1961,10 +1976,66 @@ static Value warpTotal(OpBuilder &b, Location loc, Value v,
   return v;
 }
 
+void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
+  if (!prefetch.row || prefetch.done)
+    return;
+  prefetch.done = true;
+  // The inputs read at every column of the row (a weight read by every row
+  // is in L2 already), each once: program arguments in row-major order,
+  // read through the identity map, in chunks of whole 16-byte vectors (so
+  // that the runtime holds them to 16-byte alignment) over rows of whole
+  // vectors.
+  SmallVector<std::pair<Value, unsigned>> inputs; // buffer, element bytes
+  for (linalg::GenericOp g : generics)
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(in->get().getType());
+      AffineMap map = g.getMatchingIndexingMap(in);
+      if (!type || !isa<BlockArgument>(in->get()) ||
+          writerBefore(in->get(), position[g]) || !map.isIdentity() ||
+          map.getNumDims() != rowShape.size() + colShape.size() ||
+          !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrFloat())
+        continue;
+      unsigned bits = type.getElementTypeBitWidth();
+      if (bits % 8 != 0 || width * bits % 128 != 0 ||
+          prefetch.rowCols * bits / 8 % 16 != 0 ||
+          prefetch.shareCols * bits / 8 % 16 != 0 ||
+          llvm::is_contained(llvm::make_first_range(inputs), in->get()))
+        continue;
+      inputs.push_back({in->get(), bits / 8});
+    }
+  if (inputs.empty())
+    return;
+  auto cIdx = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  Value later = arith::AddIOp::create(b, loc, prefetch.row,
+                                      cIdx(b, prefetchRows));
+  Value ask = arith::AndIOp::create(
+      b, loc, isZero(b, loc, tid),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, later,
+                            cIdx(b, prefetch.rows)));
+  OpBuilder ib =
+      scf::IfOp::create(b, loc, ask, /*withElse=*/false).getThenBodyBuilder();
+  Value first = arith::MulIOp::create(ib, loc, later, cIdx(ib, prefetch.rowCols));
+  if (colBase)
+    first = arith::AddIOp::create(ib, loc, first, colBase);
+  for (auto [buffer, bytes] : inputs) {
+    Value at = byteAddress(
+        ib, loc, buffer,
+        arith::MulIOp::create(ib, loc, first, cIdx(ib, bytes)));
+    Value size = arith::ConstantIntOp::create(
+        ib, loc, ib.getI32Type(), prefetch.shareCols * int64_t(bytes));
+    ptx(ib, loc, Type(), {at, size},
+        "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,r");
+  }
+}
+
 Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
                               Value partial, gpu::AllReduceOperation kind,
                               bool acrossCluster) {
   using K = gpu::AllReduceOperation;
+  prefetchLaterRow(b, loc, tid);
   Type type = partial.getType(), wide = combinedType(type);
   if (wide != type)
     partial = kind == K::MAXSI || kind == K::MINSI
@@ -4182,6 +4253,14 @@ LogicalResult RowKernel::emit() {
                           runLoop.getRegionIterArgs().end());
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
+  if (prefetchRows > 0 && chunks > 0 && !perThread && rowsPerBlock == 1 &&
+      packedRows == 1 && !accumulating && !shifted && numRows > prefetchRows &&
+      (cluster == 1 || colsPerBlock * cluster == numCols)) {
+    prefetch.row = row;
+    prefetch.rows = numRows;
+    prefetch.rowCols = numCols;
+    prefetch.shareCols = cluster > 1 ? colsPerBlock : numCols;
+  }
   rowLoads.block = kb.getInsertionBlock();
   rowLoads.after = kb.getInsertionPoint() == rowLoads.block->begin()
                        ? nullptr

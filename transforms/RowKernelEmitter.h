@@ -34,6 +34,13 @@ struct RowKernelOptions {
   /// ask ptxas for it (nvvm.minctasm, set by fusion-cluster-dims: from the
   /// cluster's block size, or the host function's kfuse.min_blocks_per_sm).
   int64_t occupancy = 1;
+  /// > 0: a row kernel that holds its rows on chip (register mode, a block
+  /// or a cluster per row) asks the L2 for the same share of the row this
+  /// many rows on (cp.async.bulk.prefetch, sm_90 and later) once its own
+  /// share is in registers, so that the memory keeps reading while the
+  /// block combines and stores: the block that takes that row later finds
+  /// it in L2. About the rows a GPU runs at once, or twice that.
+  int64_t prefetchRows = 0;
   /// A streaming pass may fold `m = max(e)` and `sum(exp(e - m))` together
   /// (fast numerics).
   bool online = false;

@@ -54,6 +54,10 @@ class Options:
                                # (512 at most where row_cluster is 16), 8 vectors
                                # a thread in registers at most (not kernels that
                                # also sum columns)
+    row_prefetch: int = 0      # row kernels holding their rows on chip (a block or
+                               # a cluster a row) ask L2 for their share of the
+                               # row this many rows on once their own has landed
+                               # (cp.async.bulk.prefetch; sm_90+; 0: none)
     row_fold: int = 0          # column sums beside row reductions: rows each block
                                # folds into partials (the largest divisor of the
                                # rows up to this; 0: from the SM count; 1: store
@@ -138,6 +142,14 @@ class Options:
         if self.row_occupancy not in (1, 2, 4) or isinstance(self.row_occupancy, bool):
             raise CompileError(f"option row_occupancy must be 1, 2 or 4, got "
                                f"{self.row_occupancy!r}")
+        if (not isinstance(self.row_prefetch, int) or isinstance(self.row_prefetch, bool)
+                or self.row_prefetch < 0):
+            raise CompileError(f"option row_prefetch must be a non-negative number of rows, "
+                               f"got {self.row_prefetch!r}")
+        if self.target == "cuda" and self.row_prefetch and chip and int(chip.group(1)) < 90:
+            raise CompileError(f"option row_prefetch={self.row_prefetch} needs "
+                               f"cp.async.bulk.prefetch (sm_90 or later), but chip is "
+                               f"{self.chip}: leave row_prefetch 0 there")
         if self.row_exchange not in ("barrier", "async"):
             raise CompileError(f"option row_exchange must be 'barrier' or 'async', got "
                                f"{self.row_exchange!r}")
@@ -178,6 +190,7 @@ class Options:
                        f"row-split-tail={int(self.row_split_tail)} "
                        f"row-pack={self.row_pack} "
                        f"row-occupancy={self.row_occupancy} "
+                       f"row-prefetch={self.row_prefetch} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

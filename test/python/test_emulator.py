@@ -249,6 +249,36 @@ def _bfi(a, b, pos, ln, bits):
     return f
 
 
+@pytest.mark.parametrize("offset, size, error", [
+    (0, 32, None),                 # x's 8 words: runs nothing, y = x
+    (16, 16, None),
+    (16, 32, "lies outside every buffer of the launch"),
+    (4, 16, "not in whole 16-byte pieces from a 16-byte boundary"),
+    (0, 24, "not in whole 16-byte pieces"),
+])
+def test_l2_prefetch_is_a_hint_of_a_range_in_one_buffer(offset, size, error):
+    # cp.async.bulk.prefetch.L2.global (row kernels' row_prefetch): nothing
+    # read into the kernel, but its range must lie in a buffer and be whole
+    # 16-byte pieces from a 16-byte boundary
+    body = f"""
+  ld.global.b32 %r5, [%rd4];
+  setp.ne.u32 %p1, %r4, 0;
+  @%p1 bra $L__asked;
+  add.s64 %rd6, %rd1, {offset};
+  mov.b32 %r6, {size};
+  cp.async.bulk.prefetch.L2.global [%rd6], %r6;
+$L__asked:
+  st.global.b32 [%rd5], %r5;
+  ret;
+"""
+    x = np.arange(8, dtype=np.int32)
+    if error is None:
+        np.testing.assert_array_equal(_run_words(body, x), x)
+    else:
+        with pytest.raises(EmulatorError, match=error):
+            _run_words(body, x)
+
+
 def test_bit_field_insert():
     # LLVM packs a byte into a word with bfi (an unsigned i8's key of an
     # argmax); fields past the top bit are cut, a zero-length one is b

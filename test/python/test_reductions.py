@@ -1082,6 +1082,87 @@ def test_row_occupancy_shapes_rows_of_32768(opts, block, smem, cluster):
     assert (f".reqnctapercluster {cluster}, 1, 1" in f.ptx) == (cluster is not None)
 
 
+def _softmax_rows(name, shape, dtype="f32"):
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    x = p.input("x", shape, dtype)
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    return p
+
+
+_PREFETCH = re.compile(r"mov\.b32 \t?(%r\d+), (\d+);\n(?:.*\n){0,2}?\s*"
+                       r"cp\.async\.bulk\.prefetch\.L2\.global \[%rd\d+\], \1;")
+
+
+@pytest.mark.parametrize("shape, opts, share", [
+    # a cluster of 8 blocks a row: each block asks for its 32768 floats
+    ((256, 262144), dict(row_prefetch=16), 32768 * 4),
+    # a block a row
+    ((2048, 32768), dict(row_prefetch=132), 32768 * 4),
+    ((8192, 4096), dict(row_prefetch=528), 4096 * 4),
+])
+def test_row_prefetch_asks_l2_for_a_later_rows_share(shape, opts, share):
+    # row_prefetch: one L2 prefetch of the block's share of the row that
+    # many rows on, by thread 0, once; the kernel's launch is unchanged
+    p = _softmax_rows("pf", shape)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **opts)
+    default = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert f.ptx.count("cp.async.bulk.prefetch.L2.global") == 1
+    assert [int(m.group(2)) for m in _PREFETCH.finditer(f.ptx)] == [share], f.ptx
+    assert "prefetch" not in default.ptx
+    assert f.plan.steps == default.plan.steps
+
+
+def test_row_prefetch_leaves_kernels_without_rows_on_chip_alone():
+    # streamed rows (row_chunks=0), elementwise kernels, fewer rows than the
+    # prefetch's distance: nothing to ask for
+    from kfuse import builder as kb
+    p = _softmax_rows("pf", (64, 4096))
+    assert "prefetch" not in kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0,
+                                           row_prefetch=8).ptx
+    assert "prefetch" not in kfuse.compile(p, target="cuda", chip="sm_90",
+                                           row_prefetch=64).ptx
+    q = kb.Program("ew")
+    q.output(kb.exp(q.input("x", (1 << 20,), "f32")), name="y")
+    assert "prefetch" not in kfuse.compile(q, target="cuda", chip="sm_90", row_prefetch=8).ptx
+
+
+@pytest.mark.parametrize("shape, opts", [
+    # clusters of 8 blocks of 1024 threads (sm_count 4: two rows at once);
+    # rows 0..3 ask for rows 2..5, the last two for none
+    ((6, 131072), dict(row_prefetch=2, sm_count=4)),
+    # a block a row (of 256 threads, and of one warp), and rows packed 4 to
+    # a block (a warp a row: none)
+    ((9, 4096), dict(row_prefetch=3, sm_count=4)),
+    ((9, 128), dict(row_prefetch=3, sm_count=4)),
+    ((64, 128), dict(row_prefetch=3, sm_count=4)),
+])
+def test_row_prefetch_numerics_in_the_emulator(shape, opts):
+    # (the emulator checks each prefetch's range lies in the input and is
+    # whole 16-byte pieces: a row past the last would be reported)
+    p = _softmax_rows("pf", shape)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **opts)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32) * 4
+    want = np.exp(x - x.max(axis=-1, keepdims=True))
+    want /= want.sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(f.emulate(x), want, rtol=2e-6, atol=1e-9)
+    assert f.ptx.count("prefetch.L2") == (0 if shape == (64, 128) else 1)
+
+
+def test_row_prefetch_option_is_checked():
+    p = _softmax_rows("pf", (64, 4096))
+    for bad in (-1, True, 2.0, "8"):
+        with pytest.raises(kfuse.CompileError, match="row_prefetch must be a non-negative "
+                                                     "number of rows"):
+            kfuse.compile(p, target="cuda", row_prefetch=bad)
+    with pytest.raises(kfuse.CompileError, match=r"option row_prefetch=4 needs "
+                       r"cp.async.bulk.prefetch \(sm_90 or later\), but chip is sm_80"):
+        kfuse.compile(p, target="cuda", chip="sm_80", row_prefetch=4)
+    kfuse.compile(p, target="cuda", chip="sm_80", row_prefetch=0)
+    kfuse.compile(p, target="cpu", row_prefetch=4)   # (no CUDA kernels: nothing to ask)
+
+
 @pytest.mark.parametrize("cols", [768, 2048])
 def test_row_occupancy_leaves_column_sums_alone(cols):
     # Kernels that also sum columns (layer norm backward's dw and db) keep

@@ -16,6 +16,8 @@ or hang on:
   initialized, more arrivals than a phase expects, st.async into a block
   that has exited, a load of bytes st.async wrote before the loading thread
   saw their mbarrier's phase complete, and phases that never complete;
+- L2 prefetches (cp.async.bulk.prefetch, which read nothing into the kernel)
+  of ranges outside every buffer or off 16-byte pieces;
 - kernels that never finish (a step limit).
 
 Threads run SIMT-style: all threads of a batch of blocks are numpy lanes;
@@ -788,6 +790,35 @@ class _Compiler:
         if s.op[1:] not in (("wait",), ("launch_dependents",)):
             raise PtxError(f"PTX line {s.line}: {s.text!r} is not supported")
         return _Exec(s, None, "nop")
+
+    def op_cp(self, s, labels):
+        """cp.async.bulk.prefetch.L2.global [addr], size: a hint to the L2
+        that reads nothing into the kernel, so nothing runs; but its range must
+        lie in one buffer of the launch, start on 16 bytes and be whole 16-byte
+        pieces (the GPU faults, or the PTX is invalid, otherwise)."""
+        if s.op[1:] != ("async", "bulk", "prefetch", "L2", "global") or len(s.args) != 2 \
+                or not isinstance(s.args[0], Mem):
+            raise PtxError(f"PTX line {s.line}: only cp.async.bulk.prefetch.L2.global is "
+                           f"supported: {s.text!r}")
+        addresses = self._address(s, s.args[0])
+        size = self.reader(s.args[1], "u32")
+        stmt = s
+
+        def run(B, sel):
+            a = addresses(B, sel)
+            n = np.broadcast_to(np.asarray(size(B, sel)).astype(np.uint64), a.shape)
+            for k in range(len(a)):
+                i = int(k if sel is None else sel[k])
+                if a[k] % np.uint64(16) or n[k] % np.uint64(16) or n[k] == 0:
+                    raise EmulatorError(f"L2 prefetch of {int(n[k])} bytes at {int(a[k]):#x} "
+                                        f"is not in whole 16-byte pieces from a 16-byte "
+                                        f"boundary: {_where(B, stmt, i)}")
+                if B.memory.check(a[k:k + 1], int(n[k])) is not None:
+                    raise EmulatorError(f"L2 prefetch of {int(n[k])} bytes at {int(a[k]):#x} "
+                                        f"lies outside every buffer of the launch (the "
+                                        f"nearest: {B.memory.nearest(int(a[k]))}): "
+                                        f"{_where(B, stmt, i)}")
+        return _Exec(s, run)
 
     def op_mov(self, s, labels):
         t = self._type(s)
