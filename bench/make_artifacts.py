@@ -637,6 +637,10 @@ def main():
                       "softmax": (528, 1056),
                       "layernorm": (528, 1056), "rmsnorm_silu": (528, 1056)}.get(name, ())
                 variants.update({f"pf{n}": dict(row_prefetch=n) for n in pf})
+            if args.row_variants and name in ("softmax_nchw", "softmax_dim0"):
+                # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte
+                # sector of each column; 32: whole 128-byte lines)
+                variants = {f"tile{n}": dict(row_tile=n) for n in (16, 32)}
             if args.row_variants and name == "softmax_w4096":
                 variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":

@@ -1146,6 +1146,14 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       return signalPassFailure();
     }
     rowOptions.packRows = rowPack;
+    if (rowTile < 0 || rowTile > 32 || (rowTile & (rowTile - 1)) != 0) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-tile must be 0 or a power of two up "
+             "to 32, got "
+          << static_cast<int64_t>(rowTile);
+      return signalPassFailure();
+    }
+    rowOptions.tileRows = rowTile;
     rowOptions.smCount = *sms;
     // The only launch of the group before, if it had one: a full
     // reduction of what it stored (a loss's mean) may run in its last

@@ -1100,6 +1100,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "(x.sum(0) over a prime count of rows) slices of equal rows and a "
            "shorter tail (false: slices that divide the row only, a prime "
            "length unsplit)">,
+    Option<"rowTile", "row-tile", "int64_t", /*default=*/"0",
+           "Row tiles (rows contiguous in memory, reduced along a strided "
+           "axis): rows a block's tile holds, a power of two up to 32 (0: a "
+           "32-byte sector of each column)">,
     Option<"rowPack", "row-pack", "int64_t", /*default=*/"0",
            "Rows one warp covers (a block per row of 32 threads) share a "
            "block, a warp each, up to this many rows a block (a power of two "

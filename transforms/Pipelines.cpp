@@ -123,6 +123,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "row-smem; a cluster's blocks of 1024 / this many "
                      "threads, 512 at most where row-cluster exceeds 8)"),
       llvm::cl::init(1)};
+  Option<int64_t> rowTile{
+      *this, "row-tile",
+      llvm::cl::desc("Row tiles (rows contiguous in memory, reduced along a "
+                     "strided axis): rows a block's tile holds, a power of "
+                     "two up to 32 (0: a 32-byte sector of each column)"),
+      llvm::cl::init(0)};
   Option<int64_t> rowPrefetch{
       *this, "row-prefetch",
       llvm::cl::desc("Row kernels that hold their rows on chip ask L2 for "
@@ -322,6 +328,13 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowOccupancy)));
     return;
   }
+  if (o.rowTile < 0 || o.rowTile > 32 || (o.rowTile & (o.rowTile - 1)) != 0) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-tile must be 0 or a power of two up to 32, "
+        "got " +
+        std::to_string(o.rowTile)));
+    return;
+  }
   if (o.rowPrefetch < 0 || (o.rowPrefetch > 0 && !clusters)) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-prefetch must be 0, or > 0 on sm_90 or "
@@ -370,7 +383,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
-          "row-occupancy={20} row-prefetch={21}}),fusion-lower-guards,"
+          "row-occupancy={20} row-prefetch={21} row-tile={22}}),"
+          "fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
@@ -385,7 +399,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
           o.rowLastBlock ? "true" : "false",
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
-          o.rowOccupancy.getValue(), o.rowPrefetch.getValue())
+          o.rowOccupancy.getValue(), o.rowPrefetch.getValue(),
+          o.rowTile.getValue())
           .str());
 }
 

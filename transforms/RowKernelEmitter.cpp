@@ -385,7 +385,7 @@ public:
         shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
         jointExchange(options.jointExchange),
         sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
-        exactThreads(options.exactThreads), packRows(options.packRows),
+        exactThreads(options.exactThreads),
         contraction(llvm::any_of(generics,
                                  [&](linalg::GenericOp g) {
                                    return contractionIn(g, generics);
@@ -397,7 +397,8 @@ public:
                     return g.getNumReductionLoops() > 0 &&
                            !kfuse::reductionsTrail(g);
                   })),
-        alongRows(alongRows), rowsFill(rowsFill) {}
+        alongRows(alongRows), rowsFill(rowsFill), packRows(options.packRows),
+        tileRows(options.tileRows) {}
 
   /// Loop indices of `g` in its own loop order from row indices and column
   /// indices (zeros when only the row part matters).
@@ -535,6 +536,7 @@ private:
   /// last block's extra warps compute the last row again and store
   /// nothing: `rowInside`. `packRows`: RowKernelOptions::packRows.
   int64_t packRows, packedRows = 1;
+  int64_t tileRows; // (see RowKernelOptions; rowsPerBlock is the tile's)
   Value rowInside;
   /// Packed column sums: with column sums folded over runs of rows, a warp
   /// a row and `packedRows` rows a block, warp w of block b on rows
@@ -3709,7 +3711,8 @@ LogicalResult RowKernel::emit() {
             widen(in->get());
       for (auto [g, i] : fullSpaceOutputs())
         widen(g.getDpsInits()[i]);
-      rowsPerBlock = std::clamp<int64_t>(32 / widest, 1, 32);
+      rowsPerBlock = tileRows > 0 ? tileRows
+                                  : std::clamp<int64_t>(32 / widest, 1, 32);
       while (rowsPerBlock > 1 && rowsPerBlock / 2 >= numRows)
         rowsPerBlock /= 2;
     }

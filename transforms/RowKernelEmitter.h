@@ -101,6 +101,11 @@ struct RowKernelOptions {
   /// at most 32 of (half its threads), and the GPU's block launches bound
   /// the kernel.
   int64_t packRows = 0;
+  /// Row tiles (rows contiguous in memory, a reduction over a strided axis:
+  /// a softmax over the channels of NCHW): the rows a block's tile holds, a
+  /// power of two up to 32 (0: a 32-byte sector of each column, 8 rows of
+  /// f32; 32 rows of f32 read whole 128-byte lines).
+  int64_t tileRows = 0;
 };
 
 /// Lowers the bufferized generics of one reduction group (all tagged with

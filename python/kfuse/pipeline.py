@@ -103,6 +103,9 @@ class Options:
                                # reduced by one more block (along rows, x.sum(0):
                                # equal slices of rows and a shorter tail); False:
                                # dividing slices only (a prime length unsplit)
+    row_tile: int = 0          # row tiles (rows contiguous in memory, reduced along a
+                               # strided axis): rows a block's tile holds, a power
+                               # of two up to 32 (0: a 32-byte sector of each column)
     row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
                                # share a block, a warp each, up to this many (a
                                # power of two up to 32); 0: up to 4 where the
@@ -164,6 +167,10 @@ class Options:
                 or self.row_smem < -1):
             raise CompileError(f"option row_smem must be -1 (the chip's) or a non-negative "
                                f"number of bytes, got {self.row_smem!r}")
+        if (not isinstance(self.row_tile, int) or isinstance(self.row_tile, bool)
+                or self.row_tile not in (0, 1, 2, 4, 8, 16, 32)):
+            raise CompileError(f"option row_tile must be 0 (kfuse's choice) or a power of two "
+                               f"up to 32, got {self.row_tile!r}")
         if (not isinstance(self.row_pack, int) or isinstance(self.row_pack, bool)
                 or self.row_pack not in (0, 1, 2, 4, 8, 16, 32)):
             raise CompileError(f"option row_pack must be 0 (kfuse's choice) or a power of two "
@@ -191,6 +198,7 @@ class Options:
                        f"row-pack={self.row_pack} "
                        f"row-occupancy={self.row_occupancy} "
                        f"row-prefetch={self.row_prefetch} "
+                       f"row-tile={self.row_tile} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

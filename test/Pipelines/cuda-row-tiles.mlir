@@ -28,6 +28,18 @@
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_90 row-tile=32})' | FileCheck %s --check-prefix=TILE32
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-tile=12})' 2>&1 | FileCheck %s --check-prefix=BADTILE
+
+// row-tile=32: tiles of 32 rows (128-byte lines of f32 a column); the sum,
+// which keeps a thread per row, is unchanged.
+// TILE32-LABEL: func.func @channel_softmax(
+// TILE32: gpu.launch_func @kfuse_kernels::@channel_softmax_g0 blocks in (%c7, %c1, %c1) threads in (%c1024, %c1, %c1)
+// TILE32-LABEL: func.func @channel_softmax_many(
+// TILE32: gpu.launch_func @kfuse_kernels::@channel_softmax_many_g0 blocks in (%c6272, %c1, %c1) threads in (%c512, %c1, %c1)
+// TILE32-LABEL: func.func @channel_sum_many(
+// TILE32: gpu.launch_func @kfuse_kernels::@channel_sum_many_g0 blocks in (%c784, %c1, %c1) threads in (%c256, %c1, %c1)
+// BADTILE: fusion-codegen-cuda: row-tile must be 0 or a power of two up to 32, got 12
 
 // CHECK-LABEL: func.func @channel_softmax(
 // CHECK-DAG: %[[H1:.*]] = arith.constant 1 : index

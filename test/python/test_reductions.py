@@ -1543,6 +1543,41 @@ def test_channel_softmax_runs_in_row_tiles_and_reads_x_once(shape, dtype):
         assert loaded <= 2.5 * xs.nbytes and stored <= 2.5 * y.nbytes
 
 
+@pytest.mark.parametrize("tile", [1, 16, 32])
+def test_row_tile_sets_the_rows_a_tile_holds(tile):
+    # row_tile: the rows of a channel softmax's tile (default: a sector's
+    # worth, 8 of f32); 32 rows of f32 read whole 128-byte lines. The same
+    # values, each still loaded once; tiles of 32 rows of (2, 64, 8, 8)'s
+    # 64 rows an image fill every sector.
+    shape = (2, 64, 8, 8)
+    rows = 2 * 8 * 8
+    f = kfuse.compile(_channel_softmax(shape, "f32"), target="cuda", chip="sm_90",
+                      row_tile=tile)
+    (step,) = f.plan.steps
+    assert step.grid[0] == rows // tile
+    assert step.block[0] % tile == 0 and step.block[0] // tile * tile == step.block[0]
+    xs = (np.random.default_rng(9).standard_normal(shape) * 3).astype(np.float32)
+    y = f.emulate(xs)
+    ex = np.exp(xs.astype(np.float64) - xs.max(1, keepdims=True))
+    np.testing.assert_allclose(y, ex / ex.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+    (stats,) = f.emulator.last_stats
+    assert stats["load"]["bytes"] == xs.nbytes
+    if tile >= 8:
+        assert stats["load"]["sectors"] * 32 == xs.nbytes
+    # (a row's softmax along the last axis has no tiles: unchanged)
+    q = _softmax_rows("rows", (64, 4096))
+    assert (kfuse.compile(q, target="cuda", chip="sm_90", row_tile=tile).plan.steps
+            == kfuse.compile(q, target="cuda", chip="sm_90").plan.steps)
+
+
+def test_row_tile_option_is_checked():
+    p = _channel_softmax((2, 64, 8, 8), "f32")
+    for bad in (3, 64, -1, True, "8"):
+        with pytest.raises(kfuse.CompileError, match="row_tile must be 0 .kfuse's choice. or "
+                                                     "a power of two up to 32"):
+            kfuse.compile(p, target="cuda", row_tile=bad)
+
+
 def test_rows_of_odd_width_load_each_value_once_in_register_mode():
     # Rows whose width no vector divides (1001): each value is loaded once
     # across the max, sum and divide phases (the barriers between them kept
