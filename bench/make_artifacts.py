@@ -584,6 +584,7 @@ def main():
                 fh.write(f"{compile_s:.4f}\n")
             print(f"{d}: {f.report.after.kernels} kernel(s), compiled in {compile_s:.2f} s")
             variants = {}
+            pf_variants = {}
             late = False
             if args.row_variants and name == "softmax_w256":
                 # a block per row (32 threads; default: 4 rows a block, a warp each)
@@ -634,9 +635,10 @@ def main():
                 # SMs: 132 blocks of 1024 threads, or 528 of 512, a row each;
                 # 15 or 16 clusters of 8)
                 pf = {"softmax_w262144": (16, 32), "softmax_w32768": (132, 264),
-                      "softmax": (528, 1056),
-                      "layernorm": (528, 1056), "rmsnorm_silu": (528, 1056)}.get(name, ())
-                variants.update({f"pf{n}": dict(row_prefetch=n) for n in pf})
+                      "softmax": (528, 1056), "layernorm": (528, 1056),
+                      "rmsnorm_silu": (528, 1056), "group_norm_silu": (132, 264),
+                      "group_norm_silu_b1": (16,)}.get(name, ())
+                pf_variants = {f"pf{n}": dict(row_prefetch=n) for n in pf}
             if args.row_variants and name in ("softmax_nchw", "softmax_dim0"):
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte
                 # sector of each column; 32: whole 128-byte lines)
@@ -693,6 +695,7 @@ def main():
                 # the split row's finish as a kernel of its own (default: the
                 # partials kernel's last block to count finishes)
                 variants["split2"] = dict(row_last_block=False)
+            variants.update(pf_variants)
             for suffix, opts in variants.items():
                 t0 = time.perf_counter()
                 f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)

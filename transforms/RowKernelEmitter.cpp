@@ -1983,16 +1983,17 @@ void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
     return;
   prefetch.done = true;
   // The inputs read at every column of the row (a weight read by every row
-  // is in L2 already), each once: program arguments in row-major order,
-  // read through the identity map, in chunks of whole 16-byte vectors (so
-  // that the runtime holds them to 16-byte alignment) over rows of whole
-  // vectors.
+  // is in L2 already), each once: global buffers in row-major order (a
+  // program argument, a view of one such as a group norm's (n, g, c, h, w),
+  // an earlier kernel's result), read through the identity map, in chunks
+  // of whole 16-byte vectors (so that the runtime holds them to 16-byte
+  // alignment) over rows of whole vectors.
   SmallVector<std::pair<Value, unsigned>> inputs; // buffer, element bytes
   for (linalg::GenericOp g : generics)
     for (OpOperand *in : g.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(in->get().getType());
       AffineMap map = g.getMatchingIndexingMap(in);
-      if (!type || !isa<BlockArgument>(in->get()) ||
+      if (!type || type.getMemorySpace() ||
           writerBefore(in->get(), position[g]) || !map.isIdentity() ||
           map.getNumDims() != rowShape.size() + colShape.size() ||
           !type.getLayout().isIdentity() || !type.hasStaticShape() ||

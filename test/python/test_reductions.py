@@ -1150,6 +1150,27 @@ def test_row_prefetch_numerics_in_the_emulator(shape, opts):
     assert f.ptx.count("prefetch.L2") == (0 if shape == (64, 128) else 1)
 
 
+def test_row_prefetch_of_a_view_in_the_emulator():
+    # A group norm reads x [N, C, H, W] viewed as [N, G, C/G, H * W]: the
+    # view's rows are contiguous too, and each (n, g) block asks for the
+    # row two on (4 x 8 rows of 2048 over sm_count 4: the last two ask for
+    # none)
+    from suite import _group_norm_text
+    n, c, h, w, groups = 4, 256, 8, 8, 8
+    text = _group_norm_text(n, c, h, w, groups)
+    f = kfuse.compile(text, target="cuda", chip="sm_90", row_prefetch=2, sm_count=4)
+    assert f.ptx.count("prefetch.L2") == 1
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    wt = rng.standard_normal(c).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    xg = x.astype(np.float64).reshape(n, groups, -1)
+    norm = ((xg - xg.mean(-1, keepdims=True))
+            / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)).reshape(x.shape)
+    t = norm * wt[:, None, None] + b[:, None, None]
+    np.testing.assert_allclose(f.emulate(x, wt, b), t / (1 + np.exp(-t)), rtol=1e-4, atol=1e-5)
+
+
 def test_row_prefetch_option_is_checked():
     p = _softmax_rows("pf", (64, 4096))
     for bad in (-1, True, 2.0, "8"):
