@@ -639,6 +639,11 @@ def main():
                       "rmsnorm_silu": (528, 1056), "group_norm_silu": (132, 264),
                       "group_norm_silu_b1": (16,)}.get(name, ())
                 pf_variants = {f"pf{n}": dict(row_prefetch=n) for n in pf}
+                # a persistent kernel of 15 or 16 clusters, each block's share
+                # of its next row copied into shared memory meanwhile
+                # (row_persist; an H100 holds 15 clusters of 8 at once)
+                ps = {"softmax_w262144": (15, 16), "group_norm_silu_b1": (15,)}.get(name, ())
+                pf_variants.update({f"ps{n}": dict(row_persist=n) for n in ps})
             if args.row_variants and name in ("softmax_nchw", "softmax_dim0"):
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte
                 # sector of each column; 32: whole 128-byte lines)

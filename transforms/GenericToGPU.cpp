@@ -1124,6 +1124,14 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       return signalPassFailure();
     }
     rowOptions.prefetchRows = rowPrefetch;
+    if (rowPersist < 0 || (rowPersist > 0 && rowCluster <= 1)) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-persist must be 0, or > 0 with "
+             "row-cluster above 1, got "
+          << static_cast<int64_t>(rowPersist);
+      return signalPassFailure();
+    }
+    rowOptions.persistClusters = rowPersist;
     rowOptions.online = rowOnline;
     rowOptions.asyncExchange = rowExchange == "async";
     rowOptions.jointExchange = rowJoint;

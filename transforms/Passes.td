@@ -1052,6 +1052,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "a row) ask L2 for their share of the row this many rows on "
            "(cp.async.bulk.prefetch, sm_90 and later) once their own share "
            "has landed (0: none)">,
+    Option<"rowPersist", "row-persist", "int64_t", /*default=*/"0",
+           "A row over a cluster whose blocks hold their shares in registers "
+           "runs as a persistent kernel of this many clusters, each block's "
+           "share of its next row copied into shared memory (cp.async.bulk) "
+           "while it combines and stores the current one (0: a cluster a "
+           "row; sm_90 and later)">,
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "

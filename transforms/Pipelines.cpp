@@ -123,6 +123,14 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "row-smem; a cluster's blocks of 1024 / this many "
                      "threads, 512 at most where row-cluster exceeds 8)"),
       llvm::cl::init(1)};
+  Option<int64_t> rowPersist{
+      *this, "row-persist",
+      llvm::cl::desc("A row over a cluster whose blocks hold their shares in "
+                     "registers runs as a persistent kernel of this many "
+                     "clusters, the next row's share copied into shared "
+                     "memory meanwhile (0: a cluster a row; sm_90 and "
+                     "later)"),
+      llvm::cl::init(0)};
   Option<int64_t> rowTile{
       *this, "row-tile",
       llvm::cl::desc("Row tiles (rows contiguous in memory, reduced along a "
@@ -328,6 +336,13 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowOccupancy)));
     return;
   }
+  if (o.rowPersist < 0 || (o.rowPersist > 0 && cluster <= 1)) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-persist must be 0, or > 0 with thread-block "
+        "clusters (row-cluster above 1, sm_90 or later), got " +
+        std::to_string(o.rowPersist)));
+    return;
+  }
   if (o.rowTile < 0 || o.rowTile > 32 || (o.rowTile & (o.rowTile - 1)) != 0) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-tile must be 0 or a power of two up to 32, "
@@ -383,7 +398,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
-          "row-occupancy={20} row-prefetch={21} row-tile={22}}),"
+          "row-occupancy={20} row-prefetch={21} row-tile={22} "
+          "row-persist={23}}),"
           "fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
@@ -400,7 +416,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowLastBlock ? "true" : "false",
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
           o.rowOccupancy.getValue(), o.rowPrefetch.getValue(),
-          o.rowTile.getValue())
+          o.rowTile.getValue(), o.rowPersist.getValue())
           .str());
 }
 

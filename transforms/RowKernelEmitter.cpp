@@ -380,6 +380,7 @@ public:
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
         maxCluster(options.maxCluster),
         occupancy(options.occupancy), prefetchRows(options.prefetchRows),
+        persistClusters(options.persistClusters),
         online(options.online),
         asyncExchange(options.asyncExchange),
         shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
@@ -464,6 +465,7 @@ private:
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
   int64_t occupancy; // blocks of a block-per-row kernel an SM holds (1, 2, 4)
   int64_t prefetchRows; // rows on whose share to ask L2 for (0: none)
+  int64_t persistClusters; // persistent cluster kernel's clusters (0: none)
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
   /// sum is then of differently rounded terms).
@@ -561,6 +563,27 @@ private:
   /// per block), and whether the cluster barrier that makes every block's
   /// initialized mbarriers visible has been waited on.
   SmallVector<Value> mbars;
+  /// Persistent cluster kernel (persistClusters > 0; see `persist`): slots
+  /// and mbarriers twice over, by the parity of the block's row count; the
+  /// staged inputs' shares in shared memory, their mbarrier, the row loop.
+  struct Persist {
+    bool on = false;
+    SmallVector<std::pair<Value, AffineMap>> inputs; // buffer, map (staged)
+    SmallVector<unsigned> bytes;                    // each one's element bytes
+    SmallVector<Value> views;  // [chunks][threads] vectors of each one's share
+    Value bar;                 // the staging mbarrier (workgroup, one i64)
+    Value buffer;              // slots and exchange mbarriers: 0 or 1
+    Value phase;               // exchange mbarriers' phase parity (i32)
+    Value stageParity;         // the staging mbarrier's phase parity (i32)
+    int64_t rows = 0, rowCols = 0;
+  } persist;
+  /// Persistent kernel: thread 0 expects the staged inputs' bytes on the
+  /// staging mbarrier and copies each one's share of row `row` into its
+  /// view (cp.async.bulk).
+  void stageRow(OpBuilder &b, Location loc, Value row);
+  /// Waits (every thread) for the phase of parity `parity` of the mbarrier
+  /// at `address` (a constant parity when `parity` is null: 0).
+  void waitPhase(OpBuilder &b, Location loc, Value address, Value parity);
   bool clusterReady = false;
   unsigned nextSlot = 0;
   /// The last value a cluster combine computed from other blocks' slots.
@@ -574,6 +597,16 @@ private:
     int64_t rows = 0, rowCols = 0, shareCols = 0;
     bool done = false;
   } prefetch;
+  /// The inputs a row kernel may ask for or copy whole shares of: global
+  /// buffers in row-major order read at every column through the identity
+  /// map, in chunks of whole 16-byte vectors, over rows of `rowCols` and
+  /// shares of `shareCols` columns that are whole 16-byte pieces; each once.
+  struct RowMajorInput {
+    Value buffer;
+    AffineMap map;
+    unsigned bytes; // (an element's)
+  };
+  SmallVector<RowMajorInput> rowMajorInputs(int64_t rowCols, int64_t shareCols);
   /// Asks L2 for the share of the row `prefetchRows` on of every input the
   /// kernel holds in registers (thread 0, once: at the first block combine,
   /// when this thread's loads have landed).
@@ -1743,8 +1776,15 @@ void RowKernel::initExchange(OpBuilder &b, Location loc, Value tid) {
     // (one arrival per phase: the receiving thread's expect-tx)
     Value one = arith::ConstantIntOp::create(ib, loc, ib.getI32Type(), 1);
     for (Value bar : mbars)
-      NVVM::MBarrierInitOp::create(ib, loc, sharedAddress(ib, loc, bar), one,
-                                   /*predicate=*/Value());
+      for (int64_t copy = 0; copy < (persist.on ? 2 : 1); ++copy)
+        NVVM::MBarrierInitOp::create(
+            ib, loc,
+            sharedAddress(ib, loc, bar,
+                          arith::ConstantIndexOp::create(ib, loc, 8 * copy)),
+            one, /*predicate=*/Value());
+    if (persist.bar)
+      NVVM::MBarrierInitOp::create(ib, loc, sharedAddress(ib, loc, persist.bar),
+                                   one, /*predicate=*/Value());
     NVVM::FenceMbarrierInitOp::create(ib, loc);
   }
   NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
@@ -1764,6 +1804,16 @@ RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
   Value bar = mbars[nextSlot];
   ArrayRef<Value> mine = ArrayRef<Value>(slots).slice(nextSlot, totals.size());
   nextSlot += totals.size();
+  auto cIdx = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  // (persistent: the slots and mbarrier of this row's parity, the other
+  // pair the next row's, which a block ahead may already be sending to)
+  Value first = persist.on
+                    ? arith::MulIOp::create(b, loc, persist.buffer,
+                                            cIdx(b, cluster))
+                          .getResult()
+                    : cIdx(b, 0);
   if (!clusterReady) {
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
     clusterReady = true;
@@ -1774,7 +1824,11 @@ RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
     bytes.push_back(exchangeType(total.getType()).getIntOrFloatBitWidth() / 8);
     expected += cluster * bytes.back();
   }
-  Value local = sharedAddress(b, loc, bar);
+  Value local = sharedAddress(
+      b, loc, bar,
+      persist.on ? arith::MulIOp::create(b, loc, persist.buffer, cIdx(b, 8))
+                       .getResult()
+                 : Value());
   auto send =
       scf::IfOp::create(b, loc, isZero(b, loc, tid), /*withElse=*/false);
   {
@@ -1790,7 +1844,7 @@ RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
       Value at = sharedAddress(
           sb, loc, mine[i],
           arith::MulIOp::create(
-              sb, loc, rank,
+              sb, loc, arith::AddIOp::create(sb, loc, first, rank),
               arith::ConstantIndexOp::create(sb, loc, bytes[i])));
       std::string store =
           "st.async.shared::cluster.mbarrier::complete_tx::bytes.b" +
@@ -1805,25 +1859,9 @@ RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
       }
     }
   }
-  // Every thread waits for phase 0 (each mbarrier serves one exchange).
-  auto wait = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-  {
-    Block *before = b.createBlock(&wait.getBefore());
-    OpBuilder wb = OpBuilder::atBlockBegin(before);
-    Value done = ptx(
-        wb, loc, wb.getI32Type(), {local},
-        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta."
-        "b64 p, [$1], 0; selp.u32 $0, 1, 0, p; }",
-        "=r,l");
-    Value again = arith::CmpIOp::create(
-        wb, loc, arith::CmpIPredicate::eq, done,
-        arith::ConstantIntOp::create(wb, loc, wb.getI32Type(), 0));
-    scf::ConditionOp::create(wb, loc, again, ValueRange{});
-    Block *after = b.createBlock(&wait.getAfter());
-    OpBuilder ab = OpBuilder::atBlockBegin(after);
-    scf::YieldOp::create(ab, loc);
-  }
-  b.setInsertionPointAfter(wait);
+  // Every thread waits for the exchange's phase: 0 where each mbarrier
+  // serves one exchange; persistent, each serves every other row.
+  waitPhase(b, loc, local, persist.on ? persist.phase : Value());
   SmallVector<SmallVector<Value>> all(cluster);
   for (int64_t j = 0; j < cluster; ++j)
     for (auto [i, total] : llvm::enumerate(totals))
@@ -1831,9 +1869,64 @@ RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
           b, loc,
           memref::LoadOp::create(
               b, loc, mine[i],
-              ValueRange{arith::ConstantIndexOp::create(b, loc, j)}),
+              ValueRange{arith::AddIOp::create(b, loc, first, cIdx(b, j))}),
           total.getType()));
   return all;
+}
+
+void RowKernel::waitPhase(OpBuilder &b, Location loc, Value address,
+                          Value parity) {
+  auto wait = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  Block *before = b.createBlock(&wait.getBefore());
+  OpBuilder wb = OpBuilder::atBlockBegin(before);
+  Value done =
+      parity
+          ? ptx(wb, loc, wb.getI32Type(), {address, parity},
+                "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster."
+                "shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }",
+                "=r,l,r")
+          : ptx(wb, loc, wb.getI32Type(), {address},
+                "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster."
+                "shared::cta.b64 p, [$1], 0; selp.u32 $0, 1, 0, p; }",
+                "=r,l");
+  Value again = arith::CmpIOp::create(
+      wb, loc, arith::CmpIPredicate::eq, done,
+      arith::ConstantIntOp::create(wb, loc, wb.getI32Type(), 0));
+  scf::ConditionOp::create(wb, loc, again, ValueRange{});
+  Block *after = b.createBlock(&wait.getAfter());
+  OpBuilder ab = OpBuilder::atBlockBegin(after);
+  scf::YieldOp::create(ab, loc);
+  b.setInsertionPointAfter(wait);
+}
+
+void RowKernel::stageRow(OpBuilder &b, Location loc, Value row) {
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t share = colsPerBlock, total = 0;
+  for (unsigned bytes : persist.bytes)
+    total += share * bytes;
+  Value bar = sharedAddress(b, loc, persist.bar);
+  ptx(b, loc, Type(),
+      {bar, arith::ConstantIntOp::create(b, loc, b.getI32Type(), total)},
+      "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [$0], $1;",
+      "l,r");
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, cIdx(persist.rowCols)),
+      colBase);
+  for (auto [i, in] : llvm::enumerate(persist.inputs)) {
+    unsigned bytes = persist.bytes[i];
+    Value src = byteAddress(b, loc, in.first,
+                            arith::MulIOp::create(b, loc, first, cIdx(bytes)));
+    ptx(b, loc, Type(),
+        {sharedAddress(b, loc, persist.views[i]), src,
+         arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                      share * int64_t(bytes)),
+         bar},
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+        "[$0], [$1], $2, [$3];",
+        "l,l,r,l");
+  }
 }
 
 SmallVector<SmallVector<Value>>
@@ -1978,17 +2071,12 @@ static Value warpTotal(OpBuilder &b, Location loc, Value v,
   return v;
 }
 
-void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
-  if (!prefetch.row || prefetch.done)
-    return;
-  prefetch.done = true;
-  // The inputs read at every column of the row (a weight read by every row
-  // is in L2 already), each once: global buffers in row-major order (a
-  // program argument, a view of one such as a group norm's (n, g, c, h, w),
-  // an earlier kernel's result), read through the identity map, in chunks
-  // of whole 16-byte vectors (so that the runtime holds them to 16-byte
-  // alignment) over rows of whole vectors.
-  SmallVector<std::pair<Value, unsigned>> inputs; // buffer, element bytes
+SmallVector<RowKernel::RowMajorInput>
+RowKernel::rowMajorInputs(int64_t rowCols, int64_t shareCols) {
+  // (a program argument, a view of one such as a group norm's (n, g, c, h,
+  // w), an earlier kernel's result; whole 16-byte vectors, so that the
+  // runtime holds the buffer to 16-byte alignment)
+  SmallVector<RowMajorInput> inputs;
   for (linalg::GenericOp g : generics)
     for (OpOperand *in : g.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(in->get().getType());
@@ -2001,12 +2089,24 @@ void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
         continue;
       unsigned bits = type.getElementTypeBitWidth();
       if (bits % 8 != 0 || width * bits % 128 != 0 ||
-          prefetch.rowCols * bits / 8 % 16 != 0 ||
-          prefetch.shareCols * bits / 8 % 16 != 0 ||
-          llvm::is_contained(llvm::make_first_range(inputs), in->get()))
+          rowCols * bits / 8 % 16 != 0 || shareCols * bits / 8 % 16 != 0 ||
+          llvm::any_of(inputs, [&](const RowMajorInput &r) {
+            return r.buffer == in->get();
+          }))
         continue;
-      inputs.push_back({in->get(), bits / 8});
+      inputs.push_back({in->get(), map, bits / 8});
     }
+  return inputs;
+}
+
+void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
+  if (!prefetch.row || prefetch.done)
+    return;
+  prefetch.done = true;
+  // (the inputs read at every column of the row: a weight read by every row
+  // is in L2 already)
+  SmallVector<RowMajorInput> inputs =
+      rowMajorInputs(prefetch.rowCols, prefetch.shareCols);
   if (inputs.empty())
     return;
   auto cIdx = [&](OpBuilder &ib, int64_t v) -> Value {
@@ -2023,7 +2123,7 @@ void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
   Value first = arith::MulIOp::create(ib, loc, later, cIdx(ib, prefetch.rowCols));
   if (colBase)
     first = arith::AddIOp::create(ib, loc, first, colBase);
-  for (auto [buffer, bytes] : inputs) {
+  for (auto [buffer, map, bytes] : inputs) {
     Value at = byteAddress(
         ib, loc, buffer,
         arith::MulIOp::create(ib, loc, first, cIdx(ib, bytes)));
@@ -4062,10 +4162,34 @@ LogicalResult RowKernel::emit() {
   } else {
     packColumnSums = false;
   }
+  // Persistent cluster kernel: rows over a cluster whose blocks hold their
+  // shares in registers (exchanging with st.async), each block's share of
+  // every row-varying input copied whole into shared memory.
+  if (persistClusters > 0 && cluster > 1 && asyncExchange && chunks > 0 &&
+      regChunks == chunks && !shifted && !perThread && rowsPerBlock == 1 &&
+      packedRows == 1 && columnSums.empty() &&
+      colsPerBlock * cluster == numCols &&
+      colsPerBlock == chunks * t * width && numRows > persistClusters) {
+    int64_t bytes = 0;
+    for (const RowMajorInput &in : rowMajorInputs(numCols, colsPerBlock))
+      if (heldInShared(in.map)) {
+        persist.inputs.push_back({in.buffer, in.map});
+        persist.bytes.push_back(in.bytes);
+        bytes += colsPerBlock * in.bytes;
+      }
+    // (within the block's share of row-smem, as rows kept there are)
+    persist.on = !persist.inputs.empty() &&
+                 bytes <= sharedRowBytes / std::max<int64_t>(1, 1024 / t);
+    if (!persist.on)
+      persist.inputs.clear(), persist.bytes.clear();
+    persist.rows = numRows;
+    persist.rowCols = numCols;
+  }
   int64_t blocks = perThread ? (numRows + t - 1) / t
                   : rowsPerBlock > 1
                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
                   : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
+                  : persist.on     ? persistClusters * cluster
                                    : numRows * cluster;
   // Column sums in register mode: a block takes `run` consecutive rows
   // (a divisor of the rows, so that no row is partial) and folds their
@@ -4119,10 +4243,13 @@ LogicalResult RowKernel::emit() {
         auto workgroup = gpu::AddressSpaceAttr::get(
             b.getContext(), gpu::AddressSpace::Workgroup);
         if (asyncExchange) {
-          slotTypes.push_back(MemRefType::get({cluster}, exchangeType(wide),
+          // (persistent: twice over, by the parity of the block's rows)
+          int64_t copies = persist.on ? 2 : 1;
+          slotTypes.push_back(MemRefType::get({copies * cluster},
+                                              exchangeType(wide),
                                               MemRefLayoutAttrInterface(),
                                               workgroup));
-          slotTypes.push_back(MemRefType::get({1}, b.getI64Type(),
+          slotTypes.push_back(MemRefType::get({copies}, b.getI64Type(),
                                               MemRefLayoutAttrInterface(),
                                               workgroup));
         } else {
@@ -4176,8 +4303,46 @@ LogicalResult RowKernel::emit() {
     for (auto [i, buffer] :
          llvm::enumerate(launch.getWorkgroupAttributions()))
       (asyncExchange && i % 2 ? mbars : slots).push_back(buffer);
+    if (persist.on) {
+      // The staged inputs' views of the dynamic shared memory, chunk k of
+      // thread t at the share's columns (k t_n + t) * width on, as in
+      // memory; the mbarrier the copies complete.
+      auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                  gpu::AddressSpace::Workgroup);
+      persist.bar = launch.addWorkgroupAttribution(
+          MemRefType::get({1}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                          workgroup),
+          loc);
+      OpBuilder vb = OpBuilder::atBlockBegin(&launch.getBody().front());
+      if (!dynamicShared)
+        dynamicShared = gpu::DynamicSharedMemoryOp::create(
+            vb, loc,
+            MemRefType::get({ShapedType::kDynamic}, vb.getI8Type(),
+                            MemRefLayoutAttrInterface(), workgroup));
+      vb.setInsertionPointAfter(dynamicShared.getDefiningOp());
+      for (auto [i, in] : llvm::enumerate(persist.inputs)) {
+        Type elem = cast<MemRefType>(in.first.getType()).getElementType();
+        persist.views.push_back(memref::ViewOp::create(
+            vb, loc,
+            MemRefType::get({chunks, t}, VectorType::get({width}, elem),
+                            MemRefLayoutAttrInterface(), workgroup),
+            dynamicShared, cIdx(vb, sharedBytes), ValueRange{}));
+        sharedBytes += (colsPerBlock * persist.bytes[i] + 15) / 16 * 16;
+      }
+    }
     if (asyncExchange)
       initExchange(kb, loc, tid);
+    if (persist.on) {
+      // (every block's mbarriers initialized before any st.async; then
+      // thread 0 copies the share of the cluster's first row)
+      NVVM::ClusterWaitOp::create(kb, loc, kb.getUnitAttr());
+      clusterReady = true;
+      OpBuilder fb = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
+                                       /*withElse=*/false)
+                         .getThenBodyBuilder();
+      ptx(fb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+      stageRow(fb, loc, row);
+    }
   }
   if (packedRows > 1) {
     // Packed rows: warp w of the block on row block * packedRows + w, its
@@ -4255,6 +4420,46 @@ LogicalResult RowKernel::emit() {
           packWarp);
     columnPartials.assign(runLoop.getRegionIterArgs().begin(),
                           runLoop.getRegionIterArgs().end());
+  }
+  scf::ForOp persistLoop;
+  if (persist.on) {
+    // Cluster `row` takes rows row, row + n, ...: the k-th waits for its
+    // shares' copies (phase k of the staging mbarrier), takes them into
+    // registers, and once every thread has (a barrier) thread 0 copies the
+    // next row's; exchanges use the slots of parity k.
+    Value cid = row;
+    Value n = cIdx(kb, persistClusters);
+    persistLoop = scf::ForOp::create(kb, loc, cid, cIdx(kb, numRows), n);
+    kb.setInsertionPoint(persistLoop.getBody()->getTerminator());
+    row = persistLoop.getInductionVar();
+    Value k = arith::DivUIOp::create(
+        kb, loc, arith::SubIOp::create(kb, loc, row, cid), n);
+    persist.buffer = arith::AndIOp::create(kb, loc, k, cIdx(kb, 1));
+    auto parity = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(kb, loc, kb.getI32Type(), v);
+    };
+    persist.stageParity = parity(persist.buffer);
+    persist.phase = parity(arith::AndIOp::create(
+        kb, loc, arith::ShRUIOp::create(kb, loc, k, cIdx(kb, 1)), cIdx(kb, 1)));
+    waitPhase(kb, loc, sharedAddress(kb, loc, persist.bar),
+              persist.stageParity);
+    for (auto [i, in] : llvm::enumerate(persist.inputs))
+      for (int64_t c = 0; c < chunks; ++c)
+        loaded[std::make_tuple(in.first.getAsOpaquePointer(),
+                               const_cast<void *>(in.second.getAsOpaquePointer()),
+                               c)] =
+            memref::LoadOp::create(kb, loc, persist.views[i],
+                                   ValueRange{cIdx(kb, c), tid});
+    gpu::BarrierOp::create(kb, loc);
+    Value next = arith::AddIOp::create(kb, loc, row, n);
+    Value more = arith::AndIOp::create(
+        kb, loc, isZero(kb, loc, tid),
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, next,
+                              cIdx(kb, numRows)));
+    OpBuilder sb =
+        scf::IfOp::create(kb, loc, more, /*withElse=*/false).getThenBodyBuilder();
+    ptx(sb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+    stageRow(sb, loc, next);
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
   if (prefetchRows > 0 && chunks > 0 && !perThread && rowsPerBlock == 1 &&
@@ -4452,6 +4657,8 @@ LogicalResult RowKernel::emit() {
       memref::StoreOp::create(ib, loc, v, buffer, at);
     }
   }
+  if (persistLoop)
+    kb.setInsertionPointAfter(persistLoop);
   if (accumulating) {
     // (the next row's block combines reuse the workgroup buffers)
     if (t > 32)

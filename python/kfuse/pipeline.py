@@ -103,6 +103,11 @@ class Options:
                                # reduced by one more block (along rows, x.sum(0):
                                # equal slices of rows and a shorter tail); False:
                                # dividing slices only (a prime length unsplit)
+    row_persist: int = 0       # rows over a cluster whose blocks hold their shares in
+                               # registers: a persistent kernel of this many
+                               # clusters, each block's share of its next row
+                               # copied into shared memory meanwhile (0: a
+                               # cluster a row; sm_90+)
     row_tile: int = 0          # row tiles (rows contiguous in memory, reduced along a
                                # strided axis): rows a block's tile holds, a power
                                # of two up to 32 (0: a 32-byte sector of each column)
@@ -167,6 +172,15 @@ class Options:
                 or self.row_smem < -1):
             raise CompileError(f"option row_smem must be -1 (the chip's) or a non-negative "
                                f"number of bytes, got {self.row_smem!r}")
+        if (not isinstance(self.row_persist, int) or isinstance(self.row_persist, bool)
+                or self.row_persist < 0):
+            raise CompileError(f"option row_persist must be a non-negative number of "
+                               f"clusters, got {self.row_persist!r}")
+        if self.target == "cuda" and self.row_persist and (
+                self.row_cluster in (0, 1) or (chip and int(chip.group(1)) < 90)):
+            raise CompileError(f"option row_persist={self.row_persist} needs thread-block "
+                               f"clusters (sm_90 or later, row_cluster not 0), chip is "
+                               f"{self.chip}, row_cluster {self.row_cluster}")
         if (not isinstance(self.row_tile, int) or isinstance(self.row_tile, bool)
                 or self.row_tile not in (0, 1, 2, 4, 8, 16, 32)):
             raise CompileError(f"option row_tile must be 0 (kfuse's choice) or a power of two "
@@ -199,6 +213,7 @@ class Options:
                        f"row-occupancy={self.row_occupancy} "
                        f"row-prefetch={self.row_prefetch} "
                        f"row-tile={self.row_tile} "
+                       f"row-persist={self.row_persist} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

@@ -1708,6 +1708,63 @@ def test_cluster_blocks_exchange_totals_with_st_async_and_mbarriers():
 
 
 
+_BULK_BODY = """
+  setp.ne.u32 %p1, %r3, 0;
+  @%p1 bra $L__inited;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+$L__inited:
+  bar.sync 0;
+  @%p1 bra $L__issued;
+  mov.b64 %rd8, bar;
+  mov.b64 %rd9, buf;
+  add.s64 %rd10, %rd1, {src};
+  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%rd8], {tx};
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd9], [%rd10], {size}, [%rd8];
+$L__issued:
+  {wait}
+  shl.b32 %r5, %r3, 2;
+  cvt.u64.u32 %rd11, %r5;
+  mov.b64 %rd12, buf;
+  add.s64 %rd12, %rd12, %rd11;
+  ld.shared.b32 %r6, [%rd12];
+  st.global.b32 [%rd5], %r6;
+  ret;
+"""
+
+_BULK_PARTS = {
+    "src": "0", "tx": "32", "size": "32",
+    "wait": ("$L__wait:\n"
+             "  { .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
+             "[bar], 0; selp.u32 %r10, 1, 0, p; }\n"
+             "  setp.eq.b32 %p2, %r10, 0;\n"
+             "  @%p2 bra $L__wait;"),
+}
+
+
+@pytest.mark.parametrize("parts, error", [
+    ({}, None),
+    (dict(wait=""), "before this thread saw the phase"),     # reads before the copy lands
+    (dict(src="16"), "lies outside every buffer"),            # x's 32 bytes end before
+    (dict(src="4"), "not in whole 16-byte pieces"),
+    (dict(tx="48"), "mbarrier phase a thread waits for never"),
+])
+def test_bulk_copy_into_shared_memory_completes_its_mbarrier(parts, error):
+    # thread 0 copies x's 32 bytes into shared memory with cp.async.bulk,
+    # completing them on the block's mbarrier; every thread waits for the
+    # phase, then reads its word: y = x
+    body = _BULK_BODY
+    for k, v in dict(_BULK_PARTS, **parts).items():
+        body = body.replace("{" + k + "}", v)
+    kernel = _kernel(body, ".shared .align 16 .b8 buf[32];\n.shared .align 8 .b8 bar[8];")
+    x = np.arange(1, 9, dtype=np.int32)
+    run = lambda: EmulatedExecutable(_plan("k", 8, 1, 8, dtype="i32"), kernel)(x)  # noqa: E731
+    if error is None:
+        np.testing.assert_array_equal(run(), x)
+    else:
+        with pytest.raises(EmulatorError, match=error):
+            run()
+
+
 _LAST_BLOCK_PTX = _HEAD + """
 .visible .entry k(
   .param .u64 .ptr .align 1 k_param_0,

@@ -1171,6 +1171,102 @@ def test_row_prefetch_of_a_view_in_the_emulator():
     np.testing.assert_allclose(f.emulate(x, wt, b), t / (1 + np.exp(-t)), rtol=1e-4, atol=1e-5)
 
 
+def test_row_persist_runs_clusters_over_rows_with_their_next_shares_copied():
+    # row_persist=15: rows of 262144 over 15 clusters of 8 blocks (what an
+    # H100 holds at once), each taking rows cid, cid + 15, ...; a block's
+    # share of x (128 KB) copied into shared memory with cp.async.bulk while
+    # it combines and stores the row before; the exchanges' slots and
+    # mbarriers twice over, by the parity of the block's rows
+    p = _softmax_rows("ps", (256, 262144))
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_persist=15)
+    (step,) = f.plan.steps
+    assert step.grid == (15 * 8, 1, 1) and step.block == (1024, 1, 1)
+    assert step.smem == 32768 * 4
+    assert ".reqnctapercluster 8, 1, 1" in f.ptx
+    assert f.ptx.count("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") == 2
+    assert f.ptx.count("fence.proxy.async.shared::cta;") == 2
+    assert re.search(r"mbarrier\.try_wait\.parity\.acquire\.cluster\.shared::cta\.b64 p, "
+                     r"\[%rd\d+\], %r\d+;", f.ptx)
+    assert "ld.global.v4" not in f.ptx         # (x comes through shared memory)
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if os.path.exists(ptxas):
+        ptx = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"persist_{os.getpid()}.ptx")
+        with open(ptx, "w") as fh:
+            fh.write(f.ptx)
+        r = subprocess.run([ptxas, "-arch=sm_90", "-v", ptx, "-o", os.devnull],
+                           capture_output=True, text=True)
+        os.remove(ptx)
+        assert r.returncode == 0, r.stderr
+        assert "0 bytes spill stores" in r.stderr
+    # kernels it does not apply to keep their shapes: a cluster barrier
+    # exchange, rows streamed, rows that fit a block
+    for opts, shape in ((dict(row_exchange="barrier"), (256, 262144)),
+                        (dict(row_chunks=0), (256, 262144)), ({}, (256, 4096))):
+        q = _softmax_rows("ps", shape)
+        assert (kfuse.compile(q, target="cuda", chip="sm_90", row_persist=15, **opts)
+                .plan.steps == kfuse.compile(q, target="cuda", chip="sm_90", **opts)
+                .plan.steps)
+
+
+@pytest.mark.parametrize("name, shape, clusters", [
+    # 6 rows over 2 clusters of 8 (sm_count 16): 3 rows each, both parities
+    # of slots and mbarriers twice; 5 over 2 of 4: 3 and 2
+    ("softmax", (6, 131072), 2),
+    ("softmax", (5, 65536), 2),
+    ("layernorm", (5, 65536), 3),
+])
+def test_row_persist_computes_what_a_cluster_a_row_does(name, shape, clusters):
+    # bit for bit: the same arithmetic in the same order, the shares read
+    # from shared memory (the emulator checks each load of copied bytes comes
+    # after its thread saw their mbarrier's phase complete)
+    from kfuse import builder as kb
+    if name == "softmax":
+        p = _softmax_rows("ps", shape)
+        ins = [(np.random.default_rng(1).standard_normal(shape) * 3).astype(np.float32)]
+    else:
+        p = kb.Program("ln")
+        x = p.input("x", shape, "f32")
+        w = p.input("w", shape[-1:], "f32")
+        c = x - x.mean(axis=-1, keepdims=True)
+        p.output(c * kb.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5) * w, name="y")
+        rng = np.random.default_rng(2)
+        ins = [rng.standard_normal(shape).astype(np.float32) + 5,
+               rng.standard_normal(shape[-1:]).astype(np.float32)]
+    f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=16, row_persist=clusters)
+    (step,) = f.plan.steps
+    cluster = 131072 // 16384 if shape[1] == 131072 else 4
+    assert step.grid == (clusters * cluster, 1, 1) and step.smem > 0
+    default = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=16)
+    np.testing.assert_array_equal(f.emulate(*ins), default.emulate(*ins))
+
+
+def test_row_persist_of_a_group_norm_in_the_emulator():
+    # (a view of x, [N, G, C/G, H*W], staged like an argument)
+    from suite import _group_norm_text
+    n, c, h, w, groups = 1, 64, 64, 64, 4          # (4 rows of 65536: clusters)
+    text = _group_norm_text(n, c, h, w, groups)
+    f = kfuse.compile(text, target="cuda", chip="sm_90", sm_count=16, row_persist=2)
+    default = kfuse.compile(text, target="cuda", chip="sm_90", sm_count=16)
+    assert "cp.async.bulk.shared" in f.ptx and "cp.async.bulk" not in default.ptx
+    rng = np.random.default_rng(5)
+    ins = [rng.standard_normal((n, c, h, w)).astype(np.float32),
+           rng.standard_normal(c).astype(np.float32), rng.standard_normal(c).astype(np.float32)]
+    np.testing.assert_array_equal(f.emulate(*ins), default.emulate(*ins))
+
+
+def test_row_persist_option_is_checked():
+    p = _softmax_rows("ps", (16, 262144))
+    for bad in (-1, True, 2.5, "15"):
+        with pytest.raises(kfuse.CompileError, match="row_persist must be a non-negative "
+                                                     "number of clusters"):
+            kfuse.compile(p, target="cuda", row_persist=bad)
+    for opts in (dict(chip="sm_80"), dict(row_cluster=0)):
+        with pytest.raises(kfuse.CompileError, match="option row_persist=4 needs thread-block "
+                                                     "clusters"):
+            kfuse.compile(p, target="cuda", row_persist=4, **opts)
+    kfuse.compile(p, target="cpu", row_persist=4)   # (no CUDA kernels)
+
+
 def test_row_prefetch_option_is_checked():
     p = _softmax_rows("pf", (64, 4096))
     for bad in (-1, True, 2.0, "8"):

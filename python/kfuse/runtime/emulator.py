@@ -17,7 +17,9 @@ or hang on:
   that has exited, a load of bytes st.async wrote before the loading thread
   saw their mbarrier's phase complete, and phases that never complete;
 - L2 prefetches (cp.async.bulk.prefetch, which read nothing into the kernel)
-  of ranges outside every buffer or off 16-byte pieces;
+  and bulk copies into shared memory (cp.async.bulk, completing an mbarrier:
+  their bytes checked as st.async's) of ranges outside every buffer or off
+  16-byte pieces;
 - kernels that never finish (a step limit).
 
 Threads run SIMT-style: all threads of a batch of blocks are numpy lanes;
@@ -792,32 +794,79 @@ class _Compiler:
         return _Exec(s, None, "nop")
 
     def op_cp(self, s, labels):
-        """cp.async.bulk.prefetch.L2.global [addr], size: a hint to the L2
-        that reads nothing into the kernel, so nothing runs; but its range must
-        lie in one buffer of the launch, start on 16 bytes and be whole 16-byte
-        pieces (the GPU faults, or the PTX is invalid, otherwise)."""
-        if s.op[1:] != ("async", "bulk", "prefetch", "L2", "global") or len(s.args) != 2 \
-                or not isinstance(s.args[0], Mem):
-            raise PtxError(f"PTX line {s.line}: only cp.async.bulk.prefetch.L2.global is "
-                           f"supported: {s.text!r}")
-        addresses = self._address(s, s.args[0])
-        size = self.reader(s.args[1], "u32")
+        """cp.async.bulk.prefetch.L2.global [addr], size: a hint to the L2 that
+        reads nothing into the kernel, so nothing runs; but its range must lie
+        in one buffer of the launch, start on 16 bytes and be whole 16-byte
+        pieces (the GPU faults, or the PTX is invalid, otherwise).
+        cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+        [dst], [src], size, [mbar]: the bytes copied into the thread's own
+        block's shared memory at once, completing them on the mbarrier there,
+        which loads of them must have seen complete (as st.async's)."""
+        if s.op[1:] == ("async", "bulk", "prefetch", "L2", "global") and len(s.args) == 2 \
+                and isinstance(s.args[0], Mem):
+            return self._bulk(s, s.args[0], s.args[1], None, None)
+        if s.op[1:] == ("async", "bulk", "shared::cluster", "global",
+                        "mbarrier::complete_tx::bytes") and len(s.args) == 4 \
+                and all(isinstance(a, Mem) for a in (s.args[0], s.args[1], s.args[3])):
+            return self._bulk(s, s.args[1], s.args[2], s.args[0], s.args[3])
+        raise PtxError(f"PTX line {s.line}: only cp.async.bulk.prefetch.L2.global and "
+                       f"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                       f"are supported: {s.text!r}")
+
+    def _bulk(self, s, src, nbytes, dst, mbar):
+        what = "L2 prefetch" if dst is None else "bulk copy"
+        addresses = self._address(s, src)
+        size = self.reader(nbytes, "u32")
+        to = None if dst is None else self._address(s, dst)
+        flat_bar = None if mbar is None else self._mbarriers(s, mbar, True)
         stmt = s
 
         def run(B, sel):
             a = addresses(B, sel)
             n = np.broadcast_to(np.asarray(size(B, sel)).astype(np.uint64), a.shape)
+            idx = np.arange(B.n) if sel is None else sel
+
+            def fail(k, msg):
+                raise EmulatorError(f"{msg}: {_where(B, stmt, int(idx[k]))}")
+            d = None if to is None else to(B, sel)
             for k in range(len(a)):
-                i = int(k if sel is None else sel[k])
-                if a[k] % np.uint64(16) or n[k] % np.uint64(16) or n[k] == 0:
-                    raise EmulatorError(f"L2 prefetch of {int(n[k])} bytes at {int(a[k]):#x} "
-                                        f"is not in whole 16-byte pieces from a 16-byte "
-                                        f"boundary: {_where(B, stmt, i)}")
+                if a[k] % np.uint64(16) or n[k] % np.uint64(16) or n[k] == 0 or (
+                        d is not None and d[k] % np.uint64(16)):
+                    fail(k, f"{what} of {int(n[k])} bytes at {int(a[k]):#x} is not in whole "
+                            f"16-byte pieces from a 16-byte boundary")
                 if B.memory.check(a[k:k + 1], int(n[k])) is not None:
-                    raise EmulatorError(f"L2 prefetch of {int(n[k])} bytes at {int(a[k]):#x} "
-                                        f"lies outside every buffer of the launch (the "
-                                        f"nearest: {B.memory.nearest(int(a[k]))}): "
-                                        f"{_where(B, stmt, i)}")
+                    fail(k, f"{what} of {int(n[k])} bytes at {int(a[k]):#x} lies outside "
+                            f"every buffer of the launch (the nearest: "
+                            f"{B.memory.nearest(int(a[k]))})")
+            if d is None:
+                return
+            blk, off = _shared_target(B, sel, d, 0, True, fail)
+            bars = flat_bar(B, sel)
+            row = B.shared.shape[1]
+            own = B.block_of if sel is None else B.block_of[sel]
+            for k in range(len(a)):
+                b, m = int(blk[k]), int(n[k])
+                if b != int(own[k]) or bars[k] // row != b:
+                    fail(k, "bulk copy into, or signalling, another block than its own")
+                if int(off[k]) + m > B.smem_bytes:
+                    fail(k, f"bulk copy of {m} bytes at shared offset {int(off[k])} outside "
+                            f"the block's {B.smem_bytes} bytes of shared memory")
+                st = B.mbar.get(int(bars[k]))
+                if st is None:
+                    fail(k, "bulk copy signals an mbarrier that is not initialized "
+                            "(mbarrier.init)")
+                g = int(a[k]) - GLOBAL_BASE
+                first = b * row + int(off[k])
+                B.shared.reshape(-1)[first:first + m] = B.memory.arena[g:g + m]
+                if B.seen is None:
+                    B.seen = {}
+                B.async_bar[first:first + m] = int(bars[k])
+                B.async_phase[first:first + m] = st[3]
+                B.memory.count("load", np.full(m // 16, int(B.warp[int(idx[k])])
+                                               + (B.batch << 32), np.int64),
+                               np.uint64(a[k]) + np.arange(0, m, 16, dtype=np.uint64), 16)
+                st[2] -= m
+                _mbar_complete(st)
         return _Exec(s, run)
 
     def op_mov(self, s, labels):
