@@ -17,7 +17,11 @@
 #        (c8 and s0 are now more than a call carries with the tree: copy the
 #        program directories wanted into a folder of their own, carry that,
 #        and point KFUSE_GPU_ARTIFACTS at it, as session 31 did)
-#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 4 MiB):
+#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 5 MiB):
+#        tests_new.log  test_gpu.py on the programs no GPU has run yet
+#                      (make_artifacts.NEW_ON_HARDWARE); `bench` runs them
+#                      too, first, where .artifacts/tests_new is carried
+#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 7 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
@@ -71,6 +75,15 @@ bench() {
     timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* > "$out/occupancy.log" 2>&1
     cat "$out/occupancy.log"
 }
+new_tests() {
+    [ -d .artifacts/tests_new ] || return 0
+    KFUSE_GPU_ARTIFACTS=.artifacts/tests_new timeout "$limit" python3 -m pytest -q \
+        -p no:cacheprovider test/python/test_gpu.py > "$out/tests_new.log" 2>&1
+    tail -3 "$out/tests_new.log"
+}
+if [ "$what" = new ] || [ "$what" = first ] || [ "$what" = bench ] || [ "$what" = all ]; then
+    new_tests
+fi
 [ "$what" = first ] && bench
 if [ "$what" = probe ]; then
     dirs=""

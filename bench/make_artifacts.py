@@ -117,6 +117,34 @@ def cluster_programs():
     return progs
 
 
+# Programs whose kernels no GPU has run yet, in tests_new (small: carried
+# beside the suite in one device call): name -> extra compile options.
+NEW_ON_HARDWARE = {
+    # persistent clusters (row_persist): 3 rows of 65536 over 2 clusters of 2
+    # blocks, each block's share of its next row copied into shared memory
+    "persist_softmax_f32": dict(row_persist=2),
+    "persist_layernorm_f32": dict(row_persist=2),
+    # L2 prefetch of the share a row on (row_prefetch): over a cluster, and
+    # a block a row
+    "prefetch_cluster_softmax_f32": dict(row_prefetch=1),
+    "prefetch_softmax_f32": dict(row_prefetch=2),
+    # row tiles of 32 rows (row_tile): a softmax over NCHW's channels
+    "tile32_channel_softmax_f32": dict(row_tile=32),
+}
+
+
+def new_hardware_programs():
+    """The NEW_ON_HARDWARE programs."""
+    p = kb.Program("tile32_channel_softmax_f32")
+    x = p.input("x", (2, 64, 16, 16), "f32")
+    e = kb.exp(x - x.max(axis=1, keepdims=True))
+    p.output(e / e.sum(axis=1, keepdims=True), name="y")
+    return [_softmax_program("persist_softmax_f32", (3, 65536)),
+            _layernorm_program("persist_layernorm_f32", 3, 65536),
+            _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
+            _softmax_program("prefetch_softmax_f32", (8, 8192)), p]
+
+
 def shifted_programs():
     """Rows whose width no vector divides (shifted chunks: aligned vectors,
     the rows' first and last chunks masked), in registers, with per-column
@@ -209,6 +237,8 @@ def split_tail_programs():
 
 
 def _test_options(name):
+    if name in NEW_ON_HARDWARE:
+        return NEW_ON_HARDWARE[name]
     if name.endswith("_fold_f32"):
         return {"sm_count": 8}
     if name.startswith("occupancy2_"):
@@ -313,7 +343,7 @@ def builder_test_programs():
         random_program(s, arg_reductions=True) for s in (0, 4, 5, 6, 7, 11, 14)]
     return [(prog, _test_options(prog.name))
             for prog in test_programs() + cluster_programs() + shifted_programs() +
-            split_tail_programs() + randoms]
+            split_tail_programs() + new_hardware_programs() + randoms]
 
 
 def expected_and_tolerance(prog, ins):
@@ -555,7 +585,9 @@ def main():
         # the --row-chunks sets, with fewer programs, keep them)
         wide = args.row_chunks is None and prog.name.startswith(("cluster_", "softmax_wide",
                                                                  "split_tail_", "occupancy2_"))
-        d = os.path.join(args.out, "tests_wide" if wide else "tests", prog.name)
+        folder = ("tests_new" if prog.name in NEW_ON_HARDWARE
+                  else "tests_wide" if wide else "tests")
+        d = os.path.join(args.out, folder, prog.name)
         t0 = time.perf_counter()
         opts = dict(test_opts, **extra)
         f = kfuse.compile(prog, target="cuda", chip=args.chip, **opts)

@@ -47,7 +47,7 @@ _KERNEL_VIEW_OPS = {"memref.subview", "memref.expand_shape", "memref.collapse_sh
 class KernelFacts:
     """What code generation left in one gpu.func: the byte alignment its
     vector accesses assume of every buffer, and which of its arguments it
-    loads from and stores to (atomics do both)."""
+    loads from (or copies from by address) and stores to (atomics do both)."""
     alignment: int = 1
     reads: Set[int] = field(default_factory=set)
     writes: Set[int] = field(default_factory=set)
@@ -59,6 +59,10 @@ def _access(name: str) -> Tuple[bool, bool]:
     if "atomic" in short:
         return True, True
     if short in ("load", "maskedload", "transfer_read", "gather", "expandload"):
+        return True, False
+    if name == "memref.extract_aligned_pointer_as_index":
+        # (the kernel hands the buffer's address to the hardware: a bulk copy
+        # of a row's share into shared memory, an L2 prefetch of one)
         return True, False
     if short in ("store", "maskedstore", "transfer_write", "scatter", "compressstore"):
         return False, True

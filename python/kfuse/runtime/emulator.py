@@ -862,9 +862,26 @@ class _Compiler:
                     B.seen = {}
                 B.async_bar[first:first + m] = int(bars[k])
                 B.async_phase[first:first + m] = st[3]
-                B.memory.count("load", np.full(m // 16, int(B.warp[int(idx[k])])
-                                               + (B.batch << 32), np.int64),
-                               np.uint64(a[k]) + np.arange(0, m, 16, dtype=np.uint64), 16)
+                i = int(idx[k])
+                pieces = np.uint64(a[k]) + np.arange(0, m, 16, dtype=np.uint64)
+                B.memory.count("load", np.full(pieces.size, int(B.warp[i]) + (B.batch << 32),
+                                               np.int64), pieces, 16)
+                sh = B.memory.shadow
+                if sh is not None:
+                    # (read by the issuing thread, for the race checks and the
+                    # bytes a launch read)
+                    bl = int(B.block_of[i])
+                    one = np.ones(pieces.size, np.int64)
+                    r = sh.access((pieces - np.uint64(GLOBAL_BASE)).astype(np.int64), 16,
+                                  one * int(B.gid[i]), B.memory.launch, one * int(B.lin[bl]),
+                                  one * int(B.epoch[bl]),
+                                  one * (int(B.warp[i]) + (B.batch << 40)),
+                                  one * int(B.wepoch[int(B.warp[i])]), None, None,
+                                  one * int(B.gfence[bl]))
+                    if r is not None:
+                        fail(k, f"data race on global memory at {int(pieces[r]):#x}: another "
+                                f"thread of the launch writes these bytes with no barrier "
+                                f"in between ({sh.last})")
                 st[2] -= m
                 _mbar_complete(st)
         return _Exec(s, run)
