@@ -147,13 +147,16 @@ class Options:
             raise CompileError(f"option row_cluster={self.row_cluster} needs thread-block "
                                f"clusters (sm_90 or later), but chip is {self.chip}: leave "
                                f"row_cluster None or 0 there")
+        for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold",
+                     "row_prefetch", "row_persist"):
+            v = getattr(self, name)
+            least = 1 if name in ("threads", "unroll") else 0
+            if not isinstance(v, int) or isinstance(v, bool) or v < least:
+                kind = "a positive" if least else "a non-negative"
+                raise CompileError(f"option {name} must be {kind} integer, got {v!r}")
         if self.row_occupancy not in (1, 2, 4) or isinstance(self.row_occupancy, bool):
             raise CompileError(f"option row_occupancy must be 1, 2 or 4, got "
                                f"{self.row_occupancy!r}")
-        if (not isinstance(self.row_prefetch, int) or isinstance(self.row_prefetch, bool)
-                or self.row_prefetch < 0):
-            raise CompileError(f"option row_prefetch must be a non-negative number of rows, "
-                               f"got {self.row_prefetch!r}")
         if self.target == "cuda" and self.row_prefetch and chip and int(chip.group(1)) < 90:
             raise CompileError(f"option row_prefetch={self.row_prefetch} needs "
                                f"cp.async.bulk.prefetch (sm_90 or later), but chip is "
@@ -172,29 +175,16 @@ class Options:
                 or self.row_smem < -1):
             raise CompileError(f"option row_smem must be -1 (the chip's) or a non-negative "
                                f"number of bytes, got {self.row_smem!r}")
-        if (not isinstance(self.row_persist, int) or isinstance(self.row_persist, bool)
-                or self.row_persist < 0):
-            raise CompileError(f"option row_persist must be a non-negative number of "
-                               f"clusters, got {self.row_persist!r}")
         if self.target == "cuda" and self.row_persist and (
                 self.row_cluster in (0, 1) or (chip and int(chip.group(1)) < 90)):
             raise CompileError(f"option row_persist={self.row_persist} needs thread-block "
                                f"clusters (sm_90 or later, row_cluster not 0), chip is "
                                f"{self.chip}, row_cluster {self.row_cluster}")
-        if (not isinstance(self.row_tile, int) or isinstance(self.row_tile, bool)
-                or self.row_tile not in (0, 1, 2, 4, 8, 16, 32)):
-            raise CompileError(f"option row_tile must be 0 (kfuse's choice) or a power of two "
-                               f"up to 32, got {self.row_tile!r}")
-        if (not isinstance(self.row_pack, int) or isinstance(self.row_pack, bool)
-                or self.row_pack not in (0, 1, 2, 4, 8, 16, 32)):
-            raise CompileError(f"option row_pack must be 0 (kfuse's choice) or a power of two "
-                               f"up to 32, got {self.row_pack!r}")
-        for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold"):
+        for name in ("row_tile", "row_pack"):
             v = getattr(self, name)
-            least = 1 if name in ("threads", "unroll") else 0
-            if not isinstance(v, int) or isinstance(v, bool) or v < least:
-                kind = "a positive" if least else "a non-negative"
-                raise CompileError(f"option {name} must be {kind} integer, got {v!r}")
+            if not isinstance(v, int) or isinstance(v, bool) or v not in (0, 1, 2, 4, 8, 16, 32):
+                raise CompileError(f"option {name} must be 0 (kfuse's choice) or a power of two "
+                                   f"up to 32, got {v!r}")
 
     def stages(self) -> List[Tuple[str, str]]:
         """(stage name, pipeline) in order; the pipelines are fuse-opt syntax."""

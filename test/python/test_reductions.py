@@ -1254,30 +1254,24 @@ def test_row_persist_of_a_group_norm_in_the_emulator():
     np.testing.assert_array_equal(f.emulate(*ins), default.emulate(*ins))
 
 
-def test_row_persist_option_is_checked():
-    p = _softmax_rows("ps", (16, 262144))
-    for bad in (-1, True, 2.5, "15"):
-        with pytest.raises(kfuse.CompileError, match="row_persist must be a non-negative "
-                                                     "number of clusters"):
-            kfuse.compile(p, target="cuda", row_persist=bad)
-    for opts in (dict(chip="sm_80"), dict(row_cluster=0)):
-        with pytest.raises(kfuse.CompileError, match="option row_persist=4 needs thread-block "
-                                                     "clusters"):
-            kfuse.compile(p, target="cuda", row_persist=4, **opts)
-    kfuse.compile(p, target="cpu", row_persist=4)   # (no CUDA kernels)
-
-
-def test_row_prefetch_option_is_checked():
-    p = _softmax_rows("pf", (64, 4096))
-    for bad in (-1, True, 2.0, "8"):
-        with pytest.raises(kfuse.CompileError, match="row_prefetch must be a non-negative "
-                                                     "number of rows"):
-            kfuse.compile(p, target="cuda", row_prefetch=bad)
-    with pytest.raises(kfuse.CompileError, match=r"option row_prefetch=4 needs "
-                       r"cp.async.bulk.prefetch \(sm_90 or later\), but chip is sm_80"):
-        kfuse.compile(p, target="cuda", chip="sm_80", row_prefetch=4)
-    kfuse.compile(p, target="cuda", chip="sm_80", row_prefetch=0)
-    kfuse.compile(p, target="cpu", row_prefetch=4)   # (no CUDA kernels: nothing to ask)
+@pytest.mark.parametrize("option, needs", [
+    ("row_prefetch", r"cp.async.bulk.prefetch \(sm_90 or later\), but chip is sm_80"),
+    ("row_persist", r"thread-block clusters \(sm_90 or later, row_cluster not 0\), chip is "
+                    r"sm_80"),
+])
+def test_row_prefetch_and_persist_options_are_checked(option, needs):
+    p = _softmax_rows("pf", (16, 262144))
+    for bad in (-1, True, 2.5, "8"):
+        with pytest.raises(kfuse.CompileError, match=f"option {option} must be a non-negative "
+                                                     f"integer"):
+            kfuse.compile(p, target="cuda", **{option: bad})
+    with pytest.raises(kfuse.CompileError, match=f"option {option}=4 needs {needs}"):
+        kfuse.compile(p, target="cuda", chip="sm_80", **{option: 4})
+    kfuse.compile(p, target="cuda", chip="sm_80", **{option: 0})
+    kfuse.compile(p, target="cpu", **{option: 4})   # (no CUDA kernels: nothing to do)
+    if option == "row_persist":
+        with pytest.raises(kfuse.CompileError, match="row_cluster 0"):
+            kfuse.compile(p, target="cuda", row_cluster=0, row_persist=4)
 
 
 @pytest.mark.parametrize("cols", [768, 2048])
