@@ -27,8 +27,9 @@ and the ones to look at (the script exits with 1 when there are any):
 
 With `--options` each seed draws one to four code generation options
 instead (chip, row_chunks, row_cluster, row_occupancy, row_exchange,
-row_joint, row_smem, row_pack, row_fold, row_shift, row_last_block,
-row_split_tail, threads, unroll, sm_count, numerics, pdl, multi_tensor),
+row_joint, row_smem, row_pack, row_prefetch, row_persist, row_tile, row_fold,
+row_shift, row_last_block, row_split_tail, threads, unroll, sm_count,
+numerics, pdl, multi_tensor),
 and half the seeds widen the program's most common last dimension to 2048
 to 65536 (rows for clusters, shared memory, streaming; the program's
 operations unchanged): the CUDA program compiled with them must still agree
@@ -180,6 +181,9 @@ OPTIONS = {
     "row_joint": [True, False],
     "row_smem": [-1, 0, 16384],
     "row_pack": [0, 1, 2, 8],
+    "row_prefetch": [0, 2, 16],
+    "row_persist": [0, 2, 15],
+    "row_tile": [0, 16, 32],
     "row_fold": [0, 1, 8],
     "row_shift": [None, True, False],
     "row_last_block": [True, False],
