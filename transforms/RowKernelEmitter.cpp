@@ -566,16 +566,25 @@ private:
   /// Persistent cluster kernel (persistClusters > 0; see `persist`): slots
   /// and mbarriers twice over, by the parity of the block's row count; the
   /// staged inputs' shares in shared memory, their mbarrier, the row loop.
+  /// The inputs a row kernel may ask for or copy whole shares of: global
+  /// buffers in row-major order read at every column through the identity
+  /// map, in chunks of whole 16-byte vectors, over rows and shares that are
+  /// whole 16-byte pieces. Views of one buffer that the kernel reads
+  /// through the identity map each (a group norm's of x) address the same
+  /// bytes: one input, every (view, map) of it in `reads`.
+  struct RowMajorInput {
+    Value buffer;
+    unsigned bytes; // (an element's)
+    SmallVector<std::pair<Value, AffineMap>> reads;
+  };
   struct Persist {
     bool on = false;
-    SmallVector<std::pair<Value, AffineMap>> inputs; // buffer, map (staged)
-    SmallVector<unsigned> bytes;                    // each one's element bytes
+    SmallVector<RowMajorInput> inputs; // (staged)
     SmallVector<Value> views;  // [chunks][threads] vectors of each one's share
     Value bar;                 // the staging mbarrier (workgroup, one i64)
     Value buffer;              // slots and exchange mbarriers: 0 or 1
     Value phase;               // exchange mbarriers' phase parity (i32)
     Value stageParity;         // the staging mbarrier's phase parity (i32)
-    int64_t rows = 0, rowCols = 0;
   } persist;
   /// Persistent kernel: thread 0 expects the staged inputs' bytes on the
   /// staging mbarrier and copies each one's share of row `row` into its
@@ -589,24 +598,23 @@ private:
   /// The last value a cluster combine computed from other blocks' slots.
   Value lastCombined;
   /// Prefetch (prefetchRows > 0, register mode, a block or cluster a row):
-  /// the kernel's row, the rows, the columns of a row and of the block's
-  /// share (from colBase on, in cluster mode), and whether the first block
-  /// combine has asked for the later row yet.
+  /// the kernel's row, and whether the first block combine has asked for
+  /// the later row yet.
   struct {
     Value row;
-    int64_t rows = 0, rowCols = 0, shareCols = 0;
     bool done = false;
   } prefetch;
-  /// The inputs a row kernel may ask for or copy whole shares of: global
-  /// buffers in row-major order read at every column through the identity
-  /// map, in chunks of whole 16-byte vectors, over rows of `rowCols` and
-  /// shares of `shareCols` columns that are whole 16-byte pieces; each once.
-  struct RowMajorInput {
-    Value buffer;
-    AffineMap map;
-    unsigned bytes; // (an element's)
-  };
-  SmallVector<RowMajorInput> rowMajorInputs(int64_t rowCols, int64_t shareCols);
+  /// The rows and the columns of a row (set by emit()); the columns of the
+  /// block's share of it (from colBase on in cluster mode, else all).
+  int64_t totalRows = 0, totalCols = 0;
+  int64_t shareCols() const { return cluster > 1 ? colsPerBlock : totalCols; }
+  SmallVector<RowMajorInput> rowMajorInputs();
+  /// The address of `in`'s share of row `row` (an index).
+  Value shareAddress(OpBuilder &b, Location loc, const RowMajorInput &in,
+                     Value row);
+  /// A view of type `type` of the launch's dynamic shared memory, after
+  /// what earlier views took (sharedBytes, which grows by `bytes`).
+  Value sharedView(Location loc, MemRefType type, int64_t bytes);
   /// Asks L2 for the share of the row `prefetchRows` on of every input the
   /// kernel holds in registers (thread 0, once: at the first block combine,
   /// when this thread's loads have landed).
@@ -1345,24 +1353,9 @@ Value RowKernel::sharedChunk(OpBuilder &b, Location loc, Value buffer,
     if (int64_t(sharedSlots.size()) >= sharedSlotsAllowed ||
         sharedBytes + size > sharedLimit)
       return v;
-    OpBuilder vb = OpBuilder::atBlockBegin(&launchOp.getBody().front());
-    if (!dynamicShared)
-      dynamicShared = gpu::DynamicSharedMemoryOp::create(
-          vb, loc,
-          MemRefType::get({ShapedType::kDynamic}, vb.getI8Type(),
-                          MemRefLayoutAttrInterface(),
-                          gpu::AddressSpaceAttr::get(
-                              vb.getContext(), gpu::AddressSpace::Workgroup)));
-    vb.setInsertionPointAfter(dynamicShared.getDefiningOp());
-    view = memref::ViewOp::create(
-        vb, loc,
-        MemRefType::get({chunks - regChunks, blockThreads}, v.getType(),
-                        MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            vb.getContext(), gpu::AddressSpace::Workgroup)),
-        dynamicShared, arith::ConstantIndexOp::create(vb, loc, sharedBytes),
-        ValueRange{});
-    sharedBytes += (size + 15) / 16 * 16;
+    view = sharedView(
+        loc, MemRefType::get({chunks - regChunks, blockThreads}, v.getType()),
+        size);
     sharedSlots[slotKey] = view;
   }
   memref::StoreOp::create(b, loc, v, view, at(b));
@@ -1900,28 +1893,20 @@ void RowKernel::waitPhase(OpBuilder &b, Location loc, Value address,
 }
 
 void RowKernel::stageRow(OpBuilder &b, Location loc, Value row) {
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  int64_t share = colsPerBlock, total = 0;
-  for (unsigned bytes : persist.bytes)
-    total += share * bytes;
+  int64_t total = 0;
+  for (const RowMajorInput &in : persist.inputs)
+    total += shareCols() * in.bytes;
   Value bar = sharedAddress(b, loc, persist.bar);
   ptx(b, loc, Type(),
       {bar, arith::ConstantIntOp::create(b, loc, b.getI32Type(), total)},
       "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [$0], $1;",
       "l,r");
-  Value first = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, cIdx(persist.rowCols)),
-      colBase);
   for (auto [i, in] : llvm::enumerate(persist.inputs)) {
-    unsigned bytes = persist.bytes[i];
-    Value src = byteAddress(b, loc, in.first,
-                            arith::MulIOp::create(b, loc, first, cIdx(bytes)));
     ptx(b, loc, Type(),
-        {sharedAddress(b, loc, persist.views[i]), src,
+        {sharedAddress(b, loc, persist.views[i]),
+         shareAddress(b, loc, in, row),
          arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                      share * int64_t(bytes)),
+                                      shareCols() * int64_t(in.bytes)),
          bar},
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
         "[$0], [$1], $2, [$3];",
@@ -2071,8 +2056,14 @@ static Value warpTotal(OpBuilder &b, Location loc, Value v,
   return v;
 }
 
-SmallVector<RowKernel::RowMajorInput>
-RowKernel::rowMajorInputs(int64_t rowCols, int64_t shareCols) {
+/// The allocation or argument `v` views.
+static Value viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+SmallVector<RowKernel::RowMajorInput> RowKernel::rowMajorInputs() {
   // (a program argument, a view of one such as a group norm's (n, g, c, h,
   // w), an earlier kernel's result; whole 16-byte vectors, so that the
   // runtime holds the buffer to 16-byte alignment)
@@ -2089,14 +2080,53 @@ RowKernel::rowMajorInputs(int64_t rowCols, int64_t shareCols) {
         continue;
       unsigned bits = type.getElementTypeBitWidth();
       if (bits % 8 != 0 || width * bits % 128 != 0 ||
-          rowCols * bits / 8 % 16 != 0 || shareCols * bits / 8 % 16 != 0 ||
-          llvm::any_of(inputs, [&](const RowMajorInput &r) {
-            return r.buffer == in->get();
-          }))
+          totalCols * bits / 8 % 16 != 0 || shareCols() * bits / 8 % 16 != 0)
         continue;
-      inputs.push_back({in->get(), map, bits / 8});
+      // (identity maps over the kernel's loops, identity layouts: views of
+      // one root with one element type address the same bytes)
+      auto same = llvm::find_if(inputs, [&](const RowMajorInput &r) {
+        return viewRoot(r.buffer) == viewRoot(in->get()) &&
+               r.bytes == bits / 8;
+      });
+      if (same == inputs.end())
+        inputs.push_back({in->get(), bits / 8, {}});
+      RowMajorInput &r = same == inputs.end() ? inputs.back() : *same;
+      if (!llvm::is_contained(r.reads, std::make_pair(in->get(), map)))
+        r.reads.push_back({in->get(), map});
     }
   return inputs;
+}
+
+Value RowKernel::shareAddress(OpBuilder &b, Location loc,
+                              const RowMajorInput &in, Value row) {
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value first = arith::MulIOp::create(b, loc, row, cIdx(totalCols));
+  if (colBase)
+    first = arith::AddIOp::create(b, loc, first, colBase);
+  return byteAddress(b, loc, in.buffer,
+                     arith::MulIOp::create(b, loc, first, cIdx(in.bytes)));
+}
+
+Value RowKernel::sharedView(Location loc, MemRefType type, int64_t bytes) {
+  OpBuilder vb = OpBuilder::atBlockBegin(&launchOp.getBody().front());
+  auto workgroup = gpu::AddressSpaceAttr::get(vb.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  if (!dynamicShared)
+    dynamicShared = gpu::DynamicSharedMemoryOp::create(
+        vb, loc,
+        MemRefType::get({ShapedType::kDynamic}, vb.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+  vb.setInsertionPointAfter(dynamicShared.getDefiningOp());
+  Value view = memref::ViewOp::create(
+      vb, loc,
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(), workgroup),
+      dynamicShared, arith::ConstantIndexOp::create(vb, loc, sharedBytes),
+      ValueRange{});
+  sharedBytes += (bytes + 15) / 16 * 16;
+  return view;
 }
 
 void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
@@ -2105,8 +2135,7 @@ void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
   prefetch.done = true;
   // (the inputs read at every column of the row: a weight read by every row
   // is in L2 already)
-  SmallVector<RowMajorInput> inputs =
-      rowMajorInputs(prefetch.rowCols, prefetch.shareCols);
+  SmallVector<RowMajorInput> inputs = rowMajorInputs();
   if (inputs.empty())
     return;
   auto cIdx = [&](OpBuilder &ib, int64_t v) -> Value {
@@ -2117,19 +2146,13 @@ void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
   Value ask = arith::AndIOp::create(
       b, loc, isZero(b, loc, tid),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, later,
-                            cIdx(b, prefetch.rows)));
+                            cIdx(b, totalRows)));
   OpBuilder ib =
       scf::IfOp::create(b, loc, ask, /*withElse=*/false).getThenBodyBuilder();
-  Value first = arith::MulIOp::create(ib, loc, later, cIdx(ib, prefetch.rowCols));
-  if (colBase)
-    first = arith::AddIOp::create(ib, loc, first, colBase);
-  for (auto [buffer, map, bytes] : inputs) {
-    Value at = byteAddress(
-        ib, loc, buffer,
-        arith::MulIOp::create(ib, loc, first, cIdx(ib, bytes)));
+  for (const RowMajorInput &in : inputs) {
     Value size = arith::ConstantIntOp::create(
-        ib, loc, ib.getI32Type(), prefetch.shareCols * int64_t(bytes));
-    ptx(ib, loc, Type(), {at, size},
+        ib, loc, ib.getI32Type(), shareCols() * int64_t(in.bytes));
+    ptx(ib, loc, Type(), {shareAddress(ib, loc, in, later), size},
         "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,r");
   }
 }
@@ -3764,6 +3787,8 @@ LogicalResult RowKernel::emit() {
     numRows *= d;
   for (int64_t d : colShape)
     numCols *= d;
+  totalRows = numRows;
+  totalCols = numCols;
   // Column sums fold runs of rows within one index of the rows' leading
   // dimensions they keep (a batched sum): runs divide `segment`, the rows
   // of one such index (all rows where no sum keeps any).
@@ -4171,19 +4196,16 @@ LogicalResult RowKernel::emit() {
       colsPerBlock * cluster == numCols &&
       colsPerBlock == chunks * t * width && numRows > persistClusters) {
     int64_t bytes = 0;
-    for (const RowMajorInput &in : rowMajorInputs(numCols, colsPerBlock))
-      if (heldInShared(in.map)) {
-        persist.inputs.push_back({in.buffer, in.map});
-        persist.bytes.push_back(in.bytes);
+    for (RowMajorInput &in : rowMajorInputs())
+      if (heldInShared(in.reads.front().second)) {
         bytes += colsPerBlock * in.bytes;
+        persist.inputs.push_back(std::move(in));
       }
     // (within the block's share of row-smem, as rows kept there are)
     persist.on = !persist.inputs.empty() &&
                  bytes <= sharedRowBytes / std::max<int64_t>(1, 1024 / t);
     if (!persist.on)
-      persist.inputs.clear(), persist.bytes.clear();
-    persist.rows = numRows;
-    persist.rowCols = numCols;
+      persist.inputs.clear();
   }
   int64_t blocks = perThread ? (numRows + t - 1) / t
                   : rowsPerBlock > 1
@@ -4313,21 +4335,11 @@ LogicalResult RowKernel::emit() {
           MemRefType::get({1}, b.getI64Type(), MemRefLayoutAttrInterface(),
                           workgroup),
           loc);
-      OpBuilder vb = OpBuilder::atBlockBegin(&launch.getBody().front());
-      if (!dynamicShared)
-        dynamicShared = gpu::DynamicSharedMemoryOp::create(
-            vb, loc,
-            MemRefType::get({ShapedType::kDynamic}, vb.getI8Type(),
-                            MemRefLayoutAttrInterface(), workgroup));
-      vb.setInsertionPointAfter(dynamicShared.getDefiningOp());
-      for (auto [i, in] : llvm::enumerate(persist.inputs)) {
-        Type elem = cast<MemRefType>(in.first.getType()).getElementType();
-        persist.views.push_back(memref::ViewOp::create(
-            vb, loc,
-            MemRefType::get({chunks, t}, VectorType::get({width}, elem),
-                            MemRefLayoutAttrInterface(), workgroup),
-            dynamicShared, cIdx(vb, sharedBytes), ValueRange{}));
-        sharedBytes += (colsPerBlock * persist.bytes[i] + 15) / 16 * 16;
+      for (const RowMajorInput &in : persist.inputs) {
+        Type elem = cast<MemRefType>(in.buffer.getType()).getElementType();
+        persist.views.push_back(sharedView(
+            loc, MemRefType::get({chunks, t}, VectorType::get({width}, elem)),
+            colsPerBlock * in.bytes));
       }
     }
     if (asyncExchange)
@@ -4443,13 +4455,16 @@ LogicalResult RowKernel::emit() {
         kb, loc, arith::ShRUIOp::create(kb, loc, k, cIdx(kb, 1)), cIdx(kb, 1)));
     waitPhase(kb, loc, sharedAddress(kb, loc, persist.bar),
               persist.stageParity);
+    // (every view of a staged input finds its chunks loaded)
     for (auto [i, in] : llvm::enumerate(persist.inputs))
-      for (int64_t c = 0; c < chunks; ++c)
-        loaded[std::make_tuple(in.first.getAsOpaquePointer(),
-                               const_cast<void *>(in.second.getAsOpaquePointer()),
-                               c)] =
-            memref::LoadOp::create(kb, loc, persist.views[i],
-                                   ValueRange{cIdx(kb, c), tid});
+      for (int64_t c = 0; c < chunks; ++c) {
+        Value v = memref::LoadOp::create(kb, loc, persist.views[i],
+                                         ValueRange{cIdx(kb, c), tid});
+        for (auto [buffer, map] : in.reads)
+          loaded[std::make_tuple(buffer.getAsOpaquePointer(),
+                                 const_cast<void *>(map.getAsOpaquePointer()),
+                                 c)] = v;
+      }
     gpu::BarrierOp::create(kb, loc);
     Value next = arith::AddIOp::create(kb, loc, row, n);
     Value more = arith::AndIOp::create(
@@ -4466,9 +4481,6 @@ LogicalResult RowKernel::emit() {
       packedRows == 1 && !accumulating && !shifted && numRows > prefetchRows &&
       (cluster == 1 || colsPerBlock * cluster == numCols)) {
     prefetch.row = row;
-    prefetch.rows = numRows;
-    prefetch.rowCols = numCols;
-    prefetch.shareCols = cluster > 1 ? colsPerBlock : numCols;
   }
   rowLoads.block = kb.getInsertionBlock();
   rowLoads.after = kb.getInsertionPoint() == rowLoads.block->begin()
