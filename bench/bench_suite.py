@@ -126,6 +126,9 @@ def main():
             row["default_us"] = med["default"]
         if variant and not args.variant_peers:
             row["peers_from"] = name.split("__")[0]
+        if any(getattr(st, "persistent", 0) for st in exe.plan.steps):
+            # (persistent launches: the grids the runtime chose on this GPU)
+            row["grids"] = [list(g) for g in exe.launch_grids()]
         results["workloads"][name] = row
         print(f"| {name} | {k_us:.1f} | {e_us:.1f} | {c_us:.1f} | {frac(k_us):.3f} | "
               f"{frac(e_us):.3f} | {frac(c_us):.3f} | {cold:.2f} | {kfuse_compile:.2f} | "

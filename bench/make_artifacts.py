@@ -124,6 +124,9 @@ NEW_ON_HARDWARE = {
     # blocks, each block's share of its next row copied into shared memory
     "persist_softmax_f32": dict(row_persist=2),
     "persist_layernorm_f32": dict(row_persist=2),
+    # up to a cluster a row, as many as the GPU holds (the runtime asks the
+    # driver, cuOccupancyMaxActiveClusters)
+    "persist_auto_softmax_f32": dict(row_persist="auto"),
     # L2 prefetch of the share a row on (row_prefetch): over a cluster, and
     # a block a row
     "prefetch_cluster_softmax_f32": dict(row_prefetch=1),
@@ -140,6 +143,7 @@ def new_hardware_programs():
     e = kb.exp(x - x.max(axis=1, keepdims=True))
     p.output(e / e.sum(axis=1, keepdims=True), name="y")
     return [_softmax_program("persist_softmax_f32", (3, 65536)),
+            _softmax_program("persist_auto_softmax_f32", (3, 65536)),
             _layernorm_program("persist_layernorm_f32", 3, 65536),
             _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
             _softmax_program("prefetch_softmax_f32", (8, 8192)), p]
@@ -671,10 +675,12 @@ def main():
                       "rmsnorm_silu": (528, 1056), "group_norm_silu": (132, 264),
                       "group_norm_silu_b1": (16,)}.get(name, ())
                 pf_variants = {f"pf{n}": dict(row_prefetch=n) for n in pf}
-                # a persistent kernel of 15 or 16 clusters, each block's share
-                # of its next row copied into shared memory meanwhile
-                # (row_persist; an H100 holds 15 clusters of 8 at once)
-                ps = {"softmax_w262144": (15, 16), "group_norm_silu_b1": (15,)}.get(name, ())
+                # a persistent kernel of at most 15 or 16 clusters, or as many
+                # as the GPU holds ("auto"), each block's share of its next
+                # row copied into shared memory meanwhile (row_persist; an
+                # H100 holds 15 clusters of 8 at once)
+                ps = {"softmax_w262144": (15, 16, "auto"),
+                      "group_norm_silu_b1": (15, "auto")}.get(name, ())
                 pf_variants.update({f"ps{n}": dict(row_persist=n) for n in ps})
             if args.row_variants and name in ("softmax_nchw", "softmax_dim0"):
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte

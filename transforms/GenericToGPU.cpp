@@ -1124,10 +1124,10 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       return signalPassFailure();
     }
     rowOptions.prefetchRows = rowPrefetch;
-    if (rowPersist < 0 || (rowPersist > 0 && rowCluster <= 1)) {
+    if (rowPersist < -1 || (rowPersist != 0 && rowCluster <= 1)) {
       getOperation().emitError()
-          << "fusion-generic-to-gpu: row-persist must be 0, or > 0 with "
-             "row-cluster above 1, got "
+          << "fusion-generic-to-gpu: row-persist must be 0, or -1 or > 0 "
+             "with row-cluster above 1, got "
           << static_cast<int64_t>(rowPersist);
       return signalPassFailure();
     }
@@ -1360,15 +1360,22 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    // Row kernels' occupancy (row-occupancy), recorded on the host function
-    // by kernel name, for the kernels its launches outlined.
+    // Row kernels' occupancy (row-occupancy) and persistent kernels' most
+    // clusters (row-persist), recorded on the host function by kernel name,
+    // for the kernels its launches outlined and for those launches.
     walk = module.walk([&](func::FuncOp host) {
       auto hints =
           host->getAttrOfType<DictionaryAttr>("kfuse.min_blocks_per_sm");
-      if (!hints)
+      auto persistent =
+          host->getAttrOfType<DictionaryAttr>("kfuse.persistent");
+      if (!hints && !persistent)
         return WalkResult::advance();
       WalkResult inner = host.walk([&](gpu::LaunchFuncOp launch) {
-        auto blocks = hints.getAs<IntegerAttr>(launch.getKernelName());
+        if (persistent)
+          if (auto most = persistent.getAs<IntegerAttr>(launch.getKernelName()))
+            launch->setAttr("kfuse.persistent", most);
+        auto blocks =
+            hints ? hints.getAs<IntegerAttr>(launch.getKernelName()) : nullptr;
         if (!blocks)
           return WalkResult::advance();
         auto func = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
@@ -1381,6 +1388,7 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
         return WalkResult::advance();
       });
       host->removeAttr("kfuse.min_blocks_per_sm");
+      host->removeAttr("kfuse.persistent");
       return inner;
     });
     if (walk.wasInterrupted())

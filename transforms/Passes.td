@@ -1054,10 +1054,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "has landed (0: none)">,
     Option<"rowPersist", "row-persist", "int64_t", /*default=*/"0",
            "A row over a cluster whose blocks hold their shares in registers "
-           "runs as a persistent kernel of this many clusters, each block's "
-           "share of its next row copied into shared memory (cp.async.bulk) "
-           "while it combines and stores the current one (0: a cluster a "
-           "row; sm_90 and later)">,
+           "runs as a persistent kernel of at most this many clusters (the "
+           "launch's `kfuse.persistent`: the runtime launches those the "
+           "device holds at once), each block's share of its next row copied "
+           "into shared memory (cp.async.bulk) while it combines and stores "
+           "the current one (0: a cluster a row; -1: up to a cluster a row; "
+           "sm_90 and later)">,
     Option<"rowExchange", "row-exchange", "std::string",
            /*default=*/"\"async\"",
            "How the blocks of a cluster combine their totals: 'barrier' (each "
@@ -1149,7 +1151,11 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
     error. A host function's `kfuse.min_blocks_per_sm` dictionary (kernel
     name to blocks, set by fusion-generic-to-gpu for row-occupancy above 1)
     likewise becomes `nvvm.minctasm` on the kernels it names (the larger
-    of the two), and is then removed.
+    of the two), and is then removed; its `kfuse.persistent` dictionary
+    (kernel name to the most clusters of a persistent row kernel, set by
+    fusion-generic-to-gpu for row-persist) becomes a `kfuse.persistent`
+    attribute of those kernels' launches, which the launch plan carries to
+    the runtime, and is removed too.
   }];
 }
 

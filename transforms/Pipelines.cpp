@@ -126,10 +126,11 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<int64_t> rowPersist{
       *this, "row-persist",
       llvm::cl::desc("A row over a cluster whose blocks hold their shares in "
-                     "registers runs as a persistent kernel of this many "
-                     "clusters, the next row's share copied into shared "
-                     "memory meanwhile (0: a cluster a row; sm_90 and "
-                     "later)"),
+                     "registers runs as a persistent kernel of at most this "
+                     "many clusters (the runtime launches those the device "
+                     "holds at once), the next row's share copied into "
+                     "shared memory meanwhile (0: a cluster a row; -1: up "
+                     "to a cluster a row; sm_90 and later)"),
       llvm::cl::init(0)};
   Option<int64_t> rowTile{
       *this, "row-tile",
@@ -336,10 +337,10 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowOccupancy)));
     return;
   }
-  if (o.rowPersist < 0 || (o.rowPersist > 0 && cluster <= 1)) {
+  if (o.rowPersist < -1 || (o.rowPersist != 0 && cluster <= 1)) {
     pm.addPass(std::make_unique<ReportPipelineError>(
-        "fusion-codegen-cuda: row-persist must be 0, or > 0 with thread-block "
-        "clusters (row-cluster above 1, sm_90 or later), got " +
+        "fusion-codegen-cuda: row-persist must be 0, or -1 or > 0 with "
+        "thread-block clusters (row-cluster above 1, sm_90 or later), got " +
         std::to_string(o.rowPersist)));
     return;
   }

@@ -465,7 +465,10 @@ private:
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
   int64_t occupancy; // blocks of a block-per-row kernel an SM holds (1, 2, 4)
   int64_t prefetchRows; // rows on whose share to ask L2 for (0: none)
-  int64_t persistClusters; // persistent cluster kernel's clusters (0: none)
+  /// Persistent cluster kernel: the most clusters its launch has (0: none;
+  /// -1: as many as the rows, which the runtime cuts to those the device
+  /// holds at once).
+  int64_t persistClusters;
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
   /// sum is then of differently rounded terms).
@@ -563,7 +566,7 @@ private:
   /// per block), and whether the cluster barrier that makes every block's
   /// initialized mbarriers visible has been waited on.
   SmallVector<Value> mbars;
-  /// Persistent cluster kernel (persistClusters > 0; see `persist`): slots
+  /// Persistent cluster kernel (persistClusters != 0; see `persist`): slots
   /// and mbarriers twice over, by the parity of the block's row count; the
   /// staged inputs' shares in shared memory, their mbarrier, the row loop.
   /// The inputs a row kernel may ask for or copy whole shares of: global
@@ -585,11 +588,20 @@ private:
     Value buffer;              // slots and exchange mbarriers: 0 or 1
     Value phase;               // exchange mbarriers' phase parity (i32)
     Value stageParity;         // the staging mbarrier's phase parity (i32)
+    Value clusters;            // the grid's clusters (%nclusterid.x)
   } persist;
+  /// Clusters of a persistent kernel's launch: the option's, or one a row.
+  int64_t persistGrid() const {
+    return persistClusters > 0 ? persistClusters : totalRows;
+  }
   /// Persistent kernel: thread 0 expects the staged inputs' bytes on the
   /// staging mbarrier and copies each one's share of row `row` into its
   /// view (cp.async.bulk).
   void stageRow(OpBuilder &b, Location loc, Value row);
+  /// Sets this kernel's entry of the host function's dictionary `attr`
+  /// (kernel name to `value`), which fusion-cluster-dims moves onto the
+  /// outlined kernel or its launch.
+  void setKernelHint(FunctionOpInterface func, StringRef attr, Attribute value);
   /// Waits (every thread) for the phase of parity `parity` of the mbarrier
   /// at `address` (a constant parity when `parity` is null: 0).
   void waitPhase(OpBuilder &b, Location loc, Value address, Value parity);
@@ -1890,6 +1902,16 @@ void RowKernel::waitPhase(OpBuilder &b, Location loc, Value address,
   OpBuilder ab = OpBuilder::atBlockBegin(after);
   scf::YieldOp::create(ab, loc);
   b.setInsertionPointAfter(wait);
+}
+
+void RowKernel::setKernelHint(FunctionOpInterface func, StringRef attr,
+                              Attribute value) {
+  MLIRContext *ctx = func->getContext();
+  NamedAttrList hints;
+  if (auto old = func->getAttrOfType<DictionaryAttr>(attr))
+    hints.append(old.getValue());
+  hints.set(StringAttr::get(ctx, (func.getName() + "_" + name).str()), value);
+  func->setAttr(attr, hints.getDictionary(ctx));
 }
 
 void RowKernel::stageRow(OpBuilder &b, Location loc, Value row) {
@@ -4190,11 +4212,12 @@ LogicalResult RowKernel::emit() {
   // Persistent cluster kernel: rows over a cluster whose blocks hold their
   // shares in registers (exchanging with st.async), each block's share of
   // every row-varying input copied whole into shared memory.
-  if (persistClusters > 0 && cluster > 1 && asyncExchange && chunks > 0 &&
+  if (persistClusters != 0 && cluster > 1 && asyncExchange && chunks > 0 &&
       regChunks == chunks && !shifted && !perThread && rowsPerBlock == 1 &&
       packedRows == 1 && columnSums.empty() &&
       colsPerBlock * cluster == numCols &&
-      colsPerBlock == chunks * t * width && numRows > persistClusters) {
+      colsPerBlock == chunks * t * width &&
+      numRows > std::max<int64_t>(1, persistClusters)) {
     int64_t bytes = 0;
     for (RowMajorInput &in : rowMajorInputs())
       if (heldInShared(in.reads.front().second)) {
@@ -4211,7 +4234,7 @@ LogicalResult RowKernel::emit() {
                   : rowsPerBlock > 1
                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
                   : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
-                  : persist.on     ? persistClusters * cluster
+                  : persist.on     ? persistGrid() * cluster
                                    : numRows * cluster;
   // Column sums in register mode: a block takes `run` consecutive rows
   // (a divisor of the rows, so that no row is partial) and folds their
@@ -4296,15 +4319,14 @@ LogicalResult RowKernel::emit() {
     // moves it to the outlined kernel as nvvm.minctasm; cluster kernels get
     // theirs from the cluster's block size; blocks of a size given from
     // outside, a split's finish, keep their registers)
-    MLIRContext *ctx = b.getContext();
-    NamedAttrList hints;
-    if (auto old = func->getAttrOfType<DictionaryAttr>(
-            "kfuse.min_blocks_per_sm"))
-      hints.append(old.getValue());
-    hints.set(StringAttr::get(ctx, (func.getName() + "_" + name).str()),
-              b.getI32IntegerAttr(occupancy));
-    func->setAttr("kfuse.min_blocks_per_sm", hints.getDictionary(ctx));
+    setKernelHint(func, "kfuse.min_blocks_per_sm",
+                  b.getI32IntegerAttr(occupancy));
   }
+  if (persist.on)
+    // (the most clusters worth launching, which fusion-cluster-dims puts on
+    // the launch for the runtime: it launches as many of them as the
+    // device holds at once)
+    setKernelHint(func, "kfuse.persistent", b.getI64IntegerAttr(persistGrid()));
   Block &launchBody = launch.getBody().front();
   if (cluster > 1) {
     // (LaunchOp's builder leaves out the six cluster id and size arguments
@@ -4346,11 +4368,19 @@ LogicalResult RowKernel::emit() {
       initExchange(kb, loc, tid);
     if (persist.on) {
       // (every block's mbarriers initialized before any st.async; then
-      // thread 0 copies the share of the cluster's first row)
+      // thread 0 copies the share of the cluster's first row, where the
+      // cluster has one: a grid of more clusters than rows leaves some
+      // idle)
       NVVM::ClusterWaitOp::create(kb, loc, kb.getUnitAttr());
       clusterReady = true;
-      OpBuilder fb = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
-                                       /*withElse=*/false)
+      persist.clusters = arith::IndexCastUIOp::create(
+          kb, loc, kb.getIndexType(),
+          NVVM::ClusterDimXOp::create(kb, loc, kb.getI32Type()));
+      Value first = arith::AndIOp::create(
+          kb, loc, isZero(kb, loc, tid),
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
+                                cIdx(kb, numRows)));
+      OpBuilder fb = scf::IfOp::create(kb, loc, first, /*withElse=*/false)
                          .getThenBodyBuilder();
       ptx(fb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
       stageRow(fb, loc, row);
@@ -4435,17 +4465,19 @@ LogicalResult RowKernel::emit() {
   }
   scf::ForOp persistLoop;
   if (persist.on) {
-    // Cluster `row` takes rows row, row + n, ...: the k-th waits for its
-    // shares' copies (phase k of the staging mbarrier), takes them into
-    // registers, and once every thread has (a barrier) thread 0 copies the
-    // next row's; exchanges use the slots of parity k.
+    // Cluster `row` of the n the launch has takes rows row, row + n, ...:
+    // the k-th waits for its shares' copies (phase k of the staging
+    // mbarrier), takes them into registers, and once every thread has (a
+    // barrier) thread 0 copies the next row's; exchanges use the slots of
+    // parity k. (n is the grid's, not a constant: the runtime may launch
+    // fewer clusters than the plan, those the device holds at once.)
     Value cid = row;
-    Value n = cIdx(kb, persistClusters);
+    Value n = persist.clusters;
     persistLoop = scf::ForOp::create(kb, loc, cid, cIdx(kb, numRows), n);
     kb.setInsertionPoint(persistLoop.getBody()->getTerminator());
     row = persistLoop.getInductionVar();
-    Value k = arith::DivUIOp::create(
-        kb, loc, arith::SubIOp::create(kb, loc, row, cid), n);
+    // (row = cid + k n, cid < n)
+    Value k = arith::DivUIOp::create(kb, loc, row, n);
     persist.buffer = arith::AndIOp::create(kb, loc, k, cIdx(kb, 1));
     auto parity = [&](Value v) -> Value {
       return arith::IndexCastOp::create(kb, loc, kb.getI32Type(), v);

@@ -42,11 +42,15 @@ struct RowKernelOptions {
   /// it in L2. About the rows a GPU runs at once, or twice that.
   int64_t prefetchRows = 0;
   /// > 0: a row over a cluster whose blocks hold their shares in registers
-  /// (st.async exchanges) runs as a persistent kernel of this many clusters,
-  /// each taking rows cid, cid + n, ...: each block's share of its next row
-  /// is copied into shared memory (cp.async.bulk, completing an mbarrier)
-  /// while it combines and stores the current one. n: the clusters the GPU
-  /// holds at once (an H100 holds 15 of 8 blocks of 1024 threads).
+  /// (st.async exchanges) runs as a persistent kernel of at most this many
+  /// clusters, each taking rows cid, cid + n, ... (n: the grid's clusters):
+  /// each block's share of its next row is copied into shared memory
+  /// (cp.async.bulk, completing an mbarrier) while it combines and stores
+  /// the current one. The launch is marked `kfuse.persistent` with this
+  /// bound, and the runtime launches as many of its clusters as the device
+  /// holds at once (an H100 holds 15 of 8 blocks of 1024 threads), if
+  /// fewer. -1: at most a cluster a row (the device's count, whatever it
+  /// is, where the runtime can ask it).
   int64_t persistClusters = 0;
   /// A streaming pass may fold `m = max(e)` and `sum(exp(e - m))` together
   /// (fast numerics).

@@ -224,8 +224,11 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                     else:
                         kargs.append(ScalarArg(ir.FloatAttr(attr).value, str(v.type)))
             traffic.append(moved)
+            attrs = op.operation.attributes
+            persistent = (ir.IntegerAttr(attrs["kfuse.persistent"]).value
+                          if "kfuse.persistent" in attrs else 0)
             steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem, kf.alignment,
-                                    "kfuse.programmatic" in op.operation.attributes))
+                                    "kfuse.programmatic" in attrs, persistent))
         else:
             raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
                                f"generation (internal error)")

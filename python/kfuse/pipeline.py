@@ -13,7 +13,7 @@ import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from mlir import ir
 from mlir.passmanager import PassManager
@@ -103,11 +103,13 @@ class Options:
                                # reduced by one more block (along rows, x.sum(0):
                                # equal slices of rows and a shorter tail); False:
                                # dividing slices only (a prime length unsplit)
-    row_persist: int = 0       # rows over a cluster whose blocks hold their shares in
-                               # registers: a persistent kernel of this many
-                               # clusters, each block's share of its next row
-                               # copied into shared memory meanwhile (0: a
-                               # cluster a row; sm_90+)
+    row_persist: Union[int, str] = 0  # rows over a cluster whose blocks hold their
+                               # shares in registers: a persistent kernel of at
+                               # most this many clusters (the runtime launches
+                               # those the device holds at once, if fewer), each
+                               # block's share of its next row copied into shared
+                               # memory meanwhile (0: a cluster a row; "auto": up
+                               # to a cluster a row, the device's count; sm_90+)
     row_tile: int = 0          # row tiles (rows contiguous in memory, reduced along a
                                # strided axis): rows a block's tile holds, a power
                                # of two up to 32 (0: a 32-byte sector of each column)
@@ -151,9 +153,12 @@ class Options:
                      "row_prefetch", "row_persist"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
+            if name == "row_persist" and v == "auto":
+                continue
             if not isinstance(v, int) or isinstance(v, bool) or v < least:
                 kind = "a positive" if least else "a non-negative"
-                raise CompileError(f"option {name} must be {kind} integer, got {v!r}")
+                extra = " or 'auto'" if name == "row_persist" else ""
+                raise CompileError(f"option {name} must be {kind} integer{extra}, got {v!r}")
         if self.row_occupancy not in (1, 2, 4) or isinstance(self.row_occupancy, bool):
             raise CompileError(f"option row_occupancy must be 1, 2 or 4, got "
                                f"{self.row_occupancy!r}")
@@ -203,7 +208,7 @@ class Options:
                        f"row-occupancy={self.row_occupancy} "
                        f"row-prefetch={self.row_prefetch} "
                        f"row-tile={self.row_tile} "
-                       f"row-persist={self.row_persist} "
+                       f"row-persist={-1 if self.row_persist == 'auto' else self.row_persist} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"

@@ -439,7 +439,8 @@ def _group_of(plan, kernel: str) -> str:
 def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str]:
     """One line per kernel launch of a CUDA plan: its kernel, grid and block,
     the thread-block cluster its PTX asks for, its dynamic shared memory
-    (rows partly kept in shared memory), whether it is launched before
+    (rows partly kept in shared memory), whether it is persistent (a grid of
+    as many clusters as the device holds, row_persist), whether it is launched before
     the kernel it follows ends (programmatic launch), and whether its blocks
     count themselves so that the last to count for a row (or, a thread per
     row, for a tile of rows) finishes it (a split row's finish, in a counter
@@ -462,6 +463,9 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
             text += f", clusters of {c[0] * c[1] * c[2]}"
         if step.smem:
             text += f", {step.smem} bytes of dynamic shared memory a block"
+        if step.persistent:
+            text += (f", persistent over at most {step.persistent} clusters (as many as "
+                     f"the device holds at once, each taking every n-th row)")
         if step.programmatic:
             text += ", launched early (waits on the GPU for the kernel before it)"
         counters = sum(getattr(a, "buffer", None) is not None

@@ -10,7 +10,11 @@
 // (a barrier, and a proxy fence before the async copy overwrites what the
 // threads read). The exchange's slots and mbarriers are twice over, by the
 // parity of the block's row count k; the wait parities are registers (k
-// and k / 2). x is never read with ld.global.
+// and k / 2). x is never read with ld.global. The clusters are the grid's
+// (%nclusterid.x), not a constant: the launch says it is persistent over at
+// most 15 (kfuse.persistent), and the runtime may launch fewer, those the
+// device holds at once. row-persist=-1: at most a cluster a row (256, the
+// plan's grid), which the runtime cuts likewise.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-persist=15})' -o %t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=HOST --input-file=%t.codegen.mlir
@@ -18,15 +22,21 @@
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90 -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=REGS
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-persist=-1})' | FileCheck %s --check-prefix=AUTO
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-persist=15 row-cluster=0})' 2>&1 | FileCheck %s --check-prefix=NOCLUSTER
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-persist=-2})' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // HOST-LABEL: func.func @softmax_256k
-// HOST: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c8, %c1, %c1) blocks in (%c120, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c131072_i32
+// HOST-NOT: kfuse.persistent
+// HOST: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c8, %c1, %c1) blocks in (%c120, %c1, %c1) threads in (%c1024, %c1, %c1) dynamic_shared_memory_size %c131072_i32 args({{.*}}) {kfuse.persistent = 15 : i64}
+
+// AUTO: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c8, %c1, %c1) blocks in (%c2048, %c1, %c1) {{.*}} {kfuse.persistent = 256 : i64}
 
 // PTX-LABEL: .entry softmax_256k_g0
 // PTX: mbarrier.init.shared.b64 [__wg_softmax_256k_g0_1], %r{{[0-9]+}};
 // PTX-NEXT: mbarrier.init.shared.b64 [__wg_softmax_256k_g0_1+8], %r{{[0-9]+}};
 // PTX: barrier.cluster.wait
+// PTX: %nclusterid.x
 // PTX: fence.proxy.async.shared::cta;
 // PTX: mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [[[BAR:%rd[0-9]+]]], [[BYTES:%r[0-9]+]];
 // PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], [[BYTES]], [[[BAR]]];
@@ -42,7 +52,8 @@
 // PTX: ret;
 // REGS: Function properties for softmax_256k_g0{{[[:space:]]+}}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
-// NOCLUSTER: row-persist must be 0, or > 0 with thread-block clusters (row-cluster above 1, sm_90 or later), got 15
+// NOCLUSTER: row-persist must be 0, or -1 or > 0 with thread-block clusters (row-cluster above 1, sm_90 or later), got 15
+// NEGATIVE: row-persist must be 0, or -1 or > 0 with thread-block clusters (row-cluster above 1, sm_90 or later), got -2
 
 func.func @softmax_256k(%arg0: tensor<256x262144xf32> {kfuse.name = "x"}) -> (tensor<256x262144xf32> {kfuse.name = "y"}) {
   %c2 = arith.constant 0xFF800000 : f32

@@ -15,6 +15,9 @@
  *   NULLCUDA_FAIL=name:N  the driver function `name` returns CUresult N
  *   NULLCUDA_SMEM_OPTIN=N the dynamic shared memory a block may opt in to
  *                         (bytes; default 227 KB, the H100's)
+ *   NULLCUDA_CLUSTERS=N   what cuOccupancyMaxActiveClusters answers: the
+ *                         clusters of any kernel the device holds at once
+ *                         (default 15, an H100's of 8 blocks of 1024 threads)
  *
  * Log lines (numbers in decimal, pointers in hex):
  *   alloc PTR BYTES sync|STREAM     free PTR sync|STREAM
@@ -31,6 +34,9 @@
  *   query                           (cuEventQuery: its work is done, unless
  *                                   NULLCUDA_FAIL=cuEventQuery:600, not ready)
  *   hostalloc PTR BYTES             (cuMemAllocHost: page-locked host memory)
+ *   occupancy KERNEL GX GY GZ BX BY BZ SMEM CLUSTERS
+ *                                   (cuOccupancyMaxActiveClusters: the launch
+ *                                   configuration asked about, the answer)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
@@ -463,6 +469,25 @@ CUresult cuLaunchKernelEx(const LaunchConfig *config, void *fn, void **params,
   for (unsigned i = 0; i < config->numAttrs; ++i)
     fprintf(log, "attr %d %d\n", config->attrs[i].id,
             config->attrs[i].value.value);
+  return OK;
+}
+
+CUresult cuOccupancyMaxActiveClusters(int *clusters, void *fn,
+                                      const LaunchConfig *config) {
+  FAIL_IF_ASKED("cuOccupancyMaxActiveClusters");
+  Function *f = fn;
+  if (!f)
+    return INVALID_HANDLE;
+  if (!clusters || !config)
+    return INVALID_VALUE;
+  const char *v = getenv("NULLCUDA_CLUSTERS");
+  *clusters = v ? atoi(v) : 15;
+  FILE *log = logFile();
+  if (log)
+    fprintf(log, "occupancy %s %u %u %u %u %u %u %u %d\n", f->name,
+            config->gridDimX, config->gridDimY, config->gridDimZ,
+            config->blockDimX, config->blockDimY, config->blockDimZ,
+            config->sharedMemBytes, *clusters);
   return OK;
 }
 

@@ -149,6 +149,25 @@ def test_numpy(case):
     _compare(tuple(_bits(o, s) for o, s in zip(outs, exe.plan.outputs)), exps, exe, rtol, atol)
 
 
+def test_persistent_launches_fit_the_device(case):
+    # A persistent launch (row_persist) runs as many of its clusters as the
+    # device holds, never more than planned, in whole clusters; the results
+    # are test_numpy's.
+    exe = case[0]
+    steps = [s for s in exe.plan.steps if s.op == "launch"]
+    if not any(s.persistent for s in steps):
+        pytest.skip("no persistent launch")
+    for step, grid in zip(steps, exe.launch_grids()):
+        if not step.persistent:
+            assert grid == step.grid
+            continue
+        blocks = step.cluster_blocks
+        assert grid[1:] == (1, 1) and grid[0] % blocks == 0
+        assert 1 <= grid[0] // blocks <= step.persistent, (grid, step)
+        print(f"{exe.plan.name}: {grid[0] // blocks} of {step.persistent} clusters "
+              f"of {blocks} blocks")
+
+
 def _bits(arr, spec):
     if _is_bf16(spec) and arr.dtype != np.uint16:
         return arr.view(np.uint16)

@@ -1182,6 +1182,12 @@ def test_row_persist_runs_clusters_over_rows_with_their_next_shares_copied():
     (step,) = f.plan.steps
     assert step.grid == (15 * 8, 1, 1) and step.block == (1024, 1, 1)
     assert step.smem == 32768 * 4
+    # (at most 15 clusters: the runtime launches fewer where the device holds
+    # fewer at once; the kernel strides by the grid's, %nclusterid.x)
+    assert step.persistent == 15 and step.cluster_blocks == 8
+    assert step.grid_on(14) == (14 * 8, 1, 1) and step.grid_on(16) == step.grid
+    assert "%nclusterid.x" in f.ptx
+    assert "persistent over at most 15 clusters" in str(f.report)
     assert ".reqnctapercluster 8, 1, 1" in f.ptx
     assert f.ptx.count("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") == 2
     assert f.ptx.count("fence.proxy.async.shared::cta;") == 2
@@ -1214,6 +1220,8 @@ def test_row_persist_runs_clusters_over_rows_with_their_next_shares_copied():
     ("softmax", (6, 65536), 2),
     ("softmax", (5, 65536), 2),
     ("layernorm", (5, 65536), 3),
+    # up to a cluster a row (5), as many as the device holds
+    ("softmax", (5, 65536), "auto"),
 ])
 def test_row_persist_computes_what_a_cluster_a_row_does(name, shape, clusters):
     # bit for bit: the same arithmetic in the same order, the shares read
@@ -1234,9 +1242,19 @@ def test_row_persist_computes_what_a_cluster_a_row_does(name, shape, clusters):
                rng.standard_normal(shape[-1:]).astype(np.float32)]
     f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=16, row_persist=clusters)
     (step,) = f.plan.steps
-    assert step.grid == (clusters * 4, 1, 1) and step.smem == 16384 * 4
+    planned = shape[0] if clusters == "auto" else clusters
+    assert step.grid == (planned * 4, 1, 1) and step.smem == 16384 * 4
+    assert step.persistent == planned
     default = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=16)
-    np.testing.assert_array_equal(f.emulate(*ins), default.emulate(*ins))
+    want = default.emulate(*ins)
+    np.testing.assert_array_equal(f.emulate(*ins), want)
+    # on a device that holds fewer clusters at once the runtime launches
+    # those (LaunchStep.grid_on, which the emulator follows too): one cluster
+    # takes every row, its slots' parity flipping with each
+    for resident in (1, planned - 1):
+        f.emulator.resident_clusters = resident
+        np.testing.assert_array_equal(f.emulate(*ins), want, err_msg=f"{resident} clusters")
+        assert f.emulator.last_stats[0]["grid"] == (resident * 4, 1, 1)
 
 
 def test_row_persist_of_a_group_norm_in_the_emulator():
@@ -1271,6 +1289,12 @@ def test_row_prefetch_and_persist_options_are_checked(option, needs):
     if option == "row_persist":
         with pytest.raises(kfuse.CompileError, match="row_cluster 0"):
             kfuse.compile(p, target="cuda", row_cluster=0, row_persist=4)
+        with pytest.raises(kfuse.CompileError, match="row_cluster 0"):
+            kfuse.compile(p, target="cuda", row_cluster=0, row_persist="auto")
+        with pytest.raises(kfuse.CompileError, match=r"non-negative integer or 'auto', got 'Auto'"):
+            kfuse.compile(p, target="cuda", row_persist="Auto")
+        assert kfuse.compile(p, target="cuda", chip="sm_90",
+                             row_persist="auto").plan.steps[0].persistent == 16
 
 
 @pytest.mark.parametrize("cols", [768, 2048])

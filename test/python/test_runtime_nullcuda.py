@@ -11,6 +11,7 @@ with kfuse.runtime, and reads the driver's log (see nullcuda.c for its lines).
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -785,3 +786,63 @@ def test_bad_torch_tensors_are_named_before_anything_runs(tmp_path, case, messag
     kind, msg = result["error"]
     assert kind == "CallError" and re.search(message, msg), msg
     assert not _launches(log)
+
+
+def _persistent_softmax(persist):
+    # 7 rows of 65536 floats: clusters of 4 blocks (16 SMs), 64 KB of shared
+    # memory a block for the next row's share
+    p = kb.Program("ps")
+    x = p.input("x", (7, 65536), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    return p, dict(sm_count=16, row_persist=persist)
+
+
+@pytest.mark.parametrize("persist, resident, clusters", [
+    ("auto", "3", 3),     # up to a cluster a row: the 3 the device holds
+    ("auto", "20", 7),    # the device holds more: a cluster a row
+    (5, "3", 3),          # at most 5, the device holds 3
+    (2, "3", 2),          # at most 2: never more than planned
+    ("auto", "0", 7),     # none fit, the driver says: the plan's grid (its error, if any)
+])
+def test_persistent_launches_run_the_clusters_the_device_holds(tmp_path, persist, resident,
+                                                              clusters):
+    p, opts = _persistent_softmax(persist)
+    f, path = _compile(p, tmp_path, "ps", **opts)
+    (step,) = f.plan.steps
+    planned = 7 if persist == "auto" else persist
+    assert step.persistent == planned and step.grid == (planned * 4, 1, 1)
+    result, log = _run("device", path, tmp_path, env_extra={"NULLCUDA_CLUSTERS": resident})
+    assert "error" not in result, result
+    # asked once, at load, about the planned launch (its shared memory allowed
+    # first), then launched over whole clusters
+    asked = [ln for ln in log if ln[0] == "occupancy"]
+    assert asked == [["occupancy", step.kernel, str(planned * 4), "1", "1", "1024", "1", "1",
+                      str(step.smem), resident]], log
+    (launch,) = _launches(log)
+    assert launch[1] == step.kernel and launch[2:5] == [str(clusters * 4), "1", "1"], launch
+    assert launch[5:9] == ["1024", "1", "1", str(step.smem)]
+    # (the emulator cuts the grid by the same rule, and computes the same)
+    assert step.grid_on(int(resident)) == (clusters * 4, 1, 1)
+
+
+def test_persistent_launch_errors_name_the_query_and_the_plan(tmp_path):
+    p, opts = _persistent_softmax("auto")
+    f, path = _compile(p, tmp_path, "ps", **opts)
+    result, log = _run("device", path, tmp_path, fail="cuOccupancyMaxActiveClusters:1")
+    assert result["error"][0] == "DeviceError", result
+    assert "asking how many clusters of kernel" in result["error"][1], result
+    assert not _launches(log)
+    # a plan whose persistent launch disagrees with its kernel's cluster shape
+    # is refused when it is loaded (before any driver call), naming both
+    import kfuse.runtime as rt
+    plan = json.loads(open(os.path.join(path, "plan.json")).read())
+    for persistent, message in (
+            (14, "persistent, 14 clusters of 2 blocks, but its PTX declares clusters of "
+                 "[4, 1, 1] blocks"),
+            (5, "5 clusters do not divide grid [28, 1, 1]")):
+        plan["steps"][0]["persistent"] = persistent
+        with open(os.path.join(path, "plan.json"), "w") as fh:
+            json.dump(plan, fh)
+        with pytest.raises(kfuse.ArtifactError, match=re.escape(message)):
+            rt.load(path)

@@ -9,6 +9,7 @@ in place; numpy arrays are copied to the device and the results copied back.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 import threading
 import time
@@ -328,6 +329,31 @@ class _DeviceState:
                     self.functions[k], cu.CUfunction_attribute
                     .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, need),
                     f"allowing kernel {k!r} {need} bytes of dynamic shared memory")
+            # persistent launches (row_persist) run as many of their clusters as
+            # this device holds at once, where that is fewer than planned: more
+            # would wait for whole clusters to end
+            self.grids: Dict[int, Tuple[int, int, int]] = {}
+            for i, op in enumerate(exe._ops):
+                if op[0] == "launch" and op[7].persistent:
+                    self.grids[i] = op[7].grid_on(self._resident_clusters(op[7]))
+
+    def _resident_clusters(self, step: LaunchStep) -> Optional[int]:
+        """How many clusters of persistent launch `step` this device holds at once
+        (cuOccupancyMaxActiveClusters; None where cuda-python cannot ask, or the
+        driver says none fit: the plan's grid then)."""
+        cu = _driver()
+        query = getattr(cu, "cuOccupancyMaxActiveClusters", None)
+        if query is None:
+            return None
+        config = cu.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = step.grid
+        config.blockDimX, config.blockDimY, config.blockDimZ = step.block
+        config.sharedMemBytes = step.smem
+        config.hStream = 0
+        config.numAttrs = 0
+        n = _check(query(self.functions[step.kernel], config),
+                   f"asking how many clusters of kernel {step.kernel!r} the device holds")
+        return int(n) or None
 
     def counter(self, buffer: int, nbytes: int, stream: int) -> int:
         """The device address of counter buffer `buffer` for calls on `stream`
@@ -380,8 +406,9 @@ class _DeviceState:
         """(index, op, function, parameter pack) of each of `exe`'s steps (None,
         None for a copy), the functions looked up once."""
         if self._steps is None:
-            self._steps = [(i, op, self.functions[op[1]], op[5]) if op[0] == "launch"
-                           else (i, op, None, None) for i, op in enumerate(exe._ops)]
+            self._steps = [(i, op, self.functions[op[1]], op[5], self.grids.get(i, op[2]))
+                           if op[0] == "launch" else (i, op, None, None, None)
+                           for i, op in enumerate(exe._ops)]
         return self._steps
 
     def fixed_buffers(self, exe: "CudaExecutable", stream: int,
@@ -406,7 +433,8 @@ class _DeviceState:
         config = self._configs.get(i)
         if config is None:
             cu = _driver()
-            _, _, grid, block, smem, _, _ = op
+            _, _, grid, block, smem, _, _, _ = op
+            grid = self.grids.get(i, grid)
             attr = cu.CUlaunchAttribute()
             attr.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
             attr.value.programmaticStreamSerializationAllowed = 1
@@ -632,6 +660,10 @@ class CudaExecutable(HoldsPlan):
         # GPU: its kernel must say so, or it could read what is not yet written)
         waiting = (grid_waiting_kernels(self._ptx_image[:-1].decode(errors="replace"))
                    if any(getattr(st, "programmatic", False) for st in plan.steps) else ())
+        # (a persistent launch's clusters are its kernel's: the runtime cuts the
+        # grid by whole clusters)
+        shapes = (cluster_shapes(self._ptx_image[:-1].decode(errors="replace"))
+                  if any(getattr(st, "persistent", 0) for st in plan.steps) else {})
         for step in plan.steps:
             if isinstance(step, LaunchStep):
                 if step.programmatic and step.kernel not in waiting:
@@ -640,8 +672,17 @@ class CudaExecutable(HoldsPlan):
                         f"{step.kernel!r} programmatically, but its PTX has no "
                         f"griddepcontrol.wait (it could read what the kernel before it "
                         f"has not yet written)")
+                if step.persistent:
+                    shape = shapes.get(step.kernel)
+                    if shape is None or math.prod(shape) != step.cluster_blocks:
+                        raise ArtifactError(
+                            f"{plan.name!r}: step {len(self._ops)} launches kernel "
+                            f"{step.kernel!r} persistent, {step.persistent} clusters of "
+                            f"{step.cluster_blocks} blocks, but its PTX declares " +
+                            (f"clusters of {list(shape)} blocks" if shape else
+                             "no cluster shape (.reqnctapercluster)"))
                 self._ops.append(("launch", step.kernel, step.grid, step.block, step.smem,
-                                  ParamPack(step.args), step.programmatic))
+                                  ParamPack(step.args), step.programmatic, step))
                 for a in step.args:
                     if isinstance(a, BufferArg) and step.align > need_align.get(a.buffer, (1, ""))[0]:
                         need_align[a.buffer] = (step.align, step.kernel)
@@ -703,6 +744,14 @@ class CudaExecutable(HoldsPlan):
     def warmup(self, device: Optional[int] = None) -> None:
         """Initialises the driver and loads the PTX now instead of at the first call."""
         self._state(device if device is not None else (self.device or 0))
+
+    def launch_grids(self, device: Optional[int] = None) -> List[Tuple[int, int, int]]:
+        """The grid of each launch step as it runs on `device` (loading the PTX
+        there first): the plan's, but for persistent launches, which run as many
+        of their clusters as the device holds at once where that is fewer."""
+        st = self._state(device if device is not None else (self.device or 0))
+        return [st.grids.get(i, op[2]) for i, op in enumerate(self._ops)
+                if op[0] == "launch"]
 
     # ---- calling
 
@@ -1078,7 +1127,7 @@ class CudaExecutable(HoldsPlan):
     def _queue(self, cu, st, sh, ptrs):
         """Queues the plan's steps on stream `sh`, its buffers at `ptrs`."""
         launch = cu.cuLaunchKernel
-        for i, op, func, pack in st.steps(self):
+        for i, op, func, pack, grid in st.steps(self):
             if pack is not None:
                 pack.fill(ptrs)
                 if op[6] and st.programmatic:
@@ -1086,13 +1135,13 @@ class CudaExecutable(HoldsPlan):
                     config.hStream = sh
                     err = cu.cuLaunchKernelEx(config, func, pack.address, 0)[0]
                 else:
-                    grid, block = op[2], op[3]
+                    block = op[3]
                     err = launch(func, grid[0], grid[1], grid[2], block[0], block[1],
                                  block[2], op[4], sh, pack.address, 0)[0]
                 if err != _SUCCESS:
                     raise DeviceError(f"CUDA driver error while launching kernel "
                                       f"{op[1]!r} of {self.plan.name!r} (grid "
-                                      f"{list(op[2])}, block {list(op[3])}): "
+                                      f"{list(grid)}, block {list(op[3])}): "
                                       f"{_err_name(cu, err)}")
             else:
                 _, src, dst, nbytes = op

@@ -619,6 +619,8 @@ class _Compiler:
             return mk(lambda B: B.ctaid[axes[ax]] % B.k.cluster[axes[ax]])
         if base == "cluster_nctaid":
             return lambda B, sel: dt.type(B.k.cluster[axes[ax]])
+        if base == "nclusterid":
+            return lambda B, sel: dt.type(B.grid[axes[ax]] // B.k.cluster[axes[ax]])
         raise PtxError(f"special register {name} is not supported by the PTX emulator")
 
     def writer(self, op):
@@ -2198,6 +2200,9 @@ class EmulatedExecutable(HoldsPlan):
     def __init__(self, plan: LaunchPlan, ptx_text, constants: Optional[Dict[str, np.ndarray]]
                  = None, path: Optional[str] = None):
         self.last_stats: list = []   # per launch of the last call: see _launch_stats
+        # the clusters of a persistent launch an emulated device holds at once (None:
+        # the plan's grid), as the GPU runtime cuts them (LaunchStep.grid_on)
+        self.resident_clusters: Optional[int] = None
         if plan.target != "cuda":
             raise KfuseError(f"{plan.name!r}: the PTX emulator runs target 'cuda' programs, "
                              f"not {plan.target!r}")
@@ -2254,8 +2259,9 @@ class EmulatedExecutable(HoldsPlan):
                       for i, (pname, _) in enumerate(prog.kernel.params)}
             mem.launch += 1
             mem.reset_counts()
-            prog.launch(mem, st.grid, st.block, st.smem, params)
-            stats.append(self._launch_stats(st, mem))
+            grid = st.grid_on(self.resident_clusters)
+            prog.launch(mem, grid, st.block, st.smem, params)
+            stats.append(self._launch_stats(st, grid, mem))
         for i, b in enumerate(plan.buffers):
             if b.kind == "counter" and mem.view(i).any():
                 raise EmulatorError(f"{plan.name!r}: {plan.buffer_label(i)} is not zero after "
@@ -2279,13 +2285,13 @@ class EmulatedExecutable(HoldsPlan):
         self.last_stats = stats
         return results[0] if len(results) == 1 else tuple(results)
 
-    def _launch_stats(self, st, mem: _Memory) -> dict:
-        """What one launch did to global memory: requests (one per warp and
+    def _launch_stats(self, st, grid, mem: _Memory) -> dict:
+        """What one launch (of `grid`) did to global memory: requests (one per warp and
         access instruction), 32-byte sectors, bytes asked for (in all and by
         buffer index of the plan), and -- for
         launches small enough for the race checks -- the bytes of each buffer
         it read and wrote at least once."""
-        d = {"kernel": st.kernel, "grid": tuple(st.grid), "block": tuple(st.block)}
+        d = {"kernel": st.kernel, "grid": tuple(grid), "block": tuple(st.block)}
         for kind, (req, sectors, nbytes, per_buffer) in mem.counts.items():
             d[kind] = {"requests": req, "sectors": sectors, "bytes": nbytes,
                        "by_buffer": {int(i): int(per_buffer[i])

@@ -25,7 +25,13 @@ Schema (version 1), every field required unless marked optional::
                    "programmatic": bool (optional, default false: launched
                                    before the launch it follows ends; only
                                    directly after a launch, and its kernel
-                                   starts with griddepcontrol.wait)}
+                                   starts with griddepcontrol.wait),
+                   "persistent": int >= 0 (optional, default 0: the grid as
+                                   planned; n: a persistent kernel of n clusters
+                                   of grid[0] / n blocks, its .reqnctapercluster,
+                                   grid [x, 1, 1], which computes the same over
+                                   any number of them: the runtime launches as
+                                   many as the device holds at once, if fewer)}
                   | {"op": "copy", "src": int, "dst": int}],
       "guards":  [str, ...]            (optional: the message of each pair of status words)
     }
@@ -139,6 +145,7 @@ class LaunchStep:
     smem: int = 0
     align: int = 1
     programmatic: bool = False  # launched before the previous launch ends (sm_90+)
+    persistent: int = 0  # a persistent kernel's clusters (0: not one), see the schema
     op: str = field(default="launch", init=False)
 
     def to_json(self) -> dict:
@@ -147,7 +154,23 @@ class LaunchStep:
              "args": [a.to_json() for a in self.args], "align": self.align}
         if self.programmatic:
             d["programmatic"] = True
+        if self.persistent:
+            d["persistent"] = self.persistent
         return d
+
+    @property
+    def cluster_blocks(self) -> int:
+        """The blocks of a persistent launch's clusters (1 for other launches)."""
+        return self.grid[0] // self.persistent if self.persistent else 1
+
+    def grid_on(self, resident: Optional[int]) -> Tuple[int, int, int]:
+        """The grid this launch runs with on a device that holds `resident` of its
+        clusters at once (None: not known): a persistent launch's clusters cut to
+        those, never more than planned; any other launch's grid as planned."""
+        if not self.persistent or resident is None or resident < 1 \
+                or resident >= self.persistent:
+            return self.grid
+        return (resident * self.cluster_blocks, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -314,7 +337,12 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
         programmatic = d.get("programmatic", False)
         if not isinstance(programmatic, bool):
             _fail(f"{where}.programmatic", f"expected true or false, got {programmatic!r}")
-        return LaunchStep(kernel, grid, block, args, smem, align, programmatic)
+        persistent = _int(d, "persistent", where, lo=0, default=0)
+        if persistent and (grid[1:] != (1, 1) or grid[0] % persistent):
+            _fail(f"{where}.persistent", f"{persistent} clusters do not divide grid "
+                                         f"{list(grid)} (a persistent launch's grid is "
+                                         f"[clusters x blocks a cluster, 1, 1])")
+        return LaunchStep(kernel, grid, block, args, smem, align, programmatic, persistent)
     if op == "copy":
         src = _int(d, "src", where, lo=0)
         dst = _int(d, "dst", where, lo=0)
