@@ -71,8 +71,9 @@ bench() {
     python3 bench/compare.py "$out/suite.json" \
         --before "${BEFORE:-bench/results/2026-11-23-h100-suite-new-defaults.json}" > "$out/compare.md"
     cat "$out/compare.md"
-    # how many clusters of 2, 4, 8 and 16 blocks the GPU holds at once
-    timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* > "$out/occupancy.log" 2>&1
+    # how many clusters of 2, 4, 8 and 16 blocks the GPU holds at once (and of
+    # the persistent variants, whose launches the runtime cuts to that)
+    timeout 60 python3 bench/cluster_occupancy.py .artifacts/suite/occupancy_* $(ls -d .artifacts/suite/*__ps* 2>/dev/null) > "$out/occupancy.log" 2>&1
     cat "$out/occupancy.log"
 }
 new_tests() {

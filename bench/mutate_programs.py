@@ -182,7 +182,7 @@ OPTIONS = {
     "row_smem": [-1, 0, 16384],
     "row_pack": [0, 1, 2, 8],
     "row_prefetch": [0, 2, 16],
-    "row_persist": [0, 2, 15],
+    "row_persist": [0, 2, 15, "auto"],
     "row_tile": [0, 16, 32],
     "row_fold": [0, 1, 8],
     "row_shift": [None, True, False],
