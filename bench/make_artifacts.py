@@ -127,6 +127,8 @@ NEW_ON_HARDWARE = {
     # up to a cluster a row, as many as the GPU holds (the runtime asks the
     # driver, cuOccupancyMaxActiveClusters)
     "persist_auto_softmax_f32": dict(row_persist="auto"),
+    # persistent blocks without clusters: 5 rows of 32768 over 2 blocks
+    "persist_block_softmax_f32": dict(row_persist=2),
     # L2 prefetch of the share a row on (row_prefetch): over a cluster, and
     # a block a row
     "prefetch_cluster_softmax_f32": dict(row_prefetch=1),
@@ -144,6 +146,7 @@ def new_hardware_programs():
     p.output(e / e.sum(axis=1, keepdims=True), name="y")
     return [_softmax_program("persist_softmax_f32", (3, 65536)),
             _softmax_program("persist_auto_softmax_f32", (3, 65536)),
+            _softmax_program("persist_block_softmax_f32", (5, 32768)),
             _layernorm_program("persist_layernorm_f32", 3, 65536),
             _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
             _softmax_program("prefetch_softmax_f32", (8, 8192)), p]
@@ -679,8 +682,12 @@ def main():
                 # as the GPU holds ("auto"), each block's share of its next
                 # row copied into shared memory meanwhile (row_persist; an
                 # H100 holds 15 clusters of 8 at once)
+                # (rows a block holds: persistent blocks, at most 132, or as
+                # many as the GPU holds)
                 ps = {"softmax_w262144": (15, 16, "auto"),
-                      "group_norm_silu_b1": (15, "auto")}.get(name, ())
+                      "group_norm_silu_b1": (15, "auto"),
+                      "softmax_w32768": (132, "auto"), "softmax": ("auto",),
+                      "layernorm": ("auto",), "rmsnorm_silu": ("auto",)}.get(name, ())
                 pf_variants.update({f"ps{n}": dict(row_persist=n) for n in ps})
             if args.row_variants and name in ("softmax_nchw", "softmax_dim0"):
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte

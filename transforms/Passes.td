@@ -1054,7 +1054,8 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "has landed (0: none)">,
     Option<"rowPersist", "row-persist", "int64_t", /*default=*/"0",
            "A row over a cluster whose blocks hold their shares in registers "
-           "runs as a persistent kernel of at most this many clusters (the "
+           "(or in one block's registers) runs as a persistent kernel of at "
+           "most this many clusters or blocks (the "
            "launch's `kfuse.persistent`: the runtime launches those the "
            "device holds at once), each block's share of its next row copied "
            "into shared memory (cp.async.bulk) while it combines and stores "

@@ -126,8 +126,9 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
   Option<int64_t> rowPersist{
       *this, "row-persist",
       llvm::cl::desc("A row over a cluster whose blocks hold their shares in "
-                     "registers runs as a persistent kernel of at most this "
-                     "many clusters (the runtime launches those the device "
+                     "registers (or in one block's) runs as a persistent "
+                     "kernel of at most this many clusters or blocks (the "
+                     "runtime launches those the device "
                      "holds at once), the next row's share copied into "
                      "shared memory meanwhile (0: a cluster a row; -1: up "
                      "to a cluster a row; sm_90 and later)"),

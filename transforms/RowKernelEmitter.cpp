@@ -588,7 +588,6 @@ private:
     Value buffer;              // slots and exchange mbarriers: 0 or 1
     Value phase;               // exchange mbarriers' phase parity (i32)
     Value stageParity;         // the staging mbarrier's phase parity (i32)
-    Value clusters;            // the grid's clusters (%nclusterid.x)
   } persist;
   /// Clusters of a persistent kernel's launch: the option's, or one a row.
   int64_t persistGrid() const {
@@ -4209,19 +4208,20 @@ LogicalResult RowKernel::emit() {
   } else {
     packColumnSums = false;
   }
-  // Persistent cluster kernel: rows over a cluster whose blocks hold their
-  // shares in registers (exchanging with st.async), each block's share of
-  // every row-varying input copied whole into shared memory.
-  if (persistClusters != 0 && cluster > 1 && asyncExchange && chunks > 0 &&
+  // Persistent kernel: rows over a cluster whose blocks hold their shares
+  // in registers (exchanging with st.async), or over one block holding the
+  // row in registers, each block's share of every row-varying input copied
+  // whole into shared memory.
+  if (persistClusters != 0 && (cluster > 1 ? asyncExchange : maxCluster > 1) &&
+      chunks > 0 &&
       regChunks == chunks && !shifted && !perThread && rowsPerBlock == 1 &&
       packedRows == 1 && columnSums.empty() &&
-      colsPerBlock * cluster == numCols &&
-      colsPerBlock == chunks * t * width &&
+      shareCols() * cluster == numCols && shareCols() == chunks * t * width &&
       numRows > std::max<int64_t>(1, persistClusters)) {
     int64_t bytes = 0;
     for (RowMajorInput &in : rowMajorInputs())
       if (heldInShared(in.reads.front().second)) {
-        bytes += colsPerBlock * in.bytes;
+        bytes += shareCols() * in.bytes;
         persist.inputs.push_back(std::move(in));
       }
     // (within the block's share of row-smem, as rows kept there are)
@@ -4347,44 +4347,54 @@ LogicalResult RowKernel::emit() {
     for (auto [i, buffer] :
          llvm::enumerate(launch.getWorkgroupAttributions()))
       (asyncExchange && i % 2 ? mbars : slots).push_back(buffer);
-    if (persist.on) {
-      // The staged inputs' views of the dynamic shared memory, chunk k of
-      // thread t at the share's columns (k t_n + t) * width on, as in
-      // memory; the mbarrier the copies complete.
-      auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                  gpu::AddressSpace::Workgroup);
-      persist.bar = launch.addWorkgroupAttribution(
-          MemRefType::get({1}, b.getI64Type(), MemRefLayoutAttrInterface(),
-                          workgroup),
-          loc);
-      for (const RowMajorInput &in : persist.inputs) {
-        Type elem = cast<MemRefType>(in.buffer.getType()).getElementType();
-        persist.views.push_back(sharedView(
-            loc, MemRefType::get({chunks, t}, VectorType::get({width}, elem)),
-            colsPerBlock * in.bytes));
-      }
+  }
+  if (persist.on) {
+    // The staged inputs' views of the dynamic shared memory, chunk k of
+    // thread t at the share's columns (k t_n + t) * width on, as in
+    // memory; the mbarrier the copies complete.
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    persist.bar = launch.addWorkgroupAttribution(
+        MemRefType::get({1}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                        workgroup),
+        loc);
+    for (const RowMajorInput &in : persist.inputs) {
+      Type elem = cast<MemRefType>(in.buffer.getType()).getElementType();
+      persist.views.push_back(sharedView(
+          loc, MemRefType::get({chunks, t}, VectorType::get({width}, elem)),
+          shareCols() * in.bytes));
     }
-    if (asyncExchange)
-      initExchange(kb, loc, tid);
-    if (persist.on) {
-      // (every block's mbarriers initialized before any st.async; then
-      // thread 0 copies the share of the cluster's first row, where the
-      // cluster has one: a grid of more clusters than rows leaves some
-      // idle)
+  }
+  if (cluster > 1 && asyncExchange)
+    initExchange(kb, loc, tid); // (the staging mbarrier's too)
+  if (persist.on) {
+    if (cluster > 1) {
+      // (every block's mbarriers initialized before any st.async)
       NVVM::ClusterWaitOp::create(kb, loc, kb.getUnitAttr());
       clusterReady = true;
-      persist.clusters = arith::IndexCastUIOp::create(
-          kb, loc, kb.getIndexType(),
-          NVVM::ClusterDimXOp::create(kb, loc, kb.getI32Type()));
-      Value first = arith::AndIOp::create(
-          kb, loc, isZero(kb, loc, tid),
-          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
-                                cIdx(kb, numRows)));
-      OpBuilder fb = scf::IfOp::create(kb, loc, first, /*withElse=*/false)
+    } else {
+      // (a block a row: thread 0 initializes the staging mbarrier, the
+      // barrier shows it to every thread)
+      OpBuilder ib = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
+                                       /*withElse=*/false)
                          .getThenBodyBuilder();
-      ptx(fb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
-      stageRow(fb, loc, row);
+      NVVM::MBarrierInitOp::create(
+          ib, loc, sharedAddress(ib, loc, persist.bar),
+          arith::ConstantIntOp::create(ib, loc, ib.getI32Type(), 1),
+          /*predicate=*/Value());
+      NVVM::FenceMbarrierInitOp::create(ib, loc);
+      gpu::BarrierOp::create(kb, loc);
     }
+    // Thread 0 copies the share of the cluster's (or block's) first row,
+    // where it has one: a grid of more clusters than rows leaves some idle.
+    Value first = arith::AndIOp::create(
+        kb, loc, isZero(kb, loc, tid),
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
+                              cIdx(kb, numRows)));
+    OpBuilder fb = scf::IfOp::create(kb, loc, first, /*withElse=*/false)
+                       .getThenBodyBuilder();
+    ptx(fb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+    stageRow(fb, loc, row);
   }
   if (packedRows > 1) {
     // Packed rows: warp w of the block on row block * packedRows + w, its
@@ -4463,21 +4473,50 @@ LogicalResult RowKernel::emit() {
     columnPartials.assign(runLoop.getRegionIterArgs().begin(),
                           runLoop.getRegionIterArgs().end());
   }
-  scf::ForOp persistLoop;
+  Operation *persistLoop = nullptr;
   if (persist.on) {
     // Cluster `row` of the n the launch has takes rows row, row + n, ...:
     // the k-th waits for its shares' copies (phase k of the staging
     // mbarrier), takes them into registers, and once every thread has (a
     // barrier) thread 0 copies the next row's; exchanges use the slots of
-    // parity k. (n is the grid's, not a constant: the runtime may launch
-    // fewer clusters than the plan, those the device holds at once.)
-    Value cid = row;
-    Value n = persist.clusters;
-    persistLoop = scf::ForOp::create(kb, loc, cid, cIdx(kb, numRows), n);
-    kb.setInsertionPoint(persistLoop.getBody()->getTerminator());
-    row = persistLoop.getInductionVar();
-    // (row = cid + k n, cid < n)
-    Value k = arith::DivUIOp::create(kb, loc, row, n);
+    // parity k. (n is the grid's, %nclusterid.x, not a constant: the
+    // runtime may launch fewer clusters than the plan, those the device
+    // holds at once; without clusters, the grid's blocks.)
+    // (only the row lives across the loop: n is read from its special
+    // register where it is used, k = row / n as cid < n. The group norm's
+    // cluster kernel, at 64 registers, spills 36 bytes so, 48 with a trip
+    // count and the clusters live, as with a constant n before; ptxas)
+    auto clusters = [&](OpBuilder &ob) -> Value {
+      return arith::IndexCastUIOp::create(
+          ob, loc, ob.getIndexType(),
+          NVVM::ClusterDimXOp::create(ob, loc, ob.getI32Type()));
+    };
+    Type indexType = kb.getIndexType();
+    auto loop = scf::WhileOp::create(kb, loc, TypeRange{indexType},
+                                     ValueRange{row});
+    persistLoop = loop;
+    {
+      Block *before = OpBuilder(loop).createBlock(&loop.getBefore(), {},
+                                                  {indexType}, {loc});
+      OpBuilder wb = OpBuilder::atBlockBegin(before);
+      Value r = before->getArgument(0);
+      scf::ConditionOp::create(
+          wb, loc,
+          arith::CmpIOp::create(wb, loc, arith::CmpIPredicate::ult, r,
+                                cIdx(wb, numRows)),
+          ValueRange{r});
+    }
+    Block *after = OpBuilder(loop).createBlock(&loop.getAfter(), {},
+                                               {indexType}, {loc});
+    row = after->getArgument(0);
+    {
+      OpBuilder yb = OpBuilder::atBlockEnd(after);
+      scf::YieldOp::create(
+          yb, loc, ValueRange{arith::AddIOp::create(yb, loc, row, clusters(yb))
+                                  .getResult()});
+      kb.setInsertionPoint(after->getTerminator());
+    }
+    Value k = arith::DivUIOp::create(kb, loc, row, clusters(kb));
     persist.buffer = arith::AndIOp::create(kb, loc, k, cIdx(kb, 1));
     auto parity = [&](Value v) -> Value {
       return arith::IndexCastOp::create(kb, loc, kb.getI32Type(), v);
@@ -4498,7 +4537,7 @@ LogicalResult RowKernel::emit() {
                                  c)] = v;
       }
     gpu::BarrierOp::create(kb, loc);
-    Value next = arith::AddIOp::create(kb, loc, row, n);
+    Value next = arith::AddIOp::create(kb, loc, row, clusters(kb));
     Value more = arith::AndIOp::create(
         kb, loc, isZero(kb, loc, tid),
         arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, next,

@@ -42,8 +42,10 @@ struct RowKernelOptions {
   /// it in L2. About the rows a GPU runs at once, or twice that.
   int64_t prefetchRows = 0;
   /// > 0: a row over a cluster whose blocks hold their shares in registers
-  /// (st.async exchanges) runs as a persistent kernel of at most this many
-  /// clusters, each taking rows cid, cid + n, ... (n: the grid's clusters):
+  /// (st.async exchanges), or in one block's registers, runs as a
+  /// persistent kernel of at most this many clusters (blocks, where the
+  /// launch has no clusters), each taking rows cid, cid + n, ... (n: the
+  /// grid's clusters):
   /// each block's share of its next row is copied into shared memory
   /// (cp.async.bulk, completing an mbarrier) while it combines and stores
   /// the current one. The launch is marked `kfuse.persistent` with this

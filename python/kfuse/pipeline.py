@@ -104,8 +104,9 @@ class Options:
                                # equal slices of rows and a shorter tail); False:
                                # dividing slices only (a prime length unsplit)
     row_persist: Union[int, str] = 0  # rows over a cluster whose blocks hold their
-                               # shares in registers: a persistent kernel of at
-                               # most this many clusters (the runtime launches
+                               # shares in registers, or in one block's: a
+                               # persistent kernel of at most this many clusters
+                               # (or blocks, a block a row; the runtime launches
                                # those the device holds at once, if fewer), each
                                # block's share of its next row copied into shared
                                # memory meanwhile (0: a cluster a row; "auto": up

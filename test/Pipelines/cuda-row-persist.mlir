@@ -21,6 +21,7 @@
 // RUN: fuse-opt %t.codegen.mlir --pass-pipeline='builtin.module(fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// RUN: FileCheck %s --check-prefix=GRID --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90 -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=REGS
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-persist=-1})' | FileCheck %s --check-prefix=AUTO
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-persist=15 row-cluster=0})' 2>&1 | FileCheck %s --check-prefix=NOCLUSTER
@@ -32,11 +33,11 @@
 
 // AUTO: gpu.launch_func @kfuse_kernels::@softmax_256k_g0 clusters in (%c8, %c1, %c1) blocks in (%c2048, %c1, %c1) {{.*}} {kfuse.persistent = 256 : i64}
 
+// GRID: %nclusterid.x
 // PTX-LABEL: .entry softmax_256k_g0
 // PTX: mbarrier.init.shared.b64 [__wg_softmax_256k_g0_1], %r{{[0-9]+}};
 // PTX-NEXT: mbarrier.init.shared.b64 [__wg_softmax_256k_g0_1+8], %r{{[0-9]+}};
 // PTX: barrier.cluster.wait
-// PTX: %nclusterid.x
 // PTX: fence.proxy.async.shared::cta;
 // PTX: mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [[[BAR:%rd[0-9]+]]], [[BYTES:%r[0-9]+]];
 // PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], [[BYTES]], [[[BAR]]];

@@ -18,6 +18,8 @@
  *   NULLCUDA_CLUSTERS=N   what cuOccupancyMaxActiveClusters answers: the
  *                         clusters of any kernel the device holds at once
  *                         (default 15, an H100's of 8 blocks of 1024 threads)
+ *   NULLCUDA_BLOCKS_PER_SM=N  what cuOccupancyMaxActiveBlocksPerMultiprocessor
+ *                         answers (default 1)
  *
  * Log lines (numbers in decimal, pointers in hex):
  *   alloc PTR BYTES sync|STREAM     free PTR sync|STREAM
@@ -37,6 +39,8 @@
  *   occupancy KERNEL GX GY GZ BX BY BZ SMEM CLUSTERS
  *                                   (cuOccupancyMaxActiveClusters: the launch
  *                                   configuration asked about, the answer)
+ *   occupancy_sm KERNEL THREADS SMEM BLOCKS
+ *                                   (cuOccupancyMaxActiveBlocksPerMultiprocessor)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
@@ -488,6 +492,22 @@ CUresult cuOccupancyMaxActiveClusters(int *clusters, void *fn,
             config->gridDimX, config->gridDimY, config->gridDimZ,
             config->blockDimX, config->blockDimY, config->blockDimZ,
             config->sharedMemBytes, *clusters);
+  return OK;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn,
+                                                     int threads, size_t smem) {
+  FAIL_IF_ASKED("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  Function *f = fn;
+  if (!f)
+    return INVALID_HANDLE;
+  if (!blocks || threads <= 0 || threads > 1024)
+    return INVALID_VALUE;
+  const char *v = getenv("NULLCUDA_BLOCKS_PER_SM");
+  *blocks = v ? atoi(v) : 1;
+  FILE *log = logFile();
+  if (log)
+    fprintf(log, "occupancy_sm %s %d %zu %d\n", f->name, threads, smem, *blocks);
   return OK;
 }
 

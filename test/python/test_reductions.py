@@ -1205,9 +1205,10 @@ def test_row_persist_runs_clusters_over_rows_with_their_next_shares_copied():
         assert r.returncode == 0, r.stderr
         assert "0 bytes spill stores" in r.stderr
     # kernels it does not apply to keep their shapes: a cluster barrier
-    # exchange, rows streamed, rows that fit a block
+    # exchange, rows streamed, rows packed a warp each (rows that fit a block
+    # run as persistent blocks, test_row_persist_runs_blocks_over_rows_too)
     for opts, shape in ((dict(row_exchange="barrier"), (256, 262144)),
-                        (dict(row_chunks=0), (256, 262144)), ({}, (256, 4096))):
+                        (dict(row_chunks=0), (256, 262144)), ({}, (2048, 128))):
         q = _softmax_rows("ps", shape)
         assert (kfuse.compile(q, target="cuda", chip="sm_90", row_persist=15, **opts)
                 .plan.steps == kfuse.compile(q, target="cuda", chip="sm_90", **opts)
@@ -1255,6 +1256,50 @@ def test_row_persist_computes_what_a_cluster_a_row_does(name, shape, clusters):
         f.emulator.resident_clusters = resident
         np.testing.assert_array_equal(f.emulate(*ins), want, err_msg=f"{resident} clusters")
         assert f.emulator.last_stats[0]["grid"] == (resident * 4, 1, 1)
+
+
+@pytest.mark.parametrize("shape, blocks, threads", [
+    # a block a row, holding it in registers: 5 rows of 8192 over 2 blocks of
+    # 512 threads, 7 of 32768 over up to a block a row (1024 threads)
+    ((5, 8192), 2, 512),
+    ((7, 32768), "auto", 1024),
+])
+def test_row_persist_runs_blocks_over_rows_too(shape, blocks, threads):
+    # Persistent blocks: block b of the n launched takes rows b, b + n, ...,
+    # its next row copied into shared memory while it combines and stores
+    # the current one; no clusters. Bit for bit a block a row's, over any
+    # number of blocks (the runtime's cut: those the device holds at once).
+    p = _softmax_rows("psb", shape)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_persist=blocks)
+    (step,) = f.plan.steps
+    planned = shape[0] if blocks == "auto" else blocks
+    assert step.grid == (planned, 1, 1) and step.block == (threads, 1, 1)
+    assert step.persistent == planned and step.cluster_blocks == 1
+    assert step.smem == shape[1] * 4
+    assert ".reqnctapercluster" not in f.ptx and "%nclusterid.x" in f.ptx
+    assert f.ptx.count("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") == 2
+    assert "ld.global" not in f.ptx
+    assert "persistent over at most %d blocks" % planned in str(f.report)
+    x = (np.random.default_rng(3).standard_normal(shape) * 3).astype(np.float32)
+    want = kfuse.compile(p, target="cuda", chip="sm_90").emulate(x)
+    for resident in (None, 1, planned - 1):
+        f.emulator.resident_clusters = resident
+        np.testing.assert_array_equal(f.emulate(x), want, err_msg=f"{resident} blocks")
+        assert f.emulator.last_stats[0]["grid"] == (resident or planned, 1, 1)
+    # (the suite's rows of 32768: 1024 threads, 63 registers, no spills)
+    if shape[1] == 32768:
+        ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+        q = kfuse.compile(_softmax_rows("psb", (2048, 32768)), target="cuda", chip="sm_90",
+                          row_persist="auto")
+        assert q.plan.steps[0].persistent == 2048 and q.plan.steps[0].smem == 131072
+        if os.path.exists(ptxas):
+            ptx = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"persistb_{os.getpid()}.ptx")
+            with open(ptx, "w") as fh:
+                fh.write(q.ptx)
+            r = subprocess.run([ptxas, "-arch=sm_90", "-v", ptx, "-o", os.devnull],
+                               capture_output=True, text=True)
+            os.remove(ptx)
+            assert r.returncode == 0 and "0 bytes spill stores" in r.stderr, r.stderr
 
 
 def test_row_persist_of_a_group_norm_in_the_emulator():

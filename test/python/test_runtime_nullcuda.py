@@ -846,3 +846,23 @@ def test_persistent_launch_errors_name_the_query_and_the_plan(tmp_path):
             json.dump(plan, fh)
         with pytest.raises(kfuse.ArtifactError, match=re.escape(message)):
             rt.load(path)
+
+
+@pytest.mark.parametrize("per_sm, blocks", [("1", 132), ("2", 200)])
+def test_persistent_blocks_run_the_blocks_the_device_holds(tmp_path, per_sm, blocks):
+    # A persistent kernel without clusters (a block a row, 200 rows of 8192):
+    # the blocks an SM holds (cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    # times nullcuda's 132 SMs, at most the planned 200
+    p = kb.Program("psb")
+    x = p.input("x", (200, 8192), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    f, path = _compile(p, tmp_path, "psb", row_persist="auto")
+    (step,) = f.plan.steps
+    assert step.persistent == 200 and step.grid == (200, 1, 1) and step.cluster_blocks == 1
+    result, log = _run("device", path, tmp_path, env_extra={"NULLCUDA_BLOCKS_PER_SM": per_sm})
+    assert "error" not in result, result
+    assert [ln for ln in log if ln[0].startswith("occupancy")] == [
+        ["occupancy_sm", step.kernel, str(step.block[0]), str(step.smem), per_sm]], log
+    (launch,) = _launches(log)
+    assert launch[2:5] == [str(blocks), "1", "1"], launch

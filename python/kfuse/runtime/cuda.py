@@ -339,9 +339,18 @@ class _DeviceState:
 
     def _resident_clusters(self, step: LaunchStep) -> Optional[int]:
         """How many clusters of persistent launch `step` this device holds at once
-        (cuOccupancyMaxActiveClusters; None where cuda-python cannot ask, or the
-        driver says none fit: the plan's grid then)."""
+        (cuOccupancyMaxActiveClusters; blocks without clusters: the blocks an SM
+        holds times the SMs; None where cuda-python cannot ask, or the driver says
+        none fit: the plan's grid then)."""
         cu = _driver()
+        if step.cluster_blocks == 1:
+            per_sm = _check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                self.functions[step.kernel], math.prod(step.block), step.smem),
+                f"asking how many blocks of kernel {step.kernel!r} an SM holds")
+            sms = _check(cu.cuDeviceGetAttribute(
+                cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.dev),
+                "counting the device's SMs")
+            return int(per_sm) * int(sms) or None
         query = getattr(cu, "cuOccupancyMaxActiveClusters", None)
         if query is None:
             return None

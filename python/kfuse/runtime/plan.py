@@ -28,10 +28,11 @@ Schema (version 1), every field required unless marked optional::
                                    starts with griddepcontrol.wait),
                    "persistent": int >= 0 (optional, default 0: the grid as
                                    planned; n: a persistent kernel of n clusters
-                                   of grid[0] / n blocks, its .reqnctapercluster,
-                                   grid [x, 1, 1], which computes the same over
-                                   any number of them: the runtime launches as
-                                   many as the device holds at once, if fewer)}
+                                   of grid[0] / n blocks, its .reqnctapercluster
+                                   (1: plain blocks), grid [x, 1, 1], which
+                                   computes the same over any number of them:
+                                   the runtime launches as many as the device
+                                   holds at once, if fewer)}
                   | {"op": "copy", "src": int, "dst": int}],
       "guards":  [str, ...]            (optional: the message of each pair of status words)
     }
