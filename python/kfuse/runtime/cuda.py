@@ -13,6 +13,7 @@ import math
 import re
 import threading
 import time
+import warnings
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -335,13 +336,25 @@ class _DeviceState:
             self.grids: Dict[int, Tuple[int, int, int]] = {}
             for i, op in enumerate(exe._ops):
                 if op[0] == "launch" and op[7].persistent:
-                    self.grids[i] = op[7].grid_on(self._resident_clusters(op[7]))
+                    try:
+                        resident = self._resident_clusters(op[7])
+                    except DeviceError as e:
+                        # (the plan's grid computes the same: a persistent
+                        # kernel is right over any number of clusters, and only
+                        # slower over more than the device holds)
+                        warnings.warn(
+                            f"{e}; {exe.plan.name!r} launches kernel {op[1]!r} over the "
+                            f"plan's {op[7].persistent} {_units(op[7])}, which may be more "
+                            f"than the device holds at once", RuntimeWarning, stacklevel=2)
+                        resident = None
+                    self.grids[i] = op[7].grid_on(resident)
 
     def _resident_clusters(self, step: LaunchStep) -> Optional[int]:
         """How many clusters of persistent launch `step` this device holds at once
         (cuOccupancyMaxActiveClusters; blocks without clusters: the blocks an SM
         holds times the SMs; None where cuda-python cannot ask, or the driver says
-        none fit: the plan's grid then)."""
+        none fit: the plan's grid then). Raises DeviceError where the driver
+        fails to answer."""
         cu = _driver()
         if step.cluster_blocks == 1:
             per_sm = _check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -460,6 +473,11 @@ class _DeviceState:
         """Makes this device's primary context current for a ``with`` block. A fresh guard
         per use: it remembers whether it pushed, so it cannot be shared between threads."""
         return _ContextGuard(self.ctx, self.ctx_int)
+
+
+def _units(step: LaunchStep) -> str:
+    """What a persistent launch's `persistent` counts: clusters, or blocks."""
+    return "clusters" if step.cluster_blocks > 1 else "blocks"
 
 
 def _device_name(dev) -> str:
