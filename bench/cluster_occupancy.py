@@ -32,18 +32,28 @@ def main():
     sms = rc._check(cu.cuDeviceGetAttribute(
         cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "counting SMs")
     print("| program | kernel | cluster | threads | registers | clusters at once | "
-          f"SMs busy (of {sms}) |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+          f"SMs busy (of {sms}) | persistent: launched / planned |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for d in args.artifacts:
         exe = rt.load(d)
         exe.warmup(0)
         st = exe._state(0)
         shapes = cluster_shapes(exe.ptx)
-        for step in exe.plan.steps:
-            if step.op != "launch" or step.kernel not in shapes:
+        launches = [s for s in exe.plan.steps if s.op == "launch"]
+        # (the grids the runtime launches: persistent kernels cut to what fits)
+        grids = dict(zip((id(s) for s in launches), exe.launch_grids(0)))
+        for step in launches:
+            if step.kernel not in shapes:
                 continue
             cx, cy, cz = shapes[step.kernel]
             size = cx * cy * cz
+            ran = (f"{grids[id(step)][0] // step.cluster_blocks} / {step.persistent}"
+                   if step.persistent else "-")
+            if size == 1:       # (no clusters: a block-per-row kernel)
+                if step.persistent:
+                    print(f"| {os.path.basename(os.path.normpath(d))} | {step.kernel} | 1 | "
+                          f"{step.block[0]} | | | | {ran} |", flush=True)
+                continue
             cfg = cu.CUlaunchConfig()
             cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = step.grid
             cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = step.block
@@ -61,7 +71,7 @@ def main():
                 per_sm = rc._check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
                     fn, threads, step.smem), f"querying the occupancy of {step.kernel!r}")
             print(f"| {os.path.basename(os.path.normpath(d))} | {step.kernel} | {size} | "
-                  f"{threads} | {regs} | {n} | {min(sms, -(-n * size // per_sm))} |",
+                  f"{threads} | {regs} | {n} | {min(sms, -(-n * size // per_sm))} | {ran} |",
                   flush=True)
 
 

@@ -29,6 +29,9 @@
 #        bench: only those programs, a variant after its workload; every
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
+#   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
+#        (about 13 MiB): new, then bench over the programs still owed a
+#        hardware time ($OWED below, or ONLY=...), and the occupancy report
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
 #        probe.md      timing_probe.py: short programs (with temporaries, with
 #                      programmatic launches) timed per call, batched, from an
@@ -82,8 +85,22 @@ new_tests() {
         -p no:cacheprovider test/python/test_gpu.py > "$out/tests_new.log" 2>&1
     tail -3 "$out/tests_new.log"
 }
-if [ "$what" = new ] || [ "$what" = first ] || [ "$what" = bench ] || [ "$what" = all ]; then
+if [ "$what" = new ] || [ "$what" = first ] || [ "$what" = bench ] || [ "$what" = all ] \
+        || [ "$what" = owed ]; then
     new_tests
+fi
+# The variants no GPU has timed yet, each after its workload's default: the
+# persistent kernels (row_persist: as many clusters or blocks as the GPU
+# holds, or at most 15 / 132), the L2 prefetch (row_prefetch), two blocks an
+# SM (row_occupancy=2), and the workloads torch.compile led on the H200.
+OWED="softmax_w262144 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
+      softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
+      softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
+      layernorm__pf528 rmsnorm_silu rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax
+      softmax__psauto bias_gelu l2norm"
+if [ "$what" = owed ]; then
+    ONLY=$(echo ${ONLY:-$OWED}) bench
+    exit 0
 fi
 [ "$what" = first ] && bench
 if [ "$what" = probe ]; then

@@ -389,6 +389,16 @@ CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
     }
   return NOT_FOUND;
 }
+/* (no compiled code: every attribute a function has reads 0) */
+CUresult cuFuncGetAttribute(int *value, int attr, void *fn) {
+  FAIL_IF_ASKED("cuFuncGetAttribute");
+  if (!fn)
+    return INVALID_HANDLE;
+  if (!value)
+    return INVALID_VALUE;
+  *value = 0;
+  return OK;
+}
 CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
   FAIL_IF_ASKED("cuFuncSetAttribute");
   Function *f = fn;

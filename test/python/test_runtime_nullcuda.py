@@ -878,3 +878,28 @@ def test_persistent_blocks_run_the_blocks_the_device_holds(tmp_path, per_sm, blo
         ["occupancy_sm", step.kernel, str(step.block[0]), str(step.smem), per_sm]], log
     (launch,) = _launches(log)
     assert launch[2:5] == [str(blocks), "1", "1"], launch
+
+
+def test_cluster_occupancy_script_reports_the_launched_grids(tmp_path):
+    # bench/cluster_occupancy.py (run by gpu_session.sh on the GPU machine)
+    # on nullcuda: each cluster kernel's clusters at once, and for persistent
+    # launches the clusters or blocks the runtime launches against the plan's
+    p, opts = _persistent_softmax("auto")
+    _, clusters = _compile(p, tmp_path, "ps", **opts)
+    q = kb.Program("psb")
+    x = q.input("x", (200, 8192), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    q.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    _, blocks = _compile(q, tmp_path, "psb", row_persist="auto")
+    env = dict(os.environ, LD_LIBRARY_PATH=NULLCUDA + os.pathsep +
+               os.environ.get("LD_LIBRARY_PATH", ""), PYTHONPATH=os.path.join(ROOT, "python"),
+               NULLCUDA_CLUSTERS="3", NULLCUDA_BLOCKS_PER_SM="1")
+    env.pop("NULLCUDA_FAIL", None)
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "cluster_occupancy.py"),
+                           clusters, blocks], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = [[c.strip() for c in ln.strip("|").split("|")]
+            for ln in proc.stdout.splitlines()[2:]]
+    assert rows == [["ps", "ps_g0", "4", "1024", "0", "3", "12", "3 / 7"],
+                    ["psb", "psb_g0", "1", "512", "", "", "", "132 / 200"]], proc.stdout
