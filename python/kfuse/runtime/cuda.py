@@ -425,8 +425,9 @@ class _DeviceState:
         return p
 
     def steps(self, exe: "CudaExecutable") -> List[tuple]:
-        """(index, op, function, parameter pack) of each of `exe`'s steps (None,
-        None for a copy), the functions looked up once."""
+        """(index, op, function, parameter pack, grid) of each of `exe`'s steps
+        (None, None, None for a copy), the functions looked up once; the grid is
+        the plan's, or a persistent launch's on this device."""
         if self._steps is None:
             self._steps = [(i, op, self.functions[op[1]], op[5], self.grids.get(i, op[2]))
                            if op[0] == "launch" else (i, op, None, None, None)
