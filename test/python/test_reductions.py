@@ -55,6 +55,22 @@ def _assembles(ptx, tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def _ptxas_report(ptx):
+    """What `ptxas -v` says of `ptx` for sm_90 (registers, spills), having
+    assembled it; None where ptxas is not installed."""
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not os.path.exists(ptxas):
+        return None
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kfuse_{os.getpid()}.ptx")
+    with open(path, "w") as fh:
+        fh.write(ptx)
+    r = subprocess.run([ptxas, "-arch=sm_90", "-v", path, "-o", os.devnull],
+                       capture_output=True, text=True)
+    os.remove(path)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_cuda_row_kernel_assembles(name, tmp_path):
     f = kfuse.compile(PROGRAMS[name], target="cuda", chip="sm_90")
@@ -1194,16 +1210,8 @@ def test_row_persist_runs_clusters_over_rows_with_their_next_shares_copied():
     assert re.search(r"mbarrier\.try_wait\.parity\.acquire\.cluster\.shared::cta\.b64 p, "
                      r"\[%rd\d+\], %r\d+;", f.ptx)
     assert "ld.global.v4" not in f.ptx         # (x comes through shared memory)
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    if os.path.exists(ptxas):
-        ptx = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"persist_{os.getpid()}.ptx")
-        with open(ptx, "w") as fh:
-            fh.write(f.ptx)
-        r = subprocess.run([ptxas, "-arch=sm_90", "-v", ptx, "-o", os.devnull],
-                           capture_output=True, text=True)
-        os.remove(ptx)
-        assert r.returncode == 0, r.stderr
-        assert "0 bytes spill stores" in r.stderr
+    report = _ptxas_report(f.ptx)
+    assert report is None or "0 bytes spill stores" in report, report
     # kernels it does not apply to keep their shapes: a cluster barrier
     # exchange, rows streamed, rows packed a warp each (rows that fit a block
     # run as persistent blocks, test_row_persist_runs_blocks_over_rows_too)
@@ -1288,18 +1296,11 @@ def test_row_persist_runs_blocks_over_rows_too(shape, blocks, threads):
         assert f.emulator.last_stats[0]["grid"] == (resident or planned, 1, 1)
     # (the suite's rows of 32768: 1024 threads, 63 registers, no spills)
     if shape[1] == 32768:
-        ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
         q = kfuse.compile(_softmax_rows("psb", (2048, 32768)), target="cuda", chip="sm_90",
                           row_persist="auto")
         assert q.plan.steps[0].persistent == 2048 and q.plan.steps[0].smem == 131072
-        if os.path.exists(ptxas):
-            ptx = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"persistb_{os.getpid()}.ptx")
-            with open(ptx, "w") as fh:
-                fh.write(q.ptx)
-            r = subprocess.run([ptxas, "-arch=sm_90", "-v", ptx, "-o", os.devnull],
-                               capture_output=True, text=True)
-            os.remove(ptx)
-            assert r.returncode == 0 and "0 bytes spill stores" in r.stderr, r.stderr
+        report = _ptxas_report(q.ptx)
+        assert report is None or "0 bytes spill stores" in report, report
 
 
 def test_row_persist_of_a_group_norm_in_the_emulator():
