@@ -54,12 +54,7 @@ def main():
                     print(f"| {os.path.basename(os.path.normpath(d))} | {step.kernel} | 1 | "
                           f"{step.block[0]} | | | | {ran} |", flush=True)
                 continue
-            cfg = cu.CUlaunchConfig()
-            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = step.grid
-            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = step.block
-            cfg.sharedMemBytes = step.smem
-            cfg.hStream = 0
-            cfg.numAttrs = 0
+            cfg = rc._launch_config(step.grid, step.block, step.smem)
             fn = st.functions[step.kernel]
             with st.current():
                 n = rc._check(cu.cuOccupancyMaxActiveClusters(fn, cfg),

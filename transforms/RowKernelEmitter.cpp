@@ -465,9 +465,9 @@ private:
   int64_t maxCluster;      // most blocks a row may be spread over (0: one)
   int64_t occupancy; // blocks of a block-per-row kernel an SM holds (1, 2, 4)
   int64_t prefetchRows; // rows on whose share to ask L2 for (0: none)
-  /// Persistent cluster kernel: the most clusters its launch has (0: none;
-  /// -1: as many as the rows, which the runtime cuts to those the device
-  /// holds at once).
+  /// Persistent kernel: the most clusters (or blocks, without clusters) its
+  /// launch has (0: none; -1: as many as the rows), which the runtime cuts
+  /// to those the device holds at once.
   int64_t persistClusters;
   /// Streaming mode may fold `m = max(e)` and `s = sum(exp(e - m))` in one
   /// pass over the row, rescaling `s` as `m` grows (fast numerics only: the
@@ -566,9 +566,6 @@ private:
   /// per block), and whether the cluster barrier that makes every block's
   /// initialized mbarriers visible has been waited on.
   SmallVector<Value> mbars;
-  /// Persistent cluster kernel (persistClusters != 0; see `persist`): slots
-  /// and mbarriers twice over, by the parity of the block's row count; the
-  /// staged inputs' shares in shared memory, their mbarrier, the row loop.
   /// The inputs a row kernel may ask for or copy whole shares of: global
   /// buffers in row-major order read at every column through the identity
   /// map, in chunks of whole 16-byte vectors, over rows and shares that are
@@ -580,6 +577,9 @@ private:
     unsigned bytes; // (an element's)
     SmallVector<std::pair<Value, AffineMap>> reads;
   };
+  /// Persistent kernel (persistClusters != 0): the staged inputs' shares in
+  /// shared memory and their mbarrier; with clusters, the exchanges' slots
+  /// and mbarriers twice over, by the parity of the block's row count.
   struct Persist {
     bool on = false;
     SmallVector<RowMajorInput> inputs; // (staged)
@@ -593,10 +593,14 @@ private:
   int64_t persistGrid() const {
     return persistClusters > 0 ? persistClusters : totalRows;
   }
-  /// Persistent kernel: thread 0 expects the staged inputs' bytes on the
-  /// staging mbarrier and copies each one's share of row `row` into its
-  /// view (cp.async.bulk).
-  void stageRow(OpBuilder &b, Location loc, Value row);
+  /// Persistent kernel: where row `row` exists, thread 0 expects the staged
+  /// inputs' bytes on the staging mbarrier and copies each one's share of
+  /// the row into its view (a proxy fence first: the async copy overwrites
+  /// what the threads read), with cp.async.bulk.
+  void stageRow(OpBuilder &b, Location loc, Value tid, Value row);
+  /// The body of `if (tid == 0 && row < rows)`: thread 0's work on a row
+  /// that exists (a later row's copy or prefetch).
+  OpBuilder firstThreadOnRow(OpBuilder &b, Location loc, Value tid, Value row);
   /// Sets this kernel's entry of the host function's dictionary `attr`
   /// (kernel name to `value`), which fusion-cluster-dims moves onto the
   /// outlined kernel or its launch.
@@ -1913,7 +1917,18 @@ void RowKernel::setKernelHint(FunctionOpInterface func, StringRef attr,
   func->setAttr(attr, hints.getDictionary(ctx));
 }
 
-void RowKernel::stageRow(OpBuilder &b, Location loc, Value row) {
+OpBuilder RowKernel::firstThreadOnRow(OpBuilder &b, Location loc, Value tid,
+                                     Value row) {
+  Value on = arith::AndIOp::create(
+      b, loc, isZero(b, loc, tid),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                            arith::ConstantIndexOp::create(b, loc, totalRows)));
+  return scf::IfOp::create(b, loc, on, /*withElse=*/false).getThenBodyBuilder();
+}
+
+void RowKernel::stageRow(OpBuilder &ob, Location loc, Value tid, Value row) {
+  OpBuilder b = firstThreadOnRow(ob, loc, tid, row);
+  ptx(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
   int64_t total = 0;
   for (const RowMajorInput &in : persist.inputs)
     total += shareCols() * in.bytes;
@@ -2159,17 +2174,9 @@ void RowKernel::prefetchLaterRow(OpBuilder &b, Location loc, Value tid) {
   SmallVector<RowMajorInput> inputs = rowMajorInputs();
   if (inputs.empty())
     return;
-  auto cIdx = [&](OpBuilder &ib, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(ib, loc, v);
-  };
-  Value later = arith::AddIOp::create(b, loc, prefetch.row,
-                                      cIdx(b, prefetchRows));
-  Value ask = arith::AndIOp::create(
-      b, loc, isZero(b, loc, tid),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, later,
-                            cIdx(b, totalRows)));
-  OpBuilder ib =
-      scf::IfOp::create(b, loc, ask, /*withElse=*/false).getThenBodyBuilder();
+  Value later = arith::AddIOp::create(
+      b, loc, prefetch.row, arith::ConstantIndexOp::create(b, loc, prefetchRows));
+  OpBuilder ib = firstThreadOnRow(b, loc, tid, later);
   for (const RowMajorInput &in : inputs) {
     Value size = arith::ConstantIntOp::create(
         ib, loc, ib.getI32Type(), shareCols() * int64_t(in.bytes));
@@ -4212,8 +4219,9 @@ LogicalResult RowKernel::emit() {
   // in registers (exchanging with st.async), or over one block holding the
   // row in registers, each block's share of every row-varying input copied
   // whole into shared memory.
-  if (persistClusters != 0 && (cluster > 1 ? asyncExchange : maxCluster > 1) &&
-      chunks > 0 &&
+  // (fusion-generic-to-gpu takes row-persist only with clusters allowed,
+  // row-cluster above 1: sm_90, whose cp.async.bulk the copies are)
+  if (persistClusters != 0 && (cluster == 1 || asyncExchange) && chunks > 0 &&
       regChunks == chunks && !shifted && !perThread && rowsPerBlock == 1 &&
       packedRows == 1 && columnSums.empty() &&
       shareCols() * cluster == numCols && shareCols() == chunks * t * width &&
@@ -4387,14 +4395,7 @@ LogicalResult RowKernel::emit() {
     }
     // Thread 0 copies the share of the cluster's (or block's) first row,
     // where it has one: a grid of more clusters than rows leaves some idle.
-    Value first = arith::AndIOp::create(
-        kb, loc, isZero(kb, loc, tid),
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
-                              cIdx(kb, numRows)));
-    OpBuilder fb = scf::IfOp::create(kb, loc, first, /*withElse=*/false)
-                       .getThenBodyBuilder();
-    ptx(fb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
-    stageRow(fb, loc, row);
+    stageRow(kb, loc, tid, row);
   }
   if (packedRows > 1) {
     // Packed rows: warp w of the block on row block * packedRows + w, its
@@ -4483,9 +4484,9 @@ LogicalResult RowKernel::emit() {
     // runtime may launch fewer clusters than the plan, those the device
     // holds at once; without clusters, the grid's blocks.)
     // (only the row lives across the loop: n is read from its special
-    // register where it is used, k = row / n as cid < n. The group norm's
-    // cluster kernel, at 64 registers, spills 36 bytes so, 48 with a trip
-    // count and the clusters live, as with a constant n before; ptxas)
+    // register where it is used, and k = row / n as cid < n; a trip count
+    // and n live across it cost the group norm's cluster kernel, at 64
+    // registers, 12 bytes more of spills, ptxas)
     auto clusters = [&](OpBuilder &ob) -> Value {
       return arith::IndexCastUIOp::create(
           ob, loc, ob.getIndexType(),
@@ -4537,20 +4538,12 @@ LogicalResult RowKernel::emit() {
                                  c)] = v;
       }
     gpu::BarrierOp::create(kb, loc);
-    Value next = arith::AddIOp::create(kb, loc, row, clusters(kb));
-    Value more = arith::AndIOp::create(
-        kb, loc, isZero(kb, loc, tid),
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, next,
-                              cIdx(kb, numRows)));
-    OpBuilder sb =
-        scf::IfOp::create(kb, loc, more, /*withElse=*/false).getThenBodyBuilder();
-    ptx(sb, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
-    stageRow(sb, loc, next);
+    stageRow(kb, loc, tid, arith::AddIOp::create(kb, loc, row, clusters(kb)));
   }
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
   if (prefetchRows > 0 && chunks > 0 && !perThread && rowsPerBlock == 1 &&
       packedRows == 1 && !accumulating && !shifted && numRows > prefetchRows &&
-      (cluster == 1 || colsPerBlock * cluster == numCols)) {
+      shareCols() * cluster == numCols) {
     prefetch.row = row;
   }
   rowLoads.block = kb.getInsertionBlock();

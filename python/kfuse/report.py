@@ -464,8 +464,8 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
         if step.smem:
             text += f", {step.smem} bytes of dynamic shared memory a block"
         if step.persistent:
-            unit = "clusters" if step.cluster_blocks > 1 else "blocks"
-            text += (f", persistent over at most {step.persistent} {unit} (as many as "
+            text += (f", persistent over at most {step.persistent} "
+                     f"{step.persistent_units} (as many as "
                      f"the device holds at once, each taking every n-th row)")
         if step.programmatic:
             text += ", launched early (waits on the GPU for the kernel before it)"

@@ -344,8 +344,9 @@ class _DeviceState:
                         # slower over more than the device holds)
                         warnings.warn(
                             f"{e}; {exe.plan.name!r} launches kernel {op[1]!r} over the "
-                            f"plan's {op[7].persistent} {_units(op[7])}, which may be more "
-                            f"than the device holds at once", RuntimeWarning, stacklevel=2)
+                            f"plan's {op[7].persistent} {op[7].persistent_units}, which may "
+                            f"be more than the device holds at once", RuntimeWarning,
+                            stacklevel=2)
                         resident = None
                     self.grids[i] = op[7].grid_on(resident)
 
@@ -367,12 +368,7 @@ class _DeviceState:
         query = getattr(cu, "cuOccupancyMaxActiveClusters", None)
         if query is None:
             return None
-        config = cu.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = step.grid
-        config.blockDimX, config.blockDimY, config.blockDimZ = step.block
-        config.sharedMemBytes = step.smem
-        config.hStream = 0
-        config.numAttrs = 0
+        config = _launch_config(step.grid, step.block, step.smem)
         n = _check(query(self.functions[step.kernel], config),
                    f"asking how many clusters of kernel {step.kernel!r} the device holds")
         return int(n) or None
@@ -461,13 +457,7 @@ class _DeviceState:
             attr = cu.CUlaunchAttribute()
             attr.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
             attr.value.programmaticStreamSerializationAllowed = 1
-            config = cu.CUlaunchConfig()
-            config.gridDimX, config.gridDimY, config.gridDimZ = grid
-            config.blockDimX, config.blockDimY, config.blockDimZ = block
-            config.sharedMemBytes = smem
-            config.attrs = [attr]
-            config.numAttrs = 1
-            self._configs[i] = config
+            config = self._configs[i] = _launch_config(grid, block, smem, [attr])
         return config
 
     def current(self) -> _ContextGuard:
@@ -476,9 +466,20 @@ class _DeviceState:
         return _ContextGuard(self.ctx, self.ctx_int)
 
 
-def _units(step: LaunchStep) -> str:
-    """What a persistent launch's `persistent` counts: clusters, or blocks."""
-    return "clusters" if step.cluster_blocks > 1 else "blocks"
+def _launch_config(grid, block, smem: int, attrs=()) -> "object":
+    """A CUlaunchConfig (cuLaunchKernelEx, cuOccupancyMaxActiveClusters) of
+    `grid`, `block`, `smem` bytes of dynamic shared memory and launch attributes
+    `attrs`, on the legacy stream (callers launching set hStream)."""
+    cu = _driver()
+    config = cu.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid
+    config.blockDimX, config.blockDimY, config.blockDimZ = block
+    config.sharedMemBytes = smem
+    config.hStream = 0
+    if attrs:
+        config.attrs = list(attrs)
+    config.numAttrs = len(attrs)
+    return config
 
 
 def _device_name(dev) -> str:

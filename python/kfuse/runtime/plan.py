@@ -164,6 +164,11 @@ class LaunchStep:
         """The blocks of a persistent launch's clusters (1 for other launches)."""
         return self.grid[0] // self.persistent if self.persistent else 1
 
+    @property
+    def persistent_units(self) -> str:
+        """What a persistent launch's `persistent` counts: clusters, or blocks."""
+        return "clusters" if self.cluster_blocks > 1 else "blocks"
+
     def grid_on(self, resident: Optional[int]) -> Tuple[int, int, int]:
         """The grid this launch runs with on a device that holds `resident` of its
         clusters at once (None: not known): a persistent launch's clusters cut to
