@@ -397,7 +397,11 @@ class FusionReport:
         if self.after.bytes:
             lines.append(f"  traffic saved: {self.before.bytes / self.after.bytes:.2f}x")
         for g in self.groups:
-            lines.append(f"  group {g.name} ({g.kind}, {g.num_ops} ops: {', '.join(g.ops)}): "
+            # (num_ops counts the linalg ops fused; ops lists what their
+            # bodies compute, which may be more or fewer)
+            ops = "op" if g.num_ops == 1 else "ops"
+            lines.append(f"  group {g.name} ({g.kind}, {g.num_ops} linalg {ops} computing "
+                         f"{', '.join(g.ops) or 'copies'}): "
                          f"reads {mb(g.bytes_read)}, writes {mb(g.bytes_written)}")
             for d in g.decisions:
                 lines.append(f"    - {d}")

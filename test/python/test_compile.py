@@ -452,6 +452,26 @@ def test_materialize_directive_splits_the_kernel_and_is_reported():
         kb.materialize(x)
 
 
+def test_report_counts_linalg_ops_apart_from_what_they_compute():
+    # gelu(x + b) is two linalg ops whose bodies take six arith/math ops:
+    # the report said "2 ops:" and then named six
+    p = kb.Program("bias_gelu")
+    x = p.input("x", (16, 64), "f32")
+    b = p.input("b", (64,), "f32")
+    p.output(kb.gelu(x + b), name="y")
+    f = kfuse.compile(p, target="cpu")
+    g = f.report.groups[0]
+    line = next(ln for ln in str(f.report).splitlines() if ln.startswith(f"  group {g.name} "))
+    assert f"{g.num_ops} linalg ops computing {', '.join(g.ops)}):" in line, line
+    assert g.num_ops < len(g.ops)
+    p = kb.Program("one")
+    x = p.input("x", (16,), "f32")
+    p.output(kb.exp(x), name="y")
+    line = [ln for ln in str(kfuse.compile(p, target="cpu").report).splitlines()
+            if ln.startswith("  group ")]
+    assert len(line) == 1 and "1 linalg op computing math.exp):" in line[0], line
+
+
 def test_independent_chains_reading_one_input_fuse_horizontally():
     p = kb.Program("siblings")
     x = p.input("x", (64, 64), "f32")
