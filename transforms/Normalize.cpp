@@ -1775,7 +1775,7 @@ struct MergeNestedReduction : OpRewritePattern<linalg::GenericOp> {
     for (unsigned k = 0; k < readMap.getNumResults(); ++k)
       innerLoopOf[readMap.getDimPosition(k)] = writtenMap.getDimPosition(k);
     // The merged loops: the outer result's dimensions in order, then the
-    // inner generic's other loops in their order, all reducing.
+    // inner generic's other loops, all reducing.
     AffineMap outMap = outer.getMatchingIndexingMap(outer.getDpsInitOperand(0));
     if (!outMap.isProjectedPermutation())
       return rewriter.notifyMatchFailure(outer, "result map");
@@ -1785,9 +1785,31 @@ struct MergeNestedReduction : OpRewritePattern<linalg::GenericOp> {
     for (unsigned k = 0; k < outMap.getNumResults(); ++k)
       newPos[innerLoopOf[outMap.getDimPosition(k)]] = next++;
     unsigned parallel = next;
+    // The reducing loops in the order the first input that reads them
+    // all through a projected permutation lays them out in memory (as the
+    // builder's reduction over several axes has them): x.sum(0).sum() reads
+    // x[row, col] as one reduction over (row, col), not over (col, row),
+    // which is the iteration space of an elementwise sibling over x.
+    SmallVector<unsigned> rest;
     for (unsigned l = 0; l < numLoops; ++l)
       if (newPos[l] < 0)
-        newPos[l] = next++;
+        rest.push_back(l);
+    for (OpOperand *in : inner.getDpsInputOperands()) {
+      AffineMap m = inner.getMatchingIndexingMap(in);
+      if (!m.isProjectedPermutation() ||
+          !llvm::all_of(rest, [&](unsigned l) {
+            return m.getResultPosition(getAffineDimExpr(l, rewriter.getContext())) !=
+                   std::nullopt;
+          }))
+        continue;
+      llvm::stable_sort(rest, [&](unsigned a, unsigned b) {
+        return *m.getResultPosition(getAffineDimExpr(a, rewriter.getContext())) <
+               *m.getResultPosition(getAffineDimExpr(b, rewriter.getContext()));
+      });
+      break;
+    }
+    for (unsigned l : rest)
+      newPos[l] = next++;
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> dims;
     for (unsigned l = 0; l < numLoops; ++l)

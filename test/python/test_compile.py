@@ -452,6 +452,27 @@ def test_materialize_directive_splits_the_kernel_and_is_reported():
         kb.materialize(x)
 
 
+@pytest.mark.parametrize("shape", [(6, 8), (1024, 1024)])
+def test_sibling_beside_a_sum_of_column_sums_runs_on_cuda(shape):
+    # (a random program, seed 1580) x * 3 + 0.5 beside x.sum(0).sum() / 8:
+    # merged, the two sums were one reduction over x's (columns, rows), whose
+    # loops the sibling's (rows, columns) did not match; the CUDA target
+    # refused the group ("runs over neither the rows nor ..."). Now one
+    # kernel, on both targets, reading x once.
+    p = kb.Program("sibling_total")
+    x = p.input("x", shape, "f32")
+    p.output(x * 3.0 + 0.5, name="y")
+    p.output(x.sum(axis=0).sum() / 8.0, name="t")
+    xs = np.random.default_rng(11).standard_normal(shape).astype(np.float32)
+    want = (xs * 3 + 0.5, xs.astype(np.float64).sum() / 8)
+    cuda = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert cuda.report.after.kernels == 1
+    assert cuda.report.after.bytes_read == xs.nbytes
+    for got in (cuda.emulate(xs), kfuse.compile(p, target="cpu")(xs)):
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)  # (an fma)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-4)
+
+
 def test_report_counts_linalg_ops_apart_from_what_they_compute():
     # gelu(x + b) is two linalg ops whose bodies take six arith/math ops:
     # the report said "2 ops:" and then named six

@@ -155,6 +155,17 @@ def test_out_of_bounds_store_is_reported():
         exe(np.zeros(100, np.float32))
 
 
+def test_launch_of_2_to_the_31_threads_is_refused():
+    # (the race checks keep thread ids as int32: refused before a batch runs)
+    import dataclasses
+    plan = _plan("k", 100, 4, 32)
+    huge = dataclasses.replace(plan, steps=(dataclasses.replace(
+        plan.steps[0], grid=(1 << 26, 1, 1)),))
+    exe = EmulatedExecutable(huge, _kernel(_SCALE.format(n=100)))
+    with pytest.raises(EmulatorError, match=r"fewer than 2\^31 threads.*\(67108864, 1, 1\)"):
+        exe(np.zeros(100, np.float32))
+
+
 def test_misaligned_vector_load_is_reported():
     body = """
   ld.global.v4.b32 {%r5, %r6, %r7, %r8}, [%rd4+4];

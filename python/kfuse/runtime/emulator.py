@@ -346,9 +346,8 @@ class _Memory:
     def unique_bytes(self, i: int) -> Tuple[int, int]:
         """Bytes of buffer `i` the current launch read and wrote (needs the shadow)."""
         a, b = self.starts[i] - GLOBAL_BASE, self.ends[i] - GLOBAL_BASE
-        sh = self.shadow
-        return (int(np.count_nonzero(sh.r[1][a:b] == self.launch)),
-                int(np.count_nonzero(sh.w[1][a:b] == self.launch)))
+        return (self.shadow.epoch_count("r", a, b, self.launch),
+                self.shadow.epoch_count("w", a, b, self.launch))
 
     def view(self, i: int) -> np.ndarray:
         a = self.starts[i] - GLOBAL_BASE
@@ -386,12 +385,21 @@ class _Shadow:
     acquire, what an atomic count then orders: a split row's last block
     reading the other blocks' partials)."""
 
+    # Every entry is stored plus one, so that "never" (-1) is 0 and a fresh
+    # shadow is np.zeros: pages the OS maps on first touch, where filling 14
+    # arrays of int64 per byte with -1 wrote 112 bytes for each byte of the
+    # launch's buffers, touched or not. (-2, several readers: stored as -1.)
+
     def __init__(self, nbytes: int):
-        def full():
-            return np.full(nbytes, -1, np.int64)
-        # who, when, block, block epoch, warp, warp epoch, gpu fences
-        self.w = [full() for _ in range(7)]
-        self.r = [full() for _ in range(7)]
+        # who, when, block, block epoch, warp, warp epoch, gpu fences (int32
+        # but the warp, which carries the batch in its upper bits)
+        def fresh():
+            return [np.zeros(nbytes, np.int64 if f == 4 else np.int32) for f in range(7)]
+        self.w, self.r = fresh(), fresh()
+
+    def epoch_count(self, kind: str, a: int, b: int, epoch: int) -> int:
+        """Bytes of [a, b) last read ("r") or written ("w") in `epoch`."""
+        return int(np.count_nonzero(getattr(self, kind)[1][a:b] == epoch + 1))
 
     @staticmethod
     def _clash(prev, byte, who, when, blk, bep, warp, wep, gf):
@@ -405,7 +413,7 @@ class _Shadow:
         passes `new` (the bytes it writes, one row per access) and `old` (the
         bytes there now): threads that store the same bytes do not race."""
         byte = (first[:, None] + np.arange(total, dtype=np.int64)).reshape(-1)
-        now = [np.repeat(np.broadcast_to(v, (len(first),)), total)
+        now = [np.repeat(np.broadcast_to(v, (len(first),)), total) + 1
                for v in (who, when, blk, bep, warp, wep, gf)]
         race = self._clash(self.w, byte, *now)
         if new is not None:
@@ -430,12 +438,13 @@ class _Shadow:
             # (shuffle) came after the last of them
             for j, p in zip((0, 2, 4), prev):
                 mixed = (same & (p != now[j])) | (self.r[j][byte] != now[j])
-                self.r[j][byte[mixed]] = -2
+                self.r[j][byte[mixed]] = -1     # (-2: several)
         if race.any():
             i = int(np.flatnonzero(race)[0])
             b = byte[i]
-            self.last = (f"last written by thread #{self.w[0][b]} (epoch {self.w[1][b]}), "
-                         f"last read by #{self.r[0][b]} (epoch {self.r[1][b]}; -2: several)")
+            self.last = (f"last written by thread #{self.w[0][b] - 1} (epoch "
+                         f"{self.w[1][b] - 1}), last read by #{self.r[0][b] - 1} (epoch "
+                         f"{self.r[1][b] - 1}; -2: several)")
             return i // total
         return None
 
@@ -1968,6 +1977,11 @@ class KernelProgram:
         nt = block[0] * block[1] * block[2]
         if nt > 1024 or nt <= 0:
             raise EmulatorError(f"kernel {k.name}: block {tuple(block)} has {nt} threads")
+        if grid[0] * grid[1] * grid[2] * nt >= 1 << 31:
+            # (the race checks keep thread ids as int32)
+            raise EmulatorError(f"kernel {k.name}: the emulator runs launches of fewer than "
+                                f"2^31 threads, this one has grid {tuple(grid)} of blocks "
+                                f"{tuple(block)}")
         per_cluster = cx * cy * cz
         # blocks ordered cluster by cluster, so that a batch holds whole clusters
         order = sorted(((x, y, z) for z in range(grid[2]) for y in range(grid[1])
