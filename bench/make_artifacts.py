@@ -693,6 +693,13 @@ def main():
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte
                 # sector of each column; 32: whole 128-byte lines)
                 variants = {f"tile{n}": dict(row_tile=n) for n in (16, 32)}
+            if args.row_variants and name in ("ew_chain", "bias_gelu", "relu_bn_add_relu"):
+                # 2 or 4 vectors a thread in one trip, loaded first (default: a
+                # vector a thread over the whole space): grids of a half or a
+                # quarter of the blocks, capped by sm_count=1 x blocks_per_sm
+                grid = f.plan.steps[0].grid[0]
+                variants = {f"v{v}": dict(sm_count=1, blocks_per_sm=grid // v, unroll=v)
+                            for v in (2, 4) if len(f.plan.steps) == 1 and grid % v == 0}
             if args.row_variants and name == "softmax_w4096":
                 variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":
