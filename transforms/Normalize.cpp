@@ -1790,27 +1790,26 @@ struct MergeNestedReduction : OpRewritePattern<linalg::GenericOp> {
     // builder's reduction over several axes has them): x.sum(0).sum() reads
     // x[row, col] as one reduction over (row, col), not over (col, row),
     // which is the iteration space of an elementwise sibling over x.
+    MLIRContext *ctx = rewriter.getContext();
     SmallVector<unsigned> rest;
     for (unsigned l = 0; l < numLoops; ++l)
       if (newPos[l] < 0)
         rest.push_back(l);
     for (OpOperand *in : inner.getDpsInputOperands()) {
       AffineMap m = inner.getMatchingIndexingMap(in);
+      auto at = [&](unsigned l) {
+        return m.getResultPosition(getAffineDimExpr(l, ctx));
+      };
       if (!m.isProjectedPermutation() ||
-          !llvm::all_of(rest, [&](unsigned l) {
-            return m.getResultPosition(getAffineDimExpr(l, rewriter.getContext())) !=
-                   std::nullopt;
-          }))
+          !llvm::all_of(rest, [&](unsigned l) { return at(l).has_value(); }))
         continue;
       llvm::stable_sort(rest, [&](unsigned a, unsigned b) {
-        return *m.getResultPosition(getAffineDimExpr(a, rewriter.getContext())) <
-               *m.getResultPosition(getAffineDimExpr(b, rewriter.getContext()));
+        return *at(a) < *at(b);
       });
       break;
     }
     for (unsigned l : rest)
       newPos[l] = next++;
-    MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> dims;
     for (unsigned l = 0; l < numLoops; ++l)
       dims.push_back(getAffineDimExpr(newPos[l], ctx));

@@ -460,8 +460,9 @@ def MergeNestedReductions : Pass<"fusion-merge-nested-reductions", "::mlir::func
     kernels take), then the reducing loops in the order the inner generic's
     first input that reads them all lays them out in memory:
     `x.sum(axis=0).sum()` is the reduction over (rows, columns) of x that
-    `x.sum()` is, and an elementwise sibling over x shares its loops. Repeated, `sum(sum(sum(x, 3), 2), 0)` becomes the
-    reduction over dims (0, 2, 3) that `x.sum(axis=(0, 2, 3))` writes.
+    `x.sum()` is, and an elementwise sibling over x shares its loops.
+    Repeated, `sum(sum(sum(x, 3), 2), 0)` becomes the reduction over dims
+    (0, 2, 3) that `x.sum(axis=(0, 2, 3))` writes.
 
     Floating-point sums are reassociated, as every parallel reduction is.
     Inner generics that read `linalg.index`, have several results, are read
