@@ -30,8 +30,10 @@
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
-#        (about 13 MiB): new, then bench over the programs still owed a
-#        hardware time ($OWED below, or ONLY=...), and the occupancy report
+#        (about 16 MiB, 22 with the tree): new, then bench over the programs
+#        still owed a hardware time ($OWED below, or ONLY=...), and the
+#        occupancy report (each part timed out at LIMIT, the report at 60 s:
+#        give the device call LIMIT * 2 + 60 s or so)
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
 #        probe.md      timing_probe.py: short programs (with temporaries, with
 #                      programmatic launches) timed per call, batched, from an
