@@ -700,6 +700,11 @@ def main():
                 grid = f.plan.steps[0].grid[0]
                 variants = {f"v{v}": dict(sm_count=1, blocks_per_sm=grid // v, unroll=v)
                             for v in (2, 4) if len(f.plan.steps) == 1 and grid % v == 0}
+            if args.row_variants and name == "bn_train_nhwc":
+                # 1024 slices of 196 rows (sm_count=264; default: 512 of 392,
+                # 3.9 blocks of 256 threads an SM, a thread a channel with
+                # scalar loads): twice the blocks and loads in flight
+                variants = {"sm264": dict(sm_count=264)}
             if args.row_variants and name == "softmax_w4096":
                 variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":
