@@ -528,6 +528,11 @@ readAtLoopIndices(linalg::GenericOp g, tensor::ExtractOp extract,
           sizes.push_back(collapse.getSrcType().getDimSize(r));
         llvm::append_range(next, delinearized(e, sizes));
       }
+      // (a collapse to rank 0 has no groups: its source's dimensions, all
+      // of extent 1, are read at 0)
+      if (collapse.getReassociationIndices().empty())
+        next.assign(collapse.getSrcType().getRank(),
+                    getAffineConstantExpr(0, ctx));
       v = collapse.getSrc();
     } else {
       break;

@@ -1552,3 +1552,59 @@ func.func @gathers_through_views(%x: tensor<16xf32>, %y: tensor<4xf32>) -> (tens
   } -> tensor<4xf32>
   return %r, %s : tensor<16xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A pad of a pad of a one-element tensor (a random program, seed 3606): the
+// inner pad's gather becomes a read of x collapsed to rank 0; the outer
+// pad, gathering through the inner one's body, reads the same collapse. It
+// read x itself through the rank-0 map, which the verifier refused (a
+// collapse to rank 0 has no reassociation groups: x's dimension is read at 0).
+// CHECK-LABEL: func.func @pad_of_pad_of_one_element
+// CHECK-SAME: (%[[X:.*]]: tensor<1xf64>)
+// CHECK: %[[C0:.*]] = tensor.collapse_shape %[[X]] [] : tensor<1xf64> into tensor<f64>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], {{.*}} ins(%[[C0]] : tensor<f64>) outs(%{{.*}} : tensor<2xf64>)
+// CHECK: %[[C1:.*]] = tensor.collapse_shape %[[X]] [] : tensor<1xf64> into tensor<f64>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], {{.*}} ins(%[[C1]] : tensor<f64>) outs(%{{.*}} : tensor<4xf64>)
+// CHECK-NOT: tensor.extract
+// PLAN-LABEL: func.func @pad_of_pad_of_one_element
+func.func @pad_of_pad_of_one_element(%x: tensor<1xf64>) -> (tensor<2xf64>, tensor<4xf64>) {
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.000000e+00 : f64
+  %m1 = arith.constant -1.000000e+00 : f64
+  %e2 = tensor.empty() : tensor<2xf64>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e2 : tensor<2xf64>) {
+  ^bb0(%out: f64):
+    %i = linalg.index 0 : index
+    %ge = arith.cmpi sge, %i, %c0 : index
+    %lt = arith.cmpi slt, %i, %c1 : index
+    %in = arith.andi %ge, %lt : i1
+    %lo = arith.maxsi %i, %c0 : index
+    %at = arith.minsi %lo, %c0 : index
+    %v = tensor.extract %x[%at] : tensor<1xf64>
+    %r = arith.select %in, %v, %m1 : f64
+    linalg.yield %r : f64
+  } -> tensor<2xf64>
+  %e2b = tensor.empty() : tensor<2xf64>
+  %sq = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p : tensor<2xf64>) outs(%e2b : tensor<2xf64>) {
+  ^bb0(%a: f64, %out: f64):
+    %s = arith.mulf %a, %a : f64
+    linalg.yield %s : f64
+  } -> tensor<2xf64>
+  %e4 = tensor.empty() : tensor<4xf64>
+  %pp = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e4 : tensor<4xf64>) {
+  ^bb0(%out: f64):
+    %i = linalg.index 0 : index
+    %ge = arith.cmpi sge, %i, %c0 : index
+    %lt = arith.cmpi slt, %i, %c2 : index
+    %in = arith.andi %ge, %lt : i1
+    %lo = arith.maxsi %i, %c0 : index
+    %at = arith.minsi %lo, %c1 : index
+    %v = tensor.extract %p[%at] : tensor<2xf64>
+    %r = arith.select %in, %v, %zero : f64
+    linalg.yield %r : f64
+  } -> tensor<4xf64>
+  return %sq, %pp : tensor<2xf64>, tensor<4xf64>
+}

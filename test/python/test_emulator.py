@@ -945,6 +945,25 @@ def _emulate_random(prog, seed, **options):
         _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
 
 
+@pytest.mark.parametrize("seed,large", [(1580, False), (3606, True)])
+def test_random_programs_a_campaign_found_emulated(seed, large):
+    # random programs past the tests' seeds (1580: an elementwise sibling
+    # beside a sum of column sums, refused by the CUDA target; 3606: a pad
+    # of a pad of a one-element tensor, which fusion-fold-copies made into
+    # invalid IR on both targets), in the emulator and on the CPU
+    from random_programs import TOLERANCE, random_inputs, random_program
+    prog = random_program(seed, large=large)
+    _emulate_random(prog, seed, numerics="strict")
+    args = random_inputs(prog, seed)
+    tol = TOLERANCE[prog.inputs[0][2].name]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = prog.reference(*args)
+    f = kfuse.compile(prog, target="cpu", numerics="strict")
+    _compare(f(*args), want, f.plan.outputs, tol, tol, prog.name)
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_large_random_program_emulated(seed):
     # Random programs of up to 40000 elements, square extents often, several
