@@ -646,8 +646,10 @@ struct SplitLoopForGather : OpRewritePattern<linalg::GenericOp> {
       return failure();
     MLIRContext *ctx = g.getContext();
     IndexBounds bounds(g);
-    // The gathers' positions, as affine functions of the loops.
+    // The gathers' positions, as affine functions of the loops (and the
+    // tensors they read).
     SmallVector<SmallVector<AffineExpr>> gathers;
+    SmallVector<RankedTensorType> gathered;
     for (Operation &op : g.getBody()->without_terminator()) {
       auto extract = dyn_cast<tensor::ExtractOp>(op);
       if (!extract ||
@@ -660,8 +662,10 @@ struct SplitLoopForGather : OpRewritePattern<linalg::GenericOp> {
           break;
         exprs.push_back(simplifyInRanges(*e, loops));
       }
-      if (exprs.size() == extract.getIndices().size())
+      if (exprs.size() == extract.getIndices().size()) {
         gathers.push_back(std::move(exprs));
+        gathered.push_back(extract.getTensor().getType());
+      }
     }
     // A loop a gather divides: i floordiv q or i mod q.
     std::optional<std::pair<unsigned, int64_t>> split;
@@ -700,14 +704,23 @@ struct SplitLoopForGather : OpRewritePattern<linalg::GenericOp> {
     auto moved = [&](AffineExpr e) {
       return simplifyInRanges(e.replaceDimsAndSymbols(sub, {}), newLoops);
     };
-    // Every gather reading through the split loop reads at loop indices.
-    for (ArrayRef<AffineExpr> exprs : gathers) {
+    // Every gather reading through the split loop reads at loop indices,
+    // each over the whole of its tensor's dimension: one over a part stays
+    // a gather (keepsLoopRanges), and the collapse of the split generic's
+    // result would merge the loops again (ReshapeOfGather), over and over
+    // (x[:, :12, 0] of a [4, 13, 5] x, collapsed to [48]).
+    for (auto [exprs, type] : llvm::zip(gathers, gathered)) {
       if (llvm::none_of(exprs,
                         [&](AffineExpr e) { return e.isFunctionOfDim(dim); }))
         continue;
-      for (AffineExpr e : exprs)
-        if (!isa<AffineDimExpr, AffineConstantExpr>(moved(e)))
+      for (auto [pos, e] : llvm::enumerate(exprs)) {
+        AffineExpr m = moved(e);
+        if (!isa<AffineDimExpr, AffineConstantExpr>(m))
           return failure();
+        if (auto d = dyn_cast<AffineDimExpr>(m);
+            d && type.getDimSize(pos) != newLoops[d.getPosition()])
+          return failure();
+      }
     }
     // Operands index the split loop only as a whole dimension, which splits
     // with it.

@@ -1608,3 +1608,30 @@ func.func @pad_of_pad_of_one_element(%x: tensor<1xf64>) -> (tensor<2xf64>, tenso
   } -> tensor<4xf64>
   return %sq, %pp : tensor<2xf64>, tensor<4xf64>
 }
+
+// -----
+
+// x[:, :12, 0] of a [4, 13, 5] x collapsed to [48] (a random program, seed
+// 630): the slice is a gather over part of x's dimension 1, so splitting
+// the merged loop for it would leave a gather, whose collapse merges the
+// loop again; the two rewrites took turns until the budget ran out. The
+// loop stays merged: one gather at (i floordiv 12, i mod 12, 0).
+// CHECK-LABEL: func.func @collapsed_strided_slice
+// CHECK-SAME: (%[[X:.*]]: tensor<4x13x5xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<48xf32>)
+// CHECK: tensor.extract %[[X]][%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x13x5xf32>
+// CHECK: math.exp
+// CHECK-NOT: tensor.collapse_shape
+// PLAN-LABEL: func.func @collapsed_strided_slice
+// PLAN: fusion.group
+func.func @collapsed_strided_slice(%x: tensor<4x13x5xf32>) -> tensor<48xf32> {
+  %s = tensor.extract_slice %x[0, 0, 0] [4, 12, 1] [1, 1, 1] : tensor<4x13x5xf32> to tensor<4x12xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<4x12xf32> into tensor<48xf32>
+  %e = tensor.empty() : tensor<48xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%c : tensor<48xf32>) outs(%e : tensor<48xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<48xf32>
+  return %r : tensor<48xf32>
+}
