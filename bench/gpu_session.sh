@@ -96,14 +96,16 @@ fi
 # holds, or at most 15 / 132), the L2 prefetch (row_prefetch), two blocks an
 # SM (row_occupancy=2), and the workloads torch.compile led on the H200
 # (the elementwise ones also with 2 or 4 vectors a thread, __v2 / __v4), and
-# bn_train_nhwc, furthest behind torch.compile there (twice the slices).
+# bn_train_nhwc, furthest behind torch.compile there (its store now over
+# positions and channels in vectors, against the store over the slices,
+# __slicestore; twice the slices, __sm264).
 OWED="softmax_w262144 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
       layernorm__pf528 rmsnorm_silu rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax
       softmax__psauto bias_gelu bias_gelu__v2 bias_gelu__v4 ew_chain ew_chain__v2
-      relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__sm264
-      bn_train_nhwc__pdllate"
+      relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__slicestore
+      bn_train_nhwc__sm264 bn_train_nhwc__pdllate softmax_dim0 softmax_dim0__slicestore"
 if [ "$what" = owed ]; then
     ONLY=$(echo ${ONLY:-$OWED}) bench
     exit 0

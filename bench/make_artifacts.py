@@ -693,6 +693,10 @@ def main():
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte
                 # sector of each column; 32: whole 128-byte lines)
                 variants = {f"tile{n}": dict(row_tile=n) for n in (16, 32)}
+                if name == "softmax_dim0":
+                    # (its split's store over the slices, scalars; default:
+                    # over (rows, columns), vectors along the columns)
+                    variants["slicestore"] = dict(row_store_transposed=False)
             if args.row_variants and name in ("ew_chain", "bias_gelu", "relu_bn_add_relu"):
                 # 2 or 4 vectors a thread in one trip, loaded first (default: a
                 # vector a thread over the whole space): grids of a half or a
@@ -701,10 +705,16 @@ def main():
                 variants = {f"v{v}": dict(sm_count=1, blocks_per_sm=grid // v, unroll=v)
                             for v in (2, 4) if len(f.plan.steps) == 1 and grid % v == 0}
             if args.row_variants and name == "bn_train_nhwc":
+                # the store over the slices, a thread a slice and channel,
+                # scalars (row_store_transposed=False; default: over
+                # (positions, channels), 16-byte vectors along the channels,
+                # mean and 1 / sqrt(var + eps) from the finishing kernel);
                 # 1024 slices of 196 rows (sm_count=264; default: 512 of 392,
-                # 3.9 blocks of 256 threads an SM, a thread a channel with
-                # scalar loads): twice the blocks and loads in flight
-                variants = {"sm264": dict(sm_count=264)}
+                # 3.9 blocks of 256 threads an SM for the partials, a thread
+                # a channel with scalar loads): twice the blocks and loads in
+                # flight
+                variants = {"slicestore": dict(row_store_transposed=False),
+                            "sm264": dict(sm_count=264)}
             if args.row_variants and name == "softmax_w4096":
                 variants = {"c2": dict(row_chunks=2), "c8": dict(row_chunks=8)}
             if args.row_variants and name == "group_norm_silu":

@@ -28,7 +28,7 @@ and the ones to look at (the script exits with 1 when there are any):
 With `--options` each seed draws one to four code generation options
 instead (chip, row_chunks, row_cluster, row_occupancy, row_exchange,
 row_joint, row_smem, row_pack, row_prefetch, row_persist, row_tile, row_fold,
-row_shift, row_last_block, row_split_tail, threads, unroll, sm_count,
+row_shift, row_last_block, row_split_tail, row_store_transposed, threads, unroll, sm_count,
 numerics, pdl, multi_tensor),
 and half the seeds widen the program's most common last dimension to 2048
 to 65536 (rows for clusters, shared memory, streaming; the program's
@@ -188,6 +188,7 @@ OPTIONS = {
     "row_shift": [None, True, False],
     "row_last_block": [True, False],
     "row_split_tail": [True, False],
+    "row_store_transposed": [True, False],
     "threads": [128, 256, 512],
     "unroll": [1, 2, 8],
     "sm_count": [0, 8, 132],

@@ -1146,6 +1146,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     rowOptions.shiftStreams = rowShift == "true";
     rowOptions.lastBlockFinish = rowLastBlock;
     rowOptions.splitTail = rowSplitTail;
+    rowOptions.transposeStore = rowStoreTransposed;
     if (rowPack < 0 || rowPack > 32 || (rowPack & (rowPack - 1)) != 0) {
       getOperation().emitError()
           << "fusion-generic-to-gpu: row-pack must be 0 or a power of two up "

@@ -1113,6 +1113,13 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "(x.sum(0) over a prime count of rows) slices of equal rows and a "
            "shorter tail (false: slices that divide the row only, a prime "
            "length unsplit)">,
+    Option<"rowStoreTransposed", "row-store-transposed", "bool",
+           /*default=*/"true",
+           "A split along rows (statistics over leading axes, NHWC batch "
+           "normalization) stores its full-space results in a kernel over "
+           "(positions, rows), its rows' values as vectors, the values of a "
+           "row computed once by the finishing kernel, where the rows fill "
+           "a warp's vectors; false: a thread per slice and row">,
     Option<"rowTile", "row-tile", "int64_t", /*default=*/"0",
            "Row tiles (rows contiguous in memory, reduced along a strided "
            "axis): rows a block's tile holds, a power of two up to 32 (0: a "

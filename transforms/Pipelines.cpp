@@ -195,6 +195,13 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "by one more block; along rows, slices of equal rows "
                      "and a shorter tail; false: dividing slices only"),
       llvm::cl::init(true)};
+  Option<bool> rowStoreTransposed{
+      *this, "row-store-transposed",
+      llvm::cl::desc("A split along rows stores its full-space results in a "
+                     "kernel over (positions, rows), vectors along the "
+                     "rows, where the rows fill a warp's vectors; false: a "
+                     "thread per slice and row"),
+      llvm::cl::init(true)};
   Option<int64_t> rowPack{
       *this, "row-pack",
       llvm::cl::desc("Rows one warp covers (a block per row of 32 threads) "
@@ -401,7 +408,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
           "row-occupancy={20} row-prefetch={21} row-tile={22} "
-          "row-persist={23}}),"
+          "row-persist={23} row-store-transposed={24}}),"
           "fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
@@ -418,7 +425,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowLastBlock ? "true" : "false",
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
           o.rowOccupancy.getValue(), o.rowPrefetch.getValue(),
-          o.rowTile.getValue(), o.rowPersist.getValue())
+          o.rowTile.getValue(), o.rowPersist.getValue(),
+          o.rowStoreTransposed ? "true" : "false")
           .str());
 }
 

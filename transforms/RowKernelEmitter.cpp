@@ -78,6 +78,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -2709,7 +2710,14 @@ LogicalResult RowKernel::emitRegisterPhases(
   assert(pending.empty() && "a reduction's cluster exchange left pending");
   assert(deferred.empty() && "a row-space op left waiting for an exchange");
   // Full-space results: each chunk stored once, from registers (terms of a
-  // column sum folded into its partials instead).
+  // column sum folded into its partials instead). A kernel without
+  // reductions (a split's store) computes every chunk before it stores
+  // any, so that the chunks' loads are in flight together (a store may
+  // alias a later load: nothing moves a load above it).
+  bool loadsFirst = llvm::none_of(generics, [](linalg::GenericOp g) {
+    return g.getNumReductionLoops() > 0;
+  });
+  SmallVector<std::function<void()>> laterStores;
   for (auto [g, i] : fullSpaceOutputs()) {
     Value init = g.getDpsInits()[i];
     AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
@@ -2730,13 +2738,21 @@ LogicalResult RowKernel::emitRegisterPhases(
                      : next;
         continue;
       }
-      OpBuilder sb = kb;
-      if (ragged)
-        sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
-                 .getThenBodyBuilder();
-      storeColumns(sb, loc, *v, init, outMap, points[k]);
+      auto store = [&, g = g, init, outMap, k, value = *v]() {
+        OpBuilder sb = kb;
+        if (ragged)
+          sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
+                   .getThenBodyBuilder();
+        storeColumns(sb, loc, value, init, outMap, points[k]);
+      };
+      if (loadsFirst)
+        laterStores.push_back(store);
+      else
+        store();
     }
   }
+  for (auto &store : laterStores)
+    store();
   // A later phase's exp(e - m) is the paired sum's exp(e - m_b) times
   // exp(m_b - m), one exp a block instead of one an element (a chunk in
   // shared memory has exp(e - m_b) stored over e in its slot).
@@ -5182,6 +5198,130 @@ bool kfuse::finishInLastBlockOf(gpu::LaunchOp part, gpu::LaunchOp fin) {
   return true;
 }
 
+/// The values of full-space generic `g` (over [rows..., columns...], its
+/// first `rows` loops the rows) that depend on the row alone, hoisted out:
+/// a generic over the rows computing every such value that the rest of the
+/// body reads (a batch normalization's mean, sum / n, and its 1 / sqrt(var
+/// + eps)) into a buffer of its own, and a copy of `g` reading those
+/// buffers at its rows in place of computing them, both built at `b` (in
+/// that order) and appended to `created`. Values of the row read as they
+/// are (an input, a constant) stay. Returns the two, or nothing when no op
+/// of the body is hoisted. (A kernel whose threads cross the rows at each
+/// point, as a split's transposed store does, would otherwise compute them
+/// at every point.)
+static std::optional<std::pair<linalg::GenericOp, linalg::GenericOp>>
+hoistRowValues(OpBuilder &b, linalg::GenericOp g, unsigned rows,
+               SmallVectorImpl<Operation *> &created) {
+  Block *body = g.getBody();
+  MLIRContext *ctx = g.getContext();
+  Location loc = g.getLoc();
+  llvm::DenseSet<Value> ofRow;
+  auto readsRow = [&](AffineMap map) {
+    for (unsigned d = rows; d < map.getNumDims(); ++d)
+      for (AffineExpr e : map.getResults())
+        if (e.isFunctionOfDim(d))
+          return false;
+    return true;
+  };
+  SmallVector<BlockArgument> rowArgs;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (readsRow(g.getMatchingIndexingMap(in))) {
+      ofRow.insert(body->getArgument(in->getOperandNumber()));
+      rowArgs.push_back(body->getArgument(in->getOperandNumber()));
+    }
+  SmallVector<Operation *> hoisted;
+  for (Operation &op : body->without_terminator()) {
+    if (!isPure(&op) || op.getNumRegions() != 0 || isa<linalg::IndexOp>(op) ||
+        op.getNumResults() != 1 || !isa<FloatType>(op.getResult(0).getType()))
+      continue;
+    if (llvm::all_of(op.getOperands(), [&](Value v) {
+          return ofRow.contains(v) || v.getParentBlock() != body;
+        })) {
+      ofRow.insert(op.getResult(0));
+      hoisted.push_back(&op);
+    }
+  }
+  // (what the rest reads: the hoisted values it cannot compute)
+  SmallVector<Value> frontier;
+  for (Operation *op : hoisted)
+    if (llvm::any_of(op->getResult(0).getUsers(), [&](Operation *user) {
+          return !llvm::is_contained(hoisted, user);
+        }))
+      frontier.push_back(op->getResult(0));
+  if (frontier.empty())
+    return std::nullopt;
+  SmallVector<int64_t> rowShape(
+      ArrayRef<int64_t>(g.getStaticLoopRanges()).take_front(rows));
+  SmallVector<Value> ins, outs;
+  SmallVector<AffineMap> maps;
+  for (BlockArgument a : rowArgs) {
+    ins.push_back(g->getOperand(a.getArgNumber()));
+    maps.push_back(AffineMap::get(
+        rows, 0, g.getIndexingMapsArray()[a.getArgNumber()].getResults(),
+        ctx));
+  }
+  for (Value v : frontier) {
+    auto alloc =
+        memref::AllocOp::create(b, loc, MemRefType::get(rowShape, v.getType()));
+    created.push_back(alloc);
+    outs.push_back(alloc);
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rows, ctx));
+  }
+  auto rowOp = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ins, outs, maps,
+      SmallVector<utils::IteratorType>(rows, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        IRMapping m;
+        for (auto [a, arg] : llvm::zip(rowArgs, args))
+          m.map(a, arg);
+        for (Operation *op : hoisted)
+          nb.clone(*op, m);
+        SmallVector<Value> results;
+        for (Value v : frontier)
+          results.push_back(m.lookup(v));
+        linalg::YieldOp::create(nb, nl, results);
+      });
+  created.push_back(rowOp);
+  // The copy of g: its inputs, then the hoisted values', then its inits.
+  SmallVector<Value> newIns(g.getDpsInputs());
+  SmallVector<AffineMap> newMaps;
+  for (OpOperand *in : g.getDpsInputOperands())
+    newMaps.push_back(g.getMatchingIndexingMap(in));
+  SmallVector<AffineExpr> atRow;
+  for (unsigned d = 0; d < rows; ++d)
+    atRow.push_back(getAffineDimExpr(d, ctx));
+  for (Value out : outs) {
+    newIns.push_back(out);
+    newMaps.push_back(AffineMap::get(g.getNumLoops(), 0, atRow, ctx));
+  }
+  for (OpOperand &init : g.getDpsInitsMutable())
+    newMaps.push_back(g.getMatchingIndexingMap(&init));
+  unsigned numIns = g.getNumDpsInputs();
+  auto copy = linalg::GenericOp::create(
+      b, loc, TypeRange{}, newIns, g.getDpsInits(), newMaps,
+      g.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        IRMapping m;
+        for (unsigned i = 0; i < numIns; ++i)
+          m.map(body->getArgument(i), args[i]);
+        for (auto [k, v] : llvm::enumerate(frontier))
+          m.map(v, args[numIns + k]);
+        for (unsigned i = 0; i < g.getNumDpsInits(); ++i)
+          m.map(body->getArgument(numIns + i),
+                args[numIns + frontier.size() + i]);
+        for (Operation &op : body->without_terminator())
+          if (!llvm::is_contained(hoisted, &op))
+            nb.clone(op, m);
+        nb.clone(*body->getTerminator(), m);
+      });
+  for (NamedAttribute a : g->getDiscardableAttrs()) {
+    copy->setAttr(a.getName(), a.getValue());
+    rowOp->setAttr(a.getName(), a.getValue());
+  }
+  created.push_back(copy);
+  return std::make_pair(rowOp, copy);
+}
+
 /// Few, very long rows (a full reduction such as an L2 norm or a variance, or
 /// a handful of rows) leave most SMs idle with one block per row. Such a
 /// group is split into waves of reductions: a reduction joins the first wave
@@ -5413,6 +5553,17 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           return !w || isFull(w->first);
         });
       });
+  // Along rows the stored results are elementwise over the full space, so
+  // their kernel need not follow the slices: it runs over (positions,
+  // rows), the reductions' loops as its rows and the group's rows as its
+  // columns (x[n, h, w, c] of a batch normalization read and y stored as
+  // vectors along c, the statistics read at the column), where the rows
+  // fill a warp's vectors (16 bytes a lane). Narrower rows, a warp a
+  // position, would leave lanes idle: a thread per slice and row then, as
+  // the statistics are folded.
+  bool storeTransposed = alongRows && options.transposeStore &&
+                         !stored.empty() && !storeEarly &&
+                         numRows * widestBytes >= 32 * 16;
   // The generic that last wrote `buffer` before `reader`, if in the group.
   auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
     auto w = lastWriterBefore(generics, buffer, order[reader]);
@@ -5959,13 +6110,44 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   }
   // The last kernel: the stored results over (slice, rows..., columns...),
   // after the last finishing kernel (and a ragged split's tail of them).
-  SmallVector<linalg::GenericOp> storing, storingTail;
+  SmallVector<linalg::GenericOp> storing, storingTail, rowValues;
   if (!stored.empty() && !storeEarly) {
     size_t start = created.size();
     auto isStored = [&](linalg::GenericOp g) { return stored.contains(g); };
-    if ((ragged && failed(splitFullSpace(storingTail, isStored, tailSlice))) ||
-        failed(splitFullSpace(storing, isStored, mainSlices)))
+    if (storeTransposed) {
+      // (copies of the stored ops, their loops interchanged: the
+      // reductions' loops first, then the rows')
+      SmallVector<unsigned> order;
+      for (unsigned d = rows; d < loops.size(); ++d)
+        order.push_back(d);
+      for (unsigned d = 0; d < rows; ++d)
+        order.push_back(d);
+      IRRewriter rewriter(ctx);
+      for (linalg::GenericOp g : generics) {
+        if (!isStored(g))
+          continue;
+        // (the values of the row computed once a row, by the last
+        // finishing kernel)
+        linalg::GenericOp copy;
+        if (auto split = hoistRowValues(b, g, rows, created)) {
+          rowValues.push_back(split->first);
+          copy = split->second;
+        } else {
+          copy = cast<linalg::GenericOp>(b.clone(*g.getOperation()));
+          created.push_back(copy);
+        }
+        rewriter.setInsertionPoint(copy);
+        FailureOr<linalg::GenericOp> moved =
+            linalg::interchangeGenericOp(rewriter, copy, order);
+        if (failed(moved))
+          return abandon();
+        storing.push_back(*moved);
+      }
+    } else if ((ragged &&
+                failed(splitFullSpace(storingTail, isStored, tailSlice))) ||
+               failed(splitFullSpace(storing, isStored, mainSlices))) {
       return abandon();
+    }
     boundary[waves] = created[start];
   }
 
@@ -6128,6 +6310,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
             return args[0];
           });
     }
+    if (w == waves)
+      second.append(rowValues);
     std::string suffix = w == 1 ? "" : std::to_string(w);
     if (ragged)
       kernels.push_back(
@@ -6169,6 +6353,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   SmallVector<bool> perThreads, lastBlocks;
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     perThreads.push_back(alongRows &&
+                         !(storeTransposed && kernel.role == Role::Store) &&
                          (kernel.role != Role::Finish || slices <= 32 ||
                           (contiguousAlongRows(kernel.gens) &&
                            rowsFillThreads(kernel.gens, smCount))));
@@ -6217,6 +6402,17 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                  contiguousAlongRows(gens);
     RowKernel emitter(gens, kernelName, sliced, perThread, tiles,
                       tiles && rowsFillThreads(gens, smCount));
+    if (storeTransposed && kernel.role == Role::Store) {
+      // (over the positions, then the rows, block per run of positions)
+      sliced.packRows = options.packRows;
+      RowKernel transposed(gens, kernelName, sliced, /*threadPerRow=*/false);
+      transposed.withSpace(ArrayRef<int64_t>(loops).drop_front(rows),
+                           ArrayRef<int64_t>(loops).take_front(rows));
+      if (failed(transposed.emit()))
+        return failure();
+      launches[k] = transposed.launch();
+      continue;
+    }
     if (kernel.role == Role::Store || kernel.role == Role::StoreTail) {
       // (the stored results over the split loops: the rows and the slice,
       // then the columns; along rows a thread per slice and row, else a

@@ -98,6 +98,13 @@ struct RowKernelOptions {
   /// rest, reduced by one more block (along rows: slices of equal rows and
   /// a shorter tail); false: slices that divide the row only.
   bool splitTail = true;
+  /// A split along rows (statistics over the leading axes, NHWC batch
+  /// normalization) stores its full-space results in a kernel over
+  /// (positions, rows): a position's rows are its columns, read and stored
+  /// as vectors (consecutive in memory), and each row value is read at
+  /// its column; false: a thread per slice and row, as the statistics
+  /// are folded (a scalar a thread per position).
+  bool transposeStore = true;
   /// > 0: the block size of block-per-row and thread-per-row kernels,
   /// instead of the one chosen from the row width or the rows (a split
   /// row's finish, run by the partials kernel's last block with all its

@@ -103,6 +103,13 @@ class Options:
                                # reduced by one more block (along rows, x.sum(0):
                                # equal slices of rows and a shorter tail); False:
                                # dividing slices only (a prime length unsplit)
+    row_store_transposed: bool = True  # a split along rows (statistics over
+                               # leading axes, NHWC batch normalization) stores its
+                               # full-space results in a kernel over (positions,
+                               # rows): vectors along the rows, each row's values
+                               # computed once by the finishing kernel, where the
+                               # rows fill a warp's vectors; False: a thread per
+                               # slice and row, scalars
     row_persist: Union[int, str] = 0  # rows over a cluster whose blocks hold their
                                # shares in registers, or in one block's: a
                                # persistent kernel of at most this many clusters
@@ -173,7 +180,8 @@ class Options:
         if self.row_shift not in (None, True, False):
             raise CompileError(f"option row_shift must be None (kfuse's choice), True or "
                                f"False, got {self.row_shift!r}")
-        for name in ("row_joint", "row_last_block", "row_split_tail", "pdl", "multi_tensor"):
+        for name in ("row_joint", "row_last_block", "row_split_tail", "row_store_transposed",
+                     "pdl", "multi_tensor"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -205,6 +213,7 @@ class Options:
                        f"row-shift={_SHIFT[self.row_shift]} row-joint={int(self.row_joint)} "
                        f"row-smem={self.row_smem} row-last-block={int(self.row_last_block)} "
                        f"row-split-tail={int(self.row_split_tail)} "
+                       f"row-store-transposed={int(self.row_store_transposed)} "
                        f"row-pack={self.row_pack} "
                        f"row-occupancy={self.row_occupancy} "
                        f"row-prefetch={self.row_prefetch} "

@@ -9,16 +9,24 @@
 //    partials kernel with a thread per slice and channel over 512 slices of
 //    392 points, folding the sums and squared deviations in one pass, then
 //    a finishing kernel in tiles of 8 channels), and a third kernel stores
-//    y over the same slices once mean and variance are in memory: a thread
-//    per slice and channel, 16 points in flight, consecutive threads on
-//    consecutive channels. x is read twice, y written once (one kernel in
-//    tiles streamed x three times on 32 blocks).
+//    y once mean and variance are in memory. By default it runs over
+//    (positions, channels): a warp a position (256 channels, 2 vectors of
+//    4 a lane), 4 positions a block, x read and y stored as 16-byte
+//    vectors; the finishing kernel computes each channel's mean and
+//    1 / sqrt(var + eps) once and stores them, the store reads them at the
+//    column (no division or rsqrt per point), and every vector is loaded
+//    before the first store. x is read twice, y written once.
+//  - row-store-transposed=false: the store over the same slices as the
+//    statistics, a thread per slice and channel, 16 points in flight,
+//    consecutive threads on consecutive channels (scalars).
 //  - bn_nhwc_small, x[8, 8, 8, 256]: 512 values a channel fit a tile's
 //    registers: one kernel in tiles of 8 channels reads x once, no split.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_90})' -o %t.codegen.mlir
 // RUN: FileCheck %s --input-file=%t.codegen.mlir
 // RUN: FileCheck %s --check-prefix=KERNEL --input-file=%t.codegen.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_90 row-store-transposed=false})' -o %t.slices.mlir
+// RUN: FileCheck %s --check-prefix=SLICES --input-file=%t.slices.mlir
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_90},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -28,15 +36,16 @@
 // CHECK-SAME: %[[X:[^:]*]]: memref<64x56x56x256xf32> {kfuse.name = "x"}, %[[Y:[^:]*]]: memref<64x56x56x256xf32> {kfuse.name = "y"})
 // CHECK-DAG: %[[C512:.*]] = arith.constant 512 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[C50176:.*]] = arith.constant 50176 : index
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[XC:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]]
 // CHECK: %[[YC:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1, 2], [3]]
 // CHECK: %[[XS:.*]] = memref.expand_shape %[[XC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
 // CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_partial blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[XS]] : memref<512x392x256xf32>
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0 blocks in
-// CHECK-SAME: args({{.*}}, %[[MEAN:[^ ]*]] : memref<256xf32>, %[[VAR:[^ ]*]] : memref<256xf32>)
-// CHECK-NEXT: %[[YS:.*]] = memref.expand_shape %[[YC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[MEAN]] : memref<256xf32>, %[[VAR]] : memref<256xf32>, %[[XS]] : memref<512x392x256xf32>, %[[YS]] : memref<512x392x256xf32>)
+// CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0 blocks in
+// CHECK-SAME: args({{.*}}, %[[RSTD:[^ ]*]] : memref<256xf32>, %[[MEAN:[^ ]*]] : memref<256xf32>)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C50176]], %[[C1]], %[[C1]]) threads in (%[[C128]], %[[C1]], %[[C1]]) args(%[[XC]] : memref<200704x256xf32>, %[[RSTD]] : memref<256xf32>, %[[MEAN]] : memref<256xf32>, %[[YC]] : memref<200704x256xf32>)
 // CHECK-NEXT: return
 
 // CHECK-LABEL: func.func @bn_nhwc_small(
@@ -44,30 +53,76 @@
 // CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_small_g0 blocks in (%c32, %c1, %c1) threads in (%c1024, %c1, %c1)
 // CHECK-NEXT: return
 
-// The storing kernel: thread i < 512 * 256 on channel i mod 256 of slice i
-// div 256, its channel's mean and variance loaded once, then 16 points a
-// trip (the last masked: 392 = 24 * 16 + 8), all loaded before the first
-// store; no shuffle, no workgroup memory.
-// KERNEL: gpu.func @bn_nhwc_g0_store(%[[KM:[^:]*]]: memref<256xf32>, %[[KV:[^:]*]]: memref<256xf32>, %[[KX:[^:]*]]: memref<512x392x256xf32>, %[[KY:[^:]*]]: memref<512x392x256xf32>) kernel
-// KERNEL-DAG: %[[K256:.*]] = arith.constant 256 : index
-// KERNEL-DAG: %[[K392:.*]] = arith.constant 392 : index
-// KERNEL-DAG: %[[K16:.*]] = arith.constant 16 : index
-// KERNEL: %[[CH:.*]] = arith.remui %{{.*}}, %[[K256]] : index
-// KERNEL-NEXT: %[[SL:.*]] = arith.divui %{{.*}}, %[[K256]] : index
-// KERNEL-NEXT: memref.load %[[KM]][%[[CH]]] : memref<256xf32>
-// KERNEL-NEXT: memref.load %[[KV]][%[[CH]]] : memref<256xf32>
-// KERNEL-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K392]] step %[[K16]] {
-// KERNEL-COUNT-16: memref.load %[[KX]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
-// KERNEL-NOT: memref.store
-// KERNEL-NOT: memref.load %[[KX]]
-// KERNEL: memref.store %{{.*}}, %[[KY]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
-// KERNEL-NOT: memref.load %[[KX]]
-// KERNEL-NOT: gpu.shuffle
+// The finishing kernel stores each channel's 1 / sqrt(var + eps) and mean.
+// KERNEL: gpu.func @bn_nhwc_g0(
+// KERNEL-SAME: %[[FR:[^:]*]]: memref<256xf32>, %[[FM:[^:]*]]: memref<256xf32>) workgroup
+// KERNEL: math.rsqrt
+// KERNEL: memref.store %{{.*}}, %[[FR]][%{{.*}}] : memref<256xf32>
+// KERNEL-NEXT: memref.store %{{.*}}, %[[FM]][%{{.*}}] : memref<256xf32>
 // KERNEL: gpu.return
+// The storing kernel: warp tid / 32 of block b on position 4 b + tid / 32,
+// lane l on channels 4 l and 4 (l + 32), each a vector of x, of the
+// 1 / sqrt(var + eps) and of the mean, all loaded before the first store;
+// no division, no rsqrt, no shuffle.
+// KERNEL: gpu.func @bn_nhwc_g0_store(%[[KX:[^:]*]]: memref<200704x256xf32>, %[[KR:[^:]*]]: memref<256xf32>, %[[KM:[^:]*]]: memref<256xf32>, %[[KY:[^:]*]]: memref<200704x256xf32>) kernel
+// KERNEL-NOT: gpu.shuffle
+// KERNEL: %[[P:.*]] = arith.addi
+// KERNEL: %[[C0:.*]] = arith.muli %{{.*}}, %c4 : index
+// KERNEL: %[[C1:.*]] = arith.muli %{{.*}}, %c4 : index
+// KERNEL-NEXT: %[[X0:.*]] = vector.load %[[KX]][%[[P]], %[[C0]]] {alignment = 16 : i64} : memref<200704x256xf32>, vector<4xf32>
+// KERNEL-NEXT: %[[R0:.*]] = vector.load %[[KR]][%[[C0]]] {{.*}} vector<4xf32>
+// KERNEL-NEXT: %[[M0:.*]] = vector.load %[[KM]][%[[C0]]] {{.*}} vector<4xf32>
+// KERNEL-NEXT: %[[D0:.*]] = arith.subf %[[X0]], %[[M0]]
+// KERNEL-NEXT: %[[Y0:.*]] = arith.mulf %[[D0]], %[[R0]]
+// KERNEL-NEXT: vector.load %[[KX]][%[[P]], %[[C1]]]
+// KERNEL-NOT: math.rsqrt
+// KERNEL-NOT: arith.divf
+// KERNEL-NOT: vector.store
+// KERNEL: vector.store %[[Y0]], %[[KY]][%[[P]], %[[C0]]] {alignment = 16 : i64} : memref<200704x256xf32>, vector<4xf32>
+// KERNEL-NEXT: vector.store %{{.*}}, %[[KY]][%[[P]], %[[C1]]]
+// KERNEL-NEXT: gpu.return
+
+// SLICES-LABEL: func.func @bn_nhwc(
+// SLICES-SAME: %[[X:[^:]*]]: memref<64x56x56x256xf32> {kfuse.name = "x"}, %[[Y:[^:]*]]: memref<64x56x56x256xf32> {kfuse.name = "y"})
+// SLICES-DAG: %[[C512:.*]] = arith.constant 512 : index
+// SLICES-DAG: %[[C256:.*]] = arith.constant 256 : index
+// SLICES-DAG: %[[C1:.*]] = arith.constant 1 : index
+// SLICES: %[[XC:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]]
+// SLICES: %[[YC:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1, 2], [3]]
+// SLICES: %[[XS:.*]] = memref.expand_shape %[[XC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
+// SLICES: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_partial blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[XS]] : memref<512x392x256xf32>
+// SLICES-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0 blocks in
+// SLICES-SAME: args({{.*}}, %[[MEAN:[^ ]*]] : memref<256xf32>, %[[VAR:[^ ]*]] : memref<256xf32>)
+// SLICES-NEXT: %[[YS:.*]] = memref.expand_shape %[[YC]] {{\[\[}}0, 1], [2]] output_shape [512, 392, 256]
+// SLICES-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C512]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[MEAN]] : memref<256xf32>, %[[VAR]] : memref<256xf32>, %[[XS]] : memref<512x392x256xf32>, %[[YS]] : memref<512x392x256xf32>)
+// SLICES-NEXT: return
+
+// The storing kernel over the slices: thread i < 512 * 256 on channel i
+// mod 256 of slice i div 256, its channel's mean and variance loaded once,
+// then 16 points a trip (the last masked: 392 = 24 * 16 + 8), all loaded
+// before the first store; no shuffle, no workgroup memory.
+// SLICES: gpu.func @bn_nhwc_g0_store(%[[KM:[^:]*]]: memref<256xf32>, %[[KV:[^:]*]]: memref<256xf32>, %[[KX:[^:]*]]: memref<512x392x256xf32>, %[[KY:[^:]*]]: memref<512x392x256xf32>) kernel
+// SLICES-DAG: %[[K256:.*]] = arith.constant 256 : index
+// SLICES-DAG: %[[K392:.*]] = arith.constant 392 : index
+// SLICES-DAG: %[[K16:.*]] = arith.constant 16 : index
+// SLICES: %[[CH:.*]] = arith.remui %{{.*}}, %[[K256]] : index
+// SLICES-NEXT: %[[SL:.*]] = arith.divui %{{.*}}, %[[K256]] : index
+// SLICES-NEXT: memref.load %[[KM]][%[[CH]]] : memref<256xf32>
+// SLICES-NEXT: memref.load %[[KV]][%[[CH]]] : memref<256xf32>
+// SLICES-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K392]] step %[[K16]] {
+// SLICES-COUNT-16: memref.load %[[KX]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
+// SLICES-NOT: memref.store
+// SLICES-NOT: memref.load %[[KX]]
+// SLICES: memref.store %{{.*}}, %[[KY]][%[[SL]], %{{.*}}, %[[CH]]] : memref<512x392x256xf32>
+// SLICES-NOT: memref.load %[[KX]]
+// SLICES-NOT: gpu.shuffle
+// SLICES: gpu.return
 
 // PTX: .entry bn_nhwc_g0_store(
 // PTX-NOT: shfl
 // PTX-NOT: bar.sync
+// PTX: ld.global.v4
+// PTX: st.global.v4
 // PTX: ret;
 
   func.func @bn_nhwc(%arg0: tensor<64x56x56x256xf32> {kfuse.name = "x"}) -> (tensor<64x56x56x256xf32> {kfuse.name = "y"}) {

@@ -1825,6 +1825,78 @@ def test_split_statistics_with_a_stored_result_store_it_in_a_third_kernel():
     assert store["sectors"] * 32 == store["bytes"] == xs.nbytes
 
 
+@pytest.mark.parametrize("shape,axes,extra,transposed", [
+    ((8, 32, 32, 128), (0, 1, 2), {}, True),
+    ((8, 32, 32, 128), (0, 1, 2), {"affine": True}, True),      # y * g + b
+    ((8, 32, 32, 128), (0, 1, 2), {"also_c": True}, True),      # x - mean leaves too
+    ((7, 37, 41, 128), (0, 1, 2), {}, True),                    # 10619 positions
+    ((3, 4099, 128), (0, 1), {}, True),                         # a ragged split
+    ((8192, 2, 64), (0,), {}, True),                            # two kept axes
+    ((8, 32, 32, 128), (0, 1, 2), {"row_store_transposed": False}, False),
+    ((8, 32, 32, 64), (0, 1, 2), {}, False),                    # a warp's half
+])
+def test_split_statistics_store_over_positions_and_channels(shape, axes, extra, transposed):
+    # Batch normalization in training over channels last, its statistics
+    # split into slices: the kernel storing y runs over (positions,
+    # channels), a warp a position and 4 a block, x read and y stored as
+    # 16-byte vectors along the channels (row_store_transposed, where the
+    # channels fill a warp's vectors: 128 floats). The values of a channel
+    # the stored op computes from the statistics alone (the mean, 1 /
+    # sqrt(var + eps)) are computed once a channel by the finishing kernel,
+    # which stores them; the store reads them at the column. Fewer channels,
+    # or the option off: a thread per slice and channel, scalars. Numerics
+    # through the PTX emulator against float64, and the store kernel's
+    # accesses.
+    from kfuse import builder as kb
+    extra = dict(extra)
+    affine, also_c = extra.pop("affine", False), extra.pop("also_c", False)
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    p = kb.Program("bn")
+    x = p.input("x", shape, "f32")
+    c = x - x.mean(axis=axes, keepdims=True)
+    y = c * kb.rsqrt((c * c).mean(axis=axes, keepdims=True) + 1e-5)
+    if affine:
+        y = y * p.input("g", kept, "f32") + p.input("b", kept, "f32")
+    p.output(y, name="y")
+    if also_c:
+        p.output(c, name="c")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", **extra)
+    steps = f.plan.steps
+    assert steps[0].kernel == "bn_g0_partial" and steps[-1].kernel == "bn_g0_store", steps
+    positions = int(np.prod([shape[a] for a in axes]))
+    channels = int(np.prod(kept))
+    store = steps[-1]
+    if transposed:
+        # (a warp a position, 4 a block: the blocks cover the positions)
+        assert store.block == (128, 1, 1), store
+        assert store.grid == ((positions + 3) // 4, 1, 1), store
+    else:
+        assert store.grid[0] * store.block[0] < positions * channels / 8, store
+    rng = np.random.default_rng(7)
+    ins = [(rng.standard_normal(shape) * 2 + 3).astype(np.float32)]
+    if affine:
+        ins += [rng.standard_normal(kept).astype(np.float32) for _ in range(2)]
+    outs = f.emulate(*ins)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    x64 = ins[0].astype(np.float64)
+    cd = x64 - x64.mean(axes, keepdims=True)
+    yd = cd / np.sqrt((cd * cd).mean(axes, keepdims=True) + 1e-5)
+    if affine:
+        yd = yd * ins[1] + ins[2]
+    np.testing.assert_allclose(outs[0], yd, rtol=1e-4, atol=1e-4)
+    if also_c:
+        np.testing.assert_allclose(outs[1], cd, rtol=1e-4, atol=1e-4)
+    # (the store reads x once more, after the partials kernel)
+    last = f.emulator.last_stats[-1]
+    nbytes = x64.nbytes // 2
+    assert last["load"]["by_buffer"][0] == nbytes
+    assert last["store"]["bytes"] == nbytes * (2 if also_c else 1)
+    assert last["store"]["sectors"] * 32 == last["store"]["bytes"]
+    # (16 bytes a lane: a warp's request moves 512 bytes; scalars 128)
+    per_request = last["store"]["bytes"] / last["store"]["requests"]
+    assert per_request == (512 if transposed else 128), per_request
+
+
 def _layernorm_backward(r, c):
     # (the benchmark suite's program: dx, dw and db from x, dy and the weight)
     from suite import layernorm_backward
