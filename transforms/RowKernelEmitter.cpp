@@ -5241,6 +5241,12 @@ hoistRowValues(OpBuilder &b, linalg::GenericOp g, unsigned rows,
       hoisted.push_back(&op);
     }
   }
+  // (the row generic reads the inputs its ops read)
+  llvm::erase_if(rowArgs, [&](BlockArgument a) {
+    return llvm::none_of(a.getUsers(), [&](Operation *user) {
+      return llvm::is_contained(hoisted, user);
+    });
+  });
   // (what the rest reads: the hoisted values it cannot compute)
   SmallVector<Value> frontier;
   for (Operation *op : hoisted)
@@ -6396,12 +6402,6 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         sliced.exactThreads = *threads;
     sliced.maxCluster = 0;
     sliced.asyncExchange = false;
-    // (other finishing kernels of a split along rows: tiles of rows, as
-    // the partials are contiguous along them)
-    bool tiles = alongRows && !perThread && kernel.role == Role::Finish &&
-                 contiguousAlongRows(gens);
-    RowKernel emitter(gens, kernelName, sliced, perThread, tiles,
-                      tiles && rowsFillThreads(gens, smCount));
     if (storeTransposed && kernel.role == Role::Store) {
       // (over the positions, then the rows, block per run of positions)
       sliced.packRows = options.packRows;
@@ -6413,6 +6413,12 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       launches[k] = transposed.launch();
       continue;
     }
+    // (other finishing kernels of a split along rows: tiles of rows, as
+    // the partials are contiguous along them)
+    bool tiles = alongRows && !perThread && kernel.role == Role::Finish &&
+                 contiguousAlongRows(gens);
+    RowKernel emitter(gens, kernelName, sliced, perThread, tiles,
+                      tiles && rowsFillThreads(gens, smCount));
     if (kernel.role == Role::Store || kernel.role == Role::StoreTail) {
       // (the stored results over the split loops: the rows and the slice,
       // then the columns; along rows a thread per slice and row, else a
