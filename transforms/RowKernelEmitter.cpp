@@ -893,6 +893,26 @@ private:
   /// trip, 8 and more (up to 32) while the rows are too few for about 8192
   /// loads in flight per SM.
   int64_t threadBatch = 8;
+  /// A thread per row: the columns of one trip over `numCols`. Trips that
+  /// do not divide the row load its first column again past its end (a
+  /// select, not a branch): 16 a trip over 17 columns loaded 32, and the
+  /// column the shift of a centered sum reads a 33rd, where one trip of 17
+  /// loads 17 (the shift's load is the first entry's: a ragged split along
+  /// rows read its input 1.94 times, now once). So: the whole row in one
+  /// trip up to 1.5 x `threadBatch` columns; else the largest divisor of
+  /// the row from half `threadBatch` up; else trips as even as possible
+  /// (100 columns in 7 trips of 15, not 16: 5 columns past the end, not
+  /// 12).
+  int64_t perThreadTrip(int64_t numCols) const {
+    int64_t most = std::max<int64_t>(1, threadBatch);
+    if (numCols <= most + most / 2)
+      return std::max<int64_t>(1, numCols);
+    for (int64_t k = most; k * 2 >= most; --k)
+      if (numCols % k == 0)
+        return k;
+    int64_t trips = (numCols + most - 1) / most;
+    return (numCols + trips - 1) / trips;
+  }
   struct Online {
     linalg::GenericOp max; // the reduction `m = max(e)` the sum rescales to
     Value maxBuffer;       // m's buffer, as the sum reads it
@@ -3520,8 +3540,9 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // (a thread per row: `threadBatch` loads in flight per thread and trip;
-  // one for contractions, whose loads the threads of a warp share)
+  // (a thread per row: about `threadBatch` loads in flight per thread and
+  // trip, see perThreadTrip; one for contractions, whose loads the threads
+  // of a warp share)
   // (row tiles: scalars, as many in flight as `batch` vectors)
   // (shifted: over virtual columns, up to n + rowShift)
   // (a block per row whose row takes a thread at most 2 * batch vectors:
@@ -3529,12 +3550,13 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // kernel's 1024 partials, 32 threads x 8 vectors, one trip to L2, not two)
   int64_t span = shifted ? numCols + width - 1 : numCols;
   int64_t trips = (span + step - 1) / step;
-  int64_t k = std::clamp<int64_t>(trips, 1,
-                                  contraction          ? 1
-                                  : perThread          ? threadBatch
-                                  : rowsPerBlock > 1   ? batch * 4
-                                  : trips <= 2 * batch ? trips
-                                                       : batch);
+  int64_t k = perThread && !contraction
+                  ? perThreadTrip(trips)
+                  : std::clamp<int64_t>(trips, 1,
+                                        contraction          ? 1
+                                        : rowsPerBlock > 1   ? batch * 4
+                                        : trips <= 2 * batch ? trips
+                                                             : batch);
   bool masked = shifted || numCols % (step * k) != 0;
   llvm::DenseMap<Operation *, unsigned> slot;
   SmallVector<Value> inits;
@@ -4661,9 +4683,7 @@ LogicalResult RowKernel::emit() {
       if (!storedInPass.contains({g.getOperation(), i}))
         fullOutputs.push_back({g, i});
     if (!fullOutputs.empty()) {
-      int64_t k = perThread && !contraction
-                      ? std::clamp<int64_t>(threadBatch, 1, numCols)
-                      : 1;
+      int64_t k = perThread && !contraction ? perThreadTrip(numCols) : 1;
       bool masked = numCols % k != 0;
       Value step = k == 1 ? colStep : cIdx(kb, k);
       // (shifted: virtual columns up to n + rowShift, one chunk a trip)
