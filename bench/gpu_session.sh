@@ -98,14 +98,16 @@ fi
 # (the elementwise ones also with 2 or 4 vectors a thread, __v2 / __v4), and
 # bn_train_nhwc, furthest behind torch.compile there (its store now over
 # positions and channels in vectors, against the store over the slices,
-# __slicestore; twice the slices, __sm264).
+# __slicestore; twice the slices, __sm264), and the same over 64 channels,
+# bn_train_nhwc_c64, whose store's lanes now go 16 a position.
 OWED="softmax_w262144 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
       layernorm__pf528 rmsnorm_silu rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax
       softmax__psauto bias_gelu bias_gelu__v2 bias_gelu__v4 ew_chain ew_chain__v2
       relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__slicestore
-      bn_train_nhwc__sm264 bn_train_nhwc__pdllate softmax_dim0 softmax_dim0__slicestore"
+      bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc_c64 bn_train_nhwc_c64__slicestore
+      softmax_dim0 softmax_dim0__slicestore"
 if [ "$what" = owed ]; then
     ONLY=$(echo ${ONLY:-$OWED}) bench
     exit 0

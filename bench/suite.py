@@ -11,6 +11,10 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
              # beyond the table: reductions over leading dimensions
              ["colsum", "bn_var_nhwc", "gemv", "bn_train_nchw", "softmax_nchw",
               "bn_train_nhwc",
+              # the same over a ResNet's first feature map, [64, 112, 112,
+              # 64]: 64 channels, half a warp's vectors, so the store's
+              # lanes go 16 a position, 2 positions a warp
+              "bn_train_nhwc_c64",
               # a row kernel with column sums: layer norm's backward pass
               "layernorm_bwd",
               # the same over BERT's hidden sizes, 16384 tokens: rows a warp
@@ -243,6 +247,8 @@ def programs(rows=None):
     # kernel storing y (x read twice).
     batch_norm("bn_train_nhwc", (64, 56, 56, 256) if rows is None else (16, 16, 32, 64),
                (0, 1, 2))
+    batch_norm("bn_train_nhwc_c64", (64, 112, 112, 64) if rows is None else (8, 32, 32, 64),
+               (0, 1, 2))
     progs["layernorm_bwd"] = layernorm_backward("layernorm_bwd", r(8192), 8192)
     p = kb.Program("layernorm_mean_pool")
     x = p.input("x", (32 if rows is None else 2, 512 if rows is None else 4, 768), "f32")
@@ -420,6 +426,8 @@ def torch_reference(name):
         "bn_train_nchw": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "softmax_nchw": lambda x: torch.softmax(x, dim=1),
         "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
+            x.var((0, 1, 2), unbiased=False) + 1e-5),
+        "bn_train_nhwc_c64": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
             x.var((0, 1, 2), unbiased=False) + 1e-5),
         "layernorm_bwd": _layernorm_bwd,
         "layernorm_mean_pool": lambda x, w: F.layer_norm(x, (x.shape[-1],), w, None,

@@ -1118,8 +1118,9 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "A split along rows (statistics over leading axes, NHWC batch "
            "normalization) stores its full-space results in a kernel over "
            "(positions, rows), its rows' values as vectors, the values of a "
-           "row computed once by the finishing kernel, where the rows fill "
-           "a warp's vectors; false: a thread per slice and row">,
+           "row computed once by the finishing kernel (rows narrower than a "
+           "warp's vectors: several a warp); false: a thread per slice and "
+           "row">,
     Option<"rowTile", "row-tile", "int64_t", /*default=*/"0",
            "Row tiles (rows contiguous in memory, reduced along a strided "
            "axis): rows a block's tile holds, a power of two up to 32 (0: a "

@@ -4191,10 +4191,28 @@ LogicalResult RowKernel::emit() {
   // 1.03x; 2 or 4 rows a block 1.02x, 8 1.04x, 32 1.03x, bench/RESULTS.md.)
   // Only where nothing but the warp's shuffles combines a row: no
   // cluster, no row in shared memory, no column sums, not a split's kernel.
-  if (packRows != 1 && !perThread && !contraction && rowsPerBlock == 1 &&
-      cluster == 1 && t == 32 && exactThreads == 0 && columnSums.empty() &&
-      sharedLimit == 0) {
-    int64_t most = packRows > 1 ? packRows : 4;
+  // Rows of fewer vectors than a warp has lanes, in a kernel that combines
+  // nothing across them (no reduction: a split's store over (positions,
+  // channels) of 64 floats a position), take a group of as many lanes as
+  // their vectors (a power of two) and share each warp: 32 / t rows a warp
+  // at least, whose loads and stores move 512 bytes a request, not half a
+  // warp's 256 with the other lanes idle.
+  bool combines = llvm::any_of(generics, [](linalg::GenericOp g) {
+    return g.getNumReductionLoops() > 0;
+  });
+  bool packable = packRows != 1 && !perThread && !contraction &&
+                  rowsPerBlock == 1 && cluster == 1 && t == 32 &&
+                  exactThreads == 0 && columnSums.empty() && sharedLimit == 0;
+  if (packable && !combines && !shifted && chunks == 1 &&
+      numCols < 32 * width && colShape.size() == 1)
+    t = std::max<int64_t>(
+        1, llvm::PowerOf2Ceil((numCols + width - 1) / width));
+  if (packable) {
+    // (groups narrower than a warp: a warp's rows at least; by default up
+    // to 4 warps' worth)
+    int64_t fewest = 32 / t;
+    int64_t most = std::max(packRows > 1 ? packRows : 4 * fewest, fewest);
+    packedRows = fewest;
     while (packedRows * 2 <= most &&
            (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
       packedRows *= 2;
@@ -5583,13 +5601,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // their kernel need not follow the slices: it runs over (positions,
   // rows), the reductions' loops as its rows and the group's rows as its
   // columns (x[n, h, w, c] of a batch normalization read and y stored as
-  // vectors along c, the statistics read at the column), where the rows
-  // fill a warp's vectors (16 bytes a lane). Narrower rows, a warp a
-  // position, would leave lanes idle: a thread per slice and row then, as
-  // the statistics are folded.
+  // vectors along c, the statistics read at the column). Rows narrower
+  // than a warp's vectors take a group of lanes each, several a warp (see
+  // RowKernel::emit): consecutive positions are consecutive in memory, so
+  // a warp's request still moves 512 bytes (64 channels: 16 lanes a
+  // position). (The slices' own store, a thread per slice and row, served
+  // only rows of 128 floats and more before; it reads a slice's positions
+  // one after another, scalars.)
   bool storeTransposed = alongRows && options.transposeStore &&
-                         !stored.empty() && !storeEarly &&
-                         numRows * widestBytes >= 32 * 16;
+                         !stored.empty() && !storeEarly;
   // The generic that last wrote `buffer` before `reader`, if in the group.
   auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
     auto w = lastWriterBefore(generics, buffer, order[reader]);

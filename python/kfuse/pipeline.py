@@ -107,9 +107,9 @@ class Options:
                                # leading axes, NHWC batch normalization) stores its
                                # full-space results in a kernel over (positions,
                                # rows): vectors along the rows, each row's values
-                               # computed once by the finishing kernel, where the
-                               # rows fill a warp's vectors; False: a thread per
-                               # slice and row, scalars
+                               # computed once by the finishing kernel (rows
+                               # narrower than a warp's vectors: several a warp);
+                               # False: a thread per slice and row, scalars
     row_persist: Union[int, str] = 0  # rows over a cluster whose blocks hold their
                                # shares in registers, or in one block's: a
                                # persistent kernel of at most this many clusters

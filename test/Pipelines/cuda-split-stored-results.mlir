@@ -19,6 +19,10 @@
 //  - row-store-transposed=false: the store over the same slices as the
 //    statistics, a thread per slice and channel, 16 points in flight,
 //    consecutive threads on consecutive channels (scalars).
+//  - bn_nhwc_c64, x[64, 112, 112, 64] (a ResNet's first batch norm): 64
+//    channels are 16 vectors, half a warp's: the store's lanes go in
+//    groups of 16 a position, 2 positions a warp, 8 a block, each thread
+//    one vector (a warp's request moves 512 bytes).
 //  - bn_nhwc_small, x[8, 8, 8, 256]: 512 values a channel fit a tile's
 //    registers: one kernel in tiles of 8 channels reads x once, no split.
 //
@@ -46,6 +50,15 @@
 // CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0 blocks in
 // CHECK-SAME: args({{.*}}, %[[RSTD:[^ ]*]] : memref<256xf32>, %[[MEAN:[^ ]*]] : memref<256xf32>)
 // CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_g0_store blocks in (%[[C50176]], %[[C1]], %[[C1]]) threads in (%[[C128]], %[[C1]], %[[C1]]) args(%[[XC]] : memref<200704x256xf32>, %[[RSTD]] : memref<256xf32>, %[[MEAN]] : memref<256xf32>, %[[YC]] : memref<200704x256xf32>)
+// CHECK-NEXT: return
+
+// CHECK-LABEL: func.func @bn_nhwc_c64(
+// CHECK-DAG: %[[D100352:.*]] = arith.constant 100352 : index
+// CHECK-DAG: %[[D128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[D1:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_c64_g0_partial
+// CHECK: gpu.launch_func @kfuse_kernels::@bn_nhwc_c64_g0 blocks
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@bn_nhwc_c64_g0_store blocks in (%[[D100352]], %[[D1]], %[[D1]]) threads in (%[[D128]], %[[D1]], %[[D1]]) args({{.*}} : memref<802816x64xf32>, {{.*}} : memref<64xf32>, {{.*}} : memref<64xf32>, {{.*}} : memref<802816x64xf32>)
 // CHECK-NEXT: return
 
 // CHECK-LABEL: func.func @bn_nhwc_small(
@@ -80,6 +93,23 @@
 // KERNEL-NOT: vector.store
 // KERNEL: vector.store %[[Y0]], %[[KY]][%[[P]], %[[C0]]] {alignment = 16 : i64} : memref<200704x256xf32>, vector<4xf32>
 // KERNEL-NEXT: vector.store %{{.*}}, %[[KY]][%[[P]], %[[C1]]]
+// KERNEL-NEXT: gpu.return
+// 64 channels: thread tid of block b on position 8 b + tid / 16, channels
+// 4 (tid mod 16) on, one vector of each.
+// KERNEL: gpu.func @bn_nhwc_c64_g0_store(%[[QX:[^:]*]]: memref<802816x64xf32>, %[[QR:[^:]*]]: memref<64xf32>, %[[QM:[^:]*]]: memref<64xf32>, %[[QY:[^:]*]]: memref<802816x64xf32>) kernel
+// KERNEL-DAG: %[[Q4:.*]] = arith.constant 4 : index
+// KERNEL-DAG: %[[Q8:.*]] = arith.constant 8 : index
+// KERNEL-DAG: %[[Q16:.*]] = arith.constant 16 : index
+// KERNEL: %[[B:.*]] = gpu.block_id x
+// KERNEL-NEXT: %[[T:.*]] = gpu.thread_id x
+// KERNEL-NEXT: %[[G:.*]] = arith.divui %[[T]], %[[Q16]] : index
+// KERNEL-NEXT: %[[L:.*]] = arith.remui %[[T]], %[[Q16]] : index
+// KERNEL-NEXT: %[[B8:.*]] = arith.muli %[[B]], %[[Q8]] : index
+// KERNEL-NEXT: %[[QP:.*]] = arith.addi %[[B8]], %[[G]] : index
+// KERNEL-NEXT: %[[QC:.*]] = arith.muli %[[L]], %[[Q4]] : index
+// KERNEL-NEXT: vector.load %[[QX]][%[[QP]], %[[QC]]] {alignment = 16 : i64} : memref<802816x64xf32>, vector<4xf32>
+// KERNEL-NOT: vector.load %[[QX]]
+// KERNEL: vector.store %{{.*}}, %[[QY]][%[[QP]], %[[QC]]] {alignment = 16 : i64} : memref<802816x64xf32>, vector<4xf32>
 // KERNEL-NEXT: gpu.return
 
 // SLICES-LABEL: func.func @bn_nhwc(
@@ -189,6 +219,70 @@
       linalg.yield %v0 : f32
     } -> tensor<64x56x56x256xf32>
     return %t10 : tensor<64x56x56x256xf32>
+  }
+  func.func @bn_nhwc_c64(%arg0: tensor<64x112x112x64xf32> {kfuse.name = "x"}) -> (tensor<64x112x112x64xf32> {kfuse.name = "y"}) {
+    %c2 = arith.constant 0.0 : f32
+    %e2 = tensor.empty() : tensor<64xf32>
+    %i2 = linalg.fill ins(%c2 : f32) outs(%e2 : tensor<64xf32>) -> tensor<64xf32>
+    %t2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%arg0 : tensor<64x112x112x64xf32>) outs(%i2 : tensor<64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.addf %in0, %out : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64xf32>
+    %e3 = tensor.empty() : tensor<64xf32>
+    %t3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t2 : tensor<64xf32>) outs(%e3 : tensor<64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 802816.0 : f32
+      %v1 = arith.divf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<64xf32>
+    %e4 = tensor.empty() : tensor<64x112x112x64xf32>
+    %t4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %t3 : tensor<64x112x112x64xf32>, tensor<64xf32>) outs(%e4 : tensor<64x112x112x64xf32>) {
+    ^bb0(%in0: f32, %in1: f32, %out: f32):
+      %v0 = arith.subf %in0, %in1 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64x112x112x64xf32>
+    %e5 = tensor.empty() : tensor<64x112x112x64xf32>
+    %t5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t4 : tensor<64x112x112x64xf32>) outs(%e5 : tensor<64x112x112x64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.mulf %in0, %in0 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64x112x112x64xf32>
+    %c6 = arith.constant 0.0 : f32
+    %e6 = tensor.empty() : tensor<64xf32>
+    %i6 = linalg.fill ins(%c6 : f32) outs(%e6 : tensor<64xf32>) -> tensor<64xf32>
+    %t6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%t5 : tensor<64x112x112x64xf32>) outs(%i6 : tensor<64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.addf %in0, %out : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64xf32>
+    %e7 = tensor.empty() : tensor<64xf32>
+    %t7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t6 : tensor<64xf32>) outs(%e7 : tensor<64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 802816.0 : f32
+      %v1 = arith.divf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<64xf32>
+    %e8 = tensor.empty() : tensor<64xf32>
+    %t8 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t7 : tensor<64xf32>) outs(%e8 : tensor<64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = arith.constant 9.999999747378752e-06 : f32
+      %v1 = arith.addf %in0, %v0 : f32
+      linalg.yield %v1 : f32
+    } -> tensor<64xf32>
+    %e9 = tensor.empty() : tensor<64xf32>
+    %t9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t8 : tensor<64xf32>) outs(%e9 : tensor<64xf32>) {
+    ^bb0(%in0: f32, %out: f32):
+      %v0 = math.rsqrt %in0 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64xf32>
+    %e10 = tensor.empty() : tensor<64x112x112x64xf32>
+    %t10 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t4, %t9 : tensor<64x112x112x64xf32>, tensor<64xf32>) outs(%e10 : tensor<64x112x112x64xf32>) {
+    ^bb0(%in0: f32, %in1: f32, %out: f32):
+      %v0 = arith.mulf %in0, %in1 : f32
+      linalg.yield %v0 : f32
+    } -> tensor<64x112x112x64xf32>
+    return %t10 : tensor<64x112x112x64xf32>
   }
   func.func @bn_nhwc_small(%arg0: tensor<8x8x8x256xf32> {kfuse.name = "x"}) -> (tensor<8x8x8x256xf32> {kfuse.name = "y"}) {
     %c2 = arith.constant 0.0 : f32

@@ -1481,13 +1481,23 @@ def test_reductions_along_rows_over_a_prime_count_split_with_a_tail(
         want.append(np.argmax(xs, axis=axes[0]))
     if stored:
         want.append(x64 - x64.mean(axis=axes, keepdims=True))
-    for last_block in (True, False):
-        f = kfuse.compile(p, target="cuda", chip="sm_90", row_last_block=last_block)
+    # (the stored result also over the slices and the tail, as before
+    # row_store_transposed)
+    runs = [(True, True), (False, True)] + ([(True, False)] if stored else [])
+    for last_block, transposed in runs:
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_last_block=last_block,
+                          row_store_transposed=transposed)
+        store = f.plan.steps[-1] if stored and transposed else None
+        if store:
+            # (over (positions, channels): 24 channels are 6 vectors, 8
+            # lanes a position, 4 positions a warp, 8 a block)
+            assert store.kernel == "prime_g0_store", store
+            assert store.block == (64, 1, 1) and store.grid == (-(-rows // 8), 1, 1), store
         # (kernels over the slices: a thread per slice and column, then
-        # the tail's blocks; the partials' and the store's at least)
-        sliced = [s for s in f.plan.steps
-                  if s.grid[0] > tail_blocks and s.grid[0] * s.block[0] >= slices * cols]
-        assert sliced and (not stored or sliced[-1].kernel == "prime_g0_store")
+        # the tail's blocks; the partials' and the slices' store at least)
+        sliced = [s for s in f.plan.steps if s is not store and
+                  s.grid[0] > tail_blocks and s.grid[0] * s.block[0] >= slices * cols]
+        assert sliced and (not stored or store or sliced[-1].kernel == "prime_g0_store")
         # (64 columns: the finish a thread per column in two tiles of 32,
         # each run by the last block of the tile to count, the tail's too)
         counters = [b for b in f.plan.buffers if b.kind == "counter"]
@@ -1825,28 +1835,40 @@ def test_split_statistics_with_a_stored_result_store_it_in_a_third_kernel():
     assert store["sectors"] * 32 == store["bytes"] == xs.nbytes
 
 
-@pytest.mark.parametrize("shape,axes,extra,transposed", [
-    ((8, 32, 32, 128), (0, 1, 2), {}, True),
-    ((8, 32, 32, 128), (0, 1, 2), {"affine": True}, True),      # y * g + b
-    ((8, 32, 32, 128), (0, 1, 2), {"also_c": True}, True),      # x - mean leaves too
-    ((7, 37, 41, 128), (0, 1, 2), {}, True),                    # 10619 positions
-    ((3, 4099, 128), (0, 1), {}, True),                         # a ragged split
-    ((8192, 2, 64), (0,), {}, True),                            # two kept axes
-    ((8, 32, 32, 128), (0, 1, 2), {"row_store_transposed": False}, False),
-    ((8, 32, 32, 64), (0, 1, 2), {}, False),                    # a warp's half
+@pytest.mark.parametrize("shape,axes,extra,per_block,per_request", [
+    ((8, 32, 32, 128), (0, 1, 2), {}, 4, 512),
+    ((8, 32, 32, 128), (0, 1, 2), {"affine": True}, 4, 512),      # y * g + b
+    ((8, 32, 32, 128), (0, 1, 2), {"also_c": True}, 4, 512),      # x - mean leaves too
+    ((7, 37, 41, 128), (0, 1, 2), {}, 4, 512),                    # 10619 positions
+    ((3, 4099, 128), (0, 1), {}, 4, 512),                         # a ragged split
+    ((8192, 2, 64), (0,), {}, 4, 512),                            # two kept axes
+    ((8, 32, 32, 128), (0, 1, 2), {"row_store_transposed": False}, None, 128),
+    # rows narrower than a warp's vectors: 16 lanes a position, 8 a block
+    ((8, 32, 32, 64), (0, 1, 2), {}, 8, 512),
+    ((8, 32, 32, 64), (0, 1, 2), {"affine": True}, 8, 512),
+    ((5, 31, 33, 32), (0, 1, 2), {}, 16, 512),                    # 8 lanes, ragged
+    # 8 channels: 2 lanes a position, a warp's 16 at least (32 a block
+    # would leave fewer blocks than twice the SMs)
+    ((8, 32, 32, 8), (0, 1, 2), {}, 16, 512),
+    # 3 channels, single floats: 4 lanes a position (3 busy), 8 a warp, 2
+    # warps a block
+    ((8, 32, 32, 3), (0, 1, 2), {"affine": True}, 16, 96),
+    ((8, 32, 32, 64), (0, 1, 2), {"row_store_transposed": False}, None, 128),
 ])
-def test_split_statistics_store_over_positions_and_channels(shape, axes, extra, transposed):
+def test_split_statistics_store_over_positions_and_channels(shape, axes, extra, per_block,
+                                                            per_request):
     # Batch normalization in training over channels last, its statistics
     # split into slices: the kernel storing y runs over (positions,
-    # channels), a warp a position and 4 a block, x read and y stored as
-    # 16-byte vectors along the channels (row_store_transposed, where the
-    # channels fill a warp's vectors: 128 floats). The values of a channel
-    # the stored op computes from the statistics alone (the mean, 1 /
-    # sqrt(var + eps)) are computed once a channel by the finishing kernel,
-    # which stores them; the store reads them at the column. Fewer channels,
-    # or the option off: a thread per slice and channel, scalars. Numerics
-    # through the PTX emulator against float64, and the store kernel's
-    # accesses.
+    # channels), x read and y stored as 16-byte vectors along the channels
+    # (row_store_transposed): a warp a position and 4 a block where the
+    # channels fill a warp's vectors (128 floats), else a group of as many
+    # lanes as a position has vectors, several positions a warp
+    # (`per_block` positions a block). The values of a channel the stored op
+    # computes from the statistics alone (the mean, 1 / sqrt(var + eps)) are
+    # computed once a channel by the finishing kernel, which stores them;
+    # the store reads them at the column. The option off: a thread per
+    # slice and channel, scalars. Numerics through the PTX emulator against
+    # float64, and the store kernel's accesses.
     from kfuse import builder as kb
     extra = dict(extra)
     affine, also_c = extra.pop("affine", False), extra.pop("also_c", False)
@@ -1866,10 +1888,13 @@ def test_split_statistics_store_over_positions_and_channels(shape, axes, extra, 
     positions = int(np.prod([shape[a] for a in axes]))
     channels = int(np.prod(kept))
     store = steps[-1]
-    if transposed:
-        # (a warp a position, 4 a block: the blocks cover the positions)
-        assert store.block == (128, 1, 1), store
-        assert store.grid == ((positions + 3) // 4, 1, 1), store
+    if per_block:
+        # (the blocks cover the positions)
+        assert store.grid == ((positions + per_block - 1) // per_block, 1, 1), store
+        # (a position's lanes: as many as its vectors, a power of two)
+        width = 4 if channels % 4 == 0 else 2 if channels % 2 == 0 else 1
+        lanes = min(32, 1 << (channels // width - 1).bit_length())
+        assert store.block == (lanes * per_block, 1, 1), store
     else:
         assert store.grid[0] * store.block[0] < positions * channels / 8, store
     rng = np.random.default_rng(7)
@@ -1895,9 +1920,11 @@ def test_split_statistics_store_over_positions_and_channels(shape, axes, extra, 
     assert last["load"]["by_buffer"][0] == nbytes
     assert last["store"]["bytes"] == nbytes * (2 if also_c else 1)
     assert last["store"]["sectors"] * 32 == last["store"]["bytes"]
-    # (16 bytes a lane: a warp's request moves 512 bytes; scalars 128)
-    per_request = last["store"]["bytes"] / last["store"]["requests"]
-    assert per_request == (512 if transposed else 128), per_request
+    # (16 bytes a lane: a warp's request moves 512 bytes, in one position
+    # or several, the last warp's lanes past the last position none;
+    # scalars 128)
+    requests = last["store"]["requests"]
+    assert requests == -(-last["store"]["bytes"] // per_request), requests
 
 
 def _layernorm_backward(r, c):
