@@ -1445,6 +1445,48 @@ def test_reductions_along_rows_split_into_thread_per_column_partials(shape, axes
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("positions,channels,stored", [
+    (12297, 128, True),    # 3 x 4099: 723 slices of 17 and a tail of 6
+    (10619, 24, True),     # 7 x 37 x 41
+    (33603, 7, False),
+    (9383, 100, True),
+    (138239, 2, False),    # prime
+    (40009, 3, True),      # prime
+])
+def test_split_along_rows_reads_its_input_once_a_kernel(positions, channels, stored):
+    # Statistics over a leading axis split into slices, ragged or not, the
+    # variance's squares around each slice's mean: the partials kernel asks
+    # for each byte of x once (a thread's trips over a slice of 17 points
+    # once loaded 32, 1.94x), the finishing kernel reads none, and a
+    # stored result's kernel (over positions and channels) once more.
+    # Numerics through the PTX emulator against float64.
+    from kfuse import builder as kb
+    pr = kb.Program("ragged")
+    x = pr.input("x", (positions, channels), "f32")
+    c = x - x.mean(axis=0, keepdims=True)
+    v = (c * c).mean(axis=0, keepdims=True)
+    pr.output(v, name="v")
+    if stored:
+        pr.output(c * kb.rsqrt(v + 1e-5), name="y")
+    f = kfuse.compile(pr, target="cuda", chip="sm_90")
+    assert f.plan.steps[0].kernel == "ragged_g0_partial", f.plan.steps
+    xs = (np.random.default_rng(positions).standard_normal((positions, channels)) * 3
+          + 5).astype(np.float32)
+    outs = f.emulate(xs)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    x64 = xs.astype(np.float64)
+    cd = x64 - x64.mean(0, keepdims=True)
+    vd = (cd * cd).mean(0, keepdims=True)
+    np.testing.assert_allclose(outs[0], vd, rtol=1e-5)
+    if stored:
+        np.testing.assert_allclose(outs[1], cd / np.sqrt(vd + 1e-5), rtol=1e-4, atol=1e-4)
+    reads = [s["load"]["by_buffer"].get(0, 0) for s in f.emulator.last_stats]
+    assert reads[:-1] == [xs.nbytes] + [0] * (len(reads) - 2), reads
+    # (the store's last block: its groups past the last position load that
+    # position again, a block's 2 KB at most, and store nothing)
+    assert (xs.nbytes <= reads[-1] <= xs.nbytes + 2048) if stored else reads[-1] == 0, reads
+
+
 @pytest.mark.parametrize("shape,axes,slices,tail_rows,tail_blocks,divisor", [
     ((1009, 8), (0,), 59, 6, 1, 1),          # 59 slices of 17 rows, 8 threads a slice
     ((509, 64), (0,), 29, 16, 2, 1),         # finished by the last block of each tile
