@@ -899,17 +899,14 @@ private:
   /// column the shift of a centered sum reads a 33rd, where one trip of 17
   /// loads 17 (the shift's load is the first entry's: a ragged split along
   /// rows read its input 1.94 times, now once). So: the whole row in one
-  /// trip up to 1.5 x `threadBatch` columns; else the largest divisor of
-  /// the row from half `threadBatch` up; else trips as even as possible
-  /// (100 columns in 7 trips of 15, not 16: 5 columns past the end, not
-  /// 12).
+  /// trip up to 1.5 x `threadBatch` columns; else as few trips as
+  /// `threadBatch` a trip takes, as even as they can be (100 columns in 7
+  /// trips of 15, not 16: 5 columns past the end, not 12; 392 in 25 of 16,
+  /// not 28 of 14, each trip a round trip to memory).
   int64_t perThreadTrip(int64_t numCols) const {
     int64_t most = std::max<int64_t>(1, threadBatch);
     if (numCols <= most + most / 2)
       return std::max<int64_t>(1, numCols);
-    for (int64_t k = most; k * 2 >= most; --k)
-      if (numCols % k == 0)
-        return k;
     int64_t trips = (numCols + most - 1) / most;
     return (numCols + trips - 1) / trips;
   }
