@@ -1133,7 +1133,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "vectors a lane take a warp each, up to 8 a block by default, the "
            "warps' partials added in shared memory; wider rows a group of "
            "t threads each, up to 512 / t a block by default (the groups' "
-           "partials within 32 KB)">,
+           "partials within 32 KB). In kernels without reductions (a split's "
+           "store) rows of fewer vectors than a warp has lanes take as many "
+           "lanes each, several a warp, up to 4 warps' worth a block by "
+           "default">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip, for its SM count: sm_80, sm_86, sm_89, sm_90">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",

@@ -4187,7 +4187,9 @@ LogicalResult RowKernel::emit() {
   // over 262144 of them took 1.24x the copy's time on an H200, torch's
   // 1.03x; 2 or 4 rows a block 1.02x, 8 1.04x, 32 1.03x, bench/RESULTS.md.)
   // Only where nothing but the warp's shuffles combines a row: no
-  // cluster, no row in shared memory, no column sums, not a split's kernel.
+  // cluster, no row in shared memory, no column sums, none of a split's
+  // kernels but its store over (positions, rows) (the others take a block
+  // as a slice: splitLongRows sets their packRows to 1).
   // Rows of fewer vectors than a warp has lanes, in a kernel that combines
   // nothing across them (no reduction: a split's store over (positions,
   // channels) of 64 floats a position), take a group of as many lanes as
@@ -5602,9 +5604,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // than a warp's vectors take a group of lanes each, several a warp (see
   // RowKernel::emit): consecutive positions are consecutive in memory, so
   // a warp's request still moves 512 bytes (64 channels: 16 lanes a
-  // position). (The slices' own store, a thread per slice and row, served
-  // only rows of 128 floats and more before; it reads a slice's positions
-  // one after another, scalars.)
+  // position), where the slices' store (a thread per slice and row, the
+  // option off) moves scalars, each thread over its slice's positions one
+  // after another.
   bool storeTransposed = alongRows && options.transposeStore &&
                          !stored.empty() && !storeEarly;
   // The generic that last wrote `buffer` before `reader`, if in the group.

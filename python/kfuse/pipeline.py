@@ -126,7 +126,10 @@ class Options:
                                # power of two up to 32); 0: up to 4 where the
                                # blocks still number twice the SMs; 1: a block a row.
                                # Beside column sums also rows of a group of warps,
-                               # a group each (0: 8 warps, or 512 threads, a block)
+                               # a group each (0: 8 warps, or 512 threads, a block);
+                               # in kernels without reductions (a split's store)
+                               # rows of fewer vectors than a warp has lanes share
+                               # warps too (0: up to 4 warps' worth a block)
     multi_tensor: bool = True  # independent elementwise groups over different
                                # spaces (an optimizer's update of each
                                # parameter) share one launch, each over blocks
