@@ -23,6 +23,13 @@
 //    column loaded one sector per value); lanes of one column combine with
 //    xor shuffles 8 and 16, the warps through a workgroup slot per warp and
 //    column.
+//  - colsum_narrow, x[40960 x 3]: 3 columns, fewer than a warp's threads:
+//    interleaved slices (slice s holds rows s, s + 2560, ..., x viewed as
+//    [16, 2560, 3]), so that consecutive threads, (slice, column) with the
+//    column fastest, read consecutive floats (contiguous slices of 16 rows
+//    would put a warp's loads in 11 slices, 192 bytes apart, a sector for
+//    each 12 bytes). 2560 slices, a multiple of 8: each row of the view
+//    (2560 x 3 floats) is whole 32-byte sectors.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' -o %t.codegen.mlir
 // RUN: FileCheck %s --input-file=%t.codegen.mlir
@@ -59,6 +66,13 @@
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.launch_func @kfuse_kernels::@colsum_short_g0 blocks in (%[[S32]], %[[S1]], %[[S1]]) threads in (%[[S128]], %[[S1]], %[[S1]])
 // CHECK-NEXT: return
+
+// CHECK-LABEL: func.func @colsum_narrow
+// CHECK-SAME: (%[[NX:[^:]*]]: memref<40960x3xf32>, %{{.*}}: memref<3xf32>)
+// CHECK: %[[NP:.*]] = memref.alloc() : memref<2560x3xf32>
+// CHECK: %[[NXS:.*]] = memref.expand_shape %[[NX]] {{\[\[}}0, 1], [2]] output_shape [16, 2560, 3] : memref<40960x3xf32> into memref<16x2560x3xf32>
+// CHECK: gpu.launch_func @kfuse_kernels::@colsum_narrow_g0_partial {{.*}} args(%[[NXS]] : memref<16x2560x3xf32>, %[[NP]] : memref<2560x3xf32>)
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@colsum_narrow_g0 {{.*}} args(%[[NP]] : memref<2560x3xf32>
 
 // The partials kernel: thread i < 256 * 256 takes column i mod 256 of slice
 // i div 256, folds its 16 rows in one trip, stores partials[slice, col].
@@ -137,6 +151,14 @@
 // PTX: .entry colsum_short_g0(
 // PTX: shfl.sync.bfly
 
+// The narrow sum's partials: thread i < 2560 * 3 on column i mod 3 of
+// slice i div 3, its 16 rows 2560 apart, x[k, slice, column].
+// KERNEL: gpu.func @colsum_narrow_g0_partial(%[[NKX:[^:]*]]: memref<16x2560x3xf32>, %[[NKP:[^:]*]]: memref<2560x3xf32>) kernel
+// KERNEL: %[[NCOL:.*]] = arith.remui %{{.*}}, %c3 : index
+// KERNEL-NEXT: %[[NSL:.*]] = arith.divui %{{.*}}, %c3 : index
+// KERNEL-COUNT-16: memref.load %[[NKX]][%{{.*}}, %[[NSL]], %[[NCOL]]] : memref<16x2560x3xf32>
+// KERNEL: memref.store %{{.*}}, %[[NKP]][%[[NSL]], %[[NCOL]]] : memref<2560x3xf32>
+
 #t = affine_map<(d0, d1) -> (d1, d0)>
 #o = affine_map<(d0, d1) -> (d0)>
 func.func @colsum_split(%x: tensor<4096x256xf32>) -> tensor<256xf32> {
@@ -176,4 +198,17 @@ func.func @colsum_short(%x: tensor<64x256xf32>) -> tensor<256xf32> {
     linalg.yield %v : f32
   } -> tensor<256xf32>
   return %s : tensor<256xf32>
+}
+
+func.func @colsum_narrow(%x: tensor<40960x3xf32>) -> tensor<3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [#t, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<40960x3xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  return %s : tensor<3xf32>
 }
