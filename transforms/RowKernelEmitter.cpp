@@ -5365,6 +5365,21 @@ hoistRowValues(OpBuilder &b, linalg::GenericOp g, unsigned rows,
   return std::make_pair(rowOp, copy);
 }
 
+/// The narrowest and the widest element of the generics' memref operands,
+/// in bytes ((1, 1) without any).
+static std::pair<int64_t, int64_t>
+elementBytes(ArrayRef<linalg::GenericOp> generics) {
+  int64_t narrowest = 0, widest = 1;
+  for (linalg::GenericOp g : generics)
+    for (Value v : g->getOperands())
+      if (auto m = dyn_cast<MemRefType>(v.getType())) {
+        int64_t bytes = (m.getElementTypeBitWidth() + 7) / 8;
+        narrowest = narrowest ? std::min(narrowest, bytes) : bytes;
+        widest = std::max(widest, bytes);
+      }
+  return {narrowest ? narrowest : 1, widest};
+}
+
 /// Few, very long rows (a full reduction such as an L2 norm or a variance, or
 /// a handful of rows) leave most SMs idle with one block per row. Such a
 /// group is split into waves of reductions: a reduction joins the first wave
@@ -5458,15 +5473,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     // element type, where one comes near the most that fit: 8 slices at a
     // time over 3 channels of f32, 16 over 5 of f16)
     int64_t band = 1;
-    if (rest == 1 && numRows % 32 != 0) {
-      int64_t bytes = 8;
-      for (linalg::GenericOp g : generics)
-        for (Value v : g->getOperands())
-          if (auto m = dyn_cast<MemRefType>(v.getType()))
-            bytes = std::min<int64_t>(bytes,
-                                      (m.getElementTypeBitWidth() + 7) / 8);
-      band = 32 / std::gcd<int64_t>(numRows * bytes, 32);
-    }
+    if (rest == 1 && numRows % 32 != 0)
+      band = 32 / std::gcd<int64_t>(numRows * elementBytes(generics).first, 32);
     auto fit = [&](int64_t d) {
       return numRows * d <= wanted && cols / d * rest >= 16;
     };
@@ -5575,12 +5583,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // registers (as RowKernel::emit shapes them). (A model, not yet timed: an
   // SM streams about 1/8 of the device's bandwidth at most, and two more
   // launches cost microseconds.)
-  int64_t widestBytes = 1;
-  for (linalg::GenericOp g : fullOrReduction)
-    for (Value v : g->getOperands())
-      if (auto m = dyn_cast<MemRefType>(v.getType()))
-        widestBytes = std::max<int64_t>(widestBytes,
-                                        (m.getElementTypeBitWidth() + 7) / 8);
+  int64_t widestBytes = elementBytes(fullOrReduction).second;
   int64_t unsplitBlocks =
       numRows *
       (maxCluster > 1 &&
