@@ -399,6 +399,12 @@ def _lm_loss_text(batch, positions, vocab):
   return %mean : tensor<f32>""")
 
 
+def _bn_nhwc(x):
+    # batch normalization in training over channels last, no affine
+    import torch
+    return (x - x.mean((0, 1, 2))) * torch.rsqrt(x.var((0, 1, 2), unbiased=False) + 1e-5)
+
+
 def torch_reference(name):
     import torch
     import torch.nn.functional as F
@@ -425,10 +431,8 @@ def torch_reference(name):
         "gemv": lambda x, v: x @ v,
         "bn_train_nchw": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "softmax_nchw": lambda x: torch.softmax(x, dim=1),
-        "bn_train_nhwc": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
-            x.var((0, 1, 2), unbiased=False) + 1e-5),
-        "bn_train_nhwc_c64": lambda x: (x - x.mean((0, 1, 2))) * torch.rsqrt(
-            x.var((0, 1, 2), unbiased=False) + 1e-5),
+        "bn_train_nhwc": _bn_nhwc,
+        "bn_train_nhwc_c64": _bn_nhwc,
         "layernorm_bwd": _layernorm_bwd,
         "layernorm_mean_pool": lambda x, w: F.layer_norm(x, (x.shape[-1],), w, None,
                                                           1e-5).mean(1),

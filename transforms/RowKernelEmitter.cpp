@@ -78,8 +78,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -1076,6 +1076,13 @@ private:
   }
   bool isRowSpace(linalg::GenericOp g) {
     return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == rowShape;
+  }
+  /// Whether any generic reduces (a split's store over (positions, rows)
+  /// does not: nothing combines across its threads).
+  bool hasReductions() const {
+    return llvm::any_of(generics, [](linalg::GenericOp g) {
+      return g.getNumReductionLoops() > 0;
+    });
   }
   LogicalResult analyze();
   void reuseBlockExps(Operation *scope, Value blockMax, Value blockRef,
@@ -2731,9 +2738,7 @@ LogicalResult RowKernel::emitRegisterPhases(
   // reductions (a split's store) computes every chunk before it stores
   // any, so that the chunks' loads are in flight together (a store may
   // alias a later load: nothing moves a load above it).
-  bool loadsFirst = llvm::none_of(generics, [](linalg::GenericOp g) {
-    return g.getNumReductionLoops() > 0;
-  });
+  bool loadsFirst = !hasReductions();
   SmallVector<std::function<void()>> laterStores;
   for (auto [g, i] : fullSpaceOutputs()) {
     Value init = g.getDpsInits()[i];
@@ -4196,13 +4201,10 @@ LogicalResult RowKernel::emit() {
   // their vectors (a power of two) and share each warp: 32 / t rows a warp
   // at least, whose loads and stores move 512 bytes a request, not half a
   // warp's 256 with the other lanes idle.
-  bool combines = llvm::any_of(generics, [](linalg::GenericOp g) {
-    return g.getNumReductionLoops() > 0;
-  });
   bool packable = packRows != 1 && !perThread && !contraction &&
                   rowsPerBlock == 1 && cluster == 1 && t == 32 &&
                   exactThreads == 0 && columnSums.empty() && sharedLimit == 0;
-  if (packable && !combines && !shifted && chunks == 1 &&
+  if (packable && !hasReductions() && !shifted && chunks == 1 &&
       numCols < 32 * width && colShape.size() == 1)
     t = std::max<int64_t>(
         1, llvm::PowerOf2Ceil((numCols + width - 1) / width));
@@ -5444,6 +5446,16 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
   int64_t cols = loops[splitLoop], slices = 1;
   bool ragged = false; // (slices that do not divide the row, and a tail)
+  // Along rows, rows that do not fill whole warps (3, 24 or 100 channels)
+  // take interleaved slices: slice s holds points s, s + count, s + 2
+  // count, ... of its span, so that consecutive threads, (slice, row) with
+  // the row fastest, read consecutive addresses whatever the row count.
+  // Contiguous slices put a warp across the ends of several slices, far
+  // apart: 3 channels of f32 asked for 3.5x their bytes in sectors, 5 of
+  // f16 4.35x. (Rows of whole warps read alike either way and keep
+  // contiguous slices; so do splits with more reduction loops inside the
+  // split one, whose slices' points are not one row of memory each.)
+  bool interleaved = false;
   // The most slices d dividing the loop that `fit` (monotonic: fewer
   // slices fit whenever more do) and that `take` accepts: any divisor, not
   // only powers of two, so that a loop of 50050000 takes 1001 slices, not 16
@@ -5468,13 +5480,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     // (rows this short take a thread a few trips: not worth two launches)
     if (numRows * 2 > wanted || cols * rest < 256)
       return std::nullopt;
-    // (interleaved slices, see `interleaved` below: a count of slices whose
+    // (interleaved slices, see `interleaved` above: a count of slices whose
     // points fill whole 32-byte sectors, band by band, in the narrowest
     // element type, where one comes near the most that fit: 8 slices at a
     // time over 3 channels of f32, 16 over 5 of f16)
-    int64_t band = 1;
-    if (rest == 1 && numRows % 32 != 0)
-      band = 32 / std::gcd<int64_t>(numRows * elementBytes(generics).first, 32);
+    interleaved = rest == 1 && numRows % 32 != 0;
+    int64_t band =
+        interleaved
+            ? 32 / std::gcd<int64_t>(numRows * elementBytes(generics).first, 32)
+            : 1;
     auto fit = [&](int64_t d) {
       return numRows * d <= wanted && cols / d * rest >= 16;
     };
@@ -5538,16 +5552,6 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     int64_t count, len, start, points;
   };
   Slicing mainSlices{slices, len, 0, perSlice};
-  // Along rows, rows that do not fill whole warps (3, 24 or 100 channels)
-  // take interleaved slices: slice s holds points s, s + count, s + 2
-  // count, ... of its span, so that consecutive threads, (slice, row) with
-  // the row fastest, read consecutive addresses whatever the row count.
-  // Contiguous slices put a warp across the ends of several slices, far
-  // apart: 3 channels of f32 asked for 3.5x their bytes in sectors, 5 of
-  // f16 4.35x. (Rows of whole warps read alike either way and keep
-  // contiguous slices; so do splits with more reduction loops inside the
-  // split one, whose slices' points are not one row of memory each.)
-  bool interleaved = alongRows && numRows % 32 != 0 && perRow == cols;
   Slicing tailSlice{1, cols - slices * len, slices * len,
                     perRow / cols * (cols - slices * len)};
 

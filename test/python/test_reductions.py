@@ -1396,12 +1396,12 @@ ALONG_ROWS = [((512, 64), (0,)), ((8, 32, 16, 48), (0, 1, 2)), ((4, 256, 40), (1
               ((1024, 8), (0,)), ((1000, 24), (0,))]  # (the last: ragged trips)
 
 
-def _statistics_along(name, shape, axes):
+def _statistics_along(name, shape, axes, dtype="f32"):
     """A program of the variance, max, sum of exp (and, over one axis, the
     argmax) of x over `axes`: (program, x, x's mean over them)."""
     from kfuse import builder as kb
     p = kb.Program(name)
-    x = p.input("x", shape, "f32")
+    x = p.input("x", shape, dtype)
     m = kb.mean(x, axis=axes, keepdims=True)
     p.output(kb.mean((x - m) * (x - m), axis=axes), name="var")
     p.output(kb.max(x, axis=axes), name="mx")
@@ -1504,22 +1504,18 @@ def test_split_along_narrow_rows_interleaves_its_slices(shape, dtype):
     # worth of rows in the narrowest type (16 over 5 halves), ragged where
     # no divisor is: every kernel reading x asks for whole sectors. The
     # variance (two waves in f16: the mean, then the squares around it),
-    # the max and the argmax (its first position, ties) through the PTX
-    # emulator.
-    from kfuse import builder as kb
-    pr = kb.Program("narrow")
-    x = pr.input("x", shape, dtype)
-    m = x.mean(axis=0, keepdims=True)
-    pr.output(((x - m) * (x - m)).mean(axis=0), name="v")
-    pr.output(x.max(axis=0), name="mx")
-    pr.output(kb.argmax(x, axis=0), name="am")
+    # the max, the sum of exp and the argmax (its first position, ties)
+    # through the PTX emulator.
+    pr, _, _ = _statistics_along("narrow", shape, (0,), dtype)
     f = kfuse.compile(pr, target="cuda", chip="sm_90")
     npt = np.float16 if dtype == "f16" else np.float32
     xs = np.random.default_rng(shape[0]).standard_normal(shape).astype(npt)
     xs.reshape(-1)[::7] = 0.5  # ties for the argmax
-    v, mx, am = f.emulate(xs)
-    np.testing.assert_allclose(v, xs.astype(np.float64).var(0),
-                               rtol=2e-2 if dtype == "f16" else 1e-5)
+    v, mx, se, am = f.emulate(xs)
+    x64 = xs.astype(np.float64)
+    rtol = 2e-2 if dtype == "f16" else 1e-5
+    np.testing.assert_allclose(v, x64.var(0), rtol=rtol)
+    np.testing.assert_allclose(se, np.exp(x64).sum(0), rtol=rtol)
     assert (mx == xs.max(0)).all() and (am == xs.argmax(0)).all()
     reading = [s["load"] for s in f.emulator.last_stats if s["load"]["by_buffer"].get(0)]
     assert reading and all(xs.nbytes <= r["by_buffer"][0] <= 1.001 * xs.nbytes
