@@ -32,8 +32,15 @@
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
 #        (about 16 MiB, 22 with the tree): new, then bench over the programs
 #        still owed a hardware time ($OWED below, or ONLY=...), and the
-#        occupancy report (each part timed out at LIMIT, the report at 60 s:
-#        give the device call LIMIT * 2 + 60 s or so)
+#        occupancy report, then `kernels` (each part timed out at LIMIT, the
+#        report at 60 s, kernels at KLIMIT: give the device call LIMIT * 2 +
+#        60 s + KLIMIT or so)
+#   bash bench/gpu_session.sh kernels carry .artifacts/suite:
+#        kernels.md    kernel_times.py: each kernel of the programs of several
+#                      kernels timed (prefix programs) against the bytes it
+#                      moves, and torch.profiler's kernels of kfuse and of
+#                      torch.compile (KERNELS= other suite directories; each
+#                      at most KLIMIT seconds, default 120; `owed` runs it last)
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
 #        probe.md      timing_probe.py: short programs (with temporaries, with
 #                      programmatic launches) timed per call, batched, from an
@@ -99,19 +106,34 @@ fi
 # bn_train_nhwc, furthest behind torch.compile there (its store now over
 # positions and channels in vectors, against the store over the slices,
 # __slicestore; twice the slices, __sm264), and the same over 64 channels,
-# bn_train_nhwc_c64, whose store's lanes now go 16 a position.
+# bn_train_nhwc_c64, whose store's lanes now go 16 a position; the split
+# stores that read x again in the order that finds the end of every slice
+# still in L2 (__l2order, PTX edited).
 OWED="softmax_w262144 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
       layernorm__pf528 rmsnorm_silu rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax
       softmax__psauto bias_gelu bias_gelu__v2 bias_gelu__v4 ew_chain ew_chain__v2
       relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__slicestore
-      bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc_c64 bn_train_nhwc_c64__slicestore
-      softmax_dim0 softmax_dim0__slicestore"
+      bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc__l2order bn_train_nhwc_c64
+      bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
+      softmax_dim0__l2order"
+kernels() {
+    local dirs=""
+    for n in ${KERNELS:-bn_train_nhwc bn_train_nhwc__l2order bn_train_nhwc_c64 \
+               softmax_dim0 softmax_dim0__l2order layernorm_bwd l2_normalize bn_var_nhwc}; do
+        [ -d ".artifacts/suite/$n" ] && dirs="$dirs .artifacts/suite/$n"
+    done
+    timeout "${KLIMIT:-120}" python3 bench/kernel_times.py $dirs --profiler --peers \
+        --out "$out/kernels.json" > "$out/kernels.md" 2>&1
+    cat "$out/kernels.md"
+}
 if [ "$what" = owed ]; then
     ONLY=$(echo ${ONLY:-$OWED}) bench
+    kernels
     exit 0
 fi
+[ "$what" = kernels ] && kernels
 [ "$what" = first ] && bench
 if [ "$what" = probe ]; then
     dirs=""

@@ -542,6 +542,59 @@ def _streaming_hints(src: str, dst: str, loads: bool):
         fh.write(new)
 
 
+def _l2_order(src: str, dst: str):
+    """An experiment, not a compiler feature: a split's store kernel, which
+    reads its input again, takes its blocks in the order that finds most of
+    what the partials kernel read last still in L2. The partials kernel
+    runs its S slices at once (one wave), each from its first position on,
+    so what is left in L2 when it ends is the end of every slice; the store
+    kernel's blocks, B a slice in position order, are taken here the last of
+    every slice first, then the one before: block j runs the original block
+    (j % S) * B + (B - 1 - j / S) (a permutation of the blocks, whose
+    results do not depend on their order). S is the partials' slice count
+    (the leading dimension of their temporaries). Written beside the
+    workload as `name__l2order`."""
+    import json
+    import shutil
+    with open(os.path.join(src, "plan.json")) as fh:
+        plan = json.load(fh)
+    launches = [s for s in plan["steps"] if s["op"] == "launch"]
+    partial = next((s for s in launches if s["kernel"].endswith("_partial")), None)
+    store = launches[-1]
+    if partial is None or not store["kernel"].endswith("_store") or store["grid"][1:] != [1, 1]:
+        raise SystemExit(f"{src}: no partials kernel and one-dimensional store to reorder")
+    temps = [plan["buffers"][a["buffer"]] for a in partial["args"] if "buffer" in a]
+    slices = {b["shape"][0] for b in temps if b["kind"] == "temp" and len(b["shape"]) == 2}
+    blocks = store["grid"][0]
+    if len(slices) != 1 or blocks % next(iter(slices), 1) or not slices:
+        raise SystemExit(f"{src}: the store's {blocks} blocks are not whole slices of "
+                         f"the partials' {sorted(slices)}")
+    s = slices.pop()
+    b = blocks // s
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    path = os.path.join(dst, "kernels.ptx")
+    with open(path) as fh:
+        ptx = fh.read()
+    out = []
+    done = 0
+    for part in re.split(r"(?m)(?=^\.visible \.entry )", ptx):
+        if part.startswith(f".visible .entry {store['kernel']}("):
+            part = re.sub(r"(?m)^\{$", "{\n\t.reg .b32 \t%kfl<2>;", part, count=1)
+            part, done = re.subn(
+                r"(?m)^(\s*)mov\.u32 \t(%r\d+), %ctaid\.x;$",
+                lambda m: "\n".join(m.group(1) + line for line in (
+                    "mov.u32 \t%kfl0, %ctaid.x;", f"rem.u32 \t%kfl1, %kfl0, {s};",
+                    f"div.u32 \t%kfl0, %kfl0, {s};", f"mul.lo.u32 \t%kfl1, %kfl1, {b};",
+                    f"add.u32 \t%kfl1, %kfl1, {b - 1};",
+                    f"sub.u32 \t{m.group(2)}, %kfl1, %kfl0;")), part)
+        out.append(part)
+    if not done or "%kfl<2>" not in "".join(out):
+        raise SystemExit(f"{src}: no %ctaid.x read in {store['kernel']} to reorder")
+    with open(path, "w") as fh:
+        fh.write("".join(out))
+
+
 def _min_blocks(src: str, dst: str, blocks: int):
     """An experiment, not a compiler feature: the program of `src` with each
     kernel asking ptxas for `blocks` resident blocks an SM (.minnctapersm),
@@ -784,6 +837,9 @@ def main():
                 _lighter_cluster_fence(f"{d}__barrier", f"{d}__srfence")
             if late:
                 _late_trigger(d, f"{d}__pdllate")
+            if args.row_variants and name in ("bn_train_nhwc", "bn_train_nhwc_c64",
+                                              "softmax_dim0"):
+                _l2_order(d, f"{d}__l2order")
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "bias_gelu", "softmax_w4096",
                                               "softmax_w32768"):

@@ -1,0 +1,221 @@
+"""GPU time of each kernel of compiled programs of several kernels, against
+the bytes each must move: which kernel of a split reduction (partials,
+finish, store) holds a program back.
+
+    python3 bench/kernel_times.py .artifacts/suite/bn_train_nhwc .artifacts/suite/softmax_dim0
+
+For each artifact directory, in one process on one GPU:
+  prefix   the plan's first 1, 2, ... steps run as programs of their own
+           (the same PTX, buffers and launch shapes), each timed in a batch
+           of --reps calls between one event pair; a step's time is its
+           prefix's less the prefix before it. The steps run as in the whole
+           program (programmatic launches included: a step that overlaps the
+           one before it is charged only for what it adds).
+  bytes    the distinct buffers a step's kernel takes (inputs, outputs,
+           temporaries, constants: each read or written at least once; not
+           counters or guard words): the least it can move. Its fraction of
+           the copy bandwidth measured in the same run says how near that
+           kernel is to the limit.
+  profiler with --profiler, the kernels' own durations from torch.profiler
+           (CUPTI), kfuse's and, with --peers, torch.compile's of the
+           workload's definition: how torch.compile divides the same work.
+Prints markdown tables; --out writes JSON. Without a GPU (--list) it prints
+the steps and their bytes only.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
+
+import kfuse.runtime as rt  # noqa: E402
+from kfuse.runtime.plan import BufferArg, LaunchStep  # noqa: E402
+
+# (buffers whose bytes are not data: the finish counters and guards' words)
+_NOT_DATA = ("counter", "status")
+
+
+def step_bytes(plan):
+    """The least bytes each step of `plan` moves: for a launch, the sum of the
+    distinct data buffers among its arguments; for a copy, its source read and
+    its destination written."""
+    out = []
+    for step in plan.steps:
+        if isinstance(step, LaunchStep):
+            bufs = {a.buffer for a in step.args if isinstance(a, BufferArg)}
+            out.append(sum(plan.buffers[b].nbytes for b in sorted(bufs)
+                           if plan.buffers[b].kind not in _NOT_DATA))
+        else:
+            out.append(2 * plan.buffers[step.src].nbytes)
+    return out
+
+
+def step_label(step):
+    if isinstance(step, LaunchStep):
+        return step.kernel
+    return f"copy {step.src} -> {step.dst}"
+
+
+def prefix_plans(plan):
+    """The plans of `plan`'s first 1, 2, ... steps (the last one `plan`
+    itself, the others the same buffers with fewer steps), each validated."""
+    return [dataclasses.replace(plan, steps=tuple(plan.steps[:n])).validate()
+            for n in range(1, len(plan.steps) + 1)]
+
+
+def prefix_times(whole, ins, timer, load=None):
+    """The time `timer` (a callable taking a function of no arguments to
+    time) gives each prefix program of the loaded program `whole` called on
+    `ins`; `load(plan, ptx, path)` loads a prefix (default: for CUDA)."""
+    load = load or (lambda plan, ptx, path: rt.CudaExecutable(plan, ptx, path=path))
+    times = []
+    for p in prefix_plans(whole.plan):
+        exe = load(p, whole.ptx, whole.path)
+        times.append(timer(lambda: exe(*ins)))
+    return times
+
+
+def step_rows(plan, prefix_us, copy_gbps=None):
+    """One row per step: its label, launch shape, bytes, time (its prefix's
+    time less the one before) and, given the copy bandwidth, the fraction of
+    it the step's bytes take in that time."""
+    rows = []
+    before = 0.0
+    for step, byts, us in zip(plan.steps, step_bytes(plan), prefix_us):
+        row = {"step": step_label(step), "bytes": byts}
+        if isinstance(step, LaunchStep):
+            row.update(grid=list(step.grid), block=list(step.block),
+                       programmatic=step.programmatic)
+        if us is not None:
+            row["us"] = us - before
+            before = us
+            if copy_gbps and row["us"] > 0:
+                row["frac"] = byts / (row["us"] * 1e-6) / (copy_gbps * 1e9)
+        rows.append(row)
+    return rows
+
+
+def table(name, rows):
+    lines = [f"## {name}", "",
+             "| step | grid x block | MB | us | GB/s | of copy BW |",
+             "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        shape = (f"{r['grid']} x {r['block']}{' (pdl)' if r.get('programmatic') else ''}"
+                 if "grid" in r else "")
+        us = r.get("us")
+        us_s = "-" if us is None else f"{us:.1f}"
+        gbs = f"{r['bytes'] / (us * 1e-6) / 1e9:.0f}" if us is not None and us > 0 else "-"
+        frac = f"{r['frac']:.3f}" if "frac" in r else "-"
+        lines.append(f"| {r['step']} | {shape} | {r['bytes'] / 1e6:.1f} | {us_s} | {gbs} | "
+                     f"{frac} |")
+    return lines
+
+
+def profiled_kernels(torch, fn, reps):
+    """Mean device time (us) of each CUDA kernel `fn` launches, by kernel
+    name, from torch.profiler over `reps` calls (after a warm-up call)."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    totals, counts = {}, {}
+    for ev in prof.events():
+        if str(getattr(ev, "device_type", "")).split(".")[-1] != "CUDA":
+            continue
+        us = getattr(ev, "device_time", None)
+        if us is None:
+            us = getattr(ev, "cuda_time", 0.0)
+        totals[ev.name] = totals.get(ev.name, 0.0) + us
+        counts[ev.name] = counts.get(ev.name, 0) + 1
+    return {n: {"us": totals[n] / reps, "launches_per_call": counts[n] / reps}
+            for n in totals}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("artifacts", nargs="+", help="directories written by make_artifacts.py")
+    ap.add_argument("--reps", type=int, default=30, help="calls a batch")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="batches a prefix (its median taken)")
+    ap.add_argument("--list", action="store_true",
+                    help="no GPU: print each program's steps and their bytes only")
+    ap.add_argument("--profiler", action="store_true",
+                    help="also each kernel's own duration from torch.profiler")
+    ap.add_argument("--peers", action="store_true",
+                    help="with --profiler: torch.compile's kernels of the workload too")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    results = {"programs": {}}
+    if args.list:
+        for d in args.artifacts:
+            plan = rt.LaunchPlan.load(d)
+            rows = step_rows(plan, [None] * len(plan.steps))
+            results["programs"][d] = {"steps": rows}
+            print("\n".join(table(d, rows)) + "\n")
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump(results, f, indent=1)
+        return
+
+    import datetime
+
+    import torch
+    from bench_ew_chain import cuda_batch_us, cuda_time_us
+    from suite import torch_inputs, torch_reference
+    torch.manual_seed(0)
+    src = torch.empty(1 << 28, dtype=torch.float32, device="cuda").normal_()
+    dst = torch.empty_like(src)
+    copy_us, _ = cuda_time_us(torch, lambda: dst.copy_(src), 20, 5)
+    copy_gbps = 2 * src.numel() * 4 / (copy_us * 1e-6) / 1e9
+    del src, dst
+    results.update(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                   device=torch.cuda.get_device_name(), copy_GBps=copy_gbps)
+    print(f"# {results['device']}  copy bandwidth {copy_gbps:.0f} GB/s  {results['date']}\n")
+    for d in args.artifacts:
+        whole = rt.load(d)
+        ins = torch_inputs(whole)
+        prefix_us = prefix_times(
+            whole, ins, lambda fn: statistics.median(
+                cuda_batch_us(torch, fn, args.reps, 3) for _ in range(args.repeat)))
+        rows = step_rows(whole.plan, prefix_us, copy_gbps)
+        entry = {"steps": rows, "whole_batch_us": prefix_us[-1]}
+        lines = table(d, rows)
+        lines.append(f"\nwhole program: {prefix_us[-1]:.1f} us a call (batch of {args.reps})")
+        if args.profiler:
+            try:
+                entry["profiled"] = profiled_kernels(torch, lambda: whole(*ins), args.reps)
+                if args.peers:
+                    name = os.path.basename(os.path.normpath(d)).split("__")[0]
+                    comp = torch.compile(torch_reference(name))
+                    entry["compile_profiled"] = profiled_kernels(
+                        torch, lambda: comp(*ins), args.reps)
+            except Exception as e:  # noqa: BLE001 (the prefix times stand)
+                entry["profiler_error"] = f"{type(e).__name__}: {e}"
+            for key, who in (("profiled", "kfuse"), ("compile_profiled", "torch.compile")):
+                if key in entry:
+                    lines.append(f"\n{who} kernels (torch.profiler, us a call):")
+                    for n, k in sorted(entry[key].items(), key=lambda kv: -kv[1]["us"]):
+                        lines.append(f"- {n[:90]}: {k['us']:.1f} "
+                                     f"({k['launches_per_call']:g} a call)")
+            if "profiler_error" in entry:
+                lines.append(f"\nprofiler: {entry['profiler_error']}")
+        results["programs"][d] = entry
+        print("\n".join(lines) + "\n", flush=True)
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump(results, f, indent=1)
+        del ins
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

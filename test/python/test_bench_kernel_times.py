@@ -1,0 +1,145 @@
+"""bench/kernel_times.py: each step of a plan timed as the difference of its
+prefix programs, against the bytes its buffers hold (no GPU needed here)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(__file__)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+
+import kernel_times  # noqa: E402
+
+import kfuse  # noqa: E402
+import kfuse.runtime as rt  # noqa: E402
+from kfuse import builder as kb  # noqa: E402
+from kfuse import dtypes  # noqa: E402
+from kfuse.runtime.plan import (BufferArg, BufferSpec, CopyStep, LaunchPlan,  # noqa: E402
+                                LaunchStep, ScalarArg, TensorSpec)
+
+
+def _bn_nhwc(shape=(16, 16, 32, 64)):
+    """Batch norm over channels last: a split along rows (partials, finish,
+    store), its finish programmatic."""
+    p = kb.Program("bn")
+    x = p.input("x", shape, "f32")
+    m = kb.mean(x, axis=(0, 1, 2), keepdims=True)
+    v = kb.mean((x - m) * (x - m), axis=(0, 1, 2), keepdims=True)
+    p.output((x - m) * kb.rsqrt(v + 1e-5), name="y")
+    return p
+
+
+def _hand_plan():
+    f32, i32 = dtypes.get("f32"), dtypes.get("i32")
+    x = TensorSpec("x", (1024,), f32)
+    y = TensorSpec("y", (1024,), f32)
+    bufs = (BufferSpec("input", (1024,), f32, index=0),
+            BufferSpec("output", (1024,), f32, index=0),
+            BufferSpec("temp", (64,), f32),
+            BufferSpec("counter", (8,), i32))
+    steps = (LaunchStep("k0", (8, 1, 1), (128, 1, 1),
+                        (BufferArg(0), BufferArg(2), BufferArg(0), BufferArg(3),
+                         ScalarArg(3, "i32"))),
+             LaunchStep("k1", (8, 1, 1), (128, 1, 1),
+                        (BufferArg(0), BufferArg(2), BufferArg(1)), programmatic=True),
+             CopyStep(2, 1))
+    return LaunchPlan(name="hand", target="cuda", chip="sm_90", ptx="kernels.ptx",
+                      inputs=(x,), outputs=(y,), buffers=bufs, steps=steps).validate()
+
+
+def test_step_bytes_count_each_data_buffer_once():
+    plan = _hand_plan()
+    # k0: x (taken twice) and the temporary, not the counter; k1: x, the
+    # temporary and y; the copy reads its source and writes as much
+    assert kernel_times.step_bytes(plan) == [4096 + 256, 4096 + 256 + 4096, 2 * 256]
+    assert [kernel_times.step_label(s) for s in plan.steps] == ["k0", "k1", "copy 2 -> 1"]
+
+
+def test_step_rows_take_each_prefix_less_the_one_before():
+    plan = _hand_plan()
+    rows = kernel_times.step_rows(plan, [10.0, 14.0, 15.0], copy_gbps=1.0)
+    assert [r["us"] for r in rows] == [10.0, 4.0, 1.0]
+    assert rows[0]["frac"] == pytest.approx(4352 / 10e-6 / 1e9)
+    assert rows[1]["programmatic"] and not rows[0]["programmatic"]
+    assert "grid" not in rows[2]
+    # (untimed: no time, no fraction; a step that adds nothing: no fraction)
+    assert all("us" not in r and "frac" not in r
+               for r in kernel_times.step_rows(plan, [None] * 3))
+    rows = kernel_times.step_rows(plan, [10.0, 10.0, 12.0], copy_gbps=1.0)
+    assert rows[1]["us"] == 0.0 and "frac" not in rows[1]
+    text = "\n".join(kernel_times.table("hand", rows))
+    assert "| k1 | [8, 1, 1] x [128, 1, 1] (pdl) | 0.0 | 0.0 | - | - |" in text
+
+
+def test_prefix_plans_of_a_split_run_like_the_whole_program():
+    f = kfuse.compile(_bn_nhwc(), target="cuda", chip="sm_90", sm_count=8)
+    kernels = [s.kernel for s in f.plan.steps]
+    assert len(kernels) == 3 and kernels[0].endswith("_partial"), kernels
+    assert kernels[2].endswith("_store") and f.plan.steps[1].programmatic
+    prefixes = kernel_times.prefix_plans(f.plan)
+    assert [len(p.steps) for p in prefixes] == [1, 2, 3]
+    assert prefixes[-1].steps == f.plan.steps
+    # (the runtime takes every prefix: a programmatic launch still follows a
+    # launch, and its kernel waits on the grid before it)
+    for p in prefixes:
+        rt.CudaExecutable(p, f.ptx)
+    # every prefix runs (emulated); the whole one gives the program's result
+    x = np.random.default_rng(0).standard_normal((16, 16, 32, 64)).astype(np.float32)
+    for p in prefixes[:-1]:
+        rt.EmulatedExecutable(p, f.ptx)(x)
+    y = rt.EmulatedExecutable(prefixes[-1], f.ptx)(x)
+    xd = x.astype(np.float64)
+    want = (xd - xd.mean((0, 1, 2))) / np.sqrt(xd.var((0, 1, 2)) + 1e-5)
+    np.testing.assert_allclose(y, want, atol=1e-5)
+
+
+def test_list_prints_the_steps_of_saved_programs(tmp_path):
+    f = kfuse.compile(_bn_nhwc(), target="cuda", chip="sm_90", sm_count=8)
+    f.save(str(tmp_path / "bn"))
+    out = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench",
+                                                       "kernel_times.py"),
+                          "--list", str(tmp_path / "bn"), "--out", str(tmp_path / "k.json")],
+                         capture_output=True, text=True, check=True).stdout
+    nbytes = 16 * 16 * 32 * 64 * 4
+    store = [line for line in out.splitlines() if line.startswith("| bn_g0_store")]
+    assert len(store) == 1
+    # (the store reads x and writes y, and reads the statistics)
+    mb = float(store[0].split("|")[3])
+    assert 2 * nbytes / 1e6 <= mb < 2 * nbytes / 1e6 + 0.01
+    import json
+    data = json.load(open(tmp_path / "k.json"))
+    rows = data["programs"][str(tmp_path / "bn")]["steps"]
+    assert [r["step"] for r in rows] == [s.kernel for s in f.plan.steps]
+
+
+def test_prefix_times_difference_each_step_and_its_bytes_are_what_it_touches():
+    # the prefixes run through the PTX emulator, a "timer" that gives the
+    # bytes of buffers the whole prefix touched (each buffer's, read or
+    # written, at least once): differenced, a step's own, which are the
+    # bytes kernel_times.step_bytes counts for it (every buffer a kernel of
+    # this split takes it reads or writes whole)
+    import types
+    f = kfuse.compile(_bn_nhwc(), target="cuda", chip="sm_90", sm_count=8)
+    whole = types.SimpleNamespace(plan=f.plan, ptx=f.ptx, path=None)
+    loaded = []
+
+    def load(plan, ptx, path):
+        loaded.append(rt.EmulatedExecutable(plan, ptx, path=path))
+        return loaded[-1]
+
+    def touched():
+        total = 0
+        for st in loaded[-1].last_stats:
+            for b in set(st["read"]) | set(st["written"]):
+                if f.plan.buffers[b].kind not in ("counter", "status"):
+                    total += max(st["read"].get(b, 0), st["written"].get(b, 0))
+        return float(total)
+
+    x = np.random.default_rng(0).standard_normal((16, 16, 32, 64)).astype(np.float32)
+    times = kernel_times.prefix_times(whole, [x], lambda fn: (fn(), touched())[1], load)
+    assert len(loaded) == 3 and [len(e.plan.steps) for e in loaded] == [1, 2, 3]
+    rows = kernel_times.step_rows(f.plan, times)
+    assert [r["us"] for r in rows] == kernel_times.step_bytes(f.plan)
