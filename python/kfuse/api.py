@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 
 import numpy as np
 from typing import Optional, Tuple, Union
@@ -161,6 +162,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     else:
         raise CompileError(f"kfuse.compile takes a kfuse.builder.Program or MLIR text, "
                            f"got {type(program).__name__}")
+    given = dict(strategy)      # (the caller's, before the device's SM count)
+    baseline = {}               # (an option's value when not given, where not the default)
     if target in ("auto", "cuda") and chip is None:
         # Target the GPU that is here: its chip and SM count (grid sizes).
         detected = _detect_device()
@@ -169,6 +172,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         if detected and target == "cuda":
             chip = detected[0]
             strategy.setdefault("sm_count", detected[1])
+            baseline["sm_count"] = detected[1]
     elif target == "auto":
         target = "cuda" if _detect_device() else "cpu"
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
@@ -183,12 +187,52 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,
                       numerics=numerics, fuse=fuse, **strategy)
+    guard = isinstance(program, str)
+    compiled = _build(text, filename, guard, options)
+    if given:
+        # (what the report says of options that change nothing: found by
+        # compiling without each, once it is asked for)
+        compiled.report.options_check = lambda: _options_without_effect(
+            compiled, text, filename, guard, options, given, baseline)
+    return compiled
 
+
+def _same_code(a: "CompiledProgram", b: "CompiledProgram") -> bool:
+    if a.target == "cuda":
+        return a.ptx == b.ptx and a.plan.to_dict() == b.plan.to_dict()
+    return a.llvm == b.llvm
+
+
+def _options_without_effect(compiled, text, filename, guard, options, given, baseline):
+    """The options of `given` (those the caller passed) without which the
+    program compiles to the same code (PTX and plan, or LLVM IR): each
+    compiled again with that one option at its default (the device's SM
+    count where one was detected), the others as given. (Options are checked
+    when they are built: where the others alone are refused, an option counts
+    as needed.)"""
+    defaults = Options(target=options.target, chip=options.chip)
+    same = {}
+    for name, value in given.items():
+        if name in baseline:
+            other = replace(options, **{name: baseline[name]})
+        else:
+            other = replace(options, **{name: getattr(defaults, name)})
+        try:
+            again = _build(text, filename, guard, other)
+        except KfuseError:
+            continue    # (the others refused without it: it is needed)
+        if _same_code(compiled, again):
+            same[name] = value
+    return same
+
+
+def _build(text: str, filename: str, guard: bool, options: Options) -> CompiledProgram:
+    """Compiles MLIR text with `options` (`guard`: text from outside, parsed in
+    a child process first)."""
     with ir.Context(), ir.Location.unknown():
         # (text from outside is parsed in a forked child first: MLIR's parser
         # aborts the process on some malformed input; the builder's is sound)
-        module = parse_module(text, ir.Context.current, filename,
-                              guard=isinstance(program, str))
+        module = parse_module(text, ir.Context.current, filename, guard=guard)
         name, inputs, outputs = signature(module)
         # The unfused baseline is the program as written (normalization
         # already folds data movement into indexing).

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mlir import ir
 
@@ -366,8 +366,27 @@ class FusionReport:
         self.launched = Traffic(len(result), sum(r for r, _ in result),
                                 sum(w for _, w in result))
 
+    # compile(): a function giving the strategy options the caller passed
+    # that change nothing (see options_without_effect); None: none passed
+    options_check: Optional[Callable[[], Dict[str, object]]] = field(
+        default=None, repr=False, compare=False)
+
+    def options_without_effect(self) -> Dict[str, object]:
+        """The strategy options passed to kfuse.compile (row_persist=15, ...)
+        without which the program compiles to the same code, by name: each
+        one the program has no use for (no kernel of the kind it shapes, a
+        value that is already what the strategy takes). Found by compiling
+        the program again without each, the first time it is asked for (a
+        compile an option; printing the report asks)."""
+        if self.options_check is None:
+            return {}
+        if not hasattr(self, "_without_effect"):
+            self._without_effect = self.options_check()
+        return self._without_effect
+
     def to_dict(self) -> dict:
         d = asdict(self)
+        d.pop("options_check")
         d["before"]["bytes"] = self.before.bytes
         d["after"]["bytes"] = self.after.bytes
         if self.launched is not None:
@@ -414,6 +433,11 @@ class FusionReport:
                 r, w = self.launch_traffic[k]
                 text += f"; reads {mb(r)}, writes {mb(w)}"
             lines.append(f"  launch {text}")
+        unused = self.options_without_effect()
+        if unused:
+            given = ", ".join(f"{k}={v!r}" for k, v in unused.items())
+            lines.append(f"  options that change nothing here: {given} (the same "
+                         f"kernels without {'it' if len(unused) == 1 else 'each'})")
         return "\n".join(lines)
 
 

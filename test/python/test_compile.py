@@ -1117,3 +1117,41 @@ def test_float_to_int_conversions_saturate_on_both_targets():
         np.testing.assert_array_equal(got[1], want_i8)
         np.testing.assert_array_equal(got[2].view(np.int32), want_u32)
         np.testing.assert_array_equal(got[3], want_h)
+
+
+def test_report_names_the_options_that_change_nothing():
+    # batch norm over NCHW: rows of the channels' (n, h, w), strided, over
+    # clusters; persistent kernels take contiguous rows only, so
+    # row_persist changes nothing here, two blocks an SM (row_occupancy=2)
+    # do
+    p = kb.Program("bn_nchw")
+    x = p.input("x", (16, 4, 64, 64), "f32")
+    m = kb.mean(x, axis=(0, 2, 3), keepdims=True)
+    v = kb.mean((x - m) * (x - m), axis=(0, 2, 3), keepdims=True)
+    p.output((x - m) * kb.rsqrt(v + 1e-5), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_persist=15, row_occupancy=2)
+    assert f.report.options_without_effect() == {"row_persist": 15}
+    text = str(f.report)
+    assert "options that change nothing here: row_persist=15 (the same kernels without it)" \
+        in text and "row_occupancy" not in text.splitlines()[-1]
+    assert "options_check" not in f.report.to_json()
+    # (an option at the value the strategy takes anyway: named too)
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=4, row_smem=0)
+    assert f.report.options_without_effect() == {"row_chunks": 4, "row_smem": 0}
+    assert "row_chunks=4, row_smem=0 (the same kernels without each)" in str(f.report)
+    # contiguous rows of a softmax over clusters: persistent (an effect)
+    q = kb.Program("long_rows")
+    y = q.input("x", (4, 65536), "f32")
+    e = kb.exp(y - kb.max(y, axis=1, keepdims=True))
+    q.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
+    f = kfuse.compile(q, target="cuda", chip="sm_90", row_persist=2)
+    assert any(s.persistent for s in f.plan.steps)
+    assert f.report.options_without_effect() == {}
+    assert "change nothing" not in str(f.report)
+    # without options: nothing compiled again, nothing said
+    f = kfuse.compile(q, target="cuda", chip="sm_90")
+    assert f.report.options_check is None and f.report.options_without_effect() == {}
+    assert "change nothing" not in str(f.report)
+    # the CPU target: its LLVM IR compared
+    f = kfuse.compile(q, target="cpu", row_persist=2)
+    assert f.report.options_without_effect() == {"row_persist": 2}
