@@ -1,5 +1,5 @@
 """Shared test programs: the .mlir files under test/python/programs/, by file
-name, and the row programs several tests build."""
+name, and the row programs and batch norms several tests build."""
 import os
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -8,6 +8,18 @@ PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 def program_text(name: str) -> str:
     with open(os.path.join(PROGRAMS, name)) as f:
         return f.read()
+
+
+def batch_norm(name: str, shape, axes):
+    """A builder program of batch normalization in training (no affine) of an
+    f32 input `x` of `shape` over `axes`: y = (x - mean) * rsqrt(var + 1e-5)."""
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    x = p.input("x", shape, "f32")
+    m = kb.mean(x, axis=axes, keepdims=True)
+    v = kb.mean((x - m) * (x - m), axis=axes, keepdims=True)
+    p.output((x - m) * kb.rsqrt(v + 1e-5), name="y")
+    return p
 
 
 def row_programs():

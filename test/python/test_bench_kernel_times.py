@@ -12,24 +12,19 @@ HERE = os.path.dirname(__file__)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
 
 import kernel_times  # noqa: E402
+from _programs import batch_norm  # noqa: E402
 
 import kfuse  # noqa: E402
 import kfuse.runtime as rt  # noqa: E402
-from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
 from kfuse.runtime.plan import (BufferArg, BufferSpec, CopyStep, LaunchPlan,  # noqa: E402
                                 LaunchStep, ScalarArg, TensorSpec)
 
 
-def _bn_nhwc(shape=(16, 16, 32, 64)):
+def _bn_nhwc():
     """Batch norm over channels last: a split along rows (partials, finish,
     store), its finish programmatic."""
-    p = kb.Program("bn")
-    x = p.input("x", shape, "f32")
-    m = kb.mean(x, axis=(0, 1, 2), keepdims=True)
-    v = kb.mean((x - m) * (x - m), axis=(0, 1, 2), keepdims=True)
-    p.output((x - m) * kb.rsqrt(v + 1e-5), name="y")
-    return p
+    return batch_norm("bn", (16, 16, 32, 64), (0, 1, 2))
 
 
 def _hand_plan():

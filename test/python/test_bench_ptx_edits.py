@@ -11,6 +11,7 @@ HERE = os.path.dirname(__file__)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
 
 import make_artifacts  # noqa: E402
+from _programs import batch_norm  # noqa: E402
 
 import kfuse  # noqa: E402
 import kfuse.runtime as rt  # noqa: E402
@@ -18,12 +19,7 @@ from kfuse import builder as kb  # noqa: E402
 
 
 def _bn_nhwc():
-    p = kb.Program("bn")
-    x = p.input("x", (16, 16, 32, 64), "f32")
-    m = kb.mean(x, axis=(0, 1, 2), keepdims=True)
-    v = kb.mean((x - m) * (x - m), axis=(0, 1, 2), keepdims=True)
-    p.output((x - m) * kb.rsqrt(v + 1e-5), name="y")
-    return p, (16 * 16 * 32, 64)
+    return batch_norm("bn", (16, 16, 32, 64), (0, 1, 2)), (16 * 16 * 32, 64)
 
 
 def _softmax_dim0():

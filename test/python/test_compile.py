@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
-from _programs import program_text  # noqa: E402
+from _programs import batch_norm, program_text  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
 
@@ -1124,11 +1124,7 @@ def test_report_names_the_options_that_change_nothing():
     # clusters; persistent kernels take contiguous rows only, so
     # row_persist changes nothing here, two blocks an SM (row_occupancy=2)
     # do
-    p = kb.Program("bn_nchw")
-    x = p.input("x", (16, 4, 64, 64), "f32")
-    m = kb.mean(x, axis=(0, 2, 3), keepdims=True)
-    v = kb.mean((x - m) * (x - m), axis=(0, 2, 3), keepdims=True)
-    p.output((x - m) * kb.rsqrt(v + 1e-5), name="y")
+    p = batch_norm("bn_nchw", (16, 4, 64, 64), (0, 2, 3))
     f = kfuse.compile(p, target="cuda", chip="sm_90", row_persist=15, row_occupancy=2)
     assert f.report.options_without_effect() == {"row_persist": 15}
     text = str(f.report)
