@@ -108,7 +108,10 @@ fi
 # __slicestore; twice the slices, __sm264), and the same over 64 channels,
 # bn_train_nhwc_c64, whose store's lanes now go 16 a position; the split
 # stores that read x again in the order that finds the end of every slice
-# still in L2 (__l2order, PTX edited).
+# still in L2 (__l2order, PTX edited); the NCHW row tiles of 16 and 32
+# rows (whole 64- and 128-byte pieces of each channel, not 32-byte sectors:
+# softmax_nchw reads x once and ran at 0.68 of the copy bandwidth), and
+# bn_train_nchw over clusters of 16 blocks, two an SM (__cl16).
 OWED="softmax_w262144 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
@@ -117,7 +120,8 @@ OWED="softmax_w262144 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262
       relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__slicestore
       bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc__l2order bn_train_nhwc_c64
       bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
-      softmax_dim0__l2order"
+      softmax_dim0__l2order softmax_dim0__tile16 softmax_dim0__tile32 softmax_nchw
+      softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc bn_train_nhwc__l2order bn_train_nhwc_c64 \

@@ -742,6 +742,11 @@ def main():
                       "softmax_w32768": (132, "auto"), "softmax": ("auto",),
                       "layernorm": ("auto",), "rmsnorm_silu": ("auto",)}.get(name, ())
                 pf_variants.update({f"ps{n}": dict(row_persist=n) for n in ps})
+            if args.row_variants and name == "bn_train_nchw":
+                # clusters of 16 blocks of 512 threads, two blocks an SM
+                # (default: clusters of 8 blocks of 1024 threads, one an SM,
+                # each loading, combining and storing in turn)
+                variants = {"cl16": dict(row_cluster=16)}
             if args.row_variants and name in ("softmax_nchw", "softmax_dim0"):
                 # row tiles of 16 and 32 rows (default: 8 of f32, a 32-byte
                 # sector of each column; 32: whole 128-byte lines)
