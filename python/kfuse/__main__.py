@@ -132,7 +132,34 @@ def _demo_transformer_block(target: str) -> bool:
     return good
 
 
-def compile_file(path: str, target: str, chip, out) -> int:
+def strategy_value(text: str):
+    """An option value as `--set` takes it: an integer, true/false, none, or
+    else the word itself (row_persist=auto, row_exchange=barrier)."""
+    word = text.strip().lower()
+    if word in ("true", "false"):
+        return word == "true"
+    if word == "none":
+        return None
+    try:
+        return int(text, 0)
+    except ValueError:
+        return text.strip()
+
+
+def parse_strategy(pairs) -> dict:
+    """`--set NAME=VALUE` pairs as kfuse.compile's keyword options."""
+    from .errors import CompileError
+    options = {}
+    for pair in pairs or ():
+        name, eq, value = pair.partition("=")
+        if not eq or not name.strip():
+            raise CompileError(f"--set takes NAME=VALUE (e.g. row_chunks=8), got {pair!r}")
+        options[name.strip()] = strategy_value(value)
+    return options
+
+
+def compile_file(path: str, target: str, chip, out, numerics: str = "fast",
+                 strategy=None) -> int:
     import kfuse
     try:
         with open(path) as f:
@@ -140,7 +167,8 @@ def compile_file(path: str, target: str, chip, out) -> int:
     except OSError as e:
         print(f"kfuse: error: cannot read {path}: {e.strerror}", file=sys.stderr)
         return 1
-    compiled = kfuse.compile(text, target=target, chip=chip, filename=path)
+    compiled = kfuse.compile(text, target=target, chip=chip, filename=path,
+                             numerics=numerics, **(strategy or {}))
     print(compiled.report)
     if out:
         compiled.save(out)
@@ -159,11 +187,17 @@ def main(argv=None) -> int:
     c.add_argument("--target", default="auto", choices=["auto", "cpu", "cuda"])
     c.add_argument("--chip", default=None, help="CUDA chip, e.g. sm_90")
     c.add_argument("-o", "--out", default=None, help="directory to save the program to")
+    c.add_argument("--numerics", default="fast", choices=["fast", "strict"])
+    c.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a strategy option of kfuse.compile (row_chunks=8, "
+                        "row_persist=auto, pdl=false; repeatable); the report names "
+                        "those that change nothing")
     args = parser.parse_args(argv)
     from .errors import KfuseError
     try:
         if args.cmd == "compile":
-            return compile_file(args.file, args.target, args.chip, args.out)
+            return compile_file(args.file, args.target, args.chip, args.out,
+                                args.numerics, parse_strategy(args.set))
         return demo(args.target, args.size)
     except KfuseError as e:
         print(f"kfuse: error: {e}", file=sys.stderr)

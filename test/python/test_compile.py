@@ -412,6 +412,43 @@ def test_cli_compile_reports_and_fails_cleanly(tmp_path, capsys):
     assert main(["compile", str(tmp_path / "missing.mlir")]) == 1
 
 
+def test_cli_compile_takes_strategy_options(tmp_path, capsys):
+    from kfuse.__main__ import main, strategy_value
+    assert [strategy_value(v) for v in ("8", "0x10", "true", "False", "none", "auto")] == \
+        [8, 16, True, False, None, "auto"]
+    prog = tmp_path / "softmax.mlir"
+    prog.write_text(_softmax_text(64, 1024))
+    out = tmp_path / "o"
+    assert main(["compile", str(prog), "--target", "cuda", "--chip", "sm_90", "--set",
+                 "row_chunks=2", "--set", "row_cluster=4", "--set", "pdl=false",
+                 "--numerics", "strict", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    # (rows of 1024 in one block: no cluster; one kernel: no launch to make
+    # programmatic; two chunks a thread do change the kernel)
+    assert "options that change nothing here: row_cluster=4, pdl=False (the same " \
+        "kernels without each)" in text
+    import json
+    opts = json.load(open(out / "options.json"))
+    assert (opts["row_chunks"], opts["row_cluster"], opts["pdl"], opts["numerics"]) == \
+        (2, 4, False, "strict")
+    assert main(["compile", str(prog), "--target", "cuda", "--chip", "sm_90", "--set",
+                 "row_persist=auto"]) == 0
+    assert "change nothing" not in capsys.readouterr().out
+    for bad in ("row_chunks", "=3"):
+        assert main(["compile", str(prog), "--target", "cpu", "--set", bad]) == 1
+        assert "--set takes NAME=VALUE" in capsys.readouterr().err
+    assert main(["compile", str(prog), "--target", "cpu", "--set", "row_chunk=8"]) == 1
+    assert "unknown options ['row_chunk']" in capsys.readouterr().err
+
+
+def _softmax_text(rows, cols):
+    p = kb.Program("softmax")
+    x = p.input("x", (rows, cols), "f32")
+    e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
+    p.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
+    return p.to_mlir()
+
+
 def test_boolean_inputs_and_outputs_cross_the_boundary_as_bytes():
     p = kb.Program("masked")
     m = p.input("m", (8, 32), "i1")
