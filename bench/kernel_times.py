@@ -117,9 +117,28 @@ def table(name, rows):
     return lines
 
 
+def kernel_durations(events, reps):
+    """Mean duration (us) a call of each GPU kernel among profiler `events`
+    (FunctionEvents of torch.profiler: those of device type CUDA), by kernel
+    name, over `reps` calls, and how many launches a call it made."""
+    totals, counts = {}, {}
+    for ev in events:
+        if str(getattr(ev, "device_type", "")).split(".")[-1] != "CUDA":
+            continue
+        # (a kernel's own interval on the GPU; the totals' names changed
+        # between torch versions)
+        span = getattr(ev, "time_range", None)
+        us = span.elapsed_us() if span is not None else getattr(
+            ev, "self_device_time_total", getattr(ev, "self_cuda_time_total", 0.0))
+        totals[ev.name] = totals.get(ev.name, 0.0) + us
+        counts[ev.name] = counts.get(ev.name, 0) + 1
+    return {n: {"us": totals[n] / reps, "launches_per_call": counts[n] / reps}
+            for n in totals}
+
+
 def profiled_kernels(torch, fn, reps):
-    """Mean device time (us) of each CUDA kernel `fn` launches, by kernel
-    name, from torch.profiler over `reps` calls (after a warm-up call)."""
+    """kernel_durations of what `fn` launches over `reps` calls (after a
+    warm-up call), from torch.profiler."""
     from torch.profiler import ProfilerActivity, profile
     fn()
     torch.cuda.synchronize()
@@ -127,17 +146,7 @@ def profiled_kernels(torch, fn, reps):
         for _ in range(reps):
             fn()
         torch.cuda.synchronize()
-    totals, counts = {}, {}
-    for ev in prof.events():
-        if str(getattr(ev, "device_type", "")).split(".")[-1] != "CUDA":
-            continue
-        us = getattr(ev, "device_time", None)
-        if us is None:
-            us = getattr(ev, "cuda_time", 0.0)
-        totals[ev.name] = totals.get(ev.name, 0.0) + us
-        counts[ev.name] = counts.get(ev.name, 0) + 1
-    return {n: {"us": totals[n] / reps, "launches_per_call": counts[n] / reps}
-            for n in totals}
+    return kernel_durations(prof.events(), reps)
 
 
 def main():

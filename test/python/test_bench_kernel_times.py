@@ -138,3 +138,17 @@ def test_prefix_times_difference_each_step_and_its_bytes_are_what_it_touches():
     assert len(loaded) == 3 and [len(e.plan.steps) for e in loaded] == [1, 2, 3]
     rows = kernel_times.step_rows(f.plan, times)
     assert [r["us"] for r in rows] == kernel_times.step_bytes(f.plan)
+
+
+def test_kernel_durations_add_each_kernels_launches_a_call():
+    import types
+
+    def ev(name, us, device="DeviceType.CUDA"):
+        span = types.SimpleNamespace(elapsed_us=lambda: us)
+        return types.SimpleNamespace(name=name, device_type=device, time_range=span)
+
+    events = [ev("k_partial", 10.0), ev("k_store", 30.0), ev("k_partial", 12.0),
+              ev("k_store", 34.0), ev("cudaLaunchKernel", 5.0, "DeviceType.CPU")]
+    got = kernel_times.kernel_durations(events, reps=2)
+    assert got == {"k_partial": {"us": 11.0, "launches_per_call": 1.0},
+                   "k_store": {"us": 32.0, "launches_per_call": 1.0}}
