@@ -112,9 +112,10 @@ fi
 # rows (whole 64- and 128-byte pieces of each channel, not 32-byte sectors:
 # softmax_nchw reads x once and ran at 0.68 of the copy bandwidth), and
 # bn_train_nchw over clusters of 16 blocks, two an SM (__cl16); and the
-# 262144-wide softmax over clusters of 4 (__cl4: its 256 rows in 8 waves of
-# 32 clusters, where an H100 holds 15 clusters of 8 at once, 120 SMs, and
-# takes 18 waves: a bound of 0.97 of the SMs' time against 0.86).
+# 262144-wide softmax over clusters of 4 (__cl4, 11 of a thread's 16
+# vectors in shared memory: its 256 rows in 8 waves where the GPU holds 32
+# such clusters at once, 128 SMs; an H100 holds 15 clusters of 8, 120 SMs,
+# so 18 waves: bounds of 0.97 and 0.86 of the SMs' time).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
