@@ -39,8 +39,10 @@
 #        kernels.md    kernel_times.py: each kernel of the programs of several
 #                      kernels timed (prefix programs) against the bytes it
 #                      moves, and torch.profiler's kernels of kfuse and of
-#                      torch.compile (KERNELS= other suite directories; each
-#                      at most KLIMIT seconds, default 120; `owed` runs it last)
+#                      torch.compile (KERNELS= other suite directories; at
+#                      most KLIMIT seconds, default 150, its JSON written after
+#                      each program; `owed` runs it last); with each launch's
+#                      clusters or blocks at once and its waves of them
 #   bash bench/gpu_session.sh probe   carry .artifacts/suite:
 #        probe.md      timing_probe.py: short programs (with temporaries, with
 #                      programmatic launches) timed per call, batched, from an
@@ -128,11 +130,13 @@ OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w2621
       softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16"
 kernels() {
     local dirs=""
-    for n in ${KERNELS:-bn_train_nhwc bn_train_nhwc__l2order bn_train_nhwc_c64 \
-               softmax_dim0 softmax_dim0__l2order layernorm_bwd l2_normalize bn_var_nhwc}; do
+    for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \
+               softmax_w262144 softmax_w262144__cl4 softmax_w32768 bn_train_nchw \
+               softmax_nchw group_norm_silu bn_train_nhwc__l2order softmax_dim0__l2order \
+               bn_train_nhwc_c64 layernorm_bwd}; do
         [ -d ".artifacts/suite/$n" ] && dirs="$dirs .artifacts/suite/$n"
     done
-    timeout "${KLIMIT:-120}" python3 bench/kernel_times.py $dirs --profiler --peers \
+    timeout "${KLIMIT:-150}" python3 bench/kernel_times.py $dirs --profiler --peers \
         --out "$out/kernels.json" > "$out/kernels.md" 2>&1
     cat "$out/kernels.md"
 }

@@ -11,6 +11,8 @@ For each artifact directory, in one process on one GPU:
            prefix's less the prefix before it. The steps run as in the whole
            program (programmatic launches included: a step that overlaps the
            one before it is charged only for what it adds).
+  waves    the clusters or blocks of a launch the device holds at once
+           (the driver's occupancy queries), and its grid's waves of them.
   bytes    the distinct buffers a step's kernel takes (inputs, outputs,
            temporaries, constants: each read or written at least once; not
            counters or guard words): the least it can move. Its fraction of
@@ -81,6 +83,46 @@ def prefix_times(whole, ins, timer, load=None):
     return times
 
 
+def launch_waves(exe, device=0):
+    """For each step of the loaded CUDA program `exe`: None for a copy, else
+    what the device holds of its launch at once (clusters of its kernel, or
+    blocks: the driver's occupancy queries) and the waves its grid takes
+    (grid / at once; 15.5 waves run as 16, the last one half full)."""
+    import math
+
+    from kfuse.runtime import cuda as rc
+    from kfuse.runtime.ptx import cluster_shapes
+    cu = rc._driver()
+    exe.warmup(device)
+    st = exe._state(device)
+    shapes = cluster_shapes(exe.ptx)
+    grids = iter(exe.launch_grids(device))
+    dev = rc._check(cu.cuDeviceGet(device), "getting the device")
+    sms = rc._check(cu.cuDeviceGetAttribute(
+        cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "counting SMs")
+    out = []
+    for step in exe.plan.steps:
+        if not isinstance(step, LaunchStep):
+            out.append(None)
+            continue
+        grid = next(grids)
+        blocks = math.prod(grid)
+        size = math.prod(shapes.get(step.kernel, (1, 1, 1)))
+        fn = st.functions[step.kernel]
+        with st.current():
+            if size > 1:
+                at_once = rc._check(cu.cuOccupancyMaxActiveClusters(
+                    fn, rc._launch_config(grid, step.block, step.smem)),
+                    f"querying the cluster occupancy of {step.kernel!r}")
+            else:
+                at_once = sms * rc._check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    fn, math.prod(step.block), step.smem),
+                    f"querying the occupancy of {step.kernel!r}")
+        out.append({"cluster": size, "at_once": at_once,
+                    "waves": blocks / size / at_once if at_once else None})
+    return out
+
+
 def step_rows(plan, prefix_us, copy_gbps=None):
     """One row per step: its label, launch shape, bytes, time (its prefix's
     time less the one before) and, given the copy bandwidth, the fraction of
@@ -103,8 +145,8 @@ def step_rows(plan, prefix_us, copy_gbps=None):
 
 def table(name, rows):
     lines = [f"## {name}", "",
-             "| step | grid x block | MB | us | GB/s | of copy BW |",
-             "|---|---|---:|---:|---:|---:|"]
+             "| step | grid x block | MB | us | GB/s | of copy BW | at once | waves |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         shape = (f"{r['grid']} x {r['block']}{' (pdl)' if r.get('programmatic') else ''}"
                  if "grid" in r else "")
@@ -112,8 +154,12 @@ def table(name, rows):
         us_s = "-" if us is None else f"{us:.1f}"
         gbs = f"{r['bytes'] / (us * 1e-6) / 1e9:.0f}" if us is not None and us > 0 else "-"
         frac = f"{r['frac']:.3f}" if "frac" in r else "-"
+        w = r.get("waves") or {}
+        unit = "" if w.get("cluster", 1) == 1 else f" x {w['cluster']}"
+        at_once = f"{w['at_once']}{unit}" if w else "-"
+        waves = f"{w['waves']:.2f}" if w.get("waves") else "-"
         lines.append(f"| {r['step']} | {shape} | {r['bytes'] / 1e6:.1f} | {us_s} | {gbs} | "
-                     f"{frac} |")
+                     f"{frac} | {at_once} | {waves} |")
     return lines
 
 
@@ -149,6 +195,15 @@ def profiled_kernels(torch, fn, reps):
     return kernel_durations(prof.events(), reps)
 
 
+def copy_bandwidth(torch, cuda_time_us):
+    """Device-to-device copy bandwidth (GB/s, bytes read + written) on a 1 GiB
+    buffer, as bench_suite.py measures it."""
+    src = torch.empty(1 << 28, dtype=torch.float32, device="cuda").normal_()
+    dst = torch.empty_like(src)
+    copy_us, _ = cuda_time_us(torch, lambda: dst.copy_(src), 20, 5)
+    return 2 * src.numel() * 4 / (copy_us * 1e-6) / 1e9
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("artifacts", nargs="+", help="directories written by make_artifacts.py")
@@ -160,7 +215,8 @@ def main():
     ap.add_argument("--profiler", action="store_true",
                     help="also each kernel's own duration from torch.profiler")
     ap.add_argument("--peers", action="store_true",
-                    help="with --profiler: torch.compile's kernels of the workload too")
+                    help="with --profiler: torch.compile's kernels of each workload too "
+                         "(not of variants, name__variant)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     results = {"programs": {}}
@@ -178,53 +234,65 @@ def main():
     import datetime
 
     import torch
-    from bench_ew_chain import cuda_batch_us, cuda_time_us
-    from suite import torch_inputs, torch_reference
+    from bench_ew_chain import cuda_time_us
     torch.manual_seed(0)
-    src = torch.empty(1 << 28, dtype=torch.float32, device="cuda").normal_()
-    dst = torch.empty_like(src)
-    copy_us, _ = cuda_time_us(torch, lambda: dst.copy_(src), 20, 5)
-    copy_gbps = 2 * src.numel() * 4 / (copy_us * 1e-6) / 1e9
-    del src, dst
+    copy_gbps = copy_bandwidth(torch, cuda_time_us)
     results.update(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
                    device=torch.cuda.get_device_name(), copy_GBps=copy_gbps)
     print(f"# {results['device']}  copy bandwidth {copy_gbps:.0f} GB/s  {results['date']}\n")
     for d in args.artifacts:
-        whole = rt.load(d)
-        ins = torch_inputs(whole)
-        prefix_us = prefix_times(
-            whole, ins, lambda fn: statistics.median(
-                cuda_batch_us(torch, fn, args.reps, 3) for _ in range(args.repeat)))
-        rows = step_rows(whole.plan, prefix_us, copy_gbps)
-        entry = {"steps": rows, "whole_batch_us": prefix_us[-1]}
-        lines = table(d, rows)
-        lines.append(f"\nwhole program: {prefix_us[-1]:.1f} us a call (batch of {args.reps})")
-        if args.profiler:
-            try:
-                entry["profiled"] = profiled_kernels(torch, lambda: whole(*ins), args.reps)
-                if args.peers:
-                    name = os.path.basename(os.path.normpath(d)).split("__")[0]
-                    comp = torch.compile(torch_reference(name))
-                    entry["compile_profiled"] = profiled_kernels(
-                        torch, lambda: comp(*ins), args.reps)
-            except Exception as e:  # noqa: BLE001 (the prefix times stand)
-                entry["profiler_error"] = f"{type(e).__name__}: {e}"
-            for key, who in (("profiled", "kfuse"), ("compile_profiled", "torch.compile")):
-                if key in entry:
-                    lines.append(f"\n{who} kernels (torch.profiler, us a call):")
-                    for n, k in sorted(entry[key].items(), key=lambda kv: -kv[1]["us"]):
-                        lines.append(f"- {n[:90]}: {k['us']:.1f} "
-                                     f"({k['launches_per_call']:g} a call)")
-            if "profiler_error" in entry:
-                lines.append(f"\nprofiler: {entry['profiler_error']}")
+        try:
+            entry, lines = measure(d, args, torch, copy_gbps)
+        except Exception as e:  # noqa: BLE001 (the next program still runs)
+            entry = {"error": f"{type(e).__name__}: {e}"}
+            lines = [f"## {d}", "", f"failed: {entry['error']}"]
         results["programs"][d] = entry
         print("\n".join(lines) + "\n", flush=True)
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(results, f, indent=1)
-        del ins
         torch.cuda.empty_cache()
 
+
+def measure(d, args, torch, copy_gbps):
+    """The JSON entry and the printed lines of the program directory `d`."""
+    from bench_ew_chain import cuda_batch_us
+    from suite import torch_inputs, torch_reference
+    whole = rt.load(d)
+    ins = torch_inputs(whole)
+    prefix_us = prefix_times(
+        whole, ins, lambda fn: statistics.median(
+            cuda_batch_us(torch, fn, args.reps, 3) for _ in range(args.repeat)))
+    rows = step_rows(whole.plan, prefix_us, copy_gbps)
+    try:
+        for row, w in zip(rows, launch_waves(whole)):
+            if w:
+                row["waves"] = w
+    except Exception as e:  # noqa: BLE001 (the times stand without it)
+        print(f"# {d}: occupancy not known: {type(e).__name__}: {e}")
+    entry = {"steps": rows, "whole_batch_us": prefix_us[-1]}
+    lines = table(d, rows)
+    lines.append(f"\nwhole program: {prefix_us[-1]:.1f} us a call (batch of {args.reps})")
+    if args.profiler:
+        base = os.path.basename(os.path.normpath(d))
+        try:
+            entry["profiled"] = profiled_kernels(torch, lambda: whole(*ins), args.reps)
+            if args.peers and "__" not in base:
+                # (a workload's peer, not again for each variant)
+                comp = torch.compile(torch_reference(base))
+                entry["compile_profiled"] = profiled_kernels(
+                    torch, lambda: comp(*ins), args.reps)
+        except Exception as e:  # noqa: BLE001 (the prefix times stand)
+            entry["profiler_error"] = f"{type(e).__name__}: {e}"
+        for key, who in (("profiled", "kfuse"), ("compile_profiled", "torch.compile")):
+            if key in entry:
+                lines.append(f"\n{who} kernels (torch.profiler, us a call):")
+                for n, k in sorted(entry[key].items(), key=lambda kv: -kv[1]["us"]):
+                    lines.append(f"- {n[:90]}: {k['us']:.1f} "
+                                 f"({k['launches_per_call']:g} a call)")
+        if "profiler_error" in entry:
+            lines.append(f"\nprofiler: {entry['profiler_error']}")
+    return entry, lines
 
 if __name__ == "__main__":
     main()

@@ -903,3 +903,36 @@ def test_cluster_occupancy_script_reports_the_launched_grids(tmp_path):
             for ln in proc.stdout.splitlines()[2:]]
     assert rows == [["ps", "ps_g0", "4", "1024", "0", "3", "12", "3 / 7"],
                     ["psb", "psb_g0", "1", "512", "", "", "", "132 / 200"]], proc.stdout
+
+
+def test_kernel_times_counts_the_waves_of_each_launch(tmp_path):
+    # bench/kernel_times.py's occupancy columns on nullcuda (132 SMs): a
+    # cluster kernel's grid in waves of the clusters the device holds
+    # (NULLCUDA_CLUSTERS), a plain one's in waves of the blocks an SM holds
+    # (NULLCUDA_BLOCKS_PER_SM) times the SMs
+    from _programs import batch_norm
+    split, split_dir = _compile(batch_norm("bn", (16, 16, 32, 64), (0, 1, 2)), tmp_path,
+                                "split")
+    p, _ = _persistent_softmax(0)
+    clusters, cluster_dir = _compile(p, tmp_path, "cl", sm_count=16)
+    code = ("import json, sys; sys.path.insert(0, %r); import kernel_times; "
+            "import kfuse.runtime as rt; "
+            "print(json.dumps([kernel_times.launch_waves(rt.load(d)) for d in sys.argv[1:]]))"
+            % os.path.join(ROOT, "bench"))
+    env = dict(os.environ, LD_LIBRARY_PATH=NULLCUDA + os.pathsep +
+               os.environ.get("LD_LIBRARY_PATH", ""), PYTHONPATH=os.path.join(ROOT, "python"),
+               NULLCUDA_CLUSTERS="3", NULLCUDA_BLOCKS_PER_SM="2")
+    env.pop("NULLCUDA_FAIL", None)
+    proc = subprocess.run([sys.executable, "-c", code, split_dir, cluster_dir], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    got_split, got_cluster = json.loads(proc.stdout)
+    steps = split.plan.steps
+    assert [w["cluster"] for w in got_split] == [1] * len(steps)
+    assert [w["at_once"] for w in got_split] == [264] * len(steps)
+    assert [w["waves"] for w in got_split] == pytest.approx(
+        [s.grid[0] / 264 for s in steps])
+    (w,) = got_cluster
+    (step,) = clusters.plan.steps
+    assert (w["cluster"], w["at_once"]) == (4, 3)
+    assert w["waves"] == pytest.approx(step.grid[0] / 4 / 3)
