@@ -2145,13 +2145,15 @@ SmallVector<RowKernel::RowMajorInput> RowKernel::rowMajorInputs() {
         continue;
       // (identity maps over the kernel's loops, identity layouts: views of
       // one root with one element type address the same bytes)
+      // (by index: a new record may move the others)
       auto same = llvm::find_if(inputs, [&](const RowMajorInput &r) {
         return viewRoot(r.buffer) == viewRoot(in->get()) &&
                r.bytes == bits / 8;
       });
-      if (same == inputs.end())
+      size_t at = same - inputs.begin();
+      if (at == inputs.size())
         inputs.push_back({in->get(), bits / 8, {}});
-      RowMajorInput &r = same == inputs.end() ? inputs.back() : *same;
+      RowMajorInput &r = inputs[at];
       if (!llvm::is_contained(r.reads, std::make_pair(in->get(), map)))
         r.reads.push_back({in->get(), map});
     }
