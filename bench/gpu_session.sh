@@ -117,7 +117,9 @@ fi
 # 262144-wide softmax over clusters of 4 (__cl4, 11 of a thread's 16
 # vectors in shared memory: its 256 rows in 8 waves where the GPU holds 32
 # such clusters at once, 128 SMs; an H100 holds 15 clusters of 8, 120 SMs,
-# so 18 waves: bounds of 0.97 and 0.86 of the SMs' time).
+# so 18 waves: bounds of 0.97 and 0.86 of the SMs' time); l2_normalize,
+# whose store now runs over pieces of the slices, 8192 blocks of 256
+# threads, against the slices' 1024 of 512 (__slicestore).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
@@ -127,7 +129,8 @@ OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w2621
       bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc__l2order bn_train_nhwc_c64
       bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
       softmax_dim0__l2order softmax_dim0__tile16 softmax_dim0__tile32 softmax_nchw
-      softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16"
+      softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize
+      l2_normalize__slicestore"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \

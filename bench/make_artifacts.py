@@ -742,6 +742,11 @@ def main():
                       "softmax_w32768": (132, "auto"), "softmax": ("auto",),
                       "layernorm": ("auto",), "rmsnorm_silu": ("auto",)}.get(name, ())
                 pf_variants.update({f"ps{n}": dict(row_persist=n) for n in ps})
+            if args.row_variants and name == "l2_normalize":
+                # its store over the partials' slices, a block of 512 threads
+                # x 8 vectors each (default: over pieces of them, 2048
+                # floats a block of 256 threads)
+                variants = {"slicestore": dict(row_store_transposed=False)}
             if args.row_variants and name == "bn_train_nchw":
                 # clusters of 16 blocks of 512 threads, two blocks an SM
                 # (default: clusters of 8 blocks of 1024 threads, one an SM,

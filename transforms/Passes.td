@@ -1119,8 +1119,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "normalization) stores its full-space results in a kernel over "
            "(positions, rows), its rows' values as vectors, the values of a "
            "row computed once by the finishing kernel (rows narrower than a "
-           "warp's vectors: several a warp); false: a thread per slice and "
-           "row">,
+           "warp's vectors: several a warp); along a row's columns (x / "
+           "||x||), over pieces of the slices of 2048 floats, blocks of 256 "
+           "threads; false: over the slices (along rows a thread per slice "
+           "and row)">,
     Option<"rowTile", "row-tile", "int64_t", /*default=*/"0",
            "Row tiles (rows contiguous in memory, reduced along a strided "
            "axis): rows a block's tile holds, a power of two up to 32 (0: a "

@@ -5645,8 +5645,28 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // position), where the slices' store (a thread per slice and row, the
   // option off) moves scalars, each thread over its slice's positions one
   // after another.
-  bool storeTransposed = alongRows && options.transposeStore &&
-                         !stored.empty() && !storeEarly;
+  bool storeOwnShape = options.transposeStore && !stored.empty() && !storeEarly;
+  bool storeTransposed = alongRows && storeOwnShape;
+  // Along a row's columns the stored results' kernel need not follow the
+  // slices either: it only reads the finished row values. Its blocks take
+  // a slice's columns in pieces of 256 threads x 2 vectors (2048 floats,
+  // 4096 halves), not the whole slice of 8 vectors a thread: x / ||x||
+  // over 2^24 floats stores in 8192 blocks, not 1024 of 512 threads that
+  // an SM holds 3 of, so its last blocks, which run while the others have
+  // ended, are short. (The option off: over the partials' slices.)
+  bool storePieces = !alongRows && storeOwnShape;
+  Slicing storeSlices = mainSlices;
+  constexpr int64_t kStoreThreads = 256, kStoreChunks = 2;
+  if (storePieces) {
+    // (16-byte vectors of the narrowest element type, as the kernel's)
+    int64_t vector = 16 / elementBytes(generics).first;
+    int64_t width = std::min(chunkWidthIn(len), vector);
+    for (int64_t k = len / (kStoreThreads * kStoreChunks * vector); k > 1; --k)
+      if (len % k == 0 && chunkWidthIn(len / k) >= width) {
+        storeSlices = {slices * k, len / k, 0, perSlice / k};
+        break;
+      }
+  }
   // The generic that last wrote `buffer` before `reader`, if in the group.
   auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
     auto w = lastWriterBefore(generics, buffer, order[reader]);
@@ -5852,9 +5872,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   llvm::DenseSet<Value> readAsPartial;
   // The split view of each group input, one for all (an online sum sees
   // that it reads what its max reads).
-  // (by input and the slices' first column: a ragged split's tail has
-  // its own)
-  llvm::DenseMap<std::pair<Value, int64_t>, Value> inputViews;
+  // (by input and the slices' first column and width: a ragged split's
+  // tail has its own, and so has a store over pieces of the slices)
+  llvm::DenseMap<std::tuple<Value, int64_t, int64_t>, Value> inputViews;
   // How a copy of a reduction reads partials in place of a row value (split
   // reads them at the slice; this map only gives the rank).
   AffineMap partialPlaceholder = [&] {
@@ -5895,7 +5915,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           r.push_back(e.replaceDims(moved));
         }
       }
-      if (Value view = inputViews.lookup({o.get(), sl.start});
+      if (Value view = inputViews.lookup({o.get(), sl.start, sl.len});
           view && splitDim >= 0 && !isInit)
         v = view;
       if (splitDim >= 0 && v == o.get()) {
@@ -5937,7 +5957,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         if (isInit)
           buffers.map(o.get(), v);
         else if (!lastWriterBefore(generics, o.get(), generics.size()))
-          inputViews[{o.get(), sl.start}] = v;
+          inputViews[{o.get(), sl.start, sl.len}] = v;
       }
       (isInit ? outs : ins).push_back(v);
       maps.push_back(AffineMap::get(n, 0, r, ctx));
@@ -6234,7 +6254,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       }
     } else if ((ragged &&
                 failed(splitFullSpace(storingTail, isStored, tailSlice))) ||
-               failed(splitFullSpace(storing, isStored, mainSlices))) {
+               failed(splitFullSpace(storing, isStored, storeSlices))) {
       return abandon();
     }
     boundary[waves] = created[start];
@@ -6469,6 +6489,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     bool perThread = perThreads[k];
     RowKernelOptions sliced = options;
     sliced.chunksPerThread = 8;
+    // (a store over pieces of slices: 2 vectors a thread, 256 threads)
+    if (kernel.role == Role::Store && storePieces)
+      sliced.chunksPerThread = kStoreChunks;
     // (the merges of tails and finishes into partials kernels take a
     // block as a slice)
     sliced.packRows = 1;
@@ -6507,7 +6530,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       // then the columns; along rows a thread per slice and row, else a
       // block per row and slice)
       const Slicing &sl =
-          kernel.role == Role::Store ? mainSlices : tailSlice;
+          kernel.role == Role::Store ? storeSlices : tailSlice;
       SmallVector<int64_t> rowSpace, colSpace;
       for (unsigned d = 0; d <= loops.size(); ++d) {
         if (d == at)

@@ -102,8 +102,10 @@ struct RowKernelOptions {
   /// normalization) stores its full-space results in a kernel over
   /// (positions, rows): a position's rows are its columns, read and stored
   /// as vectors (consecutive in memory), and each row value is read at
-  /// its column; false: a thread per slice and row, as the statistics
-  /// are folded (a scalar a thread per position).
+  /// its column; a split along a row's columns (x / ||x||) stores them
+  /// over pieces of the slices, blocks of 256 threads x 2 vectors. False:
+  /// over the slices, as the reductions are folded (along rows a thread per
+  /// slice and row, a scalar a thread per position).
   bool transposeStore = true;
   /// > 0: the block size of block-per-row and thread-per-row kernels,
   /// instead of the one chosen from the row width or the rows (a split

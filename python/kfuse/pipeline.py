@@ -109,7 +109,10 @@ class Options:
                                # rows): vectors along the rows, each row's values
                                # computed once by the finishing kernel (rows
                                # narrower than a warp's vectors: several a warp);
-                               # False: a thread per slice and row, scalars
+                               # along a row's columns (x / ||x||) over pieces of
+                               # the slices, 2048 floats a block of 256 threads;
+                               # False: over the slices (along rows a thread per
+                               # slice and row, scalars)
     row_persist: Union[int, str] = 0  # rows over a cluster whose blocks hold their
                                # shares in registers, or in one block's: a
                                # persistent kernel of at most this many clusters

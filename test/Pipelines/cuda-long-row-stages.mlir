@@ -19,14 +19,17 @@
 // @softmax take a cluster of 8 blocks each (24 blocks) and read x once in
 // one kernel; x / |x| over 2^20 (@normalize) would be one block, so its sum
 // of squares runs over 256 slices of 4096, a finishing kernel adds the
-// partials, and a third kernel over the same slices stores y (x read twice,
-// on every SM). (row-last-block=0 throughout: by default a split's one
+// partials, and a third kernel stores y (x read twice, on every SM), over
+// pieces of the slices, 2048 floats a block of 256 threads (512 blocks),
+// its blocks short; with row-store-transposed=0 over the slices (SLICES).
+// (row-last-block=0 throughout: by default a split's one
 // wave finishes in its partials kernel's last block to count, see
 // cuda-split-last-block.mlir.)
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0})' | FileCheck %s
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0 row-cluster=8})' | FileCheck %s
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0})' | FileCheck %s --check-prefix=KERN
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0 row-store-transposed=0})' | FileCheck %s --check-prefix=SLICES
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-smem=0 row-last-block=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -57,9 +60,15 @@
 // CHECK: %[[XS:.*]] = memref.expand_shape %[[NX]] {{\[\[}}0, 1]] output_shape [256, 4096]
 // CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0_partial blocks in (%c256, %c1, %c1) {{.*}}args(%[[XS]] : memref<256x4096xf32>, %[[PART]] : memref<256xf32>)
 // CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0 blocks in (%c1, %c1, %c1) {{.*}}args(%[[PART]] : memref<256xf32>, %[[NORM]] : memref<f32>)
-// CHECK-NEXT: %[[YS:.*]] = memref.expand_shape %[[NY]] {{\[\[}}0, 1]] output_shape [256, 4096]
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c256, %c1, %c1) {{.*}}args(%[[NORM]] : memref<f32>, %[[XS]] : memref<256x4096xf32>, %[[YS]] : memref<256x4096xf32>)
+// CHECK-NEXT: %[[XP:.*]] = memref.expand_shape %[[NX]] {{\[\[}}0, 1]] output_shape [512, 2048]
+// CHECK-NEXT: %[[YS:.*]] = memref.expand_shape %[[NY]] {{\[\[}}0, 1]] output_shape [512, 2048]
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c512, %c1, %c1) threads in (%c256, %c1, %c1) {{.*}}args(%[[NORM]] : memref<f32>, %[[XP]] : memref<512x2048xf32>, %[[YS]] : memref<512x2048xf32>)
 // CHECK-NEXT: return
+// SLICES-LABEL: func.func @normalize(
+// SLICES: %[[XS:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [256, 4096]
+// SLICES: gpu.launch_func @kfuse_kernels::@normalize_g0_partial blocks in (%c256, %c1, %c1) {{.*}}args(%[[XS]] : memref<256x4096xf32>
+// SLICES: %[[YS:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [256, 4096]
+// SLICES-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c256, %c1, %c1) {{.*}}args(%{{.*}} : memref<f32>, %[[XS]] : memref<256x4096xf32>, %[[YS]] : memref<256x4096xf32>)
 // One loop over the slice folds the maximum and the rescaled sum; the
 // finishing kernel rescales each slice's sum to the row's maximum. (Slices
 // of 5000 floats: 4 floats at a time.)

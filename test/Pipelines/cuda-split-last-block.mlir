@@ -37,7 +37,8 @@
 // CHECK: memref.alloc() {kfuse.counter} : memref<1xi32>
 // CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0 blocks in (%c256, %c1, %c1)
 // CHECK-NEXT: memref.expand_shape
-// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c256, %c1, %c1)
+// CHECK-NEXT: memref.expand_shape
+// CHECK-NEXT: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c512, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
 
 // The counting, then the finish under the last block's flag: the maxima

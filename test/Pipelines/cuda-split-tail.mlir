@@ -12,8 +12,9 @@
 // blocks; 7 rows of 100003: 24 slices of 4160 and a tail of 163 a row,
 // 7 x 24 + 7 blocks, whose rows start off vector boundaries (shifted
 // chunks over the views' strides, with row-shift=true: the slices stream
-// in one pass, which by default moves single floats). A stored result (x / |x|) is stored over the slices
-// and the tail alike, by one more kernel. Along rows (x.sum(0) over a
+// in one pass, which by default moves single floats). A stored result (x / |x|) is stored by one more
+// kernel, over pieces of the slices (488 of 2048 floats, blocks of 256
+// threads) and the tail alike. Along rows (x.sum(0) over a
 // prime count of rows) rows / ceil(rows / most) slices take rows / slices
 // rows each and the tail the rest: x[100003, 256] in 526 slices of 190
 // rows and a tail of 63,
@@ -56,7 +57,7 @@
 // CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0 blocks in (%c245, %c1, %c1)
 // CHECK: memref.subview %[[NY]][999424] [579] [1]
 // CHECK: memref.subview %[[NY]][0] [999424] [1]
-// CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c245, %c1, %c1)
+// CHECK: gpu.launch_func @kfuse_kernels::@normalize_g0_store blocks in (%c489, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: func.func @colsum(
 // CHECK-SAME: %[[CX:[^:]*]]: memref<100003x256xf32>
@@ -110,7 +111,7 @@
 // (the store of x / |x| vectors as the loads: 4 floats at a time over
 // the slices, one by one over the tail of an odd width)
 // KERN-LABEL: gpu.func @normalize_g0_store(
-// KERN: vector.store {{.*}} {alignment = 16 : i64} : memref<244x4096xf32>, vector<4xf32>
+// KERN: vector.store {{.*}} {alignment = 16 : i64} : memref<488x2048xf32>, vector<4xf32>
 // KERN: } else {
 // KERN: memref.store {{.*}} : memref<1x579xf32, strided<[579, 1], offset: 999424>>
 // (along rows: a thread per slice and column over 190 rows, the tail's

@@ -349,7 +349,8 @@ def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
     # A softmax over 2 rows of a prime length (300007) and an argmax over 2
     # (131071, strict numerics: one wave, the maximum of the (value, column)
     # keys): 73 slices of 4104 and a tail of 415 a row, the stored
-    # softmax over both (the tails' blocks the store kernel's last), the
+    # softmax over both (halves of the slices, 2052 floats a block, and the
+    # tails' blocks the store kernel's last), the
     # argmax's wave with the tails' blocks; the results match numpy
     # through the emulator, the PTX assembles.
     from kfuse import builder as kb
@@ -360,7 +361,7 @@ def test_rows_split_with_a_tail_store_their_results_over_it(tmp_path):
     p.output(e / e.sum(axis=-1, keepdims=True), name="y")
     f = kfuse.compile(p, target="cuda", chip="sm_90")
     steps = f.plan.steps
-    assert [s.grid[0] for s in steps] == [2 * 73 + 2, 2 * 73 + 2]
+    assert [s.grid[0] for s in steps] == [2 * 73 + 2, 2 * 2 * 73 + 2]
     assert steps[-1].kernel.endswith("_store")
     xs = np.random.default_rng(6).standard_normal((2, 300007)).astype(np.float32)
     xs[:, -1] = 7.0
@@ -422,7 +423,13 @@ def test_ragged_split_rows_of_an_odd_width_move_aligned_vectors():
                 np.testing.assert_allclose(got, want / want.sum(-1, keepdims=True),
                                            rtol=2e-5, atol=1e-12)
                 assert _sectors(f, "store") <= most * ideal, (shift, _sectors(f, "store"))
-            assert _sectors(f, "load") <= most * reads * ideal, (shift, _sectors(f, "load"))
+            # (and each warp of a store kernel reads its row's values, a
+            # sector each: the max and the sum)
+            store = f.plan.steps[-1]
+            row_values = (store.grid[0] * store.block[0] // 32 * 2
+                          if store.kernel.endswith("_store") else 0)
+            assert _sectors(f, "load") <= most * reads * ideal + row_values, \
+                (shift, _sectors(f, "load"))
             # (vectors of the views of x's rows: only where shifted)
             width = shape[-1]
             views = re.findall(rf"vector\.load [^\n]*strided<\[{width}, ", f.stages["codegen"])
@@ -3027,7 +3034,7 @@ def test_few_long_rows_with_stored_results_split_over_every_sm(kind, shape, nume
     # cluster's registers), 1 or 2 SMs of 132. The reductions split into
     # slices instead (a partials kernel whose last block of each row
     # finishes it; strict numerics: the max, then the sum, two waves of
-    # such a kernel), and a last kernel over the same slices stores the
+    # such a kernel), and a last kernel over pieces of the slices stores the
     # result once the row values are in memory: x is read once by each
     # kernel (fast: twice, strict: three times), y written once.
     from kfuse import builder as kb
@@ -3049,12 +3056,55 @@ def test_few_long_rows_with_stored_results_split_over_every_sm(kind, shape, nume
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
     stats = f.emulator.last_stats
     # (sectors of x and of the partials: the reads of x, 2^20 floats a row,
-    # dwarf the partials, 512 floats a row)
+    # dwarf the partials, 512 floats a row; and each warp of the store reads
+    # its row's values once, a sector each, 2 at most)
     sectors = sum(st["load"]["sectors"] for st in stats)
     reads = kernels  # (the partials kernels and the store)
-    assert reads <= sectors * 32 / xs.nbytes <= reads * 1.02
+    store = steps[-1]
+    row_values = store.grid[0] * store.block[0] // 32 * 2 * 32 / xs.nbytes
+    assert reads <= sectors * 32 / xs.nbytes <= reads * 1.02 + row_values
+    # (the store over pieces of the slices: 2048 floats a block of 256
+    # threads, 2 vectors a thread; with row_store_transposed=False over the
+    # slices, as the partials)
+    assert store.block[0] == 256 and store.grid[0] == xs.size // 2048
+    g = kfuse.compile(p, target="cuda", chip="sm_90", numerics=numerics,
+                      row_store_transposed=False)
+    assert g.plan.steps[-1].grid[0] == g.plan.steps[0].grid[0]
     assert sum(st["store"]["by_buffer"].get(len(f.plan.inputs), 0)
                for st in stats) == xs.nbytes
+
+
+@pytest.mark.parametrize("dtype,piece", [("f32", 2048), ("f16", 4096)])
+def test_split_rows_store_over_pieces_of_their_slices(dtype, piece):
+    # x / |x| over 2^20: the store of a split along the row's columns runs
+    # over pieces of the partials' slices (256 of 4096), 256 threads and 2
+    # 16-byte vectors a thread each (2048 floats, 4096 halves: for f16 the
+    # slices themselves, 256 threads, not 64 of 8 vectors), every store
+    # request a warp's 512 bytes; row_store_transposed=False stores over
+    # the slices themselves, as before. Numerics through the emulator.
+    from kfuse import builder as kb
+    p = kb.Program("normalize")
+    x = p.input("x", (1 << 20,), dtype)
+    p.output(x / kb.sqrt(kb.sum(x * x)), name="y")
+    np_type = np.float16 if dtype == "f16" else np.float32
+    xs = (np.random.default_rng(5).standard_normal(1 << 20) * 0.01).astype(np_type)
+    x64 = xs.astype(np.float64)
+    want = x64 / np.sqrt((x64 * x64).sum())
+    grids = {}
+    for transposed in (True, False):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_store_transposed=transposed)
+        partial, store = f.plan.steps[0], f.plan.steps[-1]
+        assert store.kernel.endswith("_store")
+        grids[transposed] = (partial.grid[0], store.grid[0], store.block[0])
+        got = f.emulate(xs).astype(np.float64)
+        np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == "f16" else 1e-5,
+                                   atol=1e-7)
+        st = f.emulator.last_stats[-1]["store"]
+        assert st["bytes"] == xs.nbytes and st["bytes"] / st["requests"] == 512
+    slices = grids[True][0]
+    # (f32: 512 pieces of the 256 slices; f16: the slices are the pieces)
+    assert grids[True][1:] == ((1 << 20) // piece, 256) and grids[True][1] >= slices
+    assert grids[False][1] == slices
 
 
 def test_long_rows_that_fill_the_gpu_with_clusters_are_not_split():
