@@ -326,6 +326,10 @@ class FusionReport:
     # gathers whose indices come from the data: each checked when the program
     # runs (plan.guards; a GuardError names the ones an index failed)
     guards: List[str] = field(default_factory=list)
+    # compile(): a function giving the strategy options the caller passed
+    # that change nothing (see options_without_effect); None: none passed
+    options_check: Optional[Callable[[], Dict[str, object]]] = field(
+        default=None, repr=False, compare=False)
 
     def set_launch_traffic(self, plan, traffic) -> None:
         """Records each launch's bytes. `traffic` (from build_plan) holds,
@@ -365,11 +369,6 @@ class FusionReport:
         self.launch_traffic = result
         self.launched = Traffic(len(result), sum(r for r, _ in result),
                                 sum(w for _, w in result))
-
-    # compile(): a function giving the strategy options the caller passed
-    # that change nothing (see options_without_effect); None: none passed
-    options_check: Optional[Callable[[], Dict[str, object]]] = field(
-        default=None, repr=False, compare=False)
 
     def options_without_effect(self) -> Dict[str, object]:
         """The strategy options passed to kfuse.compile (row_persist=15, ...)
