@@ -14,10 +14,12 @@ For each artifact directory, in one process on one GPU:
   waves    the clusters or blocks of a launch the device holds at once
            (the driver's occupancy queries), and its grid's waves of them.
   bytes    the distinct buffers a step's kernel takes (inputs, outputs,
-           temporaries, constants: each read or written at least once; not
-           counters or guard words): the least it can move. Its fraction of
-           the copy bandwidth measured in the same run says how near that
-           kernel is to the limit.
+           temporaries, constants; not counters or guard words), each
+           charged whole: what a kernel that reads or writes each of them
+           once moves (a kernel that touches part of one, a tail's, is
+           charged more than it moves). Its fraction of the copy bandwidth
+           measured in the same run says how near that kernel is to the
+           limit.
   profiler with --profiler, the kernels' own durations from torch.profiler
            (CUPTI), kfuse's and, with --peers, torch.compile's of the
            workload's definition: how torch.compile divides the same work.
@@ -44,9 +46,9 @@ _NOT_DATA = ("counter", "status")
 
 
 def step_bytes(plan):
-    """The least bytes each step of `plan` moves: for a launch, the sum of the
-    distinct data buffers among its arguments; for a copy, its source read and
-    its destination written."""
+    """The bytes each step of `plan` moves if it touches each of its buffers
+    once, whole: for a launch, the sum of the distinct data buffers among its
+    arguments; for a copy, its source read and its destination written."""
     out = []
     for step in plan.steps:
         if isinstance(step, LaunchStep):
