@@ -24,7 +24,8 @@ For each artifact directory, in one process on one GPU:
            (CUPTI), kfuse's and, with --peers, torch.compile's of the
            workload's definition: how torch.compile divides the same work.
 Prints markdown tables; --out writes JSON. Without a GPU (--list) it prints
-the steps and their bytes only.
+the steps and their bytes only; with --ptxas also each kernel's registers,
+spills and an estimate of its blocks an SM and waves (no clusters).
 """
 
 import argparse
@@ -125,6 +126,63 @@ def launch_waves(exe, device=0):
     return out
 
 
+def ptxas_waves(plan, ptx_text, sms=132, ptxas=None):
+    """Without a GPU: for each step, what `ptxas -v` says of its kernel
+    (registers, spilled bytes, static shared memory) and an estimate of the
+    blocks an SM holds (sm_90's limits: 65536 registers, allotted a warp
+    at a time in units of 256; 2048 threads; 32 blocks; 228 KB of shared
+    memory, 1 KB of it reserved a block) and so the waves of its grid over
+    `sms` SMs. Cluster kernels get no estimate (the GPU places a cluster's
+    blocks within one GPC, which ptxas does not know). None for a copy."""
+    import math
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    ptxas = ptxas or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
+        fh.write(ptx_text)
+    try:
+        r = subprocess.run([ptxas, f"-arch={plan.chip or 'sm_90'}", "-v", fh.name, "-o",
+                            os.devnull], capture_output=True, text=True, check=True)
+    finally:
+        os.remove(fh.name)
+    info, kernel = {}, None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            kernel = m.group(1)
+            info[kernel] = {"registers": 0, "spilled": 0, "smem": 0}
+        elif kernel:
+            m = re.search(r"(\d+) bytes spill stores", line)
+            if m:
+                info[kernel]["spilled"] = int(m.group(1))
+            m = re.search(r"Used (\d+) registers", line)
+            if m:
+                info[kernel]["registers"] = int(m.group(1))
+            m = re.search(r"(\d+) bytes smem", line)
+            if m:
+                info[kernel]["smem"] = int(m.group(1))
+    clusters = set(re.findall(r"\.entry (\w+)\((?:[^{]*?)\.reqnctapercluster", ptx_text, re.S))
+    out = []
+    for step in plan.steps:
+        if not isinstance(step, LaunchStep):
+            out.append(None)
+            continue
+        k = dict(info.get(step.kernel, {"registers": 0, "spilled": 0, "smem": 0}))
+        threads = math.prod(step.block)
+        warps = -(-threads // 32)
+        per_warp = -(-max(k["registers"], 1) * 32 // 256) * 256
+        smem = k["smem"] + step.smem
+        blocks = min(2048 // threads, 32, 65536 // (per_warp * warps),
+                     233472 // (smem + 1024) if smem else 32)
+        if step.kernel not in clusters and blocks > 0:
+            k["blocks_per_sm"] = blocks
+            k["waves"] = math.prod(step.grid) / (blocks * sms)
+        out.append(k)
+    return out
+
+
 def step_rows(plan, prefix_us, copy_gbps=None):
     """One row per step: its label, launch shape, bytes, time (its prefix's
     time less the one before) and, given the copy bandwidth, the fraction of
@@ -214,6 +272,10 @@ def main():
                     help="batches a prefix (its median taken)")
     ap.add_argument("--list", action="store_true",
                     help="no GPU: print each program's steps and their bytes only")
+    ap.add_argument("--ptxas", action="store_true",
+                    help="with --list: each kernel's registers, spills and an estimate of "
+                         "its blocks an SM and waves (ptxas -v, sm_90's limits)")
+    ap.add_argument("--sms", type=int, default=132, help="with --ptxas: the SMs (132)")
     ap.add_argument("--profiler", action="store_true",
                     help="also each kernel's own duration from torch.profiler")
     ap.add_argument("--peers", action="store_true",
@@ -226,8 +288,21 @@ def main():
         for d in args.artifacts:
             plan = rt.LaunchPlan.load(d)
             rows = step_rows(plan, [None] * len(plan.steps))
+            lines = table(d, rows)
+            if args.ptxas:
+                with open(os.path.join(d, plan.ptx)) as fh:
+                    for row, k in zip(rows, ptxas_waves(plan, fh.read(), args.sms)):
+                        if k:
+                            row["ptxas"] = k
+                lines += ["", "| step | registers | spilled | smem | blocks an SM (est.) | "
+                          "waves (est.) |", "|---|---:|---:|---:|---:|---:|"]
+                lines += [f"| {r['step']} | {r['ptxas']['registers']} | "
+                          f"{r['ptxas']['spilled']} | {r['ptxas']['smem']} | "
+                          f"{r['ptxas'].get('blocks_per_sm', 'cluster')} | "
+                          + (f"{r['ptxas']['waves']:.2f}" if "waves" in r["ptxas"] else "-")
+                          + " |" for r in rows if "ptxas" in r]
             results["programs"][d] = {"steps": rows}
-            print("\n".join(table(d, rows)) + "\n")
+            print("\n".join(lines) + "\n")
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(results, f, indent=1)

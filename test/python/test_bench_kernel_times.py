@@ -152,3 +152,38 @@ def test_kernel_durations_add_each_kernels_launches_a_call():
     got = kernel_times.kernel_durations(events, reps=2)
     assert got == {"k_partial": {"us": 11.0, "launches_per_call": 1.0},
                    "k_store": {"us": 32.0, "launches_per_call": 1.0}}
+
+
+def test_ptxas_estimates_blocks_an_sm_and_waves(tmp_path):
+    # x / |x| over 2^20: its store, 512 blocks of 256 threads, few registers
+    # (ptxas: 18 on sm_90), holds 8 blocks an SM by threads, so 512 / (8 x
+    # 132) waves; a softmax over rows of 65536 runs in clusters: no estimate
+    import shutil
+    from kfuse import builder as kb
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not os.path.exists(ptxas):
+        pytest.skip("ptxas not installed")
+    p = kb.Program("normalize")
+    x = p.input("x", (1 << 20,), "f32")
+    p.output(x / kb.sqrt(kb.sum(x * x)), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    part, store = kernel_times.ptxas_waves(f.plan, f.ptx, ptxas=ptxas)
+    assert f.plan.steps[1].grid[0] == 512 and f.plan.steps[1].block[0] == 256
+    assert 0 < store["registers"] <= 32 and store["spilled"] == 0
+    assert store["blocks_per_sm"] == 8
+    assert store["waves"] == pytest.approx(512 / (8 * 132))
+    assert part["registers"] > 0 and part["blocks_per_sm"] >= 1
+    q = kb.Program("rows")
+    y = q.input("x", (4, 65536), "f32")
+    e = kb.exp(y - kb.max(y, axis=1, keepdims=True))
+    q.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
+    g = kfuse.compile(q, target="cuda", chip="sm_90")
+    assert ".reqnctapercluster" in g.ptx
+    (k,) = kernel_times.ptxas_waves(g.plan, g.ptx, ptxas=ptxas)
+    assert k["registers"] > 0 and "waves" not in k and "blocks_per_sm" not in k
+    f.save(str(tmp_path / "n"))
+    out = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench",
+                                                       "kernel_times.py"),
+                          "--list", "--ptxas", str(tmp_path / "n")],
+                         capture_output=True, text=True, check=True).stdout
+    assert f"| normalize_g0_store | {store['registers']} | 0 | 0 | 8 | 0.48 |" in out
