@@ -89,38 +89,25 @@ def prefix_times(whole, ins, timer, load=None):
 def launch_waves(exe, device=0):
     """For each step of the loaded CUDA program `exe`: None for a copy, else
     what the device holds of its launch at once (clusters of its kernel, or
-    blocks: the driver's occupancy queries) and the waves its grid takes
-    (grid / at once; 15.5 waves run as 16, the last one half full)."""
+    blocks: the runtime's occupancy query, as for persistent launches) and
+    the waves its grid takes (grid / at once; 15.5 waves run as 16, the last
+    one half full)."""
     import math
 
-    from kfuse.runtime import cuda as rc
     from kfuse.runtime.ptx import cluster_shapes
-    cu = rc._driver()
     exe.warmup(device)
     st = exe._state(device)
     shapes = cluster_shapes(exe.ptx)
     grids = iter(exe.launch_grids(device))
-    dev = rc._check(cu.cuDeviceGet(device), "getting the device")
-    sms = rc._check(cu.cuDeviceGetAttribute(
-        cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "counting SMs")
     out = []
     for step in exe.plan.steps:
         if not isinstance(step, LaunchStep):
             out.append(None)
             continue
-        grid = next(grids)
-        blocks = math.prod(grid)
+        blocks = math.prod(next(grids))
         size = math.prod(shapes.get(step.kernel, (1, 1, 1)))
-        fn = st.functions[step.kernel]
         with st.current():
-            if size > 1:
-                at_once = rc._check(cu.cuOccupancyMaxActiveClusters(
-                    fn, rc._launch_config(grid, step.block, step.smem)),
-                    f"querying the cluster occupancy of {step.kernel!r}")
-            else:
-                at_once = sms * rc._check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    fn, math.prod(step.block), step.smem),
-                    f"querying the occupancy of {step.kernel!r}")
+            at_once = st.resident(step, size)
         out.append({"cluster": size, "at_once": at_once,
                     "waves": blocks / size / at_once if at_once else None})
     return out

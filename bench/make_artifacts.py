@@ -555,7 +555,6 @@ def _l2_order(src: str, dst: str):
     (the leading dimension of their temporaries). Written beside the
     workload as `name__l2order`."""
     import json
-    import shutil
     with open(os.path.join(src, "plan.json")) as fh:
         plan = json.load(fh)
     launches = [s for s in plan["steps"] if s["op"] == "launch"]
@@ -566,7 +565,7 @@ def _l2_order(src: str, dst: str):
     temps = [plan["buffers"][a["buffer"]] for a in partial["args"] if "buffer" in a]
     slices = {b["shape"][0] for b in temps if b["kind"] == "temp" and len(b["shape"]) == 2}
     blocks = store["grid"][0]
-    if len(slices) != 1 or blocks % next(iter(slices), 1) or not slices:
+    if len(slices) != 1 or blocks % min(slices):
         raise SystemExit(f"{src}: the store's {blocks} blocks are not whole slices of "
                          f"the partials' {sorted(slices)}")
     s = slices.pop()
@@ -577,10 +576,11 @@ def _l2_order(src: str, dst: str):
     with open(path) as fh:
         ptx = fh.read()
     out = []
-    done = 0
+    declared = done = 0
     for part in re.split(r"(?m)(?=^\.visible \.entry )", ptx):
         if part.startswith(f".visible .entry {store['kernel']}("):
-            part = re.sub(r"(?m)^\{$", "{\n\t.reg .b32 \t%kfl<2>;", part, count=1)
+            part, declared = re.subn(r"(?m)^\{$", "{\n\t.reg .b32 \t%kfl<2>;", part,
+                                     count=1)
             part, done = re.subn(
                 r"(?m)^(\s*)mov\.u32 \t(%r\d+), %ctaid\.x;$",
                 lambda m: "\n".join(m.group(1) + line for line in (
@@ -589,7 +589,7 @@ def _l2_order(src: str, dst: str):
                     f"add.u32 \t%kfl1, %kfl1, {b - 1};",
                     f"sub.u32 \t{m.group(2)}, %kfl1, %kfl0;")), part)
         out.append(part)
-    if not done or "%kfl<2>" not in "".join(out):
+    if not (declared and done):
         raise SystemExit(f"{src}: no %ctaid.x read in {store['kernel']} to reorder")
     with open(path, "w") as fh:
         fh.write("".join(out))

@@ -22,6 +22,16 @@ def batch_norm(name: str, shape, axes):
     return p
 
 
+def row_program(name: str, kind: str, shape, dtype: str = "f32"):
+    """A builder program of row program `kind` (see row_programs) over an
+    input `x` of `shape` [rows, width]."""
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    x = p.input("x", shape, dtype)
+    p.output(row_programs()[kind][0](x), name="y")
+    return p
+
+
 def row_programs():
     """Row programs over axis 1 of a [rows, width] input, by kind: (build,
     the kfuse builder expression of x; reference, numpy on x)."""

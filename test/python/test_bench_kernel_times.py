@@ -12,7 +12,7 @@ HERE = os.path.dirname(__file__)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
 
 import kernel_times  # noqa: E402
-from _programs import batch_norm  # noqa: E402
+from _programs import batch_norm, row_program  # noqa: E402
 
 import kfuse  # noqa: E402
 import kfuse.runtime as rt  # noqa: E402
@@ -173,11 +173,8 @@ def test_ptxas_estimates_blocks_an_sm_and_waves(tmp_path):
     assert store["blocks_per_sm"] == 8
     assert store["waves"] == pytest.approx(512 / (8 * 132))
     assert part["registers"] > 0 and part["blocks_per_sm"] >= 1
-    q = kb.Program("rows")
-    y = q.input("x", (4, 65536), "f32")
-    e = kb.exp(y - kb.max(y, axis=1, keepdims=True))
-    q.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
-    g = kfuse.compile(q, target="cuda", chip="sm_90")
+    g = kfuse.compile(row_program("rows", "softmax", (4, 65536)), target="cuda",
+                      chip="sm_90")
     assert ".reqnctapercluster" in g.ptx
     (k,) = kernel_times.ptxas_waves(g.plan, g.ptx, ptxas=ptxas)
     assert k["registers"] > 0 and "waves" not in k and "blocks_per_sm" not in k

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
-from _programs import batch_norm, program_text  # noqa: E402
+from _programs import batch_norm, program_text, row_program  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
 
@@ -417,7 +417,7 @@ def test_cli_compile_takes_strategy_options(tmp_path, capsys):
     assert [strategy_value(v) for v in ("8", "0x10", "true", "False", "none", "auto")] == \
         [8, 16, True, False, None, "auto"]
     prog = tmp_path / "softmax.mlir"
-    prog.write_text(_softmax_text(64, 1024))
+    prog.write_text(row_program("softmax", "softmax", (64, 1024)).to_mlir())
     out = tmp_path / "o"
     assert main(["compile", str(prog), "--target", "cuda", "--chip", "sm_90", "--set",
                  "row_chunks=2", "--set", "row_cluster=4", "--set", "pdl=false",
@@ -439,14 +439,6 @@ def test_cli_compile_takes_strategy_options(tmp_path, capsys):
         assert "--set takes NAME=VALUE" in capsys.readouterr().err
     assert main(["compile", str(prog), "--target", "cpu", "--set", "row_chunk=8"]) == 1
     assert "unknown options ['row_chunk']" in capsys.readouterr().err
-
-
-def _softmax_text(rows, cols):
-    p = kb.Program("softmax")
-    x = p.input("x", (rows, cols), "f32")
-    e = kb.exp(x - kb.max(x, axis=1, keepdims=True))
-    p.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
-    return p.to_mlir()
 
 
 def test_boolean_inputs_and_outputs_cross_the_boundary_as_bytes():
@@ -1173,10 +1165,7 @@ def test_report_names_the_options_that_change_nothing():
     assert f.report.options_without_effect() == {"row_chunks": 4, "row_smem": 0}
     assert "row_chunks=4, row_smem=0 (the same kernels without each)" in str(f.report)
     # contiguous rows of a softmax over clusters: persistent (an effect)
-    q = kb.Program("long_rows")
-    y = q.input("x", (4, 65536), "f32")
-    e = kb.exp(y - kb.max(y, axis=1, keepdims=True))
-    q.output(e / kb.sum(e, axis=1, keepdims=True), name="y")
+    q = row_program("long_rows", "softmax", (4, 65536))
     f = kfuse.compile(q, target="cuda", chip="sm_90", row_persist=2)
     assert any(s.persistent for s in f.plan.steps)
     assert f.report.options_without_effect() == {}

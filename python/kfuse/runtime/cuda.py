@@ -337,7 +337,7 @@ class _DeviceState:
             for i, op in enumerate(exe._ops):
                 if op[0] == "launch" and op[7].persistent:
                     try:
-                        resident = self._resident_clusters(op[7])
+                        resident = self.resident(op[7], op[7].cluster_blocks)
                     except DeviceError as e:
                         # (the plan's grid computes the same: a persistent
                         # kernel is right over any number of clusters, and only
@@ -350,14 +350,14 @@ class _DeviceState:
                         resident = None
                     self.grids[i] = op[7].grid_on(resident)
 
-    def _resident_clusters(self, step: LaunchStep) -> Optional[int]:
-        """How many clusters of persistent launch `step` this device holds at once
-        (cuOccupancyMaxActiveClusters; blocks without clusters: the blocks an SM
-        holds times the SMs; None where cuda-python cannot ask, or the driver says
-        none fit: the plan's grid then). Raises DeviceError where the driver
-        fails to answer."""
+    def resident(self, step: LaunchStep, cluster: int) -> Optional[int]:
+        """How many clusters of `cluster` blocks of launch `step`'s kernel this
+        device holds at once (cuOccupancyMaxActiveClusters; a cluster of 1, plain
+        blocks: the blocks an SM holds times the SMs; None where cuda-python
+        cannot ask, or the driver says none fit: a persistent launch then runs
+        the plan's grid). Raises DeviceError where the driver fails to answer."""
         cu = _driver()
-        if step.cluster_blocks == 1:
+        if cluster == 1:
             per_sm = _check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
                 self.functions[step.kernel], math.prod(step.block), step.smem),
                 f"asking how many blocks of kernel {step.kernel!r} an SM holds")
