@@ -288,6 +288,50 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
   return std::nullopt;
 }
 
+/// Whether `a` in the body of `ga` and `b` in the body of `gb`, two
+/// generics of `generics` over the same loops, compute the same value at
+/// every point: inputs read through the same map from the same buffer with
+/// the same last writer before each, or the same side-effect-free ops over
+/// such values.
+static bool sameTermIn(ArrayRef<linalg::GenericOp> generics,
+                       llvm::DenseMap<Operation *, unsigned> &order, Value a,
+                       linalg::GenericOp ga, Value b, linalg::GenericOp gb,
+                       unsigned depth = 0) {
+  if (depth > 16)
+    return false;
+  auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+  bool inA = argA && argA.getOwner() == ga.getBody(),
+       inB = argB && argB.getOwner() == gb.getBody();
+  if (inA || inB) {
+    if (!inA || !inB || argA.getArgNumber() >= ga.getNumDpsInputs() ||
+        argB.getArgNumber() >= gb.getNumDpsInputs())
+      return false;
+    OpOperand *ia = ga.getDpsInputOperand(argA.getArgNumber());
+    OpOperand *ib = gb.getDpsInputOperand(argB.getArgNumber());
+    if (ia->get() != ib->get() ||
+        ga.getMatchingIndexingMap(ia) != gb.getMatchingIndexingMap(ib))
+      return false;
+    auto wa = lastWriterBefore(generics, ia->get(), order[ga]);
+    auto wb = lastWriterBefore(generics, ib->get(), order[gb]);
+    return wa.has_value() == wb.has_value() && (!wa || *wa == *wb);
+  }
+  if (a == b) // (a value from above both bodies)
+    return true;
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  Operation *oa = ra.getOwner(), *ob = rb.getOwner();
+  if (oa->getName() != ob->getName() ||
+      oa->getAttrDictionary() != ob->getAttrDictionary() ||
+      oa->getNumOperands() != ob->getNumOperands() || oa->getNumRegions() ||
+      ob->getNumRegions() || !isMemoryEffectFree(oa))
+    return false;
+  for (auto [x, y] : llvm::zip(oa->getOperands(), ob->getOperands()))
+    if (!sameTermIn(generics, order, x, ga, y, gb, depth + 1))
+      return false;
+  return true;
+}
+
 /// Values of full-space generics: (op, result #, column chunk). Streaming
 /// mode keeps one per loop iteration (chunk 0); register mode keeps one for
 /// the whole kernel, so later phases reuse what earlier ones computed.
@@ -5680,7 +5724,8 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // D_s is what rounding leaves of sum(e) - n q_s, kept so the combination
   // is exact); the finishing kernel adds V_s + (q_s - q) (2 D_s + n (q_s -
   // q)) over the slices, which is sum((e - q)^2) over the slice for any
-  // q_s. It joins the wave of e's inputs.
+  // q_s. It joins the wave of e's inputs. Where an earlier sum of the wave
+  // adds e too (the mean the variance is around), its partials are E_s.
   struct SplitCentered {
     arith::SubFOp sub; // e - q in its body
     Center center;
@@ -6123,13 +6168,40 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       -> LogicalResult {
     SmallVector<int64_t> shape(rowLoops);
     shape.insert(alongRows ? shape.begin() : shape.end(), sl.count);
+    // A centered sum whose e an earlier plain sum of the wave adds (the
+    // variance's mean): that sum's partials are its E_s.
+    llvm::DenseMap<Operation *, linalg::GenericOp> sumOfE;
+    for (auto [i, red] : llvm::enumerate(ofWave[w])) {
+      auto c = centered.find(red);
+      if (c == centered.end())
+        continue;
+      Type accType =
+          cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+      for (linalg::GenericOp s : ArrayRef(ofWave[w]).take_front(i)) {
+        Value term = sumTerm(s);
+        if (term && !centered.contains(s) && !onlineSums.contains(s) &&
+            cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType() ==
+                accType &&
+            s.getMatchingIndexingMap(s.getDpsInitOperand(0)) ==
+                red.getMatchingIndexingMap(red.getDpsInitOperand(0)) &&
+            sameTermIn(generics, order, term, s, c->second.sub.getLhs(),
+                       red)) {
+          sumOfE[red] = s;
+          break;
+        }
+      }
+    }
     for (linalg::GenericOp red : ofWave[w]) {
       Combiner comb = *findCombiner(red);
       Type accType =
           cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
       // The partials start from the combiner's neutral element (a centered
-      // sum has three: the slices' sums E_s, V_s and D_s).
-      for (unsigned k = 0; k < (centered.contains(red) ? 3 : 1); ++k) {
+      // sum has three: the slices' sums E_s, V_s and D_s; E_s is its
+      // partner's, where it has one).
+      bool shared = sumOfE.contains(red);
+      if (shared)
+        partials[red].push_back(partials[sumOfE[red]][0]);
+      for (unsigned k = shared; k < (centered.contains(red) ? 3 : 1); ++k) {
         auto alloc =
             memref::AllocOp::create(b, loc, MemRefType::get(shape, accType));
         created.push_back(alloc);
@@ -6161,12 +6233,15 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         // the sum to split.
         ArrayRef<Value> p = partials[red];
         readAsPartial.insert(p[0]);
-        parts = {
-            {centeredVariant(b, red, c->second, Value(), true, sl.points),
-             p[0]},
-            {centeredVariant(b, red, c->second, p[0], true, sl.points), p[1]},
+        if (!sumOfE.contains(red))
+          parts.push_back(
+              {centeredVariant(b, red, c->second, Value(), true, sl.points),
+               p[0]});
+        parts.push_back(
+            {centeredVariant(b, red, c->second, p[0], true, sl.points), p[1]});
+        parts.push_back(
             {centeredVariant(b, red, c->second, p[0], false, sl.points),
-             p[2]}};
+             p[2]});
         for (auto [variant, partial] : parts)
           created.push_back(variant);
       } else if (auto o = onlineSums.find(red); o != onlineSums.end()) {
