@@ -19,7 +19,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 import kfuse.runtime as rt  # noqa: E402
-from kfuse.runtime import cuda as rc  # noqa: E402
 from kfuse.runtime.ptx import cluster_shapes  # noqa: E402
 
 
@@ -27,17 +26,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("artifacts", nargs="+", help="program directories (make_artifacts.py)")
     args = ap.parse_args()
-    cu = rc._driver()
-    dev = rc._check(cu.cuDeviceGet(0), "getting device 0")
-    sms = rc._check(cu.cuDeviceGetAttribute(
-        cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "counting SMs")
-    print("| program | kernel | cluster | threads | registers | clusters at once | "
-          f"SMs busy (of {sms}) | persistent: launched / planned |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    header = False
     for d in args.artifacts:
         exe = rt.load(d)
         exe.warmup(0)
         st = exe._state(0)
+        if not header:
+            print("| program | kernel | cluster | threads | registers | clusters at once | "
+                  f"SMs busy (of {st.sm_count()}) | persistent: launched / planned |")
+            print("|---|---|---:|---:|---:|---:|---:|---:|")
+            header = True
         shapes = cluster_shapes(exe.ptx)
         launches = [s for s in exe.plan.steps if s.op == "launch"]
         # (the grids the runtime launches: persistent kernels cut to what fits)
@@ -49,26 +47,22 @@ def main():
             size = cx * cy * cz
             ran = (f"{grids[id(step)][0] // step.cluster_blocks} / {step.persistent}"
                    if step.persistent else "-")
+            name = os.path.basename(os.path.normpath(d))
             if size == 1:       # (no clusters: a block-per-row kernel)
                 if step.persistent:
-                    print(f"| {os.path.basename(os.path.normpath(d))} | {step.kernel} | 1 | "
-                          f"{step.block[0]} | | | | {ran} |", flush=True)
+                    print(f"| {name} | {step.kernel} | 1 | {step.block[0]} | | | | {ran} |",
+                          flush=True)
                 continue
-            cfg = rc._launch_config(step.grid, step.block, step.smem)
-            fn = st.functions[step.kernel]
             with st.current():
-                n = rc._check(cu.cuOccupancyMaxActiveClusters(fn, cfg),
-                              f"querying the cluster occupancy of {step.kernel!r}")
-                regs = rc._check(cu.cuFuncGetAttribute(
-                    cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
-                    f"reading the registers of {step.kernel!r}")
-                threads = step.block[0] * step.block[1] * step.block[2]
-                per_sm = rc._check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    fn, threads, step.smem), f"querying the occupancy of {step.kernel!r}")
-            print(f"| {os.path.basename(os.path.normpath(d))} | {step.kernel} | {size} | "
-                  f"{threads} | {regs} | {n} | {min(sms, -(-n * size // per_sm))} | {ran} |",
-                  flush=True)
-
+                # (the runtime's own queries, as its persistent launches ask)
+                n = st.resident(step, size) or 0
+                regs = st.registers(step.kernel)
+                per_sm = st.blocks_per_sm(step)
+                sms = st.sm_count()
+            threads = step.block[0] * step.block[1] * step.block[2]
+            busy = min(sms, -(-n * size // per_sm)) if per_sm else 0
+            print(f"| {name} | {step.kernel} | {size} | {threads} | {regs} | {n} | {busy} | "
+                  f"{ran} |", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -350,6 +350,28 @@ class _DeviceState:
                         resident = None
                     self.grids[i] = op[7].grid_on(resident)
 
+    def sm_count(self) -> int:
+        """The device's SMs."""
+        cu = _driver()
+        return int(_check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.dev),
+            "counting the device's SMs"))
+
+    def blocks_per_sm(self, step: LaunchStep) -> int:
+        """How many blocks of launch `step`'s kernel (its block, its dynamic
+        shared memory) an SM holds at once."""
+        cu = _driver()
+        return int(_check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            self.functions[step.kernel], math.prod(step.block), step.smem),
+            f"asking how many blocks of kernel {step.kernel!r} an SM holds"))
+
+    def registers(self, kernel: str) -> int:
+        """The registers a thread of `kernel` holds, as the driver loaded it."""
+        cu = _driver()
+        return int(_check(cu.cuFuncGetAttribute(
+            cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, self.functions[kernel]),
+            f"reading the registers of kernel {kernel!r}"))
+
     def resident(self, step: LaunchStep, cluster: int) -> Optional[int]:
         """How many clusters of `cluster` blocks of launch `step`'s kernel this
         device holds at once (cuOccupancyMaxActiveClusters; a cluster of 1, plain
@@ -358,13 +380,7 @@ class _DeviceState:
         the plan's grid). Raises DeviceError where the driver fails to answer."""
         cu = _driver()
         if cluster == 1:
-            per_sm = _check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                self.functions[step.kernel], math.prod(step.block), step.smem),
-                f"asking how many blocks of kernel {step.kernel!r} an SM holds")
-            sms = _check(cu.cuDeviceGetAttribute(
-                cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.dev),
-                "counting the device's SMs")
-            return int(per_sm) * int(sms) or None
+            return self.blocks_per_sm(step) * self.sm_count() or None
         query = getattr(cu, "cuOccupancyMaxActiveClusters", None)
         if query is None:
             return None
