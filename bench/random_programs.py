@@ -146,6 +146,93 @@ def random_wide_row_program(seed: int) -> kb.Program:
     return p
 
 
+# Extents of the statistics programs: unit, odd and power-of-two ones, rows
+# a warp, a block, a cluster or a stream covers.
+MOTIF_DIMS = [1, 2, 3, 7, 8, 16, 33, 64, 100, 256, 1000, 2048, 4100, 20000]
+MOTIFS = ["softmax", "log_softmax", "logsumexp", "variance", "normalize", "rms_norm",
+          "l2_normalize", "sum_exp"]
+
+
+def random_motif_program(seed: int) -> kb.Program:
+    """The statistics that code generation treats specially, over random
+    shapes (rank 1-4, up to about 200000 elements) and axes (the last,
+    leading ones as in NHWC batch statistics, middle ones as in NCHW, any
+    subset): softmax and its log (a max, then a sum of exp(e - max): online
+    sums), logsumexp, variances and centred normalizations (a sum of (e -
+    mean)^2: centred sums), RMS and L2 norms, of an input or of an
+    elementwise value of it moved far from zero (x * a + c), with weights
+    along the reduced axes, the statistics as outputs too, and an
+    elementwise op after; f32 mostly, f16, bf16 and f64."""
+    rng = np.random.default_rng(seed)
+    dt = ["f32", "f32", "f32", "f16", "bf16", "f64"][int(rng.integers(0, 6))]
+    rank = int(rng.integers(1, 5))
+    shape = [int(rng.choice(MOTIF_DIMS)) for _ in range(rank)]
+    while int(np.prod(shape)) > 200_000:
+        k = int(np.argmax(shape))
+        shape[k] = max(1, shape[k] // int(rng.choice([2, 3, 10])))
+    shape = tuple(shape)
+    pick = rng.random()
+    if pick < 0.4 or rank == 1:
+        axes = (rank - 1,)
+    elif pick < 0.6:
+        axes = tuple(range(rank - 1))                   # channels last (NHWC)
+    elif pick < 0.8:
+        axes = tuple(a for a in range(rank) if a != 1)  # channels second (NCHW)
+    else:
+        axes = tuple(sorted({int(a) for a in rng.integers(0, rank, size=rank)}))
+    motif = MOTIFS[int(rng.integers(0, len(MOTIFS)))]
+    p = kb.Program(f"motif_{motif}_{seed}")
+    x = p.input("x", shape, dt)
+    e = x
+    if rng.random() < 0.5:
+        # (far from zero: the centred sums' shift matters; softmax then
+        # subtracts a large max)
+        e = x * float(rng.choice([0.5, 2.0, 3.0])) + float(rng.choice([0.0, 10.0, -100.0]))
+    if rng.random() < 0.3:
+        e = e + p.input("z", shape, dt)
+    wshape = tuple(n if a in axes else 1 for a, n in enumerate(shape))
+    w = p.input("w", wshape, dt) if rng.random() < 0.4 else None
+    keep = bool(rng.integers(0, 2))
+    stats = []
+    if motif in ("softmax", "log_softmax", "logsumexp", "sum_exp"):
+        m = e.max(axis=axes, keepdims=True)
+        s = kb.exp(e - m).sum(axis=axes, keepdims=True)
+        if motif == "softmax":
+            y = kb.exp(e - m) / s
+        elif motif == "log_softmax":
+            y = e - m - kb.log(s)
+        elif motif == "logsumexp":
+            y = kb.log(s) + m
+        else:
+            y = s
+        stats.append(m)
+    elif motif in ("variance", "normalize"):
+        mean = e.mean(axis=axes, keepdims=True)
+        c = e - mean
+        var = (c * c).mean(axis=axes, keepdims=True)
+        y = var if motif == "variance" else c * kb.rsqrt(var + 1e-5)
+        stats += [mean, var]
+    elif motif == "rms_norm":
+        ms = (e * e).mean(axis=axes, keepdims=True)
+        y = e * kb.rsqrt(ms + 1e-6)
+        stats.append(ms)
+    else:
+        n = kb.sqrt((e * e).sum(axis=axes, keepdims=True))
+        y = e / (n + 1e-6)
+        stats.append(n)
+    if w is not None and y.shape == shape:
+        y = y * w
+    if rng.random() < 0.3:
+        y = kb.silu(y) if rng.random() < 0.5 else kb.relu(y) * 2.0
+    p.output(y, name="y")
+    if rng.random() < 0.4:
+        t = stats[int(rng.integers(0, len(stats)))]
+        if not keep:
+            t = t.sum(axis=axes)  # (over its unit extents: a view)
+        p.output(t, name="stat")
+    return p
+
+
 def random_inputs(prog: kb.Program, seed: int):
     rng = np.random.default_rng(seed + 7)
     return [rng.standard_normal(shape).astype(np.float32).astype(dtypes.to_numpy(dt))

@@ -987,6 +987,34 @@ def test_random_program_packed_rows_emulated(seed):
         _emulate_random(prog, seed, numerics="strict", sm_count=1, row_pack=32)
 
 
+@pytest.mark.parametrize("seed", range(0, 480, 37))
+def test_random_statistics_programs_emulated(seed):
+    # Softmaxes, logsumexps, variances and centred, RMS and L2 normalizations
+    # over random shapes, axes (the last, leading ones, all but the second,
+    # any) and dtypes, of values moved far from zero, under the code
+    # generation options mutate_programs.py --motifs draws for the seed
+    # (numerics among them; its campaigns run many more seeds): the CPU
+    # program and the emulated CUDA one agree with the reference.
+    from mutate_programs import drawn_options
+    from random_programs import TOLERANCE, random_inputs, random_motif_program
+    prog = random_motif_program(seed)
+    args = random_inputs(prog, seed)
+    tol = TOLERANCE[prog.inputs[0][2].name]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = prog.reference(*args)
+    opts = drawn_options(seed)
+    chip = opts.pop("chip", "sm_90")
+    if chip == "sm_80":     # (what sm_80 refuses: clusters, bulk prefetches)
+        for k in ("row_cluster", "row_prefetch"):
+            opts.pop(k, None)
+    f = kfuse.compile(prog, target="cuda", chip=chip, **opts)
+    _compare(f.emulate(*args), want, f.plan.outputs, tol, tol, f"{prog.name} {opts}")
+    f = kfuse.compile(prog, target="cpu")
+    _compare(f(*args), want, f.plan.outputs, tol, tol, f"{prog.name} cpu")
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_wide_rows_occupancy_emulated(seed):
     # Random programs over rows of 8192 to 131072 columns with row kernels
