@@ -252,7 +252,6 @@ def mutant(seed, corpus):
 # --------------------------------------------------------------------- checks
 
 def _inputs(specs, recorded, rng):
-    import numpy as np
     from kfuse import dtypes
     out = []
     for i, s in enumerate(specs):
