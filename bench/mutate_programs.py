@@ -46,7 +46,8 @@ before calling it a bug.
 With `--motifs` the programs are random_programs.random_motif_program's
 instead: softmaxes, logsumexps, variances, centred, RMS and L2
 normalizations over random shapes, axes and dtypes (the online and centred
-sums of the row kernels, their splits and clusters), under drawn options.
+sums of the row kernels, their splits and clusters), under drawn options,
+half of them on inputs with infinities or NaNs.
 """
 
 import argparse
@@ -259,7 +260,10 @@ def _inputs(specs, recorded, rng):
         is_int = s.dtype.name[0] == "i"
         if have is not None and have.shape == tuple(s.shape) and \
                 (have.dtype.kind in "iub") == is_int:
-            out.append(have)
+            # (floats in the program's type: a retyped program's, bf16 saved
+            # as f32)
+            out.append(have if is_int else
+                       have.astype(dtypes.to_numpy(s.dtype)))
         elif s.dtype.name == "i1":
             out.append(rng.random(s.shape) < 0.6)
         elif is_int:
@@ -367,20 +371,28 @@ def check_one(path, npz, options="{}"):
         return {"outcome": "error", "detail": f"{stage}: {traceback.format_exc()}"}
 
 
-def motif_program(seed):
-    """(name, MLIR text) of a seed in --motifs mode: random_programs.py's
-    statistics program of that seed."""
+def motif_program(seed, npz):
+    """(name, MLIR text, what its inputs hold) of a seed in --motifs mode:
+    random_programs.py's statistics program of that seed, its inputs
+    (random_programs.motif_inputs: infinities or NaNs in half the seeds)
+    saved to `npz`."""
     sys.path[:0] = [HERE, os.path.join(HERE, "..", "python")]
-    from random_programs import random_motif_program
+    import numpy as np
+    from random_programs import motif_inputs, random_motif_program
     prog = random_motif_program(seed)
-    return prog.name, prog.to_mlir()
+    args, kind = motif_inputs(prog, seed)
+    # (bf16 as f32, which holds it exactly: .npz has no bf16)
+    np.savez(npz, **{f"in{i}": a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+                     for i, a in enumerate(args)})
+    return prog.name, prog.to_mlir(), f"inputs {kind}"
 
 
 def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
     if motifs:
-        name, text = motif_program(seed)
+        npz = os.path.join(workdir, f"{seed}.npz")
+        name, text, inputs = motif_program(seed, npz)
         options = drawn_options(seed)
-        what = [f"{k}={v!r}" for k, v in options.items()]
+        what = [f"{k}={v!r}" for k, v in options.items()] + [inputs]
     elif options_mode:
         rng = random.Random(seed)
         name = rng.choice(sorted(corpus))
@@ -395,7 +407,8 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
     path = os.path.join(workdir, f"{seed}.mlir")
     with open(path, "w") as fh:
         fh.write(text)
-    npz = "" if motifs else os.path.join(PROGRAMS, name[:-5] + ".npz")
+    if not motifs:
+        npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", path, npz,
                             json.dumps(options)],

@@ -233,6 +233,23 @@ def random_motif_program(seed: int) -> kb.Program:
     return p
 
 
+def motif_inputs(prog: kb.Program, seed: int):
+    """(inputs, what they hold) of random_motif_program(seed): standard
+    normal (random_inputs), and in half the seeds with infinities, NaNs or a
+    slab of -inf (rows whose max is -inf) in the first."""
+    args = random_inputs(prog, seed)
+    rng = np.random.default_rng(seed + 99)
+    x = args[0]
+    flat = x.reshape(-1)
+    kind = ["normal", "normal", "normal", "normal", "-inf", "+inf", "nan", "-inf slab"][seed % 8]
+    if kind in ("-inf", "+inf", "nan"):
+        value = {"-inf": -np.inf, "+inf": np.inf, "nan": np.nan}[kind]
+        flat[rng.integers(0, flat.size, size=max(1, flat.size // 60))] = value
+    elif kind == "-inf slab":
+        x[..., : max(1, x.shape[-1] // 3)] = -np.inf
+    return args, kind
+
+
 def random_inputs(prog: kb.Program, seed: int):
     rng = np.random.default_rng(seed + 7)
     return [rng.standard_normal(shape).astype(np.float32).astype(dtypes.to_numpy(dt))

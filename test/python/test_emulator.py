@@ -775,6 +775,21 @@ def test_directed_rounding_and_conversions():
     assert np.isnan(emu._bf16_to_f32(bits[3:]))[0]
 
 
+def test_f64_fma_with_infinities_and_huge_factors():
+    # fma.rn.f64 rounds once through an error-free split of the product;
+    # where that split overflows (a factor past 2^996), the sum does (an
+    # addend infinite beside a finite product) or a factor is infinite, the
+    # error terms are inf - inf: the result is then a * b + c, not NaN (a
+    # sum of squares of f64 values with an infinity among them was NaN)
+    a = np.array([2.0, 1e300, np.inf, 3.0, 1e308, np.nan, 1.0 + 2.0 ** -52, 1e200])
+    b = np.array([3.0, 1e-300, 2.0, 1.0, 10.0, 1.0, 1.0 - 2.0 ** -52, 1e200])
+    c = np.array([np.inf, 0.0, -np.inf, -np.inf, 0.0, 0.0, -1.0, 1.0])
+    with np.errstate(all="ignore"):
+        got = emu._fma64(a, b, c)
+    want = [np.inf, 1.0, np.nan, -np.inf, np.inf, np.nan, -(2.0 ** -104), np.inf]
+    np.testing.assert_array_equal(got, want)
+
+
 # ------------------------------------------------------------------ kfuse programs
 
 def _case_rng(name):
@@ -993,12 +1008,14 @@ def test_random_statistics_programs_emulated(seed):
     # over random shapes, axes (the last, leading ones, all but the second,
     # any) and dtypes, of values moved far from zero, under the code
     # generation options mutate_programs.py --motifs draws for the seed
-    # (numerics among them; its campaigns run many more seeds): the CPU
-    # program and the emulated CUDA one agree with the reference.
+    # (numerics among them; its campaigns run many more seeds), on inputs
+    # with infinities, NaNs or rows of -inf in half the seeds: the CPU
+    # program and the emulated CUDA one agree with the reference, NaNs and
+    # infinities where it has them.
     from mutate_programs import drawn_options
-    from random_programs import TOLERANCE, random_inputs, random_motif_program
+    from random_programs import TOLERANCE, motif_inputs, random_motif_program
     prog = random_motif_program(seed)
-    args = random_inputs(prog, seed)
+    args, _ = motif_inputs(prog, seed)
     tol = TOLERANCE[prog.inputs[0][2].name]
     import warnings
     with warnings.catch_warnings():

@@ -161,7 +161,10 @@ def _fma64(a, b, c):
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     s, f = _two_sum(p, c)
     r = s + (e + f)
-    return np.where(np.isfinite(p), r, p + c)
+    # (where an infinity or NaN takes part, or a term overflows: the split of
+    # a past 2^996, p + c past the largest double, c infinite beside a finite
+    # product, whose error terms are then inf - inf: a * b + c as numpy has it)
+    return np.where(np.isfinite(r), r, p + c)
 
 
 def _is_float(t: str) -> bool:
