@@ -288,6 +288,26 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
   return std::nullopt;
 }
 
+/// Whether op results `a` and `b` come from ops that compute the same
+/// function of their operands (the same name, attributes and result #, no
+/// regions, no memory effects) over operands that `same` pairs up.
+static bool sameComputation(Value a, Value b,
+                            llvm::function_ref<bool(Value, Value)> same) {
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  Operation *oa = ra.getOwner(), *ob = rb.getOwner();
+  if (oa->getName() != ob->getName() ||
+      oa->getAttrDictionary() != ob->getAttrDictionary() ||
+      oa->getNumOperands() != ob->getNumOperands() || oa->getNumRegions() ||
+      ob->getNumRegions() || !isMemoryEffectFree(oa))
+    return false;
+  for (auto [x, y] : llvm::zip(oa->getOperands(), ob->getOperands()))
+    if (!same(x, y))
+      return false;
+  return true;
+}
+
 /// Whether `a` in the body of `ga` and `b` in the body of `gb`, two
 /// generics of `generics` over the same loops, compute the same value at
 /// every point: inputs read through the same map from the same buffer with
@@ -317,19 +337,9 @@ static bool sameTermIn(ArrayRef<linalg::GenericOp> generics,
   }
   if (a == b) // (a value from above both bodies)
     return true;
-  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
-  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
-    return false;
-  Operation *oa = ra.getOwner(), *ob = rb.getOwner();
-  if (oa->getName() != ob->getName() ||
-      oa->getAttrDictionary() != ob->getAttrDictionary() ||
-      oa->getNumOperands() != ob->getNumOperands() || oa->getNumRegions() ||
-      ob->getNumRegions() || !isMemoryEffectFree(oa))
-    return false;
-  for (auto [x, y] : llvm::zip(oa->getOperands(), ob->getOperands()))
-    if (!sameTermIn(generics, order, x, ga, y, gb, depth + 1))
-      return false;
-  return true;
+  return sameComputation(a, b, [&](Value x, Value y) {
+    return sameTermIn(generics, order, x, ga, y, gb, depth + 1);
+  });
 }
 
 /// Values of full-space generics: (op, result #, column chunk). Streaming
@@ -3139,19 +3149,9 @@ bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
     return sa.buffer == sb.buffer && sa.map == sb.map && sa.writer == sb.writer;
   if (sa.value == sb.value)
     return true;
-  auto ra = dyn_cast<OpResult>(sa.value), rb = dyn_cast<OpResult>(sb.value);
-  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
-    return false;
-  Operation *oa = ra.getOwner(), *ob = rb.getOwner();
-  if (oa->getName() != ob->getName() ||
-      oa->getAttrDictionary() != ob->getAttrDictionary() ||
-      oa->getNumOperands() != ob->getNumOperands() || oa->getNumRegions() ||
-      ob->getNumRegions() || !isMemoryEffectFree(oa))
-    return false;
-  for (auto [x, y] : llvm::zip(oa->getOperands(), ob->getOperands()))
-    if (!sameValue(x, sa.owner, y, sb.owner, depth + 1))
-      return false;
-  return true;
+  return sameComputation(sa.value, sb.value, [&](Value x, Value y) {
+    return sameValue(x, sa.owner, y, sb.owner, depth + 1);
+  });
 }
 
 /// Follows `v`, a value of `at`'s body, back through the group's full-space
