@@ -33,7 +33,8 @@ numerics, pdl, multi_tensor),
 and half the seeds widen the program's most common last dimension to 2048
 to 65536 (rows for clusters, shared memory, streaming; the program's
 operations unchanged): the CUDA program compiled with them must still agree
-with the CPU's.
+with the CPU's; half the seeds' inputs hold infinities, NaNs or rows of -inf
+(random_programs.special_values, in the first float input).
 
 A float product whose order decides 0 * inf lands among the ones to look
 at too, and so would a read out of bounds that no guard covers: read each
@@ -308,6 +309,9 @@ def check_one(path, npz, options="{}"):
 
     with open(path) as fh:
         text = fh.read()
+    options = json.loads(options)
+    # (what the inputs hold: random_programs.INPUT_KINDS)
+    kind, seed = options.pop("_inputs", ("normal", 0))
     stage = "compiling for the CPU"
     try:
         try:
@@ -324,6 +328,9 @@ def check_one(path, npz, options="{}"):
             with np.load(npz) as data:
                 recorded = {k: data[k] for k in data.files}
         args = _inputs(cpu.inputs, recorded, np.random.default_rng(0))
+        sys.path.insert(0, HERE)
+        from random_programs import special_values
+        special_values(args, kind, seed)
         stage = "running on the CPU"
         try:
             want = tup(unfused(*args))
@@ -348,7 +355,6 @@ def check_one(path, npz, options="{}"):
                 return {"outcome": "mismatch", "detail": f"CPU fused, output {k}: {d}"}
         stage = "compiling for CUDA"
         try:
-            options = json.loads(options)
             cuda = kfuse.compile(text, target="cuda", chip=options.pop("chip", "sm_90"),
                                  **options)
         except KfuseError as e:
@@ -402,8 +408,16 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
         if wide:
             text = wide[0]
             what.append(wide[1])
+        sys.path.insert(0, HERE)
+        from random_programs import INPUT_KINDS
+        kind = INPUT_KINDS[seed % len(INPUT_KINDS)]
+        if kind != "normal":
+            what.append(f"inputs {kind}")
+        sent = dict(options, _inputs=(kind, seed))
     else:
         (name, text, what), options = mutant(seed, corpus), {}
+    if not options_mode or motifs:
+        sent = options
     path = os.path.join(workdir, f"{seed}.mlir")
     with open(path, "w") as fh:
         fh.write(text)
@@ -411,7 +425,7 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
         npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", path, npz,
-                            json.dumps(options)],
+                            json.dumps(sent)],
                            capture_output=True, text=True, timeout=timeout)
         if p.returncode != 0:
             res = {"outcome": "crash",

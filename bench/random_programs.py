@@ -233,20 +233,36 @@ def random_motif_program(seed: int) -> kb.Program:
     return p
 
 
+# What a seed's inputs hold (special_values), by seed % 8: half of them
+# infinities, NaNs or rows of -inf.
+INPUT_KINDS = ["normal", "normal", "normal", "normal", "-inf", "+inf", "nan", "-inf slab"]
+
+
+def special_values(arrays, kind: str, seed: int) -> None:
+    """Puts `kind` (INPUT_KINDS) into the first float array of `arrays`, in
+    place: -inf, +inf or NaN at about one element in 60, or -inf over the
+    first third of the last dimension (rows whose max is -inf)."""
+    x = next((a for a in arrays if a.dtype.kind in "fV" and a.size), None)
+    if x is None or kind == "normal":
+        return
+    if kind == "-inf slab":
+        if x.ndim:
+            x[..., : max(1, x.shape[-1] // 3)] = -np.inf
+        else:
+            x[...] = -np.inf
+        return
+    rng = np.random.default_rng(seed + 99)
+    flat = x.reshape(-1)
+    flat[rng.integers(0, flat.size, size=max(1, flat.size // 60))] = \
+        {"-inf": -np.inf, "+inf": np.inf, "nan": np.nan}[kind]
+
+
 def motif_inputs(prog: kb.Program, seed: int):
     """(inputs, what they hold) of random_motif_program(seed): standard
-    normal (random_inputs), and in half the seeds with infinities, NaNs or a
-    slab of -inf (rows whose max is -inf) in the first."""
+    normal (random_inputs), with special_values of the seed's INPUT_KINDS."""
     args = random_inputs(prog, seed)
-    rng = np.random.default_rng(seed + 99)
-    x = args[0]
-    flat = x.reshape(-1)
-    kind = ["normal", "normal", "normal", "normal", "-inf", "+inf", "nan", "-inf slab"][seed % 8]
-    if kind in ("-inf", "+inf", "nan"):
-        value = {"-inf": -np.inf, "+inf": np.inf, "nan": np.nan}[kind]
-        flat[rng.integers(0, flat.size, size=max(1, flat.size // 60))] = value
-    elif kind == "-inf slab":
-        x[..., : max(1, x.shape[-1] // 3)] = -np.inf
+    kind = INPUT_KINDS[seed % len(INPUT_KINDS)]
+    special_values(args, kind, seed)
     return args, kind
 
 
