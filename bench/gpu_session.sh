@@ -119,7 +119,9 @@ fi
 # such clusters at once, 128 SMs; an H100 holds 15 clusters of 8, 120 SMs,
 # so 18 waves: bounds of 0.97 and 0.86 of the SMs' time); l2_normalize,
 # whose store now runs over pieces of the slices, 8192 blocks of 256
-# threads, against the slices' 1024 of 512 (__slicestore).
+# threads, against the slices' 1024 of 512 (__slicestore), and with its
+# store in the order that finds the end of every slice in L2 (__l2order: x
+# is 64 MiB, about the L2; read front to back again it misses throughout).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
@@ -130,13 +132,13 @@ OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w2621
       bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
       softmax_dim0__l2order softmax_dim0__tile16 softmax_dim0__tile32 softmax_nchw
       softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize
-      l2_normalize__slicestore"
+      l2_normalize__slicestore l2_normalize__l2order"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \
                softmax_w262144 softmax_w262144__cl4 softmax_w32768 bn_train_nchw \
                softmax_nchw group_norm_silu bn_train_nhwc__l2order softmax_dim0__l2order \
-               bn_train_nhwc_c64 layernorm_bwd}; do
+               bn_train_nhwc_c64 layernorm_bwd l2_normalize__l2order}; do
         [ -d ".artifacts/suite/$n" ] && dirs="$dirs .artifacts/suite/$n"
     done
     timeout "${KLIMIT:-150}" python3 bench/kernel_times.py $dirs --profiler --peers \

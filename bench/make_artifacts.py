@@ -552,23 +552,26 @@ def _l2_order(src: str, dst: str):
     every slice first, then the one before: block j runs the original block
     (j % S) * B + (B - 1 - j / S) (a permutation of the blocks, whose
     results do not depend on their order). S is the partials' slice count
-    (the leading dimension of their temporaries). Written beside the
-    workload as `name__l2order`."""
+    (the largest leading extent of the temporaries the first launch, the
+    partials kernel, is given: a full reduction's partials are [S], its total
+    [1]; the kernel is named `_partial`, or the group's own name where its
+    last block finishes, as l2_normalize's). Written beside the workload as
+    `name__l2order`."""
     import json
     with open(os.path.join(src, "plan.json")) as fh:
         plan = json.load(fh)
     launches = [s for s in plan["steps"] if s["op"] == "launch"]
-    partial = next((s for s in launches if s["kernel"].endswith("_partial")), None)
     store = launches[-1]
+    partial = launches[0] if len(launches) > 1 else None
     if partial is None or not store["kernel"].endswith("_store") or store["grid"][1:] != [1, 1]:
         raise SystemExit(f"{src}: no partials kernel and one-dimensional store to reorder")
     temps = [plan["buffers"][a["buffer"]] for a in partial["args"] if "buffer" in a]
-    slices = {b["shape"][0] for b in temps if b["kind"] == "temp" and len(b["shape"]) == 2}
+    slices = {b["shape"][0] for b in temps if b["kind"] == "temp" and b["shape"]}
     blocks = store["grid"][0]
-    if len(slices) != 1 or blocks % min(slices):
+    if not slices or blocks % max(slices) or blocks == max(slices):
         raise SystemExit(f"{src}: the store's {blocks} blocks are not whole slices of "
                          f"the partials' {sorted(slices)}")
-    s = slices.pop()
+    s = max(slices)
     b = blocks // s
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(src, dst)
@@ -848,7 +851,7 @@ def main():
             if late:
                 _late_trigger(d, f"{d}__pdllate")
             if args.row_variants and name in ("bn_train_nhwc", "bn_train_nhwc_c64",
-                                              "softmax_dim0"):
+                                              "softmax_dim0", "l2_normalize"):
                 _l2_order(d, f"{d}__l2order")
             if args.row_variants and name in ("softmax", "layernorm", "rmsnorm_silu",
                                               "bias_gelu", "softmax_w4096",
