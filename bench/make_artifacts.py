@@ -135,6 +135,9 @@ NEW_ON_HARDWARE = {
     "prefetch_softmax_f32": dict(row_prefetch=2),
     # row tiles of 32 rows (row_tile): a softmax over NCHW's channels
     "tile32_channel_softmax_f32": dict(row_tile=32),
+    # NHWC batch statistics split into slices, the variance's slice sums
+    # the mean's partials (three partials a slice, not four)
+    "shared_mean_bn_nhwc_f32": {},
 }
 
 
@@ -144,12 +147,16 @@ def new_hardware_programs():
     x = p.input("x", (2, 64, 16, 16), "f32")
     e = kb.exp(x - x.max(axis=1, keepdims=True))
     p.output(e / e.sum(axis=1, keepdims=True), name="y")
+    q = kb.Program("shared_mean_bn_nhwc_f32")
+    x = q.input("x", (16, 16, 32, 64), "f32")
+    c = x - x.mean(axis=(0, 1, 2), keepdims=True)
+    q.output(c * kb.rsqrt((c * c).mean(axis=(0, 1, 2), keepdims=True) + 1e-5), name="y")
     return [_softmax_program("persist_softmax_f32", (3, 65536)),
             _softmax_program("persist_auto_softmax_f32", (3, 65536)),
             _softmax_program("persist_block_softmax_f32", (5, 32768)),
             _layernorm_program("persist_layernorm_f32", 3, 65536),
             _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
-            _softmax_program("prefetch_softmax_f32", (8, 8192)), p]
+            _softmax_program("prefetch_softmax_f32", (8, 8192)), p, q]
 
 
 def shifted_programs():
