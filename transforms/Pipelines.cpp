@@ -21,6 +21,8 @@
 
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -43,6 +45,39 @@ struct ReportPipelineError
     signalPassFailure();
   }
   std::string message;
+};
+
+/// Fails where a memref of elements narrower than a byte (i1) is still
+/// loaded or stored (memref and vector ops): the LLVM lowering of such
+/// accesses stops the process. The targets take what the codegen stages
+/// leave, whose boolean buffers hold bytes (fusion-bool-bytes on the CPU,
+/// i8 buffers and trunci / extui in GPU kernels).
+struct CheckByteElements
+    : PassWrapper<CheckByteElements, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckByteElements)
+  CheckByteElements(std::string stage, std::string remedy)
+      : stage(std::move(stage)), remedy(std::move(remedy)) {}
+  void runOnOperation() override {
+    getOperation().walk([&](Operation *op) {
+      if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp>(op) &&
+          !isa_and_nonnull<vector::VectorDialect>(op->getDialect()))
+        return WalkResult::advance();
+      for (Value v : op->getOperands()) {
+        auto type = dyn_cast<MemRefType>(v.getType());
+        if (!type || !type.getElementType().isIntOrFloat() ||
+            type.getElementType().getIntOrFloatBitWidth() % 8 == 0)
+          continue;
+        op->emitError() << stage << ": " << type
+                        << " has elements narrower than a byte; boolean "
+                           "buffers must hold bytes first ("
+                        << remedy << ")";
+        signalPassFailure();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+  }
+  std::string stage, remedy;
 };
 
 /// Appends a textual pipeline; a malformed one (an option value the text
@@ -438,6 +473,8 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
         o.features + "'"));
     return;
   }
+  pm.addPass(std::make_unique<CheckByteElements>(
+      "fusion-target-cuda", "i8 buffers, as fusion-codegen-cuda writes"));
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
                         "gpu.module(fusion-fast-exp,fusion-fast-div,fusion-expand-powi,fusion-gpu-intrinsics,"
@@ -470,6 +507,8 @@ void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
   // fusion-cpu-bf16-casts, arith-expand and fusion-cpu-bf16-bits: the JIT
   // has no runtime library for bf16 conversions. fusion-expand-powi: LLVM's
   // x86 back end stops the process on llvm.powi with an i64 exponent.
+  pm.addPass(std::make_unique<CheckByteElements>(
+      "fusion-target-cpu", "fusion-bool-bytes, which fusion-codegen-cpu runs"));
   addPipeline(pm,
               "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1},"
               "fusion-expand-powi),"
