@@ -162,10 +162,14 @@ def compile_file(path: str, target: str, chip, out, numerics: str = "fast",
                  strategy=None) -> int:
     import kfuse
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         print(f"kfuse: error: cannot read {path}: {e.strerror}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as e:
+        print(f"kfuse: error: {path} is not MLIR text: byte 0x{e.object[e.start]:02x} at "
+              f"offset {e.start} is not UTF-8", file=sys.stderr)
         return 1
     compiled = kfuse.compile(text, target=target, chip=chip, filename=path,
                              numerics=numerics, **(strategy or {}))

@@ -410,6 +410,12 @@ def test_cli_compile_reports_and_fails_cleanly(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{bad}:1:" in err and "kfuse: error:" in err
     assert main(["compile", str(tmp_path / "missing.mlir")]) == 1
+    # (a file that is not text: a kfuse error naming the byte, not a traceback)
+    binary = tmp_path / "binary.mlir"
+    binary.write_bytes(b"func\x00\xff\xfe")
+    capsys.readouterr()
+    assert main(["compile", str(binary), "--target", "cpu"]) == 1
+    assert "is not MLIR text: byte 0xff at offset 5" in capsys.readouterr().err
 
 
 def test_cli_compile_takes_strategy_options(tmp_path, capsys):
