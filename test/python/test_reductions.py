@@ -828,17 +828,19 @@ def test_split_variance_reads_input_once_with_exact_slice_combination(shape, axe
             assert strict_read >= 2 * x.nbytes
 
 
-@pytest.mark.parametrize("offset", [0.0, 1.0])
-def test_split_variance_takes_its_means_partials_as_its_slice_sums(offset):
-    # The slices' sums E_s of a split centered sum sum((x - q)^2) are those
-    # of the mean q = mean(x) the wave computes too: three partials a slice
-    # (the mean's sums, V_s, D_s), not four. Around the mean of x + 1 the
-    # sums differ and stay apart. Both match numpy, far from zero too.
+@pytest.mark.parametrize("offset,weighted", [(0.0, False), (1.0, False), (0.0, True)])
+def test_split_variance_takes_its_means_partials_as_its_slice_sums(offset, weighted):
+    # The slices' sums E_s of a split centered sum sum((e - q)^2) are those
+    # of the mean q = mean(e) the wave computes too: three partials a slice
+    # (the mean's sums, V_s, D_s), not four; e = x * w (per channel) is the
+    # same product in both bodies. Around the mean of e + 1 the sums differ
+    # and stay apart. All match numpy, far from zero too.
     from kfuse import builder as kb
     p = kb.Program("spread")
     x = p.input("x", (8, 8, 8, 256), "f32")
-    q = (x + offset if offset else x).mean(axis=(0, 1, 2), keepdims=True)
-    c = x - q
+    e = x * p.input("w", (256,), "f32") if weighted else x
+    q = (e + offset if offset else e).mean(axis=(0, 1, 2), keepdims=True)
+    c = e - q
     p.output((c * c).sum(axis=(0, 1, 2)), name="y")
     p.output(q, name="q")
     f = kfuse.compile(p, target="cuda", chip="sm_90")
@@ -846,9 +848,10 @@ def test_split_variance_takes_its_means_partials_as_its_slice_sums(offset):
     assert len(partials) == (3 if offset == 0 else 4), f.plan.buffers
     rng = np.random.default_rng(31)
     xs = (rng.standard_normal((8, 8, 8, 256)) * 2 + 1e3).astype(np.float32)
-    xd = xs.astype(np.float64)
+    ws = (rng.random(256) + 0.5).astype(np.float32)
+    xd = xs.astype(np.float64) * (ws if weighted else 1.0)
     qd = (xd + offset).mean(axis=(0, 1, 2), keepdims=True)
-    got_y, got_q = f.emulate(xs)
+    got_y, got_q = f.emulate(xs, ws) if weighted else f.emulate(xs)
     np.testing.assert_allclose(got_q, qd, rtol=1e-6)
     # (around q as the program computes it, in f32)
     ref = ((xd - got_q.astype(np.float64)) ** 2).sum(axis=(0, 1, 2))
