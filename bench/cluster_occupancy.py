@@ -64,5 +64,6 @@ def main():
             print(f"| {name} | {step.kernel} | {size} | {threads} | {regs} | {n} | {busy} | "
                   f"{ran} |", flush=True)
 
+
 if __name__ == "__main__":
     main()
