@@ -1,11 +1,14 @@
 //===- CpuBoolBytes.cpp - boolean buffers hold one byte per element -------===//
 //
-// A group may keep a boolean tensor between its loop nests (torch's safe
-// softmax reduces "is every score of the row masked?" with andi), which
+// A group may keep a boolean tensor between its loop nests or kernels
+// (torch's safe softmax reduces "is every score of the row masked?" with
+// andi; on CUDA an ordered kernel of the group may read it back), which
 // bufferizes to a memref of i1. The LLVM lowering cannot load or store i1
 // memory, so such buffers hold bytes, like booleans everywhere else in kfuse:
-// the buffer (and every view of it) becomes i8, stores write `extui` of the
-// value and loads read `trunci` of the byte.
+// the buffer (and every view of it) becomes i8, stores (memref and vector)
+// write `extui` of the value and loads read `trunci` of the bytes. Both
+// targets' codegen pipelines run it (CUDA's before outlining, on the
+// gpu.launch bodies).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #define DEBUG_TYPE "fusion-bool-bytes"
 
@@ -50,7 +54,8 @@ struct BoolBytesPass : kfuse::impl::BoolBytesBase<BoolBytesPass> {
             values.push_back(user->getResult(0));
           continue;
         }
-        if (isa<memref::LoadOp, memref::StoreOp>(user)) {
+        if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp,
+                vector::StoreOp>(user)) {
           if (!llvm::is_contained(accesses, user))
             accesses.push_back(user);
           continue;
@@ -90,6 +95,23 @@ struct BoolBytesPass : kfuse::impl::BoolBytesBase<BoolBytesPass> {
             arith::TruncIOp::create(b, load.getLoc(), b.getI1Type(), byte);
         load.getResult().replaceAllUsesWith(bit);
         load.erase();
+        continue;
+      }
+      if (auto load = dyn_cast<vector::LoadOp>(op)) {
+        auto bits = load.getVectorType();
+        Value bytes = vector::LoadOp::create(
+            b, load.getLoc(), VectorType::get(bits.getShape(), i8),
+            load.getBase(), load.getIndices());
+        Value bit = arith::TruncIOp::create(b, load.getLoc(), bits, bytes);
+        load.getResult().replaceAllUsesWith(bit);
+        load.erase();
+        continue;
+      }
+      if (auto store = dyn_cast<vector::StoreOp>(op)) {
+        auto bits = store.getVectorType();
+        store.getValueToStoreMutable().assign(arith::ExtUIOp::create(
+            b, store.getLoc(), VectorType::get(bits.getShape(), i8),
+            store.getValueToStore()));
         continue;
       }
       auto store = cast<memref::StoreOp>(op);

@@ -787,14 +787,16 @@ def CpuCompensatedSums : Pass<"fusion-cpu-compensated-sums",
 def BoolBytes : Pass<"fusion-bool-bytes", "::mlir::func::FuncOp"> {
   let summary = "Boolean buffers hold one byte per element";
   let description = [{
-    A boolean tensor a group keeps between its loop nests (a row reduction
-    with `arith.andi`, as torch's safe softmax writes) bufferizes to a memref
-    of i1, which the LLVM lowering cannot load or store. Every i1 buffer the
-    function allocates, and every view of it (expand/collapse_shape,
-    subview, cast), becomes i8: `memref.store` writes `arith.extui` of the
-    value and `memref.load` reads `arith.trunci` of the byte. Any other use
-    of such a buffer is reported as unsupported rather than crashing the
-    lowering.
+    A boolean tensor a group keeps between its loop nests or kernels (a row
+    reduction with `arith.andi`, as torch's safe softmax writes, read by an
+    ordered kernel of the group) bufferizes to a memref of i1, which the
+    LLVM lowering cannot load or store. Every i1 buffer the function
+    allocates, and every view of it (expand/collapse_shape, subview, cast),
+    becomes i8: `memref.store` and `vector.store` write `arith.extui` of the
+    value, `memref.load` and `vector.load` read `arith.trunci` of the bytes
+    (also inside `gpu.launch` bodies: fusion-codegen-cuda runs it before
+    outlining). Any other use of such a buffer is reported as unsupported
+    rather than crashing the lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -444,7 +444,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-last-block={17} row-split-tail={18} row-pack={19} "
           "row-occupancy={20} row-prefetch={21} row-tile={22} "
           "row-persist={23} row-store-transposed={24}}),"
-          "fusion-lower-guards,"
+          "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
           "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
