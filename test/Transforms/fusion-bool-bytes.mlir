@@ -44,6 +44,33 @@ func.func @row_all(%m: memref<4x8xi8>, %out: memref<4xi8>) {
 
 // -----
 
+// Vector loads and stores of an i1 buffer (in a gpu.launch body, where
+// fusion-codegen-cuda runs the pass) become vectors of bytes.
+// CHECK-LABEL: func.func @vectors
+// CHECK: %[[A:.*]] = memref.alloc() : memref<8xi8>
+// CHECK: %[[E:.*]] = arith.extui %{{.*}} : vector<8xi1> to vector<8xi8>
+// CHECK-NEXT: vector.store %[[E]], %[[A]][%{{.*}}] : memref<8xi8>, vector<8xi8>
+// CHECK: %[[L:.*]] = vector.load %[[A]][%{{.*}}] : memref<8xi8>, vector<8xi8>
+// CHECK-NEXT: arith.trunci %[[L]] : vector<8xi8> to vector<8xi1>
+func.func @vectors(%out: memref<8xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = arith.constant dense<true> : vector<8xi1>
+  %acc = memref.alloc() : memref<8xi1>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    vector.store %t, %acc[%c0] : memref<8xi1>, vector<8xi1>
+    %v = vector.load %acc[%c0] : memref<8xi1>, vector<8xi1>
+    %w = arith.extui %v : vector<8xi1> to vector<8xi8>
+    vector.store %w, %out[%c0] : memref<8xi8>, vector<8xi8>
+    gpu.terminator
+  }
+  memref.dealloc %acc : memref<8xi1>
+  return
+}
+
+// -----
+
 // Negative: a copy from an i1 buffer the function did not allocate is
 // reported, not lowered (the LLVM lowering would fail on i1 memory).
 func.func @copy_from_argument(%m: memref<4xi1>) {
