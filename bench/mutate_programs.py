@@ -66,6 +66,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "test", "python", "programs")
+
+
+def _random_programs():
+    """bench/random_programs.py (which imports kfuse), importable however
+    this script was started."""
+    for d in (HERE, os.path.join(HERE, "..", "python")):
+        if d not in sys.path:
+            sys.path.insert(0, d)
+    import random_programs
+    return random_programs
 FAILURES = ("crash", "timeout", "error", "mismatch", "emulator")
 SIZES = [1, 2, 3, 5, 7, 8, 16, 17, 33, 64, 100, 129]
 FLOAT_OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf",
@@ -328,9 +338,7 @@ def check_one(path, npz, options="{}"):
             with np.load(npz) as data:
                 recorded = {k: data[k] for k in data.files}
         args = _inputs(cpu.inputs, recorded, np.random.default_rng(0))
-        sys.path.insert(0, HERE)
-        from random_programs import special_values
-        special_values(args, kind, seed)
+        _random_programs().special_values(args, kind, seed)
         stage = "running on the CPU"
         try:
             want = tup(unfused(*args))
@@ -378,27 +386,24 @@ def check_one(path, npz, options="{}"):
 
 
 def motif_program(seed, npz):
-    """(name, MLIR text, what its inputs hold) of a seed in --motifs mode:
-    random_programs.py's statistics program of that seed, its inputs
-    (random_programs.motif_inputs: infinities or NaNs in half the seeds)
-    saved to `npz`."""
-    sys.path[:0] = [HERE, os.path.join(HERE, "..", "python")]
+    """(name, MLIR text) of a seed in --motifs mode: random_programs.py's
+    statistics program of that seed, its standard normal inputs saved to
+    `npz` (the seed's special values go in as in --options mode)."""
     import numpy as np
-    from random_programs import motif_inputs, random_motif_program
-    prog = random_motif_program(seed)
-    args, kind = motif_inputs(prog, seed)
+    rp = _random_programs()
+    prog = rp.random_motif_program(seed)
     # (bf16 as f32, which holds it exactly: .npz has no bf16)
     np.savez(npz, **{f"in{i}": a.astype(np.float32) if a.dtype.name == "bfloat16" else a
-                     for i, a in enumerate(args)})
-    return prog.name, prog.to_mlir(), f"inputs {kind}"
+                     for i, a in enumerate(rp.random_inputs(prog, seed))})
+    return prog.name, prog.to_mlir()
 
 
 def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
+    npz = os.path.join(workdir, f"{seed}.npz")
     if motifs:
-        npz = os.path.join(workdir, f"{seed}.npz")
-        name, text, inputs = motif_program(seed, npz)
+        name, text = motif_program(seed, npz)
         options = drawn_options(seed)
-        what = [f"{k}={v!r}" for k, v in options.items()] + [inputs]
+        what = [f"{k}={v!r}" for k, v in options.items()]
     elif options_mode:
         rng = random.Random(seed)
         name = rng.choice(sorted(corpus))
@@ -408,21 +413,20 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
         if wide:
             text = wide[0]
             what.append(wide[1])
-        sys.path.insert(0, HERE)
-        from random_programs import INPUT_KINDS
-        kind = INPUT_KINDS[seed % len(INPUT_KINDS)]
-        if kind != "normal":
-            what.append(f"inputs {kind}")
-        sent = dict(options, _inputs=(kind, seed))
     else:
         (name, text, what), options = mutant(seed, corpus), {}
-    if not options_mode or motifs:
-        sent = options
+    if not motifs:
+        npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
+    sent = options
+    if options_mode or motifs:
+        # (the seed's special values, put into the inputs by check_one)
+        kinds = _random_programs().INPUT_KINDS
+        kind = kinds[seed % len(kinds)]
+        what.append(f"inputs {kind}")
+        sent = dict(options, _inputs=(kind, seed))
     path = os.path.join(workdir, f"{seed}.mlir")
     with open(path, "w") as fh:
         fh.write(text)
-    if not motifs:
-        npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", path, npz,
                             json.dumps(sent)],

@@ -50,13 +50,11 @@ struct ReportPipelineError
 /// Fails where a memref of elements narrower than a byte (i1) is still
 /// loaded or stored (memref and vector ops): the LLVM lowering of such
 /// accesses stops the process. The targets take what the codegen stages
-/// leave, whose boolean buffers hold bytes (fusion-bool-bytes on the CPU,
-/// i8 buffers and trunci / extui in GPU kernels).
+/// leave, whose boolean buffers hold bytes (both run fusion-bool-bytes).
 struct CheckByteElements
     : PassWrapper<CheckByteElements, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckByteElements)
-  CheckByteElements(std::string stage, std::string remedy)
-      : stage(std::move(stage)), remedy(std::move(remedy)) {}
+  explicit CheckByteElements(std::string stage) : stage(std::move(stage)) {}
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
       if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp>(op) &&
@@ -69,15 +67,15 @@ struct CheckByteElements
           continue;
         op->emitError() << stage << ": " << type
                         << " has elements narrower than a byte; boolean "
-                           "buffers must hold bytes first ("
-                        << remedy << ")";
+                           "buffers must hold bytes first (fusion-bool-bytes, "
+                           "which the codegen stages run)";
         signalPassFailure();
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
     });
   }
-  std::string stage, remedy;
+  std::string stage;
 };
 
 /// Appends a textual pipeline; a malformed one (an option value the text
@@ -473,8 +471,7 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
         o.features + "'"));
     return;
   }
-  pm.addPass(std::make_unique<CheckByteElements>(
-      "fusion-target-cuda", "i8 buffers, as fusion-codegen-cuda writes"));
+  pm.addPass(std::make_unique<CheckByteElements>("fusion-target-cuda"));
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
                         "gpu.module(fusion-fast-exp,fusion-fast-div,fusion-expand-powi,fusion-gpu-intrinsics,"
@@ -507,8 +504,7 @@ void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
   // fusion-cpu-bf16-casts, arith-expand and fusion-cpu-bf16-bits: the JIT
   // has no runtime library for bf16 conversions. fusion-expand-powi: LLVM's
   // x86 back end stops the process on llvm.powi with an i64 exponent.
-  pm.addPass(std::make_unique<CheckByteElements>(
-      "fusion-target-cpu", "fusion-bool-bytes, which fusion-codegen-cpu runs"));
+  pm.addPass(std::make_unique<CheckByteElements>("fusion-target-cpu"));
   addPipeline(pm,
               "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1},"
               "fusion-expand-powi),"
