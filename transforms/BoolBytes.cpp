@@ -1,4 +1,4 @@
-//===- CpuBoolBytes.cpp - boolean buffers hold one byte per element -------===//
+//===- BoolBytes.cpp - boolean buffers hold one byte per element ----------===//
 //
 // A group may keep a boolean tensor between its loop nests or kernels
 // (torch's safe softmax reduces "is every score of the row masked?" with
