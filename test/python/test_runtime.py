@@ -245,6 +245,46 @@ def test_plan_duplicate_bindings():
         LaunchPlan.from_json(data)
 
 
+def test_randomly_damaged_plans_are_refused_or_valid():
+    # Any field of the example plan deleted, duplicated or given another
+    # value of another type (1 to 3 such changes a plan): the parser either
+    # accepts the plan, which then round-trips, or names the field in an
+    # ArtifactError; no other exception escapes it.
+    import random
+    values = [None, -1, 0, 1, 2 ** 31, 2 ** 64, 1.5, float("nan"), "", "x", "f64", "i1",
+              "output", "temp", "launch", "copy", [], [0], [-1, 2], {}, {"buffer": 0}, True]
+
+    def paths(v, at):
+        yield at
+        children = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, c in children:
+            yield from paths(c, at + [k])
+
+    rng = random.Random(4)
+    refused = 0
+    for _ in range(400):
+        data = example()
+        for _ in range(rng.randint(1, 3)):
+            *head, last = rng.choice(list(paths(data, []))[1:])
+            parent = data
+            for k in head:
+                parent = parent[k]
+            r = rng.random()
+            if r < 0.2:
+                del parent[last]
+            elif r < 0.3 and isinstance(parent, list):
+                parent.append(copy.deepcopy(parent[last]))
+            else:
+                parent[last] = copy.deepcopy(rng.choice(values))
+        try:
+            plan = LaunchPlan.from_json(json.dumps(data))
+        except ArtifactError as e:
+            assert str(e).startswith("invalid plan: ")
+            refused += 1
+            continue
+        assert LaunchPlan.from_json(plan.to_json()).to_json() == plan.to_json()
+    assert 300 < refused < 400
+
 def test_plan_not_json():
     with pytest.raises(ArtifactError, match="not valid JSON"):
         LaunchPlan.from_json("{nope")
