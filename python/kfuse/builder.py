@@ -264,7 +264,8 @@ class Tensor:
     def __eq__(self, o): return eq(self, o)  # elementwise, like numpy
     def __ne__(self, o): return ne(self, o)
 
-    def sum(self, axis=None, keepdims=False): return reduce_sum(self, axis, keepdims)
+    def sum(self, axis=None, keepdims=False, dtype=None):
+        return reduce_sum(self, axis, keepdims, dtype)
     def max(self, axis=None, keepdims=False): return amax(self, axis, keepdims)
     def min(self, axis=None, keepdims=False): return amin(self, axis, keepdims)
     def mean(self, axis=None, keepdims=False): return mean(self, axis, keepdims)
@@ -936,12 +937,23 @@ def _reduced_shape(x, axes, keepdims):
             [i for i, k in enumerate(kept) if k in x._absent])
 
 
-def _reduce(op, x, axis, keepdims):
+def _sum_dtype(x, dtype):
+    """The dtype of ``sum(x, dtype=dtype)``, numpy's: ``dtype`` where given, else x's
+    for floats and int64, and int64 for narrower ints and booleans (numpy and torch
+    promote them so that a sum of many small integers does not wrap)."""
+    if dtype is not None:
+        return _get_dtype(dtype, "sum")
+    return x.dtype if x.dtype.is_float or x.dtype is I64 else I64
+
+
+def _reduce(op, x, axis, keepdims, dtype=None):
     """sum, max, min and mean: one reduction generic, then for f16/bf16 (and mean) one
-    elementwise generic that truncates (and divides by the count)."""
+    elementwise generic that truncates (and divides by the count). A sum accumulates in
+    its result's dtype (_sum_dtype; f32 for f16/bf16), converting each element."""
     if not isinstance(x, Tensor):
         raise BuilderError(f"{op}: expected a kfuse Tensor, got {x!r}")
-    if x.dtype is I1:
+    out_dt = _sum_dtype(x, dtype) if op == "sum" else x.dtype
+    if x.dtype is I1 and op != "sum":
         raise BuilderError(f"{op}: does not take i1 (bool) tensors, got {_describe(x)} "
                            f"(axis={axis!r}); kb.cast it to an int or float dtype first")
     if op == "mean" and not x.dtype.is_float:
@@ -956,19 +968,23 @@ def _reduce(op, x, axis, keepdims):
     if all(k in x._absent for k in axes):
         # every reduced dim is a size-1 dim that x's MLIR value lacks: the values are x's,
         # and so is the MLIR value (a "view": no op, only the numpy shape differs)
-        return Tensor(x.program, shape, x.dtype, "view", [x], absent)
-    acc_dt = _compute_dtype(x.dtype)
+        view = Tensor(x.program, shape, x.dtype, "view", [x], absent)
+        return cast(view, out_dt)
+    acc_dt = _compute_dtype(out_dt)
     kind = "reduce_sum" if op in ("sum", "mean") else "reduce_" + op
     r = Tensor(x.program, shape, acc_dt, kind, [x], absent, (axes, bool(keepdims)))
     if op == "mean":  # divide in the accumulator type, then round once to x's dtype
         return _make("div", x.dtype, [r, float(math.prod(x.shape[k] for k in axes))])
-    return r if acc_dt is x.dtype else _make("cast", x.dtype, [r])
+    return r if acc_dt is out_dt else _make("cast", out_dt, [r])
 
 
-def reduce_sum(x, axis=None, keepdims=False):
+def reduce_sum(x, axis=None, keepdims=False, dtype=None):
     """Sum over ``axis`` (None: all dims; an int, negative from the end; a tuple), like
-    numpy; the result has x's dtype (f16/bf16 accumulate in f32). ``kb.sum``."""
-    return _reduce("sum", x, axis, keepdims)
+    numpy, in ``dtype``: by default x's dtype for floats (f16/bf16 accumulate in f32)
+    and int64 for integers and booleans, as numpy and torch give (a boolean sum counts
+    the true values); ``dtype="i32"`` keeps a narrower integer sum, which wraps on
+    overflow. ``kb.sum``."""
+    return _reduce("sum", x, axis, keepdims, dtype)
 
 
 def amax(x, axis=None, keepdims=False):

@@ -657,8 +657,11 @@ def reduction_program(op, dtype, shape=(4, 8), axis=-1, keepdims=False):
 
 
 def np_reduce(op, dtype, a, axis, keepdims):
-    """The value a reduction should give, by numpy: f16, bf16 and f32 accumulate in f32."""
+    """The value a reduction should give, by numpy: f16, bf16 and f32 accumulate in f32;
+    integer sums accumulate and return int64, as numpy's own."""
     acc = {"f64": np.float64, "i32": np.int32, "i64": np.int64}.get(dtype, np.float32)
+    if op == "sum" and dtype in INTS:
+        return np.asarray(np.sum(a, axis=axis, keepdims=keepdims))
     extra = {"dtype": acc} if op in ("sum", "mean") else {}
     r = NP_REDUCE[op](a.astype(acc), axis=axis, keepdims=keepdims, **extra)
     return np.asarray(r).astype(a.dtype)
@@ -770,7 +773,7 @@ def test_full_reduction_is_zero_d():
     ("min", "f32", "0x7F800000 : f32", "arith.minimumf %in0, %out : f32"),
     ("mean", "f32", "0.0 : f32", "arith.addf %in0, %out : f32"),
     ("max", "f64", "0xFFF0000000000000 : f64", "arith.maximumf %in0, %out : f64"),
-    ("sum", "i32", "0 : i32", "arith.addi %in0, %out : i32"),
+    ("sum", "i64", "0 : i64", "arith.addi %in0, %out : i64"),
     ("max", "i32", "-2147483648 : i32", "arith.maxsi %in0, %out : i32"),
     ("min", "i32", "2147483647 : i32", "arith.minsi %in0, %out : i32"),
     ("max", "i64", "-9223372036854775808 : i64", "arith.maxsi %in0, %out : i64"),
@@ -916,7 +919,7 @@ def test_reduction_reference_matches_numpy(op, axis, keepdims, dtype):
     a = random_array(dtype, (24, 40), seed=3)
     (r,) = p.reference(a)
     expected = np_reduce(op, dtype, a, axis, keepdims)
-    assert r.dtype == a.dtype and r.shape == expected.shape == y.shape
+    assert r.dtype == expected.dtype and r.shape == expected.shape == y.shape
     assert isinstance(r, np.ndarray)
     if op in ("max", "min") or dtype in INTS:
         np.testing.assert_array_equal(r, expected)
@@ -947,12 +950,14 @@ def test_reduction_reference_ints_and_nan():
     i = p.input("i", (3, 4), "i32")
     f = p.input("f", (2, 3), "f32")
     p.output(i.sum(axis=1), name="s")
+    p.output(i.sum(axis=1, dtype="i32"), name="s32")
     p.output(f.max(axis=-1), name="mx")
     p.output(f.min(axis=0), name="mn")
     ia = np.full((3, 4), 1 << 30, dtype=np.int32)
     fa = np.array([[1.0, np.nan, 3.0], [-1.0, -2.0, -np.inf]], dtype=np.float32)
-    s, mx, mn = p.reference(ia, fa)
-    assert s.dtype == np.int32 and (s == 0).all()  # wraps like arith.addi
+    s, s32, mx, mn = p.reference(ia, fa)
+    assert s.dtype == np.int64 and (s == 1 << 32).all()  # int64, as numpy's sum
+    assert s32.dtype == np.int32 and (s32 == 0).all()  # asked for i32: wraps like arith.addi
     np.testing.assert_array_equal(mx, [np.nan, -1.0])
     np.testing.assert_array_equal(mn, [-1.0, np.nan, -np.inf])
 
@@ -1040,13 +1045,57 @@ def test_error_reduction_axis_type(axis):
         x.max(axis=axis)
 
 
-@pytest.mark.parametrize("op", REDUCE_OPS)
+@pytest.mark.parametrize("op", [op for op in REDUCE_OPS if op != "sum"])
 def test_error_reduction_of_bool(op):
     p = kb.Program("e")
     m = p.input("m", (4, 8), "i1")
     with pytest.raises(BuilderError, match=rf"{op}: does not take i1 \(bool\) tensors, got i1 "
                                            r"tensor of shape \(4, 8\) \(axis=-1\).*cast"):
         getattr(m, op)(axis=-1)
+
+
+@pytest.mark.parametrize("dtype, convert", [("i8", "arith.extsi %in0 : i8 to i64"),
+                                            ("i32", "arith.extsi %in0 : i32 to i64"),
+                                            ("i1", "arith.extui %in0 : i1 to i64")])
+def test_integer_and_boolean_sums_are_int64(dtype, convert):
+    # numpy's and torch's rule: a sum of narrower integers (or a count of true
+    # values) accumulates and returns int64, so 300 values of 100 in i8 sum to
+    # 30000, not to 30000 wrapped into i8
+    p, _, y = reduction_program("sum", dtype, shape=(4, 300))
+    assert y.dtype.name == "i64"
+    text = p.to_mlir()
+    assert body(text, 0) == [f"%v0 = {convert}", "%v1 = arith.addi %v0, %out : i64",
+                             "linalg.yield %v1 : i64"]
+    a = (np.full((4, 300), 100, np.int8) if dtype == "i8" else
+         random_array(dtype, (4, 300), seed=5) if dtype == "i32" else
+         np.random.default_rng(5).random((4, 300)) < 0.5)
+    (r,) = p.reference(a)
+    want = a.sum(axis=-1)
+    assert r.dtype == want.dtype == np.int64
+    np.testing.assert_array_equal(r, want)
+
+
+def test_sum_dtype_argument():
+    # dtype= as numpy's: the accumulator and result dtype, each element converted
+    p = kb.Program("d")
+    x = p.input("x", (4, 300), "i8")
+    h = p.input("h", (4, 300), "f16")
+    narrow = x.sum(axis=1, dtype="i8")
+    wide = kb.sum(h, axis=1, dtype="f32")
+    floats = x.sum(axis=1, dtype="f64")
+    assert (narrow.dtype.name, wide.dtype.name, floats.dtype.name) == ("i8", "f32", "f64")
+    p.output(narrow, name="n")
+    p.output(wide, name="w")
+    p.output(floats, name="f")
+    a = np.full((4, 300), 100, np.int8)
+    b = np.random.default_rng(6).standard_normal((4, 300)).astype(np.float16)
+    n, w, f = p.reference(a, b)
+    np.testing.assert_array_equal(n, a.sum(axis=1, dtype=np.int8))  # wraps, as asked
+    np.testing.assert_array_equal(f, np.full(4, 30000.0))
+    np.testing.assert_allclose(w, b.astype(np.float32).sum(axis=1), rtol=1e-5, atol=1e-5)
+    assert w.dtype == np.float32
+    with pytest.raises(BuilderError, match=r"sum: unknown dtype 'u16'"):
+        x.sum(dtype="u16")
 
 
 @pytest.mark.parametrize("dtype", INTS + ["i8"])

@@ -1183,3 +1183,23 @@ def test_report_names_the_options_that_change_nothing():
     # the CPU target: its LLVM IR compared
     f = kfuse.compile(q, target="cpu", row_persist=2)
     assert f.report.options_without_effect() == {"row_persist": 2}
+
+
+@pytest.mark.parametrize("dtype", ["i8", "i32", "i1"])
+def test_integer_sums_do_not_wrap(dtype):
+    # sums of i8 / i32 (and counts of booleans) are int64, as numpy's, on both
+    # targets: 300 values of 100 are 30000 in every row, over the rows and the
+    # columns alike (a row kernel, a split column sum, a full reduction)
+    p = kb.Program("isum")
+    x = p.input("x", (300, 300), dtype)
+    p.output(x.sum(axis=1), name="rows")
+    p.output(x.sum(axis=0), name="cols")
+    p.output(x.sum(), name="all")
+    a = (np.random.default_rng(7).random((300, 300)) < 0.5 if dtype == "i1"
+         else np.full((300, 300), 100, dtypes.to_numpy(dtypes.get(dtype))))
+    want = (a.sum(axis=1), a.sum(axis=0), a.sum())
+    cuda = kfuse.compile(p, target="cuda", chip="sm_90")
+    for got in (kfuse.compile(p, target="cpu")(a), cuda.emulate(a)):
+        for g, w in zip(got, want):
+            assert g.dtype == np.int64
+            np.testing.assert_array_equal(g, w)
