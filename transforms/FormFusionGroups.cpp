@@ -765,9 +765,12 @@ void FormFusionGroupsPass::runOnOperation() {
       // whose exposed ops run over another space (a broadcast producer) may
       // join only if it is entirely consumed inside the group, where
       // elementwise fusion inlines it into its consumers.
+      // (the producer's group is a set: long chains make it thousands of ops)
+      llvm::DenseSet<Operation *> producerSet(producerSide.begin(),
+                                              producerSide.end());
       bool sameDomain = llvm::all_of(producerSide, [&](Operation *m) {
         bool exposed = llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
-          return !llvm::is_contained(producerSide, u);
+          return !producerSet.contains(u);
         });
         return !exposed || domainOf(m) == domainOf(consumer);
       });
@@ -871,9 +874,10 @@ void FormFusionGroupsPass::runOnOperation() {
   auto exposedDomain = [&](ArrayRef<Operation *> members)
       -> std::optional<SmallVector<int64_t>> {
     std::optional<SmallVector<int64_t>> domain;
+    llvm::DenseSet<Operation *> memberSet(members.begin(), members.end());
     for (Operation *m : members) {
       bool exposed = llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
-        return !llvm::is_contained(members, u);
+        return !memberSet.contains(u);
       });
       if (!exposed)
         continue;
@@ -885,10 +889,11 @@ void FormFusionGroupsPass::runOnOperation() {
   };
   auto externalInputs = [&](ArrayRef<Operation *> members) {
     llvm::DenseSet<Value> values;
+    llvm::DenseSet<Operation *> memberSet(members.begin(), members.end());
     for (Operation *m : members)
       for (Value v : valuesFromOutside(m)) {
         Operation *def = v.getDefiningOp();
-        if (!isClonedIntoGroups(def) && !llvm::is_contained(members, def))
+        if (!isClonedIntoGroups(def) && !memberSet.contains(def))
           values.insert(v);
       }
     return values;
@@ -962,9 +967,10 @@ void FormFusionGroupsPass::runOnOperation() {
       if (shared == 0 && !readsNothing)
         continue;
       auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
+        llvm::DenseSet<Operation *> toSet(to.begin(), to.end());
         return llvm::any_of(from, [&](Operation *f) {
           return llvm::any_of(usersInBlock(block, f), [&](Operation *u) {
-            return llvm::is_contained(to, u);
+            return toSet.contains(u);
           });
         });
       };
@@ -1012,9 +1018,10 @@ void FormFusionGroupsPass::runOnOperation() {
       if (spaces.size() > kMaxLaunchSpaces)
         continue;
       auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
+        llvm::DenseSet<Operation *> toSet(to.begin(), to.end());
         return llvm::any_of(from, [&](Operation *f) {
           return llvm::any_of(usersInBlock(block, f), [&](Operation *u) {
-            return llvm::is_contained(to, u);
+            return toSet.contains(u);
           });
         });
       };
