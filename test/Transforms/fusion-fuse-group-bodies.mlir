@@ -477,3 +477,57 @@ func.func @reread_chain(%a: tensor<64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Members over one space that pass each other values at the point they were
+// computed are fused in one step: each body once, in program order (exp
+// read by two members is computed once), and each outside operand read
+// once per map (the bias, read by two members through one map).
+// CHECK-LABEL: func.func @diamond
+// CHECK: ^bb0(%[[X:[^:]*]]: tensor<8x16xf32>, %[[B:[^:]*]]: tensor<16xf32>):
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[B]] : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %[[BIAS:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: %[[P:.*]] = arith.addf %[[E]], %[[BIAS]] : f32
+// CHECK-NEXT: %[[Q:.*]] = arith.mulf %[[E]], %[[BIAS]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.subf %[[P]], %[[Q]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield %[[G]] : tensor<8x16xf32>
+func.func @diamond(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %r = fusion.group "g0" "elementwise" ins(%x, %b : tensor<8x16xf32>, tensor<16xf32>) {
+  ^bb0(%a: tensor<8x16xf32>, %bias: tensor<16xf32>):
+    %e = tensor.empty() : tensor<8x16xf32>
+    %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<8x16xf32>
+    %1 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%0, %bias : tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %c: f32, %out: f32):
+      %v = arith.addf %in, %c : f32
+      linalg.yield %v : f32
+    } -> tensor<8x16xf32>
+    %2 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%0, %bias : tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %c: f32, %out: f32):
+      %v = arith.mulf %in, %c : f32
+      linalg.yield %v : f32
+    } -> tensor<8x16xf32>
+    %3 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%1, %2 : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%p: f32, %q: f32, %out: f32):
+      %v = arith.subf %p, %q : f32
+      linalg.yield %v : f32
+    } -> tensor<8x16xf32>
+    fusion.yield %3 : tensor<8x16xf32>
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
