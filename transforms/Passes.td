@@ -642,7 +642,11 @@ def SetNumerics : Pass<"fusion-set-numerics", "::mlir::func::FuncOp"> {
     `math.exp` (on CUDA, `fusion-fast-exp` makes it `ex2.approx`). Float
     casts (`arith.extf`, `arith.truncf`) keep their flags: with `contract`
     on both, `extf(truncf(x))` folds to `x`, dropping a rounding the input
-    wrote (`x.to(torch.bfloat16).float()`).
+    wrote (`x.to(torch.bfloat16).float()`). In both modes `math.powf(x,
+    0.5)` (a constant exponent of exactly one half) becomes `math.sqrt(x)`
+    with its flags, as numpy and torch compute `x ** 0.5`: -0 for -0 and
+    NaN for -inf, where C's `pow` gives +0 and +inf; `fusion-ieee-sqrt`
+    then rounds it correctly under strict numerics on CUDA.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"fast\"",

@@ -24,18 +24,34 @@ namespace kfuse {
 using namespace mlir;
 
 namespace {
+FloatAttr floatConstantOf(Value v);
+
 struct SetNumericsPass : kfuse::impl::SetNumericsBase<SetNumericsPass> {
   using SetNumericsBase::SetNumericsBase;
 
   void runOnOperation() override {
-    if (mode == "strict")
-      return; // the input's flags are the contract
-    if (mode != "fast") {
+    if (mode != "strict" && mode != "fast") {
       getOperation().emitError()
           << "fusion-set-numerics: mode must be 'strict' or 'fast', got '"
           << mode << "'";
       return signalPassFailure();
     }
+    // x ** 0.5 is sqrt(x), as numpy and torch compute it (-0 for -0, NaN
+    // for -inf, where C's pow gives +0 and +inf): before fusion-ieee-sqrt,
+    // so that strict numerics round it correctly on CUDA too, and one
+    // instruction where powf takes dozens.
+    getOperation().walk([](math::PowFOp op) {
+      FloatAttr half = floatConstantOf(op.getRhs());
+      if (!half || !half.getValue().isExactlyValue(0.5))
+        return;
+      OpBuilder b(op);
+      op.replaceAllUsesWith(
+          math::SqrtOp::create(b, op.getLoc(), op.getLhs(), op.getFastmath())
+              .getResult());
+      op.erase();
+    });
+    if (mode == "strict")
+      return; // the input's flags are the contract
     getOperation().walk([](arith::ArithFastMathInterface op) {
       // Casts keep their flags: there is nothing to contract in them, and
       // MLIR folds extf(truncf(x)) to x when both allow contraction, which
@@ -136,7 +152,7 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
 };
 
 /// The float constant `v` is (or a splat of), or null.
-static FloatAttr floatConstantOf(Value v) {
+FloatAttr floatConstantOf(Value v) {
   FloatAttr c;
   if (matchPattern(v, m_Constant(&c)))
     return c;

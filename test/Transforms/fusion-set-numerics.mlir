@@ -31,3 +31,31 @@ func.func @f(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32) {
   %r = arith.extf %t : bf16 to f32
   return %s, %e, %r : f32, f32, f32
 }
+
+// x ** 0.5 is sqrt(x) in both modes, with the op's flags (then contract in
+// fast mode); other exponents, 0.5 of a vector not a splat, stay powf.
+// FAST-LABEL: func.func @half_powers
+// FAST-SAME: (%[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<4xf32>, %[[Y:[^:]*]]: f32)
+// FAST: %[[S:.*]] = math.sqrt %[[X]] fastmath<nnan,contract> : f32
+// FAST: %[[SV:.*]] = math.sqrt %[[V]] fastmath<contract> : vector<4xf32>
+// FAST: %[[P:.*]] = math.powf %[[X]], %{{.*}} fastmath<contract> : f32
+// FAST: %[[Q:.*]] = math.powf %[[V]], %{{.*}} fastmath<contract> : vector<4xf32>
+// FAST: %[[R:.*]] = math.powf %[[X]], %[[Y]] fastmath<contract> : f32
+// FAST: return %[[S]], %[[SV]], %[[P]], %[[Q]], %[[R]]
+// STRICT-LABEL: func.func @half_powers
+// STRICT: math.sqrt %{{.*}} fastmath<nnan> : f32
+// STRICT: math.sqrt %{{.*}} : vector<4xf32>
+// STRICT-COUNT-3: math.powf
+// STRICT-NOT: math.sqrt
+func.func @half_powers(%x: f32, %v: vector<4xf32>, %y: f32) -> (f32, vector<4xf32>, f32, vector<4xf32>, f32) {
+  %half = arith.constant 5.000000e-01 : f32
+  %halves = arith.constant dense<5.000000e-01> : vector<4xf32>
+  %third = arith.constant 0.333333343 : f32
+  %mixed = arith.constant dense<[5.000000e-01, 5.000000e-01, 5.000000e-01, 2.500000e-01]> : vector<4xf32>
+  %s = math.powf %x, %half fastmath<nnan> : f32
+  %sv = math.powf %v, %halves : vector<4xf32>
+  %p = math.powf %x, %third : f32
+  %q = math.powf %v, %mixed : vector<4xf32>
+  %r = math.powf %x, %y : f32
+  return %s, %sv, %p, %q, %r : f32, vector<4xf32>, f32, vector<4xf32>, f32
+}

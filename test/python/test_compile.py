@@ -1203,3 +1203,22 @@ def test_integer_sums_do_not_wrap(dtype):
         for g, w in zip(got, want):
             assert g.dtype == np.int64
             np.testing.assert_array_equal(g, w)
+
+
+def test_half_powers_are_square_roots():
+    # x ** 0.5 as numpy and torch compute it, sqrt(x): -0 for -0 and NaN for
+    # -inf (C's pow gives +0 and +inf), on both targets in both numerics;
+    # strict numerics round it correctly on CUDA (sqrt.rn, no powf call)
+    p = kb.Program("half")
+    x = p.input("x", (8,), "f32")
+    p.output(kb.pow(x, 0.5), name="y")
+    xs = np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -1.0, 2.0, 1e-38], np.float32)
+    want = np.sqrt(xs)
+    for numerics in ("fast", "strict"):
+        cuda = kfuse.compile(p, target="cuda", chip="sm_90", numerics=numerics)
+        for got in (kfuse.compile(p, target="cpu", numerics=numerics)(xs), cuda.emulate(xs)):
+            number = ~np.isnan(want)  # (a NaN's sign means nothing)
+            np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]))
+            np.testing.assert_allclose(got, want, rtol=2e-7 if numerics == "strict" else 1e-6)
+        if numerics == "strict":
+            assert "sqrt.rn.f32" in cuda.ptx and "pow" not in cuda.ptx
