@@ -710,6 +710,24 @@ _NP_COMPARE = {"gt": np.greater, "ge": np.greater_equal, "lt": np.less,
                "le": np.less_equal, "eq": np.equal, "ne": np.not_equal}
 
 
+def _np_convert(v, dst):
+    """Array ``v`` converted to dtype ``dst`` as both targets convert: floats to
+    integers saturating (NaN to 0, beyond the range to its nearest bound, else
+    toward zero), where numpy's cast is undefined out of range."""
+    if dst.kind == "int" and dst is not I1 and (v.dtype.kind == "f" or
+                                               v.dtype.name == "bfloat16"):
+        info = np.iinfo(_numpy_dtype(dst))
+        w = np.trunc(np.nan_to_num(v.astype(np.float64), nan=0.0,
+                                   posinf=np.inf, neginf=-np.inf))
+        # (float64 rounds int64's top up to 2**63: masked, not cast)
+        top, bottom = w >= float(info.max), w <= float(info.min)
+        out = np.where(top | bottom, 0.0, w).astype(_numpy_dtype(dst))
+        out[top] = info.max
+        out[bottom] = info.min
+        return out
+    return v.astype(_numpy_dtype(dst), copy=False)
+
+
 def _np_reduce(t, a):
     """Reduction ``t`` of array ``a`` (numpy shape), accumulated in ``t.dtype``."""
     axes, keepdims = t._attrs
@@ -717,7 +735,7 @@ def _np_reduce(t, a):
         a = a.astype(_numpy_dtype(_compute_dtype(t._args[0].dtype)), copy=False)
         fn = np.argmax if t._op == "argmax" else np.argmin
         return np.asarray(fn(a, axis=axes[0], keepdims=keepdims), dtype=np.int64)
-    a = a.astype(_numpy_dtype(t.dtype), copy=False)
+    a = _np_convert(a, t.dtype)
     fn = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min}[t._op]
     extra = {"dtype": a.dtype} if t._op == "reduce_sum" else {}  # no int promotion
     return np.asarray(fn(a, axis=axes, keepdims=keepdims, **extra), dtype=a.dtype)
@@ -745,7 +763,7 @@ class _NumpyBody:
         return np.asarray(np.where(c, a, b))
 
     def convert(self, v, dst):
-        return v.astype(_numpy_dtype(dst), copy=False)
+        return _np_convert(v, dst)
 
 
 # ------------------------------------------------------------------------------- ops

@@ -1222,3 +1222,27 @@ def test_half_powers_are_square_roots():
             np.testing.assert_allclose(got, want, rtol=2e-7 if numerics == "strict" else 1e-6)
         if numerics == "strict":
             assert "sqrt.rn.f32" in cuda.ptx and "pow" not in cuda.ptx
+
+
+def test_builder_reference_converts_as_the_targets_do():
+    # Program.reference casts floats to integers as both targets do,
+    # saturating with NaN giving 0 (numpy's own cast is undefined there: it
+    # gave the most negative integer for NaN and the infinities), in casts
+    # and in sums asked for in an integer dtype
+    x = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 9.3e18, -9.3e18, 2.7, -2.7, 127.9,
+                  128.5, -129.0], np.float32)
+    for dt in ("i8", "i32", "i64"):
+        p = kb.Program("conv")
+        a = p.input("a", x.shape, "f32")
+        p.output(kb.cast(a, dt), name="c")
+        p.output(a.sum(dtype=dt), name="s")
+        info = np.iinfo(dtypes.to_numpy(dtypes.get(dt)))
+        want = np.array([0, info.max, info.min] + [min(max(int(v), info.min), info.max)
+                                                    for v in x[3:]], info.dtype)
+        ref = p.reference(x)
+        np.testing.assert_array_equal(ref[0], want)
+        assert ref[1] == want.sum(dtype=info.dtype)
+        for got in (kfuse.compile(p, target="cpu")(x),
+                    kfuse.compile(p, target="cuda", chip="sm_90").emulate(x)):
+            np.testing.assert_array_equal(got[0], want)
+            assert got[1] == ref[1]
