@@ -48,7 +48,9 @@ With `--motifs` the programs are random_programs.random_motif_program's
 instead: softmaxes, logsumexps, variances, centred, RMS and L2
 normalizations over random shapes, axes and dtypes (the online and centred
 sums of the row kernels, their splits and clusters), under drawn options,
-half of them on inputs with infinities or NaNs.
+half of them on inputs with infinities or NaNs. With `--suite` they are the
+benchmark workloads (bench/suite.py) in turn, at the sizes the emulator
+runs, under drawn options and the same inputs.
 """
 
 import argparse
@@ -76,6 +78,20 @@ def _random_programs():
             sys.path.insert(0, d)
     import random_programs
     return random_programs
+
+
+def suite_program(seed):
+    """(name, MLIR text) of a seed in --suite mode: the benchmark workloads
+    (bench/suite.py) in turn, at the sizes the emulator runs (their row
+    widths and kernel strategies, 2 rows; 4 of 262144, which 2 would split)."""
+    _random_programs()  # (bench/ and python/ importable)
+    import suite
+    names = sorted(suite.WORKLOADS)
+    name = names[seed % len(names)]
+    prog = suite.programs(rows=4 if name == "softmax_w262144" else 2)[name]
+    return name, prog if isinstance(prog, str) else prog.to_mlir()
+
+
 FAILURES = ("crash", "timeout", "error", "mismatch", "emulator")
 SIZES = [1, 2, 3, 5, 7, 8, 16, 17, 33, 64, 100, 129]
 FLOAT_OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf",
@@ -398,10 +414,11 @@ def motif_program(seed, npz):
     return prog.name, prog.to_mlir()
 
 
-def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
+def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False,
+             suite=False):
     npz = os.path.join(workdir, f"{seed}.npz")
-    if motifs:
-        name, text = motif_program(seed, npz)
+    if motifs or suite:
+        name, text = motif_program(seed, npz) if motifs else suite_program(seed)
         options = drawn_options(seed)
         what = [f"{k}={v!r}" for k, v in options.items()]
     elif options_mode:
@@ -415,10 +432,10 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False):
             what.append(wide[1])
     else:
         (name, text, what), options = mutant(seed, corpus), {}
-    if not motifs:
+    if not motifs and not suite:
         npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     sent = options
-    if options_mode or motifs:
+    if options_mode or motifs or suite:
         # (the seed's special values, put into the inputs by check_one)
         kinds = _random_programs().INPUT_KINDS
         kind = kinds[seed % len(kinds)]
@@ -454,6 +471,9 @@ def main(argv=None):
     ap.add_argument("--motifs", action="store_true",
                     help="random statistics programs (softmax, variance, norms over random "
                          "shapes and axes), CUDA options drawn per seed")
+    ap.add_argument("--suite", action="store_true",
+                    help="the benchmark workloads in turn at emulator sizes, CUDA options "
+                         "drawn per seed")
     ap.add_argument("--one", nargs=3, metavar=("MLIR", "NPZ", "OPTIONS"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -468,7 +488,8 @@ def main(argv=None):
     out = open(args.out, "w") if args.out else None
     with ThreadPoolExecutor(args.jobs) as pool:
         for res in pool.map(lambda s: run_seed(s, corpus, workdir, args.timeout,
-                                               args.options, args.motifs), range(lo, hi)):
+                                               args.options, args.motifs, args.suite),
+                            range(lo, hi)):
             counts[res["outcome"]] += 1
             if res["outcome"] in FAILURES:
                 failures.append(res)
@@ -478,6 +499,7 @@ def main(argv=None):
     if out:
         out.close()
     kind = ("statistics programs under drawn options" if args.motifs else
+            "benchmark workloads under drawn options" if args.suite else
             "programs under drawn options" if args.options else "mutated programs")
     print(f"{hi - lo} {kind}: " + ", ".join(f"{n} {k}" for k, n in counts.most_common()))
     for res in failures:

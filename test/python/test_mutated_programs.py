@@ -64,3 +64,20 @@ def test_programs_under_drawn_options_agree(tmp_path):
                      and any(m.startswith("size") for m in r["mutations"])]
     assert len(emulated_wide) >= 2
     assert any(r["options"].get("chip") == "sm_80" for r in results)
+
+
+def test_suite_workloads_under_drawn_options_agree(tmp_path):
+    # --suite: 12 of the 36 benchmark workloads in turn (seeds 36-47, from
+    # argmax_v128256 to group_norm_silu in name order: batch norms over NCHW
+    # and NHWC, column sums, a prime-length split) under drawn options, half
+    # on special values: each emulated CUDA program agrees with the CPU's
+    # (the NHWC batch norms and colsum, past 400000 elements, compile only)
+    out = tmp_path / "suite.jsonl"
+    status = mutate_programs.main(["--suite", "--seeds", "36:48", "--jobs", "2",
+                                   "--out", str(out), "--keep", str(tmp_path / "programs")])
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    failed = [(r["seed"], r["outcome"], r["detail"][:300]) for r in results
+              if r["outcome"] in mutate_programs.FAILURES]
+    assert status == 0 and not failed, failed
+    assert len({r["program"] for r in results}) == 12
+    assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 8
