@@ -50,11 +50,15 @@ static SmallVector<Operation *> usersInBlock(Block *block, Operation *op) {
 /// True if an op in `targets` is reachable from `sources` along def-use
 /// edges through at least one op outside `sources`. A group runs as a unit,
 /// so reaching any member of a cluster (`membersOf`) reaches the results of
-/// all its members.
+/// all its members. `horizon` (may be null): every op after it in `block`
+/// is a cluster of its own and no target is after it, so a path that
+/// passes it cannot come back (def-use edges run forward in the block);
+/// without it, checking each edge of a chain walked the rest of the chain.
 static bool reachesThroughOutside(
     Block *block, const llvm::DenseSet<Operation *> &sources,
     const llvm::DenseSet<Operation *> &targets,
-    llvm::function_ref<SmallVector<Operation *>(Operation *)> membersOf) {
+    llvm::function_ref<SmallVector<Operation *>(Operation *)> membersOf,
+    Operation *horizon = nullptr) {
   SmallVector<Operation *> worklist;
   llvm::DenseSet<Operation *> visited;
   for (Operation *s : sources)
@@ -65,6 +69,8 @@ static bool reachesThroughOutside(
     Operation *x = worklist.pop_back_val();
     if (targets.contains(x))
       return true;
+    if (horizon && horizon->isBeforeInBlock(x))
+      continue;
     for (Operation *m : membersOf(x)) {
       if (sources.contains(m) || !visited.insert(m).second)
         continue;
@@ -718,7 +724,8 @@ void FormFusionGroupsPass::runOnOperation() {
       if (isContractionGeneric(consumer) && isCheapPrologue(use) &&
           membersOf(producer).size() == 1) {
         llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
-        if (!reachesThroughOutside(block, merged, merged, membersOf)) {
+        if (!reachesThroughOutside(block, merged, merged, membersOf,
+                                   consumer)) {
           classes.unionSets(producer, consumer);
           prologues.push_back(
               {consumer,
@@ -795,7 +802,8 @@ void FormFusionGroupsPass::runOnOperation() {
                              "this group")});
         continue;
       }
-      if (reachesThroughOutside(block, merged, merged, membersOf)) {
+      if (reachesThroughOutside(block, merged, merged, membersOf,
+                                   consumer)) {
         refuse(use,
             {consumer,
              edgeReason(use,
@@ -824,7 +832,8 @@ void FormFusionGroupsPass::runOnOperation() {
           });
           if (contained && !llvm::any_of(side, isContractionGeneric) &&
               !llvm::any_of(side, isRowReductionGeneric) &&
-              !reachesThroughOutside(block, merged, merged, membersOf))
+              !reachesThroughOutside(block, merged, merged, membersOf,
+                                   consumer))
             classes.unionSets(producer, consumer);
         }
   }
