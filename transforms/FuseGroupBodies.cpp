@@ -378,17 +378,18 @@ struct FuseElementwiseOnce : OpRewritePattern<linalg::GenericOp> {
   std::function<bool(OpOperand *)> control;
 };
 
-/// Elementwise groups whose generics all run over the same loops and pass
-/// each other their values at the point they were computed (identity maps
-/// on both ends of every edge inside the group: a chain of elementwise ops
-/// from the builder or an exported model), fused in one step: one generic
-/// whose body is every member's body once, in program order, and whose
-/// results are the members' results read outside the group's generics.
-/// Pairwise fusion (FuseElementwiseOnce) copies the body built so far at
-/// every edge: a chain of n ops took time quadratic in n (6000 generics,
-/// 33 s on a 2-core host). Returns false, changing nothing, where a group
-/// does not have this form; pairwise fusion then handles it.
-bool fuseSameSpaceChain(fusion::GroupOp group) {
+/// An elementwise group fused in one step: one generic over the loops of
+/// the results the group's generics give outside them, whose body holds
+/// each member's body once for each point it is read at (a view: the
+/// fused loops -> the member's loops; the identity for the results, a
+/// bias's (d1) for a generic over the bias read through a broadcast), in
+/// program order. Pairwise fusion (FuseElementwiseOnce) copies the body
+/// built so far at every edge: a chain of n ops took time quadratic in n
+/// (6000 generics, 33 s on a 2-core host). Returns false, changing nothing,
+/// where a group does not have this form (a result over other loops, a
+/// member read through a map that is not an affine function of the fused
+/// loops, an init computed by a member); pairwise fusion then handles it.
+bool fuseInOneStep(fusion::GroupOp group) {
   SmallVector<linalg::GenericOp> members;
   for (Operation &op : group.getBodyBlock()) {
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
@@ -401,11 +402,9 @@ bool fuseSameSpaceChain(fusion::GroupOp group) {
   }
   if (members.size() < 2)
     return false;
-  SmallVector<int64_t> ranges = members.front().getStaticLoopRanges();
   llvm::DenseSet<Operation *> inGroup;
   for (linalg::GenericOp g : members) {
-    if (g.getNumParallelLoops() != g.getNumLoops() ||
-        g.getStaticLoopRanges() != ranges || g->getNumRegions() != 1 ||
+    if (g.getNumParallelLoops() != g.getNumLoops() || !g.hasPureTensorSemantics() ||
         !g.getRegion().hasOneBlock() ||
         llvm::any_of(g.getDpsInitsMutable(), [&](OpOperand &init) {
           Operation *def = init.get().getDefiningOp();
@@ -413,43 +412,77 @@ bool fuseSameSpaceChain(fusion::GroupOp group) {
                  (def && inGroup.contains(def));
         }))
       return false;
-    for (OpOperand *in : g.getDpsInputOperands()) {
-      auto producer = in->get().getDefiningOp<linalg::GenericOp>();
-      if (!producer || !inGroup.contains(producer))
-        continue;
-      if (!g.getMatchingIndexingMap(in).isIdentity() ||
-          !producer.getIndexingMapMatchingResult(cast<OpResult>(in->get()))
-               .isIdentity())
-        return false;
-    }
     inGroup.insert(g);
   }
-  // The fused op's inputs: each (value, map) read from outside the members,
-  // once; its results: the members' results read by anything but a member.
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> inputMaps;
-  llvm::DenseMap<std::pair<Value, AffineMap>, unsigned> inputIndex;
+  // The fused loops: those of the results read by anything but a member.
   SmallVector<OpResult> kept;
-  for (linalg::GenericOp g : members) {
-    for (OpOperand *in : g.getDpsInputOperands()) {
-      if (Operation *def = in->get().getDefiningOp(); def && inGroup.contains(def))
-        continue;
-      AffineMap map = g.getMatchingIndexingMap(in);
-      if (inputIndex.try_emplace({in->get(), map}, inputs.size()).second) {
-        inputs.push_back(in->get());
-        inputMaps.push_back(map);
-      }
-    }
+  for (linalg::GenericOp g : members)
     for (OpResult r : g->getResults())
-      if (llvm::any_of(r.getUsers(), [&](Operation *u) {
-            return !inGroup.contains(u);
-          }))
+      if (llvm::any_of(r.getUsers(),
+                       [&](Operation *u) { return !inGroup.contains(u); }))
         kept.push_back(r);
-  }
   if (kept.empty())
     return false;
+  SmallVector<int64_t> ranges =
+      cast<linalg::GenericOp>(kept.front().getOwner()).getStaticLoopRanges();
+  if (llvm::any_of(kept, [&](OpResult r) {
+        return cast<linalg::GenericOp>(r.getOwner()).getStaticLoopRanges() !=
+               ranges;
+      }))
+    return false;
+  MLIRContext *ctx = group.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(ranges.size(), ctx);
+  // The views each member is evaluated at, from its readers' (members come
+  // after what they read: readers first, in reverse order).
+  llvm::DenseMap<Operation *, SmallVector<AffineMap>> views;
+  auto addView = [&](Operation *g, AffineMap v) {
+    SmallVector<AffineMap> &list = views[g];
+    if (!llvm::is_contained(list, v))
+      list.push_back(v);
+  };
+  for (OpResult r : kept)
+    addView(r.getOwner(), identity);
+  for (linalg::GenericOp g : llvm::reverse(members))
+    for (AffineMap view : views.lookup(g))
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+        if (!producer || !inGroup.contains(producer))
+          continue;
+        AffineMap out =
+            producer.getIndexingMapMatchingResult(cast<OpResult>(in->get()));
+        if (!out.isPermutation())
+          return false;
+        addView(producer, inversePermutation(out)
+                              .compose(g.getMatchingIndexingMap(in))
+                              .compose(view));
+      }
+  // (a linalg.index in a body reads its view's result: a fused loop or a
+  // constant)
+  for (auto &[op, list] : views)
+    if (llvm::any_of(list, [](AffineMap v) {
+          return llvm::any_of(v.getResults(), [](AffineExpr e) {
+            return !isa<AffineDimExpr, AffineConstantExpr>(e);
+          });
+        }))
+      return false;
+  // The fused op's inputs: each (value, map) read from outside the members,
+  // once.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  llvm::DenseMap<std::pair<Value, AffineMap>, unsigned> inputIndex;
+  for (linalg::GenericOp g : members)
+    for (AffineMap view : views.lookup(g))
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        if (Operation *def = in->get().getDefiningOp();
+            def && inGroup.contains(def))
+          continue;
+        AffineMap map = g.getMatchingIndexingMap(in).compose(view);
+        if (inputIndex.try_emplace({in->get(), map}, inputs.size()).second) {
+          inputs.push_back(in->get());
+          maps.push_back(map);
+        }
+      }
   SmallVector<Value> inits;
-  SmallVector<AffineMap> maps(inputMaps);
   SmallVector<Type> types;
   for (OpResult r : kept) {
     auto g = cast<linalg::GenericOp>(r.getOwner());
@@ -457,33 +490,56 @@ bool fuseSameSpaceChain(fusion::GroupOp group) {
     maps.push_back(g.getIndexingMapMatchingResult(r));
     types.push_back(r.getType());
   }
-  IRRewriter rewriter(group.getContext());
+  IRRewriter rewriter(ctx);
   rewriter.setInsertionPointAfter(members.back());
   auto fused = linalg::GenericOp::create(
       rewriter, members.back().getLoc(), types, inputs, inits, maps,
-      members.front().getIteratorTypesArray(),
+      SmallVector<utils::IteratorType>(ranges.size(),
+                                       utils::IteratorType::parallel),
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        // (each member's result, as its body computed it)
-        llvm::DenseMap<Value, Value> computed;
-        IRMapping mapping;
-        for (linalg::GenericOp g : members) {
-          for (OpOperand *in : g.getDpsInputOperands()) {
-            Value arg = g.getMatchingBlockArgument(in);
-            if (auto it = computed.find(in->get()); it != computed.end())
-              mapping.map(arg, it->second);
-            else
-              mapping.map(arg, args[inputIndex.lookup(
-                                   {in->get(), g.getMatchingIndexingMap(in)})]);
+        // (each member's result at each view, as its body computed it)
+        llvm::DenseMap<std::pair<Value, AffineMap>, Value> computed;
+        for (linalg::GenericOp g : members)
+          for (AffineMap view : views.lookup(g)) {
+            IRMapping mapping;
+            for (OpOperand *in : g.getDpsInputOperands()) {
+              Value arg = g.getMatchingBlockArgument(in);
+              AffineMap at = g.getMatchingIndexingMap(in).compose(view);
+              auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+              if (producer && inGroup.contains(producer)) {
+                AffineMap out = producer.getIndexingMapMatchingResult(
+                    cast<OpResult>(in->get()));
+                mapping.map(arg, computed.lookup(
+                                     {in->get(), inversePermutation(out)
+                                                     .compose(at)}));
+              } else {
+                mapping.map(arg, args[inputIndex.lookup({in->get(), at})]);
+              }
+            }
+            for (Operation &op : g.getBody()->without_terminator()) {
+              if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+                AffineExpr e = view.getResult(idx.getDim());
+                Value v =
+                    isa<AffineDimExpr>(e)
+                        ? linalg::IndexOp::create(
+                              b, loc, cast<AffineDimExpr>(e).getPosition())
+                              .getResult()
+                        : arith::ConstantIndexOp::create(
+                              b, loc, cast<AffineConstantExpr>(e).getValue())
+                              .getResult();
+                mapping.map(idx.getResult(), v);
+                continue;
+              }
+              b.clone(op, mapping);
+            }
+            for (auto [r, v] :
+                 llvm::zip(g->getResults(),
+                           g.getBody()->getTerminator()->getOperands()))
+              computed[{r, view}] = mapping.lookupOrDefault(v);
           }
-          for (Operation &op : g.getBody()->without_terminator())
-            b.clone(op, mapping);
-          for (auto [r, v] : llvm::zip(g->getResults(),
-                                       g.getBody()->getTerminator()->getOperands()))
-            computed[r] = mapping.lookupOrDefault(v);
-        }
         SmallVector<Value> yielded;
         for (OpResult r : kept)
-          yielded.push_back(computed.lookup(r));
+          yielded.push_back(computed.lookup({r, identity}));
         linalg::YieldOp::create(b, loc, yielded);
       });
   for (auto [r, to] : llvm::zip(kept, fused->getResults()))
@@ -546,7 +602,7 @@ struct FuseGroupBodiesPass
       if (group.getKind() != "elementwise" && failed(alignLoops(group)))
         return WalkResult::interrupt();
       if (group.getKind() == "elementwise")
-        fuseSameSpaceChain(group);
+        fuseInOneStep(group);
       if (failed(applyPatternsWithBudget(group, frozen, /*topDown=*/true))) {
         group.emitError() << "fusion-fuse-group-bodies: fusion of group '"
                           << group.getSymName() << "' did not converge";

@@ -531,3 +531,60 @@ func.func @diamond(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32>
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+#id2b = affine_map<(d0, d1) -> (d0, d1)>
+#colb = affine_map<(d0, d1) -> (d1)>
+#rowb = affine_map<(d0, d1) -> (d0)>
+#vec = affine_map<(d0) -> (d0)>
+
+// A member over fewer loops (a generic over 8 positions, computing each
+// from its linalg.index) is evaluated at each point it is read at: read
+// along the columns and along the rows of a square space, its body appears
+// twice (first at the later reader's view), its index once the fused op's
+// d0, once its d1.
+// CHECK-LABEL: func.func @lower_rank_views
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<8x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[I0:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[C0:.*]] = arith.index_cast %[[I0]] : index to i32
+// CHECK-NEXT: %[[F0:.*]] = arith.sitofp %[[C0]] : i32 to f32
+// CHECK-NEXT: %[[I1:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[C1:.*]] = arith.index_cast %[[I1]] : index to i32
+// CHECK-NEXT: %[[F1:.*]] = arith.sitofp %[[C1]] : i32 to f32
+// CHECK-NEXT: %[[A:.*]] = arith.addf %[[IN]], %[[F1]] : f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[A]], %[[F0]] : f32
+// CHECK-NEXT: linalg.yield %[[M]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield %[[G]] : tensor<8x8xf32>
+func.func @lower_rank_views(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = fusion.group "g0" "elementwise" ins(%x : tensor<8x8xf32>) {
+  ^bb0(%a: tensor<8x8xf32>):
+    %e1 = tensor.empty() : tensor<8xf32>
+    %e2 = tensor.empty() : tensor<8x8xf32>
+    %pos = linalg.generic {indexing_maps = [#vec], iterator_types = ["parallel"]}
+        outs(%e1 : tensor<8xf32>) {
+    ^bb0(%out: f32):
+      %i = linalg.index 0 : index
+      %c = arith.index_cast %i : index to i32
+      %f = arith.sitofp %c : i32 to f32
+      linalg.yield %f : f32
+    } -> tensor<8xf32>
+    %0 = linalg.generic {indexing_maps = [#id2b, #colb, #id2b], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %pos : tensor<8x8xf32>, tensor<8xf32>) outs(%e2 : tensor<8x8xf32>) {
+    ^bb0(%in: f32, %p: f32, %out: f32):
+      %v = arith.addf %in, %p : f32
+      linalg.yield %v : f32
+    } -> tensor<8x8xf32>
+    %1 = linalg.generic {indexing_maps = [#id2b, #rowb, #id2b], iterator_types = ["parallel", "parallel"]}
+        ins(%0, %pos : tensor<8x8xf32>, tensor<8xf32>) outs(%e2 : tensor<8x8xf32>) {
+    ^bb0(%in: f32, %p: f32, %out: f32):
+      %v = arith.mulf %in, %p : f32
+      linalg.yield %v : f32
+    } -> tensor<8x8xf32>
+    fusion.yield %1 : tensor<8x8xf32>
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}

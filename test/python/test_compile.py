@@ -1246,3 +1246,32 @@ def test_builder_reference_converts_as_the_targets_do():
                     kfuse.compile(p, target="cuda", chip="sm_90").emulate(x)):
             np.testing.assert_array_equal(got[0], want)
             assert got[1] == ref[1]
+
+
+def test_long_elementwise_chains_fuse_into_one_kernel():
+    # 200 steps of one space, each reading the last two values (every
+    # producer has two readers), a bias and a scaled bias (a generic over the
+    # bias, read through a broadcast), two values outputs: one kernel (the
+    # group fused in one step, each body once per point it is read at), the
+    # values of the numpy reference on both targets
+    p = kb.Program("chain")
+    x = p.input("x", (16, 32), "f32")
+    b = p.input("b", (32,), "f32")
+    prev, cur = x, kb.tanh(x)
+    for i in range(200):
+        step = (cur * 0.5 + prev * 0.25 + b if i % 3 else kb.maximum(cur, prev) - b * 0.125)
+        prev, cur = cur, kb.tanh(step)
+        if i == 100:
+            p.output(cur, name="mid")
+    p.output(cur, name="y")
+    rng = np.random.default_rng(11)
+    args = [rng.standard_normal((16, 32)).astype(np.float32),
+            rng.standard_normal(32).astype(np.float32)]
+    want = p.reference(*args)
+    cpu = kfuse.compile(p, target="cpu", numerics="strict")
+    cuda = kfuse.compile(p, target="cuda", chip="sm_90", numerics="strict")
+    assert cpu.report.after.kernels == cuda.report.after.kernels == 1
+    assert cpu.stages["codegen"].count("math.tanh") == 201
+    for got in (cpu(*args), cuda.emulate(*args)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
