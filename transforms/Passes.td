@@ -882,6 +882,11 @@ def FuseGroupBodies : Pass<"fusion-fuse-group-bodies", "::mlir::func::FuncOp"> {
   let description = [{
     Applies upstream elementwise fusion inside every `fusion.group`; the
     producers' values that the group yields stay results of the merged op.
+    An elementwise group whose results share one space, and whose members
+    each read the others through maps of those loops, is fused in one step
+    instead: each member's body copied once for each point it is read at,
+    where fusing edge by edge copied the growing body at every edge (time
+    quadratic in a chain's length).
     An elementwise group must end with exactly one `linalg.generic`
     (independent siblings over the same loops are merged into one), or the
     pass fails naming the group; a reduction group keeps one generic per
