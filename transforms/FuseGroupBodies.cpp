@@ -415,12 +415,24 @@ bool fuseInOneStep(fusion::GroupOp group) {
     inGroup.insert(g);
   }
   // The fused loops: those of the results read by anything but a member.
+  // (a result read inside a member's body, by a gather, stays to the
+  // pairwise patterns, which recompute the gathered producer there)
   SmallVector<OpResult> kept;
+  Block &body = group.getBodyBlock();
   for (linalg::GenericOp g : members)
-    for (OpResult r : g->getResults())
-      if (llvm::any_of(r.getUsers(),
-                       [&](Operation *u) { return !inGroup.contains(u); }))
+    for (OpResult r : g->getResults()) {
+      bool outside = false;
+      for (Operation *u : r.getUsers()) {
+        if (inGroup.contains(u))
+          continue;
+        Operation *top = body.findAncestorOpInBlock(*u);
+        if (top && top != u && inGroup.contains(top))
+          return false;
+        outside = true;
+      }
+      if (outside)
         kept.push_back(r);
+    }
   if (kept.empty())
     return false;
   SmallVector<int64_t> ranges =

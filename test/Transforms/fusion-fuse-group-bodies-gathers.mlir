@@ -281,3 +281,46 @@ func.func @yielded_gather_stays(%ids: tensor<2x8xi64>, %wt: tensor<50x16xf32>, %
   } -> tensor<2x8xf32>, tensor<8x16xf32>
   return %r#0, %r#1 : tensor<2x8xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+#v1 = affine_map<(d0) -> (d0)>
+
+// A member's result gathered inside another member's body (not read as an
+// operand), over the same loops as the group's result, is not fused in one
+// step (the fused op would read its own result): the producer is
+// recomputed at the gathered index instead, and the gathered tensor is the
+// group's input.
+// CHECK-LABEL: func.func @gathered_member
+// CHECK: ^bb0(%[[A:[^:]*]]: tensor<4xf32>, %[[I:[^:]*]]: tensor<4xi64>):
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[I]] : tensor<4xi64>)
+// CHECK: %[[K:.*]] = arith.index_cast
+// CHECK-NEXT: %[[X:.*]] = tensor.extract %[[A]][%[[K]]] : tensor<4xf32>
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK-NEXT: arith.addf %[[E]], %[[E]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: fusion.yield %[[G]] : tensor<4xf32>
+func.func @gathered_member(%x: tensor<4xf32>, %ids: tensor<4xi64>) -> tensor<4xf32> {
+  %r = fusion.group "g0" "elementwise" ins(%x, %ids : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%a: tensor<4xf32>, %i: tensor<4xi64>):
+    %e4x = tensor.empty() : tensor<4xf32>
+    %e4 = tensor.empty() : tensor<4xf32>
+    %t = linalg.generic {indexing_maps = [#v1, #v1], iterator_types = ["parallel"]}
+        ins(%a : tensor<4xf32>) outs(%e4x : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    %g = linalg.generic {indexing_maps = [#v1, #v1], iterator_types = ["parallel"]}
+        ins(%i : tensor<4xi64>) outs(%e4 : tensor<4xf32>) {
+    ^bb0(%id: i64, %out: f32):
+      %k = arith.index_cast %id : i64 to index
+      %v = tensor.extract %t[%k] : tensor<4xf32>
+      %w = arith.addf %v, %v : f32
+      linalg.yield %w : f32
+    } -> tensor<4xf32>
+    fusion.yield %g : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
