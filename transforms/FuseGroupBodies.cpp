@@ -404,8 +404,8 @@ bool fuseInOneStep(fusion::GroupOp group) {
     return false;
   llvm::DenseSet<Operation *> inGroup;
   for (linalg::GenericOp g : members) {
-    if (g.getNumParallelLoops() != g.getNumLoops() || !g.hasPureTensorSemantics() ||
-        !g.getRegion().hasOneBlock() ||
+    if (g.getNumParallelLoops() != g.getNumLoops() ||
+        !g.hasPureTensorSemantics() || !g.getRegion().hasOneBlock() ||
         llvm::any_of(g.getDpsInitsMutable(), [&](OpOperand &init) {
           Operation *def = init.get().getDefiningOp();
           return g.payloadUsesValueFromOperand(&init) ||

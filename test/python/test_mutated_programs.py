@@ -30,14 +30,20 @@ def test_mutants_are_deterministic_and_change_the_program():
     assert all(bool(what) == (text != corpus[name]) for name, text, what in changed)
 
 
-def test_seeds_are_refused_or_computed_right(tmp_path):
-    out = tmp_path / "mutants.jsonl"
-    status = mutate_programs.main(["--seeds", "34:50", "--jobs", "2", "--out", str(out),
+def _campaign(tmp_path, *args):
+    """The results of mutate_programs.py with `args`, none of them a failure."""
+    out = tmp_path / "results.jsonl"
+    status = mutate_programs.main([*args, "--jobs", "2", "--out", str(out),
                                    "--keep", str(tmp_path / "programs")])
     results = [json.loads(line) for line in out.read_text().splitlines()]
     failed = [(r["seed"], r["outcome"], r["detail"][:300]) for r in results
               if r["outcome"] in mutate_programs.FAILURES]
     assert status == 0 and not failed, failed
+    return results
+
+
+def test_seeds_are_refused_or_computed_right(tmp_path):
+    results = _campaign(tmp_path, "--seeds", "34:50")
     outcomes = {r["outcome"] for r in results}
     assert {"ok", "refused"} <= outcomes
     by_seed = {r["seed"]: r for r in results}
@@ -53,13 +59,7 @@ def test_programs_under_drawn_options_agree(tmp_path):
     # seeds 268-281 of --options: sm_80, streamed and occupancy-4 rows, rows
     # widened to 2048 (a softmax and a transpose emulated wide), programs
     # the widening left invalid refused
-    out = tmp_path / "options.jsonl"
-    status = mutate_programs.main(["--options", "--seeds", "268:282", "--jobs", "2",
-                                   "--out", str(out), "--keep", str(tmp_path / "programs")])
-    results = [json.loads(line) for line in out.read_text().splitlines()]
-    failed = [(r["seed"], r["outcome"], r["detail"][:300]) for r in results
-              if r["outcome"] in mutate_programs.FAILURES]
-    assert status == 0 and not failed, failed
+    results = _campaign(tmp_path, "--options", "--seeds", "268:282")
     emulated_wide = [r for r in results if r["outcome"] == "ok" and not r["detail"]
                      and any(m.startswith("size") for m in r["mutations"])]
     assert len(emulated_wide) >= 2
@@ -72,12 +72,6 @@ def test_suite_workloads_under_drawn_options_agree(tmp_path):
     # and NHWC, column sums, a prime-length split) under drawn options, half
     # on special values: each emulated CUDA program agrees with the CPU's
     # (the NHWC batch norms and colsum, past 400000 elements, compile only)
-    out = tmp_path / "suite.jsonl"
-    status = mutate_programs.main(["--suite", "--seeds", "36:48", "--jobs", "2",
-                                   "--out", str(out), "--keep", str(tmp_path / "programs")])
-    results = [json.loads(line) for line in out.read_text().splitlines()]
-    failed = [(r["seed"], r["outcome"], r["detail"][:300]) for r in results
-              if r["outcome"] in mutate_programs.FAILURES]
-    assert status == 0 and not failed, failed
+    results = _campaign(tmp_path, "--suite", "--seeds", "36:48")
     assert len({r["program"] for r in results}) == 12
     assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 8
