@@ -14,6 +14,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -97,8 +98,21 @@ static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
 /// branch every block tests its index against).
 constexpr size_t kMaxLaunchSpaces = 16;
 
+/// While the grouping phases run (the IR unchanged), each op's ranges
+/// computed once: getStaticLoopRanges composes and inverts the op's maps at
+/// every call, and the pairwise searches of horizontal and multi-tensor
+/// fusion asked for them millions of times (an optimizer's update of 200
+/// parameters took 83 s to plan on a 2-core host).
+static thread_local llvm::DenseMap<Operation *, SmallVector<int64_t>>
+    *domainCache = nullptr;
+
 static SmallVector<int64_t> domainOf(Operation *op) {
-  return cast<linalg::GenericOp>(op).getStaticLoopRanges();
+  if (!domainCache)
+    return cast<linalg::GenericOp>(op).getStaticLoopRanges();
+  auto [it, inserted] = domainCache->try_emplace(op);
+  if (inserted)
+    it->second = cast<linalg::GenericOp>(op).getStaticLoopRanges();
+  return it->second;
 }
 
 /// Where the loops of a group's members run in its kernel: loop j of a
@@ -651,6 +665,11 @@ void FormFusionGroupsPass::runOnOperation() {
           b.clone(op)->getResult(cast<OpResult>(use->get()).getResultNumber()));
   }
 
+  // (ranges cached until step 3, which clones ops)
+  llvm::DenseMap<Operation *, SmallVector<int64_t>> domains;
+  domainCache = &domains;
+  llvm::scope_exit noDomains([] { domainCache = nullptr; });
+
   // 1. Union producers into consumers in program order.
   SmallVector<Operation *> fusible;
   for (Operation &op : *block)
@@ -942,8 +961,12 @@ void FormFusionGroupsPass::runOnOperation() {
   for (auto [i, a] :
        llvm::enumerate(noFusion ? ArrayRef<Operation *>()
                                 : ArrayRef<Operation *>(fusible))) {
+    // (what is tested below depends on the two clusters only: each
+    // cluster of a later op is tried once, until a's grows)
+    llvm::DenseSet<Operation *> tried;
     for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
-      if (classes.isEquivalent(a, b))
+      if (classes.isEquivalent(a, b) ||
+          !tried.insert(classes.getLeaderValue(b)).second)
         continue;
       SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
       if (llvm::any_of(ma, isContractionGeneric) ||
@@ -988,6 +1011,7 @@ void FormFusionGroupsPass::runOnOperation() {
       if (reachesThroughOutside(block, merged, merged, membersOf))
         continue;
       classes.unionSets(a, b);
+      tried.clear();
       horizontal.push_back(
           {b, shared == 0
                   ? "fused horizontally with an independent sibling over the "
@@ -1012,8 +1036,12 @@ void FormFusionGroupsPass::runOnOperation() {
        llvm::enumerate(noFusion || !multiTensor
                            ? ArrayRef<Operation *>()
                            : ArrayRef<Operation *>(fusible))) {
+    // (what is tested below depends on the two clusters only: each
+    // cluster of a later op is tried once, until a's grows)
+    llvm::DenseSet<Operation *> tried;
     for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
-      if (classes.isEquivalent(a, b))
+      if (classes.isEquivalent(a, b) ||
+          !tried.insert(classes.getLeaderValue(b)).second)
         continue;
       SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
       if (!allElementwise(ma) || !allElementwise(mb))
@@ -1038,6 +1066,7 @@ void FormFusionGroupsPass::runOnOperation() {
           reachesThroughOutside(block, merged, merged, membersOf))
         continue;
       classes.unionSets(a, b);
+      tried.clear();
       horizontal.push_back(
           {b, "shares one launch with an independent elementwise group "
               "(blocks of its own each; " +
@@ -1068,6 +1097,7 @@ void FormFusionGroupsPass::runOnOperation() {
     clusters[clusterOf[op]].decisions.push_back(reason);
   // 3. Producers needed by several groups: recompute or materialize (never
   // recompute when fusion is off: a clone would fuse the producer anyway).
+  domainCache = nullptr;
   decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
 
   // Column sums beside row reductions (see rowCompatible): said, since they
