@@ -1049,9 +1049,13 @@ void FormFusionGroupsPass::runOnOperation() {
       llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
       merged.insert(mb.begin(), mb.end());
       SmallVector<SmallVector<int64_t>> spaces;
-      for (Operation *m : merged)
-        if (!llvm::is_contained(spaces, domainOf(m)))
-          spaces.push_back(domainOf(m));
+      for (Operation *m : merged) {
+        SmallVector<int64_t> d = domainOf(m);
+        if (!llvm::is_contained(spaces, d))
+          spaces.push_back(std::move(d));
+        if (spaces.size() > kMaxLaunchSpaces)
+          break;
+      }
       if (spaces.size() > kMaxLaunchSpaces)
         continue;
       auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
