@@ -70,12 +70,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "test", "python", "programs")
 
 
-def _random_programs():
-    """bench/random_programs.py (which imports kfuse), importable however
-    this script was started."""
+def _importable():
+    """bench/ and python/ on sys.path, however this script was started."""
     for d in (HERE, os.path.join(HERE, "..", "python")):
         if d not in sys.path:
             sys.path.insert(0, d)
+
+
+def _random_programs():
+    """bench/random_programs.py (which imports kfuse)."""
+    _importable()
     import random_programs
     return random_programs
 
@@ -84,7 +88,7 @@ def suite_program(seed):
     """(name, MLIR text) of a seed in --suite mode: the benchmark workloads
     (bench/suite.py) in turn, at the sizes the emulator runs (their row
     widths and kernel strategies, 2 rows; 4 of 262144, which 2 would split)."""
-    _random_programs()  # (bench/ and python/ importable)
+    _importable()
     import suite
     names = sorted(suite.WORKLOADS)
     name = names[seed % len(names)]

@@ -470,13 +470,16 @@ bool fuseInOneStep(fusion::GroupOp group) {
       }
   // (a linalg.index in a body reads its view's result: a fused loop or a
   // constant)
-  for (auto &[op, list] : views)
-    if (llvm::any_of(list, [](AffineMap v) {
+  for (auto &[op, list] : views) {
+    Block *b = cast<linalg::GenericOp>(op).getBody();
+    if (!b->getOps<linalg::IndexOp>().empty() &&
+        llvm::any_of(list, [](AffineMap v) {
           return llvm::any_of(v.getResults(), [](AffineExpr e) {
             return !isa<AffineDimExpr, AffineConstantExpr>(e);
           });
         }))
       return false;
+  }
   // The fused op's inputs: each (value, map) read from outside the members,
   // once.
   SmallVector<Value> inputs;
