@@ -51,15 +51,11 @@ static SmallVector<Operation *> usersInBlock(Block *block, Operation *op) {
 /// True if an op in `targets` is reachable from `sources` along def-use
 /// edges through at least one op outside `sources`. A group runs as a unit,
 /// so reaching any member of a cluster (`membersOf`) reaches the results of
-/// all its members. `horizon` (may be null): every op after it in `block`
-/// is a cluster of its own and no target is after it, so a path that
-/// passes it cannot come back (def-use edges run forward in the block);
-/// without it, checking each edge of a chain walked the rest of the chain.
+/// all its members.
 static bool reachesThroughOutside(
     Block *block, const llvm::DenseSet<Operation *> &sources,
     const llvm::DenseSet<Operation *> &targets,
-    llvm::function_ref<SmallVector<Operation *>(Operation *)> membersOf,
-    Operation *horizon = nullptr) {
+    llvm::function_ref<SmallVector<Operation *>(Operation *)> membersOf) {
   SmallVector<Operation *> worklist;
   llvm::DenseSet<Operation *> visited;
   for (Operation *s : sources)
@@ -70,8 +66,6 @@ static bool reachesThroughOutside(
     Operation *x = worklist.pop_back_val();
     if (targets.contains(x))
       return true;
-    if (horizon && horizon->isBeforeInBlock(x))
-      continue;
     for (Operation *m : membersOf(x)) {
       if (sources.contains(m) || !visited.insert(m).second)
         continue;
@@ -87,6 +81,176 @@ static bool reachesThroughOutside(
   }
   return false;
 }
+
+/// The fusible ops partitioned into clusters (union-find), with what the
+/// merge checks ask of a cluster kept up to date as clusters unite, so that
+/// a check need not walk the clusters it merges: a chain of thousands of
+/// ops re-walked its whole group at every edge (6000 generics: 2.6 s of
+/// planning on a 2-core host).
+class ClusterSet {
+public:
+  ClusterSet(Block *block, ArrayRef<Operation *> ops) : block(block) {
+    for (Operation *op : ops) {
+      classes.insert(op);
+      Summary &s = summaries[op];
+      s.rowReductions = isRowReductionGeneric(op);
+      s.contractions = isContractionGeneric(op);
+      if (!usersInBlock(block, op).empty())
+        s.exposed.push_back(op);
+    }
+  }
+
+  bool contains(Operation *op) const { return classes.contains(op); }
+  bool together(Operation *a, Operation *b) const {
+    return classes.isEquivalent(a, b);
+  }
+  Operation *leader(Operation *op) const { return classes.getLeaderValue(op); }
+  /// The ops of `op`'s cluster ({op} for an op outside every cluster).
+  SmallVector<Operation *> members(Operation *op) const {
+    if (!classes.contains(op))
+      return {op};
+    return llvm::to_vector(classes.members(op));
+  }
+  /// Members of `op`'s cluster with a user outside it: a path out of the
+  /// cluster starts at one of them, and only their results are visible
+  /// outside it.
+  ArrayRef<Operation *> exposed(Operation *op) const {
+    return summaries.find(leader(op))->second.exposed;
+  }
+  /// Whether a group merging the clusters of `a` and `b` has a row
+  /// reduction or a contraction: without either, rowCompatible has nothing
+  /// to say about it.
+  bool reducesOrContracts(Operation *a, Operation *b) const {
+    const Summary &sa = summaries.find(leader(a))->second;
+    const Summary &sb = summaries.find(leader(b))->second;
+    return sa.rowReductions + sa.contractions + sb.rowReductions +
+               sb.contractions >
+           0;
+  }
+  /// Whether an exposed member of `side`'s cluster has a user outside the
+  /// clusters of `side` and `other` together.
+  bool usedOutside(Operation *side, Operation *other) const {
+    Operation *ls = leader(side), *lo = leader(other);
+    return llvm::any_of(exposed(side), [&](Operation *m) {
+      return llvm::any_of(usersInBlock(block, m),
+                          [&](Operation *u) { return !inOneOf(u, ls, lo); });
+    });
+  }
+  /// The ops of the clusters of `a` and `b`.
+  llvm::DenseSet<Operation *> merged(Operation *a, Operation *b) const {
+    llvm::DenseSet<Operation *> ops;
+    for (Operation *m : llvm::concat<Operation *>(members(a), members(b)))
+      ops.insert(m);
+    return ops;
+  }
+  /// Whether merging the clusters of `a` and `b` would make a cycle: a path
+  /// from the merged group through an op outside it back into it. A group
+  /// runs as a unit, so reaching any member of a cluster reaches the
+  /// results of all its members. `horizon` (may be null): every op after it
+  /// is a cluster of its own and no member is after it, so a path that
+  /// passes it cannot come back (def-use edges run forward in the block).
+  bool mergeMakesCycle(Operation *a, Operation *b,
+                       Operation *horizon = nullptr) const {
+    Operation *la = leader(a), *lb = leader(b);
+    SmallVector<Operation *> worklist;
+    for (Operation *l : {la, lb})
+      for (Operation *m : exposed(l))
+        for (Operation *u : usersInBlock(block, m))
+          if (!inOneOf(u, la, lb))
+            worklist.push_back(u);
+    llvm::DenseSet<Operation *> visited; // (leaders, and ops outside clusters)
+    while (!worklist.empty()) {
+      Operation *x = worklist.pop_back_val();
+      if (horizon && horizon->isBeforeInBlock(x))
+        continue;
+      bool clustered = classes.contains(x);
+      Operation *key = clustered ? leader(x) : x;
+      if (!visited.insert(key).second)
+        continue;
+      for (Operation *m : clustered ? exposed(x) : ArrayRef<Operation *>(x))
+        for (Operation *u : usersInBlock(block, m)) {
+          if (inOneOf(u, la, lb))
+            return true;
+          worklist.push_back(u);
+        }
+    }
+    return false;
+  }
+
+  /// Whether a result of `from`'s cluster is read in `to`'s.
+  bool feeds(Operation *from, Operation *to) const {
+    Operation *lt = leader(to);
+    return llvm::any_of(exposed(from), [&](Operation *m) {
+      return llvm::any_of(usersInBlock(block, m),
+                          [&](Operation *u) { return inOneOf(u, lt, lt); });
+    });
+  }
+
+  /// Calls `tryMerge(a, b)` for each op `a` of `ops` and the first op `b`
+  /// after it of each other cluster, in order; `tryMerge` returns whether
+  /// it merged them. What the searches test depends on the two clusters
+  /// only, so each later cluster is tried once against `a`'s, until `a`'s
+  /// grows. (The ops' leaders are kept in an array, refreshed after a
+  /// merge: a chain planned as one cluster asked for them N^2 / 2 times.)
+  void
+  forLaterPairs(ArrayRef<Operation *> ops,
+                llvm::function_ref<bool(Operation *, Operation *)> tryMerge) {
+    SmallVector<Operation *> leaders;
+    unsigned leadersAt = unions + 1;
+    for (unsigned i = 0; i < ops.size(); ++i) {
+      llvm::DenseSet<Operation *> tried;
+      for (unsigned j = i + 1; j < ops.size(); ++j) {
+        if (leadersAt != unions) {
+          leaders.clear();
+          for (Operation *op : ops)
+            leaders.push_back(leader(op));
+          leadersAt = unions;
+        }
+        if (leaders[j] == leaders[i] || !tried.insert(leaders[j]).second)
+          continue;
+        if (tryMerge(ops[i], ops[j]))
+          tried.clear();
+      }
+    }
+  }
+
+  void unite(Operation *a, Operation *b) {
+    Operation *la = leader(a), *lb = leader(b);
+    if (la == lb)
+      return;
+    ++unions;
+    Summary sa = std::move(summaries[la]), sb = std::move(summaries[lb]);
+    summaries.erase(la);
+    summaries.erase(lb);
+    classes.unionSets(la, lb);
+    Operation *l = leader(la);
+    Summary &s = summaries[l];
+    s.rowReductions = sa.rowReductions + sb.rowReductions;
+    s.contractions = sa.contractions + sb.contractions;
+    for (Operation *m : llvm::concat<Operation *>(sa.exposed, sb.exposed))
+      if (llvm::any_of(usersInBlock(block, m),
+                       [&](Operation *u) { return !inOneOf(u, l, l); }))
+        s.exposed.push_back(m);
+  }
+
+private:
+  struct Summary {
+    unsigned rowReductions = 0, contractions = 0;
+    SmallVector<Operation *> exposed;
+  };
+
+  bool inOneOf(Operation *op, Operation *la, Operation *lb) const {
+    if (!classes.contains(op))
+      return false;
+    Operation *l = leader(op);
+    return l == la || l == lb;
+  }
+
+  Block *block;
+  unsigned unions = 0;
+  llvm::EquivalenceClasses<Operation *> classes;
+  llvm::DenseMap<Operation *, Summary> summaries; // (by leader)
+};
 
 /// The report's sentence for an unfused edge: "operand #N <why>".
 static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
@@ -675,9 +839,7 @@ void FormFusionGroupsPass::runOnOperation() {
   for (Operation &op : *block)
     if (isFusibleGeneric(&op) && !isOnlyAnInit(&op))
       fusible.push_back(&op);
-  llvm::EquivalenceClasses<Operation *> classes;
-  for (Operation *op : fusible)
-    classes.insert(op);
+  ClusterSet classes(block, fusible);
   // Reasons an edge between two fusible ops stayed unfused, reported on the
   // consumer's group.
   SmallVector<std::pair<Operation *, std::string>> unfused;
@@ -692,31 +854,13 @@ void FormFusionGroupsPass::runOnOperation() {
   SmallVector<OpOperand *> rowRefused, outsideRefused;
   // Cheap producers recomputed inside contractions (isCheapPrologue).
   SmallVector<std::pair<Operation *, std::string>> prologues;
-  // Whether a member of `side` has a user outside `merged`.
-  auto usedOutside = [&](ArrayRef<Operation *> side,
-                         const llvm::DenseSet<Operation *> &merged) {
-    return llvm::any_of(side, [&](Operation *m) {
-      return llvm::any_of(usersInBlock(block, m),
-                          [&](Operation *u) { return !merged.contains(u); });
-    });
-  };
-  auto membersOf = [&](Operation *op) {
-    SmallVector<Operation *> members;
-    if (!classes.contains(op))
-      return SmallVector<Operation *>{op};
-    for (auto it = classes.findLeader(op); it != classes.member_end(); ++it)
-      members.push_back(*it);
-    return members;
-  };
-  // The ops of the group that merging the groups of `producer` and
-  // `consumer` would make.
-  auto mergedGroup = [&](Operation *producer, Operation *consumer) {
-    llvm::DenseSet<Operation *> merged;
-    for (Operation *m : membersOf(producer))
-      merged.insert(m);
-    for (Operation *m : membersOf(consumer))
-      merged.insert(m);
-    return merged;
+  // Whether the group merging the groups of `producer` and `consumer`
+  // runs over one row space (rowCompatible; std::nullopt without row
+  // reductions and contractions).
+  auto mergedRowwise = [&](Operation *producer, Operation *consumer) {
+    if (!classes.reducesOrContracts(producer, consumer))
+      return std::optional<bool>();
+    return rowCompatible(classes.merged(producer, consumer));
   };
   for (Operation *consumer : fusible) {
     for (OpOperand *usePtr :
@@ -725,7 +869,7 @@ void FormFusionGroupsPass::runOnOperation() {
       Operation *producer = use.get().getDefiningOp();
       if (!producer || !classes.contains(producer))
         continue;
-      if (classes.isEquivalent(producer, consumer))
+      if (classes.together(producer, consumer))
         continue;
       if (noFusion) {
         refuse(use,
@@ -741,11 +885,9 @@ void FormFusionGroupsPass::runOnOperation() {
         continue;
       }
       if (isContractionGeneric(consumer) && isCheapPrologue(use) &&
-          membersOf(producer).size() == 1) {
-        llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
-        if (!reachesThroughOutside(block, merged, merged, membersOf,
-                                   consumer)) {
-          classes.unionSets(producer, consumer);
+          classes.members(producer).size() == 1) {
+        if (!classes.mergeMakesCycle(producer, consumer, consumer)) {
+          classes.unite(producer, consumer);
           prologues.push_back(
               {consumer,
                edgeReason(use, "is computed where the contraction reads it, "
@@ -785,24 +927,17 @@ void FormFusionGroupsPass::runOnOperation() {
                              "fusion cannot merge")});
         continue;
       }
-      SmallVector<Operation *> producerSide = membersOf(producer);
-      llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
       // One group is one kernel over one iteration space. A producer side
       // whose exposed ops run over another space (a broadcast producer) may
       // join only if it is entirely consumed inside the group, where
       // elementwise fusion inlines it into its consumers.
-      // (the producer's group is a set: long chains make it thousands of ops)
-      llvm::DenseSet<Operation *> producerSet(producerSide.begin(),
-                                              producerSide.end());
-      bool sameDomain = llvm::all_of(producerSide, [&](Operation *m) {
-        bool exposed = llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
-          return !producerSet.contains(u);
-        });
-        return !exposed || domainOf(m) == domainOf(consumer);
-      });
+      bool sameDomain =
+          llvm::all_of(classes.exposed(producer), [&](Operation *m) {
+            return domainOf(m) == domainOf(consumer);
+          });
       // A group with row reductions runs one block per row: every op must
       // run over the rows, or over the rows x columns, of its reductions.
-      std::optional<bool> rowwise = rowCompatible(merged);
+      std::optional<bool> rowwise = mergedRowwise(producer, consumer);
       if (rowwise.has_value()) {
         if (!*rowwise) {
           rowRefused.push_back(&use);
@@ -812,7 +947,7 @@ void FormFusionGroupsPass::runOnOperation() {
                                "over one row space")});
           continue;
         }
-      } else if (!sameDomain && usedOutside(producerSide, merged)) {
+      } else if (!sameDomain && classes.usedOutside(producer, consumer)) {
         outsideRefused.push_back(&use);
         refuse(use,
             {consumer,
@@ -821,8 +956,7 @@ void FormFusionGroupsPass::runOnOperation() {
                              "this group")});
         continue;
       }
-      if (reachesThroughOutside(block, merged, merged, membersOf,
-                                   consumer)) {
+      if (classes.mergeMakesCycle(producer, consumer, consumer)) {
         refuse(use,
             {consumer,
              edgeReason(use,
@@ -830,7 +964,7 @@ void FormFusionGroupsPass::runOnOperation() {
                         "create a cycle through an op outside the group")});
         continue;
       }
-      classes.unionSets(producer, consumer);
+      classes.unite(producer, consumer);
     }
     // A contraction's accumulator may start from an elementwise value over
     // its output space (PyTorch's convolution bias, broadcast into the
@@ -841,19 +975,13 @@ void FormFusionGroupsPass::runOnOperation() {
       if (OpOperand *init = contractionInitProducedAlone(consumer))
         if (Operation *producer = init->get().getDefiningOp();
             classes.contains(producer) &&
-            !classes.isEquivalent(producer, consumer)) {
-          SmallVector<Operation *> side = membersOf(producer);
-          llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
-          bool contained = llvm::all_of(side, [&](Operation *m) {
-            return llvm::all_of(usersInBlock(block, m), [&](Operation *u) {
-              return merged.contains(u);
-            });
-          });
-          if (contained && !llvm::any_of(side, isContractionGeneric) &&
+            !classes.together(producer, consumer)) {
+          SmallVector<Operation *> side = classes.members(producer);
+          if (!classes.usedOutside(producer, consumer) &&
+              !llvm::any_of(side, isContractionGeneric) &&
               !llvm::any_of(side, isRowReductionGeneric) &&
-              !reachesThroughOutside(block, merged, merged, membersOf,
-                                   consumer))
-            classes.unionSets(producer, consumer);
+              !classes.mergeMakesCycle(producer, consumer, consumer))
+            classes.unite(producer, consumer);
         }
   }
 
@@ -871,27 +999,26 @@ void FormFusionGroupsPass::runOnOperation() {
                                                     outsideRefused)) {
       Operation *producer = use->get().getDefiningOp();
       Operation *consumer = use->getOwner();
-      if (classes.isEquivalent(producer, consumer))
+      if (classes.together(producer, consumer))
         continue;
-      llvm::DenseSet<Operation *> merged = mergedGroup(producer, consumer);
-      std::optional<bool> rowwise = rowCompatible(merged);
+      std::optional<bool> rowwise = mergedRowwise(producer, consumer);
       // (with row reductions: one row space; without: a row-space refusal
       // stands, and a producer over another space must be read inside)
       if (rowwise ? !*rowwise
                   : llvm::is_contained(rowRefused, use) ||
-                        usedOutside(membersOf(producer), merged))
+                        classes.usedOutside(producer, consumer))
         continue;
-      if (reachesThroughOutside(block, merged, merged, membersOf))
+      if (classes.mergeMakesCycle(producer, consumer))
         continue;
-      classes.unionSets(producer, consumer);
+      classes.unite(producer, consumer);
       changed = true;
     }
   }
   // (a refused edge whose ends met in one group through other edges is no
   // longer a decision)
   for (size_t i = unfused.size(); i-- > 0;)
-    if (classes.isEquivalent(unfusedUses[i]->get().getDefiningOp(),
-                             unfusedUses[i]->getOwner()))
+    if (classes.together(unfusedUses[i]->get().getDefiningOp(),
+                         unfusedUses[i]->getOwner()))
       unfused.erase(unfused.begin() + i);
 
   // 1b. Horizontal fusion: independent clusters over the same iteration
@@ -899,16 +1026,10 @@ void FormFusionGroupsPass::runOnOperation() {
   // input run as one kernel, so the input is read once and one launch is
   // saved. Same legality as vertical merges (no path between them through
   // other ops or groups).
-  auto exposedDomain = [&](ArrayRef<Operation *> members)
-      -> std::optional<SmallVector<int64_t>> {
+  auto exposedDomain =
+      [&](Operation *op) -> std::optional<SmallVector<int64_t>> {
     std::optional<SmallVector<int64_t>> domain;
-    llvm::DenseSet<Operation *> memberSet(members.begin(), members.end());
-    for (Operation *m : members) {
-      bool exposed = llvm::any_of(usersInBlock(block, m), [&](Operation *u) {
-        return !memberSet.contains(u);
-      });
-      if (!exposed)
-        continue;
+    for (Operation *m : classes.exposed(op)) {
       if (domain && *domain != domainOf(m))
         return std::nullopt;
       domain = domainOf(m);
@@ -958,69 +1079,55 @@ void FormFusionGroupsPass::runOnOperation() {
     });
   };
   SmallVector<std::pair<Operation *, std::string>> horizontal;
-  for (auto [i, a] :
-       llvm::enumerate(noFusion ? ArrayRef<Operation *>()
-                                : ArrayRef<Operation *>(fusible))) {
-    // (what is tested below depends on the two clusters only: each
-    // cluster of a later op is tried once, until a's grows)
-    llvm::DenseSet<Operation *> tried;
-    for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
-      if (classes.isEquivalent(a, b) ||
-          !tried.insert(classes.getLeaderValue(b)).second)
-        continue;
-      SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
-      if (llvm::any_of(ma, isContractionGeneric) ||
-          llvm::any_of(mb, isContractionGeneric))
-        continue; // their inputs are read many times: nothing to share
-      // Row groups need only share their rows (one block per row computes
-      // both); others must expose one iteration space.
-      llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
-      merged.insert(mb.begin(), mb.end());
-      LoopRoles roles;
-      std::optional<bool> rowwise = rowCompatible(merged, &roles);
-      if (rowwise.has_value() && !*rowwise)
-        continue; // reductions over different rows: two kernels
-      auto da = exposedDomain(ma), db = exposedDomain(mb);
-      if (!rowwise && (!da || !db || *da != *db))
-        continue;
-      if (!rowwise)
-        for (Operation *m : merged)
-          if (domainOf(m) == *da)
-            roles[m] = llvm::to_vector(llvm::seq<unsigned>(0, da->size()));
-      llvm::DenseSet<Value> ia = externalInputs(ma);
-      llvm::DenseSet<Value> ib = externalInputs(mb);
-      int64_t shared = 0;
-      for (Value v : ib)
-        if (ia.contains(v) && readAlike(v, ma, mb, roles))
-          shared += bytesOf(v);
-      // A group that reads nothing (a fill that is also returned, positions)
-      // costs its sibling no loads: one launch writes both.
-      bool readsNothing = !rowwise && (ia.empty() || ib.empty());
-      if (shared == 0 && !readsNothing)
-        continue;
-      auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
-        llvm::DenseSet<Operation *> toSet(to.begin(), to.end());
-        return llvm::any_of(from, [&](Operation *f) {
-          return llvm::any_of(usersInBlock(block, f), [&](Operation *u) {
-            return toSet.contains(u);
-          });
-        });
-      };
-      if (feeds(ma, mb) || feeds(mb, ma))
-        continue; // dependent, not siblings: vertical fusion decided this edge
-      if (reachesThroughOutside(block, merged, merged, membersOf))
-        continue;
-      classes.unionSets(a, b);
-      tried.clear();
-      horizontal.push_back(
-          {b, shared == 0
-                  ? "fused horizontally with an independent sibling over the "
-                    "same space that reads no input"
-                  : "fused horizontally with an independent sibling that "
-                    "reads the same " +
-                        std::to_string(shared) + " B of inputs"});
-    }
-  }
+  classes.forLaterPairs(
+      noFusion ? ArrayRef<Operation *>() : ArrayRef<Operation *>(fusible),
+      [&](Operation *a, Operation *b) {
+        SmallVector<Operation *> ma = classes.members(a),
+                                 mb = classes.members(b);
+        if (llvm::any_of(ma, isContractionGeneric) ||
+            llvm::any_of(mb, isContractionGeneric))
+          return false; // their inputs are read many times: nothing to share
+        // Row groups need only share their rows (one block per row computes
+        // both); others must expose one iteration space.
+        llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
+        merged.insert(mb.begin(), mb.end());
+        LoopRoles roles;
+        std::optional<bool> rowwise = rowCompatible(merged, &roles);
+        if (rowwise.has_value() && !*rowwise)
+          return false; // reductions over different rows: two kernels
+        auto da = exposedDomain(a), db = exposedDomain(b);
+        if (!rowwise && (!da || !db || *da != *db))
+          return false;
+        if (!rowwise)
+          for (Operation *m : merged)
+            if (domainOf(m) == *da)
+              roles[m] = llvm::to_vector(llvm::seq<unsigned>(0, da->size()));
+        llvm::DenseSet<Value> ia = externalInputs(ma);
+        llvm::DenseSet<Value> ib = externalInputs(mb);
+        int64_t shared = 0;
+        for (Value v : ib)
+          if (ia.contains(v) && readAlike(v, ma, mb, roles))
+            shared += bytesOf(v);
+        // A group that reads nothing (a fill that is also returned, positions)
+        // costs its sibling no loads: one launch writes both.
+        bool readsNothing = !rowwise && (ia.empty() || ib.empty());
+        if (shared == 0 && !readsNothing)
+          return false;
+        // (dependent, not siblings: vertical fusion decided their edge)
+        if (classes.feeds(a, b) || classes.feeds(b, a))
+          return false;
+        if (classes.mergeMakesCycle(a, b))
+          return false;
+        classes.unite(a, b);
+        horizontal.push_back(
+            {b, shared == 0
+                    ? "fused horizontally with an independent sibling over the "
+                      "same space that reads no input"
+                    : "fused horizontally with an independent sibling that "
+                      "reads the same " +
+                          std::to_string(shared) + " B of inputs"});
+        return true;
+      });
 
   // 1c. Multi-tensor fusion: independent elementwise groups over different
   // spaces (an optimizer's update of each parameter, every gradient scaled
@@ -1032,58 +1139,43 @@ void FormFusionGroupsPass::runOnOperation() {
       return g && g.getNumLoops() == g.getNumParallelLoops();
     });
   };
-  for (auto [i, a] :
-       llvm::enumerate(noFusion || !multiTensor
-                           ? ArrayRef<Operation *>()
-                           : ArrayRef<Operation *>(fusible))) {
-    // (what is tested below depends on the two clusters only: each
-    // cluster of a later op is tried once, until a's grows)
-    llvm::DenseSet<Operation *> tried;
-    for (Operation *b : ArrayRef<Operation *>(fusible).drop_front(i + 1)) {
-      if (classes.isEquivalent(a, b) ||
-          !tried.insert(classes.getLeaderValue(b)).second)
-        continue;
-      SmallVector<Operation *> ma = membersOf(a), mb = membersOf(b);
-      if (!allElementwise(ma) || !allElementwise(mb))
-        continue;
-      llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
-      merged.insert(mb.begin(), mb.end());
-      SmallVector<SmallVector<int64_t>> spaces;
-      for (Operation *m : merged) {
-        SmallVector<int64_t> d = domainOf(m);
-        if (!llvm::is_contained(spaces, d))
-          spaces.push_back(std::move(d));
+  classes.forLaterPairs(
+      noFusion || !multiTensor ? ArrayRef<Operation *>()
+                               : ArrayRef<Operation *>(fusible),
+      [&](Operation *a, Operation *b) {
+        SmallVector<Operation *> ma = classes.members(a),
+                                 mb = classes.members(b);
+        if (!allElementwise(ma) || !allElementwise(mb))
+          return false;
+        llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
+        merged.insert(mb.begin(), mb.end());
+        SmallVector<SmallVector<int64_t>> spaces;
+        for (Operation *m : merged) {
+          SmallVector<int64_t> d = domainOf(m);
+          if (!llvm::is_contained(spaces, d))
+            spaces.push_back(std::move(d));
+          if (spaces.size() > kMaxLaunchSpaces)
+            break;
+        }
         if (spaces.size() > kMaxLaunchSpaces)
-          break;
-      }
-      if (spaces.size() > kMaxLaunchSpaces)
-        continue;
-      auto feeds = [&](ArrayRef<Operation *> from, ArrayRef<Operation *> to) {
-        llvm::DenseSet<Operation *> toSet(to.begin(), to.end());
-        return llvm::any_of(from, [&](Operation *f) {
-          return llvm::any_of(usersInBlock(block, f), [&](Operation *u) {
-            return toSet.contains(u);
-          });
-        });
-      };
-      if (feeds(ma, mb) || feeds(mb, ma) ||
-          reachesThroughOutside(block, merged, merged, membersOf))
-        continue;
-      classes.unionSets(a, b);
-      tried.clear();
-      horizontal.push_back(
-          {b, "shares one launch with an independent elementwise group "
-              "(blocks of its own each; " +
-                  std::to_string(spaces.size()) + " iteration space" +
-                  (spaces.size() == 1 ? "" : "s") + " so far)"});
-    }
-  }
+          return false;
+        if (classes.feeds(a, b) || classes.feeds(b, a) ||
+            classes.mergeMakesCycle(a, b))
+          return false;
+        classes.unite(a, b);
+        horizontal.push_back(
+            {b, "shares one launch with an independent elementwise group "
+                "(blocks of its own each; " +
+                    std::to_string(spaces.size()) + " iteration space" +
+                    (spaces.size() == 1 ? "" : "s") + " so far)"});
+        return true;
+      });
 
   // 2. Clusters in block order of their first op.
   clusters.clear();
   clusterOf.clear();
   for (Operation *op : fusible) {
-    Operation *leader = classes.getLeaderValue(op);
+    Operation *leader = classes.leader(op);
     unsigned c;
     if (auto existing = lookup(leader)) {
       c = *existing;

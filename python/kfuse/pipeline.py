@@ -471,10 +471,12 @@ def run_stages(module: ir.Module, options: Options,
                after_stage: Optional[Callable[[str, ir.Module], None]] = None
                ) -> Dict[str, str]:
     """Runs every stage on `module` in place; returns {stage: IR text after it},
-    starting with 'input'. `after_stage(name, module)` sees the live module."""
+    starting with 'input'. `after_stage(name, module)` sees the live module
+    (and must leave it as it is: the next stage's input is saved from the
+    text of this one, printing a long program taking a tenth of a second)."""
     texts = {"input": str(module)}
+    before = texts["input"]
     for name, pipeline in options.stages():
-        before = str(module)
         try:
             PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
         except ir.MLIRError as e:  # type: ignore[attr-defined]
@@ -488,7 +490,7 @@ def run_stages(module: ir.Module, options: Options,
             msg = (f"kfuse: stage '{name}' failed:\n  " + "\n  ".join(lines) +
                    f"\nreproduce with:\n  {repro}")
             raise _classify(lines, msg, repro) from None
-        texts[name] = str(module)
+        texts[name] = before = str(module)
         if after_stage is not None:
             after_stage(name, module)
     return texts
