@@ -282,7 +282,7 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
                  unsigned pos) {
   for (unsigned p = pos; p-- > 0;)
     for (auto [i, init] :
-         llvm::enumerate(linalg::GenericOp(generics[p]).getDpsInits()))
+         llvm::enumerate(linalg::GenericOp(generics[p]).getOutputs()))
       if (init == buffer)
         return std::make_pair(linalg::GenericOp(generics[p]), unsigned(i));
   return std::nullopt;
@@ -1097,8 +1097,31 @@ private:
   /// of its results it is.
   std::optional<std::pair<linalg::GenericOp, unsigned>>
   writerBefore(Value buffer, unsigned pos) {
-    return lastWriterBefore(generics, buffer, pos);
+    // (indexed on first use: the kernel's generics and their outputs do
+    // not change while it is emitted, and the scan over every generic
+    // before `pos` at each of the emitter's many questions made a chain of
+    // 200 layer norms take minutes)
+    if (writers.empty())
+      for (auto [p, g] : llvm::enumerate(generics))
+        for (auto [i, init] :
+             llvm::enumerate(linalg::GenericOp(g).getOutputs())) {
+          auto &list = writers[init];
+          if (list.empty() || list.back().first != p)
+            list.push_back({unsigned(p), unsigned(i)});
+        }
+    auto it = writers.find(buffer);
+    if (it == writers.end())
+      return std::nullopt;
+    auto after = llvm::partition_point(
+        it->second, [&](auto entry) { return entry.first < pos; });
+    if (after == it->second.begin())
+      return std::nullopt;
+    auto [p, i] = *std::prev(after);
+    return std::make_pair(generics[p], i);
   }
+  /// Each buffer the generics write: (position, result #) of its writers,
+  /// in order.
+  llvm::DenseMap<Value, SmallVector<std::pair<unsigned, unsigned>, 1>> writers;
   Value rowValueBefore(Value buffer, unsigned pos) {
     Value found;
     for (auto [p, v] : rowValues.lookup(buffer))
