@@ -82,6 +82,33 @@ static bool reachesThroughOutside(
   return false;
 }
 
+/// The report's sentence for an unfused edge: "operand #N <why>".
+static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
+  return "operand #" + std::to_string(use.getOperandNumber()) + " " + why.str();
+}
+
+/// Static loop ranges of an elementwise generic: its iteration space.
+/// The most iteration spaces one multi-tensor launch covers (each is a
+/// branch every block tests its index against).
+constexpr size_t kMaxLaunchSpaces = 16;
+
+/// While the grouping phases run (the IR unchanged), each op's ranges
+/// computed once: getStaticLoopRanges composes and inverts the op's maps at
+/// every call, and the pairwise searches of horizontal and multi-tensor
+/// fusion asked for them millions of times (an optimizer's update of 200
+/// parameters took 83 s to plan on a 2-core host).
+static thread_local llvm::DenseMap<Operation *, SmallVector<int64_t>>
+    *domainCache = nullptr;
+
+static SmallVector<int64_t> domainOf(Operation *op) {
+  if (!domainCache)
+    return cast<linalg::GenericOp>(op).getStaticLoopRanges();
+  auto [it, inserted] = domainCache->try_emplace(op);
+  if (inserted)
+    it->second = cast<linalg::GenericOp>(op).getStaticLoopRanges();
+  return it->second;
+}
+
 /// The fusible ops partitioned into clusters (union-find), with what the
 /// merge checks ask of a cluster kept up to date as clusters unite, so that
 /// a check need not walk the clusters it merges: a chain of thousands of
@@ -95,6 +122,9 @@ public:
       Summary &s = summaries[op];
       s.rowReductions = isRowReductionGeneric(op);
       s.contractions = isContractionGeneric(op);
+      auto g = cast<linalg::GenericOp>(op);
+      s.notElementwise = g.getNumLoops() != g.getNumParallelLoops();
+      s.spaces.push_back(domainOf(op));
       if (!usersInBlock(block, op).empty())
         s.exposed.push_back(op);
     }
@@ -115,17 +145,30 @@ public:
   /// cluster starts at one of them, and only their results are visible
   /// outside it.
   ArrayRef<Operation *> exposed(Operation *op) const {
-    return summaries.find(leader(op))->second.exposed;
+    return summary(op).exposed;
   }
   /// Whether a group merging the clusters of `a` and `b` has a row
   /// reduction or a contraction: without either, rowCompatible has nothing
   /// to say about it.
   bool reducesOrContracts(Operation *a, Operation *b) const {
-    const Summary &sa = summaries.find(leader(a))->second;
-    const Summary &sb = summaries.find(leader(b))->second;
-    return sa.rowReductions + sa.contractions + sb.rowReductions +
-               sb.contractions >
-           0;
+    return summary(a).rowReductions + summary(b).rowReductions > 0 ||
+           contracts(a, b);
+  }
+  /// Whether the cluster of `a` or `b` has a contraction.
+  bool contracts(Operation *a, Operation *b) const {
+    return summary(a).contractions + summary(b).contractions > 0;
+  }
+  /// Whether the clusters of `a` and `b` are all elementwise generics.
+  bool allElementwise(Operation *a, Operation *b) const {
+    return summary(a).notElementwise + summary(b).notElementwise == 0;
+  }
+  /// The iteration spaces of the ops of the clusters of `a` and `b` (past
+  /// kMaxLaunchSpaces, one more at most).
+  SmallVector<SmallVector<int64_t>> spaces(Operation *a, Operation *b) const {
+    SmallVector<SmallVector<int64_t>> all(summary(a).spaces.begin(),
+                                          summary(a).spaces.end());
+    addSpaces(all, summary(b).spaces);
+    return all;
   }
   /// Whether an exposed member of `side`'s cluster has a user outside the
   /// clusters of `side` and `other` together.
@@ -227,6 +270,9 @@ public:
     Summary &s = summaries[l];
     s.rowReductions = sa.rowReductions + sb.rowReductions;
     s.contractions = sa.contractions + sb.contractions;
+    s.notElementwise = sa.notElementwise + sb.notElementwise;
+    s.spaces = std::move(sa.spaces);
+    addSpaces(s.spaces, sb.spaces);
     for (Operation *m : llvm::concat<Operation *>(sa.exposed, sb.exposed))
       if (llvm::any_of(usersInBlock(block, m),
                        [&](Operation *u) { return !inOneOf(u, l, l); }))
@@ -235,9 +281,25 @@ public:
 
 private:
   struct Summary {
-    unsigned rowReductions = 0, contractions = 0;
+    unsigned rowReductions = 0, contractions = 0, notElementwise = 0;
     SmallVector<Operation *> exposed;
+    SmallVector<SmallVector<int64_t>, 1> spaces; // (distinct)
   };
+
+  const Summary &summary(Operation *op) const {
+    return summaries.find(leader(op))->second;
+  }
+  /// Adds the spaces of `more` that `to` lacks, up to one past
+  /// kMaxLaunchSpaces (all a multi-tensor launch needs to know).
+  static void addSpaces(SmallVectorImpl<SmallVector<int64_t>> &to,
+                        ArrayRef<SmallVector<int64_t>> more) {
+    for (const SmallVector<int64_t> &d : more) {
+      if (to.size() > kMaxLaunchSpaces)
+        return;
+      if (!llvm::is_contained(to, d))
+        to.push_back(d);
+    }
+  }
 
   bool inOneOf(Operation *op, Operation *la, Operation *lb) const {
     if (!classes.contains(op))
@@ -251,33 +313,6 @@ private:
   llvm::EquivalenceClasses<Operation *> classes;
   llvm::DenseMap<Operation *, Summary> summaries; // (by leader)
 };
-
-/// The report's sentence for an unfused edge: "operand #N <why>".
-static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
-  return "operand #" + std::to_string(use.getOperandNumber()) + " " + why.str();
-}
-
-/// Static loop ranges of an elementwise generic: its iteration space.
-/// The most iteration spaces one multi-tensor launch covers (each is a
-/// branch every block tests its index against).
-constexpr size_t kMaxLaunchSpaces = 16;
-
-/// While the grouping phases run (the IR unchanged), each op's ranges
-/// computed once: getStaticLoopRanges composes and inverts the op's maps at
-/// every call, and the pairwise searches of horizontal and multi-tensor
-/// fusion asked for them millions of times (an optimizer's update of 200
-/// parameters took 83 s to plan on a 2-core host).
-static thread_local llvm::DenseMap<Operation *, SmallVector<int64_t>>
-    *domainCache = nullptr;
-
-static SmallVector<int64_t> domainOf(Operation *op) {
-  if (!domainCache)
-    return cast<linalg::GenericOp>(op).getStaticLoopRanges();
-  auto [it, inserted] = domainCache->try_emplace(op);
-  if (inserted)
-    it->second = cast<linalg::GenericOp>(op).getStaticLoopRanges();
-  return it->second;
-}
 
 /// Where the loops of a group's members run in its kernel: loop j of a
 /// member is the kernel's loop `roles[op][j]` (in a row group, the rows
@@ -1082,21 +1117,26 @@ void FormFusionGroupsPass::runOnOperation() {
   classes.forLaterPairs(
       noFusion ? ArrayRef<Operation *>() : ArrayRef<Operation *>(fusible),
       [&](Operation *a, Operation *b) {
-        SmallVector<Operation *> ma = classes.members(a),
-                                 mb = classes.members(b);
-        if (llvm::any_of(ma, isContractionGeneric) ||
-            llvm::any_of(mb, isContractionGeneric))
+        if (classes.contracts(a, b))
           return false; // their inputs are read many times: nothing to share
         // Row groups need only share their rows (one block per row computes
-        // both); others must expose one iteration space.
+        // both); others must expose one iteration space (tested first,
+        // without walking the clusters).
+        bool rowGroup = classes.reducesOrContracts(a, b);
+        std::optional<SmallVector<int64_t>> da = exposedDomain(a);
+        if (!rowGroup && (!da || da != exposedDomain(b)))
+          return false;
+        SmallVector<Operation *> ma = classes.members(a),
+                                 mb = classes.members(b);
         llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
         merged.insert(mb.begin(), mb.end());
         LoopRoles roles;
-        std::optional<bool> rowwise = rowCompatible(merged, &roles);
+        std::optional<bool> rowwise;
+        if (rowGroup)
+          rowwise = rowCompatible(merged, &roles);
         if (rowwise.has_value() && !*rowwise)
           return false; // reductions over different rows: two kernels
-        auto da = exposedDomain(a), db = exposedDomain(b);
-        if (!rowwise && (!da || !db || *da != *db))
+        if (!rowwise && (!da || da != exposedDomain(b)))
           return false;
         if (!rowwise)
           for (Operation *m : merged)
@@ -1133,30 +1173,13 @@ void FormFusionGroupsPass::runOnOperation() {
   // spaces (an optimizer's update of each parameter, every gradient scaled
   // by one norm) run as one launch, each over blocks of its own. They share
   // no loads, only the launch, which is most of a small tensor's time.
-  auto allElementwise = [](ArrayRef<Operation *> members) {
-    return llvm::all_of(members, [](Operation *m) {
-      auto g = dyn_cast<linalg::GenericOp>(m);
-      return g && g.getNumLoops() == g.getNumParallelLoops();
-    });
-  };
   classes.forLaterPairs(
       noFusion || !multiTensor ? ArrayRef<Operation *>()
                                : ArrayRef<Operation *>(fusible),
       [&](Operation *a, Operation *b) {
-        SmallVector<Operation *> ma = classes.members(a),
-                                 mb = classes.members(b);
-        if (!allElementwise(ma) || !allElementwise(mb))
+        if (!classes.allElementwise(a, b))
           return false;
-        llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
-        merged.insert(mb.begin(), mb.end());
-        SmallVector<SmallVector<int64_t>> spaces;
-        for (Operation *m : merged) {
-          SmallVector<int64_t> d = domainOf(m);
-          if (!llvm::is_contained(spaces, d))
-            spaces.push_back(std::move(d));
-          if (spaces.size() > kMaxLaunchSpaces)
-            break;
-        }
+        SmallVector<SmallVector<int64_t>> spaces = classes.spaces(a, b);
         if (spaces.size() > kMaxLaunchSpaces)
           return false;
         if (classes.feeds(a, b) || classes.feeds(b, a) ||
