@@ -134,7 +134,8 @@ OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w2621
       bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
       softmax_dim0__l2order softmax_dim0__tile16 softmax_dim0__tile32 softmax_nchw
       softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize
-      l2_normalize__slicestore l2_normalize__l2order"
+      l2_normalize__slicestore l2_normalize__l2order softmax_xent_v50257
+      softmax_xent_v50257__trip16 softmax_xent_v50257__trip16_occ2 softmax_xent_v50257__trip8_occ2"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \

@@ -820,6 +820,17 @@ def main():
             if args.row_variants and name == "softmax_xent_v50257":
                 # shifted chunks (default: streamed rows of an odd width in single floats)
                 variants = {"shift": dict(row_shift=True)}
+                # 16 single floats a thread each trip, 64 bytes as aligned
+                # rows' 4 vectors (default: 4; ptxas on sm_90: 30 registers,
+                # blocks of 1024 threads, 2 an SM, 32 KB in flight an SM):
+                # 47 registers, one block of 1024 an SM, 64 KB; with
+                # row_occupancy=2 blocks of 512 threads, 48 registers, 2 an
+                # SM, 64 KB (an aligned cross-entropy's shape, 0.948 of the
+                # copy bandwidth on an H200, against this one's 0.69); 8 a
+                # trip, blocks of 512: 35 registers, 3 an SM, 48 KB
+                variants.update({"trip16": dict(row_trip=16),
+                                 "trip16_occ2": dict(row_trip=16, row_occupancy=2),
+                                 "trip8_occ2": dict(row_trip=8, row_occupancy=2)})
             if args.row_variants and name == "layernorm_bwd":
                 # rows each block folds into the column sums' partials (default:
                 # 64 here, 32 before 2026-11-28; 1: every term stored)

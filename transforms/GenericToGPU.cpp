@@ -1163,6 +1163,13 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       return signalPassFailure();
     }
     rowOptions.tileRows = rowTile;
+    if (rowTrip < 0 || rowTrip > 32) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-trip must be 0 to 32, got "
+          << static_cast<int64_t>(rowTrip);
+      return signalPassFailure();
+    }
+    rowOptions.tripChunks = rowTrip;
     rowOptions.smCount = *sms;
     // The only launch of the group before, if it had one: a full
     // reduction of what it stored (a loss's mean) may run in its last

@@ -1138,6 +1138,12 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "Row tiles (rows contiguous in memory, reduced along a strided "
            "axis): rows a block's tile holds, a power of two up to 32 (0: a "
            "32-byte sector of each column)">,
+    Option<"rowTrip", "row-trip", "int64_t", /*default=*/"0",
+           "A streamed row (a block per row): chunks each thread loads per "
+           "trip of its column loop, 1 to 32 (0: 4, or its whole share up to "
+           "8 chunks). A chunk is a vector of 16 bytes where the rows start "
+           "on one, a single element of rows that do not (4 of them load 16 "
+           "bytes, where 4 vectors load 64)">,
     Option<"rowPack", "row-pack", "int64_t", /*default=*/"0",
            "Rows one warp covers (a block per row of 32 threads) share a "
            "block, a warp each, up to this many rows a block (a power of two "

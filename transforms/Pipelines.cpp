@@ -172,6 +172,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "strided axis): rows a block's tile holds, a power of "
                      "two up to 32 (0: a 32-byte sector of each column)"),
       llvm::cl::init(0)};
+  Option<int64_t> rowTrip{
+      *this, "row-trip",
+      llvm::cl::desc("A streamed row (a block per row): chunks each thread "
+                     "loads per trip of its column loop, 1 to 32 (0: 4, or "
+                     "its whole share up to 8 chunks)"),
+      llvm::cl::init(0)};
   Option<int64_t> rowPrefetch{
       *this, "row-prefetch",
       llvm::cl::desc("Row kernels that hold their rows on chip ask L2 for "
@@ -392,6 +398,12 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowTile)));
     return;
   }
+  if (o.rowTrip < 0 || o.rowTrip > 32) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: row-trip must be 0 to 32, got " +
+        std::to_string(o.rowTrip)));
+    return;
+  }
   if (o.rowPrefetch < 0 || (o.rowPrefetch > 0 && !clusters)) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-prefetch must be 0, or > 0 on sm_90 or "
@@ -440,7 +452,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
-          "row-occupancy={20} row-prefetch={21} row-tile={22} "
+          "row-occupancy={20} row-prefetch={21} row-tile={22} row-trip={25} "
           "row-persist={23} row-store-transposed={24}}),"
           "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
@@ -459,7 +471,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
           o.rowOccupancy.getValue(), o.rowPrefetch.getValue(),
           o.rowTile.getValue(), o.rowPersist.getValue(),
-          o.rowStoreTransposed ? "true" : "false")
+          o.rowStoreTransposed ? "true" : "false", o.rowTrip.getValue())
           .str());
 }
 

@@ -454,7 +454,7 @@ public:
                            !kfuse::reductionsTrail(g);
                   })),
         alongRows(alongRows), rowsFill(rowsFill), packRows(options.packRows),
-        tileRows(options.tileRows) {}
+        tileRows(options.tileRows), tripChunks(options.tripChunks) {}
 
   /// Loop indices of `g` in its own loop order from row indices and column
   /// indices (zeros when only the row part matters).
@@ -597,6 +597,7 @@ private:
   /// nothing: `rowInside`. `packRows`: RowKernelOptions::packRows.
   int64_t packRows, packedRows = 1;
   int64_t tileRows; // (see RowKernelOptions; rowsPerBlock is the tile's)
+  int64_t tripChunks; // (see RowKernelOptions)
   Value rowInside;
   /// Packed column sums: with column sums folded over runs of rows, a warp
   /// a row and `packedRows` rows a block, warp w of block b on rows
@@ -3621,11 +3622,13 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // kernel's 1024 partials, 32 threads x 8 vectors, one trip to L2, not two)
   int64_t span = shifted ? numCols + width - 1 : numCols;
   int64_t trips = (span + step - 1) / step;
+  // (row-trip: a block per row's chunks a trip as asked)
   int64_t k = perThread && !contraction
                   ? perThreadTrip(trips)
                   : std::clamp<int64_t>(trips, 1,
                                         contraction          ? 1
                                         : rowsPerBlock > 1   ? batch * 4
+                                        : tripChunks > 0     ? tripChunks
                                         : trips <= 2 * batch ? trips
                                                              : batch);
   bool masked = shifted || numCols % (step * k) != 0;

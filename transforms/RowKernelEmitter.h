@@ -128,6 +128,9 @@ struct RowKernelOptions {
   /// power of two up to 32 (0: a 32-byte sector of each column, 8 rows of
   /// f32; 32 rows of f32 read whole 128-byte lines).
   int64_t tileRows = 0;
+  /// Streaming mode, a block per row: chunks each thread loads per trip of
+  /// the column loop (0: 4, or the whole share up to 8).
+  int64_t tripChunks = 0;
 };
 
 /// Lowers the bufferized generics of one reduction group (all tagged with

@@ -124,6 +124,11 @@ class Options:
     row_tile: int = 0          # row tiles (rows contiguous in memory, reduced along a
                                # strided axis): rows a block's tile holds, a power
                                # of two up to 32 (0: a 32-byte sector of each column)
+    row_trip: int = 0          # a streamed row (a block per row, its column loop):
+                               # chunks each thread loads per trip of the loop, up
+                               # to 32 (0: 4, or its whole share up to 8 chunks;
+                               # a chunk is a 16-byte vector where rows start on
+                               # one, a single element where they do not)
     row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
                                # share a block, a warp each, up to this many (a
                                # power of two up to 32); 0: up to 4 where the
@@ -200,6 +205,10 @@ class Options:
             raise CompileError(f"option row_persist={self.row_persist} needs thread-block "
                                f"clusters (sm_90 or later, row_cluster not 0), chip is "
                                f"{self.chip}, row_cluster {self.row_cluster}")
+        if (not isinstance(self.row_trip, int) or isinstance(self.row_trip, bool)
+                or not 0 <= self.row_trip <= 32):
+            raise CompileError(f"option row_trip must be 0 (kfuse's choice) or 1 to 32 "
+                               f"chunks a trip, got {self.row_trip!r}")
         for name in ("row_tile", "row_pack"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v not in (0, 1, 2, 4, 8, 16, 32):
@@ -224,6 +233,7 @@ class Options:
                        f"row-occupancy={self.row_occupancy} "
                        f"row-prefetch={self.row_prefetch} "
                        f"row-tile={self.row_tile} "
+                       f"row-trip={self.row_trip} "
                        f"row-persist={-1 if self.row_persist == 'auto' else self.row_persist} "
                        f"pdl={int(self.pdl)} "
                        f"numerics={self.numerics}}}")

@@ -1884,6 +1884,48 @@ def test_row_tile_option_is_checked():
             kfuse.compile(p, target="cuda", row_tile=bad)
 
 
+def _logsumexp_rows(rows, cols):
+    from kfuse import builder as kb
+    p = kb.Program("lse")
+    x = p.input("x", (rows, cols), "f32")
+    m = kb.max(x, axis=1, keepdims=True)
+    p.output(kb.log(kb.sum(kb.exp(x - m), axis=1)) + kb.max(x, axis=1), name="y")
+    return p
+
+
+@pytest.mark.parametrize("trip", [0, 1, 3, 16, 32])
+def test_row_trip_sets_the_chunks_a_streamed_trip_loads(trip):
+    # A log-sum-exp over rows of 5001 floats streams (one pass serves it) in
+    # single floats (the rows do not start on 16-byte boundaries), 320
+    # threads a row: by default 4 a thread each trip of the column loop,
+    # with row_trip that many (at most the 16 a thread's share takes), the
+    # last trip masked where it does not divide the row. Each value is
+    # loaded once whatever the trip, and the sums agree.
+    rows, cols = 3, 5001
+    f = kfuse.compile(_logsumexp_rows(rows, cols), target="cuda", chip="sm_90",
+                      row_trip=trip)
+    (step,) = f.plan.steps
+    assert step.block[0] == 320
+    per_trip = min(trip or 4, 16)
+    assert re.search(rf"scf.for %\S+ = %thread_id_x to %c{cols} step %c{320 * per_trip} ",
+                     f.stages["codegen"])
+    xs = (np.random.default_rng(3).standard_normal((rows, cols)) * 4).astype(np.float32)
+    y = f.emulate(xs)
+    x64 = xs.astype(np.float64)
+    m = x64.max(1)
+    np.testing.assert_allclose(y, np.log(np.exp(x64 - m[:, None]).sum(1)) + m, rtol=1e-6)
+    (stats,) = f.emulator.last_stats
+    assert stats["load"]["bytes"] == xs.nbytes
+
+
+def test_row_trip_option_is_checked():
+    p = _logsumexp_rows(2, 5001)
+    for bad in (-1, 33, True, "8", 2.0):
+        with pytest.raises(kfuse.CompileError, match="row_trip must be 0 .kfuse's choice. "
+                                                     "or 1 to 32"):
+            kfuse.compile(p, target="cuda", row_trip=bad)
+
+
 def test_rows_of_odd_width_load_each_value_once_in_register_mode():
     # Rows whose width no vector divides (1001): each value is loaded once
     # across the max, sum and divide phases (the barriers between them kept
