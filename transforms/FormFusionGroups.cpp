@@ -1124,7 +1124,8 @@ void FormFusionGroupsPass::runOnOperation() {
         // without walking the clusters).
         bool rowGroup = classes.reducesOrContracts(a, b);
         std::optional<SmallVector<int64_t>> da = exposedDomain(a);
-        if (!rowGroup && (!da || da != exposedDomain(b)))
+        bool oneSpace = da && da == exposedDomain(b);
+        if (!rowGroup && !oneSpace)
           return false;
         SmallVector<Operation *> ma = classes.members(a),
                                  mb = classes.members(b);
@@ -1136,7 +1137,7 @@ void FormFusionGroupsPass::runOnOperation() {
           rowwise = rowCompatible(merged, &roles);
         if (rowwise.has_value() && !*rowwise)
           return false; // reductions over different rows: two kernels
-        if (!rowwise && (!da || da != exposedDomain(b)))
+        if (!rowwise && !oneSpace)
           return false;
         if (!rowwise)
           for (Operation *m : merged)
