@@ -1172,6 +1172,47 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
+  let summary = "Runs small independent kernels as one launch, each over blocks of its own";
+  let description = [{
+    Launches too small to be worth a launch of their own (at most `sm-count`
+    blocks, and buffers of at most `max-bytes` in all, 1 MiB: an
+    optimizer's norm of each parameter, a block each) become one
+    launch where no buffer one of them writes is read or written by
+    another. Block b of the packed launch runs the kernel whose range of
+    blocks holds it, with its own block id (b less the range's start), grid
+    and block size. Their blocks may differ in size where the narrower ones
+    are whole warps: the packed launch has the widest, and the threads past
+    a kernel's own block size exit first (a barrier waits only for the
+    threads that remain, PTX's `exit`). Workgroup buffers of the same type
+    are shared between kernels (a block runs one kernel) up to 48 KB.
+
+    The packed launch goes where its last kernel was: the kernels before
+    it move past what lies between (allocations, pure operations, and
+    launches or copies that touch none of their buffers); anything else
+    ends a pack. Launches with clusters, dynamic shared memory, persistent
+    or occupancy hints, NVVM operations or inline assembly that reads a
+    block's place are left alone. At most `max-launches` kernels and 256
+    buffers a pack. The host function's `kfuse.packed` dictionary names,
+    for each packed launch's kernel, its kernels' [name, blocks, threads]
+    in block order (the launch plan and the report read it).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip (its SM count where sm-count is 0)">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "The most blocks a launch that joins a pack has (0: the chip's SM "
+           "count)">,
+    Option<"maxLaunches", "max-launches", "int64_t", /*default=*/"64",
+           "The most launches one pack holds (at least 2)">,
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",
+           "The most bytes the buffers of a launch that joins a pack hold">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
   let summary = "Gives kernels launched in clusters their compile-time cluster size";
   let description = [{

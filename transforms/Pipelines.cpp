@@ -248,6 +248,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "of two up to 32; 0: up to 4 where the blocks still "
                      "number twice the SMs; 1: a block per row)"),
       llvm::cl::init(0)};
+  Option<bool> packLaunches{
+      *this, "pack-launches",
+      llvm::cl::desc("Small independent kernels (at most a block an SM) run "
+                     "as one launch, each over blocks of its own "
+                     "(fusion-pack-launches)"),
+      llvm::cl::init(true)};
   Option<bool> pdl{
       *this, "pdl",
       llvm::cl::desc("A kernel that directly follows another is launched "
@@ -453,7 +459,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
           "row-occupancy={20} row-prefetch={21} row-tile={22} row-trip={25} "
-          "row-persist={23} row-store-transposed={24}}),"
+          "row-persist={23} row-store-transposed={24}}{26}),"
           "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
@@ -471,7 +477,13 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
           o.rowOccupancy.getValue(), o.rowPrefetch.getValue(),
           o.rowTile.getValue(), o.rowPersist.getValue(),
-          o.rowStoreTransposed ? "true" : "false", o.rowTrip.getValue())
+          o.rowStoreTransposed ? "true" : "false", o.rowTrip.getValue(),
+          o.packLaunches ? llvm::formatv(",fusion-pack-launches{{chip={0} "
+                                         "sm-count={1}}",
+                                         o.chip.getValue(),
+                                         o.smCount.getValue())
+                               .str()
+                         : std::string())
           .str());
 }
 

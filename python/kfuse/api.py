@@ -150,7 +150,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     row_prefetch, row_tile, row_trip, row_persist, row_exchange, row_fold, row_shift, row_joint, row_smem, row_last_block, row_split_tail, row_store_transposed and row_pack (row kernels), pdl
     (kernels launched before the one they follow ends, sm_90 and later) and
     multi_tensor (independent elementwise groups over different spaces in
-    one launch; False: a launch each).
+    one launch, and small independent kernels packed into one launch,
+    each over blocks of its own; False: a launch each).
     `numerics="strict"` forbids FMA contraction and reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every

@@ -119,6 +119,15 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
     facts = kernel_facts(module)
     func = entry_function(module)
     block = func.regions[0].blocks[0]
+    # (fusion-pack-launches: a packed launch's kernel -> its kernels' name,
+    # blocks and threads, in block order)
+    packed: Dict[str, Tuple[Tuple[str, int, int], ...]] = {}
+    if "kfuse.packed" in func.attributes:
+        for entry in ir.DictAttr(func.attributes["kfuse.packed"]):
+            packed[entry.name] = tuple(
+                (ir.StringAttr(ir.ArrayAttr(m)[0]).value, ir.IntegerAttr(ir.ArrayAttr(m)[1]).value,
+                 ir.IntegerAttr(ir.ArrayAttr(m)[2]).value)
+                for m in ir.ArrayAttr(entry.attr))
     args = list(block.arguments)
     if len(args) != len(inputs) + len(outputs):
         raise CompileError(f"kfuse: host function has {len(args)} arguments, expected "
@@ -223,12 +232,20 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
                                                f"i{ir.IntegerType(v.type).width}"))
                     else:
                         kargs.append(ScalarArg(ir.FloatAttr(attr).value, str(v.type)))
-            traffic.append(moved)
+            # (one buffer passed as several views, kernels packed into one
+            # launch each passing its own: their bytes added, at most the
+            # buffer's)
+            merged: Dict[int, Tuple[int, int]] = {}
+            for b, r, w in moved:
+                r0, w0 = merged.get(b, (0, 0))
+                merged[b] = (min(r0 + r, buffers[b].nbytes), min(w0 + w, buffers[b].nbytes))
+            traffic.append([(b, r, w) for b, (r, w) in merged.items()])
             attrs = op.operation.attributes
             persistent = (ir.IntegerAttr(attrs["kfuse.persistent"]).value
                           if "kfuse.persistent" in attrs else 0)
             steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem, kf.alignment,
-                                    "kfuse.programmatic" in attrs, persistent))
+                                    "kfuse.programmatic" in attrs, persistent,
+                                    packed.get(kname, ())))
         else:
             raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
                                f"generation (internal error)")

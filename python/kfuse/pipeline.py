@@ -141,7 +141,9 @@ class Options:
     multi_tensor: bool = True  # independent elementwise groups over different
                                # spaces (an optimizer's update of each
                                # parameter) share one launch, each over blocks
-                               # of its own
+                               # of its own; so do kernels too small to fill
+                               # the GPU that touch no buffer another writes
+                               # (a norm of each parameter; fusion-pack-launches)
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
@@ -235,7 +237,7 @@ class Options:
                        f"row-tile={self.row_tile} "
                        f"row-trip={self.row_trip} "
                        f"row-persist={-1 if self.row_persist == 'auto' else self.row_persist} "
-                       f"pdl={int(self.pdl)} "
+                       f"pdl={int(self.pdl)} pack-launches={int(self.multi_tensor and self.fuse)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

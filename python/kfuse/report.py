@@ -342,11 +342,12 @@ class FusionReport:
         Temporaries count as they are passed (partials, a split's terms);
         counters (a few integers) do not count. Each number is exact or an
         upper bound, never less than what the kernels move."""
-        launches = [step.kernel for step in plan.steps if step.op == "launch"]
+        steps = [step for step in plan.steps if step.op == "launch"]
         finished = _finished_in(plan, self.groups)
         per_group: Dict[str, List[int]] = {}
-        for k, kernel in enumerate(launches):
-            per_group.setdefault(_group_of(plan, kernel), []).append(k)
+        for k, step in enumerate(steps):
+            for g in _groups_of_step(plan, step):
+                per_group.setdefault(g, []).append(k)
         users: Dict[int, set] = {}
         for k, moved in enumerate(traffic):
             for b, _, _ in moved:
@@ -360,9 +361,11 @@ class FusionReport:
             io = [plan.buffers[b].kind != "counter" and not o for (b, _, _), o in zip(moved, own)]
             r = sum(n for (_, n, _), keep in zip(moved, io) if keep)
             w = sum(n for (_, _, n), keep in zip(moved, io) if keep)
-            g = groups.get(_group_of(plan, launches[k]))
-            if g is not None and per_group[g.name] == [k] and not finished.get(launches[k]):
-                r, w = min(r, g.bytes_read), min(w, g.bytes_written)
+            gs = [groups.get(n) for n in _groups_of_step(plan, steps[k])]
+            if gs and all(g is not None and per_group[g.name] == [k] for g in gs) \
+                    and not finished.get(steps[k].kernel):
+                r = min(r, sum(g.bytes_read for g in gs))
+                w = min(w, sum(g.bytes_written for g in gs))
             r += sum(n for (_, n, _), o in zip(moved, own) if o)
             w += sum(n for (_, _, n), o in zip(moved, own) if o)
             result.append((r, w))
@@ -443,13 +446,14 @@ class FusionReport:
 def _finished_in(plan, groups: Sequence[GroupReport]) -> Dict[str, List[str]]:
     """Launch -> the groups its last block runs (a reduction group without a
     launch of its own, after the launch before it)."""
-    launches = [step.kernel for step in plan.steps if step.op == "launch"]
+    steps = [step for step in plan.steps if step.op == "launch"]
     finished_in: Dict[str, List[str]] = {}
     last = None
     for g in groups:
         # (a group's launches: its own kernel, or kernels named after it,
-        # such as g0_ordered0 or g0_columns_partial)
-        own = [k for k in launches if _group_of(plan, k) == g.name]
+        # such as g0_ordered0 or g0_columns_partial, or a packed launch
+        # that runs one of those)
+        own = [st.kernel for st in steps if g.name in _groups_of_step(plan, st)]
         if own:
             last = own[-1]
         elif last is not None and g.kind == "reduction":
@@ -461,6 +465,14 @@ def _group_of(plan, kernel: str) -> str:
     """The group a kernel was generated for: its name less the program's,
     up to the next '_' (g0_columns_partial -> g0)."""
     return kernel[len(plan.name) + 1:].split("_")[0]
+
+
+def _groups_of_step(plan, step) -> List[str]:
+    """The groups a launch runs kernels of: its kernel's, or each packed
+    kernel's (fusion-pack-launches)."""
+    if getattr(step, "packs", ()):
+        return [_group_of(plan, name) for name, _, _ in step.packs]
+    return [_group_of(plan, step.kernel)]
 
 
 def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str]:
@@ -494,6 +506,11 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
             text += (f", persistent over at most {step.persistent} "
                      f"{step.persistent_units} (as many as "
                      f"the device holds at once, each taking every n-th row)")
+        if step.packs:
+            shapes = ", ".join(f"{name[len(plan.name) + 1:]} ({b} block{'' if b == 1 else 's'} "
+                               f"of {t})" for name, b, t in step.packs)
+            text += (f", packing {len(step.packs)} independent kernels, each on blocks of "
+                     f"its own (a narrower one's extra threads exit at once): {shapes}")
         if step.programmatic:
             text += ", launched early (waits on the GPU for the kernel before it)"
         counters = sum(getattr(a, "buffer", None) is not None
@@ -503,8 +520,12 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
             text += ", the last block to count for its rows finishes them"
         for g in finishes:
             text += f", then its last block to end runs group {g}"
-        if re.fullmatch(r".*_ordered\d+", step.kernel):
-            text += (", in order: a thread per element it writes (its group "
+        ordered = [name for name, _, _ in step.packs or ((step.kernel, 0, 0),)
+                   if re.fullmatch(r".*_ordered\d+", name)]
+        if ordered:
+            which = ("" if not step.packs else " of " + ", ".join(
+                name[len(plan.name) + 1:] for name in ordered))
+            text += (f", in order{which}: a thread per element it writes (its group "
                      "reduces with a step that is not an associative op)")
             staged = sum(int(n) for n in re.findall(
                 rf"\.shared\s[^;]*\b__wg_{re.escape(step.kernel)}_\d+\[(\d+)\]", ptx))

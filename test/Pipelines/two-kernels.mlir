@@ -1,11 +1,12 @@
-// Two unrelated outputs become two groups (multi-tensor=0: else they share
+// Two unrelated outputs become two groups (multi-tensor=0 and
+// pack-launches=0: else they share
 // one launch, see multi-tensor-launch.mlir), hence two kernels in the one
 // gpu.module (one PTX image with two entries). The f16 kernel's 64 elements
 // are 8 vectors of 8: only threads 0..7 of the block do work.
 //
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan{multi-tensor=0},fusion-codegen-cuda)' \
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan{multi-tensor=0},fusion-codegen-cuda{pack-launches=0})' \
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan{multi-tensor=0},fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan{multi-tensor=0},fusion-codegen-cuda{pack-launches=0},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}

@@ -75,7 +75,10 @@ def test_arg_rows_equal_the_sequential_fold(numerics):
 
 def test_arg_rows_cuda_kernels_assemble(tmp_path):
     f = kfuse.compile(program_text("arg_rows.mlir"), target="cuda", chip="sm_90")
-    assert f.ptx.count(".entry") == len(f.plan.steps) == 2
+    # (the row kernel and the column kernel, independent and small: one
+    # launch, each over blocks of its own)
+    assert f.ptx.count(".entry") == len(f.plan.steps) == 1
+    assert [name for name, _, _ in f.plan.steps[0].packs] == ["arg_rows_g0", "arg_rows_g1"]
     assert "shfl.sync.bfly" in f.ptx
     _assembles(f.ptx, tmp_path)
 

@@ -873,6 +873,67 @@ def test_multi_tensor_launch_through_a_jump_table():
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
 
 
+def _trust_ratio_update(sizes):
+    # LAMB's step on each parameter: r = 0.9 m + 0.1 g + 0.01 w, then
+    # w - 0.001 (|w| / |r|) r: a norm of each parameter, a row kernel of
+    # one block each
+    from kfuse import builder as kb
+    p = kb.Program("lamb")
+    for i, n in enumerate(sizes):
+        w = p.input(f"w{i}", (n,), "f32")
+        g = p.input(f"g{i}", (n,), "f32")
+        m = p.input(f"m{i}", (n,), "f32")
+        r = m * 0.9 + g * 0.1 + w * 0.01
+        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(r * r))
+        p.output(w - r * ratio * 0.001, name=f"w_out{i}")
+    return p
+
+
+def test_small_kernels_of_independent_groups_share_a_launch():
+    # Four parameters of four sizes (blocks of 64 to 192 threads): four row
+    # kernels of a block each, packed into one launch of 192-thread blocks
+    # (fusion-pack-launches), each block running its own kernel, the
+    # narrower kernels' extra warps exiting first. multi_tensor=False gives
+    # a launch each, fuse=False a launch an op: the same numbers.
+    sizes = [1000, 3072, 300, 2048]
+    prog = _trust_ratio_update(sizes)
+    f = kfuse.compile(prog, target="cuda", chip="sm_90")
+    [step] = [s for s in f.plan.steps if s.op == "launch"]
+    assert [name for name, _, _ in step.packs] == [f"lamb_g{i}" for i in range(4)]
+    assert step.grid == (4, 1, 1) and step.block[0] == max(t for _, _, t in step.packs)
+    assert len({t for _, _, t in step.packs}) > 1
+    assert "packing 4 independent kernels" in str(f.report)
+    assert f.report.launched.kernels == 1 and f.report.after.kernels == 4
+    apart = kfuse.compile(prog, target="cuda", chip="sm_90", multi_tensor=False)
+    assert len(apart.plan.steps) == 4 and not any(s.packs for s in apart.plan.steps)
+    unfused = kfuse.compile(prog, target="cuda", chip="sm_90", fuse=False)
+    assert not any(getattr(s, "packs", ()) for s in unfused.plan.steps)
+    rng = np.random.default_rng(11)
+    ins = [rng.standard_normal(n).astype(np.float32) for n in sizes for _ in range(3)]
+    want = prog.reference(*ins)
+    packed = f.emulate(*ins)
+    for got, w, alone in zip(packed, want, apart.emulate(*ins)):
+        np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(got, alone)  # (the same kernels' code)
+
+
+def test_packed_launch_in_the_saved_plan(tmp_path):
+    # the plan file names the packed kernels; the runtime's loader checks
+    # that their blocks add up to the grid
+    from kfuse.runtime.plan import LaunchPlan
+    from kfuse.errors import ArtifactError
+    f = kfuse.compile(_trust_ratio_update([256, 512]), target="cuda", chip="sm_90")
+    data = f.plan.to_dict()
+    assert data["steps"][0]["packs"] == [["lamb_g0", 1, 32], ["lamb_g1", 1, 32]]
+    assert LaunchPlan.from_json(data).steps[0].packs == f.plan.steps[0].packs
+    data["steps"][0]["packs"][1][1] = 2
+    with pytest.raises(ArtifactError, match="blocks add up to 3"):
+        LaunchPlan.from_json(data)
+    data["steps"][0]["packs"][1] = ["lamb_g1", 1, 64]   # (blocks of 32 threads)
+    with pytest.raises(ArtifactError, match="packs\\[1\\]"):
+        LaunchPlan.from_json(data)
+
+
 def test_signed_64_bit_division_by_constants_emulated():
     # LLVM divides an i64 by a constant with the high word of a signed
     # 128-bit product (mul.hi.s64); negative operands exercise its
@@ -1477,7 +1538,11 @@ def _check_launch_traffic(f):
         got_r, got_w = (sum(n for i, n in stats[key].items() if i not in counters)
                         for key in ("read", "written"))
         assert got_w == written, (st.kernel, got_w, written)
-        if got_r != read:
+        if got_r != read and st.packs:
+            # (packed kernels reading views of one buffer: their bytes added,
+            # at most the buffer's, where the launch reads their union)
+            assert got_r < read, (st.kernel, got_r, read)
+        elif got_r != read:
             group = st.kernel[len(f.plan.name) + 1:].split("_")[0]
             body = plan_text[plan_text.index(f'fusion.group "{group}"'):]
             body = body[:body.find("fusion.yield")]
@@ -1544,18 +1609,30 @@ def test_report_bytes_match_emulated_traffic(case):
     traffic, _ = _launch_traffic(f)
     launch_steps = [k for k, st in enumerate(f.plan.steps) if st.op == "launch"]
     plan_text = f.stages["plan"]
-    for g in f.report.groups:
-        runs = [k for k, s in zip(launch_steps, f.emulator.last_stats)
-                if s["kernel"][len(f.plan.name) + 1:].split("_")[0] == g.name]
-        if len(runs) != 1:
+    groups = {g.name: g for g in f.report.groups}
+    # (the groups each launch runs kernels of: a packed launch's, several)
+    runs_of = []
+    for k, s in zip(launch_steps, f.emulator.last_stats):
+        names = [p[0] for p in f.plan.steps[k].packs] or [s["kernel"]]
+        runs_of.append((k, [n[len(f.plan.name) + 1:].split("_")[0] for n in names]))
+    for k, names in runs_of:
+        if len(set(names)) != len(names) or any(
+                sum(n in other for _, other in runs_of) != 1 for n in names):
             continue  # split into partials and finishing kernels (temporaries)
-        read, written = traffic[runs[0]]
-        assert written == g.bytes_written, (g.name, written, g.bytes_written)
-        if read != g.bytes_read:
-            body = plan_text[plan_text.index(f'fusion.group "{g.name}"'):]
-            body = body[:body.find("fusion.yield")]
-            assert read < g.bytes_read and ("tensor.extract" in body or read == 0), \
-                (g.name, read, g.bytes_read)
+        read, written = traffic[k]
+        assert written == sum(groups[n].bytes_written for n in names), (names, written)
+        want = sum(groups[n].bytes_read for n in names)
+        if len(names) > 1:
+            # (packed kernels of several groups: what two of them both read,
+            # the launch reads once)
+            assert read <= want, (names, read, want)
+        elif read != want:
+            bodies = ""
+            for n in names:
+                body = plan_text[plan_text.index(f'fusion.group "{n}"'):]
+                bodies += body[:body.find("fusion.yield")]
+            assert read < want and ("tensor.extract" in bodies or read == 0), \
+                (names, read, want)
 
 
 def test_streamed_row_kernels_read_rows_as_often_as_documented():

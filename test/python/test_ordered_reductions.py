@@ -247,9 +247,14 @@ def test_report_says_the_launch_runs_in_order():
     assert "not an associative op" in line
     # (2 warps x 32 rows x 9 floats: the staged rows)
     assert "staged through 2304 bytes of shared memory a block" in line
-    cols = str(kfuse.compile(COLUMNS, target="cuda").report)
+    # (a launch a kernel: multi_tensor=False; by default the two share one)
+    cols = str(kfuse.compile(COLUMNS, target="cuda", multi_tensor=False).report)
     [line] = [ln for ln in cols.splitlines() if "launch columns_g0_ordered0" in ln]
     assert "in order" in line and "staged" not in line
+    packed = str(kfuse.compile(COLUMNS, target="cuda").report)
+    [line] = [ln for ln in packed.splitlines() if "launch columns_g0_ordered0" in ln]
+    assert "packing 2 independent kernels" in line
+    assert "in order of g0_ordered0, g1_ordered0" in line
     # (the group's launch is its own: no other launch claims to finish it)
     assert "runs group" not in report
 
@@ -315,7 +320,10 @@ def test_gpu_test_program(rng):
     for j in range(1000):
         horner = horner * factor + x[:, j]
     cuda = kfuse.compile(text, target="cuda")
-    assert len(_launches(cuda)) == 4
+    # (four kernels; the first two, small and independent, share a launch)
+    assert len(_launches(cuda)) == 3
+    assert [n for n, _, _ in cuda.plan.steps[0].packs] == [
+        "ordered_reductions_g0_ordered0", "ordered_reductions_g0_ordered1"]
     for f in (cuda.emulate, kfuse.compile(text, target="cpu")):
         alt, p, y, a = f(x, t, v)
         np.testing.assert_array_equal(alt, _alternating(x))
@@ -339,7 +347,7 @@ def test_rows_are_staged_through_shared_memory(rng):
     # coalesced already: nothing to stage. The alternating sum over all of
     # v is one thread's walk: its warp stages 256 elements at a time (32
     # consecutive ones a load), the last 136 of the 5000 loaded directly.
-    cols = kfuse.compile(COLUMNS, target="cuda")
+    cols = kfuse.compile(COLUMNS, target="cuda", multi_tensor=False)
     ir = cols.stages["codegen"]
     column_kernel = ir[ir.index("gpu.func @columns_g0_ordered0"):]
     column_kernel = column_kernel[:column_kernel.index("gpu.return")]

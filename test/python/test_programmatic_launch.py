@@ -46,9 +46,10 @@ def _variance_nhwc():
 
 
 def _two_outputs():
-    # two groups, two kernels one after the other
+    # two groups, two kernels one after the other (x of 2 MiB: too large to
+    # share a launch with the other, fusion-pack-launches)
     p = kb.Program("two")
-    x = p.input("x", (4096,), "f32")
+    x = p.input("x", (1 << 19,), "f32")
     y = p.input("y", (64, 512), "f32")
     p.output(kb.exp(x), name="ex")
     p.output(kb.sum(y, axis=1), name="rows")

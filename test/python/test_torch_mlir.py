@@ -148,9 +148,13 @@ EXPECTED = {
                                 "reduction", "contraction", "contraction"]),
 }
 # CUDA launches where they differ from the kernels after fusion (a loss's
-# mean runs in the last block of its row kernel)
+# mean runs in the last block of its row kernel; small independent kernels
+# share a launch, fusion-pack-launches: the three squared norms of the
+# gradients, the softmax gradient's reduction beside a contraction and two
+# contractions)
 CUDA_LAUNCHES = {"torch_layernorm_bwd": 2, "torch_cross_entropy_loss": 1,
-                 "torch_causal_lm_loss": 1, "torch_kl_div": 1}
+                 "torch_causal_lm_loss": 1, "torch_kl_div": 1,
+                 "torch_clip_grad_norm": 3, "torch_attention_bwd": 5}
 # (the CUDA kernels of these programs run in the PTX emulator in
 # test_emulator.py: bench/make_artifacts.py MLIR_TEST_PROGRAMS)
 

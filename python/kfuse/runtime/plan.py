@@ -32,7 +32,12 @@ Schema (version 1), every field required unless marked optional::
                                    (1: plain blocks), grid [x, 1, 1], which
                                    computes the same over any number of them:
                                    the runtime launches as many as the device
-                                   holds at once, if fewer)}
+                                   holds at once, if fewer),
+                   "packs": [[str, int >= 1, int >= 1], ...] (optional: the
+                                   kernels a packed launch runs side by side, in
+                                   block order, each its name, blocks and threads;
+                                   their blocks add up to grid[0] and none has more
+                                   threads than block[0]. For the report only)}
                   | {"op": "copy", "src": int, "dst": int}],
       "guards":  [str, ...]            (optional: the message of each pair of status words)
     }
@@ -147,6 +152,8 @@ class LaunchStep:
     align: int = 1
     programmatic: bool = False  # launched before the previous launch ends (sm_90+)
     persistent: int = 0  # a persistent kernel's clusters (0: not one), see the schema
+    # the kernels a packed launch runs (name, blocks, threads), in block order
+    packs: Tuple[Tuple[str, int, int], ...] = ()
     op: str = field(default="launch", init=False)
 
     def to_json(self) -> dict:
@@ -157,6 +164,8 @@ class LaunchStep:
             d["programmatic"] = True
         if self.persistent:
             d["persistent"] = self.persistent
+        if self.packs:
+            d["packs"] = [list(p) for p in self.packs]
         return d
 
     @property
@@ -348,7 +357,19 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
             _fail(f"{where}.persistent", f"{persistent} clusters do not divide grid "
                                          f"{list(grid)} (a persistent launch's grid is "
                                          f"[clusters x blocks a cluster, 1, 1])")
-        return LaunchStep(kernel, grid, block, args, smem, align, programmatic, persistent)
+        packs = []
+        for i, p in enumerate(_list(d, "packs", where) if "packs" in d else []):
+            if not (isinstance(p, list) and len(p) == 3 and isinstance(p[0], str)
+                    and _is_int(p[1]) and p[1] >= 1 and _is_int(p[2]) and p[2] >= 1
+                    and p[2] <= block[0]):
+                _fail(f"{where}.packs[{i}]", f"expected [kernel, blocks >= 1, threads "
+                                             f"1 to {block[0]}], got {p!r}")
+            packs.append((p[0], p[1], p[2]))
+        if packs and (grid[1:] != (1, 1) or sum(p[1] for p in packs) != grid[0]):
+            _fail(f"{where}.packs", f"the packed kernels' blocks add up to "
+                                    f"{sum(p[1] for p in packs)}, not grid {list(grid)}")
+        return LaunchStep(kernel, grid, block, args, smem, align, programmatic, persistent,
+                          tuple(packs))
     if op == "copy":
         src = _int(d, "src", where, lo=0)
         dst = _int(d, "dst", where, lo=0)

@@ -1,0 +1,473 @@
+//===- PackLaunches.cpp - small independent kernels as one launch ---------===//
+//
+// fusion-pack-launches: launches too small to fill the GPU (an optimizer's
+// norm of each parameter, a block each) that touch no buffer another of them
+// writes run as one launch, each kernel over a range of blocks of its own.
+// One launch instead of many: the GPU runs the blocks side by side instead
+// of one tiny grid after another, and the host queues one launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+#include "transforms/Utils.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "fusion-pack-launches"
+
+namespace kfuse {
+#define GEN_PASS_DEF_PACKLAUNCHES
+#include "transforms/Passes.h.inc"
+} // namespace kfuse
+
+using namespace mlir;
+
+namespace {
+
+/// Static shared memory a launch may declare without opting in.
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+/// Buffers a packed launch passes at most (8 bytes a pointer, well within
+/// the 4 KB of kernel parameters a plain launch has).
+constexpr int64_t kMaxBuffers = 256;
+
+/// The buffer a view (subview, reshape, cast) is of.
+static Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      v = meta.getSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+/// The buffers an operation (a launch: what its code does to buffers defined
+/// outside it) reads and writes, by the buffers they are views of.
+struct Accesses {
+  llvm::SmallPtrSet<Value, 8> reads, writes;
+
+  bool conflictsWith(const Accesses &other) const {
+    for (Value w : writes)
+      if (other.reads.contains(w) || other.writes.contains(w))
+        return true;
+    for (Value r : reads)
+      if (other.writes.contains(r))
+        return true;
+    return false;
+  }
+  void add(const Accesses &other) {
+    reads.insert(other.reads.begin(), other.reads.end());
+    writes.insert(other.writes.begin(), other.writes.end());
+  }
+};
+
+/// What `op`'s use of `operand` (a memref) does to it: read, write, both, or
+/// nothing (views and sizes, followed through their users instead). An op
+/// that says nothing of its effects on it (a pointer taken from it) counts
+/// as writing it.
+static void classifyUse(Operation *op, Value operand, Value root,
+                        Accesses &acc) {
+  if (isa<ViewLikeOpInterface, memref::ExtractStridedMetadataOp,
+          memref::DimOp>(op))
+    return;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface) {
+    acc.writes.insert(root);
+    return;
+  }
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffectsOnValue(operand, effects);
+  if (effects.empty()) {
+    acc.writes.insert(root);
+    return;
+  }
+  for (auto &e : effects) {
+    if (isa<MemoryEffects::Read>(e.getEffect()))
+      acc.reads.insert(root);
+    else
+      acc.writes.insert(root);
+  }
+}
+
+/// The buffers defined outside `launch` that its code reads and writes.
+static Accesses launchAccesses(gpu::LaunchOp launch) {
+  Accesses acc;
+  Region &body = launch.getBody();
+  launch.getBody().walk([&](Operation *op) {
+    for (Value v : op->getOperands()) {
+      if (!isa<BaseMemRefType>(v.getType()))
+        continue;
+      Value root = rootOf(v);
+      if (body.isAncestor(root.getParentRegion()))
+        continue; // (a buffer of the kernel's own: a workgroup buffer)
+      classifyUse(op, v, root, acc);
+    }
+  });
+  return acc;
+}
+
+/// The buffers a host operation between two launches of a pack reads and
+/// writes, or nullopt where it cannot tell (the pack then ends before it).
+static std::optional<Accesses> hostAccesses(Operation *op) {
+  Accesses acc;
+  if (isMemoryEffectFree(op) || isa<memref::AllocOp, memref::AllocaOp>(op))
+    return acc; // (a new buffer touches nothing that exists)
+  if (auto launch = dyn_cast<gpu::LaunchOp>(op))
+    return launchAccesses(launch);
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface || op->getNumRegions())
+    return std::nullopt;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  for (auto &e : effects) {
+    Value v = e.getValue();
+    if (!v)
+      return std::nullopt; // (an effect on memory it does not name)
+    if (isa<MemoryEffects::Read>(e.getEffect()))
+      acc.reads.insert(rootOf(v));
+    else
+      acc.writes.insert(rootOf(v));
+  }
+  return acc;
+}
+
+static std::optional<int64_t> constantOf(Value v) {
+  return getConstantIntValue(v);
+}
+
+/// A launch that may join a pack: its grid and block one-dimensional and
+/// constant, at most `maxBlocks` blocks, buffers of at most `maxBytes` in
+/// all, no clusters, dynamic shared memory,
+/// async tokens or private buffers, one block of code, a kernel name with
+/// no hints for it on the host function, and code that reads the block's
+/// place only through the launch's own ids and sizes (no NVVM operations,
+/// no gpu operations but barriers and shuffles, no inline assembly naming
+/// special registers, barriers, mbarriers or clusters), with no fusion
+/// guards.
+struct Member {
+  gpu::LaunchOp launch;
+  int64_t blocks = 0, threads = 0;
+  Accesses accesses;
+  /// Workgroup buffers by type, in order of appearance.
+  llvm::MapVector<Type, int64_t> shared;
+  llvm::SetVector<Value> buffers; // (memrefs from outside it uses)
+};
+
+static std::optional<Member> candidate(gpu::LaunchOp launch, int64_t maxBlocks,
+                                       int64_t maxBytes, func::FuncOp host) {
+  auto no = [&](const char *why) -> std::optional<Member> {
+    LLVM_DEBUG(llvm::dbgs() << "not packed: " << launch.getFunction() << ": "
+                            << why << "\n");
+    return std::nullopt;
+  };
+  Member m;
+  m.launch = launch;
+  std::optional<int64_t> gx = constantOf(launch.getGridSizeX()),
+                         bx = constantOf(launch.getBlockSizeX());
+  if (!gx || !bx || *gx < 1 || *gx > maxBlocks || *bx < 1)
+    return no("grid or block not constant, or too many blocks");
+  for (Value v : {launch.getGridSizeY(), launch.getGridSizeZ(),
+                  launch.getBlockSizeY(), launch.getBlockSizeZ()})
+    if (constantOf(v) != std::optional<int64_t>(1))
+      return no("not one-dimensional");
+  if (launch.hasClusterSize())
+    return no("clusters");
+  if (launch.getDynamicSharedMemorySize())
+    return no("dynamic shared memory");
+  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
+    return no("async");
+  if (launch.getNumPrivateAttributions() != 0)
+    return no("private buffers");
+  if (!launch.getBody().hasOneBlock())
+    return no("blocks of code");
+  if (!launch.getFunction())
+    return no("no kernel name");
+  for (NamedAttribute a : launch->getDiscardableAttrs())
+    if (a.getName() != gpu::LaunchOp::getNumWorkgroupAttributionsAttrName())
+      return no("attributes");
+  StringRef name = *launch.getFunction();
+  for (StringRef hint : {"kfuse.min_blocks_per_sm", "kfuse.persistent"})
+    if (auto dict = host->getAttrOfType<DictionaryAttr>(hint);
+        dict && dict.get(name))
+      return no("hints");
+  bool plain = true;
+  launch.getBody().walk([&](Operation *op) {
+    StringRef ns = op->getName().getDialectNamespace();
+    // (gpu ops other than these read the block's place or size themselves,
+    // or synchronize in ways a narrower kernel's exited warps would change:
+    // gpu.thread_id, gpu.block_dim, gpu.all_reduce)
+    if (ns == "gpu" && !isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::TerminatorOp,
+                            gpu::YieldOp>(op)) {
+      plain = false;
+      return WalkResult::interrupt();
+    }
+    if (ns == "nvvm" || ns == "fusion") {
+      plain = false;
+      return WalkResult::interrupt();
+    }
+    if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      StringRef text = asmOp.getAsmString();
+      for (StringRef word : {"ctaid", "ntid", "tid.", "cluster", "mbarrier",
+                             "griddepcontrol", "bar."})
+        if (text.contains(word)) {
+          plain = false;
+          return WalkResult::interrupt();
+        }
+    }
+    for (Value v : op->getOperands())
+      if (isa<BaseMemRefType>(v.getType()) &&
+          !launch.getBody().isAncestor(v.getParentRegion()))
+        m.buffers.insert(v);
+    return WalkResult::advance();
+  });
+  if (!plain)
+    return no("NVVM, fusion or special-register code");
+  // (a kernel of few blocks may still move much, a grid-stride loop's each:
+  // at most what the buffers it is passed hold)
+  int64_t bytes = 0;
+  for (Value v : m.buffers) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return no("a buffer of dynamic shape");
+    bytes += type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  }
+  if (bytes > maxBytes)
+    return no("too many bytes");
+  m.blocks = *gx;
+  m.threads = *bx;
+  m.accesses = launchAccesses(launch);
+  for (BlockArgument b : launch.getWorkgroupAttributions())
+    ++m.shared[b.getType()];
+  return m;
+}
+
+static int64_t bytesOf(Type type) {
+  auto memref = cast<MemRefType>(type);
+  if (!memref.hasStaticShape())
+    return kStaticSharedBytes + 1;
+  return memref.getNumElements() *
+         ((memref.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Launches gathered into one, in program order, with what they share.
+struct Pack {
+  std::vector<Member> members;
+  Accesses accesses;
+  int64_t threads = 0;
+  llvm::MapVector<Type, int64_t> shared; // (the most any member needs)
+  llvm::SetVector<Value> buffers;
+
+  /// Whether `m` may run beside the members: no buffer written by one and
+  /// touched by another, blocks of the same size or narrower ones of whole
+  /// warps (their extra threads exit), and the shared memory and the
+  /// buffers passed within bounds.
+  bool admits(const Member &m, int64_t maxMembers) const {
+    if (members.empty())
+      return true;
+    if (static_cast<int64_t>(members.size()) >= maxMembers ||
+        accesses.conflictsWith(m.accesses) ||
+        m.accesses.conflictsWith(accesses))
+      return false;
+    int64_t widest = std::max(threads, m.threads);
+    if (m.threads != widest && m.threads % 32)
+      return false;
+    for (const Member &o : members)
+      if (o.threads != widest && o.threads % 32)
+        return false;
+    llvm::MapVector<Type, int64_t> need = shared;
+    for (auto [type, count] : m.shared)
+      need[type] = std::max(need.lookup(type), count);
+    int64_t bytes = 0;
+    for (auto [type, count] : need)
+      bytes += count * bytesOf(type);
+    if (bytes > kStaticSharedBytes)
+      return false;
+    llvm::SetVector<Value> all = buffers;
+    all.insert(m.buffers.begin(), m.buffers.end());
+    return static_cast<int64_t>(all.size()) <= kMaxBuffers;
+  }
+
+  void add(Member m) {
+    accesses.add(m.accesses);
+    threads = std::max(threads, m.threads);
+    for (auto [type, count] : m.shared)
+      shared[type] = std::max(shared.lookup(type), count);
+    buffers.insert(m.buffers.begin(), m.buffers.end());
+    members.push_back(std::move(m));
+  }
+};
+
+/// Builds the packed launch where the last member is: block b runs the
+/// member whose range holds it, with block id b - its first block, its own
+/// grid and block sizes, and the workgroup buffers of the launch (shared
+/// between members by type: a block runs one member). Threads past a
+/// narrower member's block size exit first (a barrier then waits only for
+/// the threads that remain). Records the members on the host function
+/// (`kfuse.packed`: the launch's kernel name to [name, blocks, threads] of
+/// each member) and erases them.
+static void buildPack(Pack &pack, func::FuncOp host) {
+  gpu::LaunchOp last = pack.members.back().launch;
+  Location loc = pack.members.front().launch.getLoc();
+  MLIRContext *ctx = host.getContext();
+  OpBuilder b(last);
+  auto cIdx = [&](OpBuilder &at, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(at, loc, v);
+  };
+  int64_t total = 0;
+  for (const Member &m : pack.members)
+    total += m.blocks;
+  Value one = cIdx(b, 1);
+  gpu::LaunchOp first = pack.members.front().launch;
+  auto launch = gpu::LaunchOp::create(
+      b, loc, cIdx(b, total), one, one, cIdx(b, pack.threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
+      first.getModuleAttr(), first.getFunctionAttr());
+  llvm::MapVector<Type, SmallVector<BlockArgument>> pool;
+  for (auto [type, count] : pack.shared)
+    for (int64_t i = 0; i < count; ++i)
+      pool[type].push_back(launch.addWorkgroupAttribution(type, loc));
+  Block &body = launch.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockEnd(&body);
+  // (the kernel's index constants, each once, first in its code)
+  llvm::DenseMap<int64_t, Value> constants;
+  constants[0] = cIdx(kb, 0);
+  OpBuilder head(constants[0].getDefiningOp());
+  auto index = [&](int64_t v) -> Value {
+    Value &c = constants[v];
+    if (!c)
+      c = cIdx(head, v);
+    return c;
+  };
+  Value bid = launch.getBlockIds().x;
+  Value tid = launch.getThreadIds().x;
+  Value zero = index(0);
+  SmallVector<Attribute> record;
+  int64_t start = 0;
+  for (Member &m : pack.members) {
+    gpu::LaunchOp from = m.launch;
+    int64_t end = start + m.blocks;
+    Value in = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, bid,
+                                     index(end));
+    if (start > 0)
+      in = arith::AndIOp::create(
+          kb, loc,
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::uge, bid,
+                                index(start)),
+          in);
+    auto branch = scf::IfOp::create(kb, loc, in, /*withElseRegion=*/false);
+    OpBuilder mb = OpBuilder::atBlockBegin(branch.thenBlock());
+    if (m.threads < pack.threads) {
+      auto past = scf::IfOp::create(
+          mb, loc,
+          arith::CmpIOp::create(mb, loc, arith::CmpIPredicate::uge, tid,
+                                index(m.threads)),
+          /*withElseRegion=*/false);
+      OpBuilder eb = OpBuilder::atBlockBegin(past.thenBlock());
+      NVVM::Exit::create(eb, loc);
+    }
+    gpu::KernelDim3 ids = from.getBlockIds(), tids = from.getThreadIds(),
+                    grid = from.getGridSize(), size = from.getBlockSize();
+    Value own = start ? arith::SubIOp::create(mb, loc, bid, index(start))
+                            .getResult()
+                      : bid;
+    ids.x.replaceAllUsesWith(own);
+    tids.x.replaceAllUsesWith(tid);
+    for (Value v : {ids.y, ids.z, tids.y, tids.z})
+      v.replaceAllUsesWith(zero);
+    grid.x.replaceAllUsesWith(index(m.blocks));
+    size.x.replaceAllUsesWith(index(m.threads));
+    for (Value v : {grid.y, grid.z, size.y, size.z})
+      v.replaceAllUsesWith(index(1));
+    llvm::DenseMap<Type, unsigned> taken;
+    for (BlockArgument buffer : from.getWorkgroupAttributions())
+      buffer.replaceAllUsesWith(pool[buffer.getType()][taken[buffer.getType()]++]);
+    Operation *yield = branch.thenBlock()->getTerminator();
+    for (Operation &op : llvm::make_early_inc_range(from.getBody().front()))
+      if (!op.hasTrait<OpTrait::IsTerminator>())
+        op.moveBefore(yield);
+    record.push_back(ArrayAttr::get(
+        ctx, {StringAttr::get(ctx, *from.getFunction()),
+              IntegerAttr::get(IntegerType::get(ctx, 64), m.blocks),
+              IntegerAttr::get(IntegerType::get(ctx, 64), m.threads)}));
+    start = end;
+  }
+  gpu::TerminatorOp::create(kb, loc);
+  NamedAttrList packed;
+  if (auto old = host->getAttrOfType<DictionaryAttr>("kfuse.packed"))
+    packed.append(old.getValue());
+  packed.set(first.getFunctionAttr().getAttr(), ArrayAttr::get(ctx, record));
+  host->setAttr("kfuse.packed", packed.getDictionary(ctx));
+  for (Member &m : pack.members)
+    m.launch.erase();
+}
+
+struct PackLaunchesPass
+    : kfuse::impl::PackLaunchesBase<PackLaunchesPass> {
+  using PackLaunchesBase::PackLaunchesBase;
+
+  void runOnOperation() override {
+    func::FuncOp host = getOperation();
+    if (maxLaunches < 2 || maxBytes < 0) {
+      host.emitError() << "fusion-pack-launches: max-launches must be >= 2 "
+                          "and max-bytes >= 0, got "
+                       << static_cast<int64_t>(maxLaunches) << " and "
+                       << static_cast<int64_t>(maxBytes);
+      return signalPassFailure();
+    }
+    FailureOr<int64_t> sms =
+        kfuse::resolveSmCount(host, "fusion-pack-launches", chip, smCount);
+    if (failed(sms))
+      return signalPassFailure();
+    for (Block &block : host.getBody()) {
+      std::vector<Pack> packs(1);
+      // (what lies between the pack's first member and now, besides its
+      // members: the members move past it to where the last one is)
+      for (Operation &op : llvm::make_early_inc_range(block)) {
+        Pack &pack = packs.back();
+        auto launch = dyn_cast<gpu::LaunchOp>(&op);
+        std::optional<Member> m;
+        if (launch)
+          m = candidate(launch, *sms, maxBytes, host);
+        LLVM_DEBUG(if (m && !pack.admits(*m, maxLaunches)) llvm::dbgs()
+                   << "does not fit the pack: " << launch.getFunction()
+                   << "\n");
+        if (m && pack.admits(*m, maxLaunches)) {
+          pack.add(std::move(*m));
+          continue;
+        }
+        if (m) { // (a candidate that does not fit: it starts a pack)
+          packs.emplace_back().add(std::move(*m));
+          continue;
+        }
+        if (pack.members.empty())
+          continue;
+        std::optional<Accesses> acc = hostAccesses(&op);
+        if (acc && !acc->conflictsWith(pack.accesses) &&
+            !pack.accesses.conflictsWith(*acc))
+          continue; // (the members may move past it)
+        LLVM_DEBUG(llvm::dbgs() << "pack ends at " << op.getName() << "\n");
+        packs.emplace_back();
+      }
+      for (Pack &pack : packs)
+        if (pack.members.size() > 1)
+          buildPack(pack, host);
+    }
+  }
+};
+
+} // namespace
