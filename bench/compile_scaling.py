@@ -11,6 +11,9 @@ Families (each size a program of its own):
 - update P:  an optimizer's step over P parameters of different sizes
              (m = 0.9 m + g, w - 0.01 m: 3 inputs, 2 outputs each;
              multi-tensor launches);
+- lamb P:    LAMB's step over P parameters of different sizes (a trust
+             ratio |w| / |r| each: a one-block row kernel a parameter,
+             packed into shared launches, fusion-pack-launches);
 - layers L:  L pre-norm residual blocks over [256, 1024] rows,
              h = h + gelu(layernorm(h) * w + b): 2L row reductions over the
              same rows, one row kernel.
@@ -35,7 +38,8 @@ import kfuse  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse.pipeline import fuse_opt_path  # noqa: E402
 
-DEFAULT_SIZES = {"chain": [1000, 3000], "update": [100, 400], "layers": [25, 100]}
+DEFAULT_SIZES = {"chain": [1000, 3000], "update": [100, 400], "lamb": [100],
+                 "layers": [25, 100]}
 
 
 def chain(n):
@@ -61,6 +65,19 @@ def update(n):
     return p
 
 
+def lamb(n):
+    p = kb.Program(f"lamb{n}")
+    for i in range(n):
+        shape = (512 + 64 * i,)
+        w = p.input(f"w{i}", shape, "f32")
+        g = p.input(f"g{i}", shape, "f32")
+        m = p.input(f"m{i}", shape, "f32")
+        r = m * 0.9 + g * 0.1 + w * 0.01
+        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(r * r))
+        p.output(w - r * ratio * 0.001, name=f"w_out{i}")
+    return p
+
+
 def layers(n):
     p = kb.Program(f"layers{n}")
     h = p.input("x", (256, 1024), "f32")
@@ -74,7 +91,7 @@ def layers(n):
     return p
 
 
-FAMILIES = {"chain": chain, "update": update, "layers": layers}
+FAMILIES = {"chain": chain, "update": update, "lamb": lamb, "layers": layers}
 
 
 def slowest_passes(text, top=5):

@@ -142,6 +142,11 @@ NEW_ON_HARDWARE = {
     # (row_trip), with row_occupancy=2 (blocks of at most 512 threads, 320
     # here, two or more an SM)
     "trip16_logsumexp_f32": dict(row_trip=16, row_occupancy=2),
+    # LAMB's trust ratio over parameters of five sizes: one-block row
+    # kernels of 32 to 288 threads packed into one launch (the narrower
+    # kernels' extra warps exit before their barriers), and a parameter of
+    # 100000 floats too large to pack, with kernels of its own
+    "packed_lamb_f32": {},
 }
 
 
@@ -164,7 +169,20 @@ def new_hardware_programs():
             _softmax_program("persist_block_softmax_f32", (5, 32768)),
             _layernorm_program("persist_layernorm_f32", 3, 65536),
             _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
-            _softmax_program("prefetch_softmax_f32", (8, 8192)), p, q, r]
+            _softmax_program("prefetch_softmax_f32", (8, 8192)), p, q, r,
+            _packed_lamb_program()]
+
+
+def _packed_lamb_program():
+    p = kb.Program("packed_lamb_f32")
+    for i, n in enumerate((1000, 3072, 300, 4160, 100000, 64)):
+        w = p.input(f"w{i}", (n,), "f32")
+        g = p.input(f"g{i}", (n,), "f32")
+        m = p.input(f"m{i}", (n,), "f32")
+        u = m * 0.9 + g * 0.1 + w * 0.01
+        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
+        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
+    return p
 
 
 def shifted_programs():
@@ -860,6 +878,10 @@ def main():
                 # has ended (default: programmatically, waiting on the GPU)
                 variants["nopdl"] = dict(pdl=False)
                 late = True
+            if args.row_variants and any(getattr(s, "packs", ()) for s in f.plan.steps):
+                # a launch a kernel (default: small independent kernels
+                # packed into shared launches, fusion-pack-launches)
+                variants["nopack"] = dict(multi_tensor=False)
             if args.row_variants and any(b.kind == "counter" for b in f.plan.buffers):
                 # the split row's finish as a kernel of its own (default: the
                 # partials kernel's last block to count finishes)

@@ -65,7 +65,13 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # greedy decoding: the first maximum of each of 256 rows of
               # Llama 3's 128256 logits, one maximum of (value, column) keys
               # over row slices
-              "argmax_v128256"])
+              "argmax_v128256",
+              # LAMB's step over BERT-base's 120 one-dimensional parameters
+              # (biases and layer norm weights, 768 or 3072 floats): a trust
+              # ratio |w| / |r| each, 120 one-block row kernels packed into
+              # four launches of at most 32 (fusion-pack-launches;
+              # `__nopack`: a launch each)
+              "lamb_bert_vectors"])
 
 
 def _xent_text(rows, cols):
@@ -289,6 +295,15 @@ def programs(rows=None):
     x = p.input("x", (r(256), 128256), "f32")
     p.output(kb.argmax(x, axis=-1), name="i")
     progs["argmax_v128256"] = p
+    p = kb.Program("lamb_bert_vectors")
+    for i, n in enumerate(_bert_vector_sizes()):
+        w = p.input(f"w{i}", (n,), "f32")
+        g = p.input(f"g{i}", (n,), "f32")
+        m = p.input(f"m{i}", (n,), "f32")
+        u = m * 0.9 + g * 0.1 + w * 0.01
+        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
+        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
+    progs["lamb_bert_vectors"] = p
     p = kb.Program("l2_normalize")
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -405,6 +420,21 @@ def _bn_nhwc(x):
     return (x - x.mean((0, 1, 2))) * torch.rsqrt(x.var((0, 1, 2), unbiased=False) + 1e-5)
 
 
+def _bert_vector_sizes():
+    """BERT-base's one-dimensional parameters, a layer's in order (q, k, v
+    and output biases, layer norm weight and bias, the feed-forward biases,
+    the second layer norm's), for 12 layers."""
+    return [768, 768, 768, 768, 768, 768, 3072, 768, 768, 768] * 12
+
+
+def _lamb(*args):
+    out = []
+    for w, g, m in zip(args[0::3], args[1::3], args[2::3]):
+        u = m * 0.9 + g * 0.1 + w * 0.01
+        out.append(w - u * (w.square().sum().sqrt() / u.square().sum().sqrt()) * 0.001)
+    return tuple(out)
+
+
 def torch_reference(name):
     import torch
     import torch.nn.functional as F
@@ -422,6 +452,7 @@ def torch_reference(name):
         "masked_mean_pool": lambda x, m: (x * m.to(x.dtype)[..., None]).sum(1) / m.to(
             x.dtype).sum(1, keepdim=True).clamp(min=1),
         "l2_normalize": lambda x: x / torch.sqrt((x * x).sum()),
+        "lamb_bert_vectors": _lamb,
         "argmax_v128256": lambda x: torch.argmax(x, dim=-1),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),

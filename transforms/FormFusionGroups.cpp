@@ -1114,6 +1114,16 @@ void FormFusionGroupsPass::runOnOperation() {
     });
   };
   SmallVector<std::pair<Operation *, std::string>> horizontal;
+  // (each cluster's inputs from outside, by leader, until it grows)
+  llvm::DenseMap<Operation *, llvm::DenseSet<Value>> inputsOf;
+  auto inputs = [&](Operation *op) -> const llvm::DenseSet<Value> & {
+    Operation *leader = classes.leader(op);
+    auto it = inputsOf.find(leader);
+    if (it == inputsOf.end())
+      it = inputsOf.try_emplace(leader, externalInputs(classes.members(leader)))
+               .first;
+    return it->second;
+  };
   classes.forLaterPairs(
       noFusion ? ArrayRef<Operation *>() : ArrayRef<Operation *>(fusible),
       [&](Operation *a, Operation *b) {
@@ -1127,6 +1137,17 @@ void FormFusionGroupsPass::runOnOperation() {
         bool oneSpace = da && da == exposedDomain(b);
         if (!rowGroup && !oneSpace)
           return false;
+        // Siblings share an input, or (not row groups) one reads nothing:
+        // tested before the rows are compared (independent row groups over
+        // different tensors, an optimizer's norm of each parameter, are
+        // many pairs).
+        {
+          const llvm::DenseSet<Value> &ia = inputs(a), &ib = inputs(b);
+          bool common = llvm::any_of(
+              ib, [&](Value v) { return ia.contains(v); });
+          if (!common && (rowGroup || (!ia.empty() && !ib.empty())))
+            return false;
+        }
         SmallVector<Operation *> ma = classes.members(a),
                                  mb = classes.members(b);
         llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());
@@ -1159,6 +1180,8 @@ void FormFusionGroupsPass::runOnOperation() {
           return false;
         if (classes.mergeMakesCycle(a, b))
           return false;
+        inputsOf.erase(classes.leader(a));
+        inputsOf.erase(classes.leader(b));
         classes.unite(a, b);
         horizontal.push_back(
             {b, shared == 0

@@ -1036,13 +1036,19 @@ static bool finishesRows(ArrayRef<linalg::GenericOp> generics,
   });
 }
 
-/// The gpu.launch ops of `f` that are not in `known`.
+/// The gpu.launch ops of `f` that are not in `known` (the host's: kernel
+/// code is not walked, which would make emitting K kernels quadratic in
+/// their size).
 static SmallVector<gpu::LaunchOp>
 launchesBut(Operation *f, const llvm::SmallPtrSetImpl<Operation *> &known) {
   SmallVector<gpu::LaunchOp> found;
-  f->walk([&](gpu::LaunchOp l) {
+  f->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto l = dyn_cast<gpu::LaunchOp>(op);
+    if (!l)
+      return WalkResult::advance();
     if (!known.contains(l))
       found.push_back(l);
+    return WalkResult::skip();
   });
   return found;
 }

@@ -1192,7 +1192,8 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
     launches or copies that touch none of their buffers); anything else
     ends a pack. Launches with clusters, dynamic shared memory, persistent
     or occupancy hints, NVVM operations or inline assembly that reads a
-    block's place are left alone. At most `max-launches` kernels and 256
+    block's place are left alone. At most `max-launches` kernels (32: LLVM
+    takes longer over one function than over its parts) and 256
     buffers a pack. The host function's `kfuse.packed` dictionary names,
     for each packed launch's kernel, its kernels' [name, blocks, threads]
     in block order (the launch plan and the report read it).
@@ -1203,7 +1204,7 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
            "The most blocks a launch that joins a pack has (0: the chip's SM "
            "count)">,
-    Option<"maxLaunches", "max-launches", "int64_t", /*default=*/"64",
+    Option<"maxLaunches", "max-launches", "int64_t", /*default=*/"32",
            "The most launches one pack holds (at least 2)">,
     Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",
            "The most bytes the buffers of a launch that joins a pack hold">,
