@@ -509,8 +509,10 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
         if step.packs:
             shapes = ", ".join(f"{name[len(plan.name) + 1:]} ({b} block{'' if b == 1 else 's'} "
                                f"of {t})" for name, b, t in step.packs)
+            exits = (" (a narrower one's extra threads exit at once)"
+                     if any(t < threads for _, _, t in step.packs) else "")
             text += (f", packing {len(step.packs)} independent kernels, each on blocks of "
-                     f"its own (a narrower one's extra threads exit at once): {shapes}")
+                     f"its own{exits}: {shapes}")
         if step.programmatic:
             text += ", launched early (waits on the GPU for the kernel before it)"
         counters = sum(getattr(a, "buffer", None) is not None
