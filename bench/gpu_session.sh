@@ -125,7 +125,7 @@ fi
 # store in the order that finds the end of every slice in L2 (__l2order: x
 # is 64 MiB, about the L2; read front to back again it misses throughout);
 # LAMB's step over BERT-base's 120 vectors, its one-block kernels packed
-# into four launches (fusion-pack-launches) against a launch each (__nopack).
+# into two launches (fusion-pack-launches) against a launch each (__nopack).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto

@@ -69,8 +69,9 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # LAMB's step over BERT-base's 120 one-dimensional parameters
               # (biases and layer norm weights, 768 or 3072 floats): a trust
               # ratio |w| / |r| each, 120 one-block row kernels packed into
-              # four launches of at most 32 (fusion-pack-launches;
-              # `__nopack`: a launch each)
+              # two launches (at most 256 buffers each), the kernels of each
+              # size sharing their code (fusion-pack-launches; `__nopack`:
+              # a launch each)
               "lamb_bert_vectors"])
 
 

@@ -4,7 +4,10 @@
 // norm of each parameter, a block each) that touch no buffer another of them
 // writes run as one launch, each kernel over a range of blocks of its own.
 // One launch instead of many: the GPU runs the blocks side by side instead
-// of one tiny grid after another, and the host queues one launch.
+// of one tiny grid after another, and the host queues one launch. Kernels
+// whose code differs only in the buffers they are passed (parameters of one
+// size) run one copy of it, each block picking its kernel's buffers: LLVM
+// compiles each code once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,8 @@ constexpr int64_t kStaticSharedBytes = 48 * 1024;
 /// Buffers a packed launch passes at most (8 bytes a pointer, well within
 /// the 4 KB of kernel parameters a plain launch has).
 constexpr int64_t kMaxBuffers = 256;
+/// Kernels a pack holds at most (those that share another's code too).
+constexpr int64_t kMaxMembers = 128;
 
 /// The buffer a view (subview, reshape, cast) is of.
 static Value rootOf(Value v) {
@@ -161,6 +166,11 @@ struct Member {
   gpu::LaunchOp launch;
   int64_t blocks = 0, threads = 0;
   Accesses accesses;
+  /// The first member of the pack whose code this one's is, up to the
+  /// buffers it is passed (-1: none; this one's code is compiled), and
+  /// those buffers: the first one's buffer -> this one's.
+  int sameAs = -1;
+  llvm::DenseMap<Value, Value> buffersFor;
   /// Workgroup buffers by type, in order of appearance.
   llvm::MapVector<Type, int64_t> shared;
   llvm::SetVector<Value> buffers; // (memrefs from outside it uses)
@@ -262,6 +272,36 @@ static int64_t bytesOf(Type type) {
          ((memref.getElementTypeBitWidth() + 7) / 8);
 }
 
+/// Whether launch `b`'s code is launch `a`'s but for the buffers defined
+/// outside them (of the same types; scalars from outside the same value or
+/// equal constants), with as many blocks of as many threads: then `a`'s
+/// code serves both, given `b`'s buffers (`buffers`: a's -> b's).
+static bool sameCode(Member &a, Member &b,
+                     llvm::DenseMap<Value, Value> &buffers) {
+  if (a.blocks != b.blocks || a.threads != b.threads)
+    return false;
+  Region &ra = a.launch.getBody(), &rb = b.launch.getBody();
+  llvm::DenseMap<Value, Value> inside;
+  auto mark = [&](Value l, Value r) { inside[l] = r; };
+  auto check = [&](Value l, Value r) -> LogicalResult {
+    if (auto it = inside.find(l); it != inside.end())
+      return success(it->second == r);
+    if (ra.isAncestor(l.getParentRegion()) ||
+        rb.isAncestor(r.getParentRegion()) || l.getType() != r.getType())
+      return failure();
+    if (isa<BaseMemRefType>(l.getType())) {
+      auto [it, fresh] = buffers.try_emplace(l, r);
+      return success(fresh || it->second == r);
+    }
+    Attribute x, y;
+    return success(l == r || (matchPattern(l, m_Constant(&x)) &&
+                              matchPattern(r, m_Constant(&y)) && x == y));
+  };
+  buffers.clear();
+  return OperationEquivalence::isRegionEquivalentTo(
+      &ra, &rb, check, mark, OperationEquivalence::IgnoreLocations);
+}
+
 /// Launches gathered into one, in program order, with what they share.
 struct Pack {
   std::vector<Member> members;
@@ -269,17 +309,26 @@ struct Pack {
   int64_t threads = 0;
   llvm::MapVector<Type, int64_t> shared; // (the most any member needs)
   llvm::SetVector<Value> buffers;
+  int64_t codes = 0; // (members whose code is compiled: sameAs < 0)
 
   /// Whether `m` may run beside the members: no buffer written by one and
   /// touched by another, blocks of the same size or narrower ones of whole
   /// warps (their extra threads exit), and the shared memory and the
   /// buffers passed within bounds.
-  bool admits(const Member &m, int64_t maxMembers) const {
+  bool admits(Member &m, int64_t maxCodes) {
+    m.sameAs = -1;
     if (members.empty())
       return true;
-    if (static_cast<int64_t>(members.size()) >= maxMembers ||
+    if (static_cast<int64_t>(members.size()) >= kMaxMembers ||
         accesses.conflictsWith(m.accesses) ||
         m.accesses.conflictsWith(accesses))
+      return false;
+    for (auto [i, o] : llvm::enumerate(members))
+      if (o.sameAs < 0 && sameCode(o, m, m.buffersFor)) {
+        m.sameAs = static_cast<int>(i);
+        break;
+      }
+    if (m.sameAs < 0 && codes >= maxCodes)
       return false;
     int64_t widest = std::max(threads, m.threads);
     if (m.threads != widest && m.threads % 32)
@@ -301,6 +350,8 @@ struct Pack {
   }
 
   void add(Member m) {
+    if (m.sameAs < 0)
+      ++codes;
     accesses.add(m.accesses);
     threads = std::max(threads, m.threads);
     for (auto [type, count] : m.shared)
@@ -358,9 +409,17 @@ static void buildPack(Pack &pack, func::FuncOp host) {
   Value zero = index(0);
   SmallVector<Attribute> record;
   int64_t start = 0;
-  for (Member &m : pack.members) {
+  for (auto [r, m] : llvm::enumerate(pack.members)) {
+    if (m.sameAs >= 0)
+      continue; // (run by the code of the member it is the same as)
+    // m's code and the members whose code is the same (blocks of theirs
+    // follow m's), each running it on its own buffers
+    SmallVector<Member *> runs = {&m};
+    for (Member &o : pack.members)
+      if (o.sameAs == static_cast<int>(r))
+        runs.push_back(&o);
     gpu::LaunchOp from = m.launch;
-    int64_t end = start + m.blocks;
+    int64_t end = start + m.blocks * static_cast<int64_t>(runs.size());
     Value in = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, bid,
                                      index(end));
     if (start > 0)
@@ -380,11 +439,41 @@ static void buildPack(Pack &pack, func::FuncOp host) {
       OpBuilder eb = OpBuilder::atBlockBegin(past.thenBlock());
       NVVM::Exit::create(eb, loc);
     }
-    gpu::KernelDim3 ids = from.getBlockIds(), tids = from.getThreadIds(),
-                    grid = from.getGridSize(), size = from.getBlockSize();
     Value own = start ? arith::SubIOp::create(mb, loc, bid, index(start))
                             .getResult()
                       : bid;
+    // (which of the runs this block serves, and its block within it)
+    Value which;
+    if (runs.size() > 1) {
+      which = m.blocks == 1
+                  ? own
+                  : arith::DivUIOp::create(mb, loc, own, index(m.blocks))
+                        .getResult();
+      own = m.blocks == 1
+                ? index(0)
+                : arith::RemUIOp::create(mb, loc, own, index(m.blocks))
+                      .getResult();
+    }
+    // Each buffer of m's code: the one of the run this block serves.
+    SmallVector<std::pair<Value, Value>> chosen;
+    if (runs.size() > 1)
+      for (Value buffer : m.buffers) {
+        SmallVector<Value> of = {buffer};
+        for (Member *o : ArrayRef(runs).drop_front())
+          of.push_back(o->buffersFor.lookup(buffer));
+        if (llvm::all_of(of, [&](Value v) { return v == buffer; }))
+          continue;
+        Value pick = of.back();
+        for (int64_t k = static_cast<int64_t>(of.size()) - 2; k >= 0; --k)
+          pick = arith::SelectOp::create(
+              mb, loc,
+              arith::CmpIOp::create(mb, loc, arith::CmpIPredicate::eq, which,
+                                    index(k)),
+              of[k], pick);
+        chosen.push_back({buffer, pick});
+      }
+    gpu::KernelDim3 ids = from.getBlockIds(), tids = from.getThreadIds(),
+                    grid = from.getGridSize(), size = from.getBlockSize();
     ids.x.replaceAllUsesWith(own);
     tids.x.replaceAllUsesWith(tid);
     for (Value v : {ids.y, ids.z, tids.y, tids.z})
@@ -397,13 +486,23 @@ static void buildPack(Pack &pack, func::FuncOp host) {
     for (BlockArgument buffer : from.getWorkgroupAttributions())
       buffer.replaceAllUsesWith(pool[buffer.getType()][taken[buffer.getType()]++]);
     Operation *yield = branch.thenBlock()->getTerminator();
+    llvm::SmallPtrSet<Operation *, 32> moved;
     for (Operation &op : llvm::make_early_inc_range(from.getBody().front()))
-      if (!op.hasTrait<OpTrait::IsTerminator>())
+      if (!op.hasTrait<OpTrait::IsTerminator>()) {
         op.moveBefore(yield);
-    record.push_back(ArrayAttr::get(
-        ctx, {StringAttr::get(ctx, *from.getFunction()),
-              IntegerAttr::get(IntegerType::get(ctx, 64), m.blocks),
-              IntegerAttr::get(IntegerType::get(ctx, 64), m.threads)}));
+        moved.insert(&op);
+      }
+    for (auto [buffer, pick] : chosen)
+      buffer.replaceUsesWithIf(pick, [&](OpOperand &use) {
+        Operation *top =
+            branch.thenBlock()->findAncestorOpInBlock(*use.getOwner());
+        return top && moved.contains(top);
+      });
+    for (Member *o : runs)
+      record.push_back(ArrayAttr::get(
+          ctx, {StringAttr::get(ctx, *o->launch.getFunction()),
+                IntegerAttr::get(IntegerType::get(ctx, 64), o->blocks),
+                IntegerAttr::get(IntegerType::get(ctx, 64), o->threads)}));
     start = end;
   }
   gpu::TerminatorOp::create(kb, loc);
@@ -443,14 +542,12 @@ struct PackLaunchesPass
         std::optional<Member> m;
         if (launch)
           m = candidate(launch, *sms, maxBytes, host);
-        LLVM_DEBUG(if (m && !pack.admits(*m, maxLaunches)) llvm::dbgs()
-                   << "does not fit the pack: " << launch.getFunction()
-                   << "\n");
         if (m && pack.admits(*m, maxLaunches)) {
           pack.add(std::move(*m));
           continue;
         }
         if (m) { // (a candidate that does not fit: it starts a pack)
+          m->sameAs = -1;
           packs.emplace_back().add(std::move(*m));
           continue;
         }

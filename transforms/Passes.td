@@ -1186,15 +1186,22 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
     a kernel's own block size exit first (a barrier waits only for the
     threads that remain, PTX's `exit`). Workgroup buffers of the same type
     are shared between kernels (a block runs one kernel) up to 48 KB.
+    Kernels whose code is the same but for the buffers they are passed
+    (of the same types; the same constants and scalars), with as many
+    blocks of as many threads, run one copy of it: their blocks follow
+    each other, and block b of their range picks its kernel's buffers
+    ((b - start) / blocks, a chain of `arith.select`) and runs its block
+    (b - start) mod blocks. An optimizer's step over 120 parameters of two
+    sizes compiles two kernels' code, not 120.
 
     The packed launch goes where its last kernel was: the kernels before
     it move past what lies between (allocations, pure operations, and
     launches or copies that touch none of their buffers); anything else
     ends a pack. Launches with clusters, dynamic shared memory, persistent
     or occupancy hints, NVVM operations or inline assembly that reads a
-    block's place are left alone. At most `max-launches` kernels (32: LLVM
-    takes longer over one function than over its parts) and 256
-    buffers a pack. The host function's `kfuse.packed` dictionary names,
+    block's place are left alone. At most `max-launches` codes (32: LLVM
+    takes longer over one function than over its parts), 128 kernels and
+    256 buffers a pack. The host function's `kfuse.packed` dictionary names,
     for each packed launch's kernel, its kernels' [name, blocks, threads]
     in block order (the launch plan and the report read it).
   }];
@@ -1205,7 +1212,7 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
            "The most blocks a launch that joins a pack has (0: the chip's SM "
            "count)">,
     Option<"maxLaunches", "max-launches", "int64_t", /*default=*/"32",
-           "The most launches one pack holds (at least 2)">,
+           "The most kernels of different code one pack holds (at least 2)">,
     Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",
            "The most bytes the buffers of a launch that joins a pack hold">,
   ];

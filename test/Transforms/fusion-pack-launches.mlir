@@ -291,3 +291,72 @@ func.func @too_many_bytes(%big: memref<524288xf32>, %a: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// Kernels whose code is the same but for the buffers they are passed (an
+// optimizer's step over parameters of one size) run one copy of it: block
+// b of their range picks its kernel's buffers (b - start) / blocks, and
+// runs block (b - start) mod blocks. A kernel that differs in a constant
+// keeps code of its own.
+// CHECK-LABEL: func.func @same_code
+// CHECK-SAME: kfuse.packed = {same_code_g0 = {{\[}}["same_code_g0", 2, 32], ["same_code_g1", 2, 32], ["same_code_g2", 2, 32]]}
+// CHECK: gpu.launch blocks(%[[B:[^,]*]], {{.*}} function(@same_code_g0)
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[B]], %[[FOUR]] : index
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK-NEXT: %[[WHICH:.*]] = arith.divui %[[B]], %[[TWO]] : index
+// CHECK-NEXT: %[[OWN:.*]] = arith.remui %[[B]], %[[TWO]] : index
+// CHECK-NEXT: %[[IS0:.*]] = arith.cmpi eq, %[[WHICH]], %[[ZERO]] : index
+// CHECK-NEXT: %[[X:.*]] = arith.select %[[IS0]], %arg0, %arg1 : memref<64xf32>
+// CHECK-NEXT: %[[IS0B:.*]] = arith.cmpi eq, %[[WHICH]], %[[ZERO]] : index
+// CHECK-NEXT: %[[Y:.*]] = arith.select %[[IS0B]], %arg3, %arg4 : memref<64xf32>
+// CHECK: memref.load %[[X]][%{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}]
+// CHECK-NOT: %arg0
+// CHECK: }
+// CHECK: memref.load %arg2
+// CHECK-NEXT: arith.constant 3.000000e+00
+// CHECK-NOT: gpu.launch
+func.func @same_code(%x0: memref<64xf32>, %x1: memref<64xf32>, %x2: memref<64xf32>,
+                     %y0: memref<64xf32>, %y1: memref<64xf32>, %y2: memref<64xf32>) {
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@same_code_g0) {
+    %i0 = arith.muli %bx, %sx : index
+    %i = arith.addi %i0, %tx : index
+    %v = memref.load %x0[%i] : memref<64xf32>
+    %f = arith.constant 2.0 : f32
+    %w = arith.mulf %v, %f : f32
+    memref.store %w, %y0[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@same_code_g1) {
+    %i0 = arith.muli %bx, %sx : index
+    %i = arith.addi %i0, %tx : index
+    %v = memref.load %x1[%i] : memref<64xf32>
+    %f = arith.constant 2.0 : f32
+    %w = arith.mulf %v, %f : f32
+    memref.store %w, %y1[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@same_code_g2) {
+    %i0 = arith.muli %bx, %sx : index
+    %i = arith.addi %i0, %tx : index
+    %v = memref.load %x2[%i] : memref<64xf32>
+    %f = arith.constant 3.0 : f32
+    %w = arith.mulf %v, %f : f32
+    memref.store %w, %y2[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}

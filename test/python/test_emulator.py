@@ -917,6 +917,28 @@ def test_small_kernels_of_independent_groups_share_a_launch():
         np.testing.assert_array_equal(got, alone)  # (the same kernels' code)
 
 
+def test_kernels_of_the_same_code_share_it_in_a_packed_launch():
+    # Seven parameters of three sizes: seven one-block kernels, three codes
+    # (the kernels of parameters of one size differ only in their buffers):
+    # one launch whose PTX holds each code once, the blocks of a code's
+    # kernels choosing their buffers by block; the same bits as a launch
+    # each, and numpy's values.
+    sizes = [768, 3072, 768, 768, 3072, 64, 768]
+    prog = _trust_ratio_update(sizes)
+    f = kfuse.compile(prog, target="cuda", chip="sm_90")
+    [step] = f.plan.steps
+    assert [name for name, _, _ in step.packs] == [
+        "lamb_g0", "lamb_g2", "lamb_g3", "lamb_g6", "lamb_g1", "lamb_g4", "lamb_g5"]
+    apart = kfuse.compile(prog, target="cuda", chip="sm_90", multi_tensor=False)
+    # (each code once: a third of the instructions of the seven kernels)
+    assert len(f.ptx) < len(apart.ptx) / 2
+    rng = np.random.default_rng(12)
+    ins = [rng.standard_normal(n).astype(np.float32) for n in sizes for _ in range(3)]
+    for got, alone, w in zip(f.emulate(*ins), apart.emulate(*ins), prog.reference(*ins)):
+        np.testing.assert_array_equal(got, alone)
+        np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+
+
 def test_packed_launch_in_the_saved_plan(tmp_path):
     # the plan file names the packed kernels; the runtime's loader checks
     # that their blocks add up to the grid
