@@ -313,8 +313,9 @@ struct Pack {
 
   /// Whether `m` may run beside the members: no buffer written by one and
   /// touched by another, blocks of the same size or narrower ones of whole
-  /// warps (their extra threads exit), and the shared memory and the
-  /// buffers passed within bounds.
+  /// warps (their extra threads exit), and the codes compiled, the kernels,
+  /// the shared memory and the buffers passed within bounds. Notes in `m`
+  /// the member whose code it can run (sameAs).
   bool admits(Member &m, int64_t maxCodes) {
     m.sameAs = -1;
     if (members.empty())
@@ -364,7 +365,9 @@ struct Pack {
 /// Builds the packed launch where the last member is: block b runs the
 /// member whose range holds it, with block id b - its first block, its own
 /// grid and block sizes, and the workgroup buffers of the launch (shared
-/// between members by type: a block runs one member). Threads past a
+/// between members by type: a block runs one member). Members that run
+/// another's code follow it, a range of blocks each, that code choosing
+/// their buffers by block. Threads past a
 /// narrower member's block size exit first (a barrier then waits only for
 /// the threads that remain). Records the members on the host function
 /// (`kfuse.packed`: the launch's kernel name to [name, blocks, threads] of
