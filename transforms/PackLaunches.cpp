@@ -362,7 +362,7 @@ struct Pack {
   }
 };
 
-/// Builds the packed launch where the last member is: block b runs the
+/// Builds the packed launch where the first member is: block b runs the
 /// member whose range holds it, with block id b - its first block, its own
 /// grid and block sizes, and the workgroup buffers of the launch (shared
 /// between members by type: a block runs one member). Members that run
@@ -373,10 +373,9 @@ struct Pack {
 /// (`kfuse.packed`: the launch's kernel name to [name, blocks, threads] of
 /// each member) and erases them.
 static void buildPack(Pack &pack, func::FuncOp host) {
-  gpu::LaunchOp last = pack.members.back().launch;
   Location loc = pack.members.front().launch.getLoc();
   MLIRContext *ctx = host.getContext();
-  OpBuilder b(last);
+  OpBuilder b(pack.members.front().launch);
   auto cIdx = [&](OpBuilder &at, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(at, loc, v);
   };
@@ -518,6 +517,122 @@ static void buildPack(Pack &pack, func::FuncOp host) {
     m.launch.erase();
 }
 
+/// Whether `v` is available before `pos` once the host operations that
+/// compute it move there: defined before it, or by pure operations and
+/// allocations (nothing in memory changes) whose operands are.
+static bool canHoistAbove(Value v, Operation *pos) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != pos->getBlock() || def->isBeforeInBlock(pos))
+    return true;
+  if (def == pos || def->getNumRegions() ||
+      !(isMemoryEffectFree(def) || isa<memref::AllocOp, memref::AllocaOp>(def)))
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value o) { return canHoistAbove(o, pos); });
+}
+
+static void hoistAbove(Value v, Operation *pos) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != pos->getBlock() || def->isBeforeInBlock(pos))
+    return;
+  for (Value o : def->getOperands())
+    hoistAbove(o, pos);
+  def->moveBefore(pos);
+}
+
+/// The values a launch uses from outside it: its sizes and what its code
+/// reads from above.
+static SmallVector<Value> usedFromOutside(gpu::LaunchOp launch) {
+  llvm::SetVector<Value> used(launch->getOperands().begin(),
+                              launch->getOperands().end());
+  Region &body = launch.getBody();
+  body.walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (!body.isAncestor(v.getParentRegion()))
+        used.insert(v);
+  });
+  return used.takeVector();
+}
+
+/// Packs the candidate launches of `block`, each into the earliest pack
+/// it may join: one it does not depend on (or write what it reads), where
+/// nothing between the pack's place (its first member's) and the launch
+/// touches what the launch writes or writes what it reads, and whose
+/// values the launch uses can move up there. A pack's kernels run where
+/// its first one was: later members move up past what lies between
+/// (members of later packs included), allocations and pure operations they
+/// need with them. An optimizer's step whose parameters each take a
+/// partials kernel and a store kernel packs into two launches, not
+/// alternating pairs.
+static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
+                      int64_t maxCodes, func::FuncOp host) {
+  SmallVector<Operation *> ops = llvm::to_vector(
+      llvm::map_range(block, [](Operation &op) { return &op; }));
+  std::vector<Pack> packs;
+  std::vector<unsigned> placeOf;               // (each pack's first member)
+  llvm::DenseMap<Operation *, int> packOf;     // (members -> their pack)
+  llvm::DenseMap<Operation *, std::optional<Accesses>> known;
+  auto accessesOf = [&](Operation *op) -> const std::optional<Accesses> & {
+    auto it = known.find(op);
+    if (it == known.end())
+      it = known.try_emplace(op, hostAccesses(op)).first;
+    return it->second;
+  };
+  for (auto [at, op] : llvm::enumerate(ops)) {
+    auto launch = dyn_cast<gpu::LaunchOp>(op);
+    if (!launch)
+      continue;
+    std::optional<Member> m = candidate(launch, sms, maxBytes, host);
+    if (!m)
+      continue;
+    SmallVector<Value> used = usedFromOutside(launch);
+    int joined = -1;
+    for (auto [p, pack] : llvm::enumerate(packs)) {
+      unsigned place = placeOf[p];
+      if (!pack.admits(*m, maxCodes))
+        continue;
+      // (what the launch moves up past: ops between the pack's place and
+      // it that stay there, or whose pack is placed between)
+      bool clear = true;
+      for (unsigned k = place + 1; k < at && clear; ++k) {
+        Operation *y = ops[k];
+        if (auto q = packOf.find(y); q != packOf.end()) {
+          if (q->second == static_cast<int>(p) || placeOf[q->second] < place)
+            continue;
+        } else if (isMemoryEffectFree(y) ||
+                   isa<memref::AllocOp, memref::AllocaOp>(y)) {
+          continue;
+        }
+        const std::optional<Accesses> &acc = accessesOf(y);
+        clear = acc && !acc->conflictsWith(m->accesses) &&
+                !m->accesses.conflictsWith(*acc);
+      }
+      if (!clear || !llvm::all_of(used, [&](Value v) {
+            return canHoistAbove(v, ops[place]);
+          }))
+        continue;
+      joined = static_cast<int>(p);
+      break;
+    }
+    if (joined < 0) {
+      m->sameAs = -1;
+      joined = static_cast<int>(packs.size());
+      packs.emplace_back();
+      placeOf.push_back(at);
+    } else {
+      for (Value v : used)
+        hoistAbove(v, ops[placeOf[joined]]);
+    }
+    LLVM_DEBUG(llvm::dbgs() << launch.getFunction() << " -> pack " << joined
+                            << "\n");
+    packOf[op] = joined;
+    packs[joined].add(std::move(*m));
+  }
+  for (Pack &pack : packs)
+    if (pack.members.size() > 1)
+      buildPack(pack, host);
+}
+
 struct PackLaunchesPass
     : kfuse::impl::PackLaunchesBase<PackLaunchesPass> {
   using PackLaunchesBase::PackLaunchesBase;
@@ -535,38 +650,8 @@ struct PackLaunchesPass
         kfuse::resolveSmCount(host, "fusion-pack-launches", chip, smCount);
     if (failed(sms))
       return signalPassFailure();
-    for (Block &block : host.getBody()) {
-      std::vector<Pack> packs(1);
-      // (what lies between the pack's first member and now, besides its
-      // members: the members move past it to where the last one is)
-      for (Operation &op : llvm::make_early_inc_range(block)) {
-        Pack &pack = packs.back();
-        auto launch = dyn_cast<gpu::LaunchOp>(&op);
-        std::optional<Member> m;
-        if (launch)
-          m = candidate(launch, *sms, maxBytes, host);
-        if (m && pack.admits(*m, maxLaunches)) {
-          pack.add(std::move(*m));
-          continue;
-        }
-        if (m) { // (a candidate that does not fit: it starts a pack)
-          m->sameAs = -1;
-          packs.emplace_back().add(std::move(*m));
-          continue;
-        }
-        if (pack.members.empty())
-          continue;
-        std::optional<Accesses> acc = hostAccesses(&op);
-        if (acc && !acc->conflictsWith(pack.accesses) &&
-            !pack.accesses.conflictsWith(*acc))
-          continue; // (the members may move past it)
-        LLVM_DEBUG(llvm::dbgs() << "pack ends at " << op.getName() << "\n");
-        packs.emplace_back();
-      }
-      for (Pack &pack : packs)
-        if (pack.members.size() > 1)
-          buildPack(pack, host);
-    }
+    for (Block &block : host.getBody())
+      packBlock(block, *sms, maxBytes, maxLaunches, host);
   }
 };
 

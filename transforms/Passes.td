@@ -1194,10 +1194,15 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
     (b - start) mod blocks. An optimizer's step over 120 parameters of two
     sizes compiles two kernels' code, not 120.
 
-    The packed launch goes where its last kernel was: the kernels before
-    it move past what lies between (allocations, pure operations, and
-    launches or copies that touch none of their buffers); anything else
-    ends a pack. Launches with clusters, dynamic shared memory, persistent
+    Each small launch joins the earliest pack it may: one whose kernels
+    write nothing it touches and read nothing it writes, where nothing
+    between the pack's place (its first kernel's) and the launch does
+    either (copies and other launches included; an operation whose
+    effects are unknown stops it), and whose values it uses can move up
+    there (allocations and pure operations move with it). A pack runs
+    where its first kernel was. An optimizer's step whose parameters each
+    take a partials kernel and a kernel that reads the partials packs into
+    two launches, the partials kernels' and the others'. Launches with clusters, dynamic shared memory, persistent
     or occupancy hints, NVVM operations or inline assembly that reads a
     block's place are left alone. At most `max-launches` codes (32: LLVM
     takes longer over one function than over its parts), 128 kernels and

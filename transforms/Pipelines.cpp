@@ -254,6 +254,11 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "as one launch, each over blocks of its own "
                      "(fusion-pack-launches)"),
       llvm::cl::init(true)};
+  Option<int64_t> packBytes{
+      *this, "pack-bytes",
+      llvm::cl::desc("The most bytes of buffers a launch that joins a pack "
+                     "has (fusion-pack-launches max-bytes)"),
+      llvm::cl::init(1 << 20)};
   Option<bool> pdl{
       *this, "pdl",
       llvm::cl::desc("A kernel that directly follows another is launched "
@@ -404,6 +409,12 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowTile)));
     return;
   }
+  if (o.packBytes < 0) {
+    pm.addPass(std::make_unique<ReportPipelineError>(
+        "fusion-codegen-cuda: pack-bytes must be >= 0, got " +
+        std::to_string(o.packBytes)));
+    return;
+  }
   if (o.rowTrip < 0 || o.rowTrip > 32) {
     pm.addPass(std::make_unique<ReportPipelineError>(
         "fusion-codegen-cuda: row-trip must be 0 to 32, got " +
@@ -479,9 +490,10 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           o.rowTile.getValue(), o.rowPersist.getValue(),
           o.rowStoreTransposed ? "true" : "false", o.rowTrip.getValue(),
           o.packLaunches ? llvm::formatv(",fusion-pack-launches{{chip={0} "
-                                         "sm-count={1}}",
+                                         "sm-count={1} max-bytes={2}}",
                                          o.chip.getValue(),
-                                         o.smCount.getValue())
+                                         o.smCount.getValue(),
+                                         o.packBytes.getValue())
                                .str()
                          : std::string())
           .str());

@@ -151,7 +151,9 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     (kernels launched before the one they follow ends, sm_90 and later) and
     multi_tensor (independent elementwise groups over different spaces in
     one launch, and small independent kernels packed into one launch,
-    each over blocks of its own; False: a launch each).
+    each over blocks of its own; False: a launch each) and pack_bytes (the
+    most bytes of buffers a kernel that joins a packed launch has, default
+    1 MiB).
     `numerics="strict"` forbids FMA contraction and reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every
@@ -184,7 +186,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
                                "row_fold", "row_shift",
                                "row_joint", "row_smem", "row_last_block", "row_split_tail",
                                "row_store_transposed",
-                               "row_pack", "pdl", "multi_tensor"}
+                               "row_pack", "pdl", "multi_tensor", "pack_bytes"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,

@@ -144,6 +144,9 @@ class Options:
                                # of its own; so do kernels too small to fill
                                # the GPU that touch no buffer another writes
                                # (a norm of each parameter; fusion-pack-launches)
+    pack_bytes: int = 1 << 20  # the most bytes of buffers a kernel that joins a
+                               # packed launch has (few blocks may still move
+                               # much: a grid-stride loop's each)
     pdl: bool = True           # a kernel that directly follows another is launched
                                # before that one ends and waits for it on the GPU
                                # (programmatic dependent launch; sm_90 and later,
@@ -171,7 +174,7 @@ class Options:
                                f"clusters (sm_90 or later), but chip is {self.chip}: leave "
                                f"row_cluster None or 0 there")
         for name in ("sm_count", "threads", "unroll", "blocks_per_sm", "row_chunks", "row_fold",
-                     "row_prefetch", "row_persist"):
+                     "row_prefetch", "row_persist", "pack_bytes"):
             v = getattr(self, name)
             least = 1 if name in ("threads", "unroll") else 0
             if name == "row_persist" and v == "auto":
@@ -238,6 +241,7 @@ class Options:
                        f"row-trip={self.row_trip} "
                        f"row-persist={-1 if self.row_persist == 'auto' else self.row_persist} "
                        f"pdl={int(self.pdl)} pack-launches={int(self.multi_tensor and self.fuse)} "
+                       f"pack-bytes={self.pack_bytes} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

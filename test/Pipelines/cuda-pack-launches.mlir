@@ -10,6 +10,10 @@
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{pack-launches=0})' \
 // RUN:   | FileCheck %s --check-prefix=APART
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{pack-bytes=16384})' \
+// RUN:   | FileCheck %s --check-prefix=APART
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{pack-bytes=-1})' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
@@ -28,6 +32,9 @@
 // APART-NOT: kfuse.packed
 // APART: gpu.launch_func @kfuse_kernels::@trust_g0 {{.*}} threads in (%c256,
 // APART: gpu.launch_func @kfuse_kernels::@trust_g1 {{.*}} threads in (%c288,
+
+// (pack-bytes=16384: each kernel's buffers, 32 KB, too many to pack)
+// BAD: fusion-codegen-cuda: pack-bytes must be >= 0, got -1
 
 // PTX: .visible .entry trust_g0(
 // PTX: .maxntid 288, 1, 1

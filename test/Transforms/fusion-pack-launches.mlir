@@ -157,12 +157,13 @@ func.func @through_views(%x: memref<64xf32>, %y: memref<32xf32>) {
 
 // A kernel of more blocks than the SMs (sm-count=4) fills the GPU on its
 // own and is left alone; the two small kernels around it, independent of
-// it, pack past it (where the last of them was). A copy into a buffer one
-// of them reads ends the pack.
+// it, pack where the first of them was (the second moves up past it). The
+// last kernel writes what the first reads: a launch of its own, after the
+// copy it reads.
 // CHECK-LABEL: func.func @around
 // CHECK-SAME: kfuse.packed = {around_g0 = {{\[}}["around_g0", 1, 32], ["around_g2", 1, 32]]}
-// CHECK: gpu.launch {{.*}} function(@around_g1)
 // CHECK: gpu.launch {{.*}} function(@around_g0)
+// CHECK: gpu.launch {{.*}} function(@around_g1)
 // CHECK-NOT: function(@around_g2)
 // CHECK: memref.copy
 // CHECK: gpu.launch {{.*}} function(@around_g3)
@@ -356,6 +357,65 @@ func.func @same_code(%x0: memref<64xf32>, %x1: memref<64xf32>, %x2: memref<64xf3
     %f = arith.constant 3.0 : f32
     %w = arith.mulf %v, %f : f32
     memref.store %w, %y2[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Two parameters, each a partials kernel and a store kernel that reads the
+// partials (a split norm and the update): each kernel joins the earliest
+// pack it may, so the partials kernels run in one launch and the store
+// kernels in another (not pairs of a store and the next partials). The
+// second partials buffer's allocation moves up with its kernel.
+// CHECK-LABEL: func.func @two_phases
+// CHECK-SAME: kfuse.packed = {two_phases_p0 = {{\[}}["two_phases_p0", 1, 32], ["two_phases_p1", 1, 32]], two_phases_s0 = {{\[}}["two_phases_s0", 1, 32], ["two_phases_s1", 1, 32]]}
+// CHECK: %[[T0:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: %[[T1:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: gpu.launch {{.*}} function(@two_phases_p0)
+// CHECK: memref.store %{{.*}}, %[[T0]]
+// CHECK: memref.store %{{.*}}, %[[T1]]
+// CHECK: gpu.launch {{.*}} function(@two_phases_s0)
+// CHECK: memref.load %[[T0]]
+// CHECK: memref.load %[[T1]]
+// CHECK-NOT: gpu.launch
+func.func @two_phases(%x0: memref<32xf32>, %x1: memref<32xf32>,
+                      %y0: memref<32xf32>, %y1: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %t0 = memref.alloc() : memref<32xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@two_phases_p0) {
+    %v = memref.load %x0[%tx] : memref<32xf32>
+    memref.store %v, %t0[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@two_phases_s0) {
+    %v = memref.load %t0[%tx] : memref<32xf32>
+    memref.store %v, %y0[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  %t1 = memref.alloc() : memref<32xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@two_phases_p1) {
+    %v = memref.load %x1[%tx] : memref<32xf32>
+    %f = arith.constant 2.0 : f32
+    %w = arith.mulf %v, %f : f32
+    memref.store %w, %t1[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@two_phases_s1) {
+    %v = memref.load %t1[%tx] : memref<32xf32>
+    %f = arith.constant 3.0 : f32
+    %w = arith.mulf %v, %f : f32
+    memref.store %w, %y1[%tx] : memref<32xf32>
     gpu.terminator
   }
   return

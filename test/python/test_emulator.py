@@ -906,6 +906,14 @@ def test_small_kernels_of_independent_groups_share_a_launch():
     assert f.report.launched.kernels == 1 and f.report.after.kernels == 4
     apart = kfuse.compile(prog, target="cuda", chip="sm_90", multi_tensor=False)
     assert len(apart.plan.steps) == 4 and not any(s.packs for s in apart.plan.steps)
+    # (pack_bytes: the most bytes of buffers a packed kernel has; the
+    # kernels pass 16 bytes an element, w, g, m and the result: the
+    # 3072-float parameter's 49152 stay out, the others pack)
+    some = kfuse.compile(prog, target="cuda", chip="sm_90", pack_bytes=40000)
+    assert [(s.kernel, [n for n, _, _ in s.packs]) for s in some.plan.steps] == [
+        ("lamb_g0", ["lamb_g0", "lamb_g2", "lamb_g3"]), ("lamb_g1", [])]
+    with pytest.raises(kfuse.CompileError, match="pack_bytes must be a non-negative"):
+        kfuse.compile(prog, target="cuda", chip="sm_90", pack_bytes=-1)
     unfused = kfuse.compile(prog, target="cuda", chip="sm_90", fuse=False)
     assert not any(getattr(s, "packs", ()) for s in unfused.plan.steps)
     rng = np.random.default_rng(11)
