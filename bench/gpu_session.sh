@@ -125,7 +125,8 @@ fi
 # store in the order that finds the end of every slice in L2 (__l2order: x
 # is 64 MiB, about the L2; read front to back again it misses throughout);
 # LAMB's step over BERT-base's 120 vectors, its one-block kernels packed
-# into two launches (fusion-pack-launches) against a launch each (__nopack).
+# into two launches (fusion-pack-launches) against a launch each (__nopack),
+# and over all 199 parameters, the matrices' kernels packed too (__packbig).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
@@ -138,7 +139,7 @@ OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w2621
       softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize
       l2_normalize__slicestore l2_normalize__l2order softmax_xent_v50257
       softmax_xent_v50257__trip16 softmax_xent_v50257__trip16_occ2 softmax_xent_v50257__trip8_occ2
-      lamb_bert_vectors lamb_bert_vectors__nopack"
+      lamb_bert_vectors lamb_bert_vectors__nopack lamb_bert lamb_bert__nopack lamb_bert__packbig"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \

@@ -878,6 +878,10 @@ def main():
                 # has ended (default: programmatically, waiting on the GPU)
                 variants["nopdl"] = dict(pdl=False)
                 late = True
+            if args.row_variants and name == "lamb_bert":
+                # the matrices' partials and store kernels (fewer blocks than
+                # SMs, more than 1 MiB of buffers) packed too
+                variants["packbig"] = dict(pack_bytes=1 << 30)
             if args.row_variants and any(getattr(s, "packs", ()) for s in f.plan.steps):
                 # a launch a kernel (default: small independent kernels
                 # packed into shared launches, fusion-pack-launches)

@@ -72,7 +72,13 @@ WORKLOADS = (["ew_chain", "bias_gelu", "relu_bn_add_relu", "l2norm", "softmax",
               # two launches (at most 256 buffers each), the kernels of each
               # size sharing their code (fusion-pack-launches; `__nopack`:
               # a launch each)
-              "lamb_bert_vectors"])
+              "lamb_bert_vectors",
+              # the same over all of BERT-base's 199 parameters (110M
+              # floats): the matrices' norms split into partials kernels of
+              # fewer blocks than SMs, each with a store kernel (`__packbig`:
+              # those packed too, pack_bytes=2^30; `__nopack`: a launch a
+              # kernel)
+              "lamb_bert"])
 
 
 def _xent_text(rows, cols):
@@ -305,6 +311,17 @@ def programs(rows=None):
         ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
         p.output(w - u * ratio * 0.001, name=f"w_out{i}")
     progs["lamb_bert_vectors"] = p
+    p = kb.Program("lamb_bert")
+    # (the emulator's: every matrix 64 times smaller)
+    sizes = _bert_sizes() if rows is None else [max(n // 64, 64) for n in _bert_sizes()]
+    for i, n in enumerate(sizes):
+        w = p.input(f"w{i}", (n,), "f32")
+        g = p.input(f"g{i}", (n,), "f32")
+        m = p.input(f"m{i}", (n,), "f32")
+        u = m * 0.9 + g * 0.1 + w * 0.01
+        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
+        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
+    progs["lamb_bert"] = p
     p = kb.Program("l2_normalize")
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -428,6 +445,19 @@ def _bert_vector_sizes():
     return [768, 768, 768, 768, 768, 768, 3072, 768, 768, 768] * 12
 
 
+def _bert_sizes():
+    """BERT-base's parameters, flattened, in the order of its state dict:
+    the embeddings (words, positions, token types, their layer norm), 12
+    layers (attention's q, k, v and output projections with their biases,
+    a layer norm, the feed-forward pair with biases, a layer norm), the
+    pooler."""
+    h, f = 768, 3072
+    sizes = [30522 * h, 512 * h, 2 * h, h, h]
+    for _ in range(12):
+        sizes += [h * h, h] * 4 + [h, h, h * f, f, f * h, h, h, h]
+    return sizes + [h * h, h]
+
+
 def _lamb(*args):
     out = []
     for w, g, m in zip(args[0::3], args[1::3], args[2::3]):
@@ -454,6 +484,7 @@ def torch_reference(name):
             x.dtype).sum(1, keepdim=True).clamp(min=1),
         "l2_normalize": lambda x: x / torch.sqrt((x * x).sum()),
         "lamb_bert_vectors": _lamb,
+        "lamb_bert": _lamb,
         "argmax_v128256": lambda x: torch.argmax(x, dim=-1),
         **{f"softmax_w{w}": (lambda x: torch.softmax(x, dim=-1)) for w in SOFTMAX_WIDTHS},
         "layernorm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),

@@ -43,6 +43,14 @@ constexpr int64_t kMaxBuffers = 256;
 /// Kernels a pack holds at most (those that share another's code too).
 constexpr int64_t kMaxMembers = 128;
 
+/// Bytes an element of `type` takes (a vector's elements all; index 8, as
+/// any other type).
+static int64_t elementBytes(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * elementBytes(vector.getElementType());
+  return type.isIntOrFloat() ? (type.getIntOrFloatBitWidth() + 7) / 8 : 8;
+}
+
 /// The buffer a view (subview, reshape, cast) is of.
 static Value rootOf(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -154,7 +162,9 @@ static std::optional<int64_t> constantOf(Value v) {
 }
 
 /// A launch that may join a pack: its grid and block one-dimensional and
-/// constant, at most `maxBlocks` blocks, buffers of at most `maxBytes` in
+/// constant, threads of at most `maxThreads` in all (half of what the
+/// GPU's SMs hold: it leaves most of them idle), buffers of at most
+/// `maxBytes` in
 /// all, no clusters, dynamic shared memory,
 /// async tokens or private buffers, one block of code, a kernel name with
 /// no hints for it on the host function, and code that reads the block's
@@ -176,7 +186,7 @@ struct Member {
   llvm::SetVector<Value> buffers; // (memrefs from outside it uses)
 };
 
-static std::optional<Member> candidate(gpu::LaunchOp launch, int64_t maxBlocks,
+static std::optional<Member> candidate(gpu::LaunchOp launch, int64_t maxThreads,
                                        int64_t maxBytes, func::FuncOp host) {
   auto no = [&](const char *why) -> std::optional<Member> {
     LLVM_DEBUG(llvm::dbgs() << "not packed: " << launch.getFunction() << ": "
@@ -187,8 +197,8 @@ static std::optional<Member> candidate(gpu::LaunchOp launch, int64_t maxBlocks,
   m.launch = launch;
   std::optional<int64_t> gx = constantOf(launch.getGridSizeX()),
                          bx = constantOf(launch.getBlockSizeX());
-  if (!gx || !bx || *gx < 1 || *gx > maxBlocks || *bx < 1)
-    return no("grid or block not constant, or too many blocks");
+  if (!gx || !bx || *gx < 1 || *bx < 1 || *gx * *bx > maxThreads)
+    return no("grid or block not constant, or too many threads");
   for (Value v : {launch.getGridSizeY(), launch.getGridSizeZ(),
                   launch.getBlockSizeY(), launch.getBlockSizeZ()})
     if (constantOf(v) != std::optional<int64_t>(1))
@@ -252,7 +262,7 @@ static std::optional<Member> candidate(gpu::LaunchOp launch, int64_t maxBlocks,
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type || !type.hasStaticShape())
       return no("a buffer of dynamic shape");
-    bytes += type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+    bytes += type.getNumElements() * elementBytes(type.getElementType());
   }
   if (bytes > maxBytes)
     return no("too many bytes");
@@ -268,8 +278,7 @@ static int64_t bytesOf(Type type) {
   auto memref = cast<MemRefType>(type);
   if (!memref.hasStaticShape())
     return kStaticSharedBytes + 1;
-  return memref.getNumElements() *
-         ((memref.getElementTypeBitWidth() + 7) / 8);
+  return memref.getNumElements() * elementBytes(memref.getElementType());
 }
 
 /// Whether launch `b`'s code is launch `a`'s but for the buffers defined
@@ -582,7 +591,7 @@ static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
     auto launch = dyn_cast<gpu::LaunchOp>(op);
     if (!launch)
       continue;
-    std::optional<Member> m = candidate(launch, sms, maxBytes, host);
+    std::optional<Member> m = candidate(launch, sms * 1024, maxBytes, host);
     if (!m)
       continue;
     SmallVector<Value> used = usedFromOutside(launch);

@@ -1175,9 +1175,10 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
 def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
   let summary = "Runs small independent kernels as one launch, each over blocks of its own";
   let description = [{
-    Launches too small to be worth a launch of their own (at most `sm-count`
-    blocks, and buffers of at most `max-bytes` in all, 1 MiB: an
-    optimizer's norm of each parameter, a block each) become one
+    Launches too small to be worth a launch of their own (threads of at
+    most 1024 an SM in all, half of what an SM holds, and buffers of at
+    most `max-bytes` in all, 1 MiB: an optimizer's norm of each parameter,
+    a block each) become one
     launch where no buffer one of them writes is read or written by
     another. Block b of the packed launch runs the kernel whose range of
     blocks holds it, with its own block id (b less the range's start), grid
@@ -1214,8 +1215,8 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip (its SM count where sm-count is 0)">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
-           "The most blocks a launch that joins a pack has (0: the chip's SM "
-           "count)">,
+           "SMs (0: the chip's): a launch that joins a pack has at most 1024 "
+           "threads an SM in all">,
     Option<"maxLaunches", "max-launches", "int64_t", /*default=*/"32",
            "The most kernels of different code one pack holds (at least 2)">,
     Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",

@@ -155,8 +155,8 @@ func.func @through_views(%x: memref<64xf32>, %y: memref<32xf32>) {
 
 // -----
 
-// A kernel of more blocks than the SMs (sm-count=4) fills the GPU on its
-// own and is left alone; the two small kernels around it, independent of
+// A kernel of more threads than 1024 an SM (sm-count=4: 8 blocks of 1024)
+// fills the GPU on its own and is left alone; the two small kernels around it, independent of
 // it, pack where the first of them was (the second moves up past it). The
 // last kernel writes what the first reads: a launch of its own, after the
 // copy it reads.
@@ -168,11 +168,12 @@ func.func @through_views(%x: memref<64xf32>, %y: memref<32xf32>) {
 // CHECK: memref.copy
 // CHECK: gpu.launch {{.*}} function(@around_g3)
 // CHECK-NOT: gpu.launch
-func.func @around(%a: memref<32xf32>, %b: memref<32xf32>, %big: memref<256xf32>,
+func.func @around(%a: memref<32xf32>, %b: memref<32xf32>, %big: memref<8192xf32>,
                   %c: memref<32xf32>, %d: memref<32xf32>) {
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
   %c32 = arith.constant 32 : index
+  %c1024 = arith.constant 1024 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
              module(@kfuse_kernels) function(@around_g0) {
@@ -181,12 +182,12 @@ func.func @around(%a: memref<32xf32>, %b: memref<32xf32>, %big: memref<256xf32>,
     gpu.terminator
   }
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c1, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1024, %sy = %c1, %sz = %c1)
              module(@kfuse_kernels) function(@around_g1) {
-    %i = arith.muli %bx, %c32 : index
+    %i = arith.muli %bx, %c1024 : index
     %j = arith.addi %i, %tx : index
     %f = arith.constant 2.0 : f32
-    memref.store %f, %big[%j] : memref<256xf32>
+    memref.store %f, %big[%j] : memref<8192xf32>
     gpu.terminator
   }
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
@@ -416,6 +417,39 @@ func.func @two_phases(%x0: memref<32xf32>, %x1: memref<32xf32>,
     %f = arith.constant 3.0 : f32
     %w = arith.mulf %v, %f : f32
     memref.store %w, %y1[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Workgroup buffers of vectors (a column sum's partials) count their
+// vectors' bytes, and are shared like any other.
+// CHECK-LABEL: func.func @vector_buffers
+// CHECK-SAME: kfuse.packed
+// CHECK: workgroup(%{{.*}} : memref<2x4xvector<2xi64>, #gpu.address_space<workgroup>>) {
+// CHECK-NOT: workgroup(
+func.func @vector_buffers(%a: memref<32xi64>, %b: memref<32xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@vector_buffers_g0)
+             workgroup(%w : memref<2x4xvector<2xi64>, #gpu.address_space<workgroup>>) {
+    %v = memref.load %w[%c0, %c0] : memref<2x4xvector<2xi64>, #gpu.address_space<workgroup>>
+    %e = vector.extract %v[0] : i64 from vector<2xi64>
+    memref.store %e, %a[%tx] : memref<32xi64>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@vector_buffers_g1)
+             workgroup(%w : memref<2x4xvector<2xi64>, #gpu.address_space<workgroup>>) {
+    %v = memref.load %w[%c0, %c0] : memref<2x4xvector<2xi64>, #gpu.address_space<workgroup>>
+    %e = vector.extract %v[1] : i64 from vector<2xi64>
+    memref.store %e, %b[%tx] : memref<32xi64>
     gpu.terminator
   }
   return
