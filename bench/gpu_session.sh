@@ -30,7 +30,7 @@
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
-#        (about 21 MiB, 27 with the tree): new, then bench over the programs
+#        (about 37 MiB, 43 with the tree): new, then bench over the programs
 #        still owed a hardware time ($OWED below, or ONLY=...), and the
 #        occupancy report, then `kernels` (each part timed out at LIMIT, the
 #        report at 60 s, kernels at KLIMIT: give the device call LIMIT * 2 +
@@ -126,7 +126,9 @@ fi
 # is 64 MiB, about the L2; read front to back again it misses throughout);
 # LAMB's step over BERT-base's 120 vectors, its one-block kernels packed
 # into two launches (fusion-pack-launches) against a launch each (__nopack),
-# and over all 199 parameters, the matrices' kernels packed too (__packbig).
+# and over all 199 parameters, the matrices' kernels packed too (__packbig);
+# last, since torch.compile's cold compile of a 199-parameter loop may take
+# a while (suite.json is written after each workload).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
