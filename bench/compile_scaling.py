@@ -66,16 +66,8 @@ def update(n):
 
 
 def lamb(n):
-    p = kb.Program(f"lamb{n}")
-    for i in range(n):
-        shape = (512 + 64 * i,)
-        w = p.input(f"w{i}", shape, "f32")
-        g = p.input(f"g{i}", shape, "f32")
-        m = p.input(f"m{i}", shape, "f32")
-        r = m * 0.9 + g * 0.1 + w * 0.01
-        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(r * r))
-        p.output(w - r * ratio * 0.001, name=f"w_out{i}")
-    return p
+    from suite import lamb_program
+    return lamb_program(f"lamb{n}", [512 + 64 * i for i in range(n)])
 
 
 def layers(n):

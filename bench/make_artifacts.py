@@ -174,15 +174,8 @@ def new_hardware_programs():
 
 
 def _packed_lamb_program():
-    p = kb.Program("packed_lamb_f32")
-    for i, n in enumerate((1000, 3072, 300, 4160, 100000, 64)):
-        w = p.input(f"w{i}", (n,), "f32")
-        g = p.input(f"g{i}", (n,), "f32")
-        m = p.input(f"m{i}", (n,), "f32")
-        u = m * 0.9 + g * 0.1 + w * 0.01
-        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
-        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
-    return p
+    from suite import lamb_program
+    return lamb_program("packed_lamb_f32", (1000, 3072, 300, 4160, 100000, 64))
 
 
 def shifted_programs():

@@ -302,26 +302,10 @@ def programs(rows=None):
     x = p.input("x", (r(256), 128256), "f32")
     p.output(kb.argmax(x, axis=-1), name="i")
     progs["argmax_v128256"] = p
-    p = kb.Program("lamb_bert_vectors")
-    for i, n in enumerate(_bert_vector_sizes()):
-        w = p.input(f"w{i}", (n,), "f32")
-        g = p.input(f"g{i}", (n,), "f32")
-        m = p.input(f"m{i}", (n,), "f32")
-        u = m * 0.9 + g * 0.1 + w * 0.01
-        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
-        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
-    progs["lamb_bert_vectors"] = p
-    p = kb.Program("lamb_bert")
+    progs["lamb_bert_vectors"] = lamb_program("lamb_bert_vectors", _bert_vector_sizes())
     # (the emulator's: every matrix 64 times smaller)
-    sizes = _bert_sizes() if rows is None else [max(n // 64, 64) for n in _bert_sizes()]
-    for i, n in enumerate(sizes):
-        w = p.input(f"w{i}", (n,), "f32")
-        g = p.input(f"g{i}", (n,), "f32")
-        m = p.input(f"m{i}", (n,), "f32")
-        u = m * 0.9 + g * 0.1 + w * 0.01
-        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
-        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
-    progs["lamb_bert"] = p
+    progs["lamb_bert"] = lamb_program(
+        "lamb_bert", _bert_sizes() if rows is None else [max(n // 64, 64) for n in _bert_sizes()])
     p = kb.Program("l2_normalize")
     x = p.input("x", (1 << 24 if rows is None else 1 << 16,), "f32")
     p.output(x / kb.sqrt((x * x).sum()), name="y")
@@ -443,6 +427,22 @@ def _bert_vector_sizes():
     and output biases, layer norm weight and bias, the feed-forward biases,
     the second layer norm's), for 12 layers."""
     return [768, 768, 768, 768, 768, 768, 3072, 768, 768, 768] * 12
+
+
+def lamb_program(name, sizes):
+    """LAMB's step (its trust ratio; bias corrections and decay folded into
+    constants) over parameters of `sizes` floats: u = 0.9 m + 0.1 g +
+    0.01 w, w - 0.001 (|w| / |u|) u for each, a norm each."""
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    for i, n in enumerate(sizes):
+        w = p.input(f"w{i}", (n,), "f32")
+        g = p.input(f"g{i}", (n,), "f32")
+        m = p.input(f"m{i}", (n,), "f32")
+        u = m * 0.9 + g * 0.1 + w * 0.01
+        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(u * u))
+        p.output(w - u * ratio * 0.001, name=f"w_out{i}")
+    return p
 
 
 def _bert_sizes():

@@ -895,19 +895,10 @@ def test_split_slices_keep_the_rows_alignment():
 
 
 def _trust_ratio_update(sizes):
-    # LAMB's step on each parameter: r = 0.9 m + 0.1 g + 0.01 w, then
-    # w - 0.001 (|w| / |r|) r: a norm of each parameter, a row kernel of
-    # one block each
-    from kfuse import builder as kb
-    p = kb.Program("lamb")
-    for i, n in enumerate(sizes):
-        w = p.input(f"w{i}", (n,), "f32")
-        g = p.input(f"g{i}", (n,), "f32")
-        m = p.input(f"m{i}", (n,), "f32")
-        r = m * 0.9 + g * 0.1 + w * 0.01
-        ratio = kb.sqrt(kb.sum(w * w)) / kb.sqrt(kb.sum(r * r))
-        p.output(w - r * ratio * 0.001, name=f"w_out{i}")
-    return p
+    # LAMB's step on each parameter (bench/suite.py): a norm of each
+    # parameter, a row kernel of one block each
+    from suite import lamb_program
+    return lamb_program("lamb", sizes)
 
 
 def test_small_kernels_of_independent_groups_share_a_launch():
