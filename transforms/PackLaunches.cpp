@@ -51,21 +51,6 @@ static int64_t elementBytes(Type type) {
   return type.isIntOrFloat() ? (type.getIntOrFloatBitWidth() + 7) / 8 : 8;
 }
 
-/// The buffer a view (subview, reshape, cast) is of.
-static Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      v = meta.getSource();
-      continue;
-    }
-    break;
-  }
-  return v;
-}
 
 /// The buffers an operation (a launch: what its code does to buffers defined
 /// outside it) reads and writes, by the buffers they are views of.
@@ -123,7 +108,7 @@ static Accesses launchAccesses(gpu::LaunchOp launch) {
     for (Value v : op->getOperands()) {
       if (!isa<BaseMemRefType>(v.getType()))
         continue;
-      Value root = rootOf(v);
+      Value root = kfuse::viewRoot(v);
       if (body.isAncestor(root.getParentRegion()))
         continue; // (a buffer of the kernel's own: a workgroup buffer)
       classifyUse(op, v, root, acc);
@@ -150,9 +135,9 @@ static std::optional<Accesses> hostAccesses(Operation *op) {
     if (!v)
       return std::nullopt; // (an effect on memory it does not name)
     if (isa<MemoryEffects::Read>(e.getEffect()))
-      acc.reads.insert(rootOf(v));
+      acc.reads.insert(kfuse::viewRoot(v));
     else
-      acc.writes.insert(rootOf(v));
+      acc.writes.insert(kfuse::viewRoot(v));
   }
   return acc;
 }

@@ -587,16 +587,23 @@ kfuse::applyPatternsWithBudget(Operation *op,
   return applyPatternsGreedily(op, patterns, config);
 }
 
-void kfuse::reuseReadOnlyLoads(Operation *root) {
-  auto base = [](Value v) {
-    while (Operation *def = v.getDefiningOp()) {
-      auto view = dyn_cast<ViewLikeOpInterface>(def);
-      if (!view)
-        break;
+Value kfuse::viewRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
       v = view.getViewSource();
+      continue;
     }
-    return v;
-  };
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      v = meta.getSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+void kfuse::reuseReadOnlyLoads(Operation *root) {
+  auto base = [](Value v) { return viewRoot(v); };
   auto isLoad = [](Operation *op) {
     return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(op);
   };

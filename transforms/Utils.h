@@ -169,6 +169,10 @@ applyPatternsWithBudget(mlir::Operation *op,
                         const mlir::FrozenRewritePatternSet &patterns,
                         bool topDown = false);
 
+/// The buffer a view (subview, reshape, cast, a strided metadata's base) is
+/// of: followed through ViewLikeOpInterface ops to the value they view.
+mlir::Value viewRoot(mlir::Value v);
+
 /// Merges, in the kernel body `root` (a gpu.launch), equal computations and
 /// equal loads of a buffer nothing in `root` writes: a later one where an
 /// earlier one dominates it reuses the earlier's value. A row kernel's
