@@ -57,6 +57,7 @@ static int64_t elementBytes(Type type) {
 struct Accesses {
   llvm::SmallPtrSet<Value, 8> reads, writes;
 
+  /// Whether one writes what the other reads or writes (symmetric).
   bool conflictsWith(const Accesses &other) const {
     for (Value w : writes)
       if (other.reads.contains(w) || other.writes.contains(w))
@@ -315,8 +316,7 @@ struct Pack {
     if (members.empty())
       return true;
     if (static_cast<int64_t>(members.size()) >= kMaxMembers ||
-        accesses.conflictsWith(m.accesses) ||
-        m.accesses.conflictsWith(accesses))
+        accesses.conflictsWith(m.accesses))
       return false;
     for (auto [i, o] : llvm::enumerate(members))
       if (o.sameAs < 0 && sameCode(o, m, m.buffersFor)) {
@@ -598,8 +598,7 @@ static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
           continue;
         }
         const std::optional<Accesses> &acc = accessesOf(y);
-        clear = acc && !acc->conflictsWith(m->accesses) &&
-                !m->accesses.conflictsWith(*acc);
+        clear = acc && !acc->conflictsWith(m->accesses);
       }
       if (!clear || !llvm::all_of(used, [&](Value v) {
             return canHoistAbove(v, ops[place]);
