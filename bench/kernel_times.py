@@ -63,7 +63,7 @@ def step_bytes(plan):
 
 def step_label(step):
     if isinstance(step, LaunchStep):
-        return step.kernel
+        return step.name
     return f"copy {step.src} -> {step.dst}"
 
 

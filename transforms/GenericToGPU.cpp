@@ -1266,25 +1266,6 @@ struct ExternDynamicSharedPass
 
 struct ProgrammaticLaunchPass
     : kfuse::impl::ProgrammaticLaunchBase<ProgrammaticLaunchPass> {
-  /// Puts `griddepcontrol kind` into `func` where the action belongs (a
-  /// wait first, a trigger after it), once.
-  static void addControl(gpu::GPUFuncOp func, NVVM::GridDepActionKind kind) {
-    Block &entry = func.getBody().front();
-    auto it = entry.begin();
-    for (; it != entry.end(); ++it) {
-      auto c = dyn_cast<NVVM::GriddepcontrolOp>(*it);
-      if (!c)
-        break;
-      if (c.getKind() == kind)
-        return;
-    }
-    // (a wait goes first: nothing of the kernel runs before it)
-    if (kind == NVVM::GridDepActionKind::wait)
-      it = entry.begin();
-    OpBuilder b(&entry, it);
-    NVVM::GriddepcontrolOp::create(b, func.getLoc(), kind);
-  }
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto kernelOf = [&](gpu::LaunchFuncOp launch) {
@@ -1313,9 +1294,9 @@ struct ProgrammaticLaunchPass
           }
           if (prev) {
             launch->setAttr("kfuse.programmatic", UnitAttr::get(&getContext()));
-            addControl(kernel, NVVM::GridDepActionKind::wait);
-            addControl(kernelOf(prev),
-                       NVVM::GridDepActionKind::launch_dependents);
+            kfuse::addGridControl(kernel, NVVM::GridDepActionKind::wait);
+            kfuse::addGridControl(kernelOf(prev),
+                                  NVVM::GridDepActionKind::launch_dependents);
           }
           prev = launch;
         }
@@ -1382,12 +1363,16 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
           host->getAttrOfType<DictionaryAttr>("kfuse.min_blocks_per_sm");
       auto persistent =
           host->getAttrOfType<DictionaryAttr>("kfuse.persistent");
-      if (!hints && !persistent)
+      auto packed = host->getAttrOfType<DictionaryAttr>("kfuse.packed");
+      if (!hints && !persistent && !packed)
         return WalkResult::advance();
       WalkResult inner = host.walk([&](gpu::LaunchFuncOp launch) {
         if (persistent)
           if (auto most = persistent.getAs<IntegerAttr>(launch.getKernelName()))
             launch->setAttr("kfuse.persistent", most);
+        if (packed)
+          if (auto members = packed.getAs<ArrayAttr>(launch.getKernelName()))
+            launch->setAttr("kfuse.packed", members);
         auto blocks =
             hints ? hints.getAs<IntegerAttr>(launch.getKernelName()) : nullptr;
         if (!blocks)
@@ -1403,6 +1388,7 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
       });
       host->removeAttr("kfuse.min_blocks_per_sm");
       host->removeAttr("kfuse.persistent");
+      host->removeAttr("kfuse.packed");
       return inner;
     });
     if (walk.wasInterrupted())

@@ -1209,7 +1209,8 @@ def PackLaunches : Pass<"fusion-pack-launches", "::mlir::func::FuncOp"> {
     takes longer over one function than over its parts), 128 kernels and
     256 buffers a pack. The host function's `kfuse.packed` dictionary names,
     for each packed launch's kernel, its kernels' [name, blocks, threads]
-    in block order (the launch plan and the report read it).
+    in block order (fusion-cluster-dims moves each entry to its launch once
+    outlined; the launch plan and the report read it).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -1245,7 +1246,35 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
     (kernel name to the most clusters of a persistent row kernel, set by
     fusion-generic-to-gpu for row-persist) becomes a `kfuse.persistent`
     attribute of those kernels' launches, which the launch plan carries to
-    the runtime, and is removed too.
+    the runtime, and is removed too; so does its `kfuse.packed` dictionary
+    (set by fusion-pack-launches: each packed launch's kernels), as a
+    `kfuse.packed` attribute of each packed launch.
+  }];
+}
+
+def DedupKernels : Pass<"fusion-dedup-kernels", "::mlir::ModuleOp"> {
+  let summary = "One outlined kernel for launches of the same code";
+  let description = [{
+    Kernels of a `gpu.module` that are the same but for their names (the
+    same attributes, signature and block sizes included, and the same code,
+    operation by operation, locations aside) become one: every
+    `gpu.launch_func` of a later copy launches the first kernel of that
+    code, and the copy is erased (unless something else names
+    it). A model that repeats itself (the same layer norm in each layer,
+    an optimizer's step over parameters of one size) then compiles each
+    code once, in LLVM and ptxas, and the runtime loads it once. A launch
+    moved to another kernel records the name it was generated with as
+    `kfuse.generated_as` (a string), which the launch plan carries to the
+    report. The grid dependency controls a kernel starts with
+    (fusion-programmatic-launch: `nvvm.griddepcontrol` wait and
+    launch_dependents) are not part of the comparison: the kernel kept
+    starts with those of every kernel it stands for. A wait in a kernel
+    whose launch is not programmatic returns at once, and a trigger whose
+    next launch is not programmatic starts nothing, so every launch
+    computes what it did, and every programmatic launch's kernel still
+    waits. Run it last before the target pipeline: a pass that changes a
+    kernel for one of its launches (cluster sizes, occupancy hints,
+    programmatic launch) must have run already.
   }];
 }
 

@@ -474,7 +474,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
-          "gpu.module(fusion-align-workgroup),cse,canonicalize{8}",
+          "gpu.module(fusion-align-workgroup),cse,canonicalize{8},"
+          "fusion-dedup-kernels",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
           o.numerics.getValue(), o.rowChunks.getValue(),

@@ -669,3 +669,19 @@ bool kfuse::hasStaticStrides(MemRefType type, bool unitInnermost) {
          llvm::none_of(strides, ShapedType::isDynamic) &&
          (!unitInnermost || strides.empty() || strides.back() == 1);
 }
+
+void kfuse::addGridControl(gpu::GPUFuncOp func, NVVM::GridDepActionKind kind) {
+  Block &entry = func.getBody().front();
+  auto it = entry.begin();
+  for (; it != entry.end(); ++it) {
+    auto c = dyn_cast<NVVM::GriddepcontrolOp>(*it);
+    if (!c)
+      break;
+    if (c.getKind() == kind)
+      return;
+  }
+  if (kind == NVVM::GridDepActionKind::wait)
+    it = entry.begin();
+  OpBuilder b(&entry, it);
+  NVVM::GriddepcontrolOp::create(b, func.getLoc(), kind);
+}

@@ -3,6 +3,8 @@
 #ifndef KFUSE_TRANSFORMS_UTILS_H
 #define KFUSE_TRANSFORMS_UTILS_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -231,6 +233,12 @@ bool readsAtLoopIndices(mlir::linalg::GenericOp g);
 /// of rows' columns, as row kernels address views with a bare pointer and
 /// the type's own offset and strides).
 bool hasStaticStrides(mlir::MemRefType type, bool unitInnermost = false);
+
+/// Puts `griddepcontrol kind` at the start of kernel `func`, where the
+/// action belongs (a wait first: nothing of the kernel runs before it; a
+/// trigger after it), unless it is there already.
+void addGridControl(mlir::gpu::GPUFuncOp func,
+                    mlir::NVVM::GridDepActionKind kind);
 
 } // namespace kfuse
 

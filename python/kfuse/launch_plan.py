@@ -119,15 +119,6 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
     facts = kernel_facts(module)
     func = entry_function(module)
     block = func.regions[0].blocks[0]
-    # (fusion-pack-launches: a packed launch's kernel -> its kernels' name,
-    # blocks and threads, in block order)
-    packed: Dict[str, Tuple[Tuple[str, int, int], ...]] = {}
-    if "kfuse.packed" in func.attributes:
-        for entry in ir.DictAttr(func.attributes["kfuse.packed"]):
-            packed[entry.name] = tuple(
-                (ir.StringAttr(ir.ArrayAttr(m)[0]).value, ir.IntegerAttr(ir.ArrayAttr(m)[1]).value,
-                 ir.IntegerAttr(ir.ArrayAttr(m)[2]).value)
-                for m in ir.ArrayAttr(entry.attr))
     args = list(block.arguments)
     if len(args) != len(inputs) + len(outputs):
         raise CompileError(f"kfuse: host function has {len(args)} arguments, expected "
@@ -243,9 +234,18 @@ def build_plan(module: ir.Module, name: str, inputs: List[TensorSpec],
             attrs = op.operation.attributes
             persistent = (ir.IntegerAttr(attrs["kfuse.persistent"]).value
                           if "kfuse.persistent" in attrs else 0)
+            # (fusion-pack-launches: the kernels a packed launch runs, each
+            # its name, blocks and threads, in block order)
+            packs = tuple(
+                (ir.StringAttr(ir.ArrayAttr(m)[0]).value, ir.IntegerAttr(ir.ArrayAttr(m)[1]).value,
+                 ir.IntegerAttr(ir.ArrayAttr(m)[2]).value)
+                for m in ir.ArrayAttr(attrs["kfuse.packed"])) if "kfuse.packed" in attrs else ()
+            # (fusion-dedup-kernels: the name of a launch whose kernel runs
+            # another's code)
+            alias = (ir.StringAttr(attrs["kfuse.generated_as"]).value
+                     if "kfuse.generated_as" in attrs else "")
             steps.append(LaunchStep(kname, grid, blk, tuple(kargs), smem, kf.alignment,
-                                    "kfuse.programmatic" in attrs, persistent,
-                                    packed.get(kname, ())))
+                                    "kfuse.programmatic" in attrs, persistent, packs, alias))
         else:
             raise CompileError(f"kfuse: unexpected host operation '{kind}' after code "
                                f"generation (internal error)")

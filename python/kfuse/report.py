@@ -363,7 +363,7 @@ class FusionReport:
             w = sum(n for (_, _, n), keep in zip(moved, io) if keep)
             gs = [groups.get(n) for n in _groups_of_step(plan, steps[k])]
             if gs and all(g is not None and per_group[g.name] == [k] for g in gs) \
-                    and not finished.get(steps[k].kernel):
+                    and not finished.get(steps[k].name):
                 r = min(r, sum(g.bytes_read for g in gs))
                 w = min(w, sum(g.bytes_written for g in gs))
             r += sum(n for (_, n, _), o in zip(moved, own) if o)
@@ -453,7 +453,7 @@ def _finished_in(plan, groups: Sequence[GroupReport]) -> Dict[str, List[str]]:
         # (a group's launches: its own kernel, or kernels named after it,
         # such as g0_ordered0 or g0_columns_partial, or a packed launch
         # that runs one of those)
-        own = [st.kernel for st in steps if g.name in _groups_of_step(plan, st)]
+        own = [st.name for st in steps if g.name in _groups_of_step(plan, st)]
         if own:
             last = own[-1]
         elif last is not None and g.kind == "reduction":
@@ -472,7 +472,7 @@ def _groups_of_step(plan, step) -> List[str]:
     kernel's (fusion-pack-launches)."""
     if getattr(step, "packs", ()):
         return [_group_of(plan, name) for name, _, _ in step.packs]
-    return [_group_of(plan, step.kernel)]
+    return [_group_of(plan, step.name)]
 
 
 def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str]:
@@ -495,8 +495,10 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
             continue
         blocks = step.grid[0] * step.grid[1] * step.grid[2]
         threads = step.block[0] * step.block[1] * step.block[2]
-        text = (f"{step.kernel}: {blocks} block{'' if blocks == 1 else 's'} of {threads} "
+        text = (f"{step.name}: {blocks} block{'' if blocks == 1 else 's'} of {threads} "
                 f"thread{'' if threads == 1 else 's'}")
+        if step.alias:
+            text += f" (the code of {step.kernel}, compiled once)"
         c = clusters.get(step.kernel)
         if c and c[0] * c[1] * c[2] > 1:
             text += f", clusters of {c[0] * c[1] * c[2]}"
@@ -517,12 +519,12 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
             text += ", launched early (waits on the GPU for the kernel before it)"
         counters = sum(getattr(a, "buffer", None) is not None
                        and plan.buffers[a.buffer].kind == "counter" for a in step.args)
-        finishes = finished_in.get(step.kernel, [])
+        finishes = finished_in.get(step.name, [])
         if counters > len(finishes):
             text += ", the last block to count for its rows finishes them"
         for g in finishes:
             text += f", then its last block to end runs group {g}"
-        ordered = [name for name, _, _ in step.packs or ((step.kernel, 0, 0),)
+        ordered = [name for name, _, _ in step.packs or ((step.name, 0, 0),)
                    if re.fullmatch(r".*_ordered\d+", name)]
         if ordered:
             which = ("" if not step.packs else " of " + ", ".join(

@@ -45,9 +45,10 @@
 // torch's logsumexp subtracts r = isinf(max) ? 0 : max, not the max: the
 // slices fold their maxima and sums of exp(x - m_s) just the same, and the
 // finishing kernel computes r from the row's max before it adds
-// s_s exp(m_s - r).
+// s_s exp(m_s - r). Its partials kernel is @lse's, so its launch runs
+// @lse's (fusion-dedup-kernels) under its own name.
 // CHECK-LABEL: func.func @lse_guarded(
-// CHECK: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial blocks in (%c60, %c1, %c1)
+// CHECK: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks in (%c60, %c1, %c1) {{.*}} {kfuse.generated_as = "lse_guarded_g0_partial"}
 // CHECK-NEXT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0 blocks in (%c3, %c1, %c1)
 // CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: func.func @softmax(
@@ -82,9 +83,9 @@
 // KERN: math.exp
 // KERN: arith.addf %{{.*}}, %shuffleResult
 // KERN: math.log
-// KERN: gpu.func @lse_guarded_g0_partial(
-// KERN-NOT: math.absf
-// KERN: math.exp
+// (@lse_guarded's partials kernel is @lse_g0_partial: no absf before the
+// guarded finish)
+// KERN-NOT: gpu.func @lse_guarded_g0_partial(
 // KERN: gpu.func @lse_guarded_g0(
 // KERN: arith.maximumf %{{.*}}, %shuffleResult
 // KERN: math.absf
@@ -102,8 +103,9 @@
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_g0 blocks in (%c3, %c1, %c1)
 // STRICT-NOT: gpu.launch_func
 // STRICT-LABEL: func.func @lse_guarded(
-// STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial blocks
-// STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_combine1 blocks
+// (the maximum's kernels are @lse's)
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_partial blocks {{.*}}kfuse.generated_as = "lse_guarded_g0_partial"
+// STRICT: gpu.launch_func @kfuse_kernels::@lse_g0_combine1 blocks {{.*}}kfuse.generated_as = "lse_guarded_g0_combine1"
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0_partial2 blocks
 // STRICT: gpu.launch_func @kfuse_kernels::@lse_guarded_g0 blocks
 // STRICT-LABEL: func.func @softmax(

@@ -19,10 +19,13 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 
+// (fusion-cluster-dims moves the host function's kfuse.packed entry to
+// the packed launch)
 // CODEGEN-LABEL: func.func @trust
-// CODEGEN-SAME: kfuse.packed = {trust_g0 = {{\[}}["trust_g0", 1, 256], ["trust_g1", 1, 288]]}
+// CODEGEN-NOT: kfuse.packed
 // CODEGEN: %[[C2:.*]] = arith.constant 2 : index
 // CODEGEN: gpu.launch_func @kfuse_kernels::@trust_g0 blocks in (%[[C2]], %{{.*}}, %{{.*}}) threads in (%c288, %{{.*}}, %{{.*}})
+// CODEGEN-SAME: {kfuse.packed = {{\[}}["trust_g0", 1, 256], ["trust_g1", 1, 288]]}
 // CODEGEN-NOT: gpu.launch_func
 // CODEGEN: return
 // CODEGEN: gpu.func @trust_g0(

@@ -950,13 +950,50 @@ def test_kernels_of_the_same_code_share_it_in_a_packed_launch():
     assert [name for name, _, _ in step.packs] == [
         "lamb_g0", "lamb_g2", "lamb_g3", "lamb_g6", "lamb_g1", "lamb_g4", "lamb_g5"]
     apart = kfuse.compile(prog, target="cuda", chip="sm_90", multi_tensor=False)
-    # (each code once: a third of the instructions of the seven kernels)
-    assert len(f.ptx) < len(apart.ptx) / 2
+    # (each code once; apart too, where the launches of one code run one
+    # kernel: fusion-dedup-kernels)
+    assert f.ptx.count(".entry") == 1 and apart.ptx.count(".entry") == 3
+    assert len(apart.plan.steps) == 7
     rng = np.random.default_rng(12)
     ins = [rng.standard_normal(n).astype(np.float32) for n in sizes for _ in range(3)]
     for got, alone, w in zip(f.emulate(*ins), apart.emulate(*ins), prog.reference(*ins)):
         np.testing.assert_array_equal(got, alone)
         np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+
+
+def test_launches_of_the_same_code_run_one_kernel(tmp_path):
+    # Seven parameters of three sizes, a launch each (multi_tensor=False):
+    # the kernels of parameters of one size are the same code but for their
+    # buffers, so their launches run the first of them; each launch keeps
+    # the name it was generated with ("as" in the plan), which the report
+    # shows. The PTX holds three kernels, and the numbers are numpy's.
+    from kfuse.runtime.plan import LaunchPlan
+    from kfuse.errors import ArtifactError
+    sizes = [768, 3072, 768, 768, 3072, 64, 768]
+    prog = _trust_ratio_update(sizes)
+    f = kfuse.compile(prog, target="cuda", chip="sm_90", multi_tensor=False)
+    assert [(s.name, s.kernel) for s in f.plan.steps] == [
+        ("lamb_g0", "lamb_g0"), ("lamb_g1", "lamb_g1"), ("lamb_g2", "lamb_g0"),
+        ("lamb_g3", "lamb_g0"), ("lamb_g4", "lamb_g1"), ("lamb_g5", "lamb_g5"),
+        ("lamb_g6", "lamb_g0")]
+    assert f.plan.kernels == ("lamb_g0", "lamb_g1", "lamb_g5")
+    assert sorted(re.findall(r"\.entry (\w+)", f.ptx)) == ["lamb_g0", "lamb_g1", "lamb_g5"]
+    report = str(f.report)
+    assert "launch lamb_g3: 1 block of 64 threads (the code of lamb_g0, compiled once)," in report
+    assert "launch lamb_g0: 1 block of 64 threads;" in report
+    # (each launch counted for its own group)
+    assert f.report.launched.kernels == 7
+    rng = np.random.default_rng(13)
+    ins = [rng.standard_normal(n).astype(np.float32) for n in sizes for _ in range(3)]
+    for got, w in zip(f.emulate(*ins), prog.reference(*ins)):
+        np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+    # (the plan file keeps the names; "as" must be a name)
+    data = f.plan.to_dict()
+    assert "as" not in data["steps"][0] and data["steps"][2]["as"] == "lamb_g2"
+    assert LaunchPlan.from_json(data).steps[2].name == "lamb_g2"
+    data["steps"][2]["as"] = ""
+    with pytest.raises(ArtifactError, match="steps\\[2\\].as"):
+        LaunchPlan.from_json(data)
 
 
 def test_packed_launch_in_the_saved_plan(tmp_path):

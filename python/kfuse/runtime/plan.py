@@ -37,7 +37,11 @@ Schema (version 1), every field required unless marked optional::
                                    kernels a packed launch runs side by side, in
                                    block order, each its name, blocks and threads;
                                    their blocks add up to grid[0] and none has more
-                                   threads than block[0]. For the report only)}
+                                   threads than block[0]. For the report only),
+                   "as": str (optional: the name the launch's kernel was
+                                   generated with, where the launch runs
+                                   another kernel of the same code,
+                                   "kernel"; for the report only)}
                   | {"op": "copy", "src": int, "dst": int}],
       "guards":  [str, ...]            (optional: the message of each pair of status words)
     }
@@ -154,7 +158,15 @@ class LaunchStep:
     persistent: int = 0  # a persistent kernel's clusters (0: not one), see the schema
     # the kernels a packed launch runs (name, blocks, threads), in block order
     packs: Tuple[Tuple[str, int, int], ...] = ()
+    # the name its kernel was generated with, where it runs another kernel
+    # of the same code (fusion-dedup-kernels; "": its own)
+    alias: str = ""
     op: str = field(default="launch", init=False)
+
+    @property
+    def name(self) -> str:
+        """The launch's own kernel name (the one it was generated with)."""
+        return self.alias or self.kernel
 
     def to_json(self) -> dict:
         d = {"op": "launch", "kernel": self.kernel, "grid": list(self.grid),
@@ -166,6 +178,8 @@ class LaunchStep:
             d["persistent"] = self.persistent
         if self.packs:
             d["packs"] = [list(p) for p in self.packs]
+        if self.alias:
+            d["as"] = self.alias
         return d
 
     @property
@@ -368,8 +382,9 @@ def _step(d, where: str, buffers: Sequence[BufferSpec]) -> Step:
         if packs and (grid[1:] != (1, 1) or sum(p[1] for p in packs) != grid[0]):
             _fail(f"{where}.packs", f"the packed kernels' blocks add up to "
                                     f"{sum(p[1] for p in packs)}, not grid {list(grid)}")
+        alias = _str(d, "as", where) if "as" in d else ""
         return LaunchStep(kernel, grid, block, args, smem, align, programmatic, persistent,
-                          tuple(packs))
+                          tuple(packs), alias)
     if op == "copy":
         src = _int(d, "src", where, lo=0)
         dst = _int(d, "dst", where, lo=0)
