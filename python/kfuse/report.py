@@ -446,16 +446,19 @@ class FusionReport:
 def _finished_in(plan, groups: Sequence[GroupReport]) -> Dict[str, List[str]]:
     """Launch -> the groups its last block runs (a reduction group without a
     launch of its own, after the launch before it)."""
-    steps = [step for step in plan.steps if step.op == "launch"]
+    # (a group's launches: its own kernel, or kernels named after it, such
+    # as g0_ordered0 or g0_columns_partial, or a packed launch that runs one
+    # of those; the last of them by group)
+    last_of: Dict[str, str] = {}
+    for st in plan.steps:
+        if st.op == "launch":
+            for g in _groups_of_step(plan, st):
+                last_of[g] = st.name
     finished_in: Dict[str, List[str]] = {}
     last = None
     for g in groups:
-        # (a group's launches: its own kernel, or kernels named after it,
-        # such as g0_ordered0 or g0_columns_partial, or a packed launch
-        # that runs one of those)
-        own = [st.name for st in steps if g.name in _groups_of_step(plan, st)]
-        if own:
-            last = own[-1]
+        if g.name in last_of:
+            last = last_of[g.name]
         elif last is not None and g.kind == "reduction":
             finished_in.setdefault(last, []).append(g.name)
     return finished_in
