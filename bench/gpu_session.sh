@@ -126,7 +126,9 @@ fi
 # is 64 MiB, about the L2; read front to back again it misses throughout);
 # LAMB's step over BERT-base's 120 vectors, its one-block kernels packed
 # into two launches (fusion-pack-launches) against a launch each (__nopack),
-# and over all 199 parameters, the matrices' kernels packed too (__packbig);
+# and over all 199 parameters, the matrices' kernels packed too (__packbig),
+# and their partials kernels of 64 threads a block, as before the
+# underfilled streamed rows took more threads (__trip4);
 # last, since torch.compile's cold compile of a 199-parameter loop may take
 # a while (suite.json is written after each workload).
 OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
@@ -141,7 +143,7 @@ OWED="softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w2621
       softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize
       l2_normalize__slicestore l2_normalize__l2order softmax_xent_v50257
       softmax_xent_v50257__trip16 softmax_xent_v50257__trip16_occ2 softmax_xent_v50257__trip8_occ2
-      lamb_bert_vectors lamb_bert_vectors__nopack lamb_bert lamb_bert__nopack lamb_bert__packbig"
+      lamb_bert_vectors lamb_bert_vectors__nopack lamb_bert lamb_bert__nopack lamb_bert__packbig lamb_bert__trip4"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \

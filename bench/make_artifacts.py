@@ -875,6 +875,13 @@ def main():
                 # the matrices' partials and store kernels (fewer blocks than
                 # SMs, more than 1 MiB of buffers) packed too
                 variants["packbig"] = dict(pack_bytes=1 << 30)
+                # the matrices' partials kernels (144 blocks or fewer) as
+                # before the underfilled streamed rows took more threads: 64
+                # threads a block, 4 vectors a trip (default: 128, each
+                # thread's 8 in one trip); the same grids and blocks as
+                # before, though kernels whose share took one trip now take
+                # trips of 4 as well
+                variants["trip4"] = dict(row_trip=4)
             if args.row_variants and any(getattr(s, "packs", ()) for s in f.plan.steps):
                 # a launch a kernel (default: small independent kernels
                 # packed into shared launches, fusion-pack-launches)

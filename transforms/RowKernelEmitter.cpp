@@ -4215,6 +4215,20 @@ LogicalResult RowKernel::emit() {
         // trips of `batch`.
         chunks = 0;
         threads = t;
+        // Rows too few to fill the device at that aim (a split's 144 slices
+        // of 4096 floats: blocks of 64 threads, two warps an SM, each thread
+        // four round trips to memory): more threads a row, until a thread's
+        // share takes one trip (2 x `batch` vectors at most, see
+        // emitStreamingPass), while the rows' threads are fewer than 8
+        // warps an SM. (A model, not yet timed. Not for shifted chunks,
+        // whose blocks' shares stay as shaped, nor with row-trip's chunks a
+        // trip.)
+        if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
+            !shifted && tripChunks == 0)
+          while (threads * 2 <= mostThreads &&
+                 numRows * threads < smCount * 256 &&
+                 span > threads * width * 2 * batch)
+            threads *= 2;
       } else if (cluster > 1) {
         colsPerBlock = sharePerBlock(cluster);
         std::tie(t, chunks) =
