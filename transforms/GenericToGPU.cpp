@@ -541,17 +541,6 @@ emitMultiTensorKernel(ArrayRef<linalg::GenericOp> generics) {
   return success();
 }
 
-/// The buffer a view (subview, reshape, cast) is of.
-static Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
-             memref::CastOp, memref::ReinterpretCastOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
 /// One generic of an ordered kernel (see emitOrderedKernel) as a launch of
 /// its own, in its place: a thread per point of its parallel loops, which
 /// loads the point's outputs as accumulators, runs its reduction loops
@@ -628,12 +617,12 @@ static LogicalResult emitOrderedGeneric(
     unsigned inner = reduced.back();
     llvm::SmallPtrSet<Value, 4> written;
     for (OpOperand &init : g.getDpsInitsMutable())
-      written.insert(rootBuffer(init.get()));
+      written.insert(kfuse::viewRoot(init.get()));
     for (OpOperand *in : g.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(in->get().getType());
       if (!type || type.getRank() == 0 ||
           body->getArgument(in->getOperandNumber()).use_empty() ||
-          written.contains(rootBuffer(in->get())))
+          written.contains(kfuse::viewRoot(in->get())))
         continue;
       AffineMap map = g.getMatchingIndexingMap(in);
       auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
@@ -935,15 +924,15 @@ static bool onlyInitializes(linalg::GenericOp fill, linalg::GenericOp g,
       fill.getDpsInitOperand(0)->get() != g.getDpsInitOperand(k)->get() ||
       !fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity())
     return false;
-  Value buffer = rootBuffer(fill.getDpsInitOperand(0)->get());
+  Value buffer = kfuse::viewRoot(fill.getDpsInitOperand(0)->get());
   auto touches = [&](Operation *op) {
     return llvm::any_of(op->getOperands(),
-                        [&](Value v) { return rootBuffer(v) == buffer; });
+                        [&](Value v) { return kfuse::viewRoot(v) == buffer; });
   };
   // (g reads it only as that accumulator)
   for (OpOperand &operand : g->getOpOperands())
     if (&operand != g.getDpsInitOperand(k) &&
-        rootBuffer(operand.get()) == buffer)
+        kfuse::viewRoot(operand.get()) == buffer)
       return false;
   for (Operation *op = fill->getNextNode(); op != g; op = op->getNextNode()) {
     if (isMemoryEffectFree(op) ||
@@ -1027,11 +1016,11 @@ static bool finishesRows(ArrayRef<linalg::GenericOp> generics,
     for (Value v : op->getOperands())
       if (isa<MemRefType>(v.getType()) &&
           !rows->isProperAncestor(v.getParentBlock()->getParentOp()))
-        used.insert(rootBuffer(v));
+        used.insert(kfuse::viewRoot(v));
   });
   return llvm::any_of(generics, [&](linalg::GenericOp g) {
     return llvm::any_of(g.getDpsInputs(), [&](Value in) {
-      return isa<MemRefType>(in.getType()) && used.contains(rootBuffer(in));
+      return isa<MemRefType>(in.getType()) && used.contains(kfuse::viewRoot(in));
     });
   });
 }
