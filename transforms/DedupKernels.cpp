@@ -113,9 +113,14 @@ struct DedupKernelsPass : kfuse::impl::DedupKernelsBase<DedupKernelsPass> {
           same.push_back(kernel);
           continue;
         }
+        // (a copy nothing here launches is left as it is: launched from
+        // elsewhere by its name, if at all)
+        auto moved = launches.lookup(ref(kernel));
+        if (moved.empty())
+          continue;
         SmallVector<NVVM::GridDepActionKind> theirs = controls[kernel];
         llvm::append_range(controls[*first], theirs);
-        for (gpu::LaunchFuncOp launch : launches.lookup(ref(kernel))) {
+        for (gpu::LaunchFuncOp launch : moved) {
           if (!launch->hasAttr("kfuse.generated_as"))
             launch->setAttr("kfuse.generated_as", kernel.getNameAttr());
           launch.setKernelAttr(ref(*first));

@@ -1260,7 +1260,7 @@ def DedupKernels : Pass<"fusion-dedup-kernels", "::mlir::ModuleOp"> {
     operation by operation, locations aside) become one: every
     `gpu.launch_func` of a later copy launches the first kernel of that
     code, and the copy is erased (unless something else names
-    it). A model that repeats itself (the same layer norm in each layer,
+    it; a copy nothing in the module launches is left alone). A model that repeats itself (the same layer norm in each layer,
     an optimizer's step over parameters of one size) then compiles each
     code once, in LLVM and ptxas, and the runtime loads it once. A launch
     moved to another kernel records the name it was generated with as

@@ -140,8 +140,9 @@ module attributes {gpu.container_module} {
 // -----
 
 // A copy that something other than a launch names stays (its launch moves
-// all the same); a launch that already ran another's code keeps the name
-// it had; kernels of different modules are not compared.
+// all the same), and so does one nothing launches; a launch that already
+// ran another's code keeps the name it had; kernels of different modules
+// are not compared.
 // CHECK-LABEL: func.func @named
 // CHECK-SAME: attributes {user.kernel = @kfuse_kernels::@n1}
 // CHECK: gpu.launch_func @kfuse_kernels::@n0 {{.*}} {kfuse.generated_as = "n1"}
@@ -151,6 +152,7 @@ module attributes {gpu.container_module} {
 // CHECK: gpu.func @n0(
 // CHECK: gpu.func @n1(
 // CHECK-NOT: gpu.func @n2(
+// CHECK: gpu.func @n3(
 // CHECK: gpu.module @other
 // CHECK: gpu.func @n0(
 module attributes {gpu.container_module} {
@@ -175,6 +177,12 @@ module attributes {gpu.container_module} {
       gpu.return
     }
     gpu.func @n2(%x: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<4xf32>
+      memref.store %v, %x[%c0] : memref<4xf32>
+      gpu.return
+    }
+    gpu.func @n3(%x: memref<4xf32>) kernel {
       %c0 = arith.constant 0 : index
       %v = memref.load %x[%c0] : memref<4xf32>
       memref.store %v, %x[%c0] : memref<4xf32>
