@@ -16,7 +16,11 @@ Families (each size a program of its own):
              packed into shared launches, fusion-pack-launches);
 - layers L:  L pre-norm residual blocks over [256, 1024] rows,
              h = h + gelu(layernorm(h) * w + b): 2L row reductions over the
-             same rows, one row kernel.
+             same rows, one row kernel;
+- blocks L:  L of the exported transformer block of the tests
+             (test/python/programs/torch, [2, 16, 64]), each reading the one
+             before: 9 launches a layer, of the same 10 kernels in all
+             (fusion-dedup-kernels).
 `--passes` also runs fuse-opt's whole pipeline with --mlir-timing on each
 program and prints its slowest passes. With `--out F` the results are
 written as JSON too.
@@ -39,7 +43,7 @@ from kfuse import builder as kb  # noqa: E402
 from kfuse.pipeline import fuse_opt_path  # noqa: E402
 
 DEFAULT_SIZES = {"chain": [1000, 3000], "update": [100, 400], "lamb": [100],
-                 "layers": [25, 100]}
+                 "layers": [25, 100], "blocks": [12]}
 
 
 def chain(n):
@@ -83,7 +87,14 @@ def layers(n):
     return p
 
 
-FAMILIES = {"chain": chain, "update": update, "lamb": lamb, "layers": layers}
+def blocks(n):
+    sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
+    from _programs import program_text, stacked_layers
+    return stacked_layers(program_text("torch/torch_transformer_block.mlir"), n)
+
+
+FAMILIES = {"chain": chain, "update": update, "lamb": lamb, "layers": layers,
+            "blocks": blocks}
 
 
 def slowest_passes(text, top=5):
@@ -109,13 +120,16 @@ def slowest_passes(text, top=5):
 
 def measure(family, size, passes=False):
     program = FAMILIES[family](size)
+    text = program if isinstance(program, str) else program.to_mlir()
     t0 = time.perf_counter()
     compiled = kfuse.compile(program, target="cuda", chip="sm_90", sm_count=132)
     seconds = time.perf_counter() - t0
-    row = {"family": family, "size": size, "ops": len(program.to_mlir().splitlines()),
-           "kernels": len(compiled.plan.steps), "compile_s": round(seconds, 3)}
+    # (kernels: launches; compiled: the kernels of different code they run)
+    row = {"family": family, "size": size, "ops": len(text.splitlines()),
+           "kernels": len(compiled.plan.steps), "compiled": len(compiled.plan.kernels),
+           "compile_s": round(seconds, 3)}
     if passes:
-        row["passes"] = [[round(s, 3), name] for s, name in slowest_passes(program.to_mlir())]
+        row["passes"] = [[round(s, 3), name] for s, name in slowest_passes(text)]
     return row
 
 
@@ -141,9 +155,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     sizes = parse_sizes(args.sizes)
     rows = []
-    print("| program | size | lines of MLIR | kernels | compile (s) |" +
+    print("| program | size | lines of MLIR | launches | kernels compiled | compile (s) |" +
           (" slowest passes (s) |" if args.passes else ""))
-    print("|---|---:|---:|---:|---:|" + ("---|" if args.passes else ""))
+    print("|---|---:|---:|---:|---:|---:|" + ("---|" if args.passes else ""))
     for family in args.only or FAMILIES:
         for size in sizes[family]:
             row = measure(family, size, args.passes)
@@ -152,7 +166,7 @@ def main(argv=None):
             if args.passes:
                 extra = " " + ", ".join(f"{n} {s}" for s, n in row["passes"]) + " |"
             print(f"| {family} | {size} | {row['ops']} | {row['kernels']} | "
-                  f"{row['compile_s']:.2f} |{extra}", flush=True)
+                  f"{row['compiled']} | {row['compile_s']:.2f} |{extra}", flush=True)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"host": os.uname().nodename, "cpus": os.cpu_count(), "rows": rows},

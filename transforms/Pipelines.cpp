@@ -254,6 +254,11 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "as one launch, each over blocks of its own "
                      "(fusion-pack-launches)"),
       llvm::cl::init(true)};
+  Option<bool> dedupKernels{
+      *this, "dedup-kernels",
+      llvm::cl::desc("Launches of kernels of the same code run one kernel, "
+                     "compiled once (fusion-dedup-kernels)"),
+      llvm::cl::init(true)};
   Option<int64_t> packBytes{
       *this, "pack-bytes",
       llvm::cl::desc("The most bytes of buffers a launch that joins a pack "
@@ -474,8 +479,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
-          "gpu.module(fusion-align-workgroup),cse,canonicalize{8},"
-          "fusion-dedup-kernels",
+          "gpu.module(fusion-align-workgroup),cse,canonicalize{8}{27}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
           o.numerics.getValue(), o.rowChunks.getValue(),
@@ -496,7 +500,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
                                          o.smCount.getValue(),
                                          o.packBytes.getValue())
                                .str()
-                         : std::string())
+                         : std::string(),
+          o.dedupKernels ? ",fusion-dedup-kernels" : "")
           .str());
 }
 

@@ -10,6 +10,27 @@ def program_text(name: str) -> str:
         return f.read()
 
 
+def stacked_layers(text: str, n: int) -> str:
+    """The MLIR text of a one-function program whose function maps its one
+    argument to a result of the same type (an exported transformer block)
+    with its body repeated `n` times, each copy reading the one before it:
+    a model of `n` such layers (the same weights in each). Every SSA name
+    of copy k is renamed %l<k>_<name>."""
+    import re
+    lines = text.split("\n")
+    start = next(i for i, l in enumerate(lines) if l.strip().startswith("func.func"))
+    ret = next(i for i, l in enumerate(lines) if l.strip().startswith("return "))
+    value, type_ = re.match(r"\s*return %(\w+) : (.*)$", lines[ret]).groups()
+    body, prev = [], "%arg0"
+    for k in range(n):
+        def rename(m, k=k, prev=prev):
+            return prev if m.group(1) == "arg0" else f"%l{k}_{m.group(1)}"
+        body += [re.sub(r"%([A-Za-z0-9_]+)", rename, line) for line in lines[start + 1:ret]]
+        prev = f"%l{k}_{value}"
+    return "\n".join(lines[:start + 1] + body + [f"    return {prev} : {type_}"]
+                     + lines[ret + 1:])
+
+
 def batch_norm(name: str, shape, axes):
     """A builder program of batch normalization in training (no affine) of an
     f32 input `x` of `shape` over `axes`: y = (x - mean) * rsqrt(var + 1e-5)."""

@@ -18,7 +18,7 @@ import compile_scaling  # noqa: E402
 
 def test_families_compile_to_the_kernels_they_measure(tmp_path, capsys):
     out = tmp_path / "scaling.json"
-    rows = compile_scaling.main(["--sizes", "chain=3", "update=20", "layers=3",
+    rows = compile_scaling.main(["--sizes", "chain=3", "update=20", "layers=3", "blocks=2",
                                  "--passes", "--out", str(out)])
     by = {r["family"]: r for r in rows}
     assert by["chain"]["kernels"] == 1
@@ -26,6 +26,8 @@ def test_families_compile_to_the_kernels_they_measure(tmp_path, capsys):
     # 20 parameters over 20 spaces: multi-tensor groups of at most 16
     # spaces, whose two small launches then pack into one
     assert by["update"]["kernels"] == 1
+    # two transformer blocks: 18 launches of 10 kernels (fusion-dedup-kernels)
+    assert by["blocks"]["kernels"] == 18 and by["blocks"]["compiled"] == 10
     for r in rows:
         assert r["compile_s"] > 0
         names = [name for _, name in r["passes"]]

@@ -8,13 +8,14 @@ a transposed weight feeding a matmul, tensor.pad before convolutions, cf.assert
 in batch norm's arithmetic, views between elementwise ops."""
 
 import os
+import re
 
 import numpy as np
 import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
-from _programs import program_text  # noqa: E402
+from _programs import program_text, stacked_layers  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(__file__), "programs", "torch")
 # name -> (kernels after fusion, group kinds)
@@ -212,6 +213,36 @@ def test_torch_layer_norm_backward_reads_x_and_dy_once_on_cuda():
     x_bytes = ins[0].nbytes
     assert rows["read"][0] == rows["read"][1] == x_bytes  # x, dy once
     assert rows["read"][2] == ins[2].nbytes               # w
+
+
+def test_stacked_transformer_blocks_compile_each_code_once():
+    # Three exported transformer blocks, each reading the one before (a
+    # small encoder, the same weights in every layer): the kernels of one
+    # layer launched in every layer, each code compiled once
+    # (fusion-dedup-kernels: later launches of a code run its first kernel
+    # under their own names). The emulated program agrees with one layer's
+    # program applied three times, whose first application agrees with
+    # PyTorch's output.
+    text, data = _exported("torch_transformer_block")
+    one = kfuse.compile(text, target="cuda", chip="sm_90")
+    three = kfuse.compile(stacked_layers(text, 3), target="cuda", chip="sm_90")
+    n = len(one.plan.steps)
+    assert len(three.plan.steps) == 3 * n
+    kernels = set(three.plan.kernels)
+    assert len(kernels) <= n + 1
+    assert len(re.findall(r"\.entry ", three.ptx)) == len(kernels)
+    # (each code's first launch under the kernel's own name, the others
+    # under theirs; a layer's first norm reads the residual sum before it,
+    # the code of the second norm of the layer before)
+    aliased = [s for s in three.plan.steps if s.alias]
+    assert len(aliased) == 3 * n - len(kernels)
+    assert all(s.kernel != s.alias and s.kernel in kernels for s in aliased)
+    h = data["in0"]
+    for layer in range(3):
+        h = one.emulate(h)
+        if layer == 0:
+            np.testing.assert_allclose(h, data["expected0"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(three.emulate(data["in0"]), h, rtol=1e-5, atol=1e-5)
 
 
 def test_demo_runs_and_checks_the_transformer_block():
