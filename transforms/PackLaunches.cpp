@@ -580,33 +580,40 @@ static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
     if (!m)
       continue;
     SmallVector<Value> used = usedFromOutside(launch);
+    // (the packs from the latest place back: what the launch would move up
+    // past grows with each, so the first pack it cannot pass stops the
+    // search; the earliest pack before it that admits the launch is taken)
     int joined = -1;
-    for (auto [p, pack] : llvm::enumerate(packs)) {
+    int64_t k = static_cast<int64_t>(at) - 1;
+    for (int p = static_cast<int>(packs.size()) - 1; p >= 0; --p) {
       unsigned place = placeOf[p];
-      if (!pack.admits(*m, maxCodes))
-        continue;
-      // (what the launch moves up past: ops between the pack's place and
-      // it that stay there, or whose pack is placed between)
+      // (what lies between the pack's place and the launch: ops that stay
+      // where they are, and later packs, at their places, whose members
+      // move there)
       bool clear = true;
-      for (unsigned k = place + 1; k < at && clear; ++k) {
+      for (; k > static_cast<int64_t>(place) && clear; --k) {
         Operation *y = ops[k];
         if (auto q = packOf.find(y); q != packOf.end()) {
-          if (q->second == static_cast<int>(p) || placeOf[q->second] < place)
-            continue;
-        } else if (isMemoryEffectFree(y) ||
-                   isa<memref::AllocOp, memref::AllocaOp>(y)) {
+          if (placeOf[q->second] == static_cast<unsigned>(k))
+            clear = !packs[q->second].accesses.conflictsWith(m->accesses);
           continue;
         }
+        if (isMemoryEffectFree(y) || isa<memref::AllocOp, memref::AllocaOp>(y))
+          continue;
         const std::optional<Accesses> &acc = accessesOf(y);
         clear = acc && !acc->conflictsWith(m->accesses);
       }
-      if (!clear || !llvm::all_of(used, [&](Value v) {
-            return canHoistAbove(v, ops[place]);
-          }))
-        continue;
-      joined = static_cast<int>(p);
-      break;
+      if (!clear)
+        break;
+      if (packs[p].admits(*m, maxCodes) &&
+          llvm::all_of(used,
+                       [&](Value v) { return canHoistAbove(v, ops[place]); }))
+        joined = p;
     }
+    // (admits notes in the launch the member whose code it runs: for the
+    // pack taken)
+    if (joined >= 0)
+      packs[joined].admits(*m, maxCodes);
     if (joined < 0) {
       m->sameAs = -1;
       joined = static_cast<int>(packs.size());
