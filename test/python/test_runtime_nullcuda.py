@@ -340,6 +340,29 @@ def test_launches_follow_the_plan_with_every_parameter(tmp_path):
         assert [int(v) for v in ln[10:]] == expected, (step, ln)
 
 
+def test_launches_of_one_code_run_one_kernel_with_their_own_buffers(tmp_path):
+    # Two sums of squares over rows of two inputs (2 MiB each, too large to
+    # pack): one kernel (fusion-dedup-kernels), the second launch under its
+    # own name in the plan; the PTX has the one entry the driver is asked
+    # for, and each launch passes its own input and output.
+    p = kb.Program("two")
+    a = p.input("a", (512, 1024), "f32")
+    b = p.input("b", (512, 1024), "f32")
+    p.output((a * a).sum(axis=1), name="sa")
+    p.output((b * b).sum(axis=1), name="sb")
+    f, path = _compile(p, tmp_path, "two")
+    steps = [s for s in f.plan.steps if s.op == "launch"]
+    assert [(s.kernel, s.name) for s in steps] == [("two_g0", "two_g0"), ("two_g0", "two_g1")]
+    assert f.ptx.count(".entry") == 1
+    result, log = _run("device", path, tmp_path)
+    assert "error" not in result, result
+    launches = _launches(log)
+    assert [ln[1] for ln in launches] == ["two_g0", "two_g0"]
+    ins, outs = result["inputs"], result["outputs"]
+    assert [[int(v) for v in ln[10:]] for ln in launches] == [[ins[0], outs[0]],
+                                                             [ins[1], outs[1]]]
+
+
 def test_stream_argument_orders_everything_on_that_stream(tmp_path):
     _, path = _compile(_l2norm(), tmp_path, "l2norm", **SPLIT2)
     result, log = _run("stream", path, tmp_path, env_extra=PER_CALL)
