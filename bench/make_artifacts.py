@@ -147,6 +147,13 @@ NEW_ON_HARDWARE = {
     # kernels' extra warps exit before their barriers), and a parameter of
     # 100000 floats too large to pack, with kernels of its own
     "packed_lamb_f32": {},
+    # LAMB's trust ratio over three parameters of 70000 floats, one of 90000
+    # and two of 3072: the large ones' split kernels (partials, last block
+    # finishing; store) launched apart, those of one size running one
+    # kernel each (fusion-dedup-kernels: a programmatic launch's kernel and
+    # the first launch's, their grid dependency controls merged), the small
+    # ones packed
+    "dedup_lamb_f32": {},
 }
 
 
@@ -170,12 +177,17 @@ def new_hardware_programs():
             _layernorm_program("persist_layernorm_f32", 3, 65536),
             _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
             _softmax_program("prefetch_softmax_f32", (8, 8192)), p, q, r,
-            _packed_lamb_program()]
+            _packed_lamb_program(), _dedup_lamb_program()]
 
 
 def _packed_lamb_program():
     from suite import lamb_program
     return lamb_program("packed_lamb_f32", (1000, 3072, 300, 4160, 100000, 64))
+
+
+def _dedup_lamb_program():
+    from suite import lamb_program
+    return lamb_program("dedup_lamb_f32", (3072, 70000, 3072, 70000, 90000, 70000))
 
 
 def shifted_programs():

@@ -84,7 +84,7 @@ def kernel_facts(module: ir.Module) -> Dict[str, KernelFacts]:
                         body = inner.regions[0].blocks[0]
                         n = len(ir.FunctionType(ir.TypeAttr(
                             inner.operation.attributes["function_type"]).value).inputs)
-                        walk(inner, kf, {a: i for i, a in
+                        walk(inner, kf, {a: {i} for i, a in
                                          enumerate(list(body.arguments)[:n])})
                         continue
                     if facts is not None:
@@ -94,12 +94,17 @@ def kernel_facts(module: ir.Module) -> Dict[str, KernelFacts]:
                             facts.alignment = max(facts.alignment, a)
                         if name in _KERNEL_VIEW_OPS and inner.operands[0] in arg_of:
                             arg_of[inner.results[0]] = arg_of[inner.operands[0]]
+                        elif name == "arith.select" and (inner.operands[1] in arg_of
+                                                         or inner.operands[2] in arg_of):
+                            # (a packed launch's kernels of one code pick
+                            # their buffers by block: the access is to each)
+                            arg_of[inner.results[0]] = (arg_of.get(inner.operands[1], set())
+                                                        | arg_of.get(inner.operands[2], set()))
                         else:
                             reads, writes = _access(name)
                             if reads or writes:
                                 for v in inner.operands:
-                                    i = arg_of.get(v)
-                                    if i is not None:
+                                    for i in arg_of.get(v, ()):
                                         if reads:
                                             facts.reads.add(i)
                                         if writes:

@@ -959,6 +959,10 @@ def test_kernels_of_the_same_code_share_it_in_a_packed_launch():
     for got, alone, w in zip(f.emulate(*ins), apart.emulate(*ins), prog.reference(*ins)):
         np.testing.assert_array_equal(got, alone)
         np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+    # (the report counts the bytes of the buffers the shared code picks by
+    # block: every one, as the emulator saw them moved; it counted none)
+    _check_launch_traffic(f)
+    assert f.report.launch_traffic[0][1] == sum(4 * n for n in sizes)
 
 
 def test_launches_of_the_same_code_run_one_kernel(tmp_path):
