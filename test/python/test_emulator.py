@@ -1626,7 +1626,7 @@ def _check_launch_traffic(f):
             # at most the buffer's, where the launch reads their union)
             assert got_r < read, (st.kernel, got_r, read)
         elif got_r != read:
-            group = st.kernel[len(f.plan.name) + 1:].split("_")[0]
+            group = st.name[len(f.plan.name) + 1:].split("_")[0]
             body = plan_text[plan_text.index(f'fusion.group "{group}"'):]
             body = body[:body.find("fusion.yield")]
             assert got_r < read and ("tensor.extract" in body or "extract_slice" in body), \
@@ -1667,12 +1667,14 @@ def test_report_bytes_match_emulated_traffic(case):
             apart.emulate(*ins)
         together, _ = _launch_traffic(f)
         separate, users = _launch_traffic(apart)
-        kernels = {st.kernel: k for k, st in enumerate(apart.plan.steps) if st.op == "launch"}
+        kernels = {st.name: k for k, st in enumerate(apart.plan.steps) if st.op == "launch"}
         for k, st in enumerate(f.plan.steps):
-            line = next((m for m in merged if m.startswith(f"{st.kernel}:")), None)
-            if st.op != "launch" or line is None:
+            if st.op != "launch":
                 continue
-            names = [st.kernel] + [f"{f.plan.name}_{g}" for g in
+            line = next((m for m in merged if m.startswith(f"{st.name}:")), None)
+            if line is None:
+                continue
+            names = [st.name] + [f"{f.plan.name}_{g}" for g in
                                    re.findall(r"runs group (\w+)", line)]
             parts = {kernels[n] for n in names}
             # (the terms the first wrote and the others read: temporaries
@@ -1696,7 +1698,7 @@ def test_report_bytes_match_emulated_traffic(case):
     # (the groups each launch runs kernels of: a packed launch's, several)
     runs_of = []
     for k, s in zip(launch_steps, f.emulator.last_stats):
-        names = [p[0] for p in f.plan.steps[k].packs] or [s["kernel"]]
+        names = [p[0] for p in f.plan.steps[k].packs] or [f.plan.steps[k].name]
         runs_of.append((k, [n[len(f.plan.name) + 1:].split("_")[0] for n in names]))
     for k, names in runs_of:
         if len(set(names)) != len(names) or any(
