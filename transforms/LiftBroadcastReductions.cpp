@@ -201,8 +201,9 @@ struct LiftBroadcastReductionsPass
     llvm::DenseSet<Operation *> readers;
     for (OpOperand *use : lift.readerUses)
       readers.insert(use->getOwner());
-    for (auto host : block.getOps<linalg::GenericOp>()) {
-      if (chain.contains(host) || !kfuse::isRowReductionGeneric(host) ||
+    for (linalg::GenericOp host : hostCandidates(readers, lift.fine)) {
+      if (host->getBlock() != &block || chain.contains(host) ||
+          !kfuse::isRowReductionGeneric(host) ||
           host.getNumResults() != 1 ||
           kfuse::parallelExtents(host) != lift.fine ||
           reductionExtents(host) != cols)
@@ -223,6 +224,46 @@ struct LiftBroadcastReductionsPass
       return lift;
     }
     return std::nullopt;
+  }
+
+  /// The generics that may be the host of a lift whose readers are
+  /// `readers`, in block order: the readers, and what `meets` finds walking
+  /// forward, here walked back from them (the ops whose results reach a
+  /// reader's rows through at most 16 elementwise ops over the finer rows).
+  /// A superset of the hosts, each still checked: found without a scan of
+  /// the block for each reduction (an optimizer's step over 400 parameters
+  /// has 400 reductions read over finer rows, 10000 generics).
+  static SmallVector<linalg::GenericOp>
+  hostCandidates(const llvm::DenseSet<Operation *> &readers,
+                 ArrayRef<int64_t> fine) {
+    llvm::SetVector<Operation *> found;
+    SmallVector<std::pair<Value, unsigned>> work;
+    for (Operation *op : readers) {
+      auto reader = cast<linalg::GenericOp>(op);
+      found.insert(reader);
+      for (OpOperand *in : reader.getDpsInputOperands())
+        if (kfuse::isLeadingLoopsMap(reader.getMatchingIndexingMap(in),
+                                     fine.size()))
+          work.push_back({in->get(), 0});
+    }
+    while (!work.empty()) {
+      auto [v, steps] = work.pop_back_val();
+      auto def = v.getDefiningOp<linalg::GenericOp>();
+      if (!def || !found.insert(def) || steps >= 16)
+        continue;
+      if (kfuse::isElementwiseGeneric(def) &&
+          def.getStaticLoopRanges() == fine && def.getNumResults() == 1 &&
+          def.getIndexingMapMatchingResult(def->getResult(0)).isIdentity())
+        for (OpOperand *in : def.getDpsInputOperands())
+          if (def.getMatchingIndexingMap(in).isIdentity())
+            work.push_back({in->get(), steps + 1});
+    }
+    SmallVector<linalg::GenericOp> hosts = llvm::to_vector(llvm::map_range(
+        found, [](Operation *op) { return cast<linalg::GenericOp>(op); }));
+    llvm::sort(hosts, [](linalg::GenericOp a, linalg::GenericOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    return hosts;
   }
 
   /// Whether a reader reads `host`'s result at its own rows, as an epilogue
