@@ -235,13 +235,26 @@ public:
   /// only, so each later cluster is tried once against `a`'s, until `a`'s
   /// grows. (The ops' leaders are kept in an array, refreshed after a
   /// merge: a chain planned as one cluster asked for them N^2 / 2 times.)
+  /// Nor is a later op of a cluster tried again while no merge has happened
+  /// anywhere since its cluster's last search, if it lies past that search's
+  /// last merge: the clusters after it were all tried then, in the state
+  /// they are in now. (An optimizer's step over 800 parameters: 20000 ops,
+  /// 1600 clusters; each op searched every later one.)
   void
   forLaterPairs(ArrayRef<Operation *> ops,
                 llvm::function_ref<bool(Operation *, Operation *)> tryMerge) {
     SmallVector<Operation *> leaders;
     unsigned leadersAt = unions + 1;
+    // (a leader -> the merges counted when its last search ended, and the
+    // position after which that search tried every cluster in that state)
+    llvm::DenseMap<Operation *, std::pair<unsigned, unsigned>> searched;
     for (unsigned i = 0; i < ops.size(); ++i) {
+      if (auto it = searched.find(leader(ops[i]));
+          it != searched.end() && it->second.first == unions &&
+          i > it->second.second)
+        continue;
       llvm::DenseSet<Operation *> tried;
+      unsigned fresh = i;
       for (unsigned j = i + 1; j < ops.size(); ++j) {
         if (leadersAt != unions) {
           leaders.clear();
@@ -251,9 +264,12 @@ public:
         }
         if (leaders[j] == leaders[i] || !tried.insert(leaders[j]).second)
           continue;
-        if (tryMerge(ops[i], ops[j]))
+        if (tryMerge(ops[i], ops[j])) {
           tried.clear();
+          fresh = j;
+        }
       }
+      searched[leader(ops[i])] = {unions, fresh};
     }
   }
 
