@@ -17,11 +17,11 @@
 #        (c8 and s0 are now more than a call carries with the tree: copy the
 #        program directories wanted into a folder of their own, carry that,
 #        and point KFUSE_GPU_ARTIFACTS at it, as session 31 did)
-#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 13 MiB):
+#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 20 MiB):
 #        tests_new.log  test_gpu.py on the programs no GPU has run yet
 #                      (make_artifacts.NEW_ON_HARDWARE); `bench` runs them
 #                      too, first, where .artifacts/tests_new is carried
-#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 7 MiB):
+#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 14 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
@@ -30,7 +30,7 @@
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
-#        (about 37 MiB, 43 with the tree): new, then bench over the programs
+#        (about 34 MiB, 40 with the tree): new, then bench over the programs
 #        still owed a hardware time ($OWED below, or ONLY=...), and the
 #        occupancy report, then `kernels` (each part timed out at LIMIT, the
 #        report at 60 s, kernels at KLIMIT: give the device call LIMIT * 2 +
