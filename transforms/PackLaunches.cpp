@@ -316,7 +316,7 @@ struct Pack {
     if (members.empty())
       return true;
     if (static_cast<int64_t>(members.size()) >= kMaxMembers ||
-        accesses.conflictsWith(m.accesses))
+        m.accesses.conflictsWith(accesses))
       return false;
     for (auto [i, o] : llvm::enumerate(members))
       if (o.sameAs < 0 && sameCode(o, m, m.buffersFor)) {
@@ -595,7 +595,7 @@ static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
         Operation *y = ops[k];
         if (auto q = packOf.find(y); q != packOf.end()) {
           if (placeOf[q->second] == static_cast<unsigned>(k))
-            clear = !packs[q->second].accesses.conflictsWith(m->accesses);
+            clear = !m->accesses.conflictsWith(packs[q->second].accesses);
           continue;
         }
         if (isMemoryEffectFree(y) || isa<memref::AllocOp, memref::AllocaOp>(y))
