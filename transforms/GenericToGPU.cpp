@@ -1344,24 +1344,25 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    // Row kernels' occupancy (row-occupancy) and persistent kernels' most
-    // clusters (row-persist), recorded on the host function by kernel name,
-    // for the kernels its launches outlined and for those launches.
+    // Row kernels' occupancy (row-occupancy), recorded on the host function
+    // by kernel name, for the kernels its launches outlined; and, for those
+    // launches, persistent kernels' most clusters (row-persist) and packed
+    // launches' kernels (fusion-pack-launches), under the same names.
+    constexpr llvm::StringLiteral kLaunchAttrs[] = {"kfuse.persistent",
+                                                    "kfuse.packed"};
     walk = module.walk([&](func::FuncOp host) {
       auto hints =
           host->getAttrOfType<DictionaryAttr>("kfuse.min_blocks_per_sm");
-      auto persistent =
-          host->getAttrOfType<DictionaryAttr>("kfuse.persistent");
-      auto packed = host->getAttrOfType<DictionaryAttr>("kfuse.packed");
-      if (!hints && !persistent && !packed)
+      SmallVector<std::pair<StringRef, DictionaryAttr>> perLaunch;
+      for (StringRef name : kLaunchAttrs)
+        if (auto dict = host->getAttrOfType<DictionaryAttr>(name))
+          perLaunch.push_back({name, dict});
+      if (!hints && perLaunch.empty())
         return WalkResult::advance();
       WalkResult inner = host.walk([&](gpu::LaunchFuncOp launch) {
-        if (persistent)
-          if (auto most = persistent.getAs<IntegerAttr>(launch.getKernelName()))
-            launch->setAttr("kfuse.persistent", most);
-        if (packed)
-          if (auto members = packed.getAs<ArrayAttr>(launch.getKernelName()))
-            launch->setAttr("kfuse.packed", members);
+        for (auto [name, dict] : perLaunch)
+          if (Attribute value = dict.get(launch.getKernelName()))
+            launch->setAttr(name, value);
         auto blocks =
             hints ? hints.getAs<IntegerAttr>(launch.getKernelName()) : nullptr;
         if (!blocks)
@@ -1376,8 +1377,8 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
         return WalkResult::advance();
       });
       host->removeAttr("kfuse.min_blocks_per_sm");
-      host->removeAttr("kfuse.persistent");
-      host->removeAttr("kfuse.packed");
+      for (StringRef name : kLaunchAttrs)
+        host->removeAttr(name);
       return inner;
     });
     if (walk.wasInterrupted())
