@@ -79,8 +79,7 @@ struct Accesses {
 /// as writing it.
 static void classifyUse(Operation *op, Value operand, Value root,
                         Accesses &acc) {
-  if (isa<ViewLikeOpInterface, memref::ExtractStridedMetadataOp,
-          memref::DimOp>(op))
+  if (isa<ViewLikeOpInterface, memref::DimOp>(op))
     return;
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface) {

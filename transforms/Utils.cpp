@@ -588,22 +588,13 @@ kfuse::applyPatternsWithBudget(Operation *op,
 }
 
 Value kfuse::viewRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      v = meta.getSource();
-      continue;
-    }
-    break;
-  }
+  // (memref.extract_strided_metadata is a view too: its base buffer)
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
   return v;
 }
 
 void kfuse::reuseReadOnlyLoads(Operation *root) {
-  auto base = [](Value v) { return viewRoot(v); };
   auto isLoad = [](Operation *op) {
     return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(op);
   };
@@ -615,7 +606,7 @@ void kfuse::reuseReadOnlyLoads(Operation *root) {
       return;
     for (Value v : op->getOperands())
       if (isa<BaseMemRefType>(v.getType()))
-        written.insert(base(v));
+        written.insert(viewRoot(v));
   });
   IRRewriter rewriter(root->getContext());
   {
@@ -629,7 +620,7 @@ void kfuse::reuseReadOnlyLoads(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isLoad(op))
       return;
-    Value buffer = base(op->getOperand(0));
+    Value buffer = viewRoot(op->getOperand(0));
     Region *from = buffer.getParentRegion();
     if (written.contains(buffer) || !from ||
         root->isAncestor(from->getParentOp()) ||
