@@ -4,6 +4,7 @@
 #include "transforms/Utils.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -568,6 +569,100 @@ bool fuseInOneStep(fusion::GroupOp group) {
   return true;
 }
 
+/// Whether `g` reads a value computed by a reduction of its group, itself
+/// or through the full-space ops it reads (false where that takes more than
+/// a few dozen ops to find out: then the caller fuses as it always did).
+bool readsRowValue(linalg::GenericOp g) {
+  SmallVector<linalg::GenericOp> work{g};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty() && seen.size() < 64) {
+    linalg::GenericOp op = work.pop_back_val();
+    for (Value in : op.getDpsInputs()) {
+      auto def = in.getDefiningOp<linalg::GenericOp>();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (def.getNumReductionLoops() > 0)
+        return true;
+      work.push_back(def);
+    }
+  }
+  return false;
+}
+
+/// Whether a result of `g` is a difference from a value over the rows
+/// alone, or its exponential (x - mean, exp(x - max): the value subtracted
+/// computed in the body from inputs read through maps without the columns,
+/// and constants). Such a value stays fused into its readers: the row
+/// kernels compute a centred sum of squares or a sum of exponentials in the
+/// same pass as the mean or the max it subtracts only where they find the
+/// difference in the reduction's own body.
+bool centersOnRowValue(linalg::GenericOp g) {
+  auto overRows = [&](Value v) {
+    SmallVector<Value> work{v};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!work.empty()) {
+      Value w = work.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(w)) {
+        if (arg.getOwner() != g.getBody() ||
+            arg.getArgNumber() >= g.getNumDpsInputs() ||
+            g.getMatchingIndexingMap(g.getDpsInputOperand(arg.getArgNumber()))
+                    .getNumResults() >= g.getNumLoops())
+          return false;
+        continue;
+      }
+      Operation *def = w.getDefiningOp();
+      if (!def || isa<linalg::IndexOp>(def) || def->getNumRegions() ||
+          seen.size() > 8)
+        return false;
+      if (!seen.insert(def).second)
+        continue;
+      llvm::append_range(work, def->getOperands());
+    }
+    return true;
+  };
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  return llvm::any_of(yield.getValues(), [&](Value v) {
+    if (auto exp = v.getDefiningOp<math::ExpOp>())
+      v = exp.getOperand();
+    auto sub = v.getDefiningOp<arith::SubFOp>();
+    return sub && overRows(sub.getRhs());
+  });
+}
+
+/// Row groups: a producer that reads a row value (a reduction's result) and
+/// is read, where it is computed, by several row-space ops (and perhaps
+/// yielded) stays an op of its own over the full space once its body holds
+/// more than `bodyLimit` ops; the row kernel evaluates it once where its
+/// readers read it. Fused, every reader would get a copy: in a stack of L
+/// normalizations over the same rows (h = h + f(norm(h))) reduction k's
+/// body held the whole chain from the group's input, IR quadratic in L
+/// that only the row kernel's CSE made linear again. (A column sum that
+/// reads the producer, or a reader through another map, still gets its
+/// body: kept, the value would go to memory between the rows' kernel and
+/// the columns'.)
+bool keepsSharedProducer(OpOperand *fused, unsigned bodyLimit) {
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  auto group = fused->getOwner()->getParentOfType<fusion::GroupOp>();
+  if (!producer || !group || group.getKind() == "elementwise" ||
+      producer.getBody()->getOperations().size() <= bodyLimit)
+    return false;
+  Operation *reader = nullptr;
+  bool several = false;
+  for (OpOperand &use : producer->getUses()) {
+    if (isa<fusion::YieldOp>(use.getOwner()))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!g || !g.getMatchingIndexingMap(&use).isIdentity() ||
+        !llvm::all_of(ArrayRef(g.getIteratorTypesArray())
+                          .drop_front(g.getNumParallelLoops()),
+                      linalg::isReductionIterator))
+      return false;
+    several |= reader && reader != g.getOperation();
+    reader = g;
+  }
+  return several && !centersOnRowValue(producer) && readsRowValue(producer);
+}
+
 bool dependsOn(linalg::GenericOp user, linalg::GenericOp producer) {
   return llvm::any_of(user->getOperands(), [&](Value v) {
     return v.getDefiningOp() == producer.getOperation();
@@ -590,8 +685,12 @@ struct FuseGroupBodiesPass
     // the reduction would no longer be `acc = acc op f(x)`. The producer
     // stays an op of its own over the full space, which the row kernel
     // evaluates where the reductions read it.
-    auto control = [](OpOperand *fused) {
+    // Nor a long producer that several row-space ops share (see
+    // keepsSharedProducer).
+    auto control = [limit = unsigned(sharedBodyLimit)](OpOperand *fused) {
       auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+      if (consumer && keepsSharedProducer(fused, limit))
+        return false;
       return !consumer || consumer.getNumReductionLoops() == 0 ||
              loopsBoundedAfterFusion(fused);
     };

@@ -902,7 +902,17 @@ def FuseGroupBodies : Pass<"fusion-fuse-group-bodies", "::mlir::func::FuncOp"> {
     than the reductions that read it through a broadcast (a position table
     looked up over (position, hidden)) is recomputed over their loops.
     Results that fusion left unused are erased.
+    In a reduction group, a producer that reads a reduction's result and is
+    read at the same point by several row-space ops stays an op of its own
+    once its body holds more than `shared-body-limit` ops (the row kernel
+    evaluates it once where it is read): fused into each reader, a stack of
+    normalizations over the same rows would copy the whole chain into every
+    reduction, IR quadratic in the stack's depth.
   }];
+  let options = [
+    Option<"sharedBodyLimit", "shared-body-limit", "unsigned", "32",
+           "Reduction groups: ops in a shared producer's body beyond which "
+           "it is no longer fused into each of its row-space readers">];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 

@@ -5917,14 +5917,22 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         c != centered.end() || o != onlineSums.end() ? after + 1 : wave;
     waves = std::max(waves, wave);
   }
-  // (a full-space value both the partials kernels and the storing kernel
-  // compute: each would see the other's copy read its buffer and store it,
-  // a result possibly in a wave before the row values it reads)
-  for (Operation *g : stored)
-    if (llvm::any_of(fullDeps, [&](const llvm::SetVector<Operation *> &deps) {
-          return deps.contains(g);
-        }))
-      return std::nullopt;
+  // Full-space values that only full-space ops and reductions of the group
+  // read (h of a stack of normalizations over the same rows, read by the
+  // next layer's statistics and by its h): each kernel that computes one
+  // writes its copy to a buffer of its own (see `split`), which no other
+  // kernel's copy sees, so the value stays in the kernel's registers. So do
+  // the copies of a result that leaves the group in every kernel but the
+  // one that stores it (the storing kernel, or the first wave's partials
+  // where it reads no row value): otherwise each kernel would see the
+  // others' copies read its buffer and store it, a result possibly in a
+  // wave before the row values it reads.
+  llvm::DenseSet<Value> privateFull;
+  for (linalg::GenericOp g : generics)
+    if (isFull(g))
+      for (Value init : g.getDpsInits())
+        if (isPrivateTo(init, fullOrReduction))
+          privateFull.insert(init);
   SmallVector<SmallVector<linalg::GenericOp>> ofWave(waves + 1);
   for (linalg::GenericOp red : reductions)
     ofWave[partialWave[red]].push_back(red);
@@ -5956,6 +5964,9 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // Re-expresses a full-space generic over the split loops: every operand
   // indexed by the split loop is viewed with that dimension split.
   IRMapping buffers; // full-space intermediates -> their split views
+  // Whether the full-space copies `split` makes now store their results
+  // (see privateFull).
+  bool copyStores = true;
   // Everything built, in order: a failure erases it all, in reverse (nothing
   // of the group is changed until every kernel's generics are built).
   SmallVector<Operation *> created;
@@ -6009,7 +6020,25 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (Value view = inputViews.lookup({o.get(), sl.start, sl.len});
           view && splitDim >= 0 && !isInit)
         v = view;
-      if (splitDim >= 0 && v == o.get()) {
+      if (isInit && splitDim >= 0 &&
+          (!copyStores || privateFull.contains(o.get()))) {
+        // (a private intermediate, or a copy that does not store: a buffer
+        // of this kernel's own, already in the split shape)
+        auto type = cast<MemRefType>(v.getType());
+        SmallVector<int64_t> shape;
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          if (d == splitDim) {
+            shape.push_back(interleaved ? sl.len : sl.count);
+            shape.push_back(interleaved ? sl.count : sl.len);
+          } else {
+            shape.push_back(type.getDimSize(d));
+          }
+        }
+        v = memref::AllocOp::create(
+            b, loc, MemRefType::get(shape, type.getElementType()));
+        created.push_back(v.getDefiningOp());
+        buffers.map(o.get(), v);
+      } else if (splitDim >= 0 && v == o.get()) {
         // (a view of static strides too, a slice of an argument: the
         // slices' views compose with it)
         auto type = cast<MemRefType>(v.getType());
@@ -6184,14 +6213,18 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // Split copies of the group's full-space generics that `keep` selects,
   // in program order, each intermediate written through its own view (one
   // set of views per kernel), appended to `into`.
+  // (`stores`: the copies whose results this kernel stores)
   auto splitFullSpace = [&](SmallVectorImpl<linalg::GenericOp> &into,
                             llvm::function_ref<bool(linalg::GenericOp)> keep,
+                            llvm::function_ref<bool(linalg::GenericOp)> stores,
                             const Slicing &sl) -> LogicalResult {
     buffers.clear();
     for (linalg::GenericOp g : generics) {
       if (!isFull(g) || !keep(g))
         continue;
+      copyStores = stores(g);
       auto ng = split(b, g, false, Value(), sl);
+      copyStores = true;
       if (failed(ng))
         return failure();
       created.push_back(*ng);
@@ -6260,17 +6293,20 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         into.push_back(fill);
       }
     }
+    auto storesHere = [&](linalg::GenericOp g) {
+      return storeEarly && w == 1 && stored.contains(g);
+    };
     if (failed(splitFullSpace(
             into,
             [&](linalg::GenericOp g) {
-              return (storeEarly && w == 1 && stored.contains(g)) ||
+              return storesHere(g) ||
                      llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
                        return fullDeps[llvm::find(reductions, red) -
                                        reductions.begin()]
                            .contains(g);
                      });
             },
-            sl)))
+            storesHere, sl)))
       return failure();
     for (linalg::GenericOp red : ofWave[w]) {
       SmallVector<std::pair<linalg::GenericOp, Value>> parts;
@@ -6373,9 +6409,10 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           return abandon();
         storing.push_back(*moved);
       }
-    } else if ((ragged &&
-                failed(splitFullSpace(storingTail, isStored, tailSlice))) ||
-               failed(splitFullSpace(storing, isStored, storeSlices))) {
+    } else if ((ragged && failed(splitFullSpace(storingTail, isStored,
+                                                isStored, tailSlice))) ||
+               failed(splitFullSpace(storing, isStored, isStored,
+                                     storeSlices))) {
       return abandon();
     }
     boundary[waves] = created[start];
