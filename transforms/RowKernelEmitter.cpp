@@ -6020,20 +6020,28 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       if (Value view = inputViews.lookup({o.get(), sl.start, sl.len});
           view && splitDim >= 0 && !isInit)
         v = view;
+      // (the shape of `type` with dimension splitDim split in the slices,
+      // and which of its dimensions each of `type`'s becomes)
+      SmallVector<int64_t> shape;
+      SmallVector<ReassociationIndices> assoc;
+      auto splitShape = [&](MemRefType type) {
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          if (d == splitDim) {
+            assoc.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
+            shape.push_back(interleaved ? sl.len : sl.count);
+            shape.push_back(interleaved ? sl.count : sl.len);
+          } else {
+            assoc.push_back({int64_t(shape.size())});
+            shape.push_back(type.getDimSize(d));
+          }
+        }
+      };
       if (isInit && splitDim >= 0 &&
           (!copyStores || privateFull.contains(o.get()))) {
         // (a private intermediate, or a copy that does not store: a buffer
         // of this kernel's own, already in the split shape)
         auto type = cast<MemRefType>(v.getType());
-        SmallVector<int64_t> shape;
-        for (int64_t d = 0; d < type.getRank(); ++d) {
-          if (d == splitDim) {
-            shape.push_back(interleaved ? sl.len : sl.count);
-            shape.push_back(interleaved ? sl.count : sl.len);
-          } else {
-            shape.push_back(type.getDimSize(d));
-          }
-        }
+        splitShape(type);
         v = memref::AllocOp::create(
             b, loc, MemRefType::get(shape, type.getElementType()));
         created.push_back(v.getDefiningOp());
@@ -6055,18 +6063,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           v = memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
           created.push_back(v.getDefiningOp());
         }
-        SmallVector<int64_t> shape;
-        SmallVector<ReassociationIndices> assoc;
-        for (int64_t d = 0; d < type.getRank(); ++d) {
-          if (d == splitDim) {
-            assoc.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
-            shape.push_back(interleaved ? sl.len : sl.count);
-            shape.push_back(interleaved ? sl.count : sl.len);
-          } else {
-            assoc.push_back({int64_t(shape.size())});
-            shape.push_back(type.getDimSize(d));
-          }
-        }
+        splitShape(type);
         FailureOr<MemRefType> splitType =
             memref::ExpandShapeOp::computeExpandedType(
                 cast<MemRefType>(v.getType()), shape, assoc);
