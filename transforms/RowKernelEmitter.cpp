@@ -1139,22 +1139,48 @@ private:
   /// Whether full-space `g` reads no row value: every buffer it reads is
   /// an input of the group or written by a full-space op that reads none.
   bool readsNoRowValue(linalg::GenericOp g) {
+    if (auto known = noRowValue.find(g); known != noRowValue.end())
+      return known->second;
     unsigned pos = llvm::find(generics, g) - generics.begin();
-    return llvm::all_of(g.getDpsInputs(), [&](Value in) {
+    bool none = llvm::all_of(g.getDpsInputs(), [&](Value in) {
       auto w = writerBefore(in, pos);
       return !w || (w->first.getNumReductionLoops() == 0 &&
                     isFullSpace(w->first) && readsNoRowValue(w->first));
     });
+    if (position.contains(g))
+      noRowValue[g] = none;
+    return none;
   }
 
   bool isFullSpace(linalg::GenericOp g) {
-    SmallVector<int64_t> all(rowShape);
-    all.append(colShape);
-    return g.getStaticLoopRanges() == all;
+    return spaceOf(g) == Space::Full;
   }
   bool isRowSpace(linalg::GenericOp g) {
-    return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == rowShape;
+    return g.getNumReductionLoops() == 0 && spaceOf(g) == Space::Rows;
   }
+  /// Whether a generic's loops are the rows', the rows' and columns', or
+  /// neither, asked once for each of the kernel's generics (the emitter
+  /// asks often, and each answer builds the loops from the indexing maps).
+  enum class Space { Rows, Full, Other };
+  Space spaceOf(linalg::GenericOp g) {
+    auto known = spaces.find(g);
+    if (known != spaces.end())
+      return known->second;
+    SmallVector<int64_t> loops = g.getStaticLoopRanges(), all(rowShape);
+    all.append(colShape);
+    Space s = loops == rowShape ? Space::Rows
+              : loops == all    ? Space::Full
+                                : Space::Other;
+    // (only the kernel's own generics, which live as long as it does)
+    if (position.contains(g))
+      spaces[g] = s;
+    return s;
+  }
+  llvm::DenseMap<Operation *, Space> spaces;
+  /// readsNoRowValue's answers, and rowDeps' for full-space generics (each
+  /// h of a stack of normalizations reads the one before).
+  llvm::DenseMap<Operation *, bool> noRowValue;
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> fullRowDeps;
   /// Whether any generic reduces (a split's store over (positions, rows)
   /// does not: nothing combines across its threads).
   bool hasReductions() const {
@@ -3118,10 +3144,26 @@ void RowKernel::rowDepsOf(Value buffer, unsigned pos,
 
 void RowKernel::rowDeps(linalg::GenericOp g,
                         llvm::SmallPtrSetImpl<Operation *> &deps) {
-  for (OpOperand *in : g.getDpsInputOperands())
-    if (isa<MemRefType>(in->get().getType()) &&
-        !g.getBody()->getArgument(in->getOperandNumber()).use_empty())
-      rowDepsOf(in->get(), position[g], deps);
+  auto collect = [&](llvm::SmallPtrSetImpl<Operation *> &into) {
+    for (OpOperand *in : g.getDpsInputOperands())
+      if (isa<MemRefType>(in->get().getType()) &&
+          !g.getBody()->getArgument(in->getOperandNumber()).use_empty())
+        rowDepsOf(in->get(), position[g], into);
+  };
+  // (a full-space generic's, once: chains of them are walked from every
+  // reader)
+  if (!position.contains(g) || !isFullSpace(g) ||
+      g.getNumReductionLoops() > 0) {
+    collect(deps);
+    return;
+  }
+  auto known = fullRowDeps.find(g);
+  if (known == fullRowDeps.end()) {
+    llvm::SmallPtrSet<Operation *, 8> own;
+    collect(own);
+    known = fullRowDeps.try_emplace(g, own.begin(), own.end()).first;
+  }
+  deps.insert(known->second.begin(), known->second.end());
 }
 
 std::optional<std::pair<linalg::GenericOp, unsigned>>
