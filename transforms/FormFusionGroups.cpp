@@ -109,6 +109,45 @@ static SmallVector<int64_t> domainOf(Operation *op) {
   return it->second;
 }
 
+/// What rowCompatible asks of each op, kept like the ranges while the
+/// grouping phases run: every merge check walks the whole merged group (a
+/// stack of 200 normalizations over the same rows, one group of 2000 ops,
+/// spent most of its 5.4 s of planning recomputing these).
+enum class OpFact : unsigned {
+  RowReduction,
+  Contraction,
+  Elementwise,
+  ColumnReduction,
+  AlongRows
+};
+static thread_local llvm::DenseMap<Operation *, unsigned> *factCache = nullptr;
+
+static bool fact(Operation *op, OpFact f) {
+  static bool (*const compute[])(Operation *) = {
+      isRowReductionGeneric, isContractionGeneric, isElementwiseGeneric,
+      isColumnReduction, isReductionAlongRows};
+  unsigned i = unsigned(f);
+  if (!factCache)
+    return compute[i](op);
+  // (two bits a fact: asked, and the answer)
+  unsigned asked = 1u << (2 * i), yes = 1u << (2 * i + 1);
+  unsigned &bits = (*factCache)[op];
+  if (!(bits & asked))
+    bits |= asked | (compute[i](op) ? yes : 0);
+  return bits & yes;
+}
+static bool rowReduction(Operation *op) {
+  return fact(op, OpFact::RowReduction);
+}
+static bool contraction(Operation *op) { return fact(op, OpFact::Contraction); }
+static bool elementwise(Operation *op) { return fact(op, OpFact::Elementwise); }
+static bool columnReduction(Operation *op) {
+  return fact(op, OpFact::ColumnReduction);
+}
+static bool alongRowsReduction(Operation *op) {
+  return fact(op, OpFact::AlongRows);
+}
+
 /// The fusible ops partitioned into clusters (union-find), with what the
 /// merge checks ask of a cluster kept up to date as clusters unite, so that
 /// a check need not walk the clusters it merges: a chain of thousands of
@@ -400,46 +439,46 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   // An elementwise op consumed only inside the group is inlined into its
   // consumers by elementwise fusion: its own iteration space does not matter.
   auto inlined = [&](Operation *op) {
-    return isElementwiseGeneric(op) &&
+    return elementwise(op) &&
            llvm::all_of(op->getUsers(),
                         [&](Operation *u) { return ops.contains(u); });
   };
   // A contraction takes only epilogues over its output space. Several
   // contractions share a group (an epilogue combining their results, one
   // thread per output computing each) only over identical loop nests.
-  unsigned contractions = llvm::count_if(ops, isContractionGeneric);
+  unsigned contractions = llvm::count_if(ops, contraction);
   if (contractions > 0) {
-    if (llvm::any_of(ops, isRowReductionGeneric))
+    if (llvm::any_of(ops, rowReduction))
       return false;
-    auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, isContractionGeneric));
+    auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, contraction));
     for (Operation *op : ops)
-      if (isContractionGeneric(op)) {
+      if (contraction(op)) {
         auto other = cast<linalg::GenericOp>(op);
-        if (other.getStaticLoopRanges() != c.getStaticLoopRanges() ||
+        if (domainOf(other) != domainOf(c) ||
             other.getIteratorTypesArray() != c.getIteratorTypesArray())
           return false;
       }
     SmallVector<int64_t> out = parallelExtents(c);
     return llvm::all_of(ops, [&](Operation *op) {
-      return isContractionGeneric(op) || domainOf(op) == out || inlined(op);
+      return contraction(op) || domainOf(op) == out || inlined(op);
     });
   }
   // Reductions along leading axes (column sums) beside reductions along the
   // rows run with their parallel loops on the kernel's columns and their
   // reduced loops on its rows: each block folds the rows it computes into
   // partial column sums. Only reductions along the rows define the rows.
-  bool alongRows = llvm::any_of(ops, isReductionAlongRows);
+  bool alongRows = llvm::any_of(ops, alongRowsReduction);
   llvm::DenseSet<Operation *> columnSums;
   if (alongRows)
     for (Operation *op : ops)
-      if (isColumnReduction(op))
+      if (columnReduction(op))
         columnSums.insert(op);
   std::optional<SmallVector<int64_t>> rows, full;
   for (Operation *op : ops) {
-    if (!isRowReductionGeneric(op) || columnSums.contains(op))
+    if (!rowReduction(op) || columnSums.contains(op))
       continue;
     auto g = cast<linalg::GenericOp>(op);
-    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    SmallVector<int64_t> loops = domainOf(g);
     SmallVector<int64_t> r(loops.begin(),
                            loops.begin() + g.getNumParallelLoops());
     if (rows && (*rows != r || *full != loops))
@@ -464,7 +503,7 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
     sumSpaces.push_back(parallelExtents(cast<linalg::GenericOp>(op)));
   for (Operation *op : members) {
     if (columnSums.empty() || columnSums.contains(op) ||
-        !isElementwiseGeneric(op) ||
+        !elementwise(op) ||
         !llvm::is_contained(sumSpaces, domainOf(op)))
       continue;
     bool readsSum = false, readsOther = false;
@@ -504,14 +543,14 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
     SmallVector<int64_t> expected(rows->begin(), rows->begin() + kept);
     llvm::append_range(expected, cols);
     expected.append(rows->begin() + kept, rows->end());
-    if (g.getStaticLoopRanges() != expected ||
+    if (domainOf(g) != expected ||
         g.getNumReductionLoops() != rows->size() - kept)
       return false;
   }
   for (Operation *op : llvm::concat<Operation *const>(columnSums, columnEpilogues))
     for (Operation *user : op->getUsers())
       if ((ops.contains(user) && !columnEpilogues.contains(user)) ||
-          isRowReductionGeneric(user) || isContractionGeneric(user))
+          rowReduction(user) || contraction(user))
         return false;
   // An elementwise op over the same space in another loop order (over an
   // NHWC tensor, where the reductions loop over (c | n, h, w)) is
@@ -521,13 +560,13 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
         return !columnSums.contains(op) && !columnEpilogues.contains(op);
       }));
   llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
-      alignToRowSpace(aligning, *full, rows->size());
+      alignToRowSpace(aligning, *full, rows->size(), domainOf);
   // (an inlined op reading a row value must read it along the rows too)
   auto readsRowValue = [&](Operation *op) {
     return llvm::any_of(op->getOperands(), [&](Value v) {
       Operation *def = v.getDefiningOp();
       return def && ops.contains(def) &&
-             (isRowReductionGeneric(def) || domainOf(def) == *rows);
+             (rowReduction(def) || domainOf(def) == *rows);
     });
   };
   // Inlined ops reading a row value (a per-group scale over (n, g, cg) in
@@ -882,8 +921,13 @@ void FormFusionGroupsPass::runOnOperation() {
 
   // (ranges cached until step 3, which clones ops)
   llvm::DenseMap<Operation *, SmallVector<int64_t>> domains;
+  llvm::DenseMap<Operation *, unsigned> facts;
   domainCache = &domains;
-  llvm::scope_exit noDomains([] { domainCache = nullptr; });
+  factCache = &facts;
+  llvm::scope_exit noDomains([] {
+    domainCache = nullptr;
+    factCache = nullptr;
+  });
 
   // 1. Union producers into consumers in program order.
   SmallVector<Operation *> fusible;
@@ -1257,6 +1301,7 @@ void FormFusionGroupsPass::runOnOperation() {
   // 3. Producers needed by several groups: recompute or materialize (never
   // recompute when fusion is off: a clone would fuse the producer anyway).
   domainCache = nullptr;
+  factCache = nullptr;
   decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
 
   // Column sums beside row reductions (see rowCompatible): said, since they

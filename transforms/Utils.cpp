@@ -134,8 +134,12 @@ accessesOf(linalg::GenericOp g) {
 }
 
 llvm::DenseMap<Operation *, SmallVector<unsigned>>
-kfuse::alignToRowSpace(ArrayRef<Operation *> ops, ArrayRef<int64_t> full,
-                       unsigned numRows) {
+kfuse::alignToRowSpace(
+    ArrayRef<Operation *> ops, ArrayRef<int64_t> full, unsigned numRows,
+    llvm::function_ref<SmallVector<int64_t>(Operation *)> loopsOf) {
+  auto loopsOfOp = [&](linalg::GenericOp g) {
+    return loopsOf ? loopsOf(g) : g.getStaticLoopRanges();
+  };
   llvm::DenseMap<Operation *, SmallVector<unsigned>> placed;
   SmallVector<linalg::GenericOp> candidates;
   llvm::DenseSet<Operation *> rowValued; // ops whose results are row values
@@ -144,7 +148,7 @@ kfuse::alignToRowSpace(ArrayRef<Operation *> ops, ArrayRef<int64_t> full,
     auto g = dyn_cast<linalg::GenericOp>(op);
     if (!g)
       continue;
-    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    SmallVector<int64_t> loops = loopsOfOp(g);
     if (g.getNumReductionLoops() > 0 || ArrayRef<int64_t>(loops) == rows)
       rowValued.insert(op);
     if (ArrayRef<int64_t>(loops) == full)
@@ -155,7 +159,7 @@ kfuse::alignToRowSpace(ArrayRef<Operation *> ops, ArrayRef<int64_t> full,
   }
   // Extents match, and row values are read along the rows, in order.
   auto fits = [&](linalg::GenericOp g, ArrayRef<unsigned> order) {
-    for (auto [j, range] : llvm::enumerate(g.getStaticLoopRanges()))
+    for (auto [j, range] : llvm::enumerate(loopsOfOp(g)))
       if (range != full[order[j]])
         return false;
     for (OpOperand *in : g.getDpsInputOperands()) {

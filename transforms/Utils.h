@@ -134,9 +134,12 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> cloneBodyOnVectors(
 /// interchange vector that puts its loops in full-space order (new loop i
 /// is its loop v[i], as linalg::interchangeGenericOp takes it); ops over
 /// the rows or over the full space in order do not appear.
+/// (`loopsOf`, where given, answers for getStaticLoopRanges.)
 llvm::DenseMap<mlir::Operation *, llvm::SmallVector<unsigned>>
 alignToRowSpace(llvm::ArrayRef<mlir::Operation *> ops,
-                llvm::ArrayRef<int64_t> full, unsigned numRows);
+                llvm::ArrayRef<int64_t> full, unsigned numRows,
+                llvm::function_ref<llvm::SmallVector<int64_t>(mlir::Operation *)>
+                    loopsOf = {});
 
 /// Row-major indices of `linear` in a space of static `shape` (the first
 /// index is not reduced modulo its extent).
