@@ -629,21 +629,22 @@ bool centersOnRowValue(linalg::GenericOp g) {
   });
 }
 
-/// Row groups: a producer that reads a row value (a reduction's result) and
-/// is read, where it is computed, by several row-space ops (and perhaps
-/// yielded) stays an op of its own over the full space once its body holds
-/// more than `bodyLimit` ops; the row kernel evaluates it once where its
-/// readers read it. Fused, every reader would get a copy: in a stack of L
-/// normalizations over the same rows (h = h + f(norm(h))) reduction k's
-/// body held the whole chain from the group's input, IR quadratic in L
-/// that only the row kernel's CSE made linear again. (A column sum that
-/// reads the producer, or a reader through another map, still gets its
-/// body: kept, the value would go to memory between the rows' kernel and
-/// the columns'.)
+/// Reduction groups (row kernels): a producer that reads a row value (a
+/// reduction's result) and is read, where it is computed, by several
+/// row-space ops (and perhaps yielded) stays an op of its own over the full
+/// space once its body holds more than `bodyLimit` ops; the row kernel
+/// evaluates it once where its readers read it. Fused, every reader would
+/// get a copy: in a stack of L normalizations over the same rows (h = h +
+/// f(norm(h))) reduction k's body held the whole chain from the group's
+/// input, IR quadratic in L that only the row kernel's CSE made linear
+/// again. (A column sum that reads the producer, or a reader through
+/// another map, still gets its body: kept, the value would go to memory
+/// between the rows' kernel and the columns'. Contraction groups keep
+/// fusing their epilogues as before.)
 bool keepsSharedProducer(OpOperand *fused, unsigned bodyLimit) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
   auto group = fused->getOwner()->getParentOfType<fusion::GroupOp>();
-  if (!producer || !group || group.getKind() == "elementwise" ||
+  if (!producer || !group || group.getKind() != "reduction" ||
       producer.getBody()->getOperations().size() <= bodyLimit)
     return false;
   Operation *reader = nullptr;

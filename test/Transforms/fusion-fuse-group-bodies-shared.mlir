@@ -311,3 +311,69 @@ func.func @centred(%a: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   } -> tensor<4xf32>, tensor<4xf32>
   return %v, %mx : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A contraction group's epilogue e = mm * 2 + 1, read by two ops: the rule
+// is the row kernels'; contraction groups fuse their epilogues as before.
+// KEEP-LABEL: func.func @contraction_epilogue
+// KEEP: %[[MM:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// KEEP: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[MM]] : tensor<4x4xf32>)
+// KEEP: arith.mulf
+// KEEP: arith.addf
+// KEEP: math.exp
+// KEEP: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[MM]] : tensor<4x4xf32>)
+// KEEP: arith.mulf
+// KEEP: arith.addf
+// KEEP: math.tanh
+// KEEP: fusion.yield
+func.func @contraction_epilogue(%x: tensor<4x8xf32>, %y: tensor<8x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %r1, %r2 = fusion.group "mm" "contraction" ins(%x, %y : tensor<4x8xf32>, tensor<8x4xf32>) {
+  ^bb0(%p: tensor<4x8xf32>, %q: tensor<8x4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %two = arith.constant 2.0 : f32
+    %one = arith.constant 1.0 : f32
+    %e0 = tensor.empty() : tensor<4x4xf32>
+    %e1 = tensor.empty() : tensor<4x4xf32>
+    %e2 = tensor.empty() : tensor<4x4xf32>
+    %e3 = tensor.empty() : tensor<4x4xf32>
+    %z = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%zero : f32) outs(%e0 : tensor<4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<4x4xf32>
+    %mm = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%p, %q : tensor<4x8xf32>, tensor<8x4xf32>) outs(%z : tensor<4x4xf32>) {
+    ^bb0(%u: f32, %v: f32, %acc: f32):
+      %m = arith.mulf %u, %v : f32
+      %s = arith.addf %m, %acc : f32
+      linalg.yield %s : f32
+    } -> tensor<4x4xf32>
+    %ep = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%mm : tensor<4x4xf32>) outs(%e1 : tensor<4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.mulf %in, %two : f32
+      %s = arith.addf %m, %one : f32
+      linalg.yield %s : f32
+    } -> tensor<4x4xf32>
+    %u1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%ep : tensor<4x4xf32>) outs(%e2 : tensor<4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %t = math.exp %in : f32
+      linalg.yield %t : f32
+    } -> tensor<4x4xf32>
+    %u2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%ep : tensor<4x4xf32>) outs(%e3 : tensor<4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %t = math.tanh %in : f32
+      linalg.yield %t : f32
+    } -> tensor<4x4xf32>
+    fusion.yield %u1, %u2 : tensor<4x4xf32>, tensor<4x4xf32>
+  } -> tensor<4x4xf32>, tensor<4x4xf32>
+  return %r1, %r2 : tensor<4x4xf32>, tensor<4x4xf32>
+}
