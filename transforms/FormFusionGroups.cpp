@@ -92,27 +92,31 @@ static std::string edgeReason(OpOperand &use, llvm::StringRef why) {
 /// branch every block tests its index against).
 constexpr size_t kMaxLaunchSpaces = 16;
 
-/// While the grouping phases run (the IR unchanged), each op's ranges
-/// computed once: getStaticLoopRanges composes and inverts the op's maps at
-/// every call, and the pairwise searches of horizontal and multi-tensor
-/// fusion asked for them millions of times (an optimizer's update of 200
-/// parameters took 83 s to plan on a 2-core host).
-static thread_local llvm::DenseMap<Operation *, SmallVector<int64_t>>
-    *domainCache = nullptr;
+/// While the grouping phases run (the IR unchanged), what is asked of each
+/// op, computed once:
+/// - its ranges: getStaticLoopRanges composes and inverts the op's maps at
+///   every call, and the pairwise searches of horizontal and multi-tensor
+///   fusion asked for them millions of times (an optimizer's update of 200
+///   parameters took 83 s to plan on a 2-core host);
+/// - its kind, as rowCompatible asks (see OpFact): every merge check walks
+///   the whole merged group (a stack of 200 normalizations over the same
+///   rows, one group of 2000 ops, spent most of its 5.4 s of planning
+///   recomputing these).
+struct OpCache {
+  llvm::DenseMap<Operation *, SmallVector<int64_t>> domains;
+  llvm::DenseMap<Operation *, unsigned> facts;
+};
+static thread_local OpCache *opCache = nullptr;
 
 static SmallVector<int64_t> domainOf(Operation *op) {
-  if (!domainCache)
+  if (!opCache)
     return cast<linalg::GenericOp>(op).getStaticLoopRanges();
-  auto [it, inserted] = domainCache->try_emplace(op);
+  auto [it, inserted] = opCache->domains.try_emplace(op);
   if (inserted)
     it->second = cast<linalg::GenericOp>(op).getStaticLoopRanges();
   return it->second;
 }
 
-/// What rowCompatible asks of each op, kept like the ranges while the
-/// grouping phases run: every merge check walks the whole merged group (a
-/// stack of 200 normalizations over the same rows, one group of 2000 ops,
-/// spent most of its 5.4 s of planning recomputing these).
 enum class OpFact : unsigned {
   RowReduction,
   Contraction,
@@ -120,18 +124,16 @@ enum class OpFact : unsigned {
   ColumnReduction,
   AlongRows
 };
-static thread_local llvm::DenseMap<Operation *, unsigned> *factCache = nullptr;
-
 static bool fact(Operation *op, OpFact f) {
   static bool (*const compute[])(Operation *) = {
       isRowReductionGeneric, isContractionGeneric, isElementwiseGeneric,
       isColumnReduction, isReductionAlongRows};
   unsigned i = unsigned(f);
-  if (!factCache)
+  if (!opCache)
     return compute[i](op);
   // (two bits a fact: asked, and the answer)
   unsigned asked = 1u << (2 * i), yes = 1u << (2 * i + 1);
-  unsigned &bits = (*factCache)[op];
+  unsigned &bits = opCache->facts[op];
   if (!(bits & asked))
     bits |= asked | (compute[i](op) ? yes : 0);
   return bits & yes;
@@ -919,15 +921,10 @@ void FormFusionGroupsPass::runOnOperation() {
           b.clone(op)->getResult(cast<OpResult>(use->get()).getResultNumber()));
   }
 
-  // (ranges cached until step 3, which clones ops)
-  llvm::DenseMap<Operation *, SmallVector<int64_t>> domains;
-  llvm::DenseMap<Operation *, unsigned> facts;
-  domainCache = &domains;
-  factCache = &facts;
-  llvm::scope_exit noDomains([] {
-    domainCache = nullptr;
-    factCache = nullptr;
-  });
+  // (ranges and kinds cached until step 3, which clones ops)
+  OpCache cache;
+  opCache = &cache;
+  llvm::scope_exit noCache([] { opCache = nullptr; });
 
   // 1. Union producers into consumers in program order.
   SmallVector<Operation *> fusible;
@@ -1300,8 +1297,7 @@ void FormFusionGroupsPass::runOnOperation() {
     clusters[clusterOf[op]].decisions.push_back(reason);
   // 3. Producers needed by several groups: recompute or materialize (never
   // recompute when fusion is off: a clone would fuse the producer anyway).
-  domainCache = nullptr;
-  factCache = nullptr;
+  opCache = nullptr;
   decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
 
   // Column sums beside row reductions (see rowCompatible): said, since they

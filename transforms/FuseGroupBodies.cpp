@@ -569,26 +569,6 @@ bool fuseInOneStep(fusion::GroupOp group) {
   return true;
 }
 
-/// Whether `g` reads a value computed by a reduction of its group, itself
-/// or through the full-space ops it reads (false where that takes more than
-/// a few dozen ops to find out: then the caller fuses as it always did).
-bool readsRowValue(linalg::GenericOp g) {
-  SmallVector<linalg::GenericOp> work{g};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty() && seen.size() < 64) {
-    linalg::GenericOp op = work.pop_back_val();
-    for (Value in : op.getDpsInputs()) {
-      auto def = in.getDefiningOp<linalg::GenericOp>();
-      if (!def || !seen.insert(def).second)
-        continue;
-      if (def.getNumReductionLoops() > 0)
-        return true;
-      work.push_back(def);
-    }
-  }
-  return false;
-}
-
 /// Whether a result of `g` is a difference from a value over the rows
 /// alone, or its exponential (x - mean, exp(x - max): the value subtracted
 /// computed in the body from inputs read through maps without the columns,
@@ -654,14 +634,13 @@ bool keepsSharedProducer(OpOperand *fused, unsigned bodyLimit) {
       continue;
     auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
     if (!g || !g.getMatchingIndexingMap(&use).isIdentity() ||
-        !llvm::all_of(ArrayRef(g.getIteratorTypesArray())
-                          .drop_front(g.getNumParallelLoops()),
-                      linalg::isReductionIterator))
+        !reductionsTrail(g))
       return false;
     several |= reader && reader != g.getOperation();
     reader = g;
   }
-  return several && !centersOnRowValue(producer) && readsRowValue(producer);
+  return several && !centersOnRowValue(producer) &&
+         llvm::any_of(producer.getDpsInputs(), fromReduction);
 }
 
 bool dependsOn(linalg::GenericOp user, linalg::GenericOp producer) {

@@ -6006,9 +6006,6 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // Re-expresses a full-space generic over the split loops: every operand
   // indexed by the split loop is viewed with that dimension split.
   IRMapping buffers; // full-space intermediates -> their split views
-  // Whether the full-space copies `split` makes now store their results
-  // (see privateFull).
-  bool copyStores = true;
   // Everything built, in order: a failure erases it all, in reverse (nothing
   // of the group is changed until every kernel's generics are built).
   SmallVector<Operation *> created;
@@ -6029,9 +6026,11 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     at.insert(alongRows ? at.begin() : at.end(), getAffineConstantExpr(0, ctx));
     return AffineMap::get(loops.size(), 0, at, ctx);
   }();
+  // (`stores`: whether a full-space copy's kernel stores its results; see
+  // privateFull)
   auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
-                   Value partialInit,
-                   const Slicing &sl) -> FailureOr<linalg::GenericOp> {
+                   Value partialInit, const Slicing &sl,
+                   bool stores) -> FailureOr<linalg::GenericOp> {
     SmallVector<Value> ins, outs;
     SmallVector<AffineMap> maps;
     for (OpOperand &o : g->getOpOperands()) {
@@ -6079,7 +6078,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         }
       };
       if (isInit && splitDim >= 0 &&
-          (!copyStores || privateFull.contains(o.get()))) {
+          (!stores || privateFull.contains(o.get()))) {
         // (a private intermediate, or a copy that does not store: a buffer
         // of this kernel's own, already in the split shape)
         auto type = cast<MemRefType>(v.getType());
@@ -6261,9 +6260,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     for (linalg::GenericOp g : generics) {
       if (!isFull(g) || !keep(g))
         continue;
-      copyStores = stores(g);
-      auto ng = split(b, g, false, Value(), sl);
-      copyStores = true;
+      auto ng = split(b, g, false, Value(), sl, stores(g));
       if (failed(ng))
         return failure();
       created.push_back(*ng);
@@ -6393,7 +6390,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         parts = {{red, partials[red][0]}};
       }
       for (auto [g, partial] : parts) {
-        auto nred = split(b, g, true, partial, sl);
+        auto nred = split(b, g, true, partial, sl, /*stores=*/true);
         if (failed(nred))
           return failure();
         created.push_back(*nred);

@@ -48,31 +48,6 @@ namespace {
 /// results to cost at most 1/32 of what the reduction reads.
 constexpr int64_t kMinRowLength = 32;
 
-/// Whether `v` is computed (through reshapes and elementwise ops) from the
-/// result of a reduction.
-bool fromReduction(Value v) {
-  SmallVector<Value> work{v};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty() && seen.size() < 16) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !seen.insert(def).second)
-      continue;
-    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
-      work.push_back(def->getOperand(0));
-      continue;
-    }
-    auto g = dyn_cast<linalg::GenericOp>(def);
-    if (!g)
-      continue;
-    if (g.getNumReductionLoops() > 0)
-      return true;
-    for (Value in : g.getDpsInputs())
-      if (isa<RankedTensorType>(in.getType()))
-        work.push_back(in);
-  }
-  return false;
-}
-
 /// The loops of the full reduction `g` along which a value computed by a
 /// reduction is broadcast into its terms (through elementwise producers
 /// that read each other at the same point), in increasing order; empty
@@ -105,7 +80,7 @@ SmallVector<unsigned> rowLoops(linalg::GenericOp g) {
         continue;
       }
       if (!m.isProjectedPermutation() || m.getNumResults() == 0 ||
-          m.getNumResults() >= n || !fromReduction(in->get()))
+          m.getNumResults() >= n || !kfuse::fromReduction(in->get()))
         continue;
       SmallVector<unsigned> rows;
       for (AffineExpr e : m.getResults())

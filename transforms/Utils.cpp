@@ -238,6 +238,29 @@ bool kfuse::reductionsTrail(linalg::GenericOp generic) {
   return true;
 }
 
+bool kfuse::fromReduction(Value v) {
+  SmallVector<Value> work{v};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty() && seen.size() < 16) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+      work.push_back(def->getOperand(0));
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(def);
+    if (!g)
+      continue;
+    if (g.getNumReductionLoops() > 0)
+      return true;
+    for (Value in : g.getDpsInputs())
+      if (isa<RankedTensorType>(in.getType()))
+        work.push_back(in);
+  }
+  return false;
+}
+
 bool kfuse::isRowReductionGeneric(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumReductionLoops() == 0 ||

@@ -20,6 +20,10 @@ namespace kfuse {
 /// one vectorized loop nest).
 bool isElementwiseGeneric(mlir::Operation *op);
 
+/// Whether `v` is computed (through reshapes and elementwise ops) from the
+/// result of a reduction (false where 16 ops do not tell).
+bool fromReduction(mlir::Value v);
+
 /// Whether every parallel loop of `generic` comes before its reduction
 /// loops (rows, then the reduced columns).
 bool reductionsTrail(mlir::linalg::GenericOp generic);
