@@ -1,5 +1,6 @@
 """Shared test programs: the .mlir files under test/python/programs/, by file
-name, and the row programs and batch norms several tests build."""
+name, and the row programs, batch norms and stacks of normalizations several
+tests (and bench/) build."""
 import os
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -29,6 +30,26 @@ def stacked_layers(text: str, n: int) -> str:
         prev = f"%l{k}_{value}"
     return "\n".join(lines[:start + 1] + body + [f"    return {prev} : {type_}"]
                      + lines[ret + 1:])
+
+
+def norm_stack(name: str, n: int, rows: int, cols: int, every: bool = False):
+    """A builder program of `n` pre-norm residual blocks over the same rows
+    of an f32 input `x` [rows, cols], h = h + gelu(layernorm(h) * w + b): 2n
+    row reductions in one row group (`every`: each block's h an output too,
+    h0 ... h{n-2}, before the last block's `y`)."""
+    from kfuse import builder as kb
+    p = kb.Program(name)
+    h = p.input("x", (rows, cols), "f32")
+    w = p.input("w", (cols,), "f32")
+    b = p.input("b", (cols,), "f32")
+    for i in range(n):
+        d = h - kb.mean(h, axis=1, keepdims=True)
+        y = d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5) * w + b
+        h = h + kb.gelu(y)
+        if every and i < n - 1:
+            p.output(h, name=f"h{i}")
+    p.output(h, name="y")
+    return p
 
 
 def batch_norm(name: str, shape, axes):

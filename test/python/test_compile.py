@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
-from _programs import batch_norm, program_text, row_program  # noqa: E402
+from _programs import batch_norm, norm_stack, program_text, row_program  # noqa: E402
 from kfuse import builder as kb  # noqa: E402
 from kfuse import dtypes  # noqa: E402
 
@@ -1277,24 +1277,6 @@ def test_long_elementwise_chains_fuse_into_one_kernel():
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
-def _norm_stack(n, rows, cols, every=False):
-    # n pre-norm residual blocks over the same rows, h = h + gelu(layernorm(h)
-    # * w + b): 2n row reductions in one row group (`every`: each block's h
-    # an output too)
-    p = kb.Program(f"stack{n}")
-    h = p.input("x", (rows, cols), "f32")
-    w = p.input("w", (cols,), "f32")
-    b = p.input("b", (cols,), "f32")
-    for i in range(n):
-        d = h - kb.mean(h, axis=1, keepdims=True)
-        y = d * kb.rsqrt(kb.mean(d * d, axis=1, keepdims=True) + 1e-5) * w + b
-        h = h + kb.gelu(y)
-        if every and i < n - 1:
-            p.output(h, name=f"h{i}")
-    p.output(h, name="y")
-    return p
-
-
 def test_stacked_normalizations_fuse_into_ir_linear_in_depth():
     # fusion-fuse-group-bodies keeps a long shared value that reads a row
     # value (h of each block) as an op of its own instead of copying it into
@@ -1307,7 +1289,8 @@ def test_stacked_normalizations_fuse_into_ir_linear_in_depth():
         run = subprocess.run(
             [fuse_opt_path(), "-", "--pass-pipeline=builtin.module(fusion-normalize,fusion-plan,"
              "func.func(fusion-fuse-group-bodies))"],
-            input=_norm_stack(n, 256, 1024).to_mlir(), capture_output=True, text=True, check=True)
+            input=norm_stack(f"stack{n}", n, 256, 1024).to_mlir(), capture_output=True,
+            text=True, check=True)
         assert run.stdout.count("fusion.group") == 1
         lines.append(len(run.stdout.splitlines()))
     assert lines[1] < 2.3 * lines[0], lines
@@ -1320,7 +1303,7 @@ def test_stacked_normalizations_over_long_rows_split_and_match(every):
     # recomputed in each kernel that reads them, in a buffer of the
     # kernel's own; with every h an output, only the storing kernel writes
     # it. The numpy reference's values, and each output written once.
-    p = _norm_stack(5, 2, 1 << 17, every)
+    p = norm_stack("stack5", 5, 2, 1 << 17, every)
     rng = np.random.default_rng(5)
     args = [rng.standard_normal((2, 1 << 17)).astype(np.float32),
             rng.standard_normal(1 << 17).astype(np.float32),
