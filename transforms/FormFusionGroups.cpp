@@ -175,6 +175,13 @@ public:
   bool together(Operation *a, Operation *b) const {
     return classes.isEquivalent(a, b);
   }
+  /// Whether `op` is a member of `of`'s cluster.
+  bool inClusterOf(Operation *op, Operation *of) const {
+    Operation *l = leader(of);
+    return inOneOf(op, l, l);
+  }
+  /// How many ops `op`'s cluster has.
+  unsigned size(Operation *op) const { return summary(op).size; }
   Operation *leader(Operation *op) const { return classes.getLeaderValue(op); }
   /// The ops of `op`'s cluster ({op} for an op outside every cluster).
   SmallVector<Operation *> members(Operation *op) const {
@@ -325,6 +332,7 @@ public:
     classes.unionSets(la, lb);
     Operation *l = leader(la);
     Summary &s = summaries[l];
+    s.size = sa.size + sb.size;
     s.rowReductions = sa.rowReductions + sb.rowReductions;
     s.contractions = sa.contractions + sb.contractions;
     s.notElementwise = sa.notElementwise + sb.notElementwise;
@@ -338,7 +346,7 @@ public:
 
 private:
   struct Summary {
-    unsigned rowReductions = 0, contractions = 0, notElementwise = 0;
+    unsigned size = 1, rowReductions = 0, contractions = 0, notElementwise = 0;
     SmallVector<Operation *> exposed;
     SmallVector<SmallVector<int64_t>, 1> spaces; // (distinct)
   };
@@ -401,8 +409,8 @@ tensorDimRoles(Operation *op, AffineMap map, const LoopRoles &roles) {
 /// each writing its result through the identity); false where a use is not
 /// a generic's input, or a map cannot be composed.
 static bool
-placedViews(Operation *op, const llvm::DenseSet<Operation *> &ops,
-            const LoopRoles &placed,
+placedViews(Operation *op, llvm::function_ref<bool(Operation *)> inGroup,
+            llvm::function_ref<bool(Operation *)> isPlaced,
             SmallVector<std::pair<Operation *, AffineMap>> &views,
             unsigned depth = 0) {
   auto g = cast<linalg::GenericOp>(op);
@@ -411,16 +419,16 @@ placedViews(Operation *op, const llvm::DenseSet<Operation *> &ops,
     return false;
   for (OpOperand &use : g->getResult(0).getUses()) {
     auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
-    if (!consumer || !ops.contains(consumer) || !consumer.isDpsInput(&use))
+    if (!consumer || !inGroup(consumer) || !consumer.isDpsInput(&use))
       return false;
     AffineMap read = consumer.getMatchingIndexingMap(&use);
-    if (placed.contains(consumer)) {
+    if (isPlaced(consumer)) {
       views.push_back({consumer, read});
       continue;
     }
     SmallVector<std::pair<Operation *, AffineMap>> further;
     if (!isElementwiseGeneric(consumer) ||
-        !placedViews(consumer, ops, placed, further, depth + 1))
+        !placedViews(consumer, inGroup, isPlaced, further, depth + 1))
       return false;
     for (auto [p, view] : further)
       views.push_back({p, read.compose(view)});
@@ -428,16 +436,37 @@ placedViews(Operation *op, const llvm::DenseSet<Operation *> &ops,
   return true;
 }
 
+/// Whether `op` is an elementwise op over the full space `full` in another
+/// loop order (what alignToRowSpace may interchange).
+static bool outOfOrder(Operation *op, ArrayRef<int64_t> full) {
+  SmallVector<int64_t> d = domainOf(op);
+  return elementwise(op) && d.size() == full.size() &&
+         ArrayRef<int64_t>(d) != full &&
+         std::is_permutation(d.begin(), d.end(), full.begin());
+}
+
+/// What rowCompatible found of a compatible group with reductions along its
+/// rows, and without contractions, column sums or ops over the full space
+/// in another loop order: each member runs over its rows (`rows`) or
+/// over rows x columns (`full`) in order, or is inlined into its readers.
+/// Whether one more op keeps such a group compatible depends on that op and
+/// its edges alone (RowSpaceChecks).
+struct PlainRowGroup {
+  SmallVector<int64_t> rows, full;
+};
+
 /// For ops containing row reductions: whether all reductions share one
 /// (rows, columns) shape, every op runs over the rows or over rows x
 /// columns, and every value one member passes to another is read at the
 /// point it was written (a square matrix's column sums have the extents of
 /// its row sums, but not their rows). std::nullopt when there is no
 /// reduction among `ops`. When compatible, `roles` (if given) receives
-/// where each member's loops run.
+/// where each member's loops run, and `plain` (if given) the group's rows
+/// when it is a PlainRowGroup.
 static std::optional<bool>
 rowCompatible(const llvm::DenseSet<Operation *> &ops,
-              LoopRoles *roles = nullptr) {
+              LoopRoles *roles = nullptr,
+              std::optional<PlainRowGroup> *plain = nullptr) {
   // An elementwise op consumed only inside the group is inlined into its
   // consumers by elementwise fusion: its own iteration space does not matter.
   auto inlined = [&](Operation *op) {
@@ -641,7 +670,9 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   // rows the value was written at.
   for (Operation *op : inlinedRowReaders) {
     SmallVector<std::pair<Operation *, AffineMap>> views;
-    if (!placedViews(op, ops, placed, views))
+    if (!placedViews(
+            op, [&](Operation *x) { return ops.contains(x); },
+            [&](Operation *x) { return placed.contains(x); }, views))
       return false;
     auto g = cast<linalg::GenericOp>(op);
     for (OpOperand *in : g.getDpsInputOperands()) {
@@ -656,10 +687,173 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
       }
     }
   }
+  if (plain && alongRows && columnSums.empty() &&
+      llvm::none_of(members, [&](Operation *op) {
+        return outOfOrder(op, *full);
+      }))
+    *plain = PlainRowGroup{*rows, *full};
   if (roles)
     *roles = std::move(placed);
   return true;
 }
+
+
+/// rowCompatible of two clusters merged, asked at every edge of the
+/// vertical phases. A group that grows one op at a time (a stack of 200
+/// normalizations over the same rows: one group of 2000 ops) was walked
+/// whole at each of them. Where one side is a single op and the other a
+/// PlainRowGroup, the answer depends only on that op and its edges into
+/// the group: the members' places (the rows, the full space in order) do
+/// not move, an op inlined into its readers stays inlined with more of them
+/// inside, and the op's own place and the values it passes to and from
+/// members decide the rest. Other merges are checked whole.
+class RowSpaceChecks {
+public:
+  explicit RowSpaceChecks(const ClusterSet &classes) : classes(classes) {}
+
+  std::optional<bool> merged(Operation *a, Operation *b) {
+    // (the last merge found plain, once its two clusters united)
+    if (pending && classes.together(pending->a, pending->b) &&
+        classes.size(pending->a) == pending->size) {
+      known[classes.leader(pending->a)] = *pending;
+      pending.reset();
+    }
+    for (auto [group, op] : {std::pair(a, b), std::pair(b, a)}) {
+      if (classes.size(op) != 1 || classes.size(group) == 1)
+        continue;
+      auto it = known.find(classes.leader(group));
+      if (it == known.end() || it->second.size != classes.size(group))
+        continue;
+      Answer answer = grow(it->second.group, group, op);
+      if (answer == Answer::Unknown)
+        break;
+      if (answer == Answer::Yes)
+        pending = Known{it->second.group, classes.leader(group), op,
+                        it->second.size + 1};
+      return answer == Answer::Yes;
+    }
+    std::optional<PlainRowGroup> plain;
+    std::optional<bool> whole =
+        rowCompatible(classes.merged(a, b), nullptr, &plain);
+    if (plain)
+      pending = Known{*plain, classes.leader(a), classes.leader(b),
+                      classes.size(a) + classes.size(b)};
+    return whole;
+  }
+
+private:
+  enum class Answer { Yes, No, Unknown };
+  /// A plain group's rows, and (a, b, size) the clusters whose union it
+  /// is: valid while the union's leader leads `size` ops (clusters only
+  /// grow).
+  struct Known {
+    PlainRowGroup group;
+    Operation *a, *b;
+    unsigned size;
+  };
+
+  /// rowCompatible of `group`'s cluster (plain, over `g`'s rows) with
+  /// `op` added, or Unknown where the merged group would not be plain.
+  Answer grow(const PlainRowGroup &g, Operation *group, Operation *op) {
+    auto in = [&](Operation *x) {
+      return x == op || classes.inClusterOf(x, group);
+    };
+    if (contraction(op) || columnReduction(op) || outOfOrder(op, g.full))
+      return Answer::Unknown;
+    SmallVector<int64_t> d = domainOf(op);
+    if (rowReduction(op)) {
+      auto generic = cast<linalg::GenericOp>(op);
+      if (ArrayRef<int64_t>(d) != ArrayRef<int64_t>(g.full) ||
+          ArrayRef<int64_t>(d).take_front(generic.getNumParallelLoops()) !=
+              ArrayRef<int64_t>(g.rows))
+        return Answer::No;
+    }
+    auto placed = [&](Operation *x) {
+      SmallVector<int64_t> dx = domainOf(x);
+      return dx == g.rows || dx == g.full;
+    };
+    if (!placed(op) &&
+        (!elementwise(op) || !llvm::all_of(op->getUsers(), in)))
+      return Answer::No; // (neither placed nor inlined into its readers)
+    // Values passed between `op` and the members, read where written (a
+    // placed op's loops are the kernel's, in order).
+    auto dims = [&](Operation *x, AffineMap map)
+        -> std::optional<SmallVector<unsigned>> {
+      if (!placed(x))
+        return std::nullopt;
+      SmallVector<unsigned> r;
+      for (AffineExpr e : map.getResults()) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (!dim)
+          return std::nullopt;
+        r.push_back(dim.getPosition());
+      }
+      return r;
+    };
+    auto writtenAt = [&](OpOperand *read) {
+      auto producer = read->get().getDefiningOp<linalg::GenericOp>();
+      return producer && in(producer)
+                 ? dims(producer, producer.getIndexingMapMatchingResult(
+                                      cast<OpResult>(read->get())))
+                 : std::nullopt;
+    };
+    auto consistent = [&](OpOperand *read) {
+      auto written = writtenAt(read);
+      auto at = dims(read->getOwner(),
+                     cast<linalg::GenericOp>(read->getOwner())
+                         .getMatchingIndexingMap(read));
+      return !written || !at || *written == *at;
+    };
+    for (OpOperand *read :
+         cast<linalg::GenericOp>(op).getDpsInputOperands())
+      if (!consistent(read))
+        return Answer::No;
+    for (OpOperand &use : op->getUses()) {
+      auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (user && user != op && in(user) && user.isDpsInput(&use) &&
+          !consistent(&use))
+        return Answer::No;
+    }
+    // An inlined op that reads a row value, evaluated in each placed op it
+    // is inlined into, must be read there at the rows the value was written
+    // at (rowCompatible): `op` itself, and members that read it.
+    auto readsRowValue = [&](Operation *x) {
+      return llvm::any_of(x->getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && in(def) && (rowReduction(def) || domainOf(def) == g.rows);
+      });
+    };
+    auto readerFits = [&](Operation *reader) {
+      SmallVector<std::pair<Operation *, AffineMap>> views;
+      if (!placedViews(reader, in, placed, views))
+        return false;
+      auto generic = cast<linalg::GenericOp>(reader);
+      for (OpOperand *read : generic.getDpsInputOperands()) {
+        auto written = writtenAt(read);
+        if (!written)
+          continue;
+        for (auto [consumer, view] : views) {
+          auto at =
+              dims(consumer, generic.getMatchingIndexingMap(read).compose(view));
+          if (!at || *at != *written)
+            return false;
+        }
+      }
+      return true;
+    };
+    if (!placed(op) && readsRowValue(op) && !readerFits(op))
+      return Answer::No;
+    for (Operation *user : op->getUsers())
+      if (user != op && in(user) && !placed(user) && readsRowValue(user) &&
+          !readerFits(user))
+        return Answer::No;
+    return Answer::Yes;
+  }
+
+  const ClusterSet &classes;
+  llvm::DenseMap<Operation *, Known> known; // (by leader)
+  std::optional<Known> pending;
+};
 
 /// Values `op` and the ops nested in it use but that are defined outside it
 /// (canonicalization hoists body constants out of linalg.generic regions).
@@ -932,6 +1126,7 @@ void FormFusionGroupsPass::runOnOperation() {
     if (isFusibleGeneric(&op) && !isOnlyAnInit(&op))
       fusible.push_back(&op);
   ClusterSet classes(block, fusible);
+  RowSpaceChecks rowChecks(classes);
   // Reasons an edge between two fusible ops stayed unfused, reported on the
   // consumer's group.
   SmallVector<std::pair<Operation *, std::string>> unfused;
@@ -952,7 +1147,7 @@ void FormFusionGroupsPass::runOnOperation() {
   auto mergedRowwise = [&](Operation *producer, Operation *consumer) {
     if (!classes.reducesOrContracts(producer, consumer))
       return std::optional<bool>();
-    return rowCompatible(classes.merged(producer, consumer));
+    return rowChecks.merged(producer, consumer);
   };
   for (Operation *consumer : fusible) {
     for (OpOperand *usePtr :
