@@ -455,6 +455,38 @@ struct PlainRowGroup {
   SmallVector<int64_t> rows, full;
 };
 
+/// Kernel loops: those a placed op's `map` indexes (std::nullopt where the
+/// op has no place or a result is not one loop).
+using RolesAt = llvm::function_ref<std::optional<SmallVector<unsigned>>(
+    Operation *, AffineMap)>;
+
+/// Whether inlined elementwise op `reader`, evaluated in each placed op it
+/// is inlined into (placedViews), reads each value a placed member wrote
+/// at the point it was written (`writtenAt`: where a member wrote what an
+/// input reads).
+static bool inlinedReaderFits(
+    Operation *reader, llvm::function_ref<bool(Operation *)> inGroup,
+    llvm::function_ref<bool(Operation *)> isPlaced,
+    llvm::function_ref<std::optional<SmallVector<unsigned>>(OpOperand *)>
+        writtenAt,
+    RolesAt rolesAt) {
+  SmallVector<std::pair<Operation *, AffineMap>> views;
+  if (!placedViews(reader, inGroup, isPlaced, views))
+    return false;
+  auto g = cast<linalg::GenericOp>(reader);
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    auto written = writtenAt(in);
+    if (!written)
+      continue;
+    for (auto [consumer, view] : views) {
+      auto read = rolesAt(consumer, g.getMatchingIndexingMap(in).compose(view));
+      if (!read || *read != *written)
+        return false;
+    }
+  }
+  return true;
+}
+
 /// For ops containing row reductions: whether all reductions share one
 /// (rows, columns) shape, every op runs over the rows or over rows x
 /// columns, and every value one member passes to another is read at the
@@ -668,25 +700,14 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
   // An inlined op is evaluated in each placed op it is inlined into (through
   // chains of inlined ops): a row value it reads must be read there at the
   // rows the value was written at.
-  for (Operation *op : inlinedRowReaders) {
-    SmallVector<std::pair<Operation *, AffineMap>> views;
-    if (!placedViews(
+  for (Operation *op : inlinedRowReaders)
+    if (!inlinedReaderFits(
             op, [&](Operation *x) { return ops.contains(x); },
-            [&](Operation *x) { return placed.contains(x); }, views))
+            [&](Operation *x) { return placed.contains(x); }, writtenAt,
+            [&](Operation *x, AffineMap map) {
+              return tensorDimRoles(x, map, placed);
+            }))
       return false;
-    auto g = cast<linalg::GenericOp>(op);
-    for (OpOperand *in : g.getDpsInputOperands()) {
-      auto written = writtenAt(in);
-      if (!written)
-        continue;
-      for (auto [consumer, view] : views) {
-        auto read = tensorDimRoles(
-            consumer, g.getMatchingIndexingMap(in).compose(view), placed);
-        if (!read || *read != *written)
-          return false;
-      }
-    }
-  }
   if (plain && alongRows && columnSums.empty() &&
       llvm::none_of(members, [&](Operation *op) {
         return outOfOrder(op, *full);
@@ -824,22 +845,7 @@ private:
       });
     };
     auto readerFits = [&](Operation *reader) {
-      SmallVector<std::pair<Operation *, AffineMap>> views;
-      if (!placedViews(reader, in, placed, views))
-        return false;
-      auto generic = cast<linalg::GenericOp>(reader);
-      for (OpOperand *read : generic.getDpsInputOperands()) {
-        auto written = writtenAt(read);
-        if (!written)
-          continue;
-        for (auto [consumer, view] : views) {
-          auto at =
-              dims(consumer, generic.getMatchingIndexingMap(read).compose(view));
-          if (!at || *at != *written)
-            return false;
-        }
-      }
-      return true;
+      return inlinedReaderFits(reader, in, placed, writtenAt, dims);
     };
     if (!placed(op) && readsRowValue(op) && !readerFits(op))
       return Answer::No;
