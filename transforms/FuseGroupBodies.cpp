@@ -569,46 +569,6 @@ bool fuseInOneStep(fusion::GroupOp group) {
   return true;
 }
 
-/// Whether a result of `g` is a difference from a value over the rows
-/// alone, or its exponential (x - mean, exp(x - max): the value subtracted
-/// computed in the body from inputs read through maps without the columns,
-/// and constants). Such a value stays fused into its readers: the row
-/// kernels compute a centred sum of squares or a sum of exponentials in the
-/// same pass as the mean or the max it subtracts only where they find the
-/// difference in the reduction's own body.
-bool centersOnRowValue(linalg::GenericOp g) {
-  auto overRows = [&](Value v) {
-    SmallVector<Value> work{v};
-    llvm::SmallPtrSet<Operation *, 8> seen;
-    while (!work.empty()) {
-      Value w = work.pop_back_val();
-      if (auto arg = dyn_cast<BlockArgument>(w)) {
-        if (arg.getOwner() != g.getBody() ||
-            arg.getArgNumber() >= g.getNumDpsInputs() ||
-            g.getMatchingIndexingMap(g.getDpsInputOperand(arg.getArgNumber()))
-                    .getNumResults() >= g.getNumLoops())
-          return false;
-        continue;
-      }
-      Operation *def = w.getDefiningOp();
-      if (!def || isa<linalg::IndexOp>(def) || def->getNumRegions() ||
-          seen.size() > 8)
-        return false;
-      if (!seen.insert(def).second)
-        continue;
-      llvm::append_range(work, def->getOperands());
-    }
-    return true;
-  };
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  return llvm::any_of(yield.getValues(), [&](Value v) {
-    if (auto exp = v.getDefiningOp<math::ExpOp>())
-      v = exp.getOperand();
-    auto sub = v.getDefiningOp<arith::SubFOp>();
-    return sub && overRows(sub.getRhs());
-  });
-}
-
 /// Reduction groups (row kernels): a producer that reads a row value (a
 /// reduction's result) and is read, where it is computed, by several
 /// row-space ops (and perhaps yielded) stays an op of its own over the full
@@ -620,7 +580,9 @@ bool centersOnRowValue(linalg::GenericOp g) {
 /// again. (A column sum that reads the producer, or a reader through
 /// another map, still gets its body: kept, the value would go to memory
 /// between the rows' kernel and the columns'. Contraction groups keep
-/// fusing their epilogues as before.)
+/// fusing their epilogues as before. A kept difference from a row value,
+/// x - mean or exp(x - max), is copied back into the sums whose single-pass
+/// forms need it in their body by the row emitter: inlineCenteredWriters.)
 bool keepsSharedProducer(OpOperand *fused, unsigned bodyLimit) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
   auto group = fused->getOwner()->getParentOfType<fusion::GroupOp>();
@@ -639,7 +601,7 @@ bool keepsSharedProducer(OpOperand *fused, unsigned bodyLimit) {
     several |= reader && reader != g.getOperation();
     reader = g;
   }
-  return several && !centersOnRowValue(producer) &&
+  return several &&
          llvm::any_of(producer.getDpsInputs(), fromReduction);
 }
 

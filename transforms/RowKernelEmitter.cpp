@@ -7314,9 +7314,118 @@ bool kfuse::reducesInParallel(linalg::GenericOp g) {
   return g.getNumReductionLoops() == 0 || findCombiner(g).has_value();
 }
 
+/// A copy of float sum `g` whose body computes, in place of its input
+/// #`arg`, what `w` yields as its result #`result` (w: an elementwise
+/// generic over g's loops that wrote that input at the point g reads it,
+/// its inputs unchanged since): g's other inputs, then w's, read through
+/// w's maps (w's loops are g's). Inserted before g, which is erased.
+static linalg::GenericOp inlineWriter(linalg::GenericOp g, unsigned arg,
+                                      linalg::GenericOp w, unsigned result) {
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (in->getOperandNumber() != arg) {
+      inputs.push_back(in->get());
+      maps.push_back(g.getMatchingIndexingMap(in));
+    }
+  unsigned own = inputs.size();
+  for (OpOperand *in : w.getDpsInputOperands()) {
+    inputs.push_back(in->get());
+    maps.push_back(w.getMatchingIndexingMap(in));
+  }
+  for (OpOperand &init : g.getDpsInitsMutable())
+    maps.push_back(g.getMatchingIndexingMap(&init));
+  OpBuilder b(g);
+  auto fused = linalg::GenericOp::create(
+      b, g.getLoc(), TypeRange(), inputs, g.getDpsInits(), maps,
+      g.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location, ValueRange args) {
+        IRMapping m;
+        Block *wb = w.getBody(), *gb = g.getBody();
+        for (unsigned i = 0; i < w.getNumDpsInputs(); ++i)
+          m.map(wb->getArgument(i), args[own + i]);
+        for (Operation &op : wb->without_terminator())
+          nb.clone(op, m);
+        Value computed =
+            m.lookupOrDefault(wb->getTerminator()->getOperand(result));
+        unsigned next = 0;
+        for (unsigned i = 0; i < g.getNumDpsInputs(); ++i)
+          m.map(gb->getArgument(i), i == arg ? computed : args[next++]);
+        for (unsigned i = 0; i < g.getNumDpsInits(); ++i)
+          m.map(gb->getArgument(g.getNumDpsInputs() + i),
+                args[inputs.size() + i]);
+        for (Operation &op : *gb)
+          nb.clone(op, m);
+      });
+  fused->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+  g.erase();
+  return fused;
+}
+
+/// The row emitters find a centred sum of squares (sum((e - q)^2), q a
+/// row value) and an online sum of exponentials (sum(exp(e - m)), m a row
+/// max) in the sum's own body: there they fold the sum in the same pass
+/// as the value it is centred on. Where the difference (or its
+/// exponential) is another generic's result that the sum reads where it
+/// was written, as fusion-fuse-group-bodies leaves a long value that
+/// several row-space ops share, the sum gets a copy of that body in place
+/// of the read. (The writer stays for its other readers.)
+static SmallVector<linalg::GenericOp>
+inlineCenteredWriters(ArrayRef<linalg::GenericOp> generics) {
+  SmallVector<linalg::GenericOp> result(generics);
+  for (unsigned pos = 0; pos < result.size(); ++pos)
+    for (unsigned level = 0; level < 4; ++level) {
+      linalg::GenericOp g = result[pos];
+      Value term = g.getNumReductionLoops() ? sumTerm(g) : Value();
+      if (!term || !term.hasOneUse())
+        break;
+      Value d = squaredValue(term);
+      Value read = d ? d : term;
+      if (auto exp = read.getDefiningOp<math::ExpOp>())
+        read = exp.getOperand();
+      auto a = dyn_cast<BlockArgument>(read);
+      if (!a || a.getOwner() != g.getBody() ||
+          a.getArgNumber() >= g.getNumDpsInputs())
+        break;
+      OpOperand *in = g.getDpsInputOperand(a.getArgNumber());
+      auto w = lastWriterBefore(result, in->get(), pos);
+      if (!w || !isa<MemRefType>(in->get().getType()))
+        break;
+      auto [writer, k] = *w;
+      AffineMap map = g.getMatchingIndexingMap(in);
+      Value yielded = writer.getBody()->getTerminator()->getOperand(k);
+      if (auto exp = yielded.getDefiningOp<math::ExpOp>();
+          exp && !d && read == term)
+        yielded = exp.getOperand();
+      unsigned at = llvm::find(result, writer) - result.begin();
+      // (the writer's inputs unchanged between it and g, its output not
+      // read as an accumulator)
+      bool unchanged = llvm::all_of(writer.getDpsInputs(), [&](Value v) {
+        auto before = lastWriterBefore(result, v, at);
+        auto now = lastWriterBefore(result, v, pos);
+        return (!before && !now) ||
+               (before && now && before->first == now->first);
+      });
+      if (!yielded.getDefiningOp<arith::SubFOp>() ||
+          writer.getNumReductionLoops() > 0 || !map.isPermutation() ||
+          writer.getMatchingIndexingMap(writer.getDpsInitOperand(k)) != map ||
+          writer.getStaticLoopRanges() != g.getStaticLoopRanges() ||
+          !llvm::all_of(writer.getRegionOutputArgs(),
+                        [](BlockArgument o) { return o.use_empty(); }) ||
+          !unchanged ||
+          llvm::any_of(writer.getBody()->without_terminator(),
+                       [](Operation &op) { return op.getNumRegions() > 0; }))
+        break;
+      result[pos] = inlineWriter(g, a.getArgNumber(), writer, k);
+    }
+  return result;
+}
+
 LogicalResult kfuse::emitRowKernel(ArrayRef<linalg::GenericOp> generics,
                                    StringRef kernelName,
                                    const RowKernelOptions &options) {
+  SmallVector<linalg::GenericOp> own = inlineCenteredWriters(generics);
+  generics = own;
   // (a reduction that streams no input, a count recomputed for every row
   // beside a column sum, reads along whichever loops its siblings do)
   if (llvm::any_of(generics, sumsColumns) &&

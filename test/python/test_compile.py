@@ -1296,6 +1296,62 @@ def test_stacked_normalizations_fuse_into_ir_linear_in_depth():
     assert lines[1] < 2.3 * lines[0], lines
 
 
+def _centred_program(kind, levels, shape):
+    # layer norm or softmax of t, a chain of `levels` x 3 elementwise ops of
+    # x: at 10 levels (a body of 33 ops) the difference t - mean (exp(t -
+    # max)), which reads a row value and which two row-space ops read,
+    # stays an op of its own (fusion-fuse-group-bodies)
+    p = kb.Program(f"{kind}{levels}")
+    x = p.input("x", shape, "f32")
+    t = x
+    for _ in range(levels):
+        t = kb.tanh(t) * 0.9 + 0.1
+    if kind == "layernorm":
+        d = t - t.mean(axis=1, keepdims=True)
+        p.output(d * kb.rsqrt((d * d).mean(axis=1, keepdims=True) + 1e-5), name="y")
+    else:
+        e = kb.exp(t - t.max(axis=1, keepdims=True))
+        p.output(e / e.sum(axis=1, keepdims=True), name="y")
+    return p
+
+
+@pytest.mark.parametrize("kind", ["layernorm", "softmax"])
+@pytest.mark.parametrize("shape, opts", [((8, 4096), {"row_chunks": 0}), ((2, 1 << 17), {})],
+                         ids=["streamed", "split"])
+def test_kept_centred_value_folds_in_one_pass(kind, shape, opts):
+    # A variance around a mean the same pass computes, and a sum of exp(t -
+    # max) beside its max, fold in one pass where the difference is in the
+    # sum's own body: the row emitter copies a kept difference back into
+    # the sum (inlineCenteredWriters). A chain of 10 levels, whose
+    # difference is kept, then runs as the chain of 2 does, whose difference
+    # is fused: streamed, the statistics in one pass and the output in
+    # another; split over the SMs, the same launches, moving the same bytes.
+    import subprocess
+    from kfuse.pipeline import fuse_opt_path
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    runs = {}
+    for levels in (2, 10):
+        p = _centred_program(kind, levels, shape)
+        kept = subprocess.run(
+            [fuse_opt_path(), "-", "--pass-pipeline=builtin.module(fusion-normalize,fusion-plan,"
+             "func.func(fusion-fuse-group-bodies))"],
+            input=p.to_mlir(), capture_output=True, text=True, check=True).stdout
+        assert kept.count("linalg.generic") == (6 if levels == 10 else 5), levels
+        f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=132, **opts)
+        want = p.reference(x)
+        want = want[0] if isinstance(want, (list, tuple)) else want
+        np.testing.assert_allclose(f.emulate(x), want, rtol=1e-4, atol=5e-5)
+        loads = sum(s["load"]["bytes"] for s in f.emulator.last_stats)
+        runs[levels] = ([(s.name[len(p.name):], s.grid, s.block) for s in f.plan.steps], loads)
+    assert runs[10][0] == runs[2][0], runs
+    # (split, the variance's sum of e is recognized as the mean's partials
+    # only through terms 16 ops deep, sameTermIn: the long chain keeps one
+    # more partial, 64 floats a row)
+    assert 0 <= runs[10][1] - runs[2][1] <= (256 if kind == "layernorm" and not opts else 0), runs
+    if opts:
+        assert runs[10][1] < 2.2 * x.nbytes, runs
+
+
 @pytest.mark.parametrize("every", [False, True])
 def test_stacked_normalizations_over_long_rows_split_and_match(every):
     # Five blocks over 2 rows of 2^17: the rows split over the SMs (a
