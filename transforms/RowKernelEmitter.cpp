@@ -313,16 +313,32 @@ static bool sameComputation(Value a, Value b,
 /// every point: inputs read through the same map from the same buffer with
 /// the same last writer before each, or the same side-effect-free ops over
 /// such values.
+/// Pairs (a in ga, b in gb) a structural comparison of two expressions has
+/// answered: each pair is compared once, so expressions that reuse values
+/// compare in time proportional to their pairs of ops, not to their paths.
+using SameMemo = llvm::DenseMap<
+    std::tuple<const void *, Operation *, const void *, Operation *>, bool>;
+
+/// How deep such a comparison follows the operands of two expressions (a
+/// chain of elementwise ops before a softmax's max and its sum: 3 ops a
+/// level of tanh(t) * a + b).
+constexpr unsigned kMaxSameDepth = 256;
+
 static bool sameTermIn(ArrayRef<linalg::GenericOp> generics,
                        llvm::DenseMap<Operation *, unsigned> &order, Value a,
                        linalg::GenericOp ga, Value b, linalg::GenericOp gb,
-                       unsigned depth = 0) {
-  if (depth > 16)
+                       SameMemo &memo, unsigned depth = 0) {
+  if (depth > kMaxSameDepth)
     return false;
+  auto key = std::make_tuple(a.getAsOpaquePointer(), ga.getOperation(),
+                             b.getAsOpaquePointer(), gb.getOperation());
+  if (auto known = memo.find(key); known != memo.end())
+    return known->second;
+  memo[key] = false;
   auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
   bool inA = argA && argA.getOwner() == ga.getBody(),
        inB = argB && argB.getOwner() == gb.getBody();
-  if (inA || inB) {
+  auto sameRead = [&] {
     if (!inA || !inB || argA.getArgNumber() >= ga.getNumDpsInputs() ||
         argB.getArgNumber() >= gb.getNumDpsInputs())
       return false;
@@ -334,12 +350,15 @@ static bool sameTermIn(ArrayRef<linalg::GenericOp> generics,
     auto wa = lastWriterBefore(generics, ia->get(), order[ga]);
     auto wb = lastWriterBefore(generics, ib->get(), order[gb]);
     return wa.has_value() == wb.has_value() && (!wa || *wa == *wb);
-  }
-  if (a == b) // (a value from above both bodies)
-    return true;
-  return sameComputation(a, b, [&](Value x, Value y) {
-    return sameTermIn(generics, order, x, ga, y, gb, depth + 1);
-  });
+  };
+  bool same = inA || inB ? sameRead()
+              : a == b   ? true // (a value from above both bodies)
+                         : sameComputation(a, b, [&](Value x, Value y) {
+                             return sameTermIn(generics, order, x, ga, y, gb,
+                                               memo, depth + 1);
+                           });
+  memo[key] = same;
+  return same;
 }
 
 /// Values of full-space generics: (op, result #, column chunk). Streaming
@@ -1067,8 +1086,13 @@ private:
   /// same value at every point of the full space: the same reads, or the
   /// same side-effect-free ops over such values (producers fused into
   /// several consumers are copies of one expression).
+  bool sameValue(Value a, linalg::GenericOp ga, Value b,
+                 linalg::GenericOp gb) {
+    SameMemo memo;
+    return sameValue(a, ga, b, gb, memo, 0);
+  }
   bool sameValue(Value a, linalg::GenericOp ga, Value b, linalg::GenericOp gb,
-                 unsigned depth = 0);
+                 SameMemo &memo, unsigned depth);
   /// `s = sum(exp(e - r))` with `r` computed in the body from `m = max(e)`
   /// alone (see Center), m computed by an earlier reduction of the group
   /// and read nowhere else in the sum: the max.
@@ -3207,17 +3231,26 @@ RowKernel::Source RowKernel::sourceOf(Value v, linalg::GenericOp g) {
 }
 
 bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
-                          linalg::GenericOp gb, unsigned depth) {
-  if (depth > 32)
+                          linalg::GenericOp gb, SameMemo &memo,
+                          unsigned depth) {
+  if (depth > kMaxSameDepth)
     return false;
+  auto key = std::make_tuple(a.getAsOpaquePointer(), ga.getOperation(),
+                             b.getAsOpaquePointer(), gb.getOperation());
+  if (auto known = memo.find(key); known != memo.end())
+    return known->second;
+  memo[key] = false;
   Source sa = sourceOf(a, ga), sb = sourceOf(b, gb);
+  bool same;
   if (sa.buffer || sb.buffer)
-    return sa.buffer == sb.buffer && sa.map == sb.map && sa.writer == sb.writer;
-  if (sa.value == sb.value)
-    return true;
-  return sameComputation(sa.value, sb.value, [&](Value x, Value y) {
-    return sameValue(x, sa.owner, y, sb.owner, depth + 1);
-  });
+    same = sa.buffer == sb.buffer && sa.map == sb.map && sa.writer == sb.writer;
+  else
+    same = sa.value == sb.value ||
+           sameComputation(sa.value, sb.value, [&](Value x, Value y) {
+             return sameValue(x, sa.owner, y, sb.owner, memo, depth + 1);
+           });
+  memo[key] = same;
+  return same;
 }
 
 /// Follows `v`, a value of `at`'s body, back through the group's full-space
@@ -6293,6 +6326,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       Type accType =
           cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
       for (linalg::GenericOp s : ArrayRef(ofWave[w]).take_front(i)) {
+        SameMemo memo;
         Value term = sumTerm(s);
         if (term && !centered.contains(s) && !onlineSums.contains(s) &&
             cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType() ==
@@ -6300,7 +6334,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
             s.getMatchingIndexingMap(s.getDpsInitOperand(0)) ==
                 red.getMatchingIndexingMap(red.getDpsInitOperand(0)) &&
             sameTermIn(generics, order, term, s, c->second.sub.getLhs(),
-                       red)) {
+                       red, memo)) {
           sumOfE[red] = s;
           break;
         }
