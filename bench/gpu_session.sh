@@ -17,7 +17,7 @@
 #        (c8 and s0 are now more than a call carries with the tree: copy the
 #        program directories wanted into a folder of their own, carry that,
 #        and point KFUSE_GPU_ARTIFACTS at it, as session 31 did)
-#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 20 MiB):
+#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 28 MiB):
 #        tests_new.log  test_gpu.py on the programs no GPU has run yet
 #                      (make_artifacts.NEW_ON_HARDWARE); `bench` runs them
 #                      too, first, where .artifacts/tests_new is carried
@@ -30,7 +30,7 @@
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
-#        (about 34 MiB, 40 with the tree): new, then bench over the programs
+#        (about 42 MiB, 48 with the tree): new, then bench over the programs
 #        still owed a hardware time ($OWED below, or ONLY=...), and the
 #        occupancy report, then `kernels` (each part timed out at LIMIT, the
 #        report at 60 s, kernels at KLIMIT: give the device call LIMIT * 2 +
