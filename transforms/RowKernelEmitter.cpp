@@ -308,11 +308,6 @@ static bool sameComputation(Value a, Value b,
   return true;
 }
 
-/// Whether `a` in the body of `ga` and `b` in the body of `gb`, two
-/// generics of `generics` over the same loops, compute the same value at
-/// every point: inputs read through the same map from the same buffer with
-/// the same last writer before each, or the same side-effect-free ops over
-/// such values.
 /// Pairs (a in ga, b in gb) a structural comparison of two expressions has
 /// answered: each pair is compared once, so expressions that reuse values
 /// compare in time proportional to their pairs of ops, not to their paths.
@@ -324,6 +319,11 @@ using SameMemo = llvm::DenseMap<
 /// level of tanh(t) * a + b).
 constexpr unsigned kMaxSameDepth = 256;
 
+/// Whether `a` in the body of `ga` and `b` in the body of `gb`, two
+/// generics of `generics` over the same loops, compute the same value at
+/// every point: inputs read through the same map from the same buffer with
+/// the same last writer before each, or the same side-effect-free ops over
+/// such values.
 static bool sameTermIn(ArrayRef<linalg::GenericOp> generics,
                        llvm::DenseMap<Operation *, unsigned> &order, Value a,
                        linalg::GenericOp ga, Value b, linalg::GenericOp gb,
