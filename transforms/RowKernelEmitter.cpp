@@ -288,6 +288,17 @@ lastWriterBefore(ArrayRef<linalg::GenericOp> generics, Value buffer,
   return std::nullopt;
 }
 
+/// Appends `g`'s inputs but its operand #`skip`, and their maps.
+static void inputsBut(linalg::GenericOp g, unsigned skip,
+                      SmallVectorImpl<Value> &inputs,
+                      SmallVectorImpl<AffineMap> &maps) {
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (in->getOperandNumber() != skip) {
+      inputs.push_back(in->get());
+      maps.push_back(g.getMatchingIndexingMap(in));
+    }
+}
+
 /// Whether op results `a` and `b` come from ops that compute the same
 /// function of their operands (the same name, attributes and result #, no
 /// regions, no memory effects) over operands that `same` pairs up.
@@ -6205,11 +6216,7 @@ splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     unsigned qArg = c.center.r.getArgNumber();
     SmallVector<Value> ins;
     SmallVector<AffineMap> maps;
-    for (OpOperand *in : v.getDpsInputOperands())
-      if (in->getOperandNumber() != qArg) {
-        ins.push_back(in->get());
-        maps.push_back(v.getMatchingIndexingMap(in));
-      }
+    inputsBut(v, qArg, ins, maps);
     if (sums) {
       ins.push_back(sums);
       maps.push_back(partialPlaceholder);
@@ -7357,11 +7364,7 @@ static linalg::GenericOp inlineWriter(linalg::GenericOp g, unsigned arg,
                                       linalg::GenericOp w, unsigned result) {
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
-  for (OpOperand *in : g.getDpsInputOperands())
-    if (in->getOperandNumber() != arg) {
-      inputs.push_back(in->get());
-      maps.push_back(g.getMatchingIndexingMap(in));
-    }
+  inputsBut(g, arg, inputs, maps);
   unsigned own = inputs.size();
   for (OpOperand *in : w.getDpsInputOperands()) {
     inputs.push_back(in->get());
