@@ -91,6 +91,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
@@ -7359,17 +7360,35 @@ bool kfuse::reducesInParallel(linalg::GenericOp g) {
 /// #`arg`, what `w` yields as its result #`result` (w: an elementwise
 /// generic over g's loops that wrote that input at the point g reads it,
 /// its inputs unchanged since): g's other inputs, then w's, read through
-/// w's maps (w's loops are g's). Inserted before g, which is erased.
+/// w's maps (w's loops are g's). Inserted before g, which is erased. (The
+/// input replaced stays, unread, where no other operand gives a loop its
+/// extent: a padded row computed by gathers, over rows and columns, whose
+/// other inputs run over the rows alone.)
 static linalg::GenericOp inlineWriter(linalg::GenericOp g, unsigned arg,
                                       linalg::GenericOp w, unsigned result) {
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   inputsBut(g, arg, inputs, maps);
-  unsigned own = inputs.size();
   for (OpOperand *in : w.getDpsInputOperands()) {
     inputs.push_back(in->get());
     maps.push_back(w.getMatchingIndexingMap(in));
   }
+  llvm::SmallBitVector bounded(g.getNumLoops());
+  for (auto [v, map] : llvm::zip(inputs, maps))
+    if (isa<ShapedType>(v.getType()))
+      for (AffineExpr e : map.getResults())
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          bounded.set(dim.getPosition());
+  for (OpOperand &init : g.getDpsInitsMutable())
+    for (AffineExpr e : g.getMatchingIndexingMap(&init).getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        bounded.set(dim.getPosition());
+  bool keep = !bounded.all();
+  if (keep) {
+    inputs.push_back(g.getDpsInputOperand(arg)->get());
+    maps.push_back(g.getMatchingIndexingMap(g.getDpsInputOperand(arg)));
+  }
+  unsigned own = g.getNumDpsInputs() - 1;
   for (OpOperand &init : g.getDpsInitsMutable())
     maps.push_back(g.getMatchingIndexingMap(&init));
   OpBuilder b(g);
