@@ -386,22 +386,29 @@ private:
 /// that are not generics) are absent.
 using LoopRoles = llvm::DenseMap<Operation *, SmallVector<unsigned>>;
 
-/// The kernel loop each dimension of a tensor is indexed by when `op`
-/// accesses it through `map`; std::nullopt when `op` has no place in
-/// `roles` or a dimension is not indexed by one loop.
+/// The kernel loop each dimension of a tensor is indexed by when an op
+/// whose loop j is the kernel's loop `role[j]` (none: loop j itself)
+/// accesses it through `map`; std::nullopt where a dimension is not indexed
+/// by one loop.
 static std::optional<SmallVector<unsigned>>
-tensorDimRoles(Operation *op, AffineMap map, const LoopRoles &roles) {
-  auto it = roles.find(op);
-  if (it == roles.end())
-    return std::nullopt;
+mapRoles(AffineMap map, ArrayRef<unsigned> role = {}) {
   SmallVector<unsigned> dims;
   for (AffineExpr e : map.getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(e);
     if (!dim)
       return std::nullopt;
-    dims.push_back(it->second[dim.getPosition()]);
+    dims.push_back(role.empty() ? dim.getPosition() : role[dim.getPosition()]);
   }
   return dims;
+}
+
+/// mapRoles of `op`'s place in `roles`; std::nullopt when it has none.
+static std::optional<SmallVector<unsigned>>
+tensorDimRoles(Operation *op, AffineMap map, const LoopRoles &roles) {
+  auto it = roles.find(op);
+  if (it == roles.end())
+    return std::nullopt;
+  return mapRoles(map, it->second);
 }
 
 /// The placed ops that inlined elementwise op `op` is evaluated in, with the
@@ -800,16 +807,7 @@ private:
     // placed op's loops are the kernel's, in order).
     auto dims = [&](Operation *x, AffineMap map)
         -> std::optional<SmallVector<unsigned>> {
-      if (!placed(x))
-        return std::nullopt;
-      SmallVector<unsigned> r;
-      for (AffineExpr e : map.getResults()) {
-        auto dim = dyn_cast<AffineDimExpr>(e);
-        if (!dim)
-          return std::nullopt;
-        r.push_back(dim.getPosition());
-      }
-      return r;
+      return placed(x) ? mapRoles(map) : std::nullopt;
     };
     auto writtenAt = [&](OpOperand *read) {
       auto producer = read->get().getDefiningOp<linalg::GenericOp>();
