@@ -1012,9 +1012,8 @@ private:
   /// (merging each trip's into the running ones, Chan et al.), and
   /// v = M2 + n * (mean - q)^2 once q is known.
   struct Centered {
-    Value qBuffer;                // q's buffer, as `at` reads it
+    Value qBuffer;                // q's buffer, as v reads it
     linalg::GenericOp qWriter;    // the generic that writes q
-    linalg::GenericOp at;         // the generic whose body computes e - q
     Value squared;                // e - q in v's body (squared, or not)
     /// v adds (e - q)^2; false: e - q (the sum is then n (mean - q)).
     bool squares = true;
@@ -1108,12 +1107,10 @@ private:
   /// `s = sum(exp(e - r))` with `r` computed in the body from `m = max(e)`
   /// alone (see Center), m computed by an earlier reduction of the group
   /// and read nowhere else in the sum: the max.
+  /// (Both partners are found in the sum's own body: where the difference
+  /// was another generic's result, inlineCenteredWriters copied it there.)
   std::optional<Online> onlinePartner(linalg::GenericOp g);
-  bool followWriters(
-      Value &v, linalg::GenericOp &at,
-      SmallVectorImpl<std::pair<linalg::GenericOp, unsigned>> &path);
-  /// `v = sum(d * d)`, `d = e - q` (through full-space intermediates that
-  /// nothing else on the way reads) with `q` a row value: the parts, and in
+  /// `v = sum(d * d)`, `d = e - q` with `q` a row value: the parts, and in
   /// `deps` the row values evaluating `e` reads (not q's).
   std::optional<Centered>
   centeredPartner(linalg::GenericOp v,
@@ -2609,7 +2606,7 @@ LogicalResult RowKernel::emitRegisterPhases(
           !isa<arith::AddFOp>(comb->op) || !e)
         continue;
       Value term = comb->termOf(sg);
-      if (term.getType() != e.getType() || !sameValue(term, sg, e, c->at))
+      if (term.getType() != e.getType() || !sameValue(term, sg, e, v))
         continue;
       jointCentered[v] = {sg, *c};
       meanTotals[sg] = Value();
@@ -2710,7 +2707,7 @@ LogicalResult RowKernel::emitRegisterPhases(
           total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
                         : term;
         }
-        Value q = rowValueBefore(c.qBuffer, position[c.at]);
+        Value q = rowValueBefore(c.qBuffer, position[p.g]);
         if (!q)
           return p.g.emitError() << "kfuse: kernel '" << name
                                  << "' reads a row value before computing it";
@@ -3265,27 +3262,6 @@ bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
   return same;
 }
 
-/// Follows `v`, a value of `at`'s body, back through the group's full-space
-/// intermediates read at the same point (identityWriter) to the op result
-/// that computes it, updating `v` and `at` and recording (generic, argument
-/// followed) in `path`. False where an argument is not such a read, or one
-/// after the first is read more than once.
-bool RowKernel::followWriters(
-    Value &v, linalg::GenericOp &at,
-    SmallVectorImpl<std::pair<linalg::GenericOp, unsigned>> &path) {
-  bool first = true;
-  while (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto w = identityWriter(arg, at);
-    if (!w || (!first && !arg.hasOneUse()))
-      return false;
-    first = false;
-    path.push_back({at, arg.getArgNumber()});
-    at = w->first;
-    v = at.getBody()->getTerminator()->getOperand(w->second);
-  }
-  return true;
-}
-
 /// The term a float sum `g` adds to its accumulator each step (null when g
 /// is not such a sum).
 static Value sumTerm(linalg::GenericOp g) {
@@ -3304,26 +3280,18 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   auto exp = term.getDefiningOp<math::ExpOp>();
   if (!exp || !term.hasOneUse())
     return std::nullopt;
-  // From the exponent back to `e - m`, through full-space intermediates
-  // that nothing else on the way reads: (generic, operand followed).
-  SmallVector<std::pair<linalg::GenericOp, unsigned>> path;
-  linalg::GenericOp at = g;
-  Value v = exp.getOperand();
-  if ((isa<BlockArgument>(v) && !v.hasOneUse()) ||
-      !followWriters(v, at, path))
-    return std::nullopt;
-  auto sub = v.getDefiningOp<arith::SubFOp>();
+  auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
   if (!sub || !sub->hasOneUse())
     return std::nullopt;
   // r: computed from m's block argument alone, feeding only the subtraction.
-  std::optional<Center> ref = rowFunction(sub.getRhs(), at, sub);
+  std::optional<Center> ref = rowFunction(sub.getRhs(), g, sub);
   if (!ref)
     return std::nullopt;
   BlockArgument q = ref->r;
-  Value maxBuffer = at.getDpsInputOperand(q.getArgNumber())->get();
+  Value maxBuffer = g.getDpsInputOperand(q.getArgNumber())->get();
   if (!isa<MemRefType>(maxBuffer.getType()))
     return std::nullopt;
-  auto w = writerBefore(maxBuffer, position[at]);
+  auto w = writerBefore(maxBuffer, position[g]);
   if (!w || w->first.getNumReductionLoops() == 0)
     return std::nullopt;
   linalg::GenericOp max = w->first;
@@ -3337,21 +3305,19 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   // e: the same value the max reduces (the sum's terms are then <= 1, so
   // rescaling never overflows where the two-pass sum would not).
   Value maxTerm = mc->termOf(max);
-  if (!sameValue(sub.getLhs(), at, maxTerm, max))
+  if (!sameValue(sub.getLhs(), g, maxTerm, max))
     return std::nullopt;
   // m reaches the sum through q alone.
-  path.push_back({at, q.getArgNumber()});
-  for (auto [h, followed] : path)
-    for (OpOperand *in : h.getDpsInputOperands()) {
-      if (in->getOperandNumber() == followed ||
-          !isa<MemRefType>(in->get().getType()) ||
-          h.getBody()->getArgument(in->getOperandNumber()).use_empty())
-        continue;
-      llvm::SmallPtrSet<Operation *, 8> deps;
-      rowDepsOf(in->get(), position[h], deps);
-      if (deps.contains(max))
-        return std::nullopt;
-    }
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (in->getOperandNumber() == q.getArgNumber() ||
+        !isa<MemRefType>(in->get().getType()) ||
+        g.getBody()->getArgument(in->getOperandNumber()).use_empty())
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> deps;
+    rowDepsOf(in->get(), position[g], deps);
+    if (deps.contains(max))
+      return std::nullopt;
+  }
   return Online{max, maxBuffer, *ref, Value()};
 }
 
@@ -3429,35 +3395,26 @@ RowKernel::centeredPartner(linalg::GenericOp v,
   Value d = centeredValue(v, squares);
   if (!d)
     return std::nullopt;
-  // From d back to `e - q`, through full-space intermediates that nothing
-  // else on the way reads: (generic, operand followed).
-  SmallVector<std::pair<linalg::GenericOp, unsigned>> path;
-  linalg::GenericOp at = v;
-  Value x = d;
-  if (!followWriters(x, at, path) || (at != v && !x.hasOneUse()))
-    return std::nullopt;
-  auto sub = x.getDefiningOp<arith::SubFOp>();
+  auto sub = d.getDefiningOp<arith::SubFOp>();
   if (!sub || sub.getType() != d.getType())
     return std::nullopt;
-  std::optional<Center> center = matchCenter(sub, at);
+  std::optional<Center> center = matchCenter(sub, v);
   if (!center)
     return std::nullopt;
   BlockArgument q = center->r;
-  Value qBuffer = at.getDpsInputOperand(q.getArgNumber())->get();
-  auto w = writerBefore(qBuffer, position[at]);
+  Value qBuffer = v.getDpsInputOperand(q.getArgNumber())->get();
+  auto w = writerBefore(qBuffer, position[v]);
   if (!w || (w->first.getNumReductionLoops() == 0 && !isRowSpace(w->first)))
     return std::nullopt;
-  // What evaluating e reads: every other input on the way.
-  path.push_back({at, q.getArgNumber()});
-  for (auto [h, followed] : path)
-    for (OpOperand *in : h.getDpsInputOperands())
-      if (in->getOperandNumber() != followed &&
-          isa<MemRefType>(in->get().getType()) &&
-          !h.getBody()->getArgument(in->getOperandNumber()).use_empty())
-        rowDepsOf(in->get(), position[h], deps);
+  // What evaluating e reads: every other input.
+  for (OpOperand *in : v.getDpsInputOperands())
+    if (in->getOperandNumber() != q.getArgNumber() &&
+        isa<MemRefType>(in->get().getType()) &&
+        !v.getBody()->getArgument(in->getOperandNumber()).use_empty())
+      rowDepsOf(in->get(), position[v], deps);
   if (deps.contains(w->first))
     return std::nullopt;
-  return Centered{qBuffer, w->first, at, d, squares, *center, Value(), Value()};
+  return Centered{qBuffer, w->first, d, squares, *center, Value(), Value()};
 }
 
 SmallVector<SmallVector<linalg::GenericOp>> RowKernel::planPasses() {
@@ -4834,7 +4791,7 @@ LogicalResult RowKernel::emit() {
         }
         if (auto c = centeredSums.find(g); c != centeredSums.end()) {
           // sum((e - q)^2) = M2 + n (mean - q)^2, q now known.
-          Value q = rowValueBefore(c->second.qBuffer, position[c->second.at]);
+          Value q = rowValueBefore(c->second.qBuffer, position[c->first]);
           if (!q)
             return g.emitError() << "kfuse: kernel '" << name
                                  << "' reads a row value before computing it";
