@@ -2828,24 +2828,16 @@ RowKernel::Source RowKernel::sourceOf(Value v, linalg::GenericOp g) {
 bool RowKernel::sameValue(Value a, linalg::GenericOp ga, Value b,
                           linalg::GenericOp gb, SameMemo &memo,
                           unsigned depth) {
-  if (depth > kMaxSameDepth)
-    return false;
-  auto key = std::make_tuple(a.getAsOpaquePointer(), ga.getOperation(),
-                             b.getAsOpaquePointer(), gb.getOperation());
-  if (auto known = memo.find(key); known != memo.end())
-    return known->second;
-  memo[key] = false;
-  Source sa = sourceOf(a, ga), sb = sourceOf(b, gb);
-  bool same;
-  if (sa.buffer || sb.buffer)
-    same = sa.buffer == sb.buffer && sa.map == sb.map && sa.writer == sb.writer;
-  else
-    same = sa.value == sb.value ||
+  return memoizedSame(memo, a, ga, b, gb, depth, [&] {
+    Source sa = sourceOf(a, ga), sb = sourceOf(b, gb);
+    if (sa.buffer || sb.buffer)
+      return sa.buffer == sb.buffer && sa.map == sb.map &&
+             sa.writer == sb.writer;
+    return sa.value == sb.value ||
            sameComputation(sa.value, sb.value, [&](Value x, Value y) {
              return sameValue(x, sa.owner, y, sb.owner, memo, depth + 1);
            });
-  memo[key] = same;
-  return same;
+  });
 }
 
 std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {

@@ -199,41 +199,49 @@ bool sameComputation(Value a, Value b,
   return true;
 }
 
+bool memoizedSame(SameMemo &memo, Value a, Operation *ga, Value b,
+                  Operation *gb, unsigned depth,
+                  llvm::function_ref<bool()> compare) {
+  if (depth > kMaxSameDepth)
+    return false;
+  auto key =
+      std::make_tuple(a.getAsOpaquePointer(), ga, b.getAsOpaquePointer(), gb);
+  if (auto known = memo.find(key); known != memo.end())
+    return known->second;
+  memo[key] = false;
+  bool same = compare();
+  memo[key] = same; // (compare() grew the map: the key is looked up again)
+  return same;
+}
+
 bool sameTermIn(ArrayRef<linalg::GenericOp> generics,
                 llvm::DenseMap<Operation *, unsigned> &order, Value a,
                 linalg::GenericOp ga, Value b, linalg::GenericOp gb,
                 SameMemo &memo, unsigned depth) {
-  if (depth > kMaxSameDepth)
-    return false;
-  auto key = std::make_tuple(a.getAsOpaquePointer(), ga.getOperation(),
-                             b.getAsOpaquePointer(), gb.getOperation());
-  if (auto known = memo.find(key); known != memo.end())
-    return known->second;
-  memo[key] = false;
-  auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
-  bool inA = argA && argA.getOwner() == ga.getBody(),
-       inB = argB && argB.getOwner() == gb.getBody();
-  auto sameRead = [&] {
-    if (!inA || !inB || argA.getArgNumber() >= ga.getNumDpsInputs() ||
-        argB.getArgNumber() >= gb.getNumDpsInputs())
-      return false;
-    OpOperand *ia = ga.getDpsInputOperand(argA.getArgNumber());
-    OpOperand *ib = gb.getDpsInputOperand(argB.getArgNumber());
-    if (ia->get() != ib->get() ||
-        ga.getMatchingIndexingMap(ia) != gb.getMatchingIndexingMap(ib))
-      return false;
-    auto wa = lastWriterBefore(generics, ia->get(), order[ga]);
-    auto wb = lastWriterBefore(generics, ib->get(), order[gb]);
-    return wa.has_value() == wb.has_value() && (!wa || *wa == *wb);
-  };
-  bool same = inA || inB ? sameRead()
-              : a == b   ? true // (a value from above both bodies)
-                         : sameComputation(a, b, [&](Value x, Value y) {
-                           return sameTermIn(generics, order, x, ga, y, gb,
-                                             memo, depth + 1);
-                           });
-  memo[key] = same;
-  return same;
+  return memoizedSame(memo, a, ga, b, gb, depth, [&] {
+    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+    bool inA = argA && argA.getOwner() == ga.getBody(),
+         inB = argB && argB.getOwner() == gb.getBody();
+    auto sameRead = [&] {
+      if (!inA || !inB || argA.getArgNumber() >= ga.getNumDpsInputs() ||
+          argB.getArgNumber() >= gb.getNumDpsInputs())
+        return false;
+      OpOperand *ia = ga.getDpsInputOperand(argA.getArgNumber());
+      OpOperand *ib = gb.getDpsInputOperand(argB.getArgNumber());
+      if (ia->get() != ib->get() ||
+          ga.getMatchingIndexingMap(ia) != gb.getMatchingIndexingMap(ib))
+        return false;
+      auto wa = lastWriterBefore(generics, ia->get(), order[ga]);
+      auto wb = lastWriterBefore(generics, ib->get(), order[gb]);
+      return wa.has_value() == wb.has_value() && (!wa || *wa == *wb);
+    };
+    if (inA || inB)
+      return sameRead();
+    return a == b || // (a value from above both bodies)
+           sameComputation(a, b, [&](Value x, Value y) {
+             return sameTermIn(generics, order, x, ga, y, gb, memo, depth + 1);
+           });
+  });
 }
 
 std::optional<Center> rowFunction(Value q, linalg::GenericOp at,

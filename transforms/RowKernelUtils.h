@@ -114,6 +114,14 @@ using SameMemo = llvm::DenseMap<std::tuple<const void *, mlir::Operation *,
 /// level of tanh(t) * a + b).
 constexpr unsigned kMaxSameDepth = 256;
 
+/// What a structural comparison answers for `a` in the body of `ga` and `b`
+/// in the body of `gb`, `depth` operands down: false past kMaxSameDepth,
+/// else `compare()`, asked once a pair (a pair counts as different while
+/// it is being compared).
+bool memoizedSame(SameMemo &memo, mlir::Value a, mlir::Operation *ga,
+                  mlir::Value b, mlir::Operation *gb, unsigned depth,
+                  llvm::function_ref<bool()> compare);
+
 /// Whether `a` in the body of `ga` and `b` in the body of `gb`, two
 /// generics of `generics` over the same loops, compute the same value at
 /// every point: inputs read through the same map from the same buffer with
