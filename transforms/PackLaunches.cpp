@@ -24,6 +24,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
+#include <numeric>
+
 #define DEBUG_TYPE "fusion-pack-launches"
 
 namespace kfuse {
@@ -449,24 +451,46 @@ static void buildPack(Pack &pack, func::FuncOp host) {
                 : arith::RemUIOp::create(mb, loc, own, index(m.blocks))
                       .getResult();
     }
-    // Each buffer of m's code: the one of the run this block serves.
+    // Each buffer of m's code: the one of the run this block serves, from
+    // one switch on the run (each case yields its run's buffers; the last
+    // run's in the default). The block's run is uniform: a few branches a
+    // thread, where a chain of selects per buffer took runs - 1 dependent
+    // selects each (63 a buffer for LAMB's 64 vectors).
     SmallVector<std::pair<Value, Value>> chosen;
-    if (runs.size() > 1)
+    if (runs.size() > 1) {
+      SmallVector<Value> differing;
+      SmallVector<SmallVector<Value>> ofRun(runs.size());
       for (Value buffer : m.buffers) {
+        // (a buffer every run's code reads as the same value has no entry:
+        // sameCode maps only the values that differ)
         SmallVector<Value> of = {buffer};
-        for (Member *o : ArrayRef(runs).drop_front())
-          of.push_back(o->buffersFor.lookup(buffer));
+        for (Member *o : ArrayRef(runs).drop_front()) {
+          Value mapped = o->buffersFor.lookup(buffer);
+          of.push_back(mapped ? mapped : buffer);
+        }
         if (llvm::all_of(of, [&](Value v) { return v == buffer; }))
           continue;
-        Value pick = of.back();
-        for (int64_t k = static_cast<int64_t>(of.size()) - 2; k >= 0; --k)
-          pick = arith::SelectOp::create(
-              mb, loc,
-              arith::CmpIOp::create(mb, loc, arith::CmpIPredicate::eq, which,
-                                    index(k)),
-              of[k], pick);
-        chosen.push_back({buffer, pick});
+        differing.push_back(buffer);
+        for (auto [k, v] : llvm::enumerate(of))
+          ofRun[k].push_back(v);
       }
+      if (!differing.empty()) {
+        SmallVector<int64_t> cases(runs.size() - 1);
+        std::iota(cases.begin(), cases.end(), 0);
+        auto pick = scf::IndexSwitchOp::create(
+            mb, loc, ValueRange(differing).getTypes(), which, cases,
+            cases.size());
+        auto yieldIn = [&](Region &region, ValueRange values) {
+          OpBuilder rb = OpBuilder::atBlockBegin(&region.emplaceBlock());
+          scf::YieldOp::create(rb, loc, values);
+        };
+        for (auto [k, region] : llvm::enumerate(pick.getCaseRegions()))
+          yieldIn(region, ofRun[k]);
+        yieldIn(pick.getDefaultRegion(), ofRun.back());
+        for (auto [buffer, v] : llvm::zip(differing, pick.getResults()))
+          chosen.push_back({buffer, v});
+      }
+    }
     gpu::KernelDim3 ids = from.getBlockIds(), tids = from.getThreadIds(),
                     grid = from.getGridSize(), size = from.getBlockSize();
     ids.x.replaceAllUsesWith(own);

@@ -96,10 +96,19 @@ def kernel_facts(module: ir.Module) -> Dict[str, KernelFacts]:
                             arg_of[inner.results[0]] = arg_of[inner.operands[0]]
                         elif name == "arith.select" and (inner.operands[1] in arg_of
                                                          or inner.operands[2] in arg_of):
-                            # (a packed launch's kernels of one code pick
-                            # their buffers by block: the access is to each)
+                            # (a buffer picked at run time: the access is to
+                            # each it may be)
                             arg_of[inner.results[0]] = (arg_of.get(inner.operands[1], set())
                                                         | arg_of.get(inner.operands[2], set()))
+                        elif name == "scf.index_switch":
+                            # (a packed launch's kernels of one code pick
+                            # their buffers by block, each case yielding its
+                            # run's: the access is to each)
+                            for region in inner.regions:
+                                ops = list(region.blocks[0].operations)
+                                for res, v in zip(inner.results, ops[-1].operands):
+                                    if v in arg_of:
+                                        arg_of[res] = arg_of.get(res, set()) | arg_of[v]
                         else:
                             reads, writes = _access(name)
                             if reads or writes:

@@ -298,25 +298,28 @@ func.func @too_many_bytes(%big: memref<524288xf32>, %a: memref<32xf32>) {
 
 // Kernels whose code is the same but for the buffers they are passed (an
 // optimizer's step over parameters of one size) run one copy of it: block
-// b of their range picks its kernel's buffers (b - start) / blocks, and
-// runs block (b - start) mod blocks. A kernel that differs in a constant
-// keeps code of its own.
+// b of their range picks its kernel's buffers (b - start) / blocks, in one
+// switch whose cases yield each kernel's buffers, and runs block
+// (b - start) mod blocks. A kernel that differs in a constant keeps code of
+// its own.
 // CHECK-LABEL: func.func @same_code
 // CHECK-SAME: kfuse.packed = {same_code_g0 = {{\[}}["same_code_g0", 2, 32], ["same_code_g1", 2, 32], ["same_code_g2", 2, 32]]}
 // CHECK: gpu.launch blocks(%[[B:[^,]*]], {{.*}} function(@same_code_g0)
 // CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : index
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[B]], %[[FOUR]] : index
 // CHECK-NEXT: scf.if %[[IN]] {
 // CHECK-NEXT: %[[WHICH:.*]] = arith.divui %[[B]], %[[TWO]] : index
 // CHECK-NEXT: %[[OWN:.*]] = arith.remui %[[B]], %[[TWO]] : index
-// CHECK-NEXT: %[[IS0:.*]] = arith.cmpi eq, %[[WHICH]], %[[ZERO]] : index
-// CHECK-NEXT: %[[X:.*]] = arith.select %[[IS0]], %arg0, %arg1 : memref<64xf32>
-// CHECK-NEXT: %[[IS0B:.*]] = arith.cmpi eq, %[[WHICH]], %[[ZERO]] : index
-// CHECK-NEXT: %[[Y:.*]] = arith.select %[[IS0B]], %arg3, %arg4 : memref<64xf32>
-// CHECK: memref.load %[[X]][%{{.*}}]
-// CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}]
+// CHECK-NEXT: %[[PICK:.*]]:2 = scf.index_switch %[[WHICH]] -> memref<64xf32>, memref<64xf32>
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: scf.yield %arg0, %arg3 : memref<64xf32>, memref<64xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: default {
+// CHECK-NEXT: scf.yield %arg1, %arg4 : memref<64xf32>, memref<64xf32>
+// CHECK-NEXT: }
+// CHECK: memref.load %[[PICK]]#0[%{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[PICK]]#1[%{{.*}}]
 // CHECK-NOT: %arg0
 // CHECK: }
 // CHECK: memref.load %arg2
@@ -358,6 +361,65 @@ func.func @same_code(%x0: memref<64xf32>, %x1: memref<64xf32>, %x2: memref<64xf3
     %f = arith.constant 3.0 : f32
     %w = arith.mulf %v, %f : f32
     memref.store %w, %y2[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Three kernels of one code, a block each, that share a buffer (a scale
+// every step reads): the switch has a case for each kernel but the last,
+// whose buffers come from the default, and yields only the buffers that
+// differ; the shared one is read as it is.
+// CHECK-LABEL: func.func @same_code_three
+// CHECK-SAME: kfuse.packed = {same_code_three_g0 = {{\[}}["same_code_three_g0", 1, 32], ["same_code_three_g1", 1, 32], ["same_code_three_g2", 1, 32]]}
+// CHECK: gpu.launch blocks(%[[B:[^,]*]], {{.*}} function(@same_code_three_g0)
+// CHECK: %[[PICK:.*]]:2 = scf.index_switch %[[B]] -> memref<32xf32>, memref<32xf32>
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: scf.yield %arg0, %arg3 : memref<32xf32>, memref<32xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: case 1 {
+// CHECK-NEXT: scf.yield %arg1, %arg4 : memref<32xf32>, memref<32xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: default {
+// CHECK-NEXT: scf.yield %arg2, %arg5 : memref<32xf32>, memref<32xf32>
+// CHECK-NEXT: }
+// CHECK: memref.load %[[PICK]]#0[
+// CHECK: memref.load %arg6[
+// CHECK: memref.store %{{.*}}, %[[PICK]]#1[
+// CHECK-NOT: gpu.launch
+func.func @same_code_three(%x0: memref<32xf32>, %x1: memref<32xf32>, %x2: memref<32xf32>,
+                           %y0: memref<32xf32>, %y1: memref<32xf32>, %y2: memref<32xf32>,
+                           %s: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@same_code_three_g0) {
+    %v = memref.load %x0[%tx] : memref<32xf32>
+    %a = memref.load %s[%c0] : memref<1xf32>
+    %w = arith.mulf %v, %a : f32
+    memref.store %w, %y0[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@same_code_three_g1) {
+    %v = memref.load %x1[%tx] : memref<32xf32>
+    %a = memref.load %s[%c0] : memref<1xf32>
+    %w = arith.mulf %v, %a : f32
+    memref.store %w, %y1[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             module(@kfuse_kernels) function(@same_code_three_g2) {
+    %v = memref.load %x2[%tx] : memref<32xf32>
+    %a = memref.load %s[%c0] : memref<1xf32>
+    %w = arith.mulf %v, %a : f32
+    memref.store %w, %y2[%tx] : memref<32xf32>
     gpu.terminator
   }
   return
