@@ -51,6 +51,17 @@ sums of the row kernels, their splits and clusters), under drawn options,
 half of them on inputs with infinities or NaNs. With `--suite` they are the
 benchmark workloads (bench/suite.py) in turn, at the sizes the emulator
 runs, under drawn options and the same inputs.
+
+With `--passes` each seed takes one case of the lit tests that run fuse-opt
+on their input (test/**/*.mlir, split at `// -----`), mutates it as above
+(and the sizes of its memrefs, and its index constants), and runs fuse-opt
+on it with one of the file's RUN lines' arguments: single passes, on IR at
+any stage (gpu.launch bodies, buffers), that must refuse what they cannot
+take. Outcomes: ok (fuse-opt succeeds), refused (an error that names the
+problem), crash (fuse-opt reports a crash, an assertion or LLVM's fatal
+error) or timeout.
+
+    python3 bench/mutate_programs.py --passes --seeds 0:4000
 """
 
 import argparse
@@ -270,6 +281,117 @@ def programs():
     return out
 
 
+def memref_resize_once(text, rng):
+    found = list(re.finditer(r"memref<([0-9x]+)x", text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    dims = [d for d in m.group(1).split("x") if d]
+    dims[rng.randrange(len(dims))] = str(rng.choice(SIZES))
+    return (text[:m.start()] + "memref<" + "x".join(dims) + "x" + text[m.end():],
+            f"one memref size at offset {m.start()}")
+
+
+def memref_resize_everywhere(text, rng):
+    sizes = sorted({int(d) for m in re.finditer(r"memref<([0-9x]+)x", text)
+                    for d in m.group(1).split("x") if d})
+    if not sizes:
+        return None
+    old, new = rng.choice(sizes), rng.choice(SIZES)
+
+    def swap(m):
+        return "memref<" + "x".join(str(new) if d == str(old) else d
+                                    for d in m.group(1).split("x")) + "x"
+    return re.sub(r"memref<([0-9x]+)x", swap, text), f"memref size {old} -> {new} everywhere"
+
+
+def change_index_constant(text, rng):
+    found = list(re.finditer(r"arith.constant (\d+) : index", text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    new = rng.choice([0, 1, 2, 3, 31, 64, 1025])
+    return (text[:m.start()] + f"arith.constant {new} : index" + text[m.end():],
+            f"index constant {m.group(1)} -> {new}")
+
+
+# (--passes: IR past bufferization and code generation too)
+PASS_MUTATIONS = MUTATIONS + [memref_resize_once, memref_resize_everywhere,
+                              change_index_constant, change_index_constant]
+
+
+def lit_cases():
+    """(file:case, text, [fuse-opt arguments of each RUN line]) of the lit
+    tests that run fuse-opt on their input."""
+    import shlex
+    cases = []
+    for path in sorted(glob.glob(os.path.join(HERE, "..", "test", "**", "*.mlir"),
+                                 recursive=True)):
+        if path.endswith("fuse-opt-parser-abort.mlir"):
+            continue  # (MLIR's parser aborts on it, as that test says)
+        text = open(path).read()
+        runs, lines = [], []
+        for line in re.findall(r"//\s*RUN:\s*(.*)", text):
+            # (a line that ends in a backslash goes on in the next)
+            if lines and lines[-1].endswith("\\"):
+                lines[-1] = lines[-1][:-1] + " " + line.strip()
+            else:
+                lines.append(line.strip())
+        for line in lines:
+            if "fuse-opt %s" not in line:
+                continue
+            try:
+                words = shlex.split(line.split("|")[0].replace("%s", "INPUT"))
+            except ValueError:
+                continue
+            args = [w for w in words[2:] if w.startswith("--")
+                    and w != "--split-input-file" and not w.startswith("--verify")]
+            if args:
+                runs.append(args)
+        if not runs:
+            continue
+        name = os.path.relpath(path, os.path.join(HERE, "..", "test"))
+        for k, case in enumerate(text.split("// -----")):
+            body = "\n".join(ln for ln in case.split("\n")
+                             if not ln.lstrip().startswith("//"))
+            if "func" in body or "module" in body:
+                cases.append((f"{name}:{k}", body, runs))
+    return cases
+
+
+def run_pass_seed(seed, cases, workdir, timeout):
+    """One mutated lit case under one of its file's fuse-opt lines."""
+    from kfuse.pipeline import fuse_opt_path
+    rng = random.Random(seed)
+    name, text, runs = rng.choice(cases)
+    what = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        changed = rng.choice(PASS_MUTATIONS)(text, rng)
+        if changed:
+            text = changed[0]
+            what.append(changed[1])
+    args = rng.choice(runs)
+    path = os.path.join(workdir, f"{seed}.mlir")
+    with open(path, "w") as fh:
+        fh.write(text)
+    try:
+        p = subprocess.run([fuse_opt_path(), path] + args, capture_output=True, text=True,
+                           timeout=timeout)
+        crashed = re.search(r"crashed|Assertion .* failed|LLVM ERROR|UNREACHABLE|"
+                            r"Stack dump", p.stderr)
+        if crashed or (p.returncode != 0 and "error" not in p.stderr):
+            res = {"outcome": "crash", "detail": p.stderr[-1500:]}
+        elif p.returncode != 0:
+            res = {"outcome": "refused", "detail": p.stderr[:600]}
+        else:
+            res = {"outcome": "ok", "detail": ""}
+    except subprocess.TimeoutExpired:
+        res = {"outcome": "timeout", "detail": f"more than {timeout} s"}
+    res.update(seed=seed, program=name, mutations=what + [" ".join(args)], options={},
+               file=path)
+    return res
+
+
 def mutant(seed, corpus):
     """(program name, mutated text, what changed) of a seed."""
     rng = random.Random(seed)
@@ -480,6 +602,8 @@ def main(argv=None):
     ap.add_argument("--suite", action="store_true",
                     help="the benchmark workloads in turn at emulator sizes, CUDA options "
                          "drawn per seed")
+    ap.add_argument("--passes", action="store_true",
+                    help="mutated lit test cases under their own fuse-opt passes")
     ap.add_argument("--one", nargs=3, metavar=("MLIR", "NPZ", "OPTIONS"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -487,14 +611,16 @@ def main(argv=None):
         print(json.dumps(check_one(*args.one)))
         return 0
     lo, hi = (int(v) for v in args.seeds.split(":"))
-    corpus = programs()
+    corpus = lit_cases() if args.passes else programs()
     workdir = args.keep or tempfile.mkdtemp(prefix="kfuse-mutants-")
     os.makedirs(workdir, exist_ok=True)
     counts, failures = collections.Counter(), []
     out = open(args.out, "w") if args.out else None
     with ThreadPoolExecutor(args.jobs) as pool:
-        for res in pool.map(lambda s: run_seed(s, corpus, workdir, args.timeout,
-                                               args.options, args.motifs, args.suite),
+        for res in pool.map(lambda s: run_pass_seed(s, corpus, workdir, args.timeout)
+                            if args.passes else
+                            run_seed(s, corpus, workdir, args.timeout,
+                                     args.options, args.motifs, args.suite),
                             range(lo, hi)):
             counts[res["outcome"]] += 1
             if res["outcome"] in FAILURES:
@@ -504,7 +630,8 @@ def main(argv=None):
                 out.flush()
     if out:
         out.close()
-    kind = ("statistics programs under drawn options" if args.motifs else
+    kind = ("mutated lit cases under their passes" if args.passes else
+            "statistics programs under drawn options" if args.motifs else
             "benchmark workloads under drawn options" if args.suite else
             "programs under drawn options" if args.options else "mutated programs")
     print(f"{hi - lo} {kind}: " + ", ".join(f"{n} {k}" for k, n in counts.most_common()))

@@ -76,3 +76,17 @@ def test_suite_workloads_under_drawn_options_agree(tmp_path):
     results = _campaign(tmp_path, "--suite", "--seeds", "39:51")
     assert len({r["program"] for r in results}) == 12
     assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 8
+
+
+def test_lit_cases_under_their_passes_are_refused_or_pass(tmp_path):
+    # --passes: lit test cases mutated (memrefs and index constants too) and
+    # run through the passes their RUN lines name, IR past bufferization and
+    # inside gpu.launch bodies included: each pass succeeds or refuses with
+    # an error, none crashes (fusion-pack-launches segfaulted on kernels of
+    # one code sharing a buffer until 2026-12-06)
+    cases = mutate_programs.lit_cases()
+    assert len(cases) >= 200
+    assert any("fusion-pack-launches" in " ".join(a) for _, _, runs in cases for a in runs)
+    results = _campaign(tmp_path, "--passes", "--seeds", "0:60")
+    assert {"ok", "refused"} <= {r["outcome"] for r in results}
+
