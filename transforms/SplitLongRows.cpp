@@ -438,68 +438,23 @@ elementBytes(ArrayRef<linalg::GenericOp> generics) {
   return {narrowest ? narrowest : 1, widest};
 }
 
-/// Few, very long rows (a full reduction such as an L2 norm or a variance, or
-/// a handful of rows) leave most SMs idle with one block per row. Such a
-/// group is split into waves of reductions: a reduction joins the first wave
-/// after every row value it reads is computed. Each wave is two kernels: a
-/// partials kernel that views every row as `slices` rows of `len` columns
-/// (memref.expand_shape, no copy) and reduces each slice of each of the
-/// wave's reductions to a partial, with copies of the full-space ops they
-/// read; and a finishing kernel that combines the partials of each row and
-/// runs the row-space ops whose inputs are then ready (the next wave's
-/// partials kernel may read them). Applies when every reduction runs over
-/// the same loops with one trailing reduction loop and full-space values
-/// stay inside the group. Several waves read the rows several times, so they
-/// are taken only while one kernel would leave most SMs idle: fewer blocks
-/// (one per row, or a cluster of `maxCluster` per row) than `smCount`.
-///
-/// `alongRows` (inputs contiguous along the rows, see contiguousAlongRows):
-/// the kernels run a thread per row, and too few rows to fill the GPU with
-/// threads are split the same way, on the first reduction loop, with the
-/// slice as the outermost loop: consecutive threads then still read
-/// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
-/// threads, then a kernel folding the 256 partials of each column).
-/// Full-space results that leave the group (NHWC batch normalization's
-/// output beside its statistics, x / |x|, a softmax over a few rows of
-/// 2^20) are stored by a last kernel over the same slices once every row
-/// value is in memory: along rows a thread per slice and row, only where a
-/// tile of rows could not hold a row in registers (more than 4096 points),
-/// which would read the input once; with trailing reductions a block per
-/// row and slice, only where one kernel would keep an eighth of the SMs
-/// busy at most. Returns std::nullopt when it does not apply.
-std::optional<LogicalResult>
-kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
-              const RowKernelOptions &options, bool alongRows) {
-  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
+/// How splitLongRows slices the rows of a group: `slices` slices of each
+/// row, a `ragged` split's tail beside them, and along rows `interleaved`
+/// slices.
+struct SliceChoice {
+  int64_t slices;
+  bool ragged, interleaved;
+};
+
+/// The slices of the rows of `numRows` rows of a group (its reductions'
+/// `loops` and `iters`), split along loop `splitLoop`: std::nullopt where
+/// the rows are too many, or too short, to split.
+static std::optional<SliceChoice>
+chooseSlices(ArrayRef<linalg::GenericOp> generics, ArrayRef<int64_t> loops,
+             ArrayRef<utils::IteratorType> iters, unsigned splitLoop,
+             int64_t numRows, bool alongRows, const RowKernelOptions &options) {
+  int64_t smCount = options.smCount;
   int64_t targetBlocks = smCount * 8; // several blocks per SM
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : generics)
-    if (g.getNumReductionLoops() > 0)
-      reductions.push_back(g);
-  if (reductions.empty())
-    return std::nullopt;
-  SmallVector<int64_t> loops = reductions[0].getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iters =
-      reductions[0].getIteratorTypesArray();
-  for (linalg::GenericOp red : reductions)
-    if ((!alongRows && (red.getNumReductionLoops() != 1 ||
-                        !kfuse::reductionsTrail(red))) ||
-        contractionIn(red, generics) ||
-        red.getStaticLoopRanges() != loops ||
-        red.getIteratorTypesArray() != iters || !findCombiner(red))
-      return std::nullopt;
-  unsigned rows = reductions[0].getNumParallelLoops();
-  SmallVector<int64_t> rowLoops = kfuse::parallelExtents(reductions[0]);
-  int64_t numRows = 1;
-  for (int64_t r : rowLoops)
-    numRows *= r;
-  // The loop split into slices: the reduction loop (rows), the first one
-  // (along rows). In the split kernels the slice loop comes in at `at` (after
-  // the rows; first along rows) and the loops from `at` on move up one.
-  unsigned splitLoop =
-      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
-  unsigned at = alongRows ? 0 : splitLoop;
-  auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
   int64_t cols = loops[splitLoop], slices = 1;
   bool ragged = false; // (slices that do not divide the row, and a tail)
   // Along rows, rows that do not fill whole warps (3, 24 or 100 channels)
@@ -601,6 +556,77 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   }
   if (slices < 2)
     return std::nullopt;
+  return SliceChoice{slices, ragged, interleaved};
+}
+
+/// Few, very long rows (a full reduction such as an L2 norm or a variance, or
+/// a handful of rows) leave most SMs idle with one block per row. Such a
+/// group is split into waves of reductions: a reduction joins the first wave
+/// after every row value it reads is computed. Each wave is two kernels: a
+/// partials kernel that views every row as `slices` rows of `len` columns
+/// (memref.expand_shape, no copy) and reduces each slice of each of the
+/// wave's reductions to a partial, with copies of the full-space ops they
+/// read; and a finishing kernel that combines the partials of each row and
+/// runs the row-space ops whose inputs are then ready (the next wave's
+/// partials kernel may read them). Applies when every reduction runs over
+/// the same loops with one trailing reduction loop and full-space values
+/// stay inside the group. Several waves read the rows several times, so they
+/// are taken only while one kernel would leave most SMs idle: fewer blocks
+/// (one per row, or a cluster of `maxCluster` per row) than `smCount`.
+///
+/// `alongRows` (inputs contiguous along the rows, see contiguousAlongRows):
+/// the kernels run a thread per row, and too few rows to fill the GPU with
+/// threads are split the same way, on the first reduction loop, with the
+/// slice as the outermost loop: consecutive threads then still read
+/// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
+/// threads, then a kernel folding the 256 partials of each column).
+/// Full-space results that leave the group (NHWC batch normalization's
+/// output beside its statistics, x / |x|, a softmax over a few rows of
+/// 2^20) are stored by a last kernel over the same slices once every row
+/// value is in memory: along rows a thread per slice and row, only where a
+/// tile of rows could not hold a row in registers (more than 4096 points),
+/// which would read the input once; with trailing reductions a block per
+/// row and slice, only where one kernel would keep an eighth of the SMs
+/// busy at most. Returns std::nullopt when it does not apply.
+std::optional<LogicalResult>
+kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
+              const RowKernelOptions &options, bool alongRows) {
+  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0)
+      reductions.push_back(g);
+  if (reductions.empty())
+    return std::nullopt;
+  SmallVector<int64_t> loops = reductions[0].getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters =
+      reductions[0].getIteratorTypesArray();
+  for (linalg::GenericOp red : reductions)
+    if ((!alongRows && (red.getNumReductionLoops() != 1 ||
+                        !kfuse::reductionsTrail(red))) ||
+        contractionIn(red, generics) ||
+        red.getStaticLoopRanges() != loops ||
+        red.getIteratorTypesArray() != iters || !findCombiner(red))
+      return std::nullopt;
+  unsigned rows = reductions[0].getNumParallelLoops();
+  SmallVector<int64_t> rowLoops = kfuse::parallelExtents(reductions[0]);
+  int64_t numRows = 1;
+  for (int64_t r : rowLoops)
+    numRows *= r;
+  // The loop split into slices: the reduction loop (rows), the first one
+  // (along rows). In the split kernels the slice loop comes in at `at` (after
+  // the rows; first along rows) and the loops from `at` on move up one.
+  unsigned splitLoop =
+      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  unsigned at = alongRows ? 0 : splitLoop;
+  auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
+  int64_t cols = loops[splitLoop];
+  std::optional<SliceChoice> choice = chooseSlices(
+      generics, loops, iters, splitLoop, numRows, alongRows, options);
+  if (!choice)
+    return std::nullopt;
+  int64_t slices = choice->slices;
+  bool ragged = choice->ragged, interleaved = choice->interleaved;
   int64_t len = ragged && !alongRows ? cols / slices / 8 * 8 : cols / slices;
   // Points each row reduces, and each slice of it (and the tail).
   int64_t perRow = 1;
