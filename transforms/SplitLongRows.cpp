@@ -438,6 +438,111 @@ elementBytes(ArrayRef<linalg::GenericOp> generics) {
   return {narrowest ? narrowest : 1, widest};
 }
 
+/// A sum of squares around a row value q the group computes, sum((e -
+/// q)^2) (a variance around its mean; fast numerics), need not wait for q:
+/// its partials kernel computes, for each slice of n points, the sum E_s
+/// of e, and around q_s = E_s / n the sums V_s of (e - q_s)^2 and D_s of
+/// e - q_s, in one pass (the row kernel folds the last two with the first:
+/// D_s is what rounding leaves of sum(e) - n q_s, kept so the combination
+/// is exact); the finishing kernel adds V_s + (q_s - q) (2 D_s + n (q_s -
+/// q)) over the slices, which is sum((e - q)^2) over the slice for any
+/// q_s. It joins the wave of e's inputs. Where an earlier sum of the wave
+/// adds e too (the mean the variance is around), its partials are E_s.
+struct SplitCentered {
+  arith::SubFOp sub; // e - q in its body
+  Center center;
+  Value qBuffer;
+};
+
+/// The centred sums of squares among `reductions` (see SplitCentered), by
+/// the sum: `writerOf(buffer, reader)` is the group's generic that last
+/// wrote `buffer` before `reader`, `isFull` whether a generic runs over the
+/// full space.
+static llvm::DenseMap<Operation *, SplitCentered> splitCenteredSums(
+    ArrayRef<linalg::GenericOp> reductions,
+    llvm::function_ref<linalg::GenericOp(Value, linalg::GenericOp)> writerOf,
+    llvm::function_ref<bool(linalg::GenericOp)> isFull) {
+  llvm::DenseMap<Operation *, SplitCentered> centered;
+  for (linalg::GenericOp red : reductions) {
+    bool squares = false;
+    Value d = centeredValue(red, squares);
+    auto sub =
+        d && squares ? d.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+    std::optional<Center> c = sub ? matchCenter(sub, red) : std::nullopt;
+    if (!c)
+      continue;
+    Value qBuffer = red.getDpsInputOperand(c->r.getArgNumber())->get();
+    linalg::GenericOp w = writerOf(qBuffer, red);
+    if (w && !isFull(w))
+      centered[red] = {sub, *c, qBuffer};
+  }
+  return centered;
+}
+
+/// Likewise a sum of exp(e - r) with r computed in its body from a max m
+/// of e that the group computes (r = m: a softmax over a leading axis;
+/// r = isinf(m) ? 0 : m: torch's logsumexp; fast numerics): its partials
+/// kernel folds, beside the slice's max m_s (the max's own partial), the
+/// sum s_s of exp(e - m_s); the finishing kernel adds s_s exp(m_s - r)
+/// over the slices, which is sum(exp(e - r)) over the slice for any r
+/// (exp(m_s - r) for a slice whose max is +inf, as exp(+inf - r) in the
+/// two-pass sum; nothing for a slice that is all -inf, unless r is -inf
+/// too: then NaN, as exp(-inf - -inf)). It joins the max's wave. Here e is
+/// a group input the max reads at the same points.
+struct SplitOnline {
+  linalg::GenericOp max;
+  arith::SubFOp sub; // e - r in the sum's body
+  Center ref;        // r, from the row value its argument reads
+};
+
+/// The online sums of exponentials among `reductions` but the `centered`
+/// ones (see SplitOnline), by the sum (`writerOf` as for
+/// splitCenteredSums).
+static llvm::DenseMap<Operation *, SplitOnline> splitOnlineSums(
+    ArrayRef<linalg::GenericOp> reductions,
+    const llvm::DenseMap<Operation *, SplitCentered> &centered,
+    llvm::function_ref<linalg::GenericOp(Value, linalg::GenericOp)> writerOf) {
+  llvm::DenseMap<Operation *, SplitOnline> onlineSums;
+  for (linalg::GenericOp red : reductions) {
+    Value term = sumTerm(red);
+    auto exp = term ? term.getDefiningOp<math::ExpOp>() : math::ExpOp();
+    if (centered.contains(red) || !exp || !term.hasOneUse())
+      continue;
+    auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+    if (!sub || !sub->hasOneUse())
+      continue;
+    std::optional<Center> ref = rowFunction(sub.getRhs(), red, sub);
+    auto e = dyn_cast<BlockArgument>(sub.getLhs());
+    if (!ref || !e || e.getOwner() != red.getBody() || e == ref->r ||
+        e.getArgNumber() >= red.getNumDpsInputs())
+      continue;
+    BlockArgument m = ref->r;
+    linalg::GenericOp max =
+        writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
+    std::optional<Combiner> mc =
+        max ? findCombiner(max) : std::optional<Combiner>();
+    if (!max || !llvm::is_contained(reductions, max) || !mc ||
+        !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
+      continue;
+    auto maxTerm = dyn_cast<BlockArgument>(mc->termOf(max));
+    if (!maxTerm || maxTerm.getOwner() != max.getBody() ||
+        maxTerm.getArgNumber() >= max.getNumDpsInputs())
+      continue;
+    OpOperand *eIn = red.getDpsInputOperand(e.getArgNumber());
+    OpOperand *mIn = max.getDpsInputOperand(maxTerm.getArgNumber());
+    Type type = sub.getType();
+    if (eIn->get() != mIn->get() || writerOf(eIn->get(), red) ||
+        red.getMatchingIndexingMap(eIn) != max.getMatchingIndexingMap(mIn) ||
+        cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType() !=
+            type ||
+        cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
+            type)
+      continue;
+    onlineSums[red] = {max, sub, *ref};
+  }
+  return onlineSums;
+}
+
 /// How splitLongRows slices the rows of a group: `slices` slices of each
 /// row, a `ragged` split's tail beside them, and along rows `interleaved`
 /// slices.
@@ -758,91 +863,14 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     auto w = lastWriterBefore(generics, buffer, order[reader]);
     return w ? w->first : linalg::GenericOp();
   };
-  // A sum of squares around a row value q the group computes, sum((e -
-  // q)^2) (a variance around its mean; fast numerics), need not wait for q:
-  // its partials kernel computes, for each slice of n points, the sum E_s
-  // of e, and around q_s = E_s / n the sums V_s of (e - q_s)^2 and D_s of
-  // e - q_s, in one pass (the row kernel folds the last two with the first:
-  // D_s is what rounding leaves of sum(e) - n q_s, kept so the combination
-  // is exact); the finishing kernel adds V_s + (q_s - q) (2 D_s + n (q_s -
-  // q)) over the slices, which is sum((e - q)^2) over the slice for any
-  // q_s. It joins the wave of e's inputs. Where an earlier sum of the wave
-  // adds e too (the mean the variance is around), its partials are E_s.
-  struct SplitCentered {
-    arith::SubFOp sub; // e - q in its body
-    Center center;
-    Value qBuffer;
-  };
+  // Centred sums of squares and online sums of exponentials fold in one
+  // pass over a slice (fast numerics; see SplitCentered, SplitOnline).
   llvm::DenseMap<Operation *, SplitCentered> centered;
-  if (options.online)
-    for (linalg::GenericOp red : reductions) {
-      bool squares = false;
-      Value d = centeredValue(red, squares);
-      auto sub =
-          d && squares ? d.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
-      std::optional<Center> c =
-          sub ? matchCenter(sub, red) : std::nullopt;
-      if (!c)
-        continue;
-      Value qBuffer = red.getDpsInputOperand(c->r.getArgNumber())->get();
-      linalg::GenericOp w = writerOf(qBuffer, red);
-      if (w && !isFull(w))
-        centered[red] = {sub, *c, qBuffer};
-    }
-  // Likewise a sum of exp(e - r) with r computed in its body from a max m
-  // of e that the group computes (r = m: a softmax over a leading axis;
-  // r = isinf(m) ? 0 : m: torch's logsumexp; fast numerics): its partials
-  // kernel folds, beside the slice's max m_s (the max's own partial), the
-  // sum s_s of exp(e - m_s); the finishing kernel adds s_s exp(m_s - r)
-  // over the slices, which is sum(exp(e - r)) over the slice for any r
-  // (exp(m_s - r) for a slice whose max is +inf, as exp(+inf - r) in the
-  // two-pass sum; nothing for a slice that is all -inf, unless r is -inf
-  // too: then NaN, as exp(-inf - -inf)). It joins the max's wave. Here e is
-  // a group input the max reads at the same points.
-  struct SplitOnline {
-    linalg::GenericOp max;
-    arith::SubFOp sub; // e - r in the sum's body
-    Center ref;        // r, from the row value its argument reads
-  };
   llvm::DenseMap<Operation *, SplitOnline> onlineSums;
-  if (options.online)
-    for (linalg::GenericOp red : reductions) {
-      Value term = sumTerm(red);
-      auto exp = term ? term.getDefiningOp<math::ExpOp>() : math::ExpOp();
-      if (centered.contains(red) || !exp || !term.hasOneUse())
-        continue;
-      auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
-      if (!sub || !sub->hasOneUse())
-        continue;
-      std::optional<Center> ref = rowFunction(sub.getRhs(), red, sub);
-      auto e = dyn_cast<BlockArgument>(sub.getLhs());
-      if (!ref || !e || e.getOwner() != red.getBody() || e == ref->r ||
-          e.getArgNumber() >= red.getNumDpsInputs())
-        continue;
-      BlockArgument m = ref->r;
-      linalg::GenericOp max =
-          writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
-      std::optional<Combiner> mc =
-          max ? findCombiner(max) : std::optional<Combiner>();
-      if (!max || !llvm::is_contained(reductions, max) || !mc ||
-          !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
-        continue;
-      auto maxTerm = dyn_cast<BlockArgument>(mc->termOf(max));
-      if (!maxTerm || maxTerm.getOwner() != max.getBody() ||
-          maxTerm.getArgNumber() >= max.getNumDpsInputs())
-        continue;
-      OpOperand *eIn = red.getDpsInputOperand(e.getArgNumber());
-      OpOperand *mIn = max.getDpsInputOperand(maxTerm.getArgNumber());
-      Type type = sub.getType();
-      if (eIn->get() != mIn->get() || writerOf(eIn->get(), red) ||
-          red.getMatchingIndexingMap(eIn) != max.getMatchingIndexingMap(mIn) ||
-          cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType() !=
-              type ||
-          cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
-              type)
-        continue;
-      onlineSums[red] = {max, sub, *ref};
-    }
+  if (options.online) {
+    centered = splitCenteredSums(reductions, writerOf, isFull);
+    onlineSums = splitOnlineSums(reductions, centered, writerOf);
+  }
   // Waves: a reduction's partials can be computed once every row value it
   // reads (through its full-space producers too) is in memory. avail(g) is
   // the wave whose finishing kernel writes g's row value; a row-space op
