@@ -1,4 +1,4 @@
-//===- SplitLongRows.cpp - long or few rows as slices over several kernels -===//
+//===- SplitLongRows.cpp - long or few rows as slices of several kernels --===//
 //
 // A reduction group whose rows are too long for one kernel to fill the GPU
 // (x / ||x|| over 2^24 floats, a softmax over a few rows of 2^20), or whose
@@ -543,6 +543,101 @@ static llvm::DenseMap<Operation *, SplitOnline> splitOnlineSums(
   return onlineSums;
 }
 
+/// Waves: a reduction's partials can be computed once every row value it
+/// reads (through its full-space producers too) is in memory. avail(g) is
+/// the wave whose finishing kernel writes g's row value; a row-space op
+/// that reads no reduction runs in the first one. Reductions of one wave
+/// share a partials kernel (the rows are read once per wave) and a
+/// finishing kernel.
+/// (avail and partialWave by generic; fullDeps: the full-space generics
+/// each reduction's partials compute, by its index in `reductions`; waves:
+/// how many.)
+struct WavePlan {
+  llvm::DenseMap<Operation *, unsigned> avail, partialWave;
+  SmallVector<llvm::SetVector<Operation *>> fullDeps;
+  unsigned waves = 0;
+};
+
+/// The waves of a split group (`writerOf`, `isFull` as for
+/// splitCenteredSums). An online sum whose max's partials come in a wave
+/// before its own inputs' is dropped from `onlineSums` (two passes then).
+static WavePlan planWaves(
+    ArrayRef<linalg::GenericOp> generics,
+    ArrayRef<linalg::GenericOp> reductions,
+    const llvm::DenseMap<Operation *, SplitCentered> &centered,
+    llvm::DenseMap<Operation *, SplitOnline> &onlineSums,
+    llvm::function_ref<linalg::GenericOp(Value, linalg::GenericOp)> writerOf,
+    llvm::function_ref<bool(linalg::GenericOp)> isFull) {
+  WavePlan plan;
+  plan.fullDeps.resize(reductions.size());
+  llvm::DenseMap<Operation *, unsigned> &avail = plan.avail,
+                                        &partialWave = plan.partialWave;
+  SmallVector<llvm::SetVector<Operation *>> &fullDeps = plan.fullDeps;
+  unsigned &waves = plan.waves;
+  for (linalg::GenericOp g : generics) {
+    if (isFull(g))
+      continue;
+    if (g.getNumReductionLoops() == 0) {
+      unsigned a = 1;
+      for (Value v : g->getOperands())
+        if (linalg::GenericOp w = isa<MemRefType>(v.getType())
+                                      ? writerOf(v, g)
+                                      : linalg::GenericOp())
+          a = std::max(a, avail.lookup(w));
+      avail[g] = a;
+      continue;
+    }
+    unsigned i = llvm::find(reductions, g) - reductions.begin();
+    unsigned after = 0; // the latest wave whose results it reads
+    auto c = centered.find(g);
+    auto o = onlineSums.find(g);
+    SmallVector<linalg::GenericOp> worklist{g};
+    while (!worklist.empty()) {
+      linalg::GenericOp r = worklist.pop_back_val();
+      for (OpOperand *inOp : r.getDpsInputOperands()) {
+        Value in = inOp->get();
+        if (!isa<MemRefType>(in.getType()) ||
+            (r == g && c != centered.end() &&
+             inOp->getOperandNumber() == c->second.center.r.getArgNumber()) ||
+            (r == g && o != onlineSums.end() &&
+             inOp->getOperandNumber() == o->second.ref.r.getArgNumber()))
+          continue; // (a centered sum's partials do not read q, an online
+                    // sum's not m)
+        linalg::GenericOp w = writerOf(in, r);
+        if (!w)
+          continue; // a group input
+        if (isFull(w)) {
+          if (fullDeps[i].insert(w))
+            worklist.push_back(w);
+        } else {
+          after = std::max(after, avail.lookup(w));
+        }
+      }
+    }
+    // (an online sum's partials are computed beside its max's)
+    if (o != onlineSums.end() &&
+        partialWave.lookup(o->second.max) != after + 1) {
+      after = std::max(after, avail.lookup(o->second.max));
+      onlineSums.erase(o);
+      o = onlineSums.end();
+    }
+    unsigned wave = after + 1;
+    // (a centered sum finishes once q is ready, an online sum once m is)
+    if (c != centered.end())
+      wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
+    if (o != onlineSums.end())
+      wave = std::max(wave, avail.lookup(o->second.max));
+    // (its init, combined into in the finishing kernel, must be ready then)
+    if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
+      wave = std::max(wave, avail.lookup(w));
+    avail[g] = wave;
+    partialWave[g] =
+        c != centered.end() || o != onlineSums.end() ? after + 1 : wave;
+    waves = std::max(waves, wave);
+  }
+  return plan;
+}
+
 /// How splitLongRows slices the rows of a group: `slices` slices of each
 /// row, a `ragged` split's tail beside them, and along rows `interleaved`
 /// slices.
@@ -871,76 +966,13 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     centered = splitCenteredSums(reductions, writerOf, isFull);
     onlineSums = splitOnlineSums(reductions, centered, writerOf);
   }
-  // Waves: a reduction's partials can be computed once every row value it
-  // reads (through its full-space producers too) is in memory. avail(g) is
-  // the wave whose finishing kernel writes g's row value; a row-space op
-  // that reads no reduction runs in the first one. Reductions of one wave
-  // share a partials kernel (the rows are read once per wave) and a
-  // finishing kernel.
-  llvm::DenseMap<Operation *, unsigned> avail, partialWave;
-  SmallVector<llvm::SetVector<Operation *>> fullDeps(reductions.size());
-  unsigned waves = 0;
-  for (linalg::GenericOp g : generics) {
-    if (isFull(g))
-      continue;
-    if (g.getNumReductionLoops() == 0) {
-      unsigned a = 1;
-      for (Value v : g->getOperands())
-        if (linalg::GenericOp w = isa<MemRefType>(v.getType())
-                                      ? writerOf(v, g)
-                                      : linalg::GenericOp())
-          a = std::max(a, avail.lookup(w));
-      avail[g] = a;
-      continue;
-    }
-    unsigned i = llvm::find(reductions, g) - reductions.begin();
-    unsigned after = 0; // the latest wave whose results it reads
-    auto c = centered.find(g);
-    auto o = onlineSums.find(g);
-    SmallVector<linalg::GenericOp> worklist{g};
-    while (!worklist.empty()) {
-      linalg::GenericOp r = worklist.pop_back_val();
-      for (OpOperand *inOp : r.getDpsInputOperands()) {
-        Value in = inOp->get();
-        if (!isa<MemRefType>(in.getType()) ||
-            (r == g && c != centered.end() &&
-             inOp->getOperandNumber() == c->second.center.r.getArgNumber()) ||
-            (r == g && o != onlineSums.end() &&
-             inOp->getOperandNumber() == o->second.ref.r.getArgNumber()))
-          continue; // (a centered sum's partials do not read q, an online
-                    // sum's not m)
-        linalg::GenericOp w = writerOf(in, r);
-        if (!w)
-          continue; // a group input
-        if (isFull(w)) {
-          if (fullDeps[i].insert(w))
-            worklist.push_back(w);
-        } else {
-          after = std::max(after, avail.lookup(w));
-        }
-      }
-    }
-    // (an online sum's partials are computed beside its max's)
-    if (o != onlineSums.end() &&
-        partialWave.lookup(o->second.max) != after + 1) {
-      after = std::max(after, avail.lookup(o->second.max));
-      onlineSums.erase(o);
-      o = onlineSums.end();
-    }
-    unsigned wave = after + 1;
-    // (a centered sum finishes once q is ready, an online sum once m is)
-    if (c != centered.end())
-      wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
-    if (o != onlineSums.end())
-      wave = std::max(wave, avail.lookup(o->second.max));
-    // (its init, combined into in the finishing kernel, must be ready then)
-    if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
-      wave = std::max(wave, avail.lookup(w));
-    avail[g] = wave;
-    partialWave[g] =
-        c != centered.end() || o != onlineSums.end() ? after + 1 : wave;
-    waves = std::max(waves, wave);
-  }
+  // Waves (see planWaves).
+  WavePlan plan =
+      planWaves(generics, reductions, centered, onlineSums, writerOf, isFull);
+  llvm::DenseMap<Operation *, unsigned> &avail = plan.avail,
+                                        &partialWave = plan.partialWave;
+  SmallVector<llvm::SetVector<Operation *>> &fullDeps = plan.fullDeps;
+  unsigned waves = plan.waves;
   // Full-space values that only full-space ops and reductions of the group
   // read (h of a stack of normalizations over the same rows, read by the
   // next layer's statistics and by its h): each kernel that computes one
