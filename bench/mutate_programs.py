@@ -123,27 +123,32 @@ def _tensor_types(text):
     return list(re.finditer(r"tensor<([0-9x]+)x", text))
 
 
-def resize_everywhere(text, rng):
-    sizes = sorted({int(d) for m in _tensor_types(text) for d in m.group(1).split("x") if d})
+def resize_everywhere(text, rng, kind="tensor", what="size"):
+    """One size of the `kind` types (tensor, memref) changed wherever it
+    occurs."""
+    pattern = kind + r"<([0-9x]+)x"
+    sizes = sorted({int(d) for m in re.finditer(pattern, text)
+                    for d in m.group(1).split("x") if d})
     if not sizes:
         return None
     old, new = rng.choice(sizes), rng.choice(SIZES)
 
     def swap(m):
         dims = [str(new) if d == str(old) else d for d in m.group(1).split("x")]
-        return "tensor<" + "x".join(dims) + "x"
-    return re.sub(r"tensor<([0-9x]+)x", swap, text), f"size {old} -> {new} everywhere"
+        return kind + "<" + "x".join(dims) + "x"
+    return re.sub(pattern, swap, text), f"{what} {old} -> {new} everywhere"
 
 
-def resize_once(text, rng):
-    found = _tensor_types(text)
+def resize_once(text, rng, kind="tensor", what="size"):
+    """One dimension of one of the `kind` types changed."""
+    found = list(re.finditer(kind + r"<([0-9x]+)x", text))
     if not found:
         return None
     m = rng.choice(found)
     dims = [d for d in m.group(1).split("x") if d]
     dims[rng.randrange(len(dims))] = str(rng.choice(SIZES))
-    return (text[:m.start()] + "tensor<" + "x".join(dims) + "x" + text[m.end():],
-            f"one size at offset {m.start()}")
+    return (text[:m.start()] + kind + "<" + "x".join(dims) + "x" + text[m.end():],
+            f"one {what} at offset {m.start()}")
 
 
 def retype_floats(text, rng):
@@ -282,27 +287,11 @@ def programs():
 
 
 def memref_resize_once(text, rng):
-    found = list(re.finditer(r"memref<([0-9x]+)x", text))
-    if not found:
-        return None
-    m = rng.choice(found)
-    dims = [d for d in m.group(1).split("x") if d]
-    dims[rng.randrange(len(dims))] = str(rng.choice(SIZES))
-    return (text[:m.start()] + "memref<" + "x".join(dims) + "x" + text[m.end():],
-            f"one memref size at offset {m.start()}")
+    return resize_once(text, rng, "memref", "memref size")
 
 
 def memref_resize_everywhere(text, rng):
-    sizes = sorted({int(d) for m in re.finditer(r"memref<([0-9x]+)x", text)
-                    for d in m.group(1).split("x") if d})
-    if not sizes:
-        return None
-    old, new = rng.choice(sizes), rng.choice(SIZES)
-
-    def swap(m):
-        return "memref<" + "x".join(str(new) if d == str(old) else d
-                                    for d in m.group(1).split("x")) + "x"
-    return re.sub(r"memref<([0-9x]+)x", swap, text), f"memref size {old} -> {new} everywhere"
+    return resize_everywhere(text, rng, "memref", "memref size")
 
 
 def change_index_constant(text, rng):
