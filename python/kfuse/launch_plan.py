@@ -94,12 +94,6 @@ def kernel_facts(module: ir.Module) -> Dict[str, KernelFacts]:
                             facts.alignment = max(facts.alignment, a)
                         if name in _KERNEL_VIEW_OPS and inner.operands[0] in arg_of:
                             arg_of[inner.results[0]] = arg_of[inner.operands[0]]
-                        elif name == "arith.select" and (inner.operands[1] in arg_of
-                                                         or inner.operands[2] in arg_of):
-                            # (a buffer picked at run time: the access is to
-                            # each it may be)
-                            arg_of[inner.results[0]] = (arg_of.get(inner.operands[1], set())
-                                                        | arg_of.get(inner.operands[2], set()))
                         elif name == "scf.index_switch":
                             # (a packed launch's kernels of one code pick
                             # their buffers by block, each case yielding its
