@@ -740,6 +740,10 @@ private:
   /// evaluating `g`'s inputs reads, through the full-space generics it
   /// evaluates on the way.
   void rowDeps(linalg::GenericOp g, llvm::SmallPtrSetImpl<Operation *> &deps);
+  /// Those of `g`'s memref inputs that its body reads but input #`skip`
+  /// (uncached).
+  void inputRowDeps(linalg::GenericOp g, std::optional<unsigned> skip,
+                    llvm::SmallPtrSetImpl<Operation *> &deps);
   void rowDepsOf(Value buffer, unsigned pos,
                  llvm::SmallPtrSetImpl<Operation *> &deps);
   /// Where a body value comes from at a point of the full space: followed
@@ -2763,26 +2767,29 @@ void RowKernel::rowDepsOf(Value buffer, unsigned pos,
 
 void RowKernel::rowDeps(linalg::GenericOp g,
                         llvm::SmallPtrSetImpl<Operation *> &deps) {
-  auto collect = [&](llvm::SmallPtrSetImpl<Operation *> &into) {
-    for (OpOperand *in : g.getDpsInputOperands())
-      if (isa<MemRefType>(in->get().getType()) &&
-          !g.getBody()->getArgument(in->getOperandNumber()).use_empty())
-        rowDepsOf(in->get(), position[g], into);
-  };
   // (a full-space generic's, once: chains of them are walked from every
   // reader)
   if (!position.contains(g) || !isFullSpace(g) ||
       g.getNumReductionLoops() > 0) {
-    collect(deps);
+    inputRowDeps(g, std::nullopt, deps);
     return;
   }
   auto known = fullRowDeps.find(g);
   if (known == fullRowDeps.end()) {
     llvm::SmallPtrSet<Operation *, 8> own;
-    collect(own);
+    inputRowDeps(g, std::nullopt, own);
     known = fullRowDeps.try_emplace(g, own.begin(), own.end()).first;
   }
   deps.insert(known->second.begin(), known->second.end());
+}
+
+void RowKernel::inputRowDeps(linalg::GenericOp g, std::optional<unsigned> skip,
+                             llvm::SmallPtrSetImpl<Operation *> &deps) {
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (in->getOperandNumber() != skip &&
+        isa<MemRefType>(in->get().getType()) &&
+        !g.getBody()->getArgument(in->getOperandNumber()).use_empty())
+      rowDepsOf(in->get(), position[g], deps);
 }
 
 std::optional<std::pair<linalg::GenericOp, unsigned>>
@@ -2877,16 +2884,10 @@ std::optional<RowKernel::Online> RowKernel::onlinePartner(linalg::GenericOp g) {
   if (!sameValue(sub.getLhs(), g, maxTerm, max))
     return std::nullopt;
   // m reaches the sum through q alone.
-  for (OpOperand *in : g.getDpsInputOperands()) {
-    if (in->getOperandNumber() == q.getArgNumber() ||
-        !isa<MemRefType>(in->get().getType()) ||
-        g.getBody()->getArgument(in->getOperandNumber()).use_empty())
-      continue;
-    llvm::SmallPtrSet<Operation *, 8> deps;
-    rowDepsOf(in->get(), position[g], deps);
-    if (deps.contains(max))
-      return std::nullopt;
-  }
+  llvm::SmallPtrSet<Operation *, 8> deps;
+  inputRowDeps(g, q.getArgNumber(), deps);
+  if (deps.contains(max))
+    return std::nullopt;
   return Online{max, maxBuffer, *ref, Value()};
 }
 
@@ -2911,11 +2912,7 @@ RowKernel::centeredPartner(linalg::GenericOp v,
   if (!w || (w->first.getNumReductionLoops() == 0 && !isRowSpace(w->first)))
     return std::nullopt;
   // What evaluating e reads: every other input.
-  for (OpOperand *in : v.getDpsInputOperands())
-    if (in->getOperandNumber() != q.getArgNumber() &&
-        isa<MemRefType>(in->get().getType()) &&
-        !v.getBody()->getArgument(in->getOperandNumber()).use_empty())
-      rowDepsOf(in->get(), position[v], deps);
+  inputRowDeps(v, q.getArgNumber(), deps);
   if (deps.contains(w->first))
     return std::nullopt;
   return Centered{qBuffer, w->first, d, squares, *center, Value(), Value()};
