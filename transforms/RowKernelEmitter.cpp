@@ -116,6 +116,14 @@ int64_t chunksInRegisters(int64_t threads) { return threads > 512 ? 8 : 16; }
 /// the whole kernel, so later phases reuse what earlier ones computed.
 using Cache = llvm::DenseMap<std::tuple<Operation *, unsigned, int64_t>, Value>;
 
+/// The largest divisor of `n` up to `most`, 1 where none above 1.
+int64_t largestDivisor(int64_t n, int64_t most) {
+  for (int64_t s = std::min(most, n); s > 1; --s)
+    if (n % s == 0)
+      return s;
+  return int64_t(1);
+}
+
 class RowKernel {
 public:
   /// `threadPerRow`: a thread per row even where the reductions trail
@@ -376,6 +384,28 @@ private:
   /// The rows and the columns of a row (set by emit()); the columns of the
   /// block's share of it (from colBase on in cluster mode, else all).
   int64_t totalRows = 0, totalCols = 0;
+  /// The rows of one index of the rows' leading `kept` dimensions.
+  int64_t rowsPast(unsigned kept) const;
+  /// Column sums fold runs of rows within one index of the rows' leading
+  /// dimensions they keep (a batched sum): runs divide this, the rows of
+  /// one such index (all rows where no sum keeps any).
+  int64_t rowSegment() const;
+  /// The kernel's shape, chosen by emit() in steps before it emits
+  /// anything. Inputs contiguous along the rows: a thread a row or row
+  /// tiles (`rowsPerBlock`).
+  void chooseRowTiles();
+  /// A block (or cluster) a row: register or streaming mode (`chunks`),
+  /// the vector width and shifted chunks, the threads, a cluster, chunks
+  /// in shared memory. `passes`: planPasses()'s.
+  void chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes);
+  /// The threads of a row (returned) and the rows a block packs.
+  int64_t chooseBlockThreads();
+  /// Column sums: the run of rows a block folds (returned; 1: none), and
+  /// whether its warps pack rows (`packColumnSums`). `t`: the threads of
+  /// a row.
+  int64_t chooseRun(int64_t t);
+  /// Whether the kernel is persistent (`persist`).
+  void choosePersist(int64_t t);
   int64_t shareCols() const { return cluster > 1 ? colsPerBlock : totalCols; }
   SmallVector<RowMajorInput> rowMajorInputs();
   /// The address of `in`'s share of row `row` (an index).
@@ -3456,349 +3486,305 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   return success();
 }
 
-LogicalResult RowKernel::emit() {
-  if (failed(analyze()))
-    return failure();
-  findLayout();
-  linalg::GenericOp first = generics.front();
-  Location loc = first.getLoc();
-  OpBuilder b(generics.back());
-  b.setInsertionPointAfter(generics.back());
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
-  int64_t numRows = 1, numCols = 1;
-  for (int64_t d : rowShape)
-    numRows *= d;
-  for (int64_t d : colShape)
-    numCols *= d;
-  totalRows = numRows;
-  totalCols = numCols;
-  // Column sums fold runs of rows within one index of the rows' leading
-  // dimensions they keep (a batched sum): runs divide `segment`, the rows
-  // of one such index (all rows where no sum keeps any).
-  auto rowsPast = [&](unsigned kept) { // (the rows of one kept index)
-    int64_t n = 1;
-    for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(kept))
-      n *= d;
-    return n;
-  };
-  // (the largest divisor of `n` up to `most`, 1 where none above 1)
-  auto largestDivisor = [](int64_t n, int64_t most) {
-    for (int64_t s = std::min(most, n); s > 1; --s)
-      if (n % s == 0)
-        return s;
-    return int64_t(1);
-  };
-  unsigned mostKept = 0;
-  for (const ColumnSum &c : columnSums)
-    mostKept = std::max(mostKept, c.kept);
-  int64_t segment = rowsPast(mostKept);
-  if (alongRows && !perThread) {
-    // A thread per row reads its row once per pass: fine for a reduction,
-    // but phases that store full-space results would each read it again.
-    // Row tiles keep the row in registers instead (softmax over the
-    // channels of NCHW: one read, not three), and serve rows too few to
-    // fill the GPU with threads. A tile has a sector's worth of rows for
-    // the widest element (8 of f32), no more than there are rows.
-    // (a thread holding its whole row in registers when the row is short:
-    // a softmax over the leading axis of x[6, 70000])
-    if (rowsFill && (fullSpaceOutputs().empty() || numCols <= 32)) {
-      perThread = true;
-      if (!fullSpaceOutputs().empty())
-        chunks = numCols;
-    } else {
-      // (elements in memory: inputs the group reads, results it stores;
-      // intermediates stay in registers, maybe wider)
-      unsigned widest = 1;
-      auto widen = [&](Value v) {
-        if (auto m = dyn_cast<MemRefType>(v.getType()))
+void RowKernel::chooseRowTiles() {
+  int64_t numRows = totalRows, numCols = totalCols;
+  // A thread per row reads its row once per pass: fine for a reduction,
+  // but phases that store full-space results would each read it again.
+  // Row tiles keep the row in registers instead (softmax over the
+  // channels of NCHW: one read, not three), and serve rows too few to
+  // fill the GPU with threads. A tile has a sector's worth of rows for
+  // the widest element (8 of f32), no more than there are rows.
+  // (a thread holding its whole row in registers when the row is short:
+  // a softmax over the leading axis of x[6, 70000])
+  if (rowsFill && (fullSpaceOutputs().empty() || numCols <= 32)) {
+    perThread = true;
+    if (!fullSpaceOutputs().empty())
+      chunks = numCols;
+  } else {
+    // (elements in memory: inputs the group reads, results it stores;
+    // intermediates stay in registers, maybe wider)
+    unsigned widest = 1;
+    auto widen = [&](Value v) {
+      if (auto m = dyn_cast<MemRefType>(v.getType()))
+        widest =
+            std::max<unsigned>(widest, (m.getElementTypeBitWidth() + 7) / 8);
+    };
+    for (linalg::GenericOp g : generics)
+      for (OpOperand *in : g.getDpsInputOperands())
+        if (!writerBefore(in->get(), position[g]))
+          widen(in->get());
+    for (auto [g, i] : fullSpaceOutputs())
+      widen(g.getDpsInits()[i]);
+    rowsPerBlock =
+        tileRows > 0 ? tileRows : std::clamp<int64_t>(32 / widest, 1, 32);
+    while (rowsPerBlock > 1 && rowsPerBlock / 2 >= numRows)
+      rowsPerBlock /= 2;
+  }
+}
+
+void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
+  int64_t numRows = totalRows, numCols = totalCols;
+  int64_t segment = rowSegment();
+  // Register mode when a thread's share of a row fits in a few vectors.
+  // The vector width follows the widest element read or written along
+  // the columns (row-space operands such as labels are scalars).
+  unsigned widest = 1;
+  unsigned inner = rowShape.size() + colShape.size() - 1;
+  for (linalg::GenericOp g : generics)
+    for (OpOperand &o : g->getOpOperands())
+      if (auto m = dyn_cast<MemRefType>(o.get().getType()))
+        if (isFullSpace(g) &&
+            g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
           widest =
               std::max<unsigned>(widest, (m.getElementTypeBitWidth() + 7) / 8);
-      };
-      for (linalg::GenericOp g : generics)
-        for (OpOperand *in : g.getDpsInputOperands())
-          if (!writerBefore(in->get(), position[g]))
-            widen(in->get());
-      for (auto [g, i] : fullSpaceOutputs())
-        widen(g.getDpsInits()[i]);
-      rowsPerBlock = tileRows > 0 ? tileRows
-                                  : std::clamp<int64_t>(32 / widest, 1, 32);
-      while (rowsPerBlock > 1 && rowsPerBlock / 2 >= numRows)
-        rowsPerBlock /= 2;
+  // Where rows do not all start on a boundary of the widest vector (a
+  // width no multiple of it, or a view of such rows; and one column
+  // loop, nothing summed over the rows, a buffer in the rows' layout),
+  // chunks follow memory instead of the row: see `shifted`. Rows that
+  // store results take a warp's worth of vectors at least: the row's
+  // first and last chunks store lane by lane (a softmax over 33 columns
+  // stores fewer sectors a float at a time). Otherwise vectors as wide
+  // as every row's start allows: narrower ones move whole sectors a
+  // request, wider ones would go lane by lane (a lane a request, each
+  // sector asked for once a lane).
+  int64_t natural = std::min<int64_t>(16 / widest, rowAlignment());
+  int64_t widestVector = std::min<int64_t>(16 / widest, 8);
+  // (a group that streams by choice, see `streams` below, of 4-byte
+  // elements or wider: single halves of an odd row, 64 bytes a warp, ask
+  // for 1.4x their sectors, single floats 1.05x)
+  bool streamsByChoice = chunksPerThread == 0 ||
+                         (passes.size() == 1 && fullSpaceOutputs().empty());
+  shifted = shiftChunks && (shiftStreams || !streamsByChoice || widest < 4) &&
+            colShape.size() == 1 && rowsPerBlock == 1 &&
+            natural < widestVector && numCols >= widestVector &&
+            (fullSpaceOutputs().empty() || numCols >= 32 * widestVector) &&
+            columnSums.empty() && !contraction && readsRowLayout() &&
+            allInRowLayout();
+  width = shifted ? widestVector : natural;
+  // (shifted: virtual columns, up to n + rowShift)
+  int64_t span = shifted ? numCols + width - 1 : numCols;
+  // Threads and chunks per thread for `cols` columns per block, aiming at
+  // `aim` chunks per thread.
+  auto shape = [&](int64_t cols, int64_t aim, int64_t most = 1024) {
+    int64_t wanted = (cols + width * aim - 1) / (width * aim);
+    int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, most);
+    return std::make_pair(t, (cols + t * width - 1) / (t * width));
+  };
+  // Each block's share of a row over a cluster of n: whole vectors (of
+  // the virtual columns where shifted, the last block's share ragged).
+  auto sharePerBlock = [&](int64_t n) {
+    return shifted ? (span + n * width - 1) / (n * width) * width : numCols / n;
+  };
+  // (a block per row: its share of the SM's registers, `occupancy`
+  // blocks of it an SM; blocks of at most 1024 / occupancy threads. Not
+  // beside column sums, whose partials take registers of their own.)
+  int64_t rowOccupancy =
+      rowsPerBlock == 1 && columnSums.empty() ? occupancy : 1;
+  int64_t mostThreads = 1024 / rowOccupancy;
+  auto room = [&](int64_t threads) {
+    return chunksInRegisters(threads * rowOccupancy);
+  };
+  // Chunks a thread of a block of `threads` may keep in shared memory
+  // beyond its registers (block per row, nothing folded over the rows;
+  // blocks of 512 threads or fewer, meant to share an SM, their share of
+  // the budget).
+  int64_t heldBytes = 0;
+  // (only for 4-byte elements in whole vectors, rows of one column
+  // dimension or of several over a buffer laid out as the rows (a group
+  // norm's (C/G, H, W): 0 spills): with a block's 64 registers a thread,
+  // ptxas spilled 50 to 500 bytes a thread on softmaxes, layer norms and
+  // RMS norms over 70001 floats (shifted) or of f16 (8 or 4 chunks in
+  // registers), 60 to 150 on f64 softmaxes, 4 to 24 on NCHW batch norm's
+  // channels of (n, h, w), whatever the chunks in registers)
+  int64_t heldInputs =
+      sharedRowBytes > 0 && columnSums.empty() && !contraction &&
+              rowsPerBlock == 1 && !shifted &&
+              (colShape.size() == 1 || (layout.identity && readsRowLayout()))
+          ? sharedRowInputs(heldBytes)
+          : 0;
+  if (heldBytes != 4 * heldInputs)
+    heldInputs = 0;
+  auto sharedBudget = [&](int64_t threads) {
+    return sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
+  };
+  auto sharedRoom = [&](int64_t threads) -> int64_t {
+    return heldInputs ? sharedBudget(threads) / (threads * width * heldBytes)
+                      : 0;
+  };
+  sharedSlotsAllowed = heldInputs;
+  // Chunks a thread keeps in registers where the rest go to shared memory
+  // (the others' loads, stores and reloads need registers too), fewer in
+  // a cluster's blocks, whose exchange needs some more: from ptxas's
+  // spills over softmaxes, log-softmaxes, layer norms with and without
+  // weights and RMS norms of 40000 to 500000 floats, both exchanges and
+  // strict numerics: one block, 8 in registers spilled up to 80 bytes a
+  // thread, 7 8 bytes, 6 none; clusters, 8 up to 40 bytes, 6 and 7 a
+  // few, 5 none.
+  auto sharedRegs = [&](int64_t threads, int64_t blocks) -> int64_t {
+    return blocks > 1 ? std::min(room(threads), kClusterRoom) - 3
+                      : room(threads) - 2;
+  };
+  // Streaming aims at this many vectors per thread and pass.
+  constexpr int64_t streamAim = 16;
+  int64_t clusterThreads = clusterBlockThreads(maxCluster, rowOccupancy);
+  // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
+  auto clusterRoom = [&](int64_t threads) {
+    return std::min(room(threads), kClusterRoom);
+  };
+  bool streams = chunksPerThread == 0;
+  // A group that reads its row in one pass anyway (one streaming pass
+  // folds every reduction, an online max and sum included, and no
+  // full-space result leaves the kernel) streams: registers would keep
+  // nothing for a later phase, and fewer of them per thread keep more
+  // threads loading (cross-entropy over 32000 columns: 1.12x faster on an
+  // H100 than in registers, bench/RESULTS.md).
+  if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
+    streams = true;
+  if (rowsPerBlock > 1) {
+    // Row tiles: scalars (a row's columns are apart in memory), four per
+    // vector chunk the aim would give a block per row; column threads a
+    // power of two, the block whole warps.
+    width = 1;
+    int64_t tile = rowsPerBlock;
+    auto colThreads = [&](int64_t aim) {
+      return std::clamp<int64_t>(llvm::PowerOf2Ceil((numCols + aim - 1) / aim),
+                                 32 / tile, 1024 / tile);
+    };
+    int64_t c = colThreads(4 * (streams ? streamAim : chunksPerThread));
+    chunks = streams ? 0 : (numCols + c - 1) / c;
+    if (chunks > 4 * room(tile * c)) {
+      c = colThreads(4 * streamAim);
+      chunks = 0;
     }
-  }
-  // The passes a streaming kernel would make (and the online sums they pair,
-  // which only streaming reads): also whether one pass serves the group.
-  SmallVector<SmallVector<linalg::GenericOp>> passes = planPasses();
-  if (!perThread) {
-    // Register mode when a thread's share of a row fits in a few vectors.
-    // The vector width follows the widest element read or written along
-    // the columns (row-space operands such as labels are scalars).
-    unsigned widest = 1;
-    unsigned inner = rowShape.size() + colShape.size() - 1;
-    for (linalg::GenericOp g : generics)
-      for (OpOperand &o : g->getOpOperands())
-        if (auto m = dyn_cast<MemRefType>(o.get().getType()))
-          if (isFullSpace(g) &&
-              g.getMatchingIndexingMap(&o).isFunctionOfDim(inner))
-            widest = std::max<unsigned>(widest,
-                                        (m.getElementTypeBitWidth() + 7) / 8);
-    // Where rows do not all start on a boundary of the widest vector (a
-    // width no multiple of it, or a view of such rows; and one column
-    // loop, nothing summed over the rows, a buffer in the rows' layout),
-    // chunks follow memory instead of the row: see `shifted`. Rows that
-    // store results take a warp's worth of vectors at least: the row's
-    // first and last chunks store lane by lane (a softmax over 33 columns
-    // stores fewer sectors a float at a time). Otherwise vectors as wide
-    // as every row's start allows: narrower ones move whole sectors a
-    // request, wider ones would go lane by lane (a lane a request, each
-    // sector asked for once a lane).
-    int64_t natural = std::min<int64_t>(16 / widest, rowAlignment());
-    int64_t widestVector = std::min<int64_t>(16 / widest, 8);
-    // (a group that streams by choice, see `streams` below, of 4-byte
-    // elements or wider: single halves of an odd row, 64 bytes a warp, ask
-    // for 1.4x their sectors, single floats 1.05x)
-    bool streamsByChoice =
-        chunksPerThread == 0 || (passes.size() == 1 && fullSpaceOutputs().empty());
-    shifted = shiftChunks && (shiftStreams || !streamsByChoice || widest < 4) &&
-              colShape.size() == 1 && rowsPerBlock == 1 &&
-              natural < widestVector && numCols >= widestVector &&
-              (fullSpaceOutputs().empty() || numCols >= 32 * widestVector) &&
-              columnSums.empty() && !contraction && readsRowLayout() &&
-              allInRowLayout();
-    width = shifted ? widestVector : natural;
-    // (shifted: virtual columns, up to n + rowShift)
-    int64_t span = shifted ? numCols + width - 1 : numCols;
-    // Threads and chunks per thread for `cols` columns per block, aiming at
-    // `aim` chunks per thread.
-    auto shape = [&](int64_t cols, int64_t aim, int64_t most = 1024) {
-      int64_t wanted = (cols + width * aim - 1) / (width * aim);
-      int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, most);
-      return std::make_pair(t, (cols + t * width - 1) / (t * width));
-    };
-    // Each block's share of a row over a cluster of n: whole vectors (of
-    // the virtual columns where shifted, the last block's share ragged).
-    auto sharePerBlock = [&](int64_t n) {
-      return shifted ? (span + n * width - 1) / (n * width) * width
-                     : numCols / n;
-    };
-    // (a block per row: its share of the SM's registers, `occupancy`
-    // blocks of it an SM; blocks of at most 1024 / occupancy threads. Not
-    // beside column sums, whose partials take registers of their own.)
-    int64_t rowOccupancy =
-        rowsPerBlock == 1 && columnSums.empty() ? occupancy : 1;
-    int64_t mostThreads = 1024 / rowOccupancy;
-    auto room = [&](int64_t threads) {
-      return chunksInRegisters(threads * rowOccupancy);
-    };
-    // Chunks a thread of a block of `threads` may keep in shared memory
-    // beyond its registers (block per row, nothing folded over the rows;
-    // blocks of 512 threads or fewer, meant to share an SM, their share of
-    // the budget).
-    int64_t heldBytes = 0;
-    // (only for 4-byte elements in whole vectors, rows of one column
-    // dimension or of several over a buffer laid out as the rows (a group
-    // norm's (C/G, H, W): 0 spills): with a block's 64 registers a thread,
-    // ptxas spilled 50 to 500 bytes a thread on softmaxes, layer norms and
-    // RMS norms over 70001 floats (shifted) or of f16 (8 or 4 chunks in
-    // registers), 60 to 150 on f64 softmaxes, 4 to 24 on NCHW batch norm's
-    // channels of (n, h, w), whatever the chunks in registers)
-    int64_t heldInputs = sharedRowBytes > 0 && columnSums.empty() &&
-                                 !contraction && rowsPerBlock == 1 &&
-                                 !shifted &&
-                                 (colShape.size() == 1 ||
-                                  (layout.identity && readsRowLayout()))
-                             ? sharedRowInputs(heldBytes)
-                             : 0;
-    if (heldBytes != 4 * heldInputs)
-      heldInputs = 0;
-    auto sharedBudget = [&](int64_t threads) {
-      return sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
-    };
-    auto sharedRoom = [&](int64_t threads) -> int64_t {
-      return heldInputs ? sharedBudget(threads) / (threads * width * heldBytes)
-                        : 0;
-    };
-    sharedSlotsAllowed = heldInputs;
-    // Chunks a thread keeps in registers where the rest go to shared memory
-    // (the others' loads, stores and reloads need registers too), fewer in
-    // a cluster's blocks, whose exchange needs some more: from ptxas's
-    // spills over softmaxes, log-softmaxes, layer norms with and without
-    // weights and RMS norms of 40000 to 500000 floats, both exchanges and
-    // strict numerics: one block, 8 in registers spilled up to 80 bytes a
-    // thread, 7 8 bytes, 6 none; clusters, 8 up to 40 bytes, 6 and 7 a
-    // few, 5 none.
-    auto sharedRegs = [&](int64_t threads, int64_t blocks) -> int64_t {
-      return blocks > 1 ? std::min(room(threads), kClusterRoom) - 3
-                        : room(threads) - 2;
-    };
-    // Streaming aims at this many vectors per thread and pass.
-    constexpr int64_t streamAim = 16;
-    int64_t clusterThreads = clusterBlockThreads(maxCluster, rowOccupancy);
-    // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
-    auto clusterRoom = [&](int64_t threads) {
-      return std::min(room(threads), kClusterRoom);
-    };
-    bool streams = chunksPerThread == 0;
-    // A group that reads its row in one pass anyway (one streaming pass
-    // folds every reduction, an online max and sum included, and no
-    // full-space result leaves the kernel) streams: registers would keep
-    // nothing for a later phase, and fewer of them per thread keep more
-    // threads loading (cross-entropy over 32000 columns: 1.12x faster on an
-    // H100 than in registers, bench/RESULTS.md).
-    if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
-      streams = true;
-    if (rowsPerBlock > 1) {
-      // Row tiles: scalars (a row's columns are apart in memory), four per
-      // vector chunk the aim would give a block per row; column threads a
-      // power of two, the block whole warps.
-      width = 1;
-      int64_t tile = rowsPerBlock;
-      auto colThreads = [&](int64_t aim) {
-        return std::clamp<int64_t>(
-            llvm::PowerOf2Ceil((numCols + aim - 1) / aim), 32 / tile,
-            1024 / tile);
-      };
-      int64_t c = colThreads(4 * (streams ? streamAim : chunksPerThread));
-      chunks = streams ? 0 : (numCols + c - 1) / c;
-      if (chunks > 4 * room(tile * c)) {
-        c = colThreads(4 * streamAim);
-        chunks = 0;
-      }
-      // Tiles too few for a block on every SM: more column threads (down
-      // to 4 columns each).
-      int64_t tiles = (numRows + tile - 1) / tile;
-      while (tiles < smCount && tile * c < 1024 && numCols >= 8 * c) {
-        c *= 2;
-        if (chunks)
-          chunks = (numCols + c - 1) / c;
-      }
-      threads = tile * c;
-    } else {
-      auto [t, c] =
-          shape(span, streams ? streamAim : chunksPerThread, mostThreads);
-      if (exactThreads > 0) {
-        t = exactThreads;
-        c = (span + t * width - 1) / (t * width);
-      } else if (!columnSums.empty() && !streams && !contraction &&
-                 packRows != 1 && foldRows != 1 && segment % 2 == 0 &&
-                 llvm::all_equal(llvm::map_range(
-                     columnSums, [](const ColumnSum &c) {
-                       return cast<MemRefType>(c.terms.getType())
-                           .getElementType();
-                     }))) {
-        // Wider rows: a block's worth of threads a row (`t`), several rows
-        // a block where the partials' shared memory allows (see below).
-        packColumnSums = true;
-      }
-      if (packColumnSums && (span + 32 * width - 1) / (32 * width) <= 8) {
-        // Column sums beside rows a warp's registers hold (8 vectors a
-        // lane at most: the partials take as many more): a warp a row,
-        // several rows a block (packed, see below), so that a block keeps
-        // several rows in flight and folds several into each partial.
-        // (A block a row of 768 floats keeps one row's 6 KB in flight;
-        // filling the SMs then takes a block per 4 rows, partials a quarter
-        // of the input: layer norm backward over [4096, 768] moves 1.35x
-        // its unavoidable bytes, packed 1.09x.)
-        t = 32;
-        c = (span + 32 * width - 1) / (32 * width);
-      }
-      chunks = c;
-      if (!streams && chunks > room(t)) {
-        // Too long for one block's registers: spread the row over a cluster
-        // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
-        // chunks, else the fewest that fit), each block holding an equal
-        // whole-vector share. Where clusters may exceed CUDA's portable 8
-        // blocks, blocks have at most 512 threads (two fit an SM, so one
-        // loads while the other waits at a cluster barrier).
-        for (bool atAim : {true, false}) {
-          for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
-            if (!shifted && numCols % (n * width) != 0)
-              continue;
-            auto [nt, nc] =
-                shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-            if (nc <= (atAim ? chunksPerThread : clusterRoom(nt)))
-              cluster = n;
-          }
-          if (cluster > 1)
-            break;
-        }
-        // With rows in shared memory: one block, or the fewest blocks of a
-        // cluster, whose registers and shared memory hold their share,
-        // where fewer than registers alone would take (a row of 262144
-        // floats over 4 blocks, not 8; 65536 in one block, not 4), as
-        // long as the rows' blocks still give every SM one where the
-        // registers' would (32 rows of 131072: 8 blocks each, not 2).
-        int64_t fewest = 0;
-        if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
-          fewest = 1;
-        for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs;
-             n *= 2) {
+    // Tiles too few for a block on every SM: more column threads (down
+    // to 4 columns each).
+    int64_t tiles = (numRows + tile - 1) / tile;
+    while (tiles < smCount && tile * c < 1024 && numCols >= 8 * c) {
+      c *= 2;
+      if (chunks)
+        chunks = (numCols + c - 1) / c;
+    }
+    threads = tile * c;
+  } else {
+    auto [t, c] =
+        shape(span, streams ? streamAim : chunksPerThread, mostThreads);
+    if (exactThreads > 0) {
+      t = exactThreads;
+      c = (span + t * width - 1) / (t * width);
+    } else if (!columnSums.empty() && !streams && !contraction &&
+               packRows != 1 && foldRows != 1 && segment % 2 == 0 &&
+               llvm::all_equal(
+                   llvm::map_range(columnSums, [](const ColumnSum &c) {
+                     return cast<MemRefType>(c.terms.getType())
+                         .getElementType();
+                   }))) {
+      // Wider rows: a block's worth of threads a row (`t`), several rows
+      // a block where the partials' shared memory allows (see below).
+      packColumnSums = true;
+    }
+    if (packColumnSums && (span + 32 * width - 1) / (32 * width) <= 8) {
+      // Column sums beside rows a warp's registers hold (8 vectors a
+      // lane at most: the partials take as many more): a warp a row,
+      // several rows a block (packed, see below), so that a block keeps
+      // several rows in flight and folds several into each partial.
+      // (A block a row of 768 floats keeps one row's 6 KB in flight;
+      // filling the SMs then takes a block per 4 rows, partials a quarter
+      // of the input: layer norm backward over [4096, 768] moves 1.35x
+      // its unavoidable bytes, packed 1.09x.)
+      t = 32;
+      c = (span + 32 * width - 1) / (32 * width);
+    }
+    chunks = c;
+    if (!streams && chunks > room(t)) {
+      // Too long for one block's registers: spread the row over a cluster
+      // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
+      // chunks, else the fewest that fit), each block holding an equal
+      // whole-vector share. Where clusters may exceed CUDA's portable 8
+      // blocks, blocks have at most 512 threads (two fit an SM, so one
+      // loads while the other waits at a cluster barrier).
+      for (bool atAim : {true, false}) {
+        for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
           if (!shifted && numCols % (n * width) != 0)
             continue;
           auto [nt, nc] =
               shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-          if (nc <= clusterRoom(nt))
-            break;
-          if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
-            fewest = n;
+          if (nc <= (atAim ? chunksPerThread : clusterRoom(nt)))
+            cluster = n;
         }
-        // (async exchange: a cluster whose blocks hold their share in
-        // registers stays, since its exchanges cost no cluster barrier; the
-        // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
-        // of registers, 165.5 over 4 with shared memory; with barriers
-        // 174.8 and 169.3, bench/RESULTS.md)
-        if (fewest &&
-            (cluster == 1 ||
-             (!(asyncExchange && fewest > 1) &&
-              numRows * fewest >= std::min(smCount, numRows * cluster))))
-          cluster = fewest;
+        if (cluster > 1)
+          break;
       }
-      if (streams) {
-        // Each thread folds about `streamAim` vectors of the row per pass, in
-        // trips of `batch`.
-        chunks = 0;
-        threads = t;
-        // Rows too few to fill the device at that aim (a split's 144 slices
-        // of 4096 floats: blocks of 64 threads, two warps an SM, each thread
-        // four round trips to memory): more threads a row, until a thread's
-        // share takes one trip (2 x `batch` vectors at most, see
-        // emitStreamingPass), while the rows' threads are fewer than 8
-        // warps an SM. (A model, not yet timed. Not for shifted chunks,
-        // whose blocks' shares stay as shaped, nor with row-trip's chunks a
-        // trip.)
-        if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
-            !shifted && tripChunks == 0)
-          while (threads * 2 <= mostThreads &&
-                 numRows * threads < smCount * 256 &&
-                 span > threads * width * 2 * batch)
-            threads *= 2;
-      } else if (cluster > 1) {
-        colsPerBlock = sharePerBlock(cluster);
-        std::tie(t, chunks) =
-            shape(colsPerBlock, chunksPerThread, clusterThreads);
-        threads = t;
-        if (chunks > clusterRoom(t))
-          regChunks = sharedRegs(t, cluster);
-      } else if (chunks > room(t) &&
-                 chunks > sharedRegs(t, 1) + sharedRoom(t)) {
-        // Streaming mode, still `width` columns per access; rows this long
-        // are few per SM, so give each the most threads.
-        chunks = 0;
-        threads = mostThreads;
-      } else {
-        threads = t;
-        if (chunks > room(t))
-          regChunks = sharedRegs(t, 1);
+      // With rows in shared memory: one block, or the fewest blocks of a
+      // cluster, whose registers and shared memory hold their share,
+      // where fewer than registers alone would take (a row of 262144
+      // floats over 4 blocks, not 8; 65536 in one block, not 4), as
+      // long as the rows' blocks still give every SM one where the
+      // registers' would (32 rows of 131072: 8 blocks each, not 2).
+      int64_t fewest = 0;
+      if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
+        fewest = 1;
+      for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs; n *= 2) {
+        if (!shifted && numCols % (n * width) != 0)
+          continue;
+        auto [nt, nc] =
+            shape(sharePerBlock(n), chunksPerThread, clusterThreads);
+        if (nc <= clusterRoom(nt))
+          break;
+        if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
+          fewest = n;
       }
+      // (async exchange: a cluster whose blocks hold their share in
+      // registers stays, since its exchanges cost no cluster barrier; the
+      // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
+      // of registers, 165.5 over 4 with shared memory; with barriers
+      // 174.8 and 169.3, bench/RESULTS.md)
+      if (fewest &&
+          (cluster == 1 ||
+           (!(asyncExchange && fewest > 1) &&
+            numRows * fewest >= std::min(smCount, numRows * cluster))))
+        cluster = fewest;
+    }
+    if (streams) {
+      // Each thread folds about `streamAim` vectors of the row per pass, in
+      // trips of `batch`.
+      chunks = 0;
+      threads = t;
+      // Rows too few to fill the device at that aim (a split's 144 slices
+      // of 4096 floats: blocks of 64 threads, two warps an SM, each thread
+      // four round trips to memory): more threads a row, until a thread's
+      // share takes one trip (2 x `batch` vectors at most, see
+      // emitStreamingPass), while the rows' threads are fewer than 8
+      // warps an SM. (A model, not yet timed. Not for shifted chunks,
+      // whose blocks' shares stay as shaped, nor with row-trip's chunks a
+      // trip.)
+      if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
+          !shifted && tripChunks == 0)
+        while (threads * 2 <= mostThreads &&
+               numRows * threads < smCount * 256 &&
+               span > threads * width * 2 * batch)
+          threads *= 2;
+    } else if (cluster > 1) {
+      colsPerBlock = sharePerBlock(cluster);
+      std::tie(t, chunks) =
+          shape(colsPerBlock, chunksPerThread, clusterThreads);
+      threads = t;
+      if (chunks > clusterRoom(t))
+        regChunks = sharedRegs(t, cluster);
+    } else if (chunks > room(t) && chunks > sharedRegs(t, 1) + sharedRoom(t)) {
+      // Streaming mode, still `width` columns per access; rows this long
+      // are few per SM, so give each the most threads.
+      chunks = 0;
+      threads = mostThreads;
+    } else {
+      threads = t;
+      if (chunks > room(t))
+        regChunks = sharedRegs(t, 1);
     }
   }
-  // (chunks past the registers' in shared memory only where set above)
-  if (regChunks == 0 || rowsPerBlock > 1 || perThread)
-    regChunks = chunks;
-  else if (regChunks < chunks)
-    sharedLimit = sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
+}
+
+int64_t RowKernel::chooseBlockThreads() {
+  int64_t numRows = totalRows, numCols = totalCols;
   // Fewer threads than columns is pointless; keep whole warps.
   int64_t t =
       perThread || chunks || rowsPerBlock > 1 || exactThreads > 0
@@ -3837,8 +3823,7 @@ LogicalResult RowKernel::emit() {
                   exactThreads == 0 && columnSums.empty() && sharedLimit == 0;
   if (packable && !hasReductions() && !shifted && chunks == 1 &&
       numCols < 32 * width && colShape.size() == 1)
-    t = std::max<int64_t>(
-        1, llvm::PowerOf2Ceil((numCols + width - 1) / width));
+    t = std::max<int64_t>(1, llvm::PowerOf2Ceil((numCols + width - 1) / width));
   if (packable) {
     // (groups narrower than a warp: a warp's rows at least; by default up
     // to 4 warps' worth)
@@ -3849,6 +3834,12 @@ LogicalResult RowKernel::emit() {
            (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
       packedRows *= 2;
   }
+  return t;
+}
+
+int64_t RowKernel::chooseRun(int64_t t) {
+  int64_t numRows = totalRows;
+  int64_t segment = rowSegment();
   // Packed column sums: `packedRows` rows a block, a group of `t` threads
   // (a warp, or several) each, then the groups' partials combined through
   // shared memory (a group's share: 32 KB for the block at most, 8 groups
@@ -3868,7 +3859,9 @@ LogicalResult RowKernel::emit() {
                            .getIntOrFloatBitWidth();
     int64_t slotBytes = chunks * t * width * std::max<int64_t>(1, accBits / 8);
     int64_t most = std::min<int64_t>(
-        {packRows > 1 ? packRows : t == 32 ? 8 : std::max<int64_t>(1, 512 / t),
+        {packRows > 1 ? packRows
+         : t == 32    ? 8
+                      : std::max<int64_t>(1, 512 / t),
          std::max<int64_t>(t == 32 ? 2 : 1, 32768 / slotBytes),
          std::max<int64_t>(1, 1024 / t)});
     // (warps: at least 2 a block, as long as the rows divide; wider groups
@@ -3903,6 +3896,32 @@ LogicalResult RowKernel::emit() {
   } else {
     packColumnSums = false;
   }
+  // Column sums in register mode: a block takes `run` consecutive rows
+  // (a divisor of the rows, so that no row is partial) and folds their
+  // terms in registers; blocks of `t` threads' worth of 512 per SM keep
+  // the partials small beside the rows (8192 rows of 8192 on 132 SMs: 128
+  // blocks of 64 rows; on an H200 layer norm backward took 257.4 us so,
+  // 260.6 with 256 blocks of 32, 269.7 with 512 of 16, bench/RESULTS.md).
+  if (!packColumnSums && !columnSums.empty() && chunks > 0 && cluster == 1 &&
+      rowsPerBlock == 1 && !perThread && !contraction) {
+    if (foldRows > 0) {
+      run = largestDivisor(segment, foldRows);
+    } else {
+      int64_t target = smCount * std::max<int64_t>(1, 512 / t);
+      int64_t best = numRows;
+      for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
+        if (segment % s == 0 &&
+            std::abs(numRows / s - target) <= std::abs(best - target)) {
+          best = numRows / s;
+          run = s;
+        }
+    }
+  }
+  return run;
+}
+
+void RowKernel::choosePersist(int64_t t) {
+  int64_t numRows = totalRows, numCols = totalCols;
   // Persistent kernel: rows over a cluster whose blocks hold their shares
   // in registers (exchanging with st.async), or over one block holding the
   // row in registers, each block's share of every row-varying input copied
@@ -3926,33 +3945,61 @@ LogicalResult RowKernel::emit() {
     if (!persist.on)
       persist.inputs.clear();
   }
+}
+
+int64_t RowKernel::rowsPast(unsigned kept) const {
+  int64_t n = 1;
+  for (int64_t d : ArrayRef<int64_t>(rowShape).drop_front(kept))
+    n *= d;
+  return n;
+}
+
+int64_t RowKernel::rowSegment() const {
+  unsigned mostKept = 0;
+  for (const ColumnSum &c : columnSums)
+    mostKept = std::max(mostKept, c.kept);
+  return rowsPast(mostKept);
+}
+
+LogicalResult RowKernel::emit() {
+  if (failed(analyze()))
+    return failure();
+  findLayout();
+  linalg::GenericOp first = generics.front();
+  Location loc = first.getLoc();
+  OpBuilder b(generics.back());
+  b.setInsertionPointAfter(generics.back());
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  int64_t numRows = 1, numCols = 1;
+  for (int64_t d : rowShape)
+    numRows *= d;
+  for (int64_t d : colShape)
+    numCols *= d;
+  totalRows = numRows;
+  totalCols = numCols;
+  if (alongRows && !perThread)
+    chooseRowTiles();
+  // The passes a streaming kernel would make (and the online sums they pair,
+  // which only streaming reads): also whether one pass serves the group.
+  SmallVector<SmallVector<linalg::GenericOp>> passes = planPasses();
+  if (!perThread)
+    chooseThreads(passes);
+  // (chunks past the registers' in shared memory only where set above)
+  if (regChunks == 0 || rowsPerBlock > 1 || perThread)
+    regChunks = chunks;
+  else if (regChunks < chunks)
+    sharedLimit = sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
+  int64_t t = chooseBlockThreads();
+  int64_t run = chooseRun(t);
+  choosePersist(t);
   int64_t blocks = perThread ? (numRows + t - 1) / t
                   : rowsPerBlock > 1
                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
                   : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
                   : persist.on     ? persistGrid() * cluster
                                    : numRows * cluster;
-  // Column sums in register mode: a block takes `run` consecutive rows
-  // (a divisor of the rows, so that no row is partial) and folds their
-  // terms in registers; blocks of `t` threads' worth of 512 per SM keep
-  // the partials small beside the rows (8192 rows of 8192 on 132 SMs: 128
-  // blocks of 64 rows; on an H200 layer norm backward took 257.4 us so,
-  // 260.6 with 256 blocks of 32, 269.7 with 512 of 16, bench/RESULTS.md).
-  if (!packColumnSums && !columnSums.empty() && chunks > 0 && cluster == 1 &&
-      rowsPerBlock == 1 && !perThread && !contraction) {
-    if (foldRows > 0) {
-      run = largestDivisor(segment, foldRows);
-    } else {
-      int64_t target = smCount * std::max<int64_t>(1, 512 / t);
-      int64_t best = numRows;
-      for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
-        if (segment % s == 0 &&
-            std::abs(numRows / s - target) <= std::abs(best - target)) {
-          best = numRows / s;
-          run = s;
-        }
-    }
-  }
   accumulating = run * (packColumnSums ? packedRows : 1) > 1;
   if (accumulating)
     blocks = numRows / (run * (packColumnSums ? packedRows : 1));
