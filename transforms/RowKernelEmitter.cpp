@@ -406,6 +406,47 @@ private:
   int64_t chooseRun(int64_t t);
   /// Whether the kernel is persistent (`persist`).
   void choosePersist(int64_t t);
+  /// The kernel's launch: a grid of `blocks` blocks of `t` threads a row
+  /// (`packedRows` rows a block), a cluster's exchange slots, and the hints
+  /// for ptxas and the runtime.
+  gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
+                             int64_t t);
+  /// The mbarriers async copies complete: the cluster exchange's (see
+  /// initExchange) and a persistent kernel's staging one, the views of
+  /// shared memory the staged inputs land in, and the copy of the first
+  /// row's shares.
+  void initMbarriers(OpBuilder &kb, Location loc, Value tid, Value row,
+                     int64_t t);
+  /// Persistent kernel: the loop over the rows of a cluster (or block),
+  /// `row` its current one; the kernel's body goes in it (the builder's
+  /// insertion point). Returns the loop.
+  Operation *beginPersistLoop(OpBuilder &kb, Location loc, Value tid,
+                              Value &row);
+  /// Streaming mode: each reduction's passes over the row (a thread
+  /// folding the columns from `colStart` on, `colStride` apart) and its
+  /// row total, and the row-space generics' values, into `rowOutputs`
+  /// (buffer, value).
+  LogicalResult
+  emitStreamingReductions(OpBuilder &kb, Location loc, Value tid,
+                          ArrayRef<Value> rowIdx, Value colStart,
+                          int64_t colStride,
+                          ArrayRef<SmallVector<linalg::GenericOp>> passes,
+                          SmallVector<std::pair<Value, Value>> &rowOutputs);
+  /// Streaming mode: the full-space results no pass stored, in one loop
+  /// over the columns from `colStart` on, `colStep` apart.
+  LogicalResult storeFullSpaceOutputs(OpBuilder &kb, Location loc,
+                                      ArrayRef<Value> rowIdx, Value colStart,
+                                      Value colStep);
+  /// Stores the row's values (`rowOutputs`: buffer, value) from the row's
+  /// first column thread (the cluster's first block).
+  void storeRowOutputs(OpBuilder &kb, Location loc, Value colThread,
+                       ArrayRef<Value> rowIdx,
+                       ArrayRef<std::pair<Value, Value>> rowOutputs);
+  /// Column sums folded over a run of rows (`runLoop`, block `runBlock`):
+  /// each thread's partials, combined across the block's groups where
+  /// packed, stored as the block's row of each sum's partials.
+  void storeColumnPartials(OpBuilder &kb, Location loc, scf::ForOp runLoop,
+                           Value runBlock, Value tid, int64_t t);
   int64_t shareCols() const { return cluster > 1 ? colsPerBlock : totalCols; }
   SmallVector<RowMajorInput> rowMajorInputs();
   /// The address of `in`'s share of row `row` (an index).
@@ -605,6 +646,8 @@ private:
   /// column sum i at i * chunks + k (loop-carried over the block's rows).
   bool accumulating = false;
   SmallVector<Value> columnPartials;
+  /// The rows a block's partials fold (1 where not accumulating).
+  int64_t rowsPerPartial = 1;
 
   Type vectorOf(Type t) const {
     return width == 1 ? t : VectorType::get({width}, t);
@@ -3961,6 +4004,455 @@ int64_t RowKernel::rowSegment() const {
   return rowsPast(mostKept);
 }
 
+gpu::LaunchOp RowKernel::createLaunch(OpBuilder &b, Location loc,
+                                      int64_t blocks, int64_t t) {
+  linalg::GenericOp first = generics.front();
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  Value one = cIdx(b, 1);
+  auto func = first->getParentOfType<FunctionOpInterface>();
+  // Cluster mode: one workgroup slot per reduction for its block total
+  // (async exchange: a slot per block of the cluster, as integers, and the
+  // mbarrier their arrival completes).
+  SmallVector<Type> slotTypes;
+  if (cluster > 1)
+    for (linalg::GenericOp g : generics)
+      if (g.getNumReductionLoops() > 0) {
+        Type wide = combinedType(
+            cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType());
+        auto workgroup = gpu::AddressSpaceAttr::get(
+            b.getContext(), gpu::AddressSpace::Workgroup);
+        if (asyncExchange) {
+          // (persistent: twice over, by the parity of the block's rows)
+          int64_t copies = persist.on ? 2 : 1;
+          slotTypes.push_back(
+              MemRefType::get({copies * cluster}, exchangeType(wide),
+                              MemRefLayoutAttrInterface(), workgroup));
+          slotTypes.push_back(MemRefType::get({copies}, b.getI64Type(),
+                                              MemRefLayoutAttrInterface(),
+                                              workgroup));
+        } else {
+          slotTypes.push_back(MemRefType::get(
+              {1}, wide, MemRefLayoutAttrInterface(), workgroup));
+        }
+      }
+  Value clusterSize = cluster > 1 ? cIdx(b, cluster) : Value();
+  auto launch = gpu::LaunchOp::create(
+      b, loc, cIdx(b, blocks), one, one, cIdx(b, t * packedRows), one, one,
+      nullptr, nullptr, {}, slotTypes, {}, clusterSize,
+      cluster > 1 ? one : Value(), cluster > 1 ? one : Value(),
+      FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
+      FlatSymbolRefAttr::get(b.getContext(),
+                             (func.getName() + "_" + name).str()));
+  launchOp = launch;
+  blockThreads = t * packedRows;
+  if (occupancy > 1 && cluster == 1 && rowsPerBlock == 1 && !perThread &&
+      columnSums.empty() && blockThreads * occupancy <= 1024) {
+    // (the blocks an SM holds by registers, for ptxas: fusion-cluster-dims
+    // moves it to the outlined kernel as nvvm.minctasm; cluster kernels get
+    // theirs from the cluster's block size; blocks of a size given from
+    // outside, a split's finish, keep their registers)
+    setKernelHint(func, "kfuse.min_blocks_per_sm",
+                  b.getI32IntegerAttr(occupancy));
+  }
+  if (persist.on)
+    // (the most clusters worth launching, which fusion-cluster-dims puts on
+    // the launch for the runtime: it launches as many of them as the
+    // device holds at once)
+    setKernelHint(func, "kfuse.persistent", b.getI64IntegerAttr(persistGrid()));
+  Block &launchBody = launch.getBody().front();
+  if (cluster > 1) {
+    // (LaunchOp's builder leaves out the six cluster id and size arguments
+    // that a launch with clusters has after the twelve grid and block ones.)
+    unsigned expected =
+        launch.getNumConfigRegionAttributes() + unsigned(slotTypes.size());
+    for (unsigned i = 0; launchBody.getNumArguments() < expected; ++i)
+      launchBody.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes + i,
+                                b.getIndexType(), loc);
+  }
+  return launch;
+}
+
+void RowKernel::initMbarriers(OpBuilder &kb, Location loc, Value tid, Value row,
+                              int64_t t) {
+  if (persist.on) {
+    // The staged inputs' views of the dynamic shared memory, chunk k of
+    // thread t at the share's columns (k t_n + t) * width on, as in
+    // memory; the mbarrier the copies complete.
+    auto workgroup = gpu::AddressSpaceAttr::get(kb.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    persist.bar = launchOp.addWorkgroupAttribution(
+        MemRefType::get({1}, kb.getI64Type(), MemRefLayoutAttrInterface(),
+                        workgroup),
+        loc);
+    for (const RowMajorInput &in : persist.inputs) {
+      Type elem = cast<MemRefType>(in.buffer.getType()).getElementType();
+      persist.views.push_back(sharedView(
+          loc, MemRefType::get({chunks, t}, VectorType::get({width}, elem)),
+          shareCols() * in.bytes));
+    }
+  }
+  if (cluster > 1 && asyncExchange)
+    initExchange(kb, loc, tid); // (the staging mbarrier's too)
+  if (persist.on) {
+    if (cluster > 1) {
+      // (every block's mbarriers initialized before any st.async)
+      NVVM::ClusterWaitOp::create(kb, loc, kb.getUnitAttr());
+      clusterReady = true;
+    } else {
+      // (a block a row: thread 0 initializes the staging mbarrier, the
+      // barrier shows it to every thread)
+      OpBuilder ib = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
+                                       /*withElse=*/false)
+                         .getThenBodyBuilder();
+      NVVM::MBarrierInitOp::create(
+          ib, loc, sharedAddress(ib, loc, persist.bar),
+          arith::ConstantIntOp::create(ib, loc, ib.getI32Type(), 1),
+          /*predicate=*/Value());
+      NVVM::FenceMbarrierInitOp::create(ib, loc);
+      gpu::BarrierOp::create(kb, loc);
+    }
+    // Thread 0 copies the share of the cluster's (or block's) first row,
+    // where it has one: a grid of more clusters than rows leaves some idle.
+    stageRow(kb, loc, tid, row);
+  }
+}
+
+Operation *RowKernel::beginPersistLoop(OpBuilder &kb, Location loc, Value tid,
+                                       Value &row) {
+  int64_t numRows = totalRows;
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  // Cluster `row` of the n the launch has takes rows row, row + n, ...:
+  // the k-th waits for its shares' copies (phase k of the staging
+  // mbarrier), takes them into registers, and once every thread has (a
+  // barrier) thread 0 copies the next row's; exchanges use the slots of
+  // parity k. (n is the grid's, %nclusterid.x, not a constant: the
+  // runtime may launch fewer clusters than the plan, those the device
+  // holds at once; without clusters, the grid's blocks.)
+  // (only the row lives across the loop: n is read from its special
+  // register where it is used, and k = row / n as cid < n; a trip count
+  // and n live across it cost the group norm's cluster kernel, at 64
+  // registers, 12 bytes more of spills, ptxas)
+  auto clusters = [&](OpBuilder &ob) -> Value {
+    return arith::IndexCastUIOp::create(
+        ob, loc, ob.getIndexType(),
+        NVVM::ClusterDimXOp::create(ob, loc, ob.getI32Type()));
+  };
+  Type indexType = kb.getIndexType();
+  auto loop =
+      scf::WhileOp::create(kb, loc, TypeRange{indexType}, ValueRange{row});
+  {
+    Block *before =
+        OpBuilder(loop).createBlock(&loop.getBefore(), {}, {indexType}, {loc});
+    OpBuilder wb = OpBuilder::atBlockBegin(before);
+    Value r = before->getArgument(0);
+    scf::ConditionOp::create(wb, loc,
+                             arith::CmpIOp::create(wb, loc,
+                                                   arith::CmpIPredicate::ult, r,
+                                                   cIdx(wb, numRows)),
+                             ValueRange{r});
+  }
+  Block *after =
+      OpBuilder(loop).createBlock(&loop.getAfter(), {}, {indexType}, {loc});
+  row = after->getArgument(0);
+  {
+    OpBuilder yb = OpBuilder::atBlockEnd(after);
+    scf::YieldOp::create(
+        yb, loc,
+        ValueRange{
+            arith::AddIOp::create(yb, loc, row, clusters(yb)).getResult()});
+    kb.setInsertionPoint(after->getTerminator());
+  }
+  Value k = arith::DivUIOp::create(kb, loc, row, clusters(kb));
+  persist.buffer = arith::AndIOp::create(kb, loc, k, cIdx(kb, 1));
+  auto parity = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(kb, loc, kb.getI32Type(), v);
+  };
+  persist.stageParity = parity(persist.buffer);
+  persist.phase = parity(arith::AndIOp::create(
+      kb, loc, arith::ShRUIOp::create(kb, loc, k, cIdx(kb, 1)), cIdx(kb, 1)));
+  waitPhase(kb, loc, sharedAddress(kb, loc, persist.bar), persist.stageParity);
+  // (every view of a staged input finds its chunks loaded)
+  for (auto [i, in] : llvm::enumerate(persist.inputs))
+    for (int64_t c = 0; c < chunks; ++c) {
+      Value v = memref::LoadOp::create(kb, loc, persist.views[i],
+                                       ValueRange{cIdx(kb, c), tid});
+      for (auto [buffer, map] : in.reads)
+        loaded[std::make_tuple(buffer.getAsOpaquePointer(),
+                               const_cast<void *>(map.getAsOpaquePointer()),
+                               c)] = v;
+    }
+  gpu::BarrierOp::create(kb, loc);
+  stageRow(kb, loc, tid, arith::AddIOp::create(kb, loc, row, clusters(kb)));
+  return loop;
+}
+
+LogicalResult RowKernel::emitStreamingReductions(
+    OpBuilder &kb, Location loc, Value tid, ArrayRef<Value> rowIdx,
+    Value colStart, int64_t colStride,
+    ArrayRef<SmallVector<linalg::GenericOp>> passes,
+    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  int64_t numCols = totalCols;
+  for (linalg::GenericOp g : generics) {
+    if (g.getNumReductionLoops() > 0) {
+      for (ArrayRef<linalg::GenericOp> members : passes)
+        if (members.front() == g &&
+            failed(emitStreamingPass(kb, loc, tid, rowIdx, colStart, colStride,
+                                     numCols, members)))
+          return failure();
+      Combiner comb = *findCombiner(g);
+      Value total = totals[g];
+      if (auto on = onlineSums.find(g); on != onlineSums.end()) {
+        // sum(exp(e - r)) from the pass's sum against its max M, r
+        // computed from the row's max m (its init folded in).
+        Value m = rowValueBefore(on->second.maxBuffer, position[g]);
+        total = onlineSum(kb, loc, total, on->second.maxTotal,
+                          on->second.ref.of(kb, loc, m));
+      }
+      if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+        // sum((e - q)^2) = M2 + n (mean - q)^2, q now known.
+        Value q = rowValueBefore(c->second.qBuffer, position[c->first]);
+        if (!q)
+          return g.emitError() << "kfuse: kernel '" << name
+                               << "' reads a row value before computing it";
+        q = c->second.center.of(kb, loc, q);
+        // (mean - q as (shift - q) + offset: exact where q is within a
+        // factor 2 of the shift, however large both are)
+        Value off = arith::AddFOp::create(
+            kb, loc, arith::SubFOp::create(kb, loc, c->second.shift, q),
+            c->second.offset);
+        Value n = floatConstant(kb, loc, total.getType(), double(numCols));
+        // (sum(e - q) = n (mean - q))
+        total =
+            c->second.squares
+                ? arith::AddFOp::create(
+                      kb, loc, total,
+                      arith::MulFOp::create(
+                          kb, loc, n, arith::MulFOp::create(kb, loc, off, off)))
+                      .getResult()
+                : arith::MulFOp::create(kb, loc, n, off).getResult();
+      }
+      // (trailing reductions: the row indices are the leading loops, and a
+      // scalar is wanted, not a vector)
+      SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)
+                                             : orderLoops(kb, loc, g, rowIdx);
+      if (failed(finishReduction(kb, loc, g, comb, total, initIdx, rowOutputs)))
+        return failure();
+    } else if (isRowSpace(g)) {
+      if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
+        return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult RowKernel::storeFullSpaceOutputs(OpBuilder &kb, Location loc,
+                                               ArrayRef<Value> rowIdx,
+                                               Value colStart, Value colStep) {
+  int64_t numCols = totalCols;
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  // Full-space results leave in one column loop (a thread per row: in
+  // trips of `threadBatch` columns, every value of a trip computed before
+  // its stores, so that the loads are in flight together).
+  SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
+  for (auto [g, i] : fullSpaceOutputs())
+    if (!storedInPass.contains({g.getOperation(), i}))
+      fullOutputs.push_back({g, i});
+  if (!fullOutputs.empty()) {
+    int64_t k = perThread && !contraction ? perThreadTrip(numCols) : 1;
+    bool masked = numCols % k != 0;
+    Value step = k == 1 ? colStep : cIdx(kb, k);
+    // (shifted: virtual columns up to n + rowShift, one chunk a trip)
+    assert((!shifted || k == 1) && "shifted chunks with a thread per row");
+    auto loop = scf::ForOp::create(
+        kb, loc, colStart,
+        shifted ? arith::AddIOp::create(kb, loc, rowShift, cIdx(kb, numCols))
+                      .getResult()
+                : cIdx(kb, numCols),
+        step);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    struct Pending {
+      linalg::GenericOp g;
+      unsigned result;
+      Value value, ok; // (ok: the column is in the row, if masked)
+      SmallVector<Value> idx;
+    };
+    SmallVector<Pending> stores;
+    for (int64_t j = 0; j < k; ++j) {
+      Value col = loop.getInductionVar(), ok;
+      if (shifted) {
+        col = arith::SubIOp::create(lb, loc, col, rowShift);
+        shiftedChunk(lb, loc, rowIdx, col, numCols, /*head=*/true,
+                     /*tail=*/true);
+      } else if (j > 0) {
+        col = arith::AddIOp::create(lb, loc, col, cIdx(lb, j));
+        if (masked) {
+          ok = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, col,
+                                     cIdx(lb, numCols));
+          col = arith::SelectOp::create(lb, loc, ok, col, cIdx(lb, 0));
+        }
+      }
+      SmallVector<Value> idx(rowIdx);
+      llvm::append_range(idx, kfuse::delinearize(lb, loc, col, colShape));
+      Cache cache;
+      for (auto [g, i] : fullOutputs) {
+        Value buffer = g.getDpsInits()[i];
+        AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+        auto v = valueAt(lb, loc, buffer, position[g] + 1, outMap, idx, cache);
+        if (failed(v))
+          return failure();
+        stores.push_back({g, i, *v, ok, idx});
+      }
+    }
+    for (Pending &p : stores) {
+      OpBuilder sb = lb;
+      if (p.ok)
+        sb = scf::IfOp::create(lb, loc, p.ok, /*withElse=*/false)
+                 .getThenBodyBuilder();
+      storeColumns(sb, loc, p.value, p.g.getDpsInits()[p.result],
+                   p.g.getMatchingIndexingMap(p.g.getDpsInitOperand(p.result)),
+                   p.idx);
+    }
+  }
+  return success();
+}
+
+void RowKernel::storeRowOutputs(OpBuilder &kb, Location loc, Value colThread,
+                                ArrayRef<Value> rowIdx,
+                                ArrayRef<std::pair<Value, Value>> rowOutputs) {
+  if (rowOutputs.empty())
+    return;
+  OpBuilder ib = kb;
+  if (!perThread) {
+    // (the first column thread of each row of a tile)
+    Value isFirst = isZero(kb, loc, colThread);
+    if (cluster > 1) // (the first block of the cluster stores)
+      isFirst = arith::AndIOp::create(kb, loc, isFirst, isZero(kb, loc, rank));
+    if (rowInside)
+      isFirst = arith::AndIOp::create(kb, loc, isFirst, rowInside);
+    ib = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false)
+             .getThenBodyBuilder();
+  }
+  for (auto [buffer, v] : rowOutputs) {
+    // Stored through the writer's output map (a projected permutation).
+    SmallVector<Value> at(rowIdx);
+    if (auto w = writerBefore(buffer, generics.size())) {
+      SmallVector<Value> loopIdx = orderLoops(ib, loc, w->first, rowIdx);
+      at.clear();
+      for (AffineExpr e :
+           w->first
+               .getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
+               .getResults())
+        at.push_back(loopIdx[cast<AffineDimExpr>(e).getPosition()]);
+    }
+    memref::StoreOp::create(ib, loc, v, buffer, at);
+  }
+}
+
+void RowKernel::storeColumnPartials(OpBuilder &kb, Location loc,
+                                    scf::ForOp runLoop, Value runBlock,
+                                    Value tid, int64_t t) {
+  int64_t numCols = totalCols;
+  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  // Each thread stores its columns' partials: row `runBlock` of each
+  // column sum's partials.
+  bool ragged = numCols % (t * width) != 0;
+  // (the block's place in a column sum's partials: [kept index...,
+  // block of it], then the columns)
+  auto partialAt = [&](OpBuilder &pb, const ColumnSum &c) {
+    SmallVector<Value> idx{runBlock};
+    if (c.kept == 0)
+      return idx;
+    Value per = cIdx(pb, rowsPast(c.kept) / rowsPerPartial);
+    idx = kfuse::delinearize(pb, loc,
+                             arith::DivUIOp::create(pb, loc, runBlock, per),
+                             ArrayRef<int64_t>(rowShape).take_front(c.kept));
+    idx.push_back(arith::RemUIOp::create(pb, loc, runBlock, per));
+    return idx;
+  };
+  auto identityOf = [&](const ColumnSum &c) {
+    return AffineMap::getMultiDimIdentityMap(c.kept + 1 + colShape.size(),
+                                             kb.getContext());
+  };
+  if (packColumnSums) {
+    // The groups' partials through shared memory: each group (a warp, or
+    // `t` threads) stores its chunks as row `packWarp` of a [groups,
+    // chunks * t] buffer (one for every column sum, in turn), and every
+    // thread of the block adds up the groups' values of a slot (chunk k
+    // thread l: columns from (k * t + l) * width on) and stores the
+    // block's partial.
+    Value blockTid = launchOp.getThreadIds().x;
+    int64_t slots = chunks * t;
+    Value scratch;
+    for (auto [i, c] : llvm::enumerate(columnSums)) {
+      Type valType = runLoop.getResult(i * chunks).getType();
+      if (!scratch ||
+          cast<MemRefType>(scratch.getType()).getElementType() != valType)
+        scratch = launchOp.addWorkgroupAttribution(
+            MemRefType::get({packedRows, slots}, valType,
+                            MemRefLayoutAttrInterface(),
+                            gpu::AddressSpaceAttr::get(
+                                kb.getContext(), gpu::AddressSpace::Workgroup)),
+            loc);
+      else
+        gpu::BarrierOp::create(kb, loc); // (the last sum's reads done)
+      for (int64_t k = 0; k < chunks; ++k)
+        memref::StoreOp::create(
+            kb, loc, runLoop.getResult(i * chunks + k), scratch,
+            ValueRange{packWarp,
+                       arith::AddIOp::create(kb, loc, tid, cIdx(kb, k * t))});
+      gpu::BarrierOp::create(kb, loc);
+      vector::CombiningKind vk = gpu::convertReductionKind(c.kind);
+      for (int64_t first = 0; first < slots; first += blockThreads) {
+        Value slot = arith::AddIOp::create(kb, loc, blockTid, cIdx(kb, first));
+        Value col = arith::MulIOp::create(kb, loc, slot, cIdx(kb, width));
+        OpBuilder sb = kb;
+        if (first + blockThreads > slots || ragged) {
+          // (slots * width >= numCols: the slots past the columns too)
+          Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                           col, cIdx(kb, numCols));
+          sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
+                   .getThenBodyBuilder();
+        }
+        Value v;
+        for (int64_t w = 0; w < packedRows; ++w) {
+          Value x = memref::LoadOp::create(sb, loc, scratch,
+                                           ValueRange{cIdx(sb, w), slot});
+          v = v ? vector::makeArithReduction(sb, loc, vk, v, x) : x;
+        }
+        SmallVector<Value> idx = partialAt(sb, c);
+        llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
+        storeColumns(sb, loc, v, c.partial, identityOf(c), idx);
+      }
+    }
+  }
+  for (auto [i, c] : llvm::enumerate(packColumnSums ? ArrayRef<ColumnSum>()
+                                                    : ArrayRef(columnSums)))
+    for (int64_t k = 0; k < chunks; ++k) {
+      Value col = arith::MulIOp::create(
+          kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(kb, k * t)),
+          cIdx(kb, width));
+      OpBuilder sb = kb;
+      if (ragged) {
+        Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                         col, cIdx(kb, numCols));
+        sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
+                 .getThenBodyBuilder();
+      }
+      SmallVector<Value> idx = partialAt(sb, c);
+      llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
+      storeColumns(sb, loc, runLoop.getResult(i * chunks + k), c.partial,
+                   identityOf(c), idx);
+    }
+}
+
 LogicalResult RowKernel::emit() {
   if (failed(analyze()))
     return failure();
@@ -3995,15 +4487,15 @@ LogicalResult RowKernel::emit() {
   int64_t run = chooseRun(t);
   choosePersist(t);
   int64_t blocks = perThread ? (numRows + t - 1) / t
-                  : rowsPerBlock > 1
-                      ? (numRows + rowsPerBlock - 1) / rowsPerBlock
-                  : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
-                  : persist.on     ? persistGrid() * cluster
-                                   : numRows * cluster;
+                   : rowsPerBlock > 1
+                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
+                   : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
+                   : persist.on     ? persistGrid() * cluster
+                                    : numRows * cluster;
   accumulating = run * (packColumnSums ? packedRows : 1) > 1;
   if (accumulating)
     blocks = numRows / (run * (packColumnSums ? packedRows : 1));
-  int64_t rowsPerPartial = accumulating ? numRows / blocks : 1;
+  rowsPerPartial = accumulating ? numRows / blocks : 1;
   for (ColumnSum &c : columnSums) {
     c.partial = c.independent ? Value() : c.terms;
     if (!accumulating)
@@ -4014,72 +4506,11 @@ LogicalResult RowKernel::emit() {
     llvm::append_range(shape, colShape);
     c.partial = memref::AllocOp::create(
         b, loc,
-        MemRefType::get(shape, cast<MemRefType>(c.terms.getType())
-                                   .getElementType()));
+        MemRefType::get(shape,
+                        cast<MemRefType>(c.terms.getType()).getElementType()));
   }
-  Value one = cIdx(b, 1);
-  auto func = first->getParentOfType<FunctionOpInterface>();
-  // Cluster mode: one workgroup slot per reduction for its block total
-  // (async exchange: a slot per block of the cluster, as integers, and the
-  // mbarrier their arrival completes).
-  SmallVector<Type> slotTypes;
-  if (cluster > 1)
-    for (linalg::GenericOp g : generics)
-      if (g.getNumReductionLoops() > 0) {
-        Type wide = combinedType(
-            cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType());
-        auto workgroup = gpu::AddressSpaceAttr::get(
-            b.getContext(), gpu::AddressSpace::Workgroup);
-        if (asyncExchange) {
-          // (persistent: twice over, by the parity of the block's rows)
-          int64_t copies = persist.on ? 2 : 1;
-          slotTypes.push_back(MemRefType::get({copies * cluster},
-                                              exchangeType(wide),
-                                              MemRefLayoutAttrInterface(),
-                                              workgroup));
-          slotTypes.push_back(MemRefType::get({copies}, b.getI64Type(),
-                                              MemRefLayoutAttrInterface(),
-                                              workgroup));
-        } else {
-          slotTypes.push_back(MemRefType::get(
-              {1}, wide, MemRefLayoutAttrInterface(), workgroup));
-        }
-      }
-  Value clusterSize = cluster > 1 ? cIdx(b, cluster) : Value();
-  auto launch = gpu::LaunchOp::create(
-      b, loc, cIdx(b, blocks), one, one, cIdx(b, t * packedRows), one, one,
-      nullptr, nullptr,
-      {}, slotTypes, {}, clusterSize, cluster > 1 ? one : Value(),
-      cluster > 1 ? one : Value(),
-      FlatSymbolRefAttr::get(b.getContext(), "kfuse_kernels"),
-      FlatSymbolRefAttr::get(b.getContext(),
-                             (func.getName() + "_" + name).str()));
-  launchOp = launch;
-  blockThreads = t * packedRows;
-  if (occupancy > 1 && cluster == 1 && rowsPerBlock == 1 && !perThread &&
-      columnSums.empty() && blockThreads * occupancy <= 1024) {
-    // (the blocks an SM holds by registers, for ptxas: fusion-cluster-dims
-    // moves it to the outlined kernel as nvvm.minctasm; cluster kernels get
-    // theirs from the cluster's block size; blocks of a size given from
-    // outside, a split's finish, keep their registers)
-    setKernelHint(func, "kfuse.min_blocks_per_sm",
-                  b.getI32IntegerAttr(occupancy));
-  }
-  if (persist.on)
-    // (the most clusters worth launching, which fusion-cluster-dims puts on
-    // the launch for the runtime: it launches as many of them as the
-    // device holds at once)
-    setKernelHint(func, "kfuse.persistent", b.getI64IntegerAttr(persistGrid()));
+  gpu::LaunchOp launch = createLaunch(b, loc, blocks, t);
   Block &launchBody = launch.getBody().front();
-  if (cluster > 1) {
-    // (LaunchOp's builder leaves out the six cluster id and size arguments
-    // that a launch with clusters has after the twelve grid and block ones.)
-    unsigned expected =
-        launch.getNumConfigRegionAttributes() + unsigned(slotTypes.size());
-    for (unsigned i = 0; launchBody.getNumArguments() < expected; ++i)
-      launchBody.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes + i,
-                                b.getIndexType(), loc);
-  }
   OpBuilder kb = OpBuilder::atBlockEnd(&launchBody);
   Value row = launch.getBlockIds().x, tid = launch.getThreadIds().x;
   if (cluster > 1) {
@@ -4087,51 +4518,10 @@ LogicalResult RowKernel::emit() {
     rank = arith::RemUIOp::create(kb, loc, row, cIdx(kb, cluster));
     row = arith::DivUIOp::create(kb, loc, row, cIdx(kb, cluster));
     colBase = arith::MulIOp::create(kb, loc, rank, cIdx(kb, colsPerBlock));
-    for (auto [i, buffer] :
-         llvm::enumerate(launch.getWorkgroupAttributions()))
+    for (auto [i, buffer] : llvm::enumerate(launch.getWorkgroupAttributions()))
       (asyncExchange && i % 2 ? mbars : slots).push_back(buffer);
   }
-  if (persist.on) {
-    // The staged inputs' views of the dynamic shared memory, chunk k of
-    // thread t at the share's columns (k t_n + t) * width on, as in
-    // memory; the mbarrier the copies complete.
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    persist.bar = launch.addWorkgroupAttribution(
-        MemRefType::get({1}, b.getI64Type(), MemRefLayoutAttrInterface(),
-                        workgroup),
-        loc);
-    for (const RowMajorInput &in : persist.inputs) {
-      Type elem = cast<MemRefType>(in.buffer.getType()).getElementType();
-      persist.views.push_back(sharedView(
-          loc, MemRefType::get({chunks, t}, VectorType::get({width}, elem)),
-          shareCols() * in.bytes));
-    }
-  }
-  if (cluster > 1 && asyncExchange)
-    initExchange(kb, loc, tid); // (the staging mbarrier's too)
-  if (persist.on) {
-    if (cluster > 1) {
-      // (every block's mbarriers initialized before any st.async)
-      NVVM::ClusterWaitOp::create(kb, loc, kb.getUnitAttr());
-      clusterReady = true;
-    } else {
-      // (a block a row: thread 0 initializes the staging mbarrier, the
-      // barrier shows it to every thread)
-      OpBuilder ib = scf::IfOp::create(kb, loc, isZero(kb, loc, tid),
-                                       /*withElse=*/false)
-                         .getThenBodyBuilder();
-      NVVM::MBarrierInitOp::create(
-          ib, loc, sharedAddress(ib, loc, persist.bar),
-          arith::ConstantIntOp::create(ib, loc, ib.getI32Type(), 1),
-          /*predicate=*/Value());
-      NVVM::FenceMbarrierInitOp::create(ib, loc);
-      gpu::BarrierOp::create(kb, loc);
-    }
-    // Thread 0 copies the share of the cluster's (or block's) first row,
-    // where it has one: a grid of more clusters than rows leaves some idle.
-    stageRow(kb, loc, tid, row);
-  }
+  initMbarriers(kb, loc, tid, row, t);
   if (packedRows > 1) {
     // Packed rows: warp w of the block on row block * packedRows + w, its
     // lane the column thread (packed column sums: group w of `t` threads).
@@ -4144,8 +4534,8 @@ LogicalResult RowKernel::emit() {
           kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
           warp);
     if (!packColumnSums && numRows % packedRows != 0) {
-      rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
-                                        row, cIdx(kb, numRows));
+      rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
+                                        cIdx(kb, numRows));
       row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
     }
   }
@@ -4177,8 +4567,8 @@ LogicalResult RowKernel::emit() {
                                 arith::MulIOp::create(kb, loc, row, tile),
                                 arith::RemUIOp::create(kb, loc, tid, tile));
     if (numRows % rowsPerBlock != 0) {
-      rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
-                                        row, cIdx(kb, numRows));
+      rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
+                                        cIdx(kb, numRows));
       row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
     }
     colStart = colThread;
@@ -4192,7 +4582,8 @@ LogicalResult RowKernel::emit() {
     for (ColumnSum &c : columnSums) {
       Type accType = cast<MemRefType>(c.terms.getType()).getElementType();
       Value n = splat(
-          kb, loc, arith::ConstantOp::create(kb, loc, neutral(kb, c.kind, accType)));
+          kb, loc,
+          arith::ConstantOp::create(kb, loc, neutral(kb, c.kind, accType)));
       inits.append(chunks, n);
     }
     runLoop = scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, run),
@@ -4203,78 +4594,13 @@ LogicalResult RowKernel::emit() {
         runLoop.getInductionVar());
     if (packColumnSums)
       row = arith::AddIOp::create(
-          kb, loc,
-          arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
+          kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
           packWarp);
     columnPartials.assign(runLoop.getRegionIterArgs().begin(),
                           runLoop.getRegionIterArgs().end());
   }
-  Operation *persistLoop = nullptr;
-  if (persist.on) {
-    // Cluster `row` of the n the launch has takes rows row, row + n, ...:
-    // the k-th waits for its shares' copies (phase k of the staging
-    // mbarrier), takes them into registers, and once every thread has (a
-    // barrier) thread 0 copies the next row's; exchanges use the slots of
-    // parity k. (n is the grid's, %nclusterid.x, not a constant: the
-    // runtime may launch fewer clusters than the plan, those the device
-    // holds at once; without clusters, the grid's blocks.)
-    // (only the row lives across the loop: n is read from its special
-    // register where it is used, and k = row / n as cid < n; a trip count
-    // and n live across it cost the group norm's cluster kernel, at 64
-    // registers, 12 bytes more of spills, ptxas)
-    auto clusters = [&](OpBuilder &ob) -> Value {
-      return arith::IndexCastUIOp::create(
-          ob, loc, ob.getIndexType(),
-          NVVM::ClusterDimXOp::create(ob, loc, ob.getI32Type()));
-    };
-    Type indexType = kb.getIndexType();
-    auto loop = scf::WhileOp::create(kb, loc, TypeRange{indexType},
-                                     ValueRange{row});
-    persistLoop = loop;
-    {
-      Block *before = OpBuilder(loop).createBlock(&loop.getBefore(), {},
-                                                  {indexType}, {loc});
-      OpBuilder wb = OpBuilder::atBlockBegin(before);
-      Value r = before->getArgument(0);
-      scf::ConditionOp::create(
-          wb, loc,
-          arith::CmpIOp::create(wb, loc, arith::CmpIPredicate::ult, r,
-                                cIdx(wb, numRows)),
-          ValueRange{r});
-    }
-    Block *after = OpBuilder(loop).createBlock(&loop.getAfter(), {},
-                                               {indexType}, {loc});
-    row = after->getArgument(0);
-    {
-      OpBuilder yb = OpBuilder::atBlockEnd(after);
-      scf::YieldOp::create(
-          yb, loc, ValueRange{arith::AddIOp::create(yb, loc, row, clusters(yb))
-                                  .getResult()});
-      kb.setInsertionPoint(after->getTerminator());
-    }
-    Value k = arith::DivUIOp::create(kb, loc, row, clusters(kb));
-    persist.buffer = arith::AndIOp::create(kb, loc, k, cIdx(kb, 1));
-    auto parity = [&](Value v) -> Value {
-      return arith::IndexCastOp::create(kb, loc, kb.getI32Type(), v);
-    };
-    persist.stageParity = parity(persist.buffer);
-    persist.phase = parity(arith::AndIOp::create(
-        kb, loc, arith::ShRUIOp::create(kb, loc, k, cIdx(kb, 1)), cIdx(kb, 1)));
-    waitPhase(kb, loc, sharedAddress(kb, loc, persist.bar),
-              persist.stageParity);
-    // (every view of a staged input finds its chunks loaded)
-    for (auto [i, in] : llvm::enumerate(persist.inputs))
-      for (int64_t c = 0; c < chunks; ++c) {
-        Value v = memref::LoadOp::create(kb, loc, persist.views[i],
-                                         ValueRange{cIdx(kb, c), tid});
-        for (auto [buffer, map] : in.reads)
-          loaded[std::make_tuple(buffer.getAsOpaquePointer(),
-                                 const_cast<void *>(map.getAsOpaquePointer()),
-                                 c)] = v;
-      }
-    gpu::BarrierOp::create(kb, loc);
-    stageRow(kb, loc, tid, arith::AddIOp::create(kb, loc, row, clusters(kb)));
-  }
+  Operation *persistLoop =
+      persist.on ? beginPersistLoop(kb, loc, tid, row) : nullptr;
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
   if (prefetchRows > 0 && chunks > 0 && !perThread && rowsPerBlock == 1 &&
       packedRows == 1 && !accumulating && !shifted && numRows > prefetchRows &&
@@ -4319,153 +4645,13 @@ LogicalResult RowKernel::emit() {
           arith::ConstantIntOp::create(lb, loc, sharedBytes, 32));
     }
   } else {
-    for (linalg::GenericOp g : generics) {
-      if (g.getNumReductionLoops() > 0) {
-        for (ArrayRef<linalg::GenericOp> members : passes)
-          if (members.front() == g &&
-              failed(emitStreamingPass(kb, loc, tid, rowIdx, colStart,
+    if (failed(emitStreamingReductions(kb, loc, tid, rowIdx, colStart,
                                        perThread ? 1 : colThreads * width,
-                                       numCols,
-                                       members)))
-            return failure();
-        Combiner comb = *findCombiner(g);
-        Value total = totals[g];
-        if (auto on = onlineSums.find(g); on != onlineSums.end()) {
-          // sum(exp(e - r)) from the pass's sum against its max M, r
-          // computed from the row's max m (its init folded in).
-          Value m = rowValueBefore(on->second.maxBuffer, position[g]);
-          total = onlineSum(kb, loc, total, on->second.maxTotal,
-                            on->second.ref.of(kb, loc, m));
-        }
-        if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-          // sum((e - q)^2) = M2 + n (mean - q)^2, q now known.
-          Value q = rowValueBefore(c->second.qBuffer, position[c->first]);
-          if (!q)
-            return g.emitError() << "kfuse: kernel '" << name
-                                 << "' reads a row value before computing it";
-          q = c->second.center.of(kb, loc, q);
-          // (mean - q as (shift - q) + offset: exact where q is within a
-          // factor 2 of the shift, however large both are)
-          Value off = arith::AddFOp::create(
-              kb, loc, arith::SubFOp::create(kb, loc, c->second.shift, q),
-              c->second.offset);
-          Value n = floatConstant(kb, loc, total.getType(), double(numCols));
-          // (sum(e - q) = n (mean - q))
-          total = c->second.squares
-                      ? arith::AddFOp::create(
-                            kb, loc, total,
-                            arith::MulFOp::create(
-                                kb, loc, n,
-                                arith::MulFOp::create(kb, loc, off, off)))
-                            .getResult()
-                      : arith::MulFOp::create(kb, loc, n, off).getResult();
-        }
-        // (trailing reductions: the row indices are the leading loops, and a
-        // scalar is wanted, not a vector)
-        SmallVector<Value> initIdx = width > 1 ? SmallVector<Value>(rowIdx)
-                                               : orderLoops(kb, loc, g, rowIdx);
-        if (failed(
-                finishReduction(kb, loc, g, comb, total, initIdx, rowOutputs)))
-          return failure();
-      } else if (isRowSpace(g)) {
-        if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
-          return failure();
-      }
-    }
-    // Full-space results leave in one column loop (a thread per row: in
-    // trips of `threadBatch` columns, every value of a trip computed before
-    // its stores, so that the loads are in flight together).
-    SmallVector<std::pair<linalg::GenericOp, unsigned>> fullOutputs;
-    for (auto [g, i] : fullSpaceOutputs())
-      if (!storedInPass.contains({g.getOperation(), i}))
-        fullOutputs.push_back({g, i});
-    if (!fullOutputs.empty()) {
-      int64_t k = perThread && !contraction ? perThreadTrip(numCols) : 1;
-      bool masked = numCols % k != 0;
-      Value step = k == 1 ? colStep : cIdx(kb, k);
-      // (shifted: virtual columns up to n + rowShift, one chunk a trip)
-      assert((!shifted || k == 1) && "shifted chunks with a thread per row");
-      auto loop = scf::ForOp::create(
-          kb, loc, colStart,
-          shifted ? arith::AddIOp::create(kb, loc, rowShift, cIdx(kb, numCols))
-                        .getResult()
-                  : cIdx(kb, numCols),
-          step);
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      struct Pending {
-        linalg::GenericOp g;
-        unsigned result;
-        Value value, ok; // (ok: the column is in the row, if masked)
-        SmallVector<Value> idx;
-      };
-      SmallVector<Pending> stores;
-      for (int64_t j = 0; j < k; ++j) {
-        Value col = loop.getInductionVar(), ok;
-        if (shifted) {
-          col = arith::SubIOp::create(lb, loc, col, rowShift);
-          shiftedChunk(lb, loc, rowIdx, col, numCols, /*head=*/true,
-                       /*tail=*/true);
-        } else if (j > 0) {
-          col = arith::AddIOp::create(lb, loc, col, cIdx(lb, j));
-          if (masked) {
-            ok = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, col,
-                                       cIdx(lb, numCols));
-            col = arith::SelectOp::create(lb, loc, ok, col, cIdx(lb, 0));
-          }
-        }
-        SmallVector<Value> idx(rowIdx);
-        llvm::append_range(idx, kfuse::delinearize(lb, loc, col, colShape));
-        Cache cache;
-        for (auto [g, i] : fullOutputs) {
-          Value buffer = g.getDpsInits()[i];
-          AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-          auto v =
-              valueAt(lb, loc, buffer, position[g] + 1, outMap, idx, cache);
-          if (failed(v))
-            return failure();
-          stores.push_back({g, i, *v, ok, idx});
-        }
-      }
-      for (Pending &p : stores) {
-        OpBuilder sb = lb;
-        if (p.ok)
-          sb = scf::IfOp::create(lb, loc, p.ok, /*withElse=*/false)
-                   .getThenBodyBuilder();
-        storeColumns(
-            sb, loc, p.value, p.g.getDpsInits()[p.result],
-            p.g.getMatchingIndexingMap(p.g.getDpsInitOperand(p.result)),
-            p.idx);
-      }
-    }
-  } // streaming mode
-  if (!rowOutputs.empty()) {
-    OpBuilder ib = kb;
-    if (!perThread) {
-      // (the first column thread of each row of a tile)
-      Value isFirst = isZero(kb, loc, colThread);
-      if (cluster > 1) // (the first block of the cluster stores)
-        isFirst =
-            arith::AndIOp::create(kb, loc, isFirst, isZero(kb, loc, rank));
-      if (rowInside)
-        isFirst = arith::AndIOp::create(kb, loc, isFirst, rowInside);
-      ib = scf::IfOp::create(kb, loc, isFirst, /*withElse=*/false)
-               .getThenBodyBuilder();
-    }
-    for (auto [buffer, v] : rowOutputs) {
-      // Stored through the writer's output map (a projected permutation).
-      SmallVector<Value> at(rowIdx);
-      if (auto w = writerBefore(buffer, generics.size())) {
-        SmallVector<Value> loopIdx = orderLoops(ib, loc, w->first, rowIdx);
-        at.clear();
-        for (AffineExpr e :
-             w->first
-                 .getMatchingIndexingMap(w->first.getDpsInitOperand(w->second))
-                 .getResults())
-          at.push_back(loopIdx[cast<AffineDimExpr>(e).getPosition()]);
-      }
-      memref::StoreOp::create(ib, loc, v, buffer, at);
-    }
+                                       passes, rowOutputs)) ||
+        failed(storeFullSpaceOutputs(kb, loc, rowIdx, colStart, colStep)))
+      return failure();
   }
+  storeRowOutputs(kb, loc, colThread, rowIdx, rowOutputs);
   if (persistLoop)
     kb.setInsertionPointAfter(persistLoop);
   if (accumulating) {
@@ -4474,96 +4660,7 @@ LogicalResult RowKernel::emit() {
       gpu::BarrierOp::create(kb, loc);
     scf::YieldOp::create(kb, loc, columnPartials);
     kb.setInsertionPointAfter(runLoop);
-    // Each thread stores its columns' partials: row `runBlock` of each
-    // column sum's partials.
-    bool ragged = numCols % (t * width) != 0;
-    // (the block's place in a column sum's partials: [kept index...,
-    // block of it], then the columns)
-    auto partialAt = [&](OpBuilder &pb, const ColumnSum &c) {
-      SmallVector<Value> idx{runBlock};
-      if (c.kept == 0)
-        return idx;
-      Value per = cIdx(pb, rowsPast(c.kept) / rowsPerPartial);
-      idx = kfuse::delinearize(pb, loc,
-                               arith::DivUIOp::create(pb, loc, runBlock, per),
-                               ArrayRef<int64_t>(rowShape).take_front(c.kept));
-      idx.push_back(arith::RemUIOp::create(pb, loc, runBlock, per));
-      return idx;
-    };
-    auto identityOf = [&](const ColumnSum &c) {
-      return AffineMap::getMultiDimIdentityMap(c.kept + 1 + colShape.size(),
-                                               kb.getContext());
-    };
-    if (packColumnSums) {
-      // The groups' partials through shared memory: each group (a warp, or
-      // `t` threads) stores its chunks as row `packWarp` of a [groups,
-      // chunks * t] buffer (one for every column sum, in turn), and every
-      // thread of the block adds up the groups' values of a slot (chunk k
-      // thread l: columns from (k * t + l) * width on) and stores the
-      // block's partial.
-      Value blockTid = launch.getThreadIds().x;
-      int64_t slots = chunks * t;
-      Value scratch;
-      for (auto [i, c] : llvm::enumerate(columnSums)) {
-        Type valType = runLoop.getResult(i * chunks).getType();
-        if (!scratch ||
-            cast<MemRefType>(scratch.getType()).getElementType() != valType)
-          scratch = launch.addWorkgroupAttribution(
-              MemRefType::get({packedRows, slots}, valType,
-                              MemRefLayoutAttrInterface(),
-                              gpu::AddressSpaceAttr::get(
-                                  kb.getContext(), gpu::AddressSpace::Workgroup)),
-              loc);
-        else
-          gpu::BarrierOp::create(kb, loc); // (the last sum's reads done)
-        for (int64_t k = 0; k < chunks; ++k)
-          memref::StoreOp::create(
-              kb, loc, runLoop.getResult(i * chunks + k), scratch,
-              ValueRange{packWarp, arith::AddIOp::create(kb, loc, tid,
-                                                         cIdx(kb, k * t))});
-        gpu::BarrierOp::create(kb, loc);
-        vector::CombiningKind vk = gpu::convertReductionKind(c.kind);
-        for (int64_t first = 0; first < slots; first += blockThreads) {
-          Value slot = arith::AddIOp::create(kb, loc, blockTid, cIdx(kb, first));
-          Value col = arith::MulIOp::create(kb, loc, slot, cIdx(kb, width));
-          OpBuilder sb = kb;
-          if (first + blockThreads > slots || ragged) {
-            // (slots * width >= numCols: the slots past the columns too)
-            Value ok = arith::CmpIOp::create(
-                kb, loc, arith::CmpIPredicate::ult, col, cIdx(kb, numCols));
-            sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
-                     .getThenBodyBuilder();
-          }
-          Value v;
-          for (int64_t w = 0; w < packedRows; ++w) {
-            Value x = memref::LoadOp::create(sb, loc, scratch,
-                                             ValueRange{cIdx(sb, w), slot});
-            v = v ? vector::makeArithReduction(sb, loc, vk, v, x) : x;
-          }
-          SmallVector<Value> idx = partialAt(sb, c);
-          llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
-          storeColumns(sb, loc, v, c.partial, identityOf(c), idx);
-        }
-      }
-    }
-    for (auto [i, c] : llvm::enumerate(packColumnSums ? ArrayRef<ColumnSum>()
-                                                      : ArrayRef(columnSums)))
-      for (int64_t k = 0; k < chunks; ++k) {
-        Value col = arith::MulIOp::create(
-            kb, loc, arith::AddIOp::create(kb, loc, tid, cIdx(kb, k * t)),
-            cIdx(kb, width));
-        OpBuilder sb = kb;
-        if (ragged) {
-          Value ok = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
-                                           col, cIdx(kb, numCols));
-          sb = scf::IfOp::create(kb, loc, ok, /*withElse=*/false)
-                   .getThenBodyBuilder();
-        }
-        SmallVector<Value> idx = partialAt(sb, c);
-        llvm::append_range(idx, kfuse::delinearize(sb, loc, col, colShape));
-        storeColumns(sb, loc, runLoop.getResult(i * chunks + k), c.partial,
-                     identityOf(c), idx);
-      }
+    storeColumnPartials(kb, loc, runLoop, runBlock, tid, t);
   }
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
   // (async exchange: every reduction of a cluster kernel exchanges, the first
