@@ -759,6 +759,86 @@ chooseSlices(ArrayRef<linalg::GenericOp> generics, ArrayRef<int64_t> loops,
   return SliceChoice{slices, ragged, interleaved};
 }
 
+namespace {
+/// What a kernel of a split does (see splitLongRows).
+enum class Role { Tail, Partials, Finish, Store, StoreTail };
+/// A kernel of a split, decided before any is emitted: its generics, its
+/// name and role, and how the row kernel emitter shapes it.
+struct SplitKernel {
+  SmallVector<linalg::GenericOp> gens;
+  std::string name;
+  Role role;
+  /// A thread per row; a wave's finish run by its partials kernel's last
+  /// block of each row (or tile of rows).
+  bool perThread = false, lastBlock = false;
+  /// The emitter's options (a tail and a last block's finish take their
+  /// block size from the kernel they join, once it is emitted).
+  RowKernelOptions options;
+  /// A store's own space (`ownSpace`): its rows and columns.
+  bool ownSpace = false;
+  SmallVector<int64_t> rowSpace, colSpace;
+  bool isTail() const { return role == Role::Tail || role == Role::StoreTail; }
+};
+} // namespace
+
+/// Emits a split's kernels in order, but for each tail, which is emitted
+/// just after the kernel of its slices (it precedes it), with its block
+/// size, to run as its last blocks; then merges each tail into that kernel
+/// and each last block's finish into its partials kernel. `numRows`,
+/// `slices` and `alongRows`: the split's.
+static LogicalResult emitSplitKernels(MutableArrayRef<SplitKernel> kernels,
+                                      MLIRContext *ctx, int64_t numRows,
+                                      int64_t slices, bool alongRows) {
+  SmallVector<unsigned> emission;
+  for (unsigned k = 0; k < kernels.size(); ++k)
+    if (!kernels[k].isTail()) {
+      emission.push_back(k);
+      if (k > 0 && kernels[k - 1].isTail())
+        emission.push_back(k - 1);
+    }
+  SmallVector<gpu::LaunchOp> launches(kernels.size());
+  for (unsigned k : emission) {
+    SplitKernel &kernel = kernels[k];
+    SmallVector<linalg::GenericOp> &gens = kernel.gens;
+    for (linalg::GenericOp g : gens)
+      g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernel.name));
+    RowKernelOptions sliced = kernel.options;
+    // (a finish the partials kernel's last block runs: with all its
+    // threads, which its barriers wait for, and so that the partials'
+    // registers bound the kernel's, not a warp loading every partial)
+    if (kernel.lastBlock)
+      if (auto threads = getConstantIntValue(launches[k - 1].getBlockSizeX()))
+        sliced.exactThreads = *threads;
+    if (kernel.isTail())
+      if (auto threads = getConstantIntValue(launches[k + 1].getBlockSizeX()))
+        sliced.exactThreads = *threads;
+    // (other finishing kernels of a split along rows: tiles of rows, as
+    // the partials are contiguous along them)
+    bool tiles = alongRows && !kernel.perThread &&
+                 kernel.role == Role::Finish && contiguousAlongRows(gens);
+    std::optional<std::pair<ArrayRef<int64_t>, ArrayRef<int64_t>>> space;
+    if (kernel.ownSpace)
+      space = std::make_pair(ArrayRef<int64_t>(kernel.rowSpace),
+                             ArrayRef<int64_t>(kernel.colSpace));
+    FailureOr<gpu::LaunchOp> launch =
+        emitSplitKernel(gens, kernel.name, sliced, kernel.perThread, tiles,
+                        tiles && rowsFillThreads(gens, sliced.smCount), space);
+    if (failed(launch))
+      return failure();
+    launches[k] = *launch;
+  }
+  // (a tail precedes the kernel of its slices, a finish follows it)
+  SmallVector<int64_t> tailBlocks(kernels.size(), 0);
+  for (unsigned k = 0; k + 1 < kernels.size(); ++k)
+    if (kernels[k].isTail())
+      tailBlocks[k + 1] = mergeTailBlocks(launches[k], launches[k + 1]);
+  for (unsigned k = 1; k < launches.size(); ++k)
+    if (kernels[k].lastBlock)
+      finishInLastBlock(launches[k - 1], launches[k], numRows, slices,
+                        alongRows, tailBlocks[k - 1]);
+  return success();
+}
+
 /// Few, very long rows (a full reduction such as an L2 norm or a variance, or
 /// a handful of rows) leave most SMs idle with one block per row. Such a
 /// group is split into waves of reductions: a reduction joins the first wave
@@ -1587,16 +1667,7 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // Then each finishing kernel, before the next wave's partials: the
   // combines of the wave's partials into the reductions' inits and the
   // row-space ops of the wave, in program order.
-  enum class Role { Tail, Partials, Finish, Store, StoreTail };
-  struct SplitKernel {
-    SmallVector<linalg::GenericOp> gens;
-    std::string name;
-    Role role;
-  };
-  SmallVector<SplitKernel> kernels;
-  auto isTail = [&](unsigned k) {
-    return kernels[k].role == Role::Tail || kernels[k].role == Role::StoreTail;
-  };
+  SmallVector<SplitKernel, 4> kernels;
   for (unsigned w = 1; w <= waves; ++w) {
     OpBuilder fb(boundary[w]);
     SmallVector<linalg::GenericOp> second;
@@ -1651,48 +1722,28 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     g.erase();
   for (Operation *variant : variants)
     variant->erase();
-  SmallVector<gpu::LaunchOp> launches;
   // Each wave's kernels (its tail's, its partials', its finish's), decided
   // before any kernel is emitted (which erases its generics):
   // - a thread per row: along rows the partials and storing kernels (that
-  //   is what the split is for), and the finishes where a thread has all its row's
-  //   slices in flight at once (32: a block per row would read each slice's
-  //   partials with a stride, a sector per value), else as they would;
+  //   is what the split is for), and the finishes where a thread has all its
+  //   row's slices in flight at once (32: a block per row would read each
+  //   slice's partials with a stride, a sector per value), else as they would;
   // - a wave finished in its partials kernel's last block of each row, or
   //   along rows of each tile of rows where the finish runs a thread per
   //   row: a tile's last block then loads every slice's partials of its
   //   rows, not of all rows (a batch norm's 256 channels over 512 slices
   //   keep a finishing kernel of tiles); the next wave's partials kernel,
   //   which reads the finish's row values, starts after the kernel.
-  SmallVector<bool> perThreads, lastBlocks;
-  for (auto [k, kernel] : llvm::enumerate(kernels)) {
-    perThreads.push_back(alongRows &&
-                         !(storeTransposed && kernel.role == Role::Store) &&
-                         (kernel.role != Role::Finish || slices <= 32 ||
-                          (contiguousAlongRows(kernel.gens) &&
-                           rowsFillThreads(kernel.gens, smCount))));
-    lastBlocks.push_back(options.lastBlockFinish &&
-                         kernel.role == Role::Finish &&
-                         (!alongRows || perThreads[k]));
-  }
-  // (a tail's kernel, just before the kernel of its slices, is emitted
-  // after it: with its block size, to run as its last blocks)
-  SmallVector<unsigned> emission;
-  for (unsigned k = 0; k < kernels.size(); ++k)
-    if (!isTail(k)) {
-      emission.push_back(k);
-      if (k > 0 && isTail(k - 1))
-        emission.push_back(k - 1);
-    }
-  launches.resize(kernels.size());
-  for (unsigned k : emission) {
-    SplitKernel &kernel = kernels[k];
-    SmallVector<linalg::GenericOp> &gens = kernel.gens;
-    StringRef kernelName = kernel.name;
-    for (linalg::GenericOp g : gens)
-      g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, kernelName));
-    bool perThread = perThreads[k];
-    RowKernelOptions sliced = options;
+  for (SplitKernel &kernel : kernels) {
+    kernel.perThread = alongRows &&
+                       !(storeTransposed && kernel.role == Role::Store) &&
+                       (kernel.role != Role::Finish || slices <= 32 ||
+                        (contiguousAlongRows(kernel.gens) &&
+                         rowsFillThreads(kernel.gens, smCount)));
+    kernel.lastBlock = options.lastBlockFinish && kernel.role == Role::Finish &&
+                       (!alongRows || kernel.perThread);
+    RowKernelOptions &sliced = kernel.options;
+    sliced = options;
     sliced.chunksPerThread = 8;
     // (a store over pieces of slices: 2 vectors a thread, 256 threads)
     if (kernel.role == Role::Store && storePieces)
@@ -1700,70 +1751,30 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     // (the merges of tails and finishes into partials kernels take a
     // block as a slice)
     sliced.packRows = 1;
-    // (a finish the partials kernel's last block runs: with all its
-    // threads, which its barriers wait for, and so that the partials'
-    // registers bound the kernel's, not a warp loading every partial)
-    if (lastBlocks[k])
-      if (auto threads =
-              getConstantIntValue(launches[k - 1].getBlockSizeX()))
-        sliced.exactThreads = *threads;
-    if (isTail(k))
-      if (auto threads =
-              getConstantIntValue(launches[k + 1].getBlockSizeX()))
-        sliced.exactThreads = *threads;
     sliced.maxCluster = 0;
     sliced.asyncExchange = false;
     if (storeTransposed && kernel.role == Role::Store) {
       // (over the positions, then the rows, block per run of positions)
       sliced.packRows = options.packRows;
-      FailureOr<gpu::LaunchOp> transposed = emitSplitKernel(
-          gens, kernelName, sliced, /*threadPerRow=*/false,
-          /*alongRows=*/false, /*rowsFill=*/false,
-          std::make_pair(ArrayRef<int64_t>(loops).drop_front(rows),
-                         ArrayRef<int64_t>(loops).take_front(rows)));
-      if (failed(transposed))
-        return failure();
-      launches[k] = *transposed;
-      continue;
-    }
-    // (other finishing kernels of a split along rows: tiles of rows, as
-    // the partials are contiguous along them)
-    bool tiles = alongRows && !perThread && kernel.role == Role::Finish &&
-                 contiguousAlongRows(gens);
-    std::optional<std::pair<ArrayRef<int64_t>, ArrayRef<int64_t>>> space;
-    SmallVector<int64_t> rowSpace, colSpace;
-    if (kernel.role == Role::Store || kernel.role == Role::StoreTail) {
+      kernel.ownSpace = true;
+      kernel.rowSpace.assign(loops.begin() + rows, loops.end());
+      kernel.colSpace.assign(loops.begin(), loops.begin() + rows);
+    } else if (kernel.role == Role::Store || kernel.role == Role::StoreTail) {
       // (the stored results over the split loops: the rows and the slice,
       // then the columns; along rows a thread per slice and row, else a
       // block per row and slice)
-      const Slicing &sl =
-          kernel.role == Role::Store ? storeSlices : tailSlice;
+      const Slicing &sl = kernel.role == Role::Store ? storeSlices : tailSlice;
+      kernel.ownSpace = true;
       for (unsigned d = 0; d <= loops.size(); ++d) {
         if (d == at)
-          rowSpace.push_back(sl.count);
+          kernel.rowSpace.push_back(sl.count);
         if (d == loops.size())
           break;
-        (iters[d] == utils::IteratorType::parallel ? rowSpace : colSpace)
+        (iters[d] == utils::IteratorType::parallel ? kernel.rowSpace
+                                                   : kernel.colSpace)
             .push_back(d == splitLoop ? sl.len : loops[d]);
       }
-      space = std::make_pair(ArrayRef<int64_t>(rowSpace),
-                             ArrayRef<int64_t>(colSpace));
     }
-    FailureOr<gpu::LaunchOp> launch =
-        emitSplitKernel(gens, kernelName, sliced, perThread, tiles,
-                        tiles && rowsFillThreads(gens, smCount), space);
-    if (failed(launch))
-      return failure();
-    launches[k] = *launch;
   }
-  // (a tail precedes the kernel of its slices, a finish follows it)
-  SmallVector<int64_t> tailBlocks(kernels.size(), 0);
-  for (unsigned k = 0; k + 1 < kernels.size(); ++k)
-    if (isTail(k))
-      tailBlocks[k + 1] = mergeTailBlocks(launches[k], launches[k + 1]);
-  for (unsigned k = 1; k < launches.size(); ++k)
-    if (lastBlocks[k])
-      finishInLastBlock(launches[k - 1], launches[k], numRows, slices,
-                        alongRows, tailBlocks[k - 1]);
-  return success();
+  return emitSplitKernels(kernels, ctx, numRows, slices, alongRows);
 }
