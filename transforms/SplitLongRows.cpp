@@ -839,74 +839,201 @@ static LogicalResult emitSplitKernels(MutableArrayRef<SplitKernel> kernels,
   return success();
 }
 
-/// Few, very long rows (a full reduction such as an L2 norm or a variance, or
-/// a handful of rows) leave most SMs idle with one block per row. Such a
-/// group is split into waves of reductions: a reduction joins the first wave
-/// after every row value it reads is computed. Each wave is two kernels: a
-/// partials kernel that views every row as `slices` rows of `len` columns
-/// (memref.expand_shape, no copy) and reduces each slice of each of the
-/// wave's reductions to a partial, with copies of the full-space ops they
-/// read; and a finishing kernel that combines the partials of each row and
-/// runs the row-space ops whose inputs are then ready (the next wave's
-/// partials kernel may read them). Applies when every reduction runs over
-/// the same loops with one trailing reduction loop and full-space values
-/// stay inside the group. Several waves read the rows several times, so they
-/// are taken only while one kernel would leave most SMs idle: fewer blocks
-/// (one per row, or a cluster of `maxCluster` per row) than `smCount`.
-///
-/// `alongRows` (inputs contiguous along the rows, see contiguousAlongRows):
-/// the kernels run a thread per row, and too few rows to fill the GPU with
-/// threads are split the same way, on the first reduction loop, with the
-/// slice as the outermost loop: consecutive threads then still read
-/// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
-/// threads, then a kernel folding the 256 partials of each column).
-/// Full-space results that leave the group (NHWC batch normalization's
-/// output beside its statistics, x / |x|, a softmax over a few rows of
-/// 2^20) are stored by a last kernel over the same slices once every row
-/// value is in memory: along rows a thread per slice and row, only where a
-/// tile of rows could not hold a row in registers (more than 4096 points),
-/// which would read the input once; with trailing reductions a block per
-/// row and slice, only where one kernel would keep an eighth of the SMs
-/// busy at most. Returns std::nullopt when it does not apply.
-std::optional<LogicalResult>
-kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
-              const RowKernelOptions &options, bool alongRows) {
-  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
+namespace {
+/// The slices' geometry: `count` slices of `len` columns from column
+/// `start`, of `points` points each; a ragged split's tail is one more, of
+/// the rest.
+struct Slicing {
+  int64_t count, len, start, points;
+};
+
+/// A store over pieces of the slices (see RowSplit::analyze): blocks of
+/// this many threads, each with this many vectors.
+constexpr int64_t kStoreThreads = 256, kStoreChunks = 2;
+
+/// A group's split into slices (see splitLongRows). analyze() decides
+/// whether and how the split applies and changes nothing; build() then
+/// builds every kernel's generics (each wave's partials, its finish, the
+/// stores), erases the group's and emits the kernels.
+class RowSplit {
+public:
+  RowSplit(ArrayRef<linalg::GenericOp> generics, StringRef name,
+           const RowKernelOptions &options, bool alongRows)
+      : generics(generics), name(name), options(options), alongRows(alongRows),
+        ctx(generics.front()->getContext()), loc(generics.front()->getLoc()),
+        b(ctx) {}
+  bool analyze();
+  /// std::nullopt where building a kernel's generics fails (everything
+  /// built erased, the group left as it was).
+  std::optional<LogicalResult> build();
+
+private:
+  /// Each reduction's partials (a centered sum's: E_s, V_s, D_s).
+  using PartialsOf = llvm::DenseMap<Operation *, SmallVector<Value, 3>>;
+  using TermOf = llvm::function_ref<Value(OpBuilder &, Location, ValueRange,
+                                          int64_t points)>;
+  /// Loop d of the group in the split kernels' loops (the slice loop comes
+  /// in at `at`).
+  unsigned newDim(unsigned d) const { return d < at ? d : d + 1; }
+  /// Every other generic runs over the full space or over the rows.
+  bool isFull(linalg::GenericOp g) {
+    return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == loops;
+  }
+  /// The generic that last wrote `buffer` before `reader`, if in the group.
+  linalg::GenericOp writerOf(Value buffer, linalg::GenericOp reader) {
+    auto w = lastWriterBefore(generics, buffer, order[reader]);
+    return w ? w->first : linalg::GenericOp();
+  }
+  /// Re-expresses a full-space generic over the split loops (slicing
+  /// `sl`): every operand indexed by the split loop is viewed with that
+  /// dimension split. A reduction's init is `partialInit`. (`stores`:
+  /// whether the copy's kernel stores its results; see privateFull.)
+  FailureOr<linalg::GenericOp> split(OpBuilder &b, linalg::GenericOp g,
+                                     bool isReduction, Value partialInit,
+                                     const Slicing &sl, bool stores);
+  /// A copy of centered sum `v` (before splitting) that adds e instead of
+  /// (e - q)^2 (`sums` null), or (e - E_s / n)^2 (`squares`) or e - E_s / n
+  /// with the slice's sum E_s read from `sums`; q is not read.
+  linalg::GenericOp centeredVariant(OpBuilder &b, linalg::GenericOp v,
+                                    SplitCentered c, Value sums, bool squares,
+                                    int64_t points);
+  /// Erases everything built, in reverse.
+  std::optional<LogicalResult> abandon();
+  /// Split copies of the group's full-space generics that `keep` selects,
+  /// in program order, each intermediate written through its own view (one
+  /// set of views per kernel), appended to `into`.
+  /// (`stores`: the copies whose results this kernel stores)
+  LogicalResult
+  splitFullSpace(SmallVectorImpl<linalg::GenericOp> &into,
+                 llvm::function_ref<bool(linalg::GenericOp)> keep,
+                 llvm::function_ref<bool(linalg::GenericOp)> stores,
+                 const Slicing &sl);
+  /// Wave w's partials over slicing `sl` into `into`: their buffers, filled
+  /// with the combiners' neutral elements, the full-space ops the wave's
+  /// reductions read, and the reductions over the slices.
+  LogicalResult buildPartials(unsigned w, const Slicing &sl,
+                              PartialsOf &partials,
+                              SmallVectorImpl<linalg::GenericOp> &into);
+  /// The last kernel: the stored results over (slice, rows...,
+  /// columns...), after the last finishing kernel (and a ragged split's
+  /// tail of them).
+  LogicalResult buildStores();
+  /// `o`'s map in `red` with the rows renamed, over (rows..., slice), or
+  /// `overRows`: the rows alone.
+  AffineMap renamedMap(linalg::GenericOp red, OpOperand *o,
+                       bool overRows = false);
+  /// The finish of reduction `red`, appended to `into`: a generic over
+  /// (rows..., slice) that combines termOf(values, n) into red's init, the
+  /// values those of `partials` at the slice and of `rowIns` (operands of
+  /// red: row values, read through red's maps with the rows renamed), n the
+  /// points of a slice; where the split is ragged, then a row-space generic
+  /// that combines into it termOf of the tail's partials (`tailPartials`,
+  /// one for each of `partials`) and n the tail's points.
+  void finishOverSlices(OpBuilder &fb, SmallVectorImpl<linalg::GenericOp> &into,
+                        linalg::GenericOp red, ArrayRef<Value> partials,
+                        ArrayRef<Value> tailPartials,
+                        ArrayRef<OpOperand *> rowIns, TermOf termOf);
+  /// A centered sum's finish: init + sum over the slices of V_s + (q_s - q)
+  /// (2 D_s + n (q_s - q)), q_s = E_s / n, q read at the row.
+  void finishCentered(OpBuilder &fb, SmallVectorImpl<linalg::GenericOp> &into,
+                      linalg::GenericOp v, SplitCentered c);
+  /// An online sum's finish: init + sum over the slices of s_s exp(m_s -
+  /// r), m_s the slices' maxima, r read at the row.
+  void finishOnline(OpBuilder &fb, SmallVectorImpl<linalg::GenericOp> &into,
+                    linalg::GenericOp s, SplitOnline o);
+  /// How the row kernel emitter shapes each of `kernels`.
+  void planKernels();
+
+  ArrayRef<linalg::GenericOp> generics;
+  StringRef name;
+  const RowKernelOptions &options;
+  bool alongRows;
+  MLIRContext *ctx;
+
+  // What analyze() finds (see there).
   SmallVector<linalg::GenericOp> reductions;
+  SmallVector<int64_t> loops, rowLoops;
+  SmallVector<utils::IteratorType> iters;
+  unsigned rows = 0, splitLoop = 0, at = 0;
+  int64_t numRows = 1, slices = 1;
+  bool ragged = false, interleaved = false;
+  Slicing mainSlices{}, tailSlice{}, storeSlices{};
+  llvm::DenseMap<Operation *, unsigned> order; // (a generic's in the group)
+  llvm::SetVector<Operation *> stored;
+  bool storeEarly = false, storeTransposed = false, storePieces = false;
+  llvm::DenseMap<Operation *, SplitCentered> centered;
+  llvm::DenseMap<Operation *, SplitOnline> onlineSums;
+  WavePlan plan;
+  unsigned waves = 0;
+  llvm::DenseSet<Value> privateFull;
+  SmallVector<SmallVector<linalg::GenericOp>> ofWave; // (each wave's sums)
+
+  // What build() builds (see there).
+  Location loc;
+  unsigned splitRank = 0; // (the split kernels' loops)
+  SmallVector<AffineExpr> moved, partialIdx, partialRead, renamed;
+  /// Full-space intermediates -> their split views (one kernel's).
+  IRMapping buffers;
+  /// Everything built, in order: a failure erases it all, in reverse
+  /// (nothing of the group is changed until every kernel's generics are
+  /// built).
+  SmallVector<Operation *> created;
+  /// Partials a split generic reads as such (a slice's sum, at its slice).
+  llvm::DenseSet<Value> readAsPartial;
+  /// The split view of each group input, one for all (an online sum sees
+  /// that it reads what its max reads). (by input and the slices' first
+  /// column and width: a ragged split's tail has its own, and so has a
+  /// store over pieces of the slices)
+  llvm::DenseMap<std::tuple<Value, int64_t, int64_t>, Value> inputViews;
+  AffineMap partialPlaceholder, atSlice, atTail;
+  /// The copies of sums the partials kernels split (centered and online).
+  SmallVector<Operation *> variants;
+  Operation *anchor = nullptr;
+  OpBuilder b;
+  /// Each wave's partials kernel's generics and its tail's; where each
+  /// wave's finish goes.
+  SmallVector<SmallVector<linalg::GenericOp>> partialKernels, tailKernels;
+  SmallVector<Operation *> boundary;
+  /// Each reduction's partials, and its tail's (a ragged split's).
+  PartialsOf partialsOf, tailPartialsOf;
+  SmallVector<linalg::GenericOp> storing, storingTail, rowValues;
+  SmallVector<SplitKernel, 4> kernels;
+};
+} // namespace
+
+bool RowSplit::analyze() {
+  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0)
       reductions.push_back(g);
   if (reductions.empty())
-    return std::nullopt;
-  SmallVector<int64_t> loops = reductions[0].getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iters =
-      reductions[0].getIteratorTypesArray();
+    return false;
+  loops = reductions[0].getStaticLoopRanges();
+  iters = reductions[0].getIteratorTypesArray();
   for (linalg::GenericOp red : reductions)
-    if ((!alongRows && (red.getNumReductionLoops() != 1 ||
-                        !kfuse::reductionsTrail(red))) ||
-        contractionIn(red, generics) ||
-        red.getStaticLoopRanges() != loops ||
+    if ((!alongRows &&
+         (red.getNumReductionLoops() != 1 || !kfuse::reductionsTrail(red))) ||
+        contractionIn(red, generics) || red.getStaticLoopRanges() != loops ||
         red.getIteratorTypesArray() != iters || !findCombiner(red))
-      return std::nullopt;
-  unsigned rows = reductions[0].getNumParallelLoops();
-  SmallVector<int64_t> rowLoops = kfuse::parallelExtents(reductions[0]);
-  int64_t numRows = 1;
+      return false;
+  rows = reductions[0].getNumParallelLoops();
+  rowLoops = kfuse::parallelExtents(reductions[0]);
+  numRows = 1;
   for (int64_t r : rowLoops)
     numRows *= r;
   // The loop split into slices: the reduction loop (rows), the first one
   // (along rows). In the split kernels the slice loop comes in at `at` (after
   // the rows; first along rows) and the loops from `at` on move up one.
-  unsigned splitLoop =
-      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
-  unsigned at = alongRows ? 0 : splitLoop;
-  auto newDim = [&](unsigned d) { return d < at ? d : d + 1; };
+  splitLoop = llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  at = alongRows ? 0 : splitLoop;
   int64_t cols = loops[splitLoop];
   std::optional<SliceChoice> choice = chooseSlices(
       generics, loops, iters, splitLoop, numRows, alongRows, options);
   if (!choice)
-    return std::nullopt;
-  int64_t slices = choice->slices;
-  bool ragged = choice->ragged, interleaved = choice->interleaved;
+    return false;
+  slices = choice->slices;
+  ragged = choice->ragged;
+  interleaved = choice->interleaved;
   int64_t len = ragged && !alongRows ? cols / slices / 8 * 8 : cols / slices;
   // Points each row reduces, and each slice of it (and the tail).
   int64_t perRow = 1;
@@ -914,30 +1041,20 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     if (it == utils::IteratorType::reduction)
       perRow *= range;
   int64_t perSlice = perRow / cols * len;
-  // The slices' geometry: `count` slices of `len` columns from column
-  // `start`; a ragged split's tail is one more, of the rest.
-  struct Slicing {
-    int64_t count, len, start, points;
-  };
-  Slicing mainSlices{slices, len, 0, perSlice};
-  Slicing tailSlice{1, cols - slices * len, slices * len,
-                    perRow / cols * (cols - slices * len)};
+  mainSlices = {slices, len, 0, perSlice};
+  tailSlice = {1, cols - slices * len, slices * len,
+               perRow / cols * (cols - slices * len)};
 
-  // Every other generic runs over the full space or over the rows.
-  auto isFull = [&](linalg::GenericOp g) {
-    return g.getNumReductionLoops() == 0 && g.getStaticLoopRanges() == loops;
-  };
   // (full-space ops of a group whose reductions do not trail run over a
   // space the row kernel does not know)
   if (!kfuse::reductionsTrail(reductions[0]) &&
-      llvm::any_of(generics, isFull))
-    return std::nullopt;
-  llvm::DenseMap<Operation *, unsigned> order;
+      llvm::any_of(generics, [&](linalg::GenericOp g) { return isFull(g); }))
+    return false;
   for (linalg::GenericOp g : generics) {
     order[g] = order.size();
     if (g.getNumReductionLoops() == 0 && !isFull(g) &&
         g.getStaticLoopRanges() != rowLoops)
-      return std::nullopt;
+      return false;
   }
   // Full-space values never leave the group or reach a row-space op: each
   // partials kernel recomputes what it needs from the group's inputs.
@@ -957,32 +1074,29 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // launches cost microseconds.)
   int64_t widestBytes = elementBytes(fullOrReduction).second;
   int64_t unsplitBlocks =
-      numRows *
-      (maxCluster > 1 &&
-               perRow * widestBytes <=
-                   maxCluster *
-                       clusterBlockThreads(maxCluster, options.occupancy) *
-                       kClusterRoom * 16
-           ? maxCluster
-           : 1);
-  llvm::SetVector<Operation *> stored;
+      numRows * (maxCluster > 1 && perRow * widestBytes <=
+                                       maxCluster *
+                                           clusterBlockThreads(
+                                               maxCluster, options.occupancy) *
+                                           kClusterRoom * 16
+                     ? maxCluster
+                     : 1);
   for (linalg::GenericOp g : generics)
     if (isFull(g))
       for (Value init : g.getDpsInits())
         if (!isPrivateTo(init, fullOrReduction)) {
           if (!alongRows && unsplitBlocks * 8 > smCount)
-            return std::nullopt;
+            return false;
           stored.insert(g);
         }
   // (rows a tile of rows holds in registers read x once, unsplit: 4096
   // scalars a row in 128 threads; the split reads it twice)
   if (!stored.empty() && perRow <= 4096)
-    return std::nullopt;
+    return false;
   for (unsigned i = 0; i < stored.size(); ++i)
     for (Value in : cast<linalg::GenericOp>(stored[i]).getDpsInputs())
-      if (auto w = lastWriterBefore(generics, in,
-                                    llvm::find(generics, stored[i]) -
-                                        generics.begin());
+      if (auto w = lastWriterBefore(
+              generics, in, llvm::find(generics, stored[i]) - generics.begin());
           w && isFull(w->first))
         stored.insert(w->first);
   // Stored results that read no row value (dx = dy * gelu'(x) beside its
@@ -991,15 +1105,14 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // the rows again. (`stored` holds every full-space writer of what a
   // stored op reads, so each reading only inputs and full-space values is
   // enough.)
-  bool storeEarly =
-      !stored.empty() && llvm::all_of(stored, [&](Operation *op) {
-        auto g = cast<linalg::GenericOp>(op);
-        return llvm::all_of(g.getDpsInputs(), [&](Value in) {
-          auto w = lastWriterBefore(generics, in,
-                                    llvm::find(generics, g) - generics.begin());
-          return !w || isFull(w->first);
-        });
-      });
+  storeEarly = !stored.empty() && llvm::all_of(stored, [&](Operation *op) {
+    auto g = cast<linalg::GenericOp>(op);
+    return llvm::all_of(g.getDpsInputs(), [&](Value in) {
+      auto w = lastWriterBefore(generics, in,
+                                llvm::find(generics, g) - generics.begin());
+      return !w || isFull(w->first);
+    });
+  });
   // Along rows the stored results are elementwise over the full space, so
   // their kernel need not follow the slices: it runs over (positions,
   // rows), the reductions' loops as its rows and the group's rows as its
@@ -1012,7 +1125,7 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // option off) moves scalars, each thread over its slice's positions one
   // after another.
   bool storeOwnShape = options.transposeStore && !stored.empty() && !storeEarly;
-  bool storeTransposed = alongRows && storeOwnShape;
+  storeTransposed = alongRows && storeOwnShape;
   // Along a row's columns the stored results' kernel need not follow the
   // slices either: it only reads the finished row values. Its blocks take
   // a slice's columns in pieces of 256 threads x 2 vectors (2048 floats,
@@ -1020,9 +1133,8 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // over 2^24 floats stores in 8192 blocks, not 1024 of 512 threads that
   // an SM holds 3 of, so its last blocks, which run while the others have
   // ended, are short. (The option off: over the partials' slices.)
-  bool storePieces = !alongRows && storeOwnShape;
-  Slicing storeSlices = mainSlices;
-  constexpr int64_t kStoreThreads = 256, kStoreChunks = 2;
+  storePieces = !alongRows && storeOwnShape;
+  storeSlices = mainSlices;
   if (storePieces) {
     // (16-byte vectors of the narrowest element type, as the kernel's)
     int64_t vector = 16 / elementBytes(generics).first;
@@ -1033,26 +1145,19 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         break;
       }
   }
-  // The generic that last wrote `buffer` before `reader`, if in the group.
-  auto writerOf = [&](Value buffer, linalg::GenericOp reader) {
-    auto w = lastWriterBefore(generics, buffer, order[reader]);
-    return w ? w->first : linalg::GenericOp();
+  auto writer = [&](Value buffer, linalg::GenericOp reader) {
+    return writerOf(buffer, reader);
   };
+  auto full = [&](linalg::GenericOp g) { return isFull(g); };
   // Centred sums of squares and online sums of exponentials fold in one
   // pass over a slice (fast numerics; see SplitCentered, SplitOnline).
-  llvm::DenseMap<Operation *, SplitCentered> centered;
-  llvm::DenseMap<Operation *, SplitOnline> onlineSums;
   if (options.online) {
-    centered = splitCenteredSums(reductions, writerOf, isFull);
-    onlineSums = splitOnlineSums(reductions, centered, writerOf);
+    centered = splitCenteredSums(reductions, writer, full);
+    onlineSums = splitOnlineSums(reductions, centered, writer);
   }
   // Waves (see planWaves).
-  WavePlan plan =
-      planWaves(generics, reductions, centered, onlineSums, writerOf, isFull);
-  llvm::DenseMap<Operation *, unsigned> &avail = plan.avail,
-                                        &partialWave = plan.partialWave;
-  SmallVector<llvm::SetVector<Operation *>> &fullDeps = plan.fullDeps;
-  unsigned waves = plan.waves;
+  plan = planWaves(generics, reductions, centered, onlineSums, writer, full);
+  waves = plan.waves;
   // Full-space values that only full-space ops and reductions of the group
   // read (h of a stack of normalizations over the same rows, read by the
   // next layer's statistics and by its h): each kernel that computes one
@@ -1063,267 +1168,54 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // where it reads no row value): otherwise each kernel would see the
   // others' copies read its buffer and store it, a result possibly in a
   // wave before the row values it reads.
-  llvm::DenseSet<Value> privateFull;
   for (linalg::GenericOp g : generics)
     if (isFull(g))
       for (Value init : g.getDpsInits())
         if (isPrivateTo(init, fullOrReduction))
           privateFull.insert(init);
-  SmallVector<SmallVector<linalg::GenericOp>> ofWave(waves + 1);
+  ofWave.resize(waves + 1);
   for (linalg::GenericOp red : reductions)
-    ofWave[partialWave[red]].push_back(red);
+    ofWave[plan.partialWave[red]].push_back(red);
   for (unsigned w = 1; w <= waves; ++w)
     if (ofWave[w].empty())
-      return std::nullopt; // (row-space work before any reduction's results)
+      return false; // (row-space work before any reduction's results)
   // Several waves read the rows several times: worth it only while one
   // kernel would leave most SMs idle. (A thread per row reads them once per
   // reduction anyway.)
   if (!alongRows && waves > 1 &&
       numRows * std::max<int64_t>(1, maxCluster) >= smCount)
-    return std::nullopt;
+    return false;
+  return true;
+}
 
-  Location loc = reductions[0].getLoc();
-  MLIRContext *ctx = reductions[0].getContext();
+std::optional<LogicalResult> RowSplit::build() {
+  loc = reductions[0].getLoc();
   // The split kernels' loops: old loop d is newDim(d), the split loop
   // becomes the column within a slice.
-  unsigned n = loops.size() + 1;
-  SmallVector<AffineExpr> moved;
+  splitRank = loops.size() + 1;
   for (unsigned d = 0; d < loops.size(); ++d)
     moved.push_back(getAffineDimExpr(newDim(d), ctx));
   // The partials' indices (rows..., slice) or, along rows, (slice, rows...).
-  SmallVector<AffineExpr> partialIdx;
   for (unsigned d = 0; d < loops.size(); ++d)
     if (iters[d] == utils::IteratorType::parallel)
       partialIdx.push_back(moved[d]);
   partialIdx.insert(alongRows ? partialIdx.begin() : partialIdx.end(),
                     getAffineDimExpr(at, ctx));
-  // Re-expresses a full-space generic over the split loops: every operand
-  // indexed by the split loop is viewed with that dimension split.
-  IRMapping buffers; // full-space intermediates -> their split views
-  // Everything built, in order: a failure erases it all, in reverse (nothing
-  // of the group is changed until every kernel's generics are built).
-  SmallVector<Operation *> created;
-  // Partials a split generic reads as such (a slice's sum, at its slice).
-  llvm::DenseSet<Value> readAsPartial;
-  // The split view of each group input, one for all (an online sum sees
-  // that it reads what its max reads).
-  // (by input and the slices' first column and width: a ragged split's
-  // tail has its own, and so has a store over pieces of the slices)
-  llvm::DenseMap<std::tuple<Value, int64_t, int64_t>, Value> inputViews;
   // How a copy of a reduction reads partials in place of a row value (split
   // reads them at the slice; this map only gives the rank).
-  AffineMap partialPlaceholder = [&] {
-    SmallVector<AffineExpr> at;
+  partialPlaceholder = [&] {
+    SmallVector<AffineExpr> idx;
     for (auto [d, it] : llvm::enumerate(iters))
       if (it == utils::IteratorType::parallel)
-        at.push_back(getAffineDimExpr(d, ctx));
-    at.insert(alongRows ? at.begin() : at.end(), getAffineConstantExpr(0, ctx));
-    return AffineMap::get(loops.size(), 0, at, ctx);
+        idx.push_back(getAffineDimExpr(d, ctx));
+    idx.insert(alongRows ? idx.begin() : idx.end(),
+               getAffineConstantExpr(0, ctx));
+    return AffineMap::get(loops.size(), 0, idx, ctx);
   }();
-  // (`stores`: whether a full-space copy's kernel stores its results; see
-  // privateFull)
-  auto split = [&](OpBuilder &b, linalg::GenericOp g, bool isReduction,
-                   Value partialInit, const Slicing &sl,
-                   bool stores) -> FailureOr<linalg::GenericOp> {
-    SmallVector<Value> ins, outs;
-    SmallVector<AffineMap> maps;
-    for (OpOperand &o : g->getOpOperands()) {
-      AffineMap map = g.getMatchingIndexingMap(&o);
-      bool isInit = g.isDpsInit(&o);
-      if ((isInit && isReduction) || readAsPartial.contains(o.get())) {
-        (isInit ? outs : ins).push_back(isInit ? partialInit : o.get());
-        maps.push_back(AffineMap::get(n, 0, partialIdx, ctx));
-        continue;
-      }
-      Value v = buffers.lookupOrDefault(o.get());
-      SmallVector<AffineExpr> r;
-      int splitDim = -1;
-      for (auto [i, e] : llvm::enumerate(map.getResults())) {
-        auto dim = dyn_cast<AffineDimExpr>(e);
-        if (dim && dim.getPosition() == splitLoop) {
-          splitDim = i;
-          AffineExpr slice = getAffineDimExpr(at, ctx),
-                     inSlice = getAffineDimExpr(newDim(splitLoop), ctx);
-          r.push_back(interleaved ? inSlice : slice);
-          r.push_back(interleaved ? slice : inSlice);
-        } else if (e.isFunctionOfDim(splitLoop)) {
-          return failure();
-        } else {
-          r.push_back(e.replaceDims(moved));
-        }
-      }
-      if (Value view = inputViews.lookup({o.get(), sl.start, sl.len});
-          view && splitDim >= 0 && !isInit)
-        v = view;
-      // (the shape of `type` with dimension splitDim split in the slices,
-      // and which of its dimensions each of `type`'s becomes)
-      SmallVector<int64_t> shape;
-      SmallVector<ReassociationIndices> assoc;
-      auto splitShape = [&](MemRefType type) {
-        for (int64_t d = 0; d < type.getRank(); ++d) {
-          if (d == splitDim) {
-            assoc.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
-            shape.push_back(interleaved ? sl.len : sl.count);
-            shape.push_back(interleaved ? sl.count : sl.len);
-          } else {
-            assoc.push_back({int64_t(shape.size())});
-            shape.push_back(type.getDimSize(d));
-          }
-        }
-      };
-      if (isInit && splitDim >= 0 &&
-          (!stores || privateFull.contains(o.get()))) {
-        // (a private intermediate, or a copy that does not store: a buffer
-        // of this kernel's own, already in the split shape)
-        auto type = cast<MemRefType>(v.getType());
-        splitShape(type);
-        v = memref::AllocOp::create(
-            b, loc, MemRefType::get(shape, type.getElementType()));
-        created.push_back(v.getDefiningOp());
-        buffers.map(o.get(), v);
-      } else if (splitDim >= 0 && v == o.get()) {
-        // (a view of static strides too, a slice of an argument: the
-        // slices' views compose with it)
-        auto type = cast<MemRefType>(v.getType());
-        if (!type.getLayout().isIdentity() &&
-            !kfuse::hasStaticStrides(type, /*unitInnermost=*/true))
-          return failure();
-        // (a ragged split's slices, or its tail, are a subview of the
-        // row's columns first: strided, its start the view's offset)
-        if (ragged) {
-          SmallVector<int64_t> offsets(type.getRank(), 0),
-              sizes(type.getShape()), strides(type.getRank(), 1);
-          offsets[splitDim] = sl.start;
-          sizes[splitDim] = sl.count * sl.len;
-          v = memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
-          created.push_back(v.getDefiningOp());
-        }
-        splitShape(type);
-        FailureOr<MemRefType> splitType =
-            memref::ExpandShapeOp::computeExpandedType(
-                cast<MemRefType>(v.getType()), shape, assoc);
-        if (failed(splitType))
-          return failure();
-        v = memref::ExpandShapeOp::create(b, loc, *splitType, v, assoc);
-        created.push_back(v.getDefiningOp());
-        if (isInit)
-          buffers.map(o.get(), v);
-        else if (!lastWriterBefore(generics, o.get(), generics.size()))
-          inputViews[{o.get(), sl.start, sl.len}] = v;
-      }
-      (isInit ? outs : ins).push_back(v);
-      maps.push_back(AffineMap::get(n, 0, r, ctx));
-    }
-    SmallVector<utils::IteratorType> newIters(g.getIteratorTypesArray());
-    newIters.insert(newIters.begin() + at, utils::IteratorType::parallel);
-    auto ng = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps,
-                                        newIters);
-    IRMapping m;
-    g.getRegion().cloneInto(&ng.getRegion(), m);
-    // linalg.index of the split loop becomes slice * len + column
-    // (interleaved: column * count + slice); the others follow their loops.
-    SmallVector<linalg::IndexOp> indices;
-    ng.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
-    for (linalg::IndexOp i : indices) {
-      OpBuilder ib(i);
-      Value index;
-      if (i.getDim() == splitLoop) {
-        Value s = linalg::IndexOp::create(ib, loc, at);
-        Value c = linalg::IndexOp::create(ib, loc, newDim(splitLoop));
-        if (interleaved)
-          std::swap(s, c);
-        index = arith::AddIOp::create(
-            ib, loc,
-            arith::MulIOp::create(
-                ib, loc, s,
-                arith::ConstantIndexOp::create(
-                    ib, loc, interleaved ? sl.count : sl.len)),
-            c);
-        if (sl.start)
-          index = arith::AddIOp::create(
-              ib, loc, index,
-              arith::ConstantIndexOp::create(ib, loc, sl.start));
-      } else if (newDim(i.getDim()) != i.getDim()) {
-        index = linalg::IndexOp::create(ib, loc, newDim(i.getDim()));
-      } else {
-        continue;
-      }
-      i.replaceAllUsesWith(index);
-      i.erase();
-    }
-    for (NamedAttribute a : g->getDiscardableAttrs())
-      ng->setAttr(a.getName(), a.getValue());
-    return ng;
-  };
-
-  // A copy of centered sum `v` (before splitting) that adds e instead of
-  // (e - q)^2 (`sums` null), or (e - E_s / n)^2 (`squares`) or e - E_s / n
-  // with the slice's sum E_s read from `sums`; q is not read.
-  SmallVector<Operation *> variants;
-  auto centeredVariant = [&](OpBuilder &b, linalg::GenericOp v,
-                             SplitCentered c, Value sums, bool squares,
-                             int64_t points) -> linalg::GenericOp {
-    unsigned qArg = c.center.r.getArgNumber();
-    SmallVector<Value> ins;
-    SmallVector<AffineMap> maps;
-    inputsBut(v, qArg, ins, maps);
-    if (sums) {
-      ins.push_back(sums);
-      maps.push_back(partialPlaceholder);
-    }
-    maps.push_back(v.getMatchingIndexingMap(v.getDpsInitOperand(0)));
-    Value term = sumTerm(v);
-    Operation *square = term.getDefiningOp();
-    auto variant = linalg::GenericOp::create(
-        b, loc, TypeRange{}, ins, v.getDpsInits(), maps,
-        v.getIteratorTypesArray(),
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          IRMapping m;
-          Block *body = v.getBody();
-          unsigned k = 0;
-          for (unsigned a = 0; a < v.getNumDpsInputs(); ++a)
-            if (a != qArg)
-              m.map(body->getArgument(a), args[k++]);
-          Value sum = sums ? args[k++] : Value();
-          m.map(body->getArguments().back(), args.back());
-          for (Operation &op : body->without_terminator()) {
-            if (llvm::is_contained(c.center.ops, &op))
-              continue;
-            if (!sums && (&op == c.sub || &op == square)) {
-              // (the sum adds e itself)
-              if (&op == square)
-                m.map(term, m.lookupOrDefault(c.sub.getLhs()));
-              continue;
-            }
-            if (sums && &op == c.sub)
-              m.map(c.sub.getRhs(),
-                    arith::DivFOp::create(
-                        nb, nl, sum,
-                        floatConstant(nb, nl, sum.getType(), double(points))));
-            if (sums && !squares && &op == square) {
-              m.map(term, m.lookup(c.sub.getResult()));
-              continue;
-            }
-            nb.clone(op, m);
-          }
-          nb.clone(*body->getTerminator(), m);
-        });
-    for (NamedAttribute a : v->getDiscardableAttrs())
-      variant->setAttr(a.getName(), a.getValue());
-    variants.push_back(variant);
-    return variant;
-  };
-
-  auto abandon = [&]() -> std::optional<LogicalResult> {
-    for (Operation *op : llvm::reverse(created))
-      op->erase();
-    return std::nullopt;
-  };
   // The finishing kernels' combines run over (rows..., slice): the rows in
   // their order, then the slice as the reduction loop; the partials are
   // read through (rows..., slice) or, along rows, (slice, rows...), and
   // the reductions' inits through their maps with every row loop renamed.
-  SmallVector<AffineExpr> partialRead, renamed;
   for (unsigned d = 0; d < rows; ++d)
     partialRead.push_back(getAffineDimExpr(d, ctx));
   partialRead.insert(alongRows ? partialRead.begin() : partialRead.end(),
@@ -1336,343 +1228,38 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
   // finishing kernel, partials of wave 2, ... First every partials kernel
   // (building them may fail: then everything built is erased and the group
   // is left as it was).
-  Operation *anchor = generics.back()->getNextNode();
-  OpBuilder b(anchor);
-  // Split copies of the group's full-space generics that `keep` selects,
-  // in program order, each intermediate written through its own view (one
-  // set of views per kernel), appended to `into`.
-  // (`stores`: the copies whose results this kernel stores)
-  auto splitFullSpace = [&](SmallVectorImpl<linalg::GenericOp> &into,
-                            llvm::function_ref<bool(linalg::GenericOp)> keep,
-                            llvm::function_ref<bool(linalg::GenericOp)> stores,
-                            const Slicing &sl) -> LogicalResult {
-    buffers.clear();
-    for (linalg::GenericOp g : generics) {
-      if (!isFull(g) || !keep(g))
-        continue;
-      auto ng = split(b, g, false, Value(), sl, stores(g));
-      if (failed(ng))
-        return failure();
-      created.push_back(*ng);
-      into.push_back(*ng);
-    }
-    return success();
-  };
-  SmallVector<SmallVector<linalg::GenericOp>> partialKernels(waves + 1),
-      tailKernels(waves + 1);
-  SmallVector<Operation *> boundary(waves + 1, anchor);
-  // Each reduction's partials (a centered sum's: E_s, V_s, D_s), and its
-  // tail's (a ragged split's).
-  using PartialsOf = llvm::DenseMap<Operation *, SmallVector<Value, 3>>;
-  PartialsOf partialsOf, tailPartialsOf;
-  // Wave w's partials over slicing `sl` into `into`: their buffers, filled
-  // with the combiners' neutral elements, the full-space ops the wave's
-  // reductions read, and the reductions over the slices.
-  auto buildPartials = [&](unsigned w, const Slicing &sl, PartialsOf &partials,
-                           SmallVectorImpl<linalg::GenericOp> &into)
-      -> LogicalResult {
-    SmallVector<int64_t> shape(rowLoops);
-    shape.insert(alongRows ? shape.begin() : shape.end(), sl.count);
-    // A centered sum whose e an earlier plain sum of the wave adds (the
-    // variance's mean): that sum's partials are its E_s.
-    llvm::DenseMap<Operation *, linalg::GenericOp> sumOfE;
-    for (auto [i, red] : llvm::enumerate(ofWave[w])) {
-      auto c = centered.find(red);
-      if (c == centered.end())
-        continue;
-      Type accType =
-          cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
-      for (linalg::GenericOp s : ArrayRef(ofWave[w]).take_front(i)) {
-        SameMemo memo;
-        Value term = sumTerm(s);
-        if (term && !centered.contains(s) && !onlineSums.contains(s) &&
-            cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType() ==
-                accType &&
-            s.getMatchingIndexingMap(s.getDpsInitOperand(0)) ==
-                red.getMatchingIndexingMap(red.getDpsInitOperand(0)) &&
-            sameTermIn(generics, order, term, s, c->second.sub.getLhs(),
-                       red, memo)) {
-          sumOfE[red] = s;
-          break;
-        }
-      }
-    }
-    for (linalg::GenericOp red : ofWave[w]) {
-      Combiner comb = *findCombiner(red);
-      Type accType =
-          cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
-      // The partials start from the combiner's neutral element (a centered
-      // sum has three: the slices' sums E_s, V_s and D_s; E_s is its
-      // partner's, where it has one).
-      bool shared = sumOfE.contains(red);
-      if (shared)
-        partials[red].push_back(partials[sumOfE[red]][0]);
-      for (unsigned k = shared; k < (centered.contains(red) ? 3 : 1); ++k) {
-        auto alloc =
-            memref::AllocOp::create(b, loc, MemRefType::get(shape, accType));
-        created.push_back(alloc);
-        partials[red].push_back(alloc);
-        Value neutralValue =
-            arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
-        created.push_back(neutralValue.getDefiningOp());
-        auto fill = kfuse::fillGeneric(b, loc, neutralValue, alloc);
-        created.push_back(fill);
-        into.push_back(fill);
-      }
-    }
-    auto storesHere = [&](linalg::GenericOp g) {
-      return storeEarly && w == 1 && stored.contains(g);
-    };
-    if (failed(splitFullSpace(
-            into,
-            [&](linalg::GenericOp g) {
-              return storesHere(g) ||
-                     llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
-                       return fullDeps[llvm::find(reductions, red) -
-                                       reductions.begin()]
-                           .contains(g);
-                     });
-            },
-            storesHere, sl)))
-      return failure();
-    for (linalg::GenericOp red : ofWave[w]) {
-      SmallVector<std::pair<linalg::GenericOp, Value>> parts;
-      if (auto c = centered.find(red); c != centered.end()) {
-        // Sums of e, then of (e - E_s / n)^2 and e - E_s / n: copies of
-        // the sum to split.
-        ArrayRef<Value> p = partials[red];
-        readAsPartial.insert(p[0]);
-        if (!sumOfE.contains(red))
-          parts.push_back(
-              {centeredVariant(b, red, c->second, Value(), true, sl.points),
-               p[0]});
-        parts.push_back(
-            {centeredVariant(b, red, c->second, p[0], true, sl.points), p[1]});
-        parts.push_back(
-            {centeredVariant(b, red, c->second, p[0], false, sl.points),
-             p[2]});
-        for (auto [variant, partial] : parts)
-          created.push_back(variant);
-      } else if (auto o = onlineSums.find(red); o != onlineSums.end()) {
-        // The sum of exp(e - m_s), m_s the slice's max: a copy of the sum
-        // reading the max's partials in place of m.
-        Value maxPartials = partials[o->second.max][0];
-        readAsPartial.insert(maxPartials);
-        IRMapping cloned;
-        auto variant =
-            cast<linalg::GenericOp>(b.clone(*red.getOperation(), cloned));
-        unsigned mArg = o->second.ref.r.getArgNumber();
-        variant->setOperand(mArg, maxPartials);
-        SmallVector<AffineMap> maps = variant.getIndexingMapsArray();
-        maps[mArg] = partialPlaceholder;
-        variant.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
-        if (!o->second.ref.ops.empty()) {
-          // (exp(e - m_s), not exp(e - r(m_s)): r applies in the finish)
-          cloned.lookup(o->second.sub.getResult())
-              .getDefiningOp()
-              ->setOperand(1, variant.getBody()->getArgument(mArg));
-          for (Operation *op : llvm::reverse(o->second.ref.ops))
-            cloned.lookup(op->getResult(0)).getDefiningOp()->erase();
-        }
-        created.push_back(variant);
-        variants.push_back(variant);
-        parts = {{variant, partials[red][0]}};
-      } else {
-        parts = {{red, partials[red][0]}};
-      }
-      for (auto [g, partial] : parts) {
-        auto nred = split(b, g, true, partial, sl, /*stores=*/true);
-        if (failed(nred))
-          return failure();
-        created.push_back(*nred);
-        into.push_back(*nred);
-      }
-    }
-    return success();
-  };
+  anchor = generics.back()->getNextNode();
+  b.setInsertionPoint(anchor);
+  partialKernels.resize(waves + 1);
+  tailKernels.resize(waves + 1);
+  boundary.assign(waves + 1, anchor);
   for (unsigned w = 1; w <= waves; ++w) {
     size_t start = created.size();
     // (a ragged split's tail first: the partials kernel's last block,
     // finishing the wave, then finds the tail's partial in memory)
-    if ((ragged && failed(buildPartials(w, tailSlice, tailPartialsOf,
-                                        tailKernels[w]))) ||
+    if ((ragged &&
+         failed(buildPartials(w, tailSlice, tailPartialsOf, tailKernels[w]))) ||
         failed(buildPartials(w, mainSlices, partialsOf, partialKernels[w])))
       return abandon();
     if (w > 1)
       boundary[w - 1] = created[start];
   }
-  // The last kernel: the stored results over (slice, rows..., columns...),
-  // after the last finishing kernel (and a ragged split's tail of them).
-  SmallVector<linalg::GenericOp> storing, storingTail, rowValues;
-  if (!stored.empty() && !storeEarly) {
-    size_t start = created.size();
-    auto isStored = [&](linalg::GenericOp g) { return stored.contains(g); };
-    if (storeTransposed) {
-      // (copies of the stored ops, their loops interchanged: the
-      // reductions' loops first, then the rows')
-      SmallVector<unsigned> order;
-      for (unsigned d = rows; d < loops.size(); ++d)
-        order.push_back(d);
-      for (unsigned d = 0; d < rows; ++d)
-        order.push_back(d);
-      IRRewriter rewriter(ctx);
-      for (linalg::GenericOp g : generics) {
-        if (!isStored(g))
-          continue;
-        // (the values of the row computed once a row, by the last
-        // finishing kernel)
-        linalg::GenericOp copy;
-        if (auto split = hoistRowValues(b, g, rows, created)) {
-          rowValues.push_back(split->first);
-          copy = split->second;
-        } else {
-          copy = cast<linalg::GenericOp>(b.clone(*g.getOperation()));
-          created.push_back(copy);
-        }
-        rewriter.setInsertionPoint(copy);
-        FailureOr<linalg::GenericOp> moved =
-            linalg::interchangeGenericOp(rewriter, copy, order);
-        if (failed(moved))
-          return abandon();
-        storing.push_back(*moved);
-      }
-    } else if ((ragged && failed(splitFullSpace(storingTail, isStored,
-                                                isStored, tailSlice))) ||
-               failed(splitFullSpace(storing, isStored, isStored,
-                                     storeSlices))) {
-      return abandon();
-    }
-    boundary[waves] = created[start];
-  }
-
-  // The finish of reduction `red`, appended to `into`: a generic over
-  // (rows..., slice) that combines termOf(values, n) into red's init, the
-  // values those of `partials` at the slice and of `rowIns` (operands of
-  // red: row values, read through red's maps with the rows renamed), n the
-  // points of a slice; where the split is ragged, then a row-space generic
-  // that combines into it termOf of the tail's partials (`tailPartials`,
-  // one for each of `partials`) and n the tail's points.
-  AffineMap atSlice = AffineMap::get(rows + 1, 0, partialRead, ctx);
+  if (failed(buildStores()))
+    return abandon();
+  atSlice = AffineMap::get(rows + 1, 0, partialRead, ctx);
   SmallVector<AffineExpr> tailRead(partialRead);
   for (AffineExpr &e : tailRead)
     if (e == getAffineDimExpr(rows, ctx))
       e = getAffineConstantExpr(0, ctx);
-  AffineMap atTail = AffineMap::get(rows, 0, tailRead, ctx);
-  // (over (rows..., slice), or `overRows`: the rows alone)
-  auto renamedMap = [&](linalg::GenericOp red, OpOperand *o,
-                        bool overRows = false) {
-    return red.getMatchingIndexingMap(o).replaceDimsAndSymbols(
-        renamed, {}, overRows ? rows : rows + 1, 0);
-  };
-  using TermOf = llvm::function_ref<Value(OpBuilder &, Location, ValueRange,
-                                          int64_t points)>;
-  auto finishOverSlices = [&](OpBuilder &fb,
-                              SmallVectorImpl<linalg::GenericOp> &into,
-                              linalg::GenericOp red, ArrayRef<Value> partials,
-                              ArrayRef<Value> tailPartials,
-                              ArrayRef<OpOperand *> rowIns, TermOf termOf) {
-    Combiner comb = *findCombiner(red);
-    Value init = red.getDpsInits()[0];
-    auto tag = [&](linalg::GenericOp g) {
-      for (NamedAttribute a : red->getDiscardableAttrs())
-        g->setAttr(a.getName(), a.getValue());
-      into.push_back(g);
-    };
-    SmallVector<utils::IteratorType> overSlices(rows,
-                                                utils::IteratorType::parallel);
-    overSlices.push_back(utils::IteratorType::reduction);
-    SmallVector<Value> ins(partials);
-    SmallVector<AffineMap> maps(partials.size(), atSlice);
-    for (OpOperand *o : rowIns) {
-      ins.push_back(o->get());
-      maps.push_back(renamedMap(red, o));
-    }
-    maps.push_back(renamedMap(red, red.getDpsInitOperand(0)));
-    tag(linalg::GenericOp::create(
-        fb, loc, TypeRange{}, ins, ValueRange{init}, maps, overSlices,
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value term = termOf(nb, nl, args.drop_back(), mainSlices.points);
-          linalg::YieldOp::create(nb, nl,
-                                  comb.combine(nb, red, args.back(), term));
-        }));
-    if (!ragged)
-      return;
-    ins.assign(tailPartials.begin(), tailPartials.end());
-    maps.assign(tailPartials.size(), atTail);
-    for (OpOperand *o : rowIns) {
-      ins.push_back(o->get());
-      maps.push_back(renamedMap(red, o, true));
-    }
-    ins.push_back(init);
-    maps.push_back(renamedMap(red, red.getDpsInitOperand(0), true));
-    maps.push_back(maps.back());
-    tag(linalg::GenericOp::create(
-        fb, loc, TypeRange{}, ins, ValueRange{init}, maps,
-        SmallVector<utils::IteratorType>(rows, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value term =
-              termOf(nb, nl, args.drop_back(2), tailSlice.points);
-          linalg::YieldOp::create(
-              nb, nl, comb.combine(nb, red, args[args.size() - 2], term));
-        }));
-  };
-  // A centered sum's finish: init + sum over the slices of V_s + (q_s - q)
-  // (2 D_s + n (q_s - q)), q_s = E_s / n, q read at the row.
-  auto finishCentered = [&](OpBuilder &fb,
-                            SmallVectorImpl<linalg::GenericOp> &into,
-                            linalg::GenericOp v, SplitCentered c) {
-    Type type =
-        cast<MemRefType>(v.getDpsInits()[0].getType()).getElementType();
-    auto parts = [&](PartialsOf &p, linalg::GenericOp v) {
-      return p.contains(v) ? SmallVector<Value>{p[v][1], p[v][2], p[v][0]}
-                           : SmallVector<Value>();
-    };
-    finishOverSlices(
-        fb, into, v, parts(partialsOf, v), parts(tailPartialsOf, v),
-        {v.getDpsInputOperand(c.center.r.getArgNumber())},
-        [&](OpBuilder &nb, Location nl, ValueRange args,
-            int64_t points) -> Value {
-          Value q = c.center.of(nb, nl, args[3]);
-          Value n = floatConstant(nb, nl, type, double(points));
-          Value dq = arith::SubFOp::create(
-              nb, nl, arith::DivFOp::create(nb, nl, args[2], n), q);
-          Value twice = arith::AddFOp::create(nb, nl, args[1], args[1]);
-          return arith::AddFOp::create(
-              nb, nl, args[0],
-              arith::MulFOp::create(
-                  nb, nl, dq,
-                  arith::AddFOp::create(
-                      nb, nl, twice, arith::MulFOp::create(nb, nl, n, dq))));
-        });
-  };
-  // An online sum's finish: init + sum over the slices of s_s exp(m_s - r),
-  // m_s the slices' maxima, r read at the row.
-  auto finishOnline = [&](OpBuilder &fb,
-                          SmallVectorImpl<linalg::GenericOp> &into,
-                          linalg::GenericOp s, SplitOnline o) {
-    auto parts = [&](PartialsOf &p) {
-      return p.contains(s) ? SmallVector<Value>{p[s][0], p[o.max][0]}
-                           : SmallVector<Value>();
-    };
-    finishOverSlices(
-        fb, into, s, parts(partialsOf), parts(tailPartialsOf),
-        {s.getDpsInputOperand(o.ref.r.getArgNumber())},
-        [&](OpBuilder &nb, Location nl, ValueRange args, int64_t) -> Value {
-          // (r from the row's value)
-          return onlineSum(nb, nl, args[0], args[1],
-                           o.ref.of(nb, nl, args[2]));
-        });
-  };
-
+  atTail = AffineMap::get(rows, 0, tailRead, ctx);
   // Then each finishing kernel, before the next wave's partials: the
   // combines of the wave's partials into the reductions' inits and the
   // row-space ops of the wave, in program order.
-  SmallVector<SplitKernel, 4> kernels;
   for (unsigned w = 1; w <= waves; ++w) {
     OpBuilder fb(boundary[w]);
     SmallVector<linalg::GenericOp> second;
     for (linalg::GenericOp g : generics) {
-      if (isFull(g) || avail.lookup(g) != w)
+      if (isFull(g) || plan.avail.lookup(g) != w)
         continue;
       if (g.getNumReductionLoops() == 0) {
         g->moveBefore(boundary[w]);
@@ -1687,13 +1274,12 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
         finishOnline(fb, second, g, o->second);
         continue;
       }
-      finishOverSlices(
-          fb, second, g, {partialsOf[g][0]},
-          ragged ? SmallVector<Value>{tailPartialsOf[g][0]}
-                 : SmallVector<Value>(),
-          {}, [](OpBuilder &, Location, ValueRange args, int64_t) {
-            return args[0];
-          });
+      finishOverSlices(fb, second, g, {partialsOf[g][0]},
+                       ragged ? SmallVector<Value>{tailPartialsOf[g][0]}
+                              : SmallVector<Value>(),
+                       {}, [](OpBuilder &, Location, ValueRange args, int64_t) {
+                         return args[0];
+                       });
     }
     if (w == waves)
       second.append(rowValues);
@@ -1703,11 +1289,11 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
           {tailKernels[w], (name + "_tail" + suffix).str(), Role::Tail});
     kernels.push_back({partialKernels[w], (name + "_partial" + suffix).str(),
                        Role::Partials});
-    kernels.push_back(
-        {second,
-         w == waves ? name.str()
-                    : (name + "_combine" + std::to_string(w)).str(),
-         Role::Finish});
+    kernels.push_back({second,
+                       w == waves
+                           ? name.str()
+                           : (name + "_combine" + std::to_string(w)).str(),
+                       Role::Finish});
   }
   if (!storingTail.empty())
     kernels.push_back(
@@ -1722,6 +1308,488 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
     g.erase();
   for (Operation *variant : variants)
     variant->erase();
+  planKernels();
+  return emitSplitKernels(kernels, ctx, numRows, slices, alongRows);
+}
+
+// (`stores`: whether a full-space copy's kernel stores its results; see
+// privateFull)
+FailureOr<linalg::GenericOp> RowSplit::split(OpBuilder &b, linalg::GenericOp g,
+                                             bool isReduction,
+                                             Value partialInit,
+                                             const Slicing &sl, bool stores) {
+  SmallVector<Value> ins, outs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &o : g->getOpOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(&o);
+    bool isInit = g.isDpsInit(&o);
+    if ((isInit && isReduction) || readAsPartial.contains(o.get())) {
+      (isInit ? outs : ins).push_back(isInit ? partialInit : o.get());
+      maps.push_back(AffineMap::get(splitRank, 0, partialIdx, ctx));
+      continue;
+    }
+    Value v = buffers.lookupOrDefault(o.get());
+    SmallVector<AffineExpr> r;
+    int splitDim = -1;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (dim && dim.getPosition() == splitLoop) {
+        splitDim = i;
+        AffineExpr slice = getAffineDimExpr(at, ctx),
+                   inSlice = getAffineDimExpr(newDim(splitLoop), ctx);
+        r.push_back(interleaved ? inSlice : slice);
+        r.push_back(interleaved ? slice : inSlice);
+      } else if (e.isFunctionOfDim(splitLoop)) {
+        return failure();
+      } else {
+        r.push_back(e.replaceDims(moved));
+      }
+    }
+    if (Value view = inputViews.lookup({o.get(), sl.start, sl.len});
+        view && splitDim >= 0 && !isInit)
+      v = view;
+    // (the shape of `type` with dimension splitDim split in the slices,
+    // and which of its dimensions each of `type`'s becomes)
+    SmallVector<int64_t> shape;
+    SmallVector<ReassociationIndices> assoc;
+    auto splitShape = [&](MemRefType type) {
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (d == splitDim) {
+          assoc.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
+          shape.push_back(interleaved ? sl.len : sl.count);
+          shape.push_back(interleaved ? sl.count : sl.len);
+        } else {
+          assoc.push_back({int64_t(shape.size())});
+          shape.push_back(type.getDimSize(d));
+        }
+      }
+    };
+    if (isInit && splitDim >= 0 && (!stores || privateFull.contains(o.get()))) {
+      // (a private intermediate, or a copy that does not store: a buffer
+      // of this kernel's own, already in the split shape)
+      auto type = cast<MemRefType>(v.getType());
+      splitShape(type);
+      v = memref::AllocOp::create(
+          b, loc, MemRefType::get(shape, type.getElementType()));
+      created.push_back(v.getDefiningOp());
+      buffers.map(o.get(), v);
+    } else if (splitDim >= 0 && v == o.get()) {
+      // (a view of static strides too, a slice of an argument: the
+      // slices' views compose with it)
+      auto type = cast<MemRefType>(v.getType());
+      if (!type.getLayout().isIdentity() &&
+          !kfuse::hasStaticStrides(type, /*unitInnermost=*/true))
+        return failure();
+      // (a ragged split's slices, or its tail, are a subview of the
+      // row's columns first: strided, its start the view's offset)
+      if (ragged) {
+        SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+            strides(type.getRank(), 1);
+        offsets[splitDim] = sl.start;
+        sizes[splitDim] = sl.count * sl.len;
+        v = memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
+        created.push_back(v.getDefiningOp());
+      }
+      splitShape(type);
+      FailureOr<MemRefType> splitType =
+          memref::ExpandShapeOp::computeExpandedType(
+              cast<MemRefType>(v.getType()), shape, assoc);
+      if (failed(splitType))
+        return failure();
+      v = memref::ExpandShapeOp::create(b, loc, *splitType, v, assoc);
+      created.push_back(v.getDefiningOp());
+      if (isInit)
+        buffers.map(o.get(), v);
+      else if (!lastWriterBefore(generics, o.get(), generics.size()))
+        inputViews[{o.get(), sl.start, sl.len}] = v;
+    }
+    (isInit ? outs : ins).push_back(v);
+    maps.push_back(AffineMap::get(splitRank, 0, r, ctx));
+  }
+  SmallVector<utils::IteratorType> newIters(g.getIteratorTypesArray());
+  newIters.insert(newIters.begin() + at, utils::IteratorType::parallel);
+  auto ng =
+      linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps, newIters);
+  IRMapping m;
+  g.getRegion().cloneInto(&ng.getRegion(), m);
+  // linalg.index of the split loop becomes slice * len + column
+  // (interleaved: column * count + slice); the others follow their loops.
+  SmallVector<linalg::IndexOp> indices;
+  ng.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+  for (linalg::IndexOp i : indices) {
+    OpBuilder ib(i);
+    Value index;
+    if (i.getDim() == splitLoop) {
+      Value s = linalg::IndexOp::create(ib, loc, at);
+      Value c = linalg::IndexOp::create(ib, loc, newDim(splitLoop));
+      if (interleaved)
+        std::swap(s, c);
+      index = arith::AddIOp::create(
+          ib, loc,
+          arith::MulIOp::create(ib, loc, s,
+                                arith::ConstantIndexOp::create(
+                                    ib, loc, interleaved ? sl.count : sl.len)),
+          c);
+      if (sl.start)
+        index = arith::AddIOp::create(
+            ib, loc, index, arith::ConstantIndexOp::create(ib, loc, sl.start));
+    } else if (newDim(i.getDim()) != i.getDim()) {
+      index = linalg::IndexOp::create(ib, loc, newDim(i.getDim()));
+    } else {
+      continue;
+    }
+    i.replaceAllUsesWith(index);
+    i.erase();
+  }
+  for (NamedAttribute a : g->getDiscardableAttrs())
+    ng->setAttr(a.getName(), a.getValue());
+  return ng;
+}
+
+linalg::GenericOp RowSplit::centeredVariant(OpBuilder &b, linalg::GenericOp v,
+                                            SplitCentered c, Value sums,
+                                            bool squares, int64_t points) {
+  unsigned qArg = c.center.r.getArgNumber();
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  inputsBut(v, qArg, ins, maps);
+  if (sums) {
+    ins.push_back(sums);
+    maps.push_back(partialPlaceholder);
+  }
+  maps.push_back(v.getMatchingIndexingMap(v.getDpsInitOperand(0)));
+  Value term = sumTerm(v);
+  Operation *square = term.getDefiningOp();
+  auto variant = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ins, v.getDpsInits(), maps,
+      v.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        IRMapping m;
+        Block *body = v.getBody();
+        unsigned k = 0;
+        for (unsigned a = 0; a < v.getNumDpsInputs(); ++a)
+          if (a != qArg)
+            m.map(body->getArgument(a), args[k++]);
+        Value sum = sums ? args[k++] : Value();
+        m.map(body->getArguments().back(), args.back());
+        for (Operation &op : body->without_terminator()) {
+          if (llvm::is_contained(c.center.ops, &op))
+            continue;
+          if (!sums && (&op == c.sub || &op == square)) {
+            // (the sum adds e itself)
+            if (&op == square)
+              m.map(term, m.lookupOrDefault(c.sub.getLhs()));
+            continue;
+          }
+          if (sums && &op == c.sub)
+            m.map(c.sub.getRhs(),
+                  arith::DivFOp::create(
+                      nb, nl, sum,
+                      floatConstant(nb, nl, sum.getType(), double(points))));
+          if (sums && !squares && &op == square) {
+            m.map(term, m.lookup(c.sub.getResult()));
+            continue;
+          }
+          nb.clone(op, m);
+        }
+        nb.clone(*body->getTerminator(), m);
+      });
+  for (NamedAttribute a : v->getDiscardableAttrs())
+    variant->setAttr(a.getName(), a.getValue());
+  variants.push_back(variant);
+  return variant;
+}
+
+std::optional<LogicalResult> RowSplit::abandon() {
+  for (Operation *op : llvm::reverse(created))
+    op->erase();
+  return std::nullopt;
+}
+
+LogicalResult
+RowSplit::splitFullSpace(SmallVectorImpl<linalg::GenericOp> &into,
+                         llvm::function_ref<bool(linalg::GenericOp)> keep,
+                         llvm::function_ref<bool(linalg::GenericOp)> stores,
+                         const Slicing &sl) {
+  buffers.clear();
+  for (linalg::GenericOp g : generics) {
+    if (!isFull(g) || !keep(g))
+      continue;
+    auto ng = split(b, g, false, Value(), sl, stores(g));
+    if (failed(ng))
+      return failure();
+    created.push_back(*ng);
+    into.push_back(*ng);
+  }
+  return success();
+}
+
+LogicalResult
+RowSplit::buildPartials(unsigned w, const Slicing &sl, PartialsOf &partials,
+                        SmallVectorImpl<linalg::GenericOp> &into) {
+  SmallVector<int64_t> shape(rowLoops);
+  shape.insert(alongRows ? shape.begin() : shape.end(), sl.count);
+  // A centered sum whose e an earlier plain sum of the wave adds (the
+  // variance's mean): that sum's partials are its E_s.
+  llvm::DenseMap<Operation *, linalg::GenericOp> sumOfE;
+  for (auto [i, red] : llvm::enumerate(ofWave[w])) {
+    auto c = centered.find(red);
+    if (c == centered.end())
+      continue;
+    Type accType =
+        cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+    for (linalg::GenericOp s : ArrayRef(ofWave[w]).take_front(i)) {
+      SameMemo memo;
+      Value term = sumTerm(s);
+      if (term && !centered.contains(s) && !onlineSums.contains(s) &&
+          cast<MemRefType>(s.getDpsInits()[0].getType()).getElementType() ==
+              accType &&
+          s.getMatchingIndexingMap(s.getDpsInitOperand(0)) ==
+              red.getMatchingIndexingMap(red.getDpsInitOperand(0)) &&
+          sameTermIn(generics, order, term, s, c->second.sub.getLhs(), red,
+                     memo)) {
+        sumOfE[red] = s;
+        break;
+      }
+    }
+  }
+  for (linalg::GenericOp red : ofWave[w]) {
+    Combiner comb = *findCombiner(red);
+    Type accType =
+        cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType();
+    // The partials start from the combiner's neutral element (a centered
+    // sum has three: the slices' sums E_s, V_s and D_s; E_s is its
+    // partner's, where it has one).
+    bool shared = sumOfE.contains(red);
+    if (shared)
+      partials[red].push_back(partials[sumOfE[red]][0]);
+    for (unsigned k = shared; k < (centered.contains(red) ? 3 : 1); ++k) {
+      auto alloc =
+          memref::AllocOp::create(b, loc, MemRefType::get(shape, accType));
+      created.push_back(alloc);
+      partials[red].push_back(alloc);
+      Value neutralValue =
+          arith::ConstantOp::create(b, loc, neutral(b, comb.kind, accType));
+      created.push_back(neutralValue.getDefiningOp());
+      auto fill = kfuse::fillGeneric(b, loc, neutralValue, alloc);
+      created.push_back(fill);
+      into.push_back(fill);
+    }
+  }
+  auto storesHere = [&](linalg::GenericOp g) {
+    return storeEarly && w == 1 && stored.contains(g);
+  };
+  if (failed(splitFullSpace(
+          into,
+          [&](linalg::GenericOp g) {
+            return storesHere(g) ||
+                   llvm::any_of(ofWave[w], [&](linalg::GenericOp red) {
+                     return plan
+                         .fullDeps[llvm::find(reductions, red) -
+                                   reductions.begin()]
+                         .contains(g);
+                   });
+          },
+          storesHere, sl)))
+    return failure();
+  for (linalg::GenericOp red : ofWave[w]) {
+    SmallVector<std::pair<linalg::GenericOp, Value>> parts;
+    if (auto c = centered.find(red); c != centered.end()) {
+      // Sums of e, then of (e - E_s / n)^2 and e - E_s / n: copies of
+      // the sum to split.
+      ArrayRef<Value> p = partials[red];
+      readAsPartial.insert(p[0]);
+      if (!sumOfE.contains(red))
+        parts.push_back(
+            {centeredVariant(b, red, c->second, Value(), true, sl.points),
+             p[0]});
+      parts.push_back(
+          {centeredVariant(b, red, c->second, p[0], true, sl.points), p[1]});
+      parts.push_back(
+          {centeredVariant(b, red, c->second, p[0], false, sl.points), p[2]});
+      for (auto [variant, partial] : parts)
+        created.push_back(variant);
+    } else if (auto o = onlineSums.find(red); o != onlineSums.end()) {
+      // The sum of exp(e - m_s), m_s the slice's max: a copy of the sum
+      // reading the max's partials in place of m.
+      Value maxPartials = partials[o->second.max][0];
+      readAsPartial.insert(maxPartials);
+      IRMapping cloned;
+      auto variant =
+          cast<linalg::GenericOp>(b.clone(*red.getOperation(), cloned));
+      unsigned mArg = o->second.ref.r.getArgNumber();
+      variant->setOperand(mArg, maxPartials);
+      SmallVector<AffineMap> maps = variant.getIndexingMapsArray();
+      maps[mArg] = partialPlaceholder;
+      variant.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+      if (!o->second.ref.ops.empty()) {
+        // (exp(e - m_s), not exp(e - r(m_s)): r applies in the finish)
+        cloned.lookup(o->second.sub.getResult())
+            .getDefiningOp()
+            ->setOperand(1, variant.getBody()->getArgument(mArg));
+        for (Operation *op : llvm::reverse(o->second.ref.ops))
+          cloned.lookup(op->getResult(0)).getDefiningOp()->erase();
+      }
+      created.push_back(variant);
+      variants.push_back(variant);
+      parts = {{variant, partials[red][0]}};
+    } else {
+      parts = {{red, partials[red][0]}};
+    }
+    for (auto [g, partial] : parts) {
+      auto nred = split(b, g, true, partial, sl, /*stores=*/true);
+      if (failed(nred))
+        return failure();
+      created.push_back(*nred);
+      into.push_back(*nred);
+    }
+  }
+  return success();
+}
+
+LogicalResult RowSplit::buildStores() {
+  if (stored.empty() || storeEarly)
+    return success();
+  size_t start = created.size();
+  auto isStored = [&](linalg::GenericOp g) { return stored.contains(g); };
+  if (storeTransposed) {
+    // (copies of the stored ops, their loops interchanged: the
+    // reductions' loops first, then the rows')
+    SmallVector<unsigned> interchange;
+    for (unsigned d = rows; d < loops.size(); ++d)
+      interchange.push_back(d);
+    for (unsigned d = 0; d < rows; ++d)
+      interchange.push_back(d);
+    IRRewriter rewriter(ctx);
+    for (linalg::GenericOp g : generics) {
+      if (!isStored(g))
+        continue;
+      // (the values of the row computed once a row, by the last
+      // finishing kernel)
+      linalg::GenericOp copy;
+      if (auto hoisted = hoistRowValues(b, g, rows, created)) {
+        rowValues.push_back(hoisted->first);
+        copy = hoisted->second;
+      } else {
+        copy = cast<linalg::GenericOp>(b.clone(*g.getOperation()));
+        created.push_back(copy);
+      }
+      rewriter.setInsertionPoint(copy);
+      FailureOr<linalg::GenericOp> interchanged =
+          linalg::interchangeGenericOp(rewriter, copy, interchange);
+      if (failed(interchanged))
+        return failure();
+      storing.push_back(*interchanged);
+    }
+  } else if ((ragged && failed(splitFullSpace(storingTail, isStored, isStored,
+                                              tailSlice))) ||
+             failed(splitFullSpace(storing, isStored, isStored, storeSlices))) {
+    return failure();
+  }
+  boundary[waves] = created[start];
+  return success();
+}
+
+AffineMap RowSplit::renamedMap(linalg::GenericOp red, OpOperand *o,
+                               bool overRows) {
+  return red.getMatchingIndexingMap(o).replaceDimsAndSymbols(
+      renamed, {}, overRows ? rows : rows + 1, 0);
+}
+
+void RowSplit::finishOverSlices(OpBuilder &fb,
+                                SmallVectorImpl<linalg::GenericOp> &into,
+                                linalg::GenericOp red, ArrayRef<Value> partials,
+                                ArrayRef<Value> tailPartials,
+                                ArrayRef<OpOperand *> rowIns, TermOf termOf) {
+  Combiner comb = *findCombiner(red);
+  Value init = red.getDpsInits()[0];
+  auto tag = [&](linalg::GenericOp g) {
+    for (NamedAttribute a : red->getDiscardableAttrs())
+      g->setAttr(a.getName(), a.getValue());
+    into.push_back(g);
+  };
+  SmallVector<utils::IteratorType> overSlices(rows,
+                                              utils::IteratorType::parallel);
+  overSlices.push_back(utils::IteratorType::reduction);
+  SmallVector<Value> ins(partials);
+  SmallVector<AffineMap> maps(partials.size(), atSlice);
+  for (OpOperand *o : rowIns) {
+    ins.push_back(o->get());
+    maps.push_back(renamedMap(red, o));
+  }
+  maps.push_back(renamedMap(red, red.getDpsInitOperand(0)));
+  tag(linalg::GenericOp::create(
+      fb, loc, TypeRange{}, ins, ValueRange{init}, maps, overSlices,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value term = termOf(nb, nl, args.drop_back(), mainSlices.points);
+        linalg::YieldOp::create(nb, nl,
+                                comb.combine(nb, red, args.back(), term));
+      }));
+  if (!ragged)
+    return;
+  ins.assign(tailPartials.begin(), tailPartials.end());
+  maps.assign(tailPartials.size(), atTail);
+  for (OpOperand *o : rowIns) {
+    ins.push_back(o->get());
+    maps.push_back(renamedMap(red, o, true));
+  }
+  ins.push_back(init);
+  maps.push_back(renamedMap(red, red.getDpsInitOperand(0), true));
+  maps.push_back(maps.back());
+  tag(linalg::GenericOp::create(
+      fb, loc, TypeRange{}, ins, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(rows, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value term = termOf(nb, nl, args.drop_back(2), tailSlice.points);
+        linalg::YieldOp::create(
+            nb, nl, comb.combine(nb, red, args[args.size() - 2], term));
+      }));
+}
+
+void RowSplit::finishCentered(OpBuilder &fb,
+                              SmallVectorImpl<linalg::GenericOp> &into,
+                              linalg::GenericOp v, SplitCentered c) {
+  Type type = cast<MemRefType>(v.getDpsInits()[0].getType()).getElementType();
+  auto parts = [&](PartialsOf &p, linalg::GenericOp v) {
+    return p.contains(v) ? SmallVector<Value>{p[v][1], p[v][2], p[v][0]}
+                         : SmallVector<Value>();
+  };
+  finishOverSlices(
+      fb, into, v, parts(partialsOf, v), parts(tailPartialsOf, v),
+      {v.getDpsInputOperand(c.center.r.getArgNumber())},
+      [&](OpBuilder &nb, Location nl, ValueRange args,
+          int64_t points) -> Value {
+        Value q = c.center.of(nb, nl, args[3]);
+        Value n = floatConstant(nb, nl, type, double(points));
+        Value dq = arith::SubFOp::create(
+            nb, nl, arith::DivFOp::create(nb, nl, args[2], n), q);
+        Value twice = arith::AddFOp::create(nb, nl, args[1], args[1]);
+        return arith::AddFOp::create(
+            nb, nl, args[0],
+            arith::MulFOp::create(
+                nb, nl, dq,
+                arith::AddFOp::create(nb, nl, twice,
+                                      arith::MulFOp::create(nb, nl, n, dq))));
+      });
+}
+
+void RowSplit::finishOnline(OpBuilder &fb,
+                            SmallVectorImpl<linalg::GenericOp> &into,
+                            linalg::GenericOp s, SplitOnline o) {
+  auto parts = [&](PartialsOf &p) {
+    return p.contains(s) ? SmallVector<Value>{p[s][0], p[o.max][0]}
+                         : SmallVector<Value>();
+  };
+  finishOverSlices(
+      fb, into, s, parts(partialsOf), parts(tailPartialsOf),
+      {s.getDpsInputOperand(o.ref.r.getArgNumber())},
+      [&](OpBuilder &nb, Location nl, ValueRange args, int64_t) -> Value {
+        // (r from the row's value)
+        return onlineSum(nb, nl, args[0], args[1], o.ref.of(nb, nl, args[2]));
+      });
+}
+
+void RowSplit::planKernels() {
   // Each wave's kernels (its tail's, its partials', its finish's), decided
   // before any kernel is emitted (which erases its generics):
   // - a thread per row: along rows the partials and storing kernels (that
@@ -1739,7 +1807,7 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
                        !(storeTransposed && kernel.role == Role::Store) &&
                        (kernel.role != Role::Finish || slices <= 32 ||
                         (contiguousAlongRows(kernel.gens) &&
-                         rowsFillThreads(kernel.gens, smCount)));
+                         rowsFillThreads(kernel.gens, options.smCount)));
     kernel.lastBlock = options.lastBlockFinish && kernel.role == Role::Finish &&
                        (!alongRows || kernel.perThread);
     RowKernelOptions &sliced = kernel.options;
@@ -1776,5 +1844,42 @@ kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
       }
     }
   }
-  return emitSplitKernels(kernels, ctx, numRows, slices, alongRows);
+}
+
+/// Few, very long rows (a full reduction such as an L2 norm or a variance, or
+/// a handful of rows) leave most SMs idle with one block per row. Such a
+/// group is split into waves of reductions: a reduction joins the first wave
+/// after every row value it reads is computed. Each wave is two kernels: a
+/// partials kernel that views every row as `slices` rows of `len` columns
+/// (memref.expand_shape, no copy) and reduces each slice of each of the
+/// wave's reductions to a partial, with copies of the full-space ops they
+/// read; and a finishing kernel that combines the partials of each row and
+/// runs the row-space ops whose inputs are then ready (the next wave's
+/// partials kernel may read them). Applies when every reduction runs over
+/// the same loops with one trailing reduction loop and full-space values
+/// stay inside the group. Several waves read the rows several times, so they
+/// are taken only while one kernel would leave most SMs idle: fewer blocks
+/// (one per row, or a cluster of `maxCluster` per row) than `smCount`.
+///
+/// `alongRows` (inputs contiguous along the rows, see contiguousAlongRows):
+/// the kernels run a thread per row, and too few rows to fill the GPU with
+/// threads are split the same way, on the first reduction loop, with the
+/// slice as the outermost loop: consecutive threads then still read
+/// consecutive rows (x[4096, 256].sum(0): 256 slices of 16 rows, 65536
+/// threads, then a kernel folding the 256 partials of each column).
+/// Full-space results that leave the group (NHWC batch normalization's
+/// output beside its statistics, x / |x|, a softmax over a few rows of
+/// 2^20) are stored by a last kernel over the same slices once every row
+/// value is in memory: along rows a thread per slice and row, only where a
+/// tile of rows could not hold a row in registers (more than 4096 points),
+/// which would read the input once; with trailing reductions a block per
+/// row and slice, only where one kernel would keep an eighth of the SMs
+/// busy at most. Returns std::nullopt when it does not apply.
+std::optional<LogicalResult>
+kfuse::row::splitLongRows(ArrayRef<linalg::GenericOp> generics, StringRef name,
+                          const RowKernelOptions &options, bool alongRows) {
+  RowSplit split(generics, name, options, alongRows);
+  if (!split.analyze())
+    return std::nullopt;
+  return split.build();
 }
