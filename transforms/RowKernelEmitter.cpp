@@ -764,6 +764,37 @@ private:
     Value shift, offset;
   };
   llvm::DenseMap<Operation *, Centered> centeredSums; // by v's generic
+  /// Register mode: each chunk's loop indices (`points`) and, where the
+  /// row is ragged, whether it lies in the row (`valid`; shifted: its
+  /// lanes in the row, `inRow`, and whether it may pass the row's end,
+  /// `mayPass`).
+  struct ChunkPlaces {
+    bool ragged = false;
+    SmallVector<SmallVector<Value>> points;
+    SmallVector<Value> valid, inRow;
+    SmallVector<bool> mayPass;
+  };
+  /// The chunks of column thread `colThread` of `t` over `numCols` columns
+  /// (cluster mode: the block's share).
+  ChunkPlaces placeChunks(OpBuilder &kb, Location loc, Value colThread,
+                          ArrayRef<Value> rowIdx, int64_t t, int64_t numCols);
+  /// Cluster mode, fast numerics, joint exchanges: the sums of exp(e -
+  /// r(m)) whose max m crosses the cluster in their exchange (see
+  /// emitRegisterPhases), by the sum.
+  llvm::DenseMap<Operation *, Online> jointOnlineSums();
+  /// Cluster mode, fast numerics, joint exchanges: a centered sum v whose
+  /// mean's sum s crosses the cluster in its exchange (see
+  /// emitRegisterPhases).
+  struct JointCentered {
+    linalg::GenericOp mean; // s
+    Centered c;
+  };
+  /// Those sums, by v; `numCols`: a block's share of the row.
+  llvm::DenseMap<Operation *, JointCentered> jointCenteredSums(int64_t numCols);
+  /// Register mode: the full-space results, each chunk stored once from
+  /// registers, or folded into its column sum's partials.
+  LogicalResult storeChunks(OpBuilder &kb, Location loc,
+                            const ChunkPlaces &places, Cache &cache);
   llvm::DenseMap<Operation *, Value> totals;      // block totals, by reduction
   /// Streaming mode's passes over the row, in program order: each starts
   /// at a reduction no earlier pass folds and takes every later reduction
@@ -2104,10 +2135,10 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
 /// straight-line code, so a value computed in one phase (e.g. exp(x - max)
 /// for the sum) is reused by the next (the division) from registers, and
 /// each input element is loaded once.
-LogicalResult RowKernel::emitRegisterPhases(
-    OpBuilder &kb, Location loc, Value tid, Value colThread,
-    ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
-    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+RowKernel::ChunkPlaces RowKernel::placeChunks(OpBuilder &kb, Location loc,
+                                              Value colThread,
+                                              ArrayRef<Value> rowIdx, int64_t t,
+                                              int64_t numCols) {
   auto cIdx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(kb, loc, v);
   };
@@ -2118,10 +2149,11 @@ LogicalResult RowKernel::emitRegisterPhases(
   int64_t rowWidth = 1;
   for (int64_t d : colShape)
     rowWidth *= d;
-  SmallVector<bool> mayPass;
-  SmallVector<SmallVector<Value>> points;
-  SmallVector<Value> valid; // per chunk, only when the row is ragged
-  SmallVector<Value> inRow; // (shifted: per chunk, its lanes in the row)
+  ChunkPlaces places;
+  places.ragged = ragged;
+  SmallVector<bool> &mayPass = places.mayPass;
+  SmallVector<SmallVector<Value>> &points = places.points;
+  SmallVector<Value> &valid = places.valid, &inRow = places.inRow;
   for (int64_t k = 0; k < chunks; ++k) {
     Value col = arith::MulIOp::create(
         kb, loc, arith::AddIOp::create(kb, loc, colThread, cIdx(k * t)),
@@ -2140,11 +2172,11 @@ LogicalResult RowKernel::emitRegisterPhases(
       bool pastShare = cluster > 1 && (k + 1) * t * width > numCols;
       bool tail = cluster > 1 || (k + 1) * t * width > numCols;
       mayPass.push_back(tail);
-      Value ok = tail ? arith::CmpIOp::create(kb, loc,
-                                              arith::CmpIPredicate::slt, col,
-                                              cIdx(rowWidth))
-                            .getResult()
-                      : arith::ConstantIntOp::create(kb, loc, 1, 1).getResult();
+      Value ok = tail
+                     ? arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::slt,
+                                             col, cIdx(rowWidth))
+                           .getResult()
+                     : arith::ConstantIntOp::create(kb, loc, 1, 1).getResult();
       if (pastShare)
         ok = arith::AndIOp::create(
             kb, loc, ok,
@@ -2175,6 +2207,132 @@ LogicalResult RowKernel::emitRegisterPhases(
     llvm::append_range(idx, kfuse::delinearize(kb, loc, col, colShape));
     points.push_back(idx);
   }
+  return places;
+}
+
+llvm::DenseMap<Operation *, RowKernel::Online> RowKernel::jointOnlineSums() {
+  llvm::DenseMap<Operation *, Online> pairedSums;
+  if (cluster == 1 || perThread || !jointExchange)
+    return pairedSums;
+  for (linalg::GenericOp s : generics) {
+    std::optional<Online> on = s.getNumReductionLoops() > 0
+                                   ? onlinePartner(s)
+                                   : std::optional<Online>();
+    if (!on)
+      continue;
+    bool apart = false;
+    for (unsigned p = position[on->max] + 1; p < position[s]; ++p) {
+      linalg::GenericOp h = generics[p];
+      llvm::SmallPtrSet<Operation *, 8> deps;
+      rowDeps(h, deps);
+      apart |= h.getNumReductionLoops() > 0 ||
+               (isRowSpace(h) && deps.contains(on->max));
+    }
+    if (!apart)
+      pairedSums[s] = *on;
+  }
+  return pairedSums;
+}
+
+llvm::DenseMap<Operation *, RowKernel::JointCentered>
+RowKernel::jointCenteredSums(int64_t numCols) {
+  // (numCols: the block's share, the same in every block when not shifted)
+  llvm::DenseMap<Operation *, JointCentered> jointCentered;
+  llvm::DenseSet<Operation *> means;
+  if (cluster == 1 || perThread || !jointExchange || shifted)
+    return jointCentered;
+  for (linalg::GenericOp v : generics) {
+    if (v.getNumReductionLoops() == 0)
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> eDeps;
+    std::optional<Centered> c = centeredPartner(v, eDeps);
+    if (!c || !c->squares)
+      continue;
+    linalg::GenericOp sg;
+    for (unsigned p = position[v]; p-- > 0 && !sg;)
+      if (linalg::GenericOp h = generics[p]; h.getNumReductionLoops() > 0)
+        sg = h;
+    if (!sg || means.contains(sg) || position[c->qWriter] < position[sg] ||
+        llvm::any_of(
+            eDeps, [&](Operation *d) { return position[d] >= position[sg]; }))
+      continue;
+    // (s: a float sum of e alone)
+    std::optional<Combiner> comb = findCombiner(sg);
+    Value e;
+    for (Operation *user : c->center.value.getUsers())
+      if (auto sub = dyn_cast<arith::SubFOp>(user);
+          sub && sub.getRhs() == c->center.value)
+        e = sub.getLhs();
+    if (!comb || comb->kind != gpu::AllReduceOperation::ADD ||
+        !isa<arith::AddFOp>(comb->op) || !e)
+      continue;
+    Value term = comb->termOf(sg);
+    if (term.getType() != e.getType() || !sameValue(term, sg, e, v))
+      continue;
+    jointCentered[v] = {sg, *c};
+    means.insert(sg);
+  }
+  return jointCentered;
+}
+
+LogicalResult RowKernel::storeChunks(OpBuilder &kb, Location loc,
+                                     const ChunkPlaces &places, Cache &cache) {
+  bool ragged = places.ragged;
+  ArrayRef<SmallVector<Value>> points = places.points;
+  ArrayRef<Value> valid = places.valid;
+  // Full-space results: each chunk stored once, from registers (terms of a
+  // column sum folded into its partials instead). A kernel without
+  // reductions (a split's store) computes every chunk before it stores
+  // any, so that the chunks' loads are in flight together (a store may
+  // alias a later load: nothing moves a load above it).
+  bool loadsFirst = !hasReductions();
+  SmallVector<std::function<void()>> laterStores;
+  for (auto [g, i] : fullSpaceOutputs()) {
+    Value init = g.getDpsInits()[i];
+    AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+    auto sum = llvm::find_if(
+        columnSums, [&](const ColumnSum &c) { return c.terms == init; });
+    for (int64_t k = 0; k < chunks; ++k) {
+      auto v =
+          valueAt(kb, loc, init, position[g] + 1, outMap, points[k], cache, k);
+      if (failed(v))
+        return failure();
+      if (accumulating && sum != columnSums.end()) {
+        Value &acc = columnPartials[(sum - columnSums.begin()) * chunks + k];
+        Value next = vector::makeArithReduction(
+            kb, loc, gpu::convertReductionKind(sum->kind), *v, acc);
+        acc = ragged ? arith::SelectOp::create(kb, loc, valid[k], next, acc)
+                           .getResult()
+                     : next;
+        continue;
+      }
+      auto store = [&, g = g, init, outMap, k, value = *v]() {
+        OpBuilder sb = kb;
+        if (ragged)
+          sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
+                   .getThenBodyBuilder();
+        storeColumns(sb, loc, value, init, outMap, points[k]);
+      };
+      if (loadsFirst)
+        laterStores.push_back(store);
+      else
+        store();
+    }
+  }
+  for (auto &store : laterStores)
+    store();
+  return success();
+}
+
+LogicalResult RowKernel::emitRegisterPhases(
+    OpBuilder &kb, Location loc, Value tid, Value colThread,
+    ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
+    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  ChunkPlaces places = placeChunks(kb, loc, colThread, rowIdx, t, numCols);
+  bool ragged = places.ragged;
+  ArrayRef<bool> mayPass = places.mayPass;
+  ArrayRef<SmallVector<Value>> points = places.points;
+  ArrayRef<Value> valid = places.valid, inRow = places.inRow;
   // Chunks that may pass the row's end load under their test.
   chunkInside.assign(chunks, Value());
   if (ragged)
@@ -2195,27 +2353,9 @@ LogicalResult RowKernel::emitRegisterPhases(
   // then the blocks' (m_b, s_b) meet, and every block takes m = max m_b
   // and sum s_b exp(m_b - m), as a streaming pass rescales its running sum
   // (see emitStreamingPass). Only where nothing between the two reads m
-  // and no other reduction comes between.
-  llvm::DenseMap<Operation *, Online> pairedSums; // by the sum
-  llvm::DenseMap<Operation *, Value> blockMaxes;  // by the max: m_b
-  if (cluster > 1 && !perThread && jointExchange)
-    for (linalg::GenericOp s : generics) {
-      std::optional<Online> on = s.getNumReductionLoops() > 0
-                                     ? onlinePartner(s)
-                                     : std::optional<Online>();
-      if (!on)
-        continue;
-      bool apart = false;
-      for (unsigned p = position[on->max] + 1; p < position[s]; ++p) {
-        linalg::GenericOp h = generics[p];
-        llvm::SmallPtrSet<Operation *, 8> deps;
-        rowDeps(h, deps);
-        apart |= h.getNumReductionLoops() > 0 ||
-                 (isRowSpace(h) && deps.contains(on->max));
-      }
-      if (!apart)
-        pairedSums[s] = *on;
-    }
+  // and no other reduction comes between (by the sum).
+  llvm::DenseMap<Operation *, Online> pairedSums = jointOnlineSums();
+  llvm::DenseMap<Operation *, Value> blockMaxes; // by the max: m_b
   for (auto &[sum, on] : pairedSums)
     blockMaxes[on.max] = Value();
   // Cluster mode, fast numerics: a sum s of e and a later centered sum
@@ -2227,12 +2367,11 @@ LogicalResult RowKernel::emitRegisterPhases(
   // n (mean - q)^2. The row-space ops reading s before v (q's) wait for the
   // exchange. Only where no other reduction comes between, s sums the same
   // e, and e reads nothing computed from s on; blocks of equal shares.
-  struct JointCentered {
-    linalg::GenericOp mean; // s
-    Centered c;
-  };
-  llvm::DenseMap<Operation *, JointCentered> jointCentered; // by v
-  llvm::DenseMap<Operation *, Value> meanTotals;             // by s: s_b
+  llvm::DenseMap<Operation *, JointCentered> jointCentered =
+      jointCenteredSums(numCols); // by v
+  llvm::DenseMap<Operation *, Value> meanTotals; // by s: s_b
+  for (auto &[v, joint] : jointCentered)
+    meanTotals[joint.mean] = Value();
   // mu_b = s_b / n_b, as the block squares around it and as the exchange's
   // combination takes it (the same rounding both times)
   auto blockMean = [&](Value sb) -> Value {
@@ -2240,40 +2379,6 @@ LogicalResult RowKernel::emitRegisterPhases(
         kb, loc, sb,
         floatConstant(kb, loc, sb.getType(), 1.0 / double(numCols)));
   };
-  // (numCols: the block's share, the same in every block when not shifted)
-  if (cluster > 1 && !perThread && jointExchange && !shifted)
-    for (linalg::GenericOp v : generics) {
-      if (v.getNumReductionLoops() == 0)
-        continue;
-      llvm::SmallPtrSet<Operation *, 8> eDeps;
-      std::optional<Centered> c = centeredPartner(v, eDeps);
-      if (!c || !c->squares)
-        continue;
-      linalg::GenericOp sg;
-      for (unsigned p = position[v]; p-- > 0 && !sg;)
-        if (linalg::GenericOp h = generics[p]; h.getNumReductionLoops() > 0)
-          sg = h;
-      if (!sg || meanTotals.contains(sg) ||
-          position[c->qWriter] < position[sg] ||
-          llvm::any_of(eDeps,
-                       [&](Operation *d) { return position[d] >= position[sg]; }))
-        continue;
-      // (s: a float sum of e alone)
-      std::optional<Combiner> comb = findCombiner(sg);
-      Value e;
-      for (Operation *user : c->center.value.getUsers())
-        if (auto sub = dyn_cast<arith::SubFOp>(user);
-            sub && sub.getRhs() == c->center.value)
-          e = sub.getLhs();
-      if (!comb || comb->kind != gpu::AllReduceOperation::ADD ||
-          !isa<arith::AddFOp>(comb->op) || !e)
-        continue;
-      Value term = comb->termOf(sg);
-      if (term.getType() != e.getType() || !sameValue(term, sg, e, v))
-        continue;
-      jointCentered[v] = {sg, *c};
-      meanTotals[sg] = Value();
-    }
   // Row-space ops that read a sum waiting for its centered sum's exchange,
   // in program order, evaluated once it is made.
   SmallVector<linalg::GenericOp> deferred;
@@ -2535,48 +2640,8 @@ LogicalResult RowKernel::emitRegisterPhases(
   }
   assert(pending.empty() && "a reduction's cluster exchange left pending");
   assert(deferred.empty() && "a row-space op left waiting for an exchange");
-  // Full-space results: each chunk stored once, from registers (terms of a
-  // column sum folded into its partials instead). A kernel without
-  // reductions (a split's store) computes every chunk before it stores
-  // any, so that the chunks' loads are in flight together (a store may
-  // alias a later load: nothing moves a load above it).
-  bool loadsFirst = !hasReductions();
-  SmallVector<std::function<void()>> laterStores;
-  for (auto [g, i] : fullSpaceOutputs()) {
-    Value init = g.getDpsInits()[i];
-    AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-    auto sum = llvm::find_if(columnSums,
-                             [&](const ColumnSum &c) { return c.terms == init; });
-    for (int64_t k = 0; k < chunks; ++k) {
-      auto v =
-          valueAt(kb, loc, init, position[g] + 1, outMap, points[k], cache, k);
-      if (failed(v))
-        return failure();
-      if (accumulating && sum != columnSums.end()) {
-        Value &acc =
-            columnPartials[(sum - columnSums.begin()) * chunks + k];
-        Value next = vector::makeArithReduction(
-            kb, loc, gpu::convertReductionKind(sum->kind), *v, acc);
-        acc = ragged ? arith::SelectOp::create(kb, loc, valid[k], next, acc)
-                           .getResult()
-                     : next;
-        continue;
-      }
-      auto store = [&, g = g, init, outMap, k, value = *v]() {
-        OpBuilder sb = kb;
-        if (ragged)
-          sb = scf::IfOp::create(kb, loc, valid[k], /*withElse=*/false)
-                   .getThenBodyBuilder();
-        storeColumns(sb, loc, value, init, outMap, points[k]);
-      };
-      if (loadsFirst)
-        laterStores.push_back(store);
-      else
-        store();
-    }
-  }
-  for (auto &store : laterStores)
-    store();
+  if (failed(storeChunks(kb, loc, places, cache)))
+    return failure();
   // A later phase's exp(e - m) is the paired sum's exp(e - m_b) times
   // exp(m_b - m), one exp a block instead of one an element (a chunk in
   // shared memory has exp(e - m_b) stored over e in its slot).
