@@ -1053,6 +1053,28 @@ private:
   unsigned opIndex(unsigned c, Operation *op) const {
     return llvm::find(clusters[c].ops, op) - clusters[c].ops.begin();
   }
+  /// Why an edge stayed unfused, or how a group grew, by the consumer's
+  /// (or the grown group's) op: what the group's report says.
+  using Reasons = SmallVector<std::pair<Operation *, std::string>>;
+  /// Step 0: each use of a shared fill its own copy.
+  void copySharedFills();
+  /// Steps 1 and 1a, vertical fusion: each producer into its consumers
+  /// where legal (`unfused`: why not; `prologues`: producers recomputed in
+  /// a contraction).
+  void fuseProducers(ClusterSet &classes, ArrayRef<Operation *> fusible,
+                     Reasons &unfused, Reasons &prologues);
+  /// Step 1b, horizontal fusion: siblings that read a common input.
+  void fuseSiblings(ClusterSet &classes, ArrayRef<Operation *> fusible,
+                    Reasons &horizontal);
+  /// Step 1c, multi-tensor fusion: independent elementwise groups share a
+  /// launch.
+  void shareLaunches(ClusterSet &classes, ArrayRef<Operation *> fusible,
+                     Reasons &horizontal);
+  /// Step 2: `clusters`, in block order of their first op.
+  void numberClusters(ClusterSet &classes, ArrayRef<Operation *> fusible);
+  /// The decisions every group's report says beyond its edges: column
+  /// sums, and what planning passes before this one did (fusion.note).
+  void noteDecisions();
   void decideMultiConsumer(RecomputePolicy policy);
   LogicalResult buildGroup(unsigned c, OpBuilder &b);
 };
@@ -1101,6 +1123,47 @@ void FormFusionGroupsPass::runOnOperation() {
   }
   block = &func.getBody().front();
 
+  copySharedFills();
+
+  // (ranges and kinds cached until step 3, which clones ops)
+  OpCache cache;
+  opCache = &cache;
+  llvm::scope_exit noCache([] { opCache = nullptr; });
+
+  // 1. Union producers into consumers in program order.
+  SmallVector<Operation *> fusible;
+  for (Operation &op : *block)
+    if (isFusibleGeneric(&op) && !isOnlyAnInit(&op))
+      fusible.push_back(&op);
+  ClusterSet classes(block, fusible);
+  Reasons unfused, prologues, horizontal;
+  fuseProducers(classes, fusible, unfused, prologues);
+  fuseSiblings(classes, fusible, horizontal);
+  shareLaunches(classes, fusible, horizontal);
+  numberClusters(classes, fusible);
+  for (auto &[op, reason] : llvm::concat<std::pair<Operation *, std::string>>(
+           unfused, horizontal, prologues))
+    clusters[clusterOf[op]].decisions.push_back(reason);
+  // 3. Producers needed by several groups: recompute or materialize (never
+  // recompute when fusion is off: a clone would fuse the producer anyway).
+  opCache = nullptr;
+  decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
+
+  noteDecisions();
+
+  // 4. One fusion.group per cluster.
+  OpBuilder b(func.getContext());
+  for (unsigned c = 0; c < clusters.size(); ++c)
+    if (failed(buildGroup(c, b)))
+      return signalPassFailure();
+  if (!sortTopologically(block)) {
+    func.emitError() << "fusion-form-groups: grouping produced a cycle "
+                        "(internal error)";
+    return signalPassFailure();
+  }
+}
+
+void FormFusionGroupsPass::copySharedFills() {
   // 0. A fill that some op reads (not only initializes) and that has other
   // uses (CSE merges equal fills) gives each use its own copy: shared by an
   // op that reads it and an op that accumulates into it, it would tie their
@@ -1118,22 +1181,14 @@ void FormFusionGroupsPass::runOnOperation() {
       use->set(
           b.clone(op)->getResult(cast<OpResult>(use->get()).getResultNumber()));
   }
+}
 
-  // (ranges and kinds cached until step 3, which clones ops)
-  OpCache cache;
-  opCache = &cache;
-  llvm::scope_exit noCache([] { opCache = nullptr; });
-
-  // 1. Union producers into consumers in program order.
-  SmallVector<Operation *> fusible;
-  for (Operation &op : *block)
-    if (isFusibleGeneric(&op) && !isOnlyAnInit(&op))
-      fusible.push_back(&op);
-  ClusterSet classes(block, fusible);
+void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
+                                         ArrayRef<Operation *> fusible,
+                                         Reasons &unfused, Reasons &prologues) {
   RowSpaceChecks rowChecks(classes);
   // Reasons an edge between two fusible ops stayed unfused, reported on the
   // consumer's group.
-  SmallVector<std::pair<Operation *, std::string>> unfused;
   SmallVector<OpOperand *> unfusedUses; // (the edge of each)
   auto refuse = [&](OpOperand &use, std::pair<Operation *, std::string> why) {
     unfused.push_back(std::move(why));
@@ -1144,7 +1199,6 @@ void FormFusionGroupsPass::runOnOperation() {
   // also read outside the merged group.
   SmallVector<OpOperand *> rowRefused, outsideRefused;
   // Cheap producers recomputed inside contractions (isCheapPrologue).
-  SmallVector<std::pair<Operation *, std::string>> prologues;
   // Whether the group merging the groups of `producer` and `consumer`
   // runs over one row space (rowCompatible; std::nullopt without row
   // reductions and contractions).
@@ -1311,7 +1365,11 @@ void FormFusionGroupsPass::runOnOperation() {
     if (classes.together(unfusedUses[i]->get().getDefiningOp(),
                          unfusedUses[i]->getOwner()))
       unfused.erase(unfused.begin() + i);
+}
 
+void FormFusionGroupsPass::fuseSiblings(ClusterSet &classes,
+                                        ArrayRef<Operation *> fusible,
+                                        Reasons &horizontal) {
   // 1b. Horizontal fusion: independent clusters over the same iteration
   // space (with row reductions: over the same rows) that read a common
   // input run as one kernel, so the input is read once and one launch is
@@ -1369,7 +1427,6 @@ void FormFusionGroupsPass::runOnOperation() {
       return llvm::any_of(*b, [&](ArrayRef<unsigned> y) { return x == y; });
     });
   };
-  SmallVector<std::pair<Operation *, std::string>> horizontal;
   // (each cluster's inputs from outside, by leader, until it grows)
   llvm::DenseMap<Operation *, llvm::DenseSet<Value>> inputsOf;
   auto inputs = [&](Operation *op) -> const llvm::DenseSet<Value> & {
@@ -1448,7 +1505,11 @@ void FormFusionGroupsPass::runOnOperation() {
                           std::to_string(shared) + " B of inputs"});
         return true;
       });
+}
 
+void FormFusionGroupsPass::shareLaunches(ClusterSet &classes,
+                                         ArrayRef<Operation *> fusible,
+                                         Reasons &horizontal) {
   // 1c. Multi-tensor fusion: independent elementwise groups over different
   // spaces (an optimizer's update of each parameter, every gradient scaled
   // by one norm) run as one launch, each over blocks of its own. They share
@@ -1473,7 +1534,10 @@ void FormFusionGroupsPass::runOnOperation() {
                     (spaces.size() == 1 ? "" : "s") + " so far)"});
         return true;
       });
+}
 
+void FormFusionGroupsPass::numberClusters(ClusterSet &classes,
+                                          ArrayRef<Operation *> fusible) {
   // 2. Clusters in block order of their first op.
   clusters.clear();
   clusterOf.clear();
@@ -1491,14 +1555,9 @@ void FormFusionGroupsPass::runOnOperation() {
     clusterOf[op] = c;
     clusters[c].ops.insert(op);
   }
-  for (auto &[op, reason] : llvm::concat<std::pair<Operation *, std::string>>(
-           unfused, horizontal, prologues))
-    clusters[clusterOf[op]].decisions.push_back(reason);
-  // 3. Producers needed by several groups: recompute or materialize (never
-  // recompute when fusion is off: a clone would fuse the producer anyway).
-  opCache = nullptr;
-  decideMultiConsumer(noFusion ? RecomputePolicy::Never : policy);
+}
 
+void FormFusionGroupsPass::noteDecisions() {
   // Column sums beside row reductions (see rowCompatible): said, since they
   // change how the kernel runs.
   for (Cluster &cluster : clusters) {
@@ -1520,18 +1579,8 @@ void FormFusionGroupsPass::runOnOperation() {
         cluster.decisions.push_back(note.str());
         op->removeAttr(kNoteAttr);
       }
-
-  // 4. One fusion.group per cluster.
-  OpBuilder b(func.getContext());
-  for (unsigned c = 0; c < clusters.size(); ++c)
-    if (failed(buildGroup(c, b)))
-      return signalPassFailure();
-  if (!sortTopologically(block)) {
-    func.emitError() << "fusion-form-groups: grouping produced a cycle "
-                        "(internal error)";
-    return signalPassFailure();
-  }
 }
+
 
 void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
   // Snapshot: recomputation adds clones to clusters as it goes.
