@@ -1686,6 +1686,30 @@ struct CheckGenericsPass : kfuse::impl::CheckGenericsBase<CheckGenericsPass> {
         signalPassFailure();
       }
     });
+    // A tensor.expand_shape whose output_shape gives a static dimension of
+    // its result another size (upstream's verifier takes it; bufferized,
+    // memref.expand_shape's verifier refuses it, naming neither this op nor
+    // the sizes).
+    getOperation().walk([&](tensor::ExpandShapeOp expand) {
+      ArrayRef<int64_t> given = expand.getStaticOutputShape();
+      RankedTensorType type = expand.getResultType();
+      for (auto [pos, size] : llvm::enumerate(type.getShape())) {
+        if (ShapedType::isDynamic(size) || pos >= given.size() ||
+            given[pos] == size)
+          continue;
+        InFlightDiagnostic diag = expand.emitError()
+                                  << "kfuse: output_shape gives dimension "
+                                  << pos << " of this tensor.expand_shape as ";
+        if (ShapedType::isDynamic(given[pos]))
+          diag << "a value";
+        else
+          diag << given[pos];
+        diag << ", but its result type " << type << " has " << size
+             << " there";
+        signalPassFailure();
+        return;
+      }
+    });
   }
 
   /// Why `attr`'s blob cannot be its elements, or an empty string.

@@ -347,6 +347,11 @@ def CheckGenerics : Pass<"fusion-check-generics", "::mlir::func::FuncOp"> {
     and only LLVM's translation (CPU) or reading the data for the GPU would
     find out.
 
+    And a `tensor.expand_shape` whose `output_shape` gives a static
+    dimension of its result another size: upstream's verifier takes it, and
+    only the bufferized `memref.expand_shape` would be refused, its error
+    naming neither the op nor the sizes.
+
     ```mlir
     // error: output #0 of this linalg.generic is written through
     // affine_map<(d0) -> (d0, 0)>, which reaches only part of tensor<8x4xf32> ...

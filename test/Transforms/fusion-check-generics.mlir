@@ -9,7 +9,9 @@
 // map that reaches only part of its tensor leaves the rest to the init's
 // values, which kfuse's kernels do not carry over. Such generics stop with
 // an error naming the loop or the output; every other generic passes
-// through unchanged.
+// through unchanged. So do a dense_resource whose blob does not hold its
+// elements and a tensor.expand_shape whose output_shape disagrees with its
+// result type.
 
 // A column sum marked correctly, a transpose, a convolution's window
 // (d1 only inside d0 + d1 and the filter's index, a reduction), and a
@@ -175,3 +177,37 @@ func.func @whole_blob() -> tensor<3xf32> {
     }
   }
 #-}
+
+// -----
+
+// tensor.expand_shape: output_shape agreeing with the result type passes,
+// a dynamic dimension given by a value included.
+// CHECK-LABEL: func.func @expand_agrees
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 8192]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [%{{.*}}, 4]
+func.func @expand_agrees(%a: tensor<8192xi64>, %b: tensor<?xf32>, %n: index)
+    -> (tensor<1x8192xi64>, tensor<?x4xf32>) {
+  %e = tensor.expand_shape %a [[0, 1]] output_shape [1, 8192] : tensor<8192xi64> into tensor<1x8192xi64>
+  %d = tensor.expand_shape %b [[0, 1]] output_shape [%n, 4] : tensor<?xf32> into tensor<?x4xf32>
+  return %e, %d : tensor<1x8192xi64>, tensor<?x4xf32>
+}
+
+// -----
+
+// An output_shape that gives a static dimension of the result another size
+// (a program whose sizes were changed but for its output_shape's): upstream's
+// verifier takes it, bufferization's memref.expand_shape would not.
+func.func @expand_disagrees(%a: tensor<8192xi64>) -> tensor<1x8192xi64> {
+  // expected-error @+1 {{kfuse: output_shape gives dimension 1 of this tensor.expand_shape as 16, but its result type 'tensor<1x8192xi64>' has 8192 there}}
+  %e = tensor.expand_shape %a [[0, 1]] output_shape [1, 16] : tensor<8192xi64> into tensor<1x8192xi64>
+  return %e : tensor<1x8192xi64>
+}
+
+// -----
+
+// A value for a static dimension of the result.
+func.func @expand_value_for_static(%a: tensor<8192xi64>, %n: index) -> tensor<2x4096xi64> {
+  // expected-error @+1 {{kfuse: output_shape gives dimension 0 of this tensor.expand_shape as a value, but its result type 'tensor<2x4096xi64>' has 2 there}}
+  %e = tensor.expand_shape %a [[0, 1]] output_shape [%n, 4096] : tensor<8192xi64> into tensor<2x4096xi64>
+  return %e : tensor<2x4096xi64>
+}
