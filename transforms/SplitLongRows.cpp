@@ -862,6 +862,8 @@ public:
       : generics(generics), name(name), options(options), alongRows(alongRows),
         ctx(generics.front()->getContext()), loc(generics.front()->getLoc()),
         b(ctx) {}
+  /// Whether the split applies: the slices, the kernels' waves, what the
+  /// last kernel stores.
   bool analyze();
   /// std::nullopt where building a kernel's generics fails (everything
   /// built erased, the group left as it was).
@@ -971,6 +973,9 @@ private:
   // What build() builds (see there).
   Location loc;
   unsigned splitRank = 0; // (the split kernels' loops)
+  /// Loop d of the group as the split kernels' loop newDim(d); the
+  /// partials' indices in a split generic; their reads in a finish, and
+  /// the reductions' loops there.
   SmallVector<AffineExpr> moved, partialIdx, partialRead, renamed;
   /// Full-space intermediates -> their split views (one kernel's).
   IRMapping buffers;
