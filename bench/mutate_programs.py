@@ -23,7 +23,10 @@ runs the CUDA program in the PTX emulator. Outcomes:
 and the ones to look at (the script exits with 1 when there are any):
   crash, timeout, error (an exception that is not a kfuse error), mismatch
   (fused vs unfused on the CPU, or emulated CUDA vs unfused), emulator (the
-  emulator stops a kernel: a race, a load outside every buffer).
+  emulator stops a kernel: a race, a load outside every buffer), unnamed (a
+  compiler stage failed past the parser and no diagnostic is kfuse's: an
+  upstream verifier refused IR that kfuse made from input it took, which
+  kfuse should have refused itself, naming the user's op).
 
 With `--options` each seed draws one to four code generation options
 instead (chip, row_chunks, row_cluster, row_occupancy, row_exchange,
@@ -107,7 +110,7 @@ def suite_program(seed):
     return name, prog if isinstance(prog, str) else prog.to_mlir()
 
 
-FAILURES = ("crash", "timeout", "error", "mismatch", "emulator")
+FAILURES = ("crash", "timeout", "error", "mismatch", "emulator", "unnamed")
 SIZES = [1, 2, 3, 5, 7, 8, 16, 17, 33, 64, 100, 129]
 FLOAT_OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf",
              "arith.minimumf"]
@@ -439,6 +442,18 @@ def _differs(got, want):
     return f"{int(bad.sum())} of {bad.size} differ, first at {at}: {g[at]} vs {w[at]}"
 
 
+def _refusal(e, outcome):
+    """`outcome` for kfuse error `e`, or "unnamed" where a stage past the
+    parser failed on a diagnostic that is not kfuse's (an upstream verifier
+    on IR kfuse made: no kfuse check named the problem in the input)."""
+    from kfuse.errors import CompileError, ParseError
+    diagnostics = getattr(e, "diagnostics", [])
+    if (isinstance(e, CompileError) and not isinstance(e, ParseError) and diagnostics
+            and not any("kfuse" in d or "fusion-" in d for d in diagnostics)):
+        outcome = "unnamed"
+    return {"outcome": outcome, "detail": f"{type(e).__name__}: {e}"}
+
+
 def check_one(path, npz, options="{}"):
     """Compiles and runs one mutated program (CUDA with `options`, JSON);
     returns {'outcome', 'detail'}."""
@@ -460,7 +475,7 @@ def check_one(path, npz, options="{}"):
         try:
             cpu = kfuse.compile(text, target="cpu")
         except KfuseError as e:
-            return {"outcome": "refused", "detail": f"{type(e).__name__}: {e}"}
+            return _refusal(e, "refused")
         stage = "compiling unfused for the CPU"
         unfused = kfuse.compile(text, target="cpu", fuse=False)
         elements = sum(int(np.prod(s.shape)) for s in cpu.inputs)
@@ -499,7 +514,7 @@ def check_one(path, npz, options="{}"):
             cuda = kfuse.compile(text, target="cuda", chip=options.pop("chip", "sm_90"),
                                  **options)
         except KfuseError as e:
-            return {"outcome": "cuda-refused", "detail": f"{type(e).__name__}: {e}"}
+            return _refusal(e, "cuda-refused")
         if elements > 400_000:
             return {"outcome": "ok", "detail": "CUDA compiled, not emulated (large)"}
         stage = "emulating the CUDA program"

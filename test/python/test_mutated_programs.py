@@ -90,3 +90,32 @@ def test_lit_cases_under_their_passes_are_refused_or_pass(tmp_path):
     results = _campaign(tmp_path, "--passes", "--seeds", "0:60")
     assert {"ok", "refused"} <= {r["outcome"] for r in results}
 
+
+
+def test_a_stage_failing_on_an_upstream_verifier_is_unnamed():
+    # a compiler stage past the parser refused by an upstream verifier, no
+    # diagnostic of kfuse's among its own: the input had a problem no kfuse
+    # check named (mutate_programs --options seed 7914: an expand_shape's
+    # output_shape left at the old size, refused only at the bufferized
+    # memref.expand_shape), a failure to look at, not a refusal
+    from kfuse.errors import CompileError, ParseError, UnsupportedOpError
+    upstream = CompileError("kfuse: stage 'codegen' failed", diagnostics=[
+        "loc(\"-\":2:8): 'memref.expand_shape' op invalid output shape provided at pos 1"])
+    assert mutate_programs._refusal(upstream, "refused")["outcome"] == "unnamed"
+    assert mutate_programs._refusal(upstream, "cuda-refused")["outcome"] == "unnamed"
+    named = CompileError("kfuse: stage 'normalize' failed", diagnostics=[
+        "loc(\"-\":2:8): kfuse: output_shape gives dimension 1 of this "
+        "tensor.expand_shape as 16, but its result type 'tensor<1x8192xi64>' has 8192 there"])
+    assert mutate_programs._refusal(named, "refused")["outcome"] == "refused"
+    by_pass = CompileError("kfuse: stage 'codegen' failed", diagnostics=[
+        "loc(\"-\":4:3): fusion-generic-to-gpu: operand #0 must be a buffer"])
+    assert mutate_programs._refusal(by_pass, "cuda-refused")["outcome"] == "cuda-refused"
+    # (the parser's and verifier's errors on the input name the user's op;
+    # an option refused in Python has no diagnostics)
+    parse = ParseError("kfuse: <input> is not valid MLIR", diagnostics=[
+        "<input>:3:5: 'linalg.yield' op type of yield operand 1 is 'f32'"])
+    assert mutate_programs._refusal(parse, "refused")["outcome"] == "refused"
+    option = CompileError("option row_cluster=2 needs thread-block clusters")
+    assert mutate_programs._refusal(option, "cuda-refused")["outcome"] == "cuda-refused"
+    unsupported = UnsupportedOpError("kfuse cannot generate code for 'memref.reshape'",)
+    assert mutate_programs._refusal(unsupported, "refused")["outcome"] == "refused"
