@@ -795,6 +795,31 @@ private:
   /// registers, or folded into its column sum's partials.
   LogicalResult storeChunks(OpBuilder &kb, Location loc,
                             const ChunkPlaces &places, Cache &cache);
+  /// A streaming trip's `k` entries, `step` columns apart from the loop's
+  /// column on: their loop indices and, where `masked`, whether each is in
+  /// the row (shifted: its lanes in the row; an entry past `end` loads the
+  /// row's first aligned chunk, `firstAligned`).
+  ChunkPlaces placeEntries(OpBuilder &lb, Location loc, scf::ForOp loop,
+                           ArrayRef<Value> rowIdx, int64_t step, int64_t k,
+                           int64_t numCols, bool masked, Value end,
+                           Value firstAligned);
+  /// The first streaming pass: stores the full-space results that read no
+  /// row value at the trip's `entries`, with the pass's loads.
+  LogicalResult storeReadyOutputs(OpBuilder &lb, Location loc,
+                                  const ChunkPlaces &entries, Cache &cache);
+  /// A streaming pass's loop-carried values: each member's running value
+  /// (`of`), a centered sum's running M2 and, shifted, the columns each
+  /// lane folded; the members' combiners, in order.
+  struct PassSlots {
+    llvm::DenseMap<Operation *, unsigned> of, m2, seen;
+    SmallVector<Combiner> combs;
+  };
+  /// After a streaming pass's `loop`: each member's row total (`totals`;
+  /// a centered sum's M2 and mean, an online sum rescaled to its max's
+  /// total), its lanes and the block's threads combined.
+  void finishPass(OpBuilder &kb, Location loc, Value tid, scf::ForOp loop,
+                  ArrayRef<linalg::GenericOp> members, const PassSlots &slots,
+                  Value colStart, int64_t step, int64_t numCols);
   llvm::DenseMap<Operation *, Value> totals;      // block totals, by reduction
   /// Streaming mode's passes over the row, in program order: each starts
   /// at a reduction no earlier pass folds and takes every later reduction
@@ -3287,98 +3312,20 @@ LogicalResult RowKernel::prefetchInputs(OpBuilder &b, Location loc,
   return success();
 }
 
-LogicalResult
-RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
-                             ArrayRef<Value> rowIdx, Value colStart,
-                             int64_t step, int64_t numCols,
-                             ArrayRef<linalg::GenericOp> members) {
+RowKernel::ChunkPlaces RowKernel::placeEntries(OpBuilder &lb, Location loc,
+                                               scf::ForOp loop,
+                                               ArrayRef<Value> rowIdx,
+                                               int64_t step, int64_t k,
+                                               int64_t numCols, bool masked,
+                                               Value end, Value firstAligned) {
   auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // (a thread per row: about `threadBatch` loads in flight per thread and
-  // trip, see perThreadTrip; one for contractions, whose loads the threads
-  // of a warp share)
-  // (row tiles: scalars, as many in flight as `batch` vectors)
-  // (shifted: over virtual columns, up to n + rowShift)
-  // (a block per row whose row takes a thread at most 2 * batch vectors:
-  // all of them in one trip, every load in flight at once: a finishing
-  // kernel's 1024 partials, 32 threads x 8 vectors, one trip to L2, not two)
-  int64_t span = shifted ? numCols + width - 1 : numCols;
-  int64_t trips = (span + step - 1) / step;
-  // (row-trip: a block per row's chunks a trip as asked)
-  int64_t k = perThread && !contraction
-                  ? perThreadTrip(trips)
-                  : std::clamp<int64_t>(trips, 1,
-                                        contraction          ? 1
-                                        : rowsPerBlock > 1   ? batch * 4
-                                        : tripChunks > 0     ? tripChunks
-                                        : trips <= 2 * batch ? trips
-                                                             : batch);
-  bool masked = shifted || numCols % (step * k) != 0;
-  llvm::DenseMap<Operation *, unsigned> slot;
-  SmallVector<Value> inits;
-  SmallVector<Combiner> combs;
-  for (linalg::GenericOp g : members) {
-    slot[g] = inits.size();
-    combs.push_back(*findCombiner(g));
-    Type accType =
-        cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
-    inits.push_back(
-        splat(kb, loc,
-              arith::ConstantOp::create(
-                  kb, loc, neutral(kb, combs.back().kind, accType))));
-  }
-  Value end = shifted ? arith::AddIOp::create(kb, loc, rowShift,
-                                              cIdx(kb, numCols))
-                             .getResult()
-                       : cIdx(kb, numCols);
-  // (shifted: where an entry past the row's end loads, the row's first
-  // aligned chunk)
-  Value firstAligned =
-      shifted ? arith::RemUIOp::create(
-                    kb, loc,
-                    arith::SubIOp::create(kb, loc, cIdx(kb, width), rowShift),
-                    cIdx(kb, width))
-                    .getResult()
-              : Value();
-  // (a centered sum's running M2, after every member's slot, and its
-  // shift: e at the row's first column (shifted: at its first aligned
-  // chunk's first lane), splatted, the same in every lane and thread;
-  // shifted: also the columns each lane folded)
-  llvm::DenseMap<Operation *, unsigned> m2Slot, seenSlot;
-  llvm::DenseMap<Operation *, Value> shifts;
-  for (linalg::GenericOp g : members)
-    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-      m2Slot[g] = inits.size();
-      inits.push_back(inits[slot[g]]); // (0: the neutral of a sum)
-      if (shifted) {
-        seenSlot[g] = inits.size();
-        inits.push_back(inits[slot[g]]);
-      }
-      SmallVector<Value> first(rowIdx);
-      if (shifted) {
-        first.push_back(firstAligned);
-        shiftedChunk(kb, loc, rowIdx, firstAligned, numCols, /*head=*/false,
-                     /*tail=*/true);
-      } else {
-        first.append(colShape.size(), cIdx(kb, 0));
-      }
-      Cache once;
-      Value e =
-          centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once, 0);
-      if (!e)
-        return failure();
-      if (isa<VectorType>(e.getType()))
-        e = vector::ExtractOp::create(kb, loc, e, 0);
-      c->second.shift = e;
-      shifts[g] = splat(kb, loc, e);
-    }
-  auto loop =
-      scf::ForOp::create(kb, loc, colStart, end, cIdx(kb, step * k), inits);
-  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-  SmallVector<SmallVector<Value>> points;
-  SmallVector<Value> valid; // per batch entry, when masked
-  SmallVector<Value> inRow; // (shifted: per entry, its lanes in the row)
+  ChunkPlaces places;
+  places.ragged = masked;
+  SmallVector<SmallVector<Value>> &points = places.points;
+  SmallVector<Value> &valid = places.valid; // per batch entry, when masked
+  SmallVector<Value> &inRow = places.inRow; // (shifted: its lanes in the row)
   for (int64_t j = 0; j < k; ++j) {
     Value col = loop.getInductionVar();
     if (shifted) {
@@ -3412,6 +3359,207 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
     llvm::append_range(idx, kfuse::delinearize(lb, loc, col, colShape));
     points.push_back(idx);
   }
+  return places;
+}
+
+LogicalResult RowKernel::storeReadyOutputs(OpBuilder &lb, Location loc,
+                                           const ChunkPlaces &entries,
+                                           Cache &cache) {
+  ArrayRef<SmallVector<Value>> points = entries.points;
+  ArrayRef<Value> valid = entries.valid;
+  bool masked = entries.ragged;
+  int64_t k = points.size();
+  for (auto [g, i] : fullSpaceOutputs()) {
+    if (!readsNoRowValue(g))
+      continue;
+    Value buffer = g.getDpsInits()[i];
+    AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
+    for (int64_t j = 0; j < k; ++j) {
+      auto v = valueAt(lb, loc, buffer, position[g] + 1, outMap, points[j],
+                       cache, j);
+      if (failed(v))
+        return failure();
+      OpBuilder sb = lb;
+      if (masked && valid[j])
+        sb = scf::IfOp::create(lb, loc, valid[j], /*withElse=*/false)
+                 .getThenBodyBuilder();
+      storeColumns(sb, loc, *v, buffer, outMap, points[j]);
+    }
+    storedInPass.insert({g.getOperation(), unsigned(i)});
+  }
+  return success();
+}
+
+void RowKernel::finishPass(OpBuilder &kb, Location loc, Value tid,
+                           scf::ForOp loop, ArrayRef<linalg::GenericOp> members,
+                           const PassSlots &slots, Value colStart, int64_t step,
+                           int64_t numCols) {
+  // Block totals: a lane reduction, then across the block's threads.
+  for (auto [i, g] : llvm::enumerate(members)) {
+    if (onlineSums.count(g))
+      continue; // (with its max, below)
+    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+      // Each lane's count is this thread's trips over the row; the row's
+      // mean, then its M2: sum(M2_l + n_l (mean_l - mean)^2), the means
+      // relative to the shift.
+      Value mean = loop.getResult(i), m2 = loop.getResult(slots.m2.lookup(g));
+      Type elem = getElementTypeOrSelf(mean.getType());
+      if (perThread && width == 1) {
+        c->second.offset = mean;
+        totals[g] = m2;
+        continue;
+      }
+      Value n =
+          shifted
+              ? loop.getResult(slots.seen.lookup(g))
+              : splat(kb, loc, countOf(kb, loc, colStart, step, numCols, elem));
+      Value sum = arith::MulFOp::create(kb, loc, mean, n);
+      if (width > 1)
+        sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
+                                          sum);
+      if (!perThread)
+        sum = blockCombine(kb, loc, tid, sum, gpu::AllReduceOperation::ADD);
+      Value rowMean = arith::DivFOp::create(
+          kb, loc, sum, floatConstant(kb, loc, elem, double(numCols)));
+      Value delta =
+          arith::SubFOp::create(kb, loc, mean, splat(kb, loc, rowMean));
+      Value spread = arith::AddFOp::create(
+          kb, loc, m2,
+          arith::MulFOp::create(kb, loc, n,
+                                arith::MulFOp::create(kb, loc, delta, delta)));
+      if (width > 1)
+        spread = vector::ReductionOp::create(
+            kb, loc, vector::CombiningKind::ADD, spread);
+      if (!perThread)
+        spread =
+            blockCombine(kb, loc, tid, spread, gpu::AllReduceOperation::ADD);
+      c->second.offset = rowMean;
+      totals[g] = spread;
+      continue;
+    }
+    Value part = loop.getResult(i);
+    Value lanes = part;
+    if (width > 1)
+      part = vector::ReductionOp::create(
+          kb, loc, gpu::convertReductionKind(slots.combs[i].kind), part);
+    Value total = perThread
+                      ? part
+                      : blockCombine(kb, loc, tid, part, slots.combs[i].kind);
+    totals[g] = total;
+    for (linalg::GenericOp s : members) {
+      auto on = onlineSums.find(s);
+      if (on == onlineSums.end() || on->second.max != g)
+        continue;
+      // The sum's lanes rescaled to the row's max, then added up.
+      on->second.maxTotal = total;
+      Value sum =
+          arith::MulFOp::create(kb, loc, loop.getResult(slots.of.lookup(s)),
+                                rescale(kb, loc, lanes, splat(kb, loc, total)));
+      if (width > 1)
+        sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
+                                          sum);
+      totals[s] = perThread ? sum
+                            : blockCombine(kb, loc, tid, sum,
+                                           gpu::AllReduceOperation::ADD);
+    }
+  }
+}
+
+LogicalResult
+RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
+                             ArrayRef<Value> rowIdx, Value colStart,
+                             int64_t step, int64_t numCols,
+                             ArrayRef<linalg::GenericOp> members) {
+  auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // (a thread per row: about `threadBatch` loads in flight per thread and
+  // trip, see perThreadTrip; one for contractions, whose loads the threads
+  // of a warp share)
+  // (row tiles: scalars, as many in flight as `batch` vectors)
+  // (shifted: over virtual columns, up to n + rowShift)
+  // (a block per row whose row takes a thread at most 2 * batch vectors:
+  // all of them in one trip, every load in flight at once: a finishing
+  // kernel's 1024 partials, 32 threads x 8 vectors, one trip to L2, not two)
+  int64_t span = shifted ? numCols + width - 1 : numCols;
+  int64_t trips = (span + step - 1) / step;
+  // (row-trip: a block per row's chunks a trip as asked)
+  int64_t k = perThread && !contraction
+                  ? perThreadTrip(trips)
+                  : std::clamp<int64_t>(trips, 1,
+                                        contraction          ? 1
+                                        : rowsPerBlock > 1   ? batch * 4
+                                        : tripChunks > 0     ? tripChunks
+                                        : trips <= 2 * batch ? trips
+                                                             : batch);
+  bool masked = shifted || numCols % (step * k) != 0;
+  PassSlots slots;
+  llvm::DenseMap<Operation *, unsigned> &slot = slots.of;
+  SmallVector<Value> inits;
+  SmallVector<Combiner> &combs = slots.combs;
+  for (linalg::GenericOp g : members) {
+    slot[g] = inits.size();
+    combs.push_back(*findCombiner(g));
+    Type accType =
+        cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+    inits.push_back(
+        splat(kb, loc,
+              arith::ConstantOp::create(
+                  kb, loc, neutral(kb, combs.back().kind, accType))));
+  }
+  Value end = shifted
+                  ? arith::AddIOp::create(kb, loc, rowShift, cIdx(kb, numCols))
+                        .getResult()
+                  : cIdx(kb, numCols);
+  // (shifted: where an entry past the row's end loads, the row's first
+  // aligned chunk)
+  Value firstAligned =
+      shifted ? arith::RemUIOp::create(
+                    kb, loc,
+                    arith::SubIOp::create(kb, loc, cIdx(kb, width), rowShift),
+                    cIdx(kb, width))
+                    .getResult()
+              : Value();
+  // (a centered sum's running M2, after every member's slot, and its
+  // shift: e at the row's first column (shifted: at its first aligned
+  // chunk's first lane), splatted, the same in every lane and thread;
+  // shifted: also the columns each lane folded)
+  llvm::DenseMap<Operation *, unsigned> &m2Slot = slots.m2,
+                                        &seenSlot = slots.seen;
+  llvm::DenseMap<Operation *, Value> shifts;
+  for (linalg::GenericOp g : members)
+    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+      m2Slot[g] = inits.size();
+      inits.push_back(inits[slot[g]]); // (0: the neutral of a sum)
+      if (shifted) {
+        seenSlot[g] = inits.size();
+        inits.push_back(inits[slot[g]]);
+      }
+      SmallVector<Value> first(rowIdx);
+      if (shifted) {
+        first.push_back(firstAligned);
+        shiftedChunk(kb, loc, rowIdx, firstAligned, numCols, /*head=*/false,
+                     /*tail=*/true);
+      } else {
+        first.append(colShape.size(), cIdx(kb, 0));
+      }
+      Cache once;
+      Value e =
+          centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once, 0);
+      if (!e)
+        return failure();
+      if (isa<VectorType>(e.getType()))
+        e = vector::ExtractOp::create(kb, loc, e, 0);
+      c->second.shift = e;
+      shifts[g] = splat(kb, loc, e);
+    }
+  auto loop =
+      scf::ForOp::create(kb, loc, colStart, end, cIdx(kb, step * k), inits);
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  ChunkPlaces places = placeEntries(lb, loc, loop, rowIdx, step, k, numCols,
+                                    masked, end, firstAligned);
+  ArrayRef<SmallVector<Value>> points = places.points;
+  ArrayRef<Value> valid = places.valid, inRow = places.inRow;
   // (guards hold in the lanes past the row: they read padding)
   liveChunks.assign(shifted ? inRow : valid);
   llvm::scope_exit noLanes([&] { liveChunks.clear(); });
@@ -3501,96 +3649,13 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // (dx = dy * f(x) beside its bias gradient dx.sum(0), in a split's
   // partials kernel): with the members' loads, instead of a later column
   // loop loading the row again.
-  if (!firstPassEmitted && !shifted && !contraction) {
-    for (auto [g, i] : fullSpaceOutputs()) {
-      if (!readsNoRowValue(g))
-        continue;
-      Value buffer = g.getDpsInits()[i];
-      AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(i));
-      for (int64_t j = 0; j < k; ++j) {
-        auto v = valueAt(lb, loc, buffer, position[g] + 1, outMap, points[j],
-                         cache, j);
-        if (failed(v))
-          return failure();
-        OpBuilder sb = lb;
-        if (masked && valid[j])
-          sb = scf::IfOp::create(lb, loc, valid[j], /*withElse=*/false)
-                   .getThenBodyBuilder();
-        storeColumns(sb, loc, *v, buffer, outMap, points[j]);
-      }
-      storedInPass.insert({g.getOperation(), unsigned(i)});
-    }
-  }
+  if (!firstPassEmitted && !shifted && !contraction &&
+      failed(storeReadyOutputs(lb, loc, places, cache)))
+    return failure();
   firstPassEmitted = true;
   scf::YieldOp::create(lb, loc, next);
 
-  // Block totals: a lane reduction, then across the block's threads.
-  for (auto [i, g] : llvm::enumerate(members)) {
-    if (onlineSums.count(g))
-      continue; // (with its max, below)
-    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-      // Each lane's count is this thread's trips over the row; the row's
-      // mean, then its M2: sum(M2_l + n_l (mean_l - mean)^2), the means
-      // relative to the shift.
-      Value mean = loop.getResult(i), m2 = loop.getResult(m2Slot[g]);
-      Type elem = getElementTypeOrSelf(mean.getType());
-      if (perThread && width == 1) {
-        c->second.offset = mean;
-        totals[g] = m2;
-        continue;
-      }
-      Value n = shifted ? loop.getResult(seenSlot[g])
-                        : splat(kb, loc,
-                                countOf(kb, loc, colStart, step, numCols, elem));
-      Value sum = arith::MulFOp::create(kb, loc, mean, n);
-      if (width > 1)
-        sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
-                                          sum);
-      if (!perThread)
-        sum = blockCombine(kb, loc, tid, sum, gpu::AllReduceOperation::ADD);
-      Value rowMean = arith::DivFOp::create(
-          kb, loc, sum, floatConstant(kb, loc, elem, double(numCols)));
-      Value delta = arith::SubFOp::create(kb, loc, mean,
-                                          splat(kb, loc, rowMean));
-      Value spread = arith::AddFOp::create(
-          kb, loc, m2,
-          arith::MulFOp::create(
-              kb, loc, n, arith::MulFOp::create(kb, loc, delta, delta)));
-      if (width > 1)
-        spread = vector::ReductionOp::create(
-            kb, loc, vector::CombiningKind::ADD, spread);
-      if (!perThread)
-        spread =
-            blockCombine(kb, loc, tid, spread, gpu::AllReduceOperation::ADD);
-      c->second.offset = rowMean;
-      totals[g] = spread;
-      continue;
-    }
-    Value part = loop.getResult(i);
-    Value lanes = part;
-    if (width > 1)
-      part = vector::ReductionOp::create(
-          kb, loc, gpu::convertReductionKind(combs[i].kind), part);
-    Value total =
-        perThread ? part : blockCombine(kb, loc, tid, part, combs[i].kind);
-    totals[g] = total;
-    for (linalg::GenericOp s : members) {
-      auto on = onlineSums.find(s);
-      if (on == onlineSums.end() || on->second.max != g)
-        continue;
-      // The sum's lanes rescaled to the row's max, then added up.
-      on->second.maxTotal = total;
-      Value sum =
-          arith::MulFOp::create(kb, loc, loop.getResult(slot[s]),
-                                rescale(kb, loc, lanes, splat(kb, loc, total)));
-      if (width > 1)
-        sum = vector::ReductionOp::create(kb, loc, vector::CombiningKind::ADD,
-                                          sum);
-      totals[s] = perThread ? sum
-                            : blockCombine(kb, loc, tid, sum,
-                                           gpu::AllReduceOperation::ADD);
-    }
-  }
+  finishPass(kb, loc, tid, loop, members, slots, colStart, step, numCols);
   return success();
 }
 
