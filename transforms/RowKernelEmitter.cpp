@@ -791,6 +791,44 @@ private:
   };
   /// Those sums, by v; `numCols`: a block's share of the row.
   llvm::DenseMap<Operation *, JointCentered> jointCenteredSums(int64_t numCols);
+  /// Cluster mode, joint exchanges: the phases' state (see
+  /// emitRegisterPhases).
+  struct Exchanges {
+    llvm::DenseMap<Operation *, Online> pairedSums;           // by the sum
+    llvm::DenseMap<Operation *, Value> blockMaxes;            // by the max: m_b
+    llvm::DenseMap<Operation *, JointCentered> jointCentered; // by v
+    llvm::DenseMap<Operation *, Value> meanTotals;            // by s: s_b
+    /// Reductions whose block totals wait for the next exchange.
+    struct Pending {
+      linalg::GenericOp g;
+      Value total; // the block's total
+    };
+    SmallVector<Pending> pending;
+    /// Row-space ops that read a sum waiting for its centered sum's
+    /// exchange, in program order, evaluated once it is made.
+    SmallVector<linalg::GenericOp> deferred;
+  };
+  /// mu_b = s_b / n_b, as the block squares around it and as the
+  /// exchange's combination takes it (the same rounding both times).
+  Value blockMean(OpBuilder &kb, Location loc, Value sb, int64_t numCols);
+  /// Evaluates the deferred row-space ops before position `before`.
+  LogicalResult evalDeferred(OpBuilder &kb, Location loc,
+                             ArrayRef<Value> rowIdx, Exchanges &x,
+                             unsigned before,
+                             SmallVector<std::pair<Value, Value>> &rowOutputs);
+  /// Cluster mode, joint exchanges: a reduction's block total waits for the
+  /// next reduction's when that one (and every row-space op before it) reads
+  /// none of the waiting reductions (a paired sum may read its max), so that
+  /// independent reductions cross the cluster in one exchange; a paired max
+  /// always waits for its sum.
+  bool exchangeWaits(const Exchanges &x, linalg::GenericOp g);
+  /// One exchange of every pending block total, then each combined over the
+  /// cluster's blocks in rank order (the same everywhere) and finished: a
+  /// paired sum as sum s_b exp(m_b - m) over its max's pairs.
+  LogicalResult
+  exchangePending(OpBuilder &kb, Location loc, Value tid,
+                  ArrayRef<Value> rowIdx, int64_t numCols, Exchanges &x,
+                  SmallVector<std::pair<Value, Value>> &rowOutputs);
   /// Register mode: the full-space results, each chunk stored once from
   /// registers, or folded into its column sum's partials.
   LogicalResult storeChunks(OpBuilder &kb, Location loc,
@@ -2349,6 +2387,136 @@ LogicalResult RowKernel::storeChunks(OpBuilder &kb, Location loc,
   return success();
 }
 
+Value RowKernel::blockMean(OpBuilder &kb, Location loc, Value sb,
+                           int64_t numCols) {
+  return arith::MulFOp::create(
+      kb, loc, sb, floatConstant(kb, loc, sb.getType(), 1.0 / double(numCols)));
+}
+
+LogicalResult
+RowKernel::evalDeferred(OpBuilder &kb, Location loc, ArrayRef<Value> rowIdx,
+                        Exchanges &x, unsigned before,
+                        SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  SmallVector<linalg::GenericOp> &deferred = x.deferred;
+  while (!deferred.empty() && position[deferred.front()] < before) {
+    if (failed(evalRowSpace(kb, loc, deferred.front(), rowIdx, rowOutputs)))
+      return failure();
+    deferred.erase(deferred.begin());
+  }
+  return success();
+}
+
+bool RowKernel::exchangeWaits(const Exchanges &x, linalg::GenericOp g) {
+  llvm::SmallPtrSet<Operation *, 8> waiting;
+  for (const Exchanges::Pending &p : x.pending)
+    waiting.insert(p.g);
+  for (unsigned pos = position[g] + 1; pos < generics.size(); ++pos) {
+    linalg::GenericOp h = generics[pos];
+    bool reduction = h.getNumReductionLoops() > 0;
+    if (!reduction && !isRowSpace(h))
+      continue; // (full-space ops are evaluated where they are read)
+    llvm::SmallPtrSet<Operation *, 8> deps;
+    rowDeps(h, deps);
+    auto pairedWith = x.pairedSums.find(h);
+    for (Operation *d : deps)
+      if (waiting.contains(d) &&
+          (pairedWith == x.pairedSums.end() || d != pairedWith->second.max))
+        return false;
+    if (reduction)
+      return true;
+  }
+  return false;
+}
+
+LogicalResult
+RowKernel::exchangePending(OpBuilder &kb, Location loc, Value tid,
+                           ArrayRef<Value> rowIdx, int64_t numCols,
+                           Exchanges &x,
+                           SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  // (the block totals in the type they combine in: narrow integers as i32)
+  SmallVector<Value> totals;
+  for (const Exchanges::Pending &p : x.pending)
+    totals.push_back(p.total);
+  SmallVector<SmallVector<Value>> blocks = clusterGather(kb, loc, tid, totals);
+  llvm::DenseMap<Operation *, std::pair<unsigned, Value>> maxes;
+  llvm::DenseMap<Operation *, unsigned> slotOf;
+  for (auto [i, p] : llvm::enumerate(x.pending))
+    slotOf[p.g] = i;
+  for (auto [i, p] : llvm::enumerate(x.pending)) {
+    Combiner comb = *findCombiner(p.g);
+    Value total;
+    if (auto jc = x.jointCentered.find(p.g); jc != x.jointCentered.end()) {
+      // q's ops (and any other reading s) first, then
+      // v = sum v_b + n_b (mu_b - mean)^2 + n (mean - q)^2.
+      if (failed(evalDeferred(kb, loc, rowIdx, x, position[p.g], rowOutputs)))
+        return failure();
+      const Centered &c = jc->second.c;
+      unsigned si = slotOf.lookup(jc->second.mean);
+      Type t = p.total.getType();
+      // (means as products with the reciprocal: any centre near the
+      // block's mean serves, as long as the block squared around this
+      // same mu_b; no division's slow path)
+      Value n = floatConstant(kb, loc, t, double(numCols * cluster));
+      Value nb = floatConstant(kb, loc, t, double(numCols));
+      Value sum;
+      for (ArrayRef<Value> block : blocks)
+        sum = sum ? arith::AddFOp::create(kb, loc, sum, block[si]).getResult()
+                  : block[si];
+      Value mean = arith::MulFOp::create(
+          kb, loc, sum,
+          floatConstant(kb, loc, t, 1.0 / double(numCols * cluster)));
+      for (ArrayRef<Value> block : blocks) {
+        Value d = arith::SubFOp::create(
+            kb, loc, blockMean(kb, loc, block[si], numCols), mean);
+        Value term = arith::AddFOp::create(
+            kb, loc, block[i],
+            arith::MulFOp::create(kb, loc, nb,
+                                  arith::MulFOp::create(kb, loc, d, d)));
+        total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
+                      : term;
+      }
+      Value q = rowValueBefore(c.qBuffer, position[p.g]);
+      if (!q)
+        return p.g.emitError() << "kfuse: kernel '" << name
+                               << "' reads a row value before computing it";
+      Value off = arith::SubFOp::create(kb, loc, mean, c.center.of(kb, loc, q));
+      total = arith::AddFOp::create(
+          kb, loc, total,
+          arith::MulFOp::create(kb, loc, n,
+                                arith::MulFOp::create(kb, loc, off, off)));
+    } else if (auto paired = x.pairedSums.find(p.g);
+               paired != x.pairedSums.end()) {
+      const Online &on = paired->second;
+      auto [mi, m] = maxes.lookup(on.max);
+      for (ArrayRef<Value> block : blocks) {
+        Value term = arith::MulFOp::create(kb, loc, block[i],
+                                           rescale(kb, loc, block[mi], m));
+        total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
+                      : term;
+      }
+      // sum(exp(e - r)), r from the row's max (its init folded in).
+      Value row = rowValueBefore(on.maxBuffer, position[p.g]);
+      total = onlineSum(kb, loc, total, m, on.ref.of(kb, loc, row));
+    } else {
+      for (ArrayRef<Value> block : blocks)
+        total = total ? vector::makeArithReduction(
+                            kb, loc, gpu::convertReductionKind(comb.kind),
+                            total, block[i])
+                      : block[i];
+      if (x.blockMaxes.contains(p.g))
+        maxes[p.g] = {unsigned(i), total};
+      Type type =
+          cast<MemRefType>(p.g.getDpsInits()[0].getType()).getElementType();
+      if (type != total.getType())
+        total = arith::TruncIOp::create(kb, loc, type, total);
+    }
+    if (failed(finishReduction(kb, loc, p.g, comb, total, rowIdx, rowOutputs)))
+      return failure();
+  }
+  x.pending.clear();
+  return evalDeferred(kb, loc, rowIdx, x, generics.size(), rowOutputs);
+}
+
 LogicalResult RowKernel::emitRegisterPhases(
     OpBuilder &kb, Location loc, Value tid, Value colThread,
     ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
@@ -2379,8 +2547,10 @@ LogicalResult RowKernel::emitRegisterPhases(
   // and sum s_b exp(m_b - m), as a streaming pass rescales its running sum
   // (see emitStreamingPass). Only where nothing between the two reads m
   // and no other reduction comes between (by the sum).
-  llvm::DenseMap<Operation *, Online> pairedSums = jointOnlineSums();
-  llvm::DenseMap<Operation *, Value> blockMaxes; // by the max: m_b
+  Exchanges x;
+  llvm::DenseMap<Operation *, Online> &pairedSums = x.pairedSums;
+  llvm::DenseMap<Operation *, Value> &blockMaxes = x.blockMaxes;
+  pairedSums = jointOnlineSums();
   for (auto &[sum, on] : pairedSums)
     blockMaxes[on.max] = Value();
   // Cluster mode, fast numerics: a sum s of e and a later centered sum
@@ -2392,29 +2562,11 @@ LogicalResult RowKernel::emitRegisterPhases(
   // n (mean - q)^2. The row-space ops reading s before v (q's) wait for the
   // exchange. Only where no other reduction comes between, s sums the same
   // e, and e reads nothing computed from s on; blocks of equal shares.
-  llvm::DenseMap<Operation *, JointCentered> jointCentered =
-      jointCenteredSums(numCols); // by v
-  llvm::DenseMap<Operation *, Value> meanTotals; // by s: s_b
+  llvm::DenseMap<Operation *, JointCentered> &jointCentered = x.jointCentered;
+  llvm::DenseMap<Operation *, Value> &meanTotals = x.meanTotals;
+  jointCentered = jointCenteredSums(numCols);
   for (auto &[v, joint] : jointCentered)
     meanTotals[joint.mean] = Value();
-  // mu_b = s_b / n_b, as the block squares around it and as the exchange's
-  // combination takes it (the same rounding both times)
-  auto blockMean = [&](Value sb) -> Value {
-    return arith::MulFOp::create(
-        kb, loc, sb,
-        floatConstant(kb, loc, sb.getType(), 1.0 / double(numCols)));
-  };
-  // Row-space ops that read a sum waiting for its centered sum's exchange,
-  // in program order, evaluated once it is made.
-  SmallVector<linalg::GenericOp> deferred;
-  auto evalDeferred = [&](unsigned before) -> LogicalResult {
-    while (!deferred.empty() && position[deferred.front()] < before) {
-      if (failed(evalRowSpace(kb, loc, deferred.front(), rowIdx, rowOutputs)))
-        return failure();
-      deferred.erase(deferred.begin());
-    }
-    return success();
-  };
   // A paired sum's terms exp(e - m_b) against the block's max, as the phase
   // computed them (see reuseBlockExps).
   struct BlockExps {
@@ -2423,126 +2575,6 @@ LogicalResult RowKernel::emitRegisterPhases(
     unsigned maxPosition;
   };
   SmallVector<BlockExps> blockExps;
-  // Cluster mode, joint exchanges: a reduction's block total waits for the
-  // next reduction's when that one (and every row-space op before it) reads
-  // none of the waiting reductions (a paired sum may read its max), so that
-  // independent reductions cross the cluster in one exchange; a paired max
-  // always waits for its sum.
-  struct Pending {
-    linalg::GenericOp g;
-    Value total; // the block's total
-  };
-  SmallVector<Pending> pending;
-  auto exchangeWaits = [&](linalg::GenericOp g) {
-    llvm::SmallPtrSet<Operation *, 8> waiting;
-    for (const Pending &p : pending)
-      waiting.insert(p.g);
-    for (unsigned pos = position[g] + 1; pos < generics.size(); ++pos) {
-      linalg::GenericOp h = generics[pos];
-      bool reduction = h.getNumReductionLoops() > 0;
-      if (!reduction && !isRowSpace(h))
-        continue; // (full-space ops are evaluated where they are read)
-      llvm::SmallPtrSet<Operation *, 8> deps;
-      rowDeps(h, deps);
-      auto pairedWith = pairedSums.find(h);
-      for (Operation *d : deps)
-        if (waiting.contains(d) &&
-            (pairedWith == pairedSums.end() || d != pairedWith->second.max))
-          return false;
-      if (reduction)
-        return true;
-    }
-    return false;
-  };
-  // One exchange of every pending block total, then each combined over the
-  // cluster's blocks in rank order (the same everywhere) and finished: a
-  // paired sum as sum s_b exp(m_b - m) over its max's pairs.
-  auto exchangePending = [&]() -> LogicalResult {
-    // (the block totals in the type they combine in: narrow integers as i32)
-    SmallVector<Value> totals;
-    for (const Pending &p : pending)
-      totals.push_back(p.total);
-    SmallVector<SmallVector<Value>> blocks =
-        clusterGather(kb, loc, tid, totals);
-    llvm::DenseMap<Operation *, std::pair<unsigned, Value>> maxes;
-    llvm::DenseMap<Operation *, unsigned> slots;
-    for (auto [i, p] : llvm::enumerate(pending))
-      slots[p.g] = i;
-    for (auto [i, p] : llvm::enumerate(pending)) {
-      Combiner comb = *findCombiner(p.g);
-      Value total;
-      if (auto jc = jointCentered.find(p.g); jc != jointCentered.end()) {
-        // q's ops (and any other reading s) first, then
-        // v = sum v_b + n_b (mu_b - mean)^2 + n (mean - q)^2.
-        if (failed(evalDeferred(position[p.g])))
-          return failure();
-        const Centered &c = jc->second.c;
-        unsigned si = slots.lookup(jc->second.mean);
-        Type t = p.total.getType();
-        // (means as products with the reciprocal: any centre near the
-        // block's mean serves, as long as the block squared around this
-        // same mu_b; no division's slow path)
-        Value n = floatConstant(kb, loc, t, double(numCols * cluster));
-        Value nb = floatConstant(kb, loc, t, double(numCols));
-        Value sum;
-        for (ArrayRef<Value> block : blocks)
-          sum = sum ? arith::AddFOp::create(kb, loc, sum, block[si]).getResult()
-                    : block[si];
-        Value mean = arith::MulFOp::create(
-            kb, loc, sum,
-            floatConstant(kb, loc, t, 1.0 / double(numCols * cluster)));
-        for (ArrayRef<Value> block : blocks) {
-          Value d = arith::SubFOp::create(kb, loc, blockMean(block[si]), mean);
-          Value term = arith::AddFOp::create(
-              kb, loc, block[i],
-              arith::MulFOp::create(kb, loc, nb,
-                                    arith::MulFOp::create(kb, loc, d, d)));
-          total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
-                        : term;
-        }
-        Value q = rowValueBefore(c.qBuffer, position[p.g]);
-        if (!q)
-          return p.g.emitError() << "kfuse: kernel '" << name
-                                 << "' reads a row value before computing it";
-        Value off =
-            arith::SubFOp::create(kb, loc, mean, c.center.of(kb, loc, q));
-        total = arith::AddFOp::create(
-            kb, loc, total,
-            arith::MulFOp::create(kb, loc, n,
-                                  arith::MulFOp::create(kb, loc, off, off)));
-      } else if (auto paired = pairedSums.find(p.g);
-                 paired != pairedSums.end()) {
-        const Online &on = paired->second;
-        auto [mi, m] = maxes.lookup(on.max);
-        for (ArrayRef<Value> block : blocks) {
-          Value term = arith::MulFOp::create(kb, loc, block[i],
-                                             rescale(kb, loc, block[mi], m));
-          total = total ? arith::AddFOp::create(kb, loc, total, term).getResult()
-                        : term;
-        }
-        // sum(exp(e - r)), r from the row's max (its init folded in).
-        Value row = rowValueBefore(on.maxBuffer, position[p.g]);
-        total = onlineSum(kb, loc, total, m, on.ref.of(kb, loc, row));
-      } else {
-        for (ArrayRef<Value> block : blocks)
-          total = total ? vector::makeArithReduction(
-                              kb, loc, gpu::convertReductionKind(comb.kind),
-                              total, block[i])
-                        : block[i];
-        if (blockMaxes.contains(p.g))
-          maxes[p.g] = {unsigned(i), total};
-        Type type =
-            cast<MemRefType>(p.g.getDpsInits()[0].getType()).getElementType();
-        if (type != total.getType())
-          total = arith::TruncIOp::create(kb, loc, type, total);
-      }
-      if (failed(finishReduction(kb, loc, p.g, comb, total, rowIdx,
-                                 rowOutputs)))
-        return failure();
-    }
-    pending.clear();
-    return evalDeferred(generics.size());
-  };
   // A ragged row's chunks past its end load under a test: the first
   // phase's loads of every chunk first, before any chunk's fold, so that
   // they are in flight together (loaded where first used, the last chunk's
@@ -2550,10 +2582,9 @@ LogicalResult RowKernel::emitRegisterPhases(
   // thread: with 8 (row_chunks=8), a shifted softmax over clusters of 8
   // spilled 140 bytes a thread instead of 12.
   if (ragged && chunks <= 4)
-    if (auto first = llvm::find_if(generics,
-                                   [](linalg::GenericOp g) {
-                                     return g.getNumReductionLoops() > 0;
-                                   });
+    if (auto first = llvm::find_if(
+            generics,
+            [](linalg::GenericOp g) { return g.getNumReductionLoops() > 0; });
         first != generics.end() &&
         failed(prefetchInputs(kb, loc, {*first}, points, rowIdx.size(),
                               /*ordered=*/false, cache)))
@@ -2574,7 +2605,7 @@ LogicalResult RowKernel::emitRegisterPhases(
         // (e - mu_b) in place of e - q: q's ops wait for the exchange
         const Centered &c = centeredPair->second.c;
         Value sb = meanTotals.lookup(centeredPair->second.mean);
-        Value mu = blockMean(sb);
+        Value mu = blockMean(kb, loc, sb, numCols);
         rowValues[c.qBuffer].push_back({position[c.qWriter], mu});
         bodyOverrides[c.center.value] = mu;
       }
@@ -2585,9 +2616,9 @@ LogicalResult RowKernel::emitRegisterPhases(
         // -inf (every e of the block -inf: terms 0, not NaN).
         const Online &on = paired->second;
         Value mb = blockMaxes.lookup(on.max);
-        Value none = arith::CmpFOp::create(
-            kb, loc, arith::CmpFPredicate::OEQ, mb,
-            floatConstant(kb, loc, mb.getType(), 0, -1));
+        Value none =
+            arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, mb,
+                                  floatConstant(kb, loc, mb.getType(), 0, -1));
         blockRef = arith::SelectOp::create(
             kb, loc, none, floatConstant(kb, loc, mb.getType(), 0.0), mb);
         rowValues[on.maxBuffer].push_back({position[on.max], blockRef});
@@ -2606,11 +2637,12 @@ LogicalResult RowKernel::emitRegisterPhases(
         auto next = evalBody(kb, loc, g, points[k], evalCache, partial, k);
         if (failed(next))
           return failure();
-        partial = ragged ? arith::SelectOp::create(
-                               kb, loc, shifted ? inRow[k] : valid[k],
-                               (*next)[0], partial)
-                               .getResult()
-                         : (*next)[0];
+        partial = ragged
+                      ? arith::SelectOp::create(kb, loc,
+                                                shifted ? inRow[k] : valid[k],
+                                                (*next)[0], partial)
+                            .getResult()
+                      : (*next)[0];
       }
       if (blockRef) {
         rowValues[paired->second.maxBuffer].pop_back();
@@ -2627,19 +2659,20 @@ LogicalResult RowKernel::emitRegisterPhases(
       // (cluster mode with joint exchanges: the block's total alone, its
       // exchange made with the pending reductions', see exchangePending)
       bool batching = cluster > 1 && jointExchange;
-      Value total = perThread ? partial
-                              : blockCombine(kb, loc, tid, partial, comb.kind,
-                                             !batching);
+      Value total =
+          perThread ? partial
+                    : blockCombine(kb, loc, tid, partial, comb.kind, !batching);
       if (batching) {
         if (pairedMax)
           blockMaxes[g] = total;
         bool centeredMean = meanTotals.contains(g);
         if (centeredMean)
           meanTotals[g] = total;
-        pending.push_back({g, total});
-        if (pairedMax || centeredMean || exchangeWaits(g))
+        x.pending.push_back({g, total});
+        if (pairedMax || centeredMean || exchangeWaits(x, g))
           continue;
-        if (failed(exchangePending()))
+        if (failed(
+                exchangePending(kb, loc, tid, rowIdx, numCols, x, rowOutputs)))
           return failure();
         continue;
       }
@@ -2648,23 +2681,23 @@ LogicalResult RowKernel::emitRegisterPhases(
     } else if (isRowSpace(g)) {
       // (reading a sum whose exchange waits for its centered sum: after it)
       llvm::SmallPtrSet<Operation *, 8> deps;
-      if (!pending.empty())
+      if (!x.pending.empty())
         rowDeps(g, deps);
-      if (llvm::any_of(pending, [&](const Pending &p) {
-            return deps.contains(p.g);
-          }) ||
-          llvm::any_of(deferred, [&](linalg::GenericOp d) {
-            return deps.contains(d);
-          })) {
-        deferred.push_back(g);
+      if (llvm::any_of(x.pending,
+                       [&](const Exchanges::Pending &p) {
+                         return deps.contains(p.g);
+                       }) ||
+          llvm::any_of(x.deferred,
+                       [&](linalg::GenericOp d) { return deps.contains(d); })) {
+        x.deferred.push_back(g);
         continue;
       }
       if (failed(evalRowSpace(kb, loc, g, rowIdx, rowOutputs)))
         return failure();
     }
   }
-  assert(pending.empty() && "a reduction's cluster exchange left pending");
-  assert(deferred.empty() && "a row-space op left waiting for an exchange");
+  assert(x.pending.empty() && "a reduction's cluster exchange left pending");
+  assert(x.deferred.empty() && "a row-space op left waiting for an exchange");
   if (failed(storeChunks(kb, loc, places, cache)))
     return failure();
   // A later phase's exp(e - m) is the paired sum's exp(e - m_b) times
