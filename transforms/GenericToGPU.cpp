@@ -541,48 +541,83 @@ emitMultiTensorKernel(ArrayRef<linalg::GenericOp> generics) {
   return success();
 }
 
-/// One generic of an ordered kernel (see emitOrderedKernel) as a launch of
-/// its own, in its place: a thread per point of its parallel loops, which
-/// loads the point's outputs as accumulators, runs its reduction loops
-/// nested in loop order (as the CPU target's loops do), and stores them.
-/// An output with a fill in `fills` (its only initialization, see
-/// onlyInitializes) starts at the fill's value instead, and the fill is
-/// erased.
-///
-/// An input read along the innermost reduction loop (its last index that
-/// loop, contiguous in memory) and at a different place by neighbouring
-/// threads (x[row, j] with a thread per row) would have every lane of a
-/// warp load from a sector of its own at each step. Such inputs are staged
-/// instead: the innermost loop runs in chunks of as many elements as 32
-/// bytes of the staged input with the narrowest elements hold (whole
-/// sectors of every staged row), each warp loads the chunk of its 32 points
-/// together (32 elements a load, of 32 / chunk rows) into a workgroup buffer
-/// of its own, and each thread then walks its row there, in the same order.
-/// Every thread of the block runs the loops then (the barriers between
-/// chunks want them all): a thread past the last point computes the last
-/// point again and stores nothing. A reduction to a single element (one thread walks
-/// everything) is staged likewise, its warp loading the next 256 elements
-/// of each staged input together, 32 consecutive ones a load.
-static LogicalResult emitOrderedGeneric(
-    linalg::GenericOp g, StringRef kernelName,
+namespace {
+/// One ordered generic's launch (see emitOrderedGeneric): its loops, the
+/// inputs it stages, and the kernel's values the loop nest is built from.
+class OrderedKernel {
+public:
+  OrderedKernel(linalg::GenericOp g, StringRef kernelName)
+      : g(g), kernelName(kernelName), loc(g.getLoc()), body(g.getBody()),
+        numInputs(g.getNumDpsInputs()) {}
+  LogicalResult
+  emit(const llvm::SmallDenseMap<unsigned, linalg::GenericOp> &fills);
+
+private:
+  Value cIdx(OpBuilder &bb, int64_t v) {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  }
+  /// The inputs to stage (`staged`), the chunk of the innermost loop, the
+  /// rows of it a warp stages, and the threads of a block.
+  void chooseStaging();
+  /// The indices `map` takes at loop indices `at` (indicesOf: the current
+  /// point's, `dims`).
+  SmallVector<Value> indicesAt(OpBuilder &bb, AffineMap map,
+                               ArrayRef<Value> at);
+  SmallVector<Value> indicesOf(OpBuilder &bb, AffineMap map) {
+    return indicesAt(bb, map, dims);
+  }
+  /// The body at the current point, the accumulators `carried`.
+  FailureOr<SmallVector<Value>> evaluate(OpBuilder &bb, ValueRange carried);
+  /// The innermost reduction loop over staged inputs: chunks, each loaded by
+  /// the warp into its buffers and walked there, then the rest of the loop
+  /// (fewer columns than a chunk) as it is.
+  FailureOr<SmallVector<Value>> stagedLoop(OpBuilder &bb, ValueRange carried);
+  /// The reduction loops, outermost first, each carrying the accumulators.
+  FailureOr<SmallVector<Value>> nest(OpBuilder &bb, unsigned level,
+                                     ValueRange carried);
+
+  linalg::GenericOp g;
+  StringRef kernelName;
+  Location loc;
+  Block *body;
+  unsigned numInputs;
+  SmallVector<int64_t> loops, extents; // (extents: of the parallel loops)
+  SmallVector<unsigned> parallel, reduced;
+  int64_t total = 1; // (points: a thread each)
+  struct Staged {
+    OpOperand *operand;
+    Type element;
+    int64_t bytes;
+    Value buffer = {};
+  };
+  SmallVector<Staged> staged;
+  int64_t chunk = 0, rows = 32, threads = 0;
+  /// (in the kernel) the thread, its block's first point, and each loop's
+  /// index at the current point.
+  Value tid, blockStart;
+  SmallVector<Value> dims;
+  /// The staged inputs' values at the current point, when loaded from
+  /// their workgroup buffers.
+  llvm::SmallDenseMap<OpOperand *, Value> given;
+};
+} // namespace
+
+LogicalResult OrderedKernel::emit(
     const llvm::SmallDenseMap<unsigned, linalg::GenericOp> &fills) {
-  Location loc = g.getLoc();
-  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  loops = g.getStaticLoopRanges();
   if (llvm::any_of(loops, ShapedType::isDynamic))
     return g.emitError("fusion-generic-to-gpu: dynamic loop ranges are not "
                        "supported");
-  SmallVector<unsigned> parallel, reduced;
   for (auto [d, it] : llvm::enumerate(g.getIteratorTypesArray()))
     (it == utils::IteratorType::parallel ? parallel : reduced).push_back(d);
   for (OpOperand &init : g.getDpsInitsMutable()) {
     AffineMap map = g.getMatchingIndexingMap(&init);
     for (unsigned d : reduced)
       if (map.isFunctionOfDim(d))
-        return g.emitError()
-               << "fusion-generic-to-gpu: output #"
-               << init.getOperandNumber() - g.getNumDpsInputs()
-               << " of kernel '" << kernelName
-               << "' is indexed by reduction loop d" << d;
+        return g.emitError() << "fusion-generic-to-gpu: output #"
+                             << init.getOperandNumber() - g.getNumDpsInputs()
+                             << " of kernel '" << kernelName
+                             << "' is indexed by reduction loop d" << d;
   }
   for (Value v : g->getOperands())
     if (auto type = dyn_cast<MemRefType>(v.getType());
@@ -590,8 +625,6 @@ static LogicalResult emitOrderedGeneric(
       return g.emitError() << "fusion-generic-to-gpu: operands must be "
                               "memrefs of static shape, got "
                            << v.getType();
-  int64_t total = 1;
-  SmallVector<int64_t> extents;
   for (unsigned d : parallel) {
     extents.push_back(loops[d]);
     total *= loops[d];
@@ -601,18 +634,95 @@ static LogicalResult emitOrderedGeneric(
     g.erase();
     return success();
   }
-  Block *body = g.getBody();
-  unsigned numInputs = g.getNumDpsInputs();
+  chooseStaging();
+  int64_t blocks = llvm::divideCeil(total, threads);
+  if (blocks > (int64_t(1) << 31) - 1)
+    return g.emitError("fusion-generic-to-gpu: an ordered kernel of more "
+                       "blocks than a grid holds");
+  gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads, kernelName);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  for (Staged &s : staged)
+    s.buffer = launch.addWorkgroupAttribution(
+        MemRefType::get({threads / 32, rows, chunk + 1}, s.element,
+                        MemRefLayoutAttrInterface(), workgroup),
+        loc);
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  tid = launch.getThreadIds().x;
+  blockStart =
+      arith::MulIOp::create(kb, loc, launch.getBlockIds().x, cIdx(kb, threads));
+  Value linear = arith::AddIOp::create(kb, loc, blockStart, tid);
+  Value inRangeCond = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                            linear, cIdx(kb, total));
+  Value point = linear;
+  OpBuilder tb(gpu::TerminatorOp::create(kb, loc));
+  if (staged.empty())
+    tb = OpBuilder::atBlockBegin(
+        scf::IfOp::create(tb, loc, inRangeCond, /*withElseRegion=*/false)
+            .thenBlock());
+  else
+    point = arith::MinUIOp::create(tb, loc, linear, cIdx(tb, total - 1));
+  dims.assign(loops.size(), Value());
+  for (auto [d, v] :
+       llvm::zip(parallel, kfuse::delinearize(tb, loc, point, extents)))
+    dims[d] = v;
+  // The accumulators: every output of a reduction, and the outputs an
+  // elementwise body reads.
+  SmallVector<Value> accs;
+  for (OpOperand &init : g.getDpsInitsMutable()) {
+    BlockArgument arg = body->getArgument(init.getOperandNumber());
+    if (linalg::GenericOp fill =
+            fills.lookup(init.getOperandNumber() - numInputs)) {
+      // (the fill's body at the element's indices: its loops are the
+      // buffer's dimensions)
+      SmallVector<Value> at = indicesOf(tb, g.getMatchingIndexingMap(&init));
+      IRMapping mapping;
+      for (OpOperand *in : fill.getDpsInputOperands())
+        mapping.map(fill.getBody()->getArgument(in->getOperandNumber()),
+                    in->get());
+      Operation *failedOp = nullptr;
+      auto value = cloneBodyOnVectors(
+          tb, loc, *fill.getBody(), mapping, /*width=*/1,
+          [&](unsigned d) { return std::make_pair(at[d], false); }, &failedOp);
+      if (failed(value)) {
+        launch.erase();
+        return failedOp->emitError()
+               << "fusion-generic-to-gpu: cannot evaluate '"
+               << failedOp->getName() << "' in the fill of kernel '"
+               << kernelName << "'";
+      }
+      accs.push_back(value->front());
+      continue;
+    }
+    accs.push_back(!reduced.empty() || !arg.use_empty()
+                       ? memref::LoadOp::create(
+                             tb, loc, init.get(),
+                             indicesOf(tb, g.getMatchingIndexingMap(&init)))
+                             .getResult()
+                       : Value());
+  }
+  FailureOr<SmallVector<Value>> results = nest(tb, 0, accs);
+  if (failed(results)) {
+    launch.erase();
+    return failure();
+  }
+  if (!staged.empty()) // (the clamped points store nothing)
+    tb = OpBuilder::atBlockBegin(
+        scf::IfOp::create(tb, loc, inRangeCond, /*withElseRegion=*/false)
+            .thenBlock());
+  for (auto [init, v] : llvm::zip(g.getDpsInitsMutable(), *results))
+    memref::StoreOp::create(tb, loc, v, init.get(),
+                            indicesOf(tb, g.getMatchingIndexingMap(&init)));
+  g.erase();
+  for (auto &entry : fills)
+    entry.second->erase();
+  return success();
+}
+
+void OrderedKernel::chooseStaging() {
   // The inputs to stage (see above), the chunk of the innermost loop, and
   // the rows of it a warp stages: 32 (a thread's each), or 1 (one thread).
-  struct Staged {
-    OpOperand *operand;
-    Type element;
-    int64_t bytes;
-    Value buffer = {};
-  };
-  SmallVector<Staged> staged;
-  int64_t chunk = 0, rows = total == 1 ? 1 : 32;
+  rows = total == 1 ? 1 : 32;
   if (!reduced.empty()) {
     unsigned inner = reduced.back();
     llvm::SmallPtrSet<Value, 4> written;
@@ -652,7 +762,7 @@ static LogicalResult emitOrderedGeneric(
     if (chunk == 0 || loops[inner] < chunk)
       staged.clear();
   }
-  int64_t threads = total >= 256 ? 256 : llvm::alignTo(total, 32);
+  threads = total >= 256 ? 256 : llvm::alignTo(total, 32);
   if (!staged.empty()) {
     // (a workgroup buffer of its rows of a chunk, padded by one element
     // against bank conflicts, for each staged input and warp: at most 40 KiB
@@ -664,243 +774,172 @@ static LogicalResult emitOrderedGeneric(
     if (perWarp > (40 << 10))
       staged.clear();
     else
-      threads = std::min(threads, 32 * std::min<int64_t>(
-                                           (40 << 10) / perWarp, 8));
+      threads =
+          std::min(threads, 32 * std::min<int64_t>((40 << 10) / perWarp, 8));
   }
-  int64_t blocks = llvm::divideCeil(total, threads);
-  if (blocks > (int64_t(1) << 31) - 1)
-    return g.emitError("fusion-generic-to-gpu: an ordered kernel of more "
-                       "blocks than a grid holds");
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
-  gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads, kernelName);
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  for (Staged &s : staged)
-    s.buffer = launch.addWorkgroupAttribution(
-        MemRefType::get({threads / 32, rows, chunk + 1}, s.element,
-                        MemRefLayoutAttrInterface(), workgroup),
-        loc);
-  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
-  Value tid = launch.getThreadIds().x;
-  Value blockStart = arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
-                                           cIdx(kb, threads));
-  Value linear = arith::AddIOp::create(kb, loc, blockStart, tid);
-  Value inRangeCond = arith::CmpIOp::create(
-      kb, loc, arith::CmpIPredicate::ult, linear, cIdx(kb, total));
-  Value point = linear;
-  OpBuilder tb(gpu::TerminatorOp::create(kb, loc));
-  if (staged.empty())
-    tb = OpBuilder::atBlockBegin(
-        scf::IfOp::create(tb, loc, inRangeCond, /*withElseRegion=*/false)
-            .thenBlock());
-  else
-    point = arith::MinUIOp::create(tb, loc, linear, cIdx(tb, total - 1));
-  SmallVector<Value> dims(loops.size());
-  for (auto [d, v] :
-       llvm::zip(parallel, kfuse::delinearize(tb, loc, point, extents)))
-    dims[d] = v;
-  auto indicesAt = [&](OpBuilder &bb, AffineMap map, ArrayRef<Value> at) {
-    SmallVector<Value> indices;
-    for (AffineExpr e : map.getResults())
-      indices.push_back(affine::expandAffineExpr(bb, loc, e, at, {}));
-    return indices;
-  };
-  auto indicesOf = [&](OpBuilder &bb, AffineMap map) {
-    return indicesAt(bb, map, dims);
-  };
-  // The accumulators: every output of a reduction, and the outputs an
-  // elementwise body reads.
-  SmallVector<Value> accs;
-  for (OpOperand &init : g.getDpsInitsMutable()) {
-    BlockArgument arg = body->getArgument(init.getOperandNumber());
-    if (linalg::GenericOp fill =
-            fills.lookup(init.getOperandNumber() - numInputs)) {
-      // (the fill's body at the element's indices: its loops are the
-      // buffer's dimensions)
-      SmallVector<Value> at = indicesOf(tb, g.getMatchingIndexingMap(&init));
-      IRMapping mapping;
-      for (OpOperand *in : fill.getDpsInputOperands())
-        mapping.map(fill.getBody()->getArgument(in->getOperandNumber()),
-                    in->get());
-      Operation *failedOp = nullptr;
-      auto value = cloneBodyOnVectors(
-          tb, loc, *fill.getBody(), mapping, /*width=*/1,
-          [&](unsigned d) { return std::make_pair(at[d], false); },
-          &failedOp);
-      if (failed(value)) {
-        launch.erase();
-        return failedOp->emitError()
-               << "fusion-generic-to-gpu: cannot evaluate '"
-               << failedOp->getName() << "' in the fill of kernel '"
-               << kernelName << "'";
-      }
-      accs.push_back(value->front());
+}
+
+SmallVector<Value> OrderedKernel::indicesAt(OpBuilder &bb, AffineMap map,
+                                            ArrayRef<Value> at) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : map.getResults())
+    indices.push_back(affine::expandAffineExpr(bb, loc, e, at, {}));
+  return indices;
+}
+
+FailureOr<SmallVector<Value>> OrderedKernel::evaluate(OpBuilder &bb,
+                                                      ValueRange carried) {
+  IRMapping mapping;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    BlockArgument arg = body->getArgument(in->getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    if (Value v = given.lookup(in)) {
+      mapping.map(arg, v);
       continue;
     }
-    accs.push_back(
-        !reduced.empty() || !arg.use_empty()
-            ? memref::LoadOp::create(tb, loc, init.get(),
-                                     indicesOf(tb, g.getMatchingIndexingMap(
-                                                       &init)))
-                  .getResult()
-            : Value());
+    mapping.map(arg, isa<MemRefType>(in->get().getType())
+                         ? memref::LoadOp::create(
+                               bb, loc, in->get(),
+                               indicesOf(bb, g.getMatchingIndexingMap(in)))
+                               .getResult()
+                         : in->get());
   }
-  // (the staged inputs' values at the current point, when loaded from their
-  // workgroup buffers)
-  llvm::SmallDenseMap<OpOperand *, Value> given;
-  auto evaluate = [&](OpBuilder &bb,
-                      ValueRange carried) -> FailureOr<SmallVector<Value>> {
-    IRMapping mapping;
-    for (OpOperand *in : g.getDpsInputOperands()) {
-      BlockArgument arg = body->getArgument(in->getOperandNumber());
-      if (arg.use_empty())
-        continue;
-      if (Value v = given.lookup(in)) {
-        mapping.map(arg, v);
-        continue;
-      }
-      mapping.map(arg, isa<MemRefType>(in->get().getType())
-                           ? memref::LoadOp::create(
-                                 bb, loc, in->get(),
-                                 indicesOf(bb, g.getMatchingIndexingMap(in)))
-                                 .getResult()
-                           : in->get());
+  for (auto [k, acc] : llvm::enumerate(carried))
+    if (acc)
+      mapping.map(body->getArgument(numInputs + k), acc);
+  Operation *failedOp = nullptr;
+  auto results = cloneBodyOnVectors(
+      bb, loc, *body, mapping, /*width=*/1,
+      [&](unsigned d) { return std::make_pair(dims[d], false); }, &failedOp);
+  if (failed(results))
+    return failedOp->emitError()
+           << "fusion-generic-to-gpu: cannot evaluate '" << failedOp->getName()
+           << "' in the body of kernel '" << kernelName << "'";
+  return *results;
+}
+
+FailureOr<SmallVector<Value>> OrderedKernel::stagedLoop(OpBuilder &bb,
+                                                        ValueRange carried) {
+  unsigned inner = reduced.back();
+  int64_t extent = loops[inner], whole = extent / chunk * chunk;
+  Value lane = arith::RemUIOp::create(bb, loc, tid, cIdx(bb, 32));
+  Value warp = arith::DivUIOp::create(bb, loc, tid, cIdx(bb, 32));
+  Value warpStart = arith::AddIOp::create(
+      bb, loc, blockStart, arith::MulIOp::create(bb, loc, warp, cIdx(bb, 32)));
+  // (the row of the buffers a thread walks)
+  Value mine = rows == 1 ? cIdx(bb, 0) : lane;
+  auto chunks = scf::ForOp::create(bb, loc, cIdx(bb, 0), cIdx(bb, whole),
+                                   cIdx(bb, chunk), carried);
+  OpBuilder cb = OpBuilder::atBlockBegin(chunks.getBody());
+  Value start = chunks.getInductionVar();
+  // (load k of lane l: element f = 32 k + l of the warp's rows of the
+  // chunk, row f / chunk, column f % chunk)
+  auto loads = scf::ForOp::create(cb, loc, cIdx(cb, 0),
+                                  cIdx(cb, rows * chunk / 32), cIdx(cb, 1));
+  {
+    OpBuilder lb = OpBuilder::atBlockTerminator(loads.getBody());
+    Value f = arith::AddIOp::create(
+        lb, loc,
+        arith::MulIOp::create(lb, loc, loads.getInductionVar(), cIdx(lb, 32)),
+        lane);
+    Value row = arith::DivUIOp::create(lb, loc, f, cIdx(lb, chunk));
+    Value column = arith::RemUIOp::create(lb, loc, f, cIdx(lb, chunk));
+    Value other = arith::MinUIOp::create(
+        lb, loc, arith::AddIOp::create(lb, loc, warpStart, row),
+        cIdx(lb, total - 1));
+    SmallVector<Value> at(dims);
+    for (auto [d, v] :
+         llvm::zip(parallel, kfuse::delinearize(lb, loc, other, extents)))
+      at[d] = v;
+    at[inner] = arith::AddIOp::create(lb, loc, start, column);
+    for (Staged &s : staged) {
+      Value v = memref::LoadOp::create(
+          lb, loc, s.operand->get(),
+          indicesAt(lb, g.getMatchingIndexingMap(s.operand), at));
+      memref::StoreOp::create(lb, loc, v, s.buffer,
+                              ValueRange{warp, row, column});
     }
-    for (auto [k, acc] : llvm::enumerate(carried))
-      if (acc)
-        mapping.map(body->getArgument(numInputs + k), acc);
-    Operation *failedOp = nullptr;
-    auto results = cloneBodyOnVectors(
-        bb, loc, *body, mapping, /*width=*/1,
-        [&](unsigned d) { return std::make_pair(dims[d], false); },
-        &failedOp);
-    if (failed(results))
-      return failedOp->emitError()
-             << "fusion-generic-to-gpu: cannot evaluate '"
-             << failedOp->getName() << "' in the body of kernel '"
-             << kernelName << "'";
-    return *results;
-  };
-  // The innermost reduction loop over staged inputs: chunks, each loaded by
-  // the warp into its buffers and walked there, then the rest of the loop
-  // (fewer columns than a chunk) as it is.
-  auto stagedLoop = [&](OpBuilder &bb,
-                        ValueRange carried) -> FailureOr<SmallVector<Value>> {
-    unsigned inner = reduced.back();
-    int64_t extent = loops[inner], whole = extent / chunk * chunk;
-    Value lane = arith::RemUIOp::create(bb, loc, tid, cIdx(bb, 32));
-    Value warp = arith::DivUIOp::create(bb, loc, tid, cIdx(bb, 32));
-    Value warpStart = arith::AddIOp::create(
-        bb, loc, blockStart,
-        arith::MulIOp::create(bb, loc, warp, cIdx(bb, 32)));
-    // (the row of the buffers a thread walks)
-    Value mine = rows == 1 ? cIdx(bb, 0) : lane;
-    auto chunks = scf::ForOp::create(bb, loc, cIdx(bb, 0), cIdx(bb, whole),
-                                     cIdx(bb, chunk), carried);
-    OpBuilder cb = OpBuilder::atBlockBegin(chunks.getBody());
-    Value start = chunks.getInductionVar();
-    // (load k of lane l: element f = 32 k + l of the warp's rows of the
-    // chunk, row f / chunk, column f % chunk)
-    auto loads = scf::ForOp::create(cb, loc, cIdx(cb, 0),
-                                    cIdx(cb, rows * chunk / 32), cIdx(cb, 1));
-    {
-      OpBuilder lb = OpBuilder::atBlockTerminator(loads.getBody());
-      Value f = arith::AddIOp::create(
-          lb, loc,
-          arith::MulIOp::create(lb, loc, loads.getInductionVar(),
-                                cIdx(lb, 32)),
-          lane);
-      Value row = arith::DivUIOp::create(lb, loc, f, cIdx(lb, chunk));
-      Value column = arith::RemUIOp::create(lb, loc, f, cIdx(lb, chunk));
-      Value other = arith::MinUIOp::create(
-          lb, loc, arith::AddIOp::create(lb, loc, warpStart, row),
-          cIdx(lb, total - 1));
-      SmallVector<Value> at(dims);
-      for (auto [d, v] :
-           llvm::zip(parallel, kfuse::delinearize(lb, loc, other, extents)))
-        at[d] = v;
-      at[inner] = arith::AddIOp::create(lb, loc, start, column);
-      for (Staged &s : staged) {
-        Value v = memref::LoadOp::create(
-            lb, loc, s.operand->get(),
-            indicesAt(lb, g.getMatchingIndexingMap(s.operand), at));
-        memref::StoreOp::create(lb, loc, v, s.buffer,
-                                ValueRange{warp, row, column});
-      }
-    }
-    gpu::BarrierOp::create(cb, loc);
-    auto walk = scf::ForOp::create(cb, loc, cIdx(cb, 0), cIdx(cb, chunk),
-                                   cIdx(cb, 1), chunks.getRegionIterArgs());
-    {
-      OpBuilder wb = OpBuilder::atBlockBegin(walk.getBody());
-      Value step = walk.getInductionVar();
-      dims[inner] = arith::AddIOp::create(wb, loc, start, step);
-      for (Staged &s : staged)
-        given[s.operand] = memref::LoadOp::create(
-            wb, loc, s.buffer, ValueRange{warp, mine, step});
-      FailureOr<SmallVector<Value>> results =
-          evaluate(wb, walk.getRegionIterArgs());
-      given.clear();
-      if (failed(results))
-        return failure();
-      scf::YieldOp::create(wb, loc, *results);
-    }
-    // (the next chunk's loads wait until every lane has walked this one)
-    gpu::BarrierOp::create(cb, loc);
-    scf::YieldOp::create(cb, loc, walk.getResults());
-    if (whole == extent)
-      return SmallVector<Value>(chunks.getResults());
-    auto rest = scf::ForOp::create(bb, loc, cIdx(bb, whole),
-                                   cIdx(bb, extent), cIdx(bb, 1),
-                                   chunks.getResults());
-    OpBuilder rb = OpBuilder::atBlockBegin(rest.getBody());
-    dims[inner] = rest.getInductionVar();
+  }
+  gpu::BarrierOp::create(cb, loc);
+  auto walk = scf::ForOp::create(cb, loc, cIdx(cb, 0), cIdx(cb, chunk),
+                                 cIdx(cb, 1), chunks.getRegionIterArgs());
+  {
+    OpBuilder wb = OpBuilder::atBlockBegin(walk.getBody());
+    Value step = walk.getInductionVar();
+    dims[inner] = arith::AddIOp::create(wb, loc, start, step);
+    for (Staged &s : staged)
+      given[s.operand] = memref::LoadOp::create(wb, loc, s.buffer,
+                                                ValueRange{warp, mine, step});
     FailureOr<SmallVector<Value>> results =
-        evaluate(rb, rest.getRegionIterArgs());
+        evaluate(wb, walk.getRegionIterArgs());
+    given.clear();
     if (failed(results))
       return failure();
-    scf::YieldOp::create(rb, loc, *results);
-    return SmallVector<Value>(rest.getResults());
-  };
-  // The reduction loops, outermost first, each carrying the accumulators.
-  std::function<FailureOr<SmallVector<Value>>(OpBuilder &, unsigned,
-                                              ValueRange)>
-      nest = [&](OpBuilder &bb, unsigned level,
-                 ValueRange carried) -> FailureOr<SmallVector<Value>> {
-    if (level == reduced.size())
-      return evaluate(bb, carried);
-    if (level + 1 == reduced.size() && !staged.empty())
-      return stagedLoop(bb, carried);
-    auto loop = scf::ForOp::create(bb, loc, cIdx(bb, 0),
-                                   cIdx(bb, loops[reduced[level]]),
-                                   cIdx(bb, 1), carried);
-    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    dims[reduced[level]] = loop.getInductionVar();
-    FailureOr<SmallVector<Value>> inner =
-        nest(lb, level + 1, loop.getRegionIterArgs());
-    if (failed(inner))
-      return failure();
-    scf::YieldOp::create(lb, loc, *inner);
-    return SmallVector<Value>(loop.getResults());
-  };
-  FailureOr<SmallVector<Value>> results = nest(tb, 0, accs);
-  if (failed(results)) {
-    launch.erase();
-    return failure();
+    scf::YieldOp::create(wb, loc, *results);
   }
-  if (!staged.empty()) // (the clamped points store nothing)
-    tb = OpBuilder::atBlockBegin(
-        scf::IfOp::create(tb, loc, inRangeCond, /*withElseRegion=*/false)
-            .thenBlock());
-  for (auto [init, v] : llvm::zip(g.getDpsInitsMutable(), *results))
-    memref::StoreOp::create(tb, loc, v, init.get(),
-                            indicesOf(tb, g.getMatchingIndexingMap(&init)));
-  g.erase();
-  for (auto &entry : fills)
-    entry.second->erase();
-  return success();
+  // (the next chunk's loads wait until every lane has walked this one)
+  gpu::BarrierOp::create(cb, loc);
+  scf::YieldOp::create(cb, loc, walk.getResults());
+  if (whole == extent)
+    return SmallVector<Value>(chunks.getResults());
+  auto rest = scf::ForOp::create(bb, loc, cIdx(bb, whole), cIdx(bb, extent),
+                                 cIdx(bb, 1), chunks.getResults());
+  OpBuilder rb = OpBuilder::atBlockBegin(rest.getBody());
+  dims[inner] = rest.getInductionVar();
+  FailureOr<SmallVector<Value>> results =
+      evaluate(rb, rest.getRegionIterArgs());
+  if (failed(results))
+    return failure();
+  scf::YieldOp::create(rb, loc, *results);
+  return SmallVector<Value>(rest.getResults());
+}
+
+FailureOr<SmallVector<Value>> OrderedKernel::nest(OpBuilder &bb, unsigned level,
+                                                  ValueRange carried) {
+  if (level == reduced.size())
+    return evaluate(bb, carried);
+  if (level + 1 == reduced.size() && !staged.empty())
+    return stagedLoop(bb, carried);
+  auto loop =
+      scf::ForOp::create(bb, loc, cIdx(bb, 0), cIdx(bb, loops[reduced[level]]),
+                         cIdx(bb, 1), carried);
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  dims[reduced[level]] = loop.getInductionVar();
+  FailureOr<SmallVector<Value>> inner =
+      nest(lb, level + 1, loop.getRegionIterArgs());
+  if (failed(inner))
+    return failure();
+  scf::YieldOp::create(lb, loc, *inner);
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// One generic of an ordered kernel (see emitOrderedKernel) as a launch of
+/// its own, in its place: a thread per point of its parallel loops, which
+/// loads the point's outputs as accumulators, runs its reduction loops
+/// nested in loop order (as the CPU target's loops do), and stores them.
+/// An output with a fill in `fills` (its only initialization, see
+/// onlyInitializes) starts at the fill's value instead, and the fill is
+/// erased.
+///
+/// An input read along the innermost reduction loop (its last index that
+/// loop, contiguous in memory) and at a different place by neighbouring
+/// threads (x[row, j] with a thread per row) would have every lane of a
+/// warp load from a sector of its own at each step. Such inputs are staged
+/// instead: the innermost loop runs in chunks of as many elements as 32
+/// bytes of the staged input with the narrowest elements hold (whole
+/// sectors of every staged row), each warp loads the chunk of its 32 points
+/// together (32 elements a load, of 32 / chunk rows) into a workgroup buffer
+/// of its own, and each thread then walks its row there, in the same order.
+/// Every thread of the block runs the loops then (the barriers between
+/// chunks want them all): a thread past the last point computes the last
+/// point again and stores nothing. A reduction to a single element (one thread
+/// walks everything) is staged likewise, its warp loading the next 256 elements
+/// of each staged input together, 32 consecutive ones a load.
+static LogicalResult emitOrderedGeneric(
+    linalg::GenericOp g, StringRef kernelName,
+    const llvm::SmallDenseMap<unsigned, linalg::GenericOp> &fills) {
+  return OrderedKernel(g, kernelName).emit(fills);
 }
 
 /// True when `fill`, a fill of a whole buffer, only initializes the
