@@ -111,6 +111,9 @@ namespace {
 /// registers, 8 chunks of 4 and the rest.
 int64_t chunksInRegisters(int64_t threads) { return threads > 512 ? 8 : 16; }
 
+/// Streaming aims at this many vectors per thread and pass.
+constexpr int64_t kStreamAim = 16;
+
 /// Values of full-space generics: (op, result #, column chunk). Streaming
 /// mode keeps one per loop iteration (chunk 0); register mode keeps one for
 /// the whole kernel, so later phases reuse what earlier ones computed.
@@ -394,10 +397,16 @@ private:
   /// anything. Inputs contiguous along the rows: a thread a row or row
   /// tiles (`rowsPerBlock`).
   void chooseRowTiles();
-  /// A block (or cluster) a row: register or streaming mode (`chunks`),
-  /// the vector width and shifted chunks, the threads, a cluster, chunks
-  /// in shared memory. `passes`: planPasses()'s.
+  /// The vector width and whether chunks are shifted (see `shifted`), for
+  /// a block (or cluster) a row; `passes` as for chooseThreads.
+  void chooseVectors(ArrayRef<SmallVector<linalg::GenericOp>> passes);
+  /// A block (or cluster) a row: the vector width and shifted chunks
+  /// (chooseVectors), register or streaming mode (`chunks`), the threads,
+  /// a cluster, chunks in shared memory. `passes`: planPasses()'s.
   void chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes);
+  /// Row tiles (rowsPerBlock above 1): the column threads of a tile,
+  /// scalars, in registers or streamed (`streams`).
+  void chooseTileThreads(bool streams);
   /// The threads of a row (returned) and the rows a block packs.
   int64_t chooseBlockThreads();
   /// Column sums: the run of rows a block folds (returned; 1: none), and
@@ -3728,9 +3737,8 @@ void RowKernel::chooseRowTiles() {
   }
 }
 
-void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
-  int64_t numRows = totalRows, numCols = totalCols;
-  int64_t segment = rowSegment();
+void RowKernel::chooseVectors(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
+  int64_t numCols = totalCols;
   // Register mode when a thread's share of a row fits in a few vectors.
   // The vector width follows the widest element read or written along
   // the columns (row-space operands such as labels are scalars).
@@ -3767,6 +3775,40 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
             columnSums.empty() && !contraction && readsRowLayout() &&
             allInRowLayout();
   width = shifted ? widestVector : natural;
+}
+
+void RowKernel::chooseTileThreads(bool streams) {
+  int64_t numRows = totalRows, numCols = totalCols;
+  // Row tiles: scalars (a row's columns are apart in memory), four per
+  // vector chunk the aim would give a block per row; column threads a
+  // power of two, the block whole warps.
+  width = 1;
+  int64_t tile = rowsPerBlock;
+  auto colThreads = [&](int64_t aim) {
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil((numCols + aim - 1) / aim),
+                               32 / tile, 1024 / tile);
+  };
+  int64_t c = colThreads(4 * (streams ? kStreamAim : chunksPerThread));
+  chunks = streams ? 0 : (numCols + c - 1) / c;
+  if (chunks > 4 * chunksInRegisters(tile * c)) {
+    c = colThreads(4 * kStreamAim);
+    chunks = 0;
+  }
+  // Tiles too few for a block on every SM: more column threads (down
+  // to 4 columns each).
+  int64_t tiles = (numRows + tile - 1) / tile;
+  while (tiles < smCount && tile * c < 1024 && numCols >= 8 * c) {
+    c *= 2;
+    if (chunks)
+      chunks = (numCols + c - 1) / c;
+  }
+  threads = tile * c;
+}
+
+void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
+  int64_t numRows = totalRows, numCols = totalCols;
+  int64_t segment = rowSegment();
+  chooseVectors(passes);
   // (shifted: virtual columns, up to n + rowShift)
   int64_t span = shifted ? numCols + width - 1 : numCols;
   // Threads and chunks per thread for `cols` columns per block, aiming at
@@ -3830,8 +3872,6 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
     return blocks > 1 ? std::min(room(threads), kClusterRoom) - 3
                       : room(threads) - 2;
   };
-  // Streaming aims at this many vectors per thread and pass.
-  constexpr int64_t streamAim = 16;
   int64_t clusterThreads = clusterBlockThreads(maxCluster, rowOccupancy);
   // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
   auto clusterRoom = [&](int64_t threads) {
@@ -3847,145 +3887,117 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
   if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
     streams = true;
   if (rowsPerBlock > 1) {
-    // Row tiles: scalars (a row's columns are apart in memory), four per
-    // vector chunk the aim would give a block per row; column threads a
-    // power of two, the block whole warps.
-    width = 1;
-    int64_t tile = rowsPerBlock;
-    auto colThreads = [&](int64_t aim) {
-      return std::clamp<int64_t>(llvm::PowerOf2Ceil((numCols + aim - 1) / aim),
-                                 32 / tile, 1024 / tile);
-    };
-    int64_t c = colThreads(4 * (streams ? streamAim : chunksPerThread));
-    chunks = streams ? 0 : (numCols + c - 1) / c;
-    if (chunks > 4 * room(tile * c)) {
-      c = colThreads(4 * streamAim);
-      chunks = 0;
-    }
-    // Tiles too few for a block on every SM: more column threads (down
-    // to 4 columns each).
-    int64_t tiles = (numRows + tile - 1) / tile;
-    while (tiles < smCount && tile * c < 1024 && numCols >= 8 * c) {
-      c *= 2;
-      if (chunks)
-        chunks = (numCols + c - 1) / c;
-    }
-    threads = tile * c;
-  } else {
-    auto [t, c] =
-        shape(span, streams ? streamAim : chunksPerThread, mostThreads);
-    if (exactThreads > 0) {
-      t = exactThreads;
-      c = (span + t * width - 1) / (t * width);
-    } else if (!columnSums.empty() && !streams && !contraction &&
-               packRows != 1 && foldRows != 1 && segment % 2 == 0 &&
-               llvm::all_equal(
-                   llvm::map_range(columnSums, [](const ColumnSum &c) {
-                     return cast<MemRefType>(c.terms.getType())
-                         .getElementType();
-                   }))) {
-      // Wider rows: a block's worth of threads a row (`t`), several rows
-      // a block where the partials' shared memory allows (see below).
-      packColumnSums = true;
-    }
-    if (packColumnSums && (span + 32 * width - 1) / (32 * width) <= 8) {
-      // Column sums beside rows a warp's registers hold (8 vectors a
-      // lane at most: the partials take as many more): a warp a row,
-      // several rows a block (packed, see below), so that a block keeps
-      // several rows in flight and folds several into each partial.
-      // (A block a row of 768 floats keeps one row's 6 KB in flight;
-      // filling the SMs then takes a block per 4 rows, partials a quarter
-      // of the input: layer norm backward over [4096, 768] moves 1.35x
-      // its unavoidable bytes, packed 1.09x.)
-      t = 32;
-      c = (span + 32 * width - 1) / (32 * width);
-    }
-    chunks = c;
-    if (!streams && chunks > room(t)) {
-      // Too long for one block's registers: spread the row over a cluster
-      // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
-      // chunks, else the fewest that fit), each block holding an equal
-      // whole-vector share. Where clusters may exceed CUDA's portable 8
-      // blocks, blocks have at most 512 threads (two fit an SM, so one
-      // loads while the other waits at a cluster barrier).
-      for (bool atAim : {true, false}) {
-        for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
-          if (!shifted && numCols % (n * width) != 0)
-            continue;
-          auto [nt, nc] =
-              shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-          if (nc <= (atAim ? chunksPerThread : clusterRoom(nt)))
-            cluster = n;
-        }
-        if (cluster > 1)
-          break;
-      }
-      // With rows in shared memory: one block, or the fewest blocks of a
-      // cluster, whose registers and shared memory hold their share,
-      // where fewer than registers alone would take (a row of 262144
-      // floats over 4 blocks, not 8; 65536 in one block, not 4), as
-      // long as the rows' blocks still give every SM one where the
-      // registers' would (32 rows of 131072: 8 blocks each, not 2).
-      int64_t fewest = 0;
-      if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
-        fewest = 1;
-      for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs; n *= 2) {
+    chooseTileThreads(streams);
+    return;
+  }
+  auto [t, c] =
+      shape(span, streams ? kStreamAim : chunksPerThread, mostThreads);
+  if (exactThreads > 0) {
+    t = exactThreads;
+    c = (span + t * width - 1) / (t * width);
+  } else if (!columnSums.empty() && !streams && !contraction && packRows != 1 &&
+             foldRows != 1 && segment % 2 == 0 &&
+             llvm::all_equal(
+                 llvm::map_range(columnSums, [](const ColumnSum &c) {
+                   return cast<MemRefType>(c.terms.getType()).getElementType();
+                 }))) {
+    // Wider rows: a block's worth of threads a row (`t`), several rows
+    // a block where the partials' shared memory allows (see below).
+    packColumnSums = true;
+  }
+  if (packColumnSums && (span + 32 * width - 1) / (32 * width) <= 8) {
+    // Column sums beside rows a warp's registers hold (8 vectors a
+    // lane at most: the partials take as many more): a warp a row,
+    // several rows a block (packed, see below), so that a block keeps
+    // several rows in flight and folds several into each partial.
+    // (A block a row of 768 floats keeps one row's 6 KB in flight;
+    // filling the SMs then takes a block per 4 rows, partials a quarter
+    // of the input: layer norm backward over [4096, 768] moves 1.35x
+    // its unavoidable bytes, packed 1.09x.)
+    t = 32;
+    c = (span + 32 * width - 1) / (32 * width);
+  }
+  chunks = c;
+  if (!streams && chunks > room(t)) {
+    // Too long for one block's registers: spread the row over a cluster
+    // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
+    // chunks, else the fewest that fit), each block holding an equal
+    // whole-vector share. Where clusters may exceed CUDA's portable 8
+    // blocks, blocks have at most 512 threads (two fit an SM, so one
+    // loads while the other waits at a cluster barrier).
+    for (bool atAim : {true, false}) {
+      for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
         if (!shifted && numCols % (n * width) != 0)
           continue;
         auto [nt, nc] =
             shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-        if (nc <= clusterRoom(nt))
-          break;
-        if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
-          fewest = n;
+        if (nc <= (atAim ? chunksPerThread : clusterRoom(nt)))
+          cluster = n;
       }
-      // (async exchange: a cluster whose blocks hold their share in
-      // registers stays, since its exchanges cost no cluster barrier; the
-      // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
-      // of registers, 165.5 over 4 with shared memory; with barriers
-      // 174.8 and 169.3, bench/RESULTS.md)
-      if (fewest &&
-          (cluster == 1 ||
-           (!(asyncExchange && fewest > 1) &&
-            numRows * fewest >= std::min(smCount, numRows * cluster))))
-        cluster = fewest;
+      if (cluster > 1)
+        break;
     }
-    if (streams) {
-      // Each thread folds about `streamAim` vectors of the row per pass, in
-      // trips of `batch`.
-      chunks = 0;
-      threads = t;
-      // Rows too few to fill the device at that aim (a split's 144 slices
-      // of 4096 floats: blocks of 64 threads, two warps an SM, each thread
-      // four round trips to memory): more threads a row, until a thread's
-      // share takes one trip (2 x `batch` vectors at most, see
-      // emitStreamingPass), while the rows' threads are fewer than 8
-      // warps an SM. (A model, not yet timed. Not for shifted chunks,
-      // whose blocks' shares stay as shaped, nor with row-trip's chunks a
-      // trip.)
-      if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
-          !shifted && tripChunks == 0)
-        while (threads * 2 <= mostThreads &&
-               numRows * threads < smCount * 256 &&
-               span > threads * width * 2 * batch)
-          threads *= 2;
-    } else if (cluster > 1) {
-      colsPerBlock = sharePerBlock(cluster);
-      std::tie(t, chunks) =
-          shape(colsPerBlock, chunksPerThread, clusterThreads);
-      threads = t;
-      if (chunks > clusterRoom(t))
-        regChunks = sharedRegs(t, cluster);
-    } else if (chunks > room(t) && chunks > sharedRegs(t, 1) + sharedRoom(t)) {
-      // Streaming mode, still `width` columns per access; rows this long
-      // are few per SM, so give each the most threads.
-      chunks = 0;
-      threads = mostThreads;
-    } else {
-      threads = t;
-      if (chunks > room(t))
-        regChunks = sharedRegs(t, 1);
+    // With rows in shared memory: one block, or the fewest blocks of a
+    // cluster, whose registers and shared memory hold their share,
+    // where fewer than registers alone would take (a row of 262144
+    // floats over 4 blocks, not 8; 65536 in one block, not 4), as
+    // long as the rows' blocks still give every SM one where the
+    // registers' would (32 rows of 131072: 8 blocks each, not 2).
+    int64_t fewest = 0;
+    if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
+      fewest = 1;
+    for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs; n *= 2) {
+      if (!shifted && numCols % (n * width) != 0)
+        continue;
+      auto [nt, nc] = shape(sharePerBlock(n), chunksPerThread, clusterThreads);
+      if (nc <= clusterRoom(nt))
+        break;
+      if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
+        fewest = n;
     }
+    // (async exchange: a cluster whose blocks hold their share in
+    // registers stays, since its exchanges cost no cluster barrier; the
+    // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
+    // of registers, 165.5 over 4 with shared memory; with barriers
+    // 174.8 and 169.3, bench/RESULTS.md)
+    if (fewest && (cluster == 1 ||
+                   (!(asyncExchange && fewest > 1) &&
+                    numRows * fewest >= std::min(smCount, numRows * cluster))))
+      cluster = fewest;
+  }
+  if (streams) {
+    // Each thread folds about `kStreamAim` vectors of the row per pass, in
+    // trips of `batch`.
+    chunks = 0;
+    threads = t;
+    // Rows too few to fill the device at that aim (a split's 144 slices
+    // of 4096 floats: blocks of 64 threads, two warps an SM, each thread
+    // four round trips to memory): more threads a row, until a thread's
+    // share takes one trip (2 x `batch` vectors at most, see
+    // emitStreamingPass), while the rows' threads are fewer than 8
+    // warps an SM. (A model, not yet timed. Not for shifted chunks,
+    // whose blocks' shares stay as shaped, nor with row-trip's chunks a
+    // trip.)
+    if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
+        !shifted && tripChunks == 0)
+      while (threads * 2 <= mostThreads && numRows * threads < smCount * 256 &&
+             span > threads * width * 2 * batch)
+        threads *= 2;
+  } else if (cluster > 1) {
+    colsPerBlock = sharePerBlock(cluster);
+    std::tie(t, chunks) = shape(colsPerBlock, chunksPerThread, clusterThreads);
+    threads = t;
+    if (chunks > clusterRoom(t))
+      regChunks = sharedRegs(t, cluster);
+  } else if (chunks > room(t) && chunks > sharedRegs(t, 1) + sharedRoom(t)) {
+    // Streaming mode, still `width` columns per access; rows this long
+    // are few per SM, so give each the most threads.
+    chunks = 0;
+    threads = mostThreads;
+  } else {
+    threads = t;
+    if (chunks > room(t))
+      regChunks = sharedRegs(t, 1);
   }
 }
 
