@@ -357,9 +357,7 @@ static std::string kernelNameOf(Operation *op) {
 
 static gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
                                   int64_t threads, StringRef kernelName) {
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(b, loc);
   Value one = cIdx(1);
   return gpu::LaunchOp::create(
       b, loc, cIdx(blocks), one, one, cIdx(threads), one, one,
@@ -399,9 +397,7 @@ LogicalResult KernelEmitter::emitBody(OpBuilder &kb, Value blockId,
   int64_t stride = threads * blocks; // vectors per grid-wide step
   int64_t fullTrips = numVectors / (stride * unroll);
 
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   Value one = cIdx(kb, 1);
   // Views are taken inside the kernel so the host sees only whole buffers.
   if (failed(prepare(kb)))
@@ -554,7 +550,7 @@ public:
 
 private:
   Value cIdx(OpBuilder &bb, int64_t v) {
-    return arith::ConstantIndexOp::create(bb, loc, v);
+    return kfuse::indexConstants(loc)(bb, v);
   }
   /// The inputs to stage (`staged`), the chunk of the innermost loop, the
   /// rows of it a warp stages, and the threads of a block.

@@ -371,9 +371,7 @@ static void buildPack(Pack &pack, func::FuncOp host) {
   Location loc = pack.members.front().launch.getLoc();
   MLIRContext *ctx = host.getContext();
   OpBuilder b(pack.members.front().launch);
-  auto cIdx = [&](OpBuilder &at, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(at, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   int64_t total = 0;
   for (const Member &m : pack.members)
     total += m.blocks;

@@ -1518,9 +1518,7 @@ Value RowKernel::shiftedChunk(OpBuilder &b, Location loc,
                               ArrayRef<Value> rowIdx, Value col,
                               int64_t numCols, bool head, bool tail,
                               Value maskCol) {
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(b, loc);
   ShiftedChunk chunk;
   chunk.rowIdx.assign(rowIdx.begin(), rowIdx.end());
   if (!head && !tail) {
@@ -1794,9 +1792,7 @@ RowKernel::asyncClusterGather(OpBuilder &b, Location loc, Value tid,
   Value bar = mbars[nextSlot];
   ArrayRef<Value> mine = ArrayRef<Value>(slots).slice(nextSlot, totals.size());
   nextSlot += totals.size();
-  auto cIdx = [&](OpBuilder &ib, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(ib, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   // (persistent: the slots and mbarrier of this row's parity, the other
   // pair the next row's, which a block ahead may already be sending to)
   Value first = persist.on
@@ -2065,9 +2061,7 @@ SmallVector<RowKernel::RowMajorInput> RowKernel::rowMajorInputs() {
 
 Value RowKernel::shareAddress(OpBuilder &b, Location loc,
                               const RowMajorInput &in, Value row) {
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(b, loc);
   Value first = arith::MulIOp::create(b, loc, row, cIdx(totalCols));
   if (colBase)
     first = arith::AddIOp::create(b, loc, first, colBase);
@@ -2139,9 +2133,7 @@ Value RowKernel::blockCombine(OpBuilder &b, Location loc, Value tid,
   Value total = warpTotal(b, loc, partial, vk, rowLanes);
   int64_t warps = blockThreads / 32 / packedRows; // (a row's)
   if (warps > 1) {
-    auto cIdx = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+    auto cIdx = kfuse::indexConstants(b, loc);
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
     // (packed column sums over groups wider than a warp: a slot for every
@@ -2211,9 +2203,7 @@ RowKernel::ChunkPlaces RowKernel::placeChunks(OpBuilder &kb, Location loc,
                                               Value colThread,
                                               ArrayRef<Value> rowIdx, int64_t t,
                                               int64_t numCols) {
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(kb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(kb, loc);
   // (cluster mode: this block's share of the row, from colBase on)
   bool ragged = shifted || numCols % (t * width) != 0;
   // (shifted: the row's width, numCols being the block's share in cluster
@@ -2557,11 +2547,9 @@ LogicalResult RowKernel::emitRegisterPhases(
   // (see emitStreamingPass). Only where nothing between the two reads m
   // and no other reduction comes between (by the sum).
   Exchanges x;
-  llvm::DenseMap<Operation *, Online> &pairedSums = x.pairedSums;
-  llvm::DenseMap<Operation *, Value> &blockMaxes = x.blockMaxes;
-  pairedSums = jointOnlineSums();
-  for (auto &[sum, on] : pairedSums)
-    blockMaxes[on.max] = Value();
+  x.pairedSums = jointOnlineSums();
+  for (auto &[sum, on] : x.pairedSums)
+    x.blockMaxes[on.max] = Value();
   // Cluster mode, fast numerics: a sum s of e and a later centered sum
   // v = sum((e - q)^2), q computed from s (a variance around the mean: a
   // layer or group norm's), cross the cluster in one exchange instead of
@@ -2571,11 +2559,9 @@ LogicalResult RowKernel::emitRegisterPhases(
   // n (mean - q)^2. The row-space ops reading s before v (q's) wait for the
   // exchange. Only where no other reduction comes between, s sums the same
   // e, and e reads nothing computed from s on; blocks of equal shares.
-  llvm::DenseMap<Operation *, JointCentered> &jointCentered = x.jointCentered;
-  llvm::DenseMap<Operation *, Value> &meanTotals = x.meanTotals;
-  jointCentered = jointCenteredSums(numCols);
-  for (auto &[v, joint] : jointCentered)
-    meanTotals[joint.mean] = Value();
+  x.jointCentered = jointCenteredSums(numCols);
+  for (auto &[v, joint] : x.jointCentered)
+    x.meanTotals[joint.mean] = Value();
   // A paired sum's terms exp(e - m_b) against the block's max, as the phase
   // computed them (see reuseBlockExps).
   struct BlockExps {
@@ -2601,30 +2587,30 @@ LogicalResult RowKernel::emitRegisterPhases(
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
       Combiner comb = *findCombiner(g);
-      auto paired = pairedSums.find(g);
-      bool pairedMax = blockMaxes.contains(g);
+      auto paired = x.pairedSums.find(g);
+      bool pairedMax = x.blockMaxes.contains(g);
       // (a paired sum is evaluated against m_b: a cache of its own, so that
       // no later phase reuses what it computes)
       Cache pairCache;
-      Cache &phaseCache = paired != pairedSums.end() ? pairCache : cache;
+      Cache &phaseCache = paired != x.pairedSums.end() ? pairCache : cache;
       Value blockRef;
-      auto centeredPair = jointCentered.find(g);
+      auto centeredPair = x.jointCentered.find(g);
       Cache centeredCache;
-      if (centeredPair != jointCentered.end()) {
+      if (centeredPair != x.jointCentered.end()) {
         // (e - mu_b) in place of e - q: q's ops wait for the exchange
         const Centered &c = centeredPair->second.c;
-        Value sb = meanTotals.lookup(centeredPair->second.mean);
+        Value sb = x.meanTotals.lookup(centeredPair->second.mean);
         Value mu = blockMean(kb, loc, sb, numCols);
         rowValues[c.qBuffer].push_back({position[c.qWriter], mu});
         bodyOverrides[c.center.value] = mu;
       }
       Cache &evalCache =
-          centeredPair != jointCentered.end() ? centeredCache : phaseCache;
-      if (paired != pairedSums.end()) {
+          centeredPair != x.jointCentered.end() ? centeredCache : phaseCache;
+      if (paired != x.pairedSums.end()) {
         // exp(e - m_b) in place of exp(e - r(m)); 0 in place of a max of
         // -inf (every e of the block -inf: terms 0, not NaN).
         const Online &on = paired->second;
-        Value mb = blockMaxes.lookup(on.max);
+        Value mb = x.blockMaxes.lookup(on.max);
         Value none =
             arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, mb,
                                   floatConstant(kb, loc, mb.getType(), 0, -1));
@@ -2657,7 +2643,7 @@ LogicalResult RowKernel::emitRegisterPhases(
         rowValues[paired->second.maxBuffer].pop_back();
         bodyOverrides.erase(paired->second.ref.value);
       }
-      if (centeredPair != jointCentered.end()) {
+      if (centeredPair != x.jointCentered.end()) {
         rowValues[centeredPair->second.c.qBuffer].pop_back();
         bodyOverrides.erase(centeredPair->second.c.center.value);
       }
@@ -2673,10 +2659,10 @@ LogicalResult RowKernel::emitRegisterPhases(
                     : blockCombine(kb, loc, tid, partial, comb.kind, !batching);
       if (batching) {
         if (pairedMax)
-          blockMaxes[g] = total;
-        bool centeredMean = meanTotals.contains(g);
+          x.blockMaxes[g] = total;
+        bool centeredMean = x.meanTotals.contains(g);
         if (centeredMean)
-          meanTotals[g] = total;
+          x.meanTotals[g] = total;
         x.pending.push_back({g, total});
         if (pairedMax || centeredMean || exchangeWaits(x, g))
           continue;
@@ -3191,9 +3177,7 @@ RowKernel::fullSpaceOutputs() {
 /// a float of type `elem`.
 static Value countOf(OpBuilder &b, Location loc, Value colStart, int64_t step,
                      int64_t numCols, Type elem) {
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(b, loc);
   Value end = cIdx(numCols);
   Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        colStart, end);
@@ -3360,9 +3344,7 @@ RowKernel::ChunkPlaces RowKernel::placeEntries(OpBuilder &lb, Location loc,
                                                int64_t step, int64_t k,
                                                int64_t numCols, bool masked,
                                                Value end, Value firstAligned) {
-  auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   ChunkPlaces places;
   places.ragged = masked;
   SmallVector<SmallVector<Value>> &points = places.points;
@@ -3512,9 +3494,7 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
                              ArrayRef<Value> rowIdx, Value colStart,
                              int64_t step, int64_t numCols,
                              ArrayRef<linalg::GenericOp> members) {
-  auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   // (a thread per row: about `threadBatch` loads in flight per thread and
   // trip, see perThreadTrip; one for contractions, whose loads the threads
   // of a warp share)
@@ -4182,9 +4162,7 @@ int64_t RowKernel::rowSegment() const {
 gpu::LaunchOp RowKernel::createLaunch(OpBuilder &b, Location loc,
                                       int64_t blocks, int64_t t) {
   linalg::GenericOp first = generics.front();
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   Value one = cIdx(b, 1);
   auto func = first->getParentOfType<FunctionOpInterface>();
   // Cluster mode: one workgroup slot per reduction for its block total
@@ -4297,9 +4275,7 @@ void RowKernel::initMbarriers(OpBuilder &kb, Location loc, Value tid, Value row,
 Operation *RowKernel::beginPersistLoop(OpBuilder &kb, Location loc, Value tid,
                                        Value &row) {
   int64_t numRows = totalRows;
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   // Cluster `row` of the n the launch has takes rows row, row + n, ...:
   // the k-th waits for its shares' copies (phase k of the staging
   // mbarrier), takes them into registers, and once every thread has (a
@@ -4428,9 +4404,7 @@ LogicalResult RowKernel::storeFullSpaceOutputs(OpBuilder &kb, Location loc,
                                                ArrayRef<Value> rowIdx,
                                                Value colStart, Value colStep) {
   int64_t numCols = totalCols;
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   // Full-space results leave in one column loop (a thread per row: in
   // trips of `threadBatch` columns, every value of a trip computed before
   // its stores, so that the loads are in flight together).
@@ -4533,9 +4507,7 @@ void RowKernel::storeColumnPartials(OpBuilder &kb, Location loc,
                                     scf::ForOp runLoop, Value runBlock,
                                     Value tid, int64_t t) {
   int64_t numCols = totalCols;
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   // Each thread stores its columns' partials: row `runBlock` of each
   // column sum's partials.
   bool ragged = numCols % (t * width) != 0;
@@ -4636,9 +4608,7 @@ LogicalResult RowKernel::emit() {
   Location loc = first.getLoc();
   OpBuilder b(generics.back());
   b.setInsertionPointAfter(generics.back());
-  auto cIdx = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(loc);
   int64_t numRows = 1, numCols = 1;
   for (int64_t d : rowShape)
     numRows *= d;

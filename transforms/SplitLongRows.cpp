@@ -224,9 +224,7 @@ static bool finishInLastBlock(gpu::LaunchOp part, gpu::LaunchOp fin,
       loc);
   Block &partBody = part.getBody().front();
   OpBuilder kb(partBody.getTerminator());
-  auto cIdx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(kb, loc, v);
-  };
+  auto cIdx = kfuse::indexConstants(kb, loc);
   Value tid = part.getThreadIds().x;
   Value block = part.getBlockIds().x;
   Value group =
@@ -774,8 +772,7 @@ struct SplitKernel {
   /// The emitter's options (a tail and a last block's finish take their
   /// block size from the kernel they join, once it is emitted).
   RowKernelOptions options;
-  /// A store's own space (`ownSpace`): its rows and columns.
-  bool ownSpace = false;
+  /// A store's own space: its rows and columns (none: the generics').
   SmallVector<int64_t> rowSpace, colSpace;
   bool isTail() const { return role == Role::Tail || role == Role::StoreTail; }
 };
@@ -817,7 +814,7 @@ static LogicalResult emitSplitKernels(MutableArrayRef<SplitKernel> kernels,
     bool tiles = alongRows && !kernel.perThread &&
                  kernel.role == Role::Finish && contiguousAlongRows(gens);
     std::optional<std::pair<ArrayRef<int64_t>, ArrayRef<int64_t>>> space;
-    if (kernel.ownSpace)
+    if (!kernel.rowSpace.empty())
       space = std::make_pair(ArrayRef<int64_t>(kernel.rowSpace),
                              ArrayRef<int64_t>(kernel.colSpace));
     FailureOr<gpu::LaunchOp> launch =
@@ -1829,7 +1826,6 @@ void RowSplit::planKernels() {
     if (storeTransposed && kernel.role == Role::Store) {
       // (over the positions, then the rows, block per run of positions)
       sliced.packRows = options.packRows;
-      kernel.ownSpace = true;
       kernel.rowSpace.assign(loops.begin() + rows, loops.end());
       kernel.colSpace.assign(loops.begin(), loops.begin() + rows);
     } else if (kernel.role == Role::Store || kernel.role == Role::StoreTail) {
@@ -1837,7 +1833,6 @@ void RowSplit::planKernels() {
       // then the columns; along rows a thread per slice and row, else a
       // block per row and slice)
       const Slicing &sl = kernel.role == Role::Store ? storeSlices : tailSlice;
-      kernel.ownSpace = true;
       for (unsigned d = 0; d <= loops.size(); ++d) {
         if (d == at)
           kernel.rowSpace.push_back(sl.count);

@@ -3,6 +3,7 @@
 #ifndef KFUSE_TRANSFORMS_UTILS_H
 #define KFUSE_TRANSFORMS_UTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -177,6 +178,20 @@ mlir::LogicalResult
 applyPatternsWithBudget(mlir::Operation *op,
                         const mlir::FrozenRewritePatternSet &patterns,
                         bool topDown = false);
+
+/// Index constants at `loc`: `indexConstants(loc)(b, v)` is an
+/// `arith.constant v : index` at `b`'s insertion point, and
+/// `indexConstants(b, loc)(v)` one at the (current) insertion point of `b`.
+inline auto indexConstants(mlir::Location loc) {
+  return [loc](mlir::OpBuilder &b, int64_t v) -> mlir::Value {
+    return mlir::arith::ConstantIndexOp::create(b, loc, v);
+  };
+}
+inline auto indexConstants(mlir::OpBuilder &b, mlir::Location loc) {
+  return [&b, loc](int64_t v) -> mlir::Value {
+    return mlir::arith::ConstantIndexOp::create(b, loc, v);
+  };
+}
 
 /// The buffer a view (subview, reshape, cast, a strided metadata's base) is
 /// of: followed through ViewLikeOpInterface ops to the value they view.
