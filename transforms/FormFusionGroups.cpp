@@ -494,56 +494,87 @@ static bool inlinedReaderFits(
   return true;
 }
 
-/// For ops containing row reductions: whether all reductions share one
-/// (rows, columns) shape, every op runs over the rows or over rows x
-/// columns, and every value one member passes to another is read at the
-/// point it was written (a square matrix's column sums have the extents of
-/// its row sums, but not their rows). std::nullopt when there is no
-/// reduction among `ops`. When compatible, `roles` (if given) receives
-/// where each member's loops run, and `plain` (if given) the group's rows
-/// when it is a PlainRowGroup.
-static std::optional<bool>
-rowCompatible(const llvm::DenseSet<Operation *> &ops,
-              LoopRoles *roles = nullptr,
-              std::optional<PlainRowGroup> *plain = nullptr) {
-  // An elementwise op consumed only inside the group is inlined into its
-  // consumers by elementwise fusion: its own iteration space does not matter.
-  auto inlined = [&](Operation *op) {
-    return elementwise(op) &&
-           llvm::all_of(op->getUsers(),
-                        [&](Operation *u) { return ops.contains(u); });
-  };
-  // A contraction takes only epilogues over its output space. Several
-  // contractions share a group (an epilogue combining their results, one
-  // thread per output computing each) only over identical loop nests.
-  unsigned contractions = llvm::count_if(ops, contraction);
-  if (contractions > 0) {
-    if (llvm::any_of(ops, rowReduction))
-      return false;
-    auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, contraction));
-    for (Operation *op : ops)
-      if (contraction(op)) {
-        auto other = cast<linalg::GenericOp>(op);
-        if (domainOf(other) != domainOf(c) ||
-            other.getIteratorTypesArray() != c.getIteratorTypesArray())
-          return false;
-      }
-    SmallVector<int64_t> out = parallelExtents(c);
-    return llvm::all_of(ops, [&](Operation *op) {
-      return contraction(op) || domainOf(op) == out || inlined(op);
-    });
+/// rowCompatible's checks of one set of ops, in steps: the contractions'
+/// loop nests (contractionsFit), the rows the reductions define (findRows),
+/// the column sums and their epilogues (findColumnEpilogues,
+/// columnSumsFit), each member's place in the kernel's loops (placeable,
+/// place), and the values the members pass to each other (readsFit).
+class RowCheck {
+public:
+  explicit RowCheck(const llvm::DenseSet<Operation *> &ops) : ops(ops) {}
+
+  std::optional<bool> run(LoopRoles *roles,
+                          std::optional<PlainRowGroup> *plain);
+
+private:
+  /// An elementwise op consumed only inside the group is inlined into its
+  /// consumers by elementwise fusion: its own iteration space does not
+  /// matter.
+  bool inlined(Operation *op) const {
+    return elementwise(op) && llvm::all_of(op->getUsers(), [&](Operation *u) {
+             return ops.contains(u);
+           });
   }
-  // Reductions along leading axes (column sums) beside reductions along the
-  // rows run with their parallel loops on the kernel's columns and their
-  // reduced loops on its rows: each block folds the rows it computes into
-  // partial column sums. Only reductions along the rows define the rows.
-  bool alongRows = llvm::any_of(ops, alongRowsReduction);
-  llvm::DenseSet<Operation *> columnSums;
+  bool contractionsFit() const;
+  std::optional<bool> findRows();
+  void findColumnEpilogues();
+  bool columnSumsFit() const;
+  /// The rows' leading dimensions a column sum keeps.
+  int64_t keptOf(linalg::GenericOp g) const {
+    return int64_t(g.getNumParallelLoops()) - int64_t(cols.size());
+  }
+  bool
+  placeable(const llvm::DenseMap<Operation *, SmallVector<unsigned>> &aligned,
+            SmallVectorImpl<Operation *> &inlinedRowReaders) const;
+  void place(const llvm::DenseMap<Operation *, SmallVector<unsigned>> &aligned);
+  std::optional<SmallVector<unsigned>> writtenAt(OpOperand *in) const;
+  bool readsFit(ArrayRef<Operation *> inlinedRowReaders) const;
+
+  const llvm::DenseSet<Operation *> &ops;
+  /// The ops in block order.
+  SmallVector<Operation *> members;
+  /// Whether a reduction runs along the rows.
+  bool alongRows = false;
+  /// The reductions' rows, their full space, and its columns.
+  SmallVector<int64_t> rows, full, cols;
+  llvm::DenseSet<Operation *> columnSums, columnEpilogues;
+  /// Where each placed member's loops run in the kernel.
+  LoopRoles placed;
+};
+
+/// A contraction takes only epilogues over its output space. Several
+/// contractions share a group (an epilogue combining their results, one
+/// thread per output computing each) only over identical loop nests.
+bool RowCheck::contractionsFit() const {
+  if (llvm::any_of(ops, rowReduction))
+    return false;
+  auto c = cast<linalg::GenericOp>(*llvm::find_if(ops, contraction));
+  for (Operation *op : ops)
+    if (contraction(op)) {
+      auto other = cast<linalg::GenericOp>(op);
+      if (domainOf(other) != domainOf(c) ||
+          other.getIteratorTypesArray() != c.getIteratorTypesArray())
+        return false;
+    }
+  SmallVector<int64_t> out = parallelExtents(c);
+  return llvm::all_of(ops, [&](Operation *op) {
+    return contraction(op) || domainOf(op) == out || inlined(op);
+  });
+}
+
+/// The rows and full space shared by the reductions along the rows (false
+/// where they differ, std::nullopt where there is none). Reductions along
+/// leading axes (column sums) beside reductions along the rows run with
+/// their parallel loops on the kernel's columns and their reduced loops on
+/// its rows: each block folds the rows it computes into partial column
+/// sums. Only reductions along the rows define the rows.
+std::optional<bool> RowCheck::findRows() {
+  alongRows = llvm::any_of(ops, alongRowsReduction);
   if (alongRows)
     for (Operation *op : ops)
       if (columnReduction(op))
         columnSums.insert(op);
-  std::optional<SmallVector<int64_t>> rows, full;
+  bool found = false;
   for (Operation *op : ops) {
     if (!rowReduction(op) || columnSums.contains(op))
       continue;
@@ -551,29 +582,28 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
     SmallVector<int64_t> loops = domainOf(g);
     SmallVector<int64_t> r(loops.begin(),
                            loops.begin() + g.getNumParallelLoops());
-    if (rows && (*rows != r || *full != loops))
+    if (found && (rows != r || full != loops))
       return false;
     rows = r;
     full = loops;
+    found = true;
   }
-  if (!rows)
+  if (!found)
     return std::nullopt;
-  SmallVector<Operation *> members(ops.begin(), ops.end());
-  llvm::sort(members, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
-  // Column epilogues: elementwise ops over the columns whose operands from
-  // the group are all column sums' results or other column epilogues' (a
-  // mean's division, an f16 sum's rounding to f16). They run after every
-  // row, where the partials are added up.
-  llvm::DenseSet<Operation *> columnEpilogues;
-  SmallVector<int64_t> cols(full->begin() + rows->size(), full->end());
+  cols.assign(full.begin() + rows.size(), full.end());
+  return true;
+}
+
+/// Column epilogues: elementwise ops over the columns whose operands from
+/// the group are all column sums' results or other column epilogues' (a
+/// mean's division, an f16 sum's rounding to f16). They run after every
+/// row, where the partials are added up.
+void RowCheck::findColumnEpilogues() {
   SmallVector<SmallVector<int64_t>> sumSpaces; // (kept..., columns...)
   for (Operation *op : columnSums)
     sumSpaces.push_back(parallelExtents(cast<linalg::GenericOp>(op)));
   for (Operation *op : members) {
-    if (columnSums.empty() || columnSums.contains(op) ||
-        !elementwise(op) ||
+    if (columnSums.empty() || columnSums.contains(op) || !elementwise(op) ||
         !llvm::is_contained(sumSpaces, domainOf(op)))
       continue;
     bool readsSum = false, readsOther = false;
@@ -589,74 +619,73 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
     if (readsSum && !readsOther)
       columnEpilogues.insert(op);
   }
-  // A column sum runs over (columns | rows), in order; what it computes
-  // leaves the group (no member can wait for every row) or goes to column
-  // epilogues, and not to another reduction (an arg-reduction's search
-  // over the columns reads their maxima: the two stay together, over the
-  // columns).
-  // (Batched: over (kept | columns | summed rows), the rows' leading
-  // dimensions kept, such as y.mean(1) of y [b, s, d] beside rows (b, s):
-  // each block folds rows of one kept index.)
-  auto keptOf = [&](linalg::GenericOp g) {
-    return int64_t(g.getNumParallelLoops()) - int64_t(cols.size());
-  };
-  // (All keep the same dimensions: their partials are added up by one
-  // kernel, over one space.)
+}
+
+/// A column sum runs over (columns | rows), in order; what it computes
+/// leaves the group (no member can wait for every row) or goes to column
+/// epilogues, and not to another reduction (an arg-reduction's search over
+/// the columns reads their maxima: the two stay together, over the
+/// columns). (Batched: over (kept | columns | summed rows), the rows'
+/// leading dimensions kept, such as y.mean(1) of y [b, s, d] beside rows
+/// (b, s): each block folds rows of one kept index.) All keep the same
+/// dimensions: their partials are added up by one kernel, over one space.
+bool RowCheck::columnSumsFit() const {
   std::optional<int64_t> allKept;
   for (Operation *op : columnSums) {
     auto g = cast<linalg::GenericOp>(op);
     int64_t kept = keptOf(g);
-    if (kept < 0 || kept >= int64_t(rows->size()) ||
+    if (kept < 0 || kept >= int64_t(rows.size()) ||
         (allKept && *allKept != kept))
       return false;
     allKept = kept;
-    SmallVector<int64_t> expected(rows->begin(), rows->begin() + kept);
+    SmallVector<int64_t> expected(rows.begin(), rows.begin() + kept);
     llvm::append_range(expected, cols);
-    expected.append(rows->begin() + kept, rows->end());
+    expected.append(rows.begin() + kept, rows.end());
     if (domainOf(g) != expected ||
-        g.getNumReductionLoops() != rows->size() - kept)
+        g.getNumReductionLoops() != rows.size() - kept)
       return false;
   }
-  for (Operation *op : llvm::concat<Operation *const>(columnSums, columnEpilogues))
+  for (Operation *op :
+       llvm::concat<Operation *const>(columnSums, columnEpilogues))
     for (Operation *user : op->getUsers())
       if ((ops.contains(user) && !columnEpilogues.contains(user)) ||
           rowReduction(user) || contraction(user))
         return false;
-  // An elementwise op over the same space in another loop order (over an
-  // NHWC tensor, where the reductions loop over (c | n, h, w)) is
-  // interchanged into the reductions' order by fusion-fuse-group-bodies.
-  SmallVector<Operation *> aligning = llvm::to_vector(llvm::make_filter_range(
-      members, [&](Operation *op) {
-        return !columnSums.contains(op) && !columnEpilogues.contains(op);
-      }));
-  llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
-      alignToRowSpace(aligning, *full, rows->size(), domainOf);
-  // (an inlined op reading a row value must read it along the rows too)
+  return true;
+}
+
+/// Whether every member runs over the rows or the full space (in order or
+/// interchanged into it: `aligned`), is a column sum or epilogue, or is
+/// inlined. Inlined ops reading a row value (a per-group scale over (n, g,
+/// cg) in group norm) go to `inlinedRowReaders`, to be checked through the
+/// consumers they inline into: they must read it along the rows too.
+bool RowCheck::placeable(
+    const llvm::DenseMap<Operation *, SmallVector<unsigned>> &aligned,
+    SmallVectorImpl<Operation *> &inlinedRowReaders) const {
   auto readsRowValue = [&](Operation *op) {
     return llvm::any_of(op->getOperands(), [&](Value v) {
       Operation *def = v.getDefiningOp();
       return def && ops.contains(def) &&
-             (rowReduction(def) || domainOf(def) == *rows);
+             (rowReduction(def) || domainOf(def) == rows);
     });
   };
-  // Inlined ops reading a row value (a per-group scale over (n, g, cg) in
-  // group norm) are checked below, through the consumers they inline into.
-  SmallVector<Operation *> inlinedRowReaders;
-  if (!llvm::all_of(ops, [&](Operation *op) {
-        SmallVector<int64_t> d = domainOf(op);
-        if (columnSums.contains(op) || columnEpilogues.contains(op) ||
-            d == *rows || d == *full || aligned.contains(op))
-          return true;
-        if (!inlined(op))
-          return false;
-        if (readsRowValue(op))
-          inlinedRowReaders.push_back(op);
-        return true;
-      }))
-    return false;
-  // Loops of row reductions and of ops over the rows or the full space in
-  // order are the kernel's loops; an interchanged op's loop v[i] is loop i.
-  LoopRoles placed;
+  return llvm::all_of(ops, [&](Operation *op) {
+    SmallVector<int64_t> d = domainOf(op);
+    if (columnSums.contains(op) || columnEpilogues.contains(op) || d == rows ||
+        d == full || aligned.contains(op))
+      return true;
+    if (!inlined(op))
+      return false;
+    if (readsRowValue(op))
+      inlinedRowReaders.push_back(op);
+    return true;
+  });
+}
+
+/// Loops of row reductions and of ops over the rows or the full space in
+/// order are the kernel's loops; an interchanged op's loop v[i] is loop i.
+void RowCheck::place(
+    const llvm::DenseMap<Operation *, SmallVector<unsigned>> &aligned) {
   for (Operation *op : members) {
     auto it = aligned.find(op);
     if (columnEpilogues.contains(op))
@@ -667,9 +696,9 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
       unsigned numCols = cols.size();
       unsigned kept = keptOf(cast<linalg::GenericOp>(op));
       SmallVector<unsigned> r;
-      for (unsigned j = 0; j < full->size(); ++j)
-        r.push_back(j < kept              ? j
-                    : j < kept + numCols ? rows->size() + (j - kept)
+      for (unsigned j = 0; j < full.size(); ++j)
+        r.push_back(j < kept             ? j
+                    : j < kept + numCols ? rows.size() + (j - kept)
                                          : j - numCols);
       placed[op] = std::move(r);
     } else if (it != aligned.end()) {
@@ -677,21 +706,27 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
       for (auto [i, old] : llvm::enumerate(it->second))
         r[old] = i;
       placed[op] = std::move(r);
-    } else if (SmallVector<int64_t> d = domainOf(op);
-               d == *rows || d == *full) {
+    } else if (SmallVector<int64_t> d = domainOf(op); d == rows || d == full) {
       placed[op] = llvm::to_vector(llvm::seq<unsigned>(0, d.size()));
     }
   }
-  // Where a member's input was written, if a placed member wrote it.
-  auto writtenAt = [&](OpOperand *in) -> std::optional<SmallVector<unsigned>> {
-    auto producer = in->get().getDefiningOp<linalg::GenericOp>();
-    if (!producer || !ops.contains(producer))
-      return std::nullopt;
-    return tensorDimRoles(
-        producer,
-        producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())),
-        placed);
-  };
+}
+
+/// Where a member's input was written, if a placed member wrote it.
+std::optional<SmallVector<unsigned>> RowCheck::writtenAt(OpOperand *in) const {
+  auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+  if (!producer || !ops.contains(producer))
+    return std::nullopt;
+  return tensorDimRoles(
+      producer,
+      producer.getIndexingMapMatchingResult(cast<OpResult>(in->get())), placed);
+}
+
+/// Whether every value one member passes to another is read at the point
+/// it was written. An inlined op is evaluated in each placed op it is
+/// inlined into (through chains of inlined ops): a row value it reads must
+/// be read there at the rows the value was written at.
+bool RowCheck::readsFit(ArrayRef<Operation *> inlinedRowReaders) const {
   for (Operation *op : members) {
     if (columnEpilogues.contains(op))
       continue;
@@ -704,27 +739,69 @@ rowCompatible(const llvm::DenseSet<Operation *> &ops,
         return false;
     }
   }
-  // An inlined op is evaluated in each placed op it is inlined into (through
-  // chains of inlined ops): a row value it reads must be read there at the
-  // rows the value was written at.
+  auto written = [&](OpOperand *in) { return writtenAt(in); };
   for (Operation *op : inlinedRowReaders)
     if (!inlinedReaderFits(
             op, [&](Operation *x) { return ops.contains(x); },
-            [&](Operation *x) { return placed.contains(x); }, writtenAt,
+            [&](Operation *x) { return placed.contains(x); }, written,
             [&](Operation *x, AffineMap map) {
               return tensorDimRoles(x, map, placed);
             }))
       return false;
+  return true;
+}
+
+std::optional<bool> RowCheck::run(LoopRoles *roles,
+                                  std::optional<PlainRowGroup> *plain) {
+  if (llvm::any_of(ops, contraction))
+    return contractionsFit();
+  std::optional<bool> found = findRows();
+  if (!found || !*found)
+    return found;
+  members.assign(ops.begin(), ops.end());
+  llvm::sort(members,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  findColumnEpilogues();
+  if (!columnSumsFit())
+    return false;
+  // An elementwise op over the same space in another loop order (over an
+  // NHWC tensor, where the reductions loop over (c | n, h, w)) is
+  // interchanged into the reductions' order by fusion-fuse-group-bodies.
+  SmallVector<Operation *> aligning =
+      llvm::to_vector(llvm::make_filter_range(members, [&](Operation *op) {
+        return !columnSums.contains(op) && !columnEpilogues.contains(op);
+      }));
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> aligned =
+      alignToRowSpace(aligning, full, rows.size(), domainOf);
+  SmallVector<Operation *> inlinedRowReaders;
+  if (!placeable(aligned, inlinedRowReaders))
+    return false;
+  place(aligned);
+  if (!readsFit(inlinedRowReaders))
+    return false;
   if (plain && alongRows && columnSums.empty() &&
-      llvm::none_of(members, [&](Operation *op) {
-        return outOfOrder(op, *full);
-      }))
-    *plain = PlainRowGroup{*rows, *full};
+      llvm::none_of(members,
+                    [&](Operation *op) { return outOfOrder(op, full); }))
+    *plain = PlainRowGroup{rows, full};
   if (roles)
     *roles = std::move(placed);
   return true;
 }
 
+/// For ops containing row reductions: whether all reductions share one
+/// (rows, columns) shape, every op runs over the rows or over rows x
+/// columns, and every value one member passes to another is read at the
+/// point it was written (a square matrix's column sums have the extents of
+/// its row sums, but not their rows). std::nullopt when there is no
+/// reduction among `ops`. When compatible, `roles` (if given) receives
+/// where each member's loops run, and `plain` (if given) the group's rows
+/// when it is a PlainRowGroup.
+static std::optional<bool>
+rowCompatible(const llvm::DenseSet<Operation *> &ops,
+              LoopRoles *roles = nullptr,
+              std::optional<PlainRowGroup> *plain = nullptr) {
+  return RowCheck(ops).run(roles, plain);
+}
 
 /// rowCompatible of two clusters merged, asked at every edge of the
 /// vertical phases. A group that grows one op at a time (a stack of 200
