@@ -3682,7 +3682,6 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
 }
 
 void RowKernel::chooseRowTiles() {
-  int64_t numRows = totalRows, numCols = totalCols;
   // A thread per row reads its row once per pass: fine for a reduction,
   // but phases that store full-space results would each read it again.
   // Row tiles keep the row in registers instead (softmax over the
@@ -3691,10 +3690,10 @@ void RowKernel::chooseRowTiles() {
   // the widest element (8 of f32), no more than there are rows.
   // (a thread holding its whole row in registers when the row is short:
   // a softmax over the leading axis of x[6, 70000])
-  if (rowsFill && (fullSpaceOutputs().empty() || numCols <= 32)) {
+  if (rowsFill && (fullSpaceOutputs().empty() || totalCols <= 32)) {
     perThread = true;
     if (!fullSpaceOutputs().empty())
-      chunks = numCols;
+      chunks = totalCols;
   } else {
     // (elements in memory: inputs the group reads, results it stores;
     // intermediates stay in registers, maybe wider)
@@ -3712,13 +3711,12 @@ void RowKernel::chooseRowTiles() {
       widen(g.getDpsInits()[i]);
     rowsPerBlock =
         tileRows > 0 ? tileRows : std::clamp<int64_t>(32 / widest, 1, 32);
-    while (rowsPerBlock > 1 && rowsPerBlock / 2 >= numRows)
+    while (rowsPerBlock > 1 && rowsPerBlock / 2 >= totalRows)
       rowsPerBlock /= 2;
   }
 }
 
 void RowKernel::chooseVectors(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
-  int64_t numCols = totalCols;
   // Register mode when a thread's share of a row fits in a few vectors.
   // The vector width follows the widest element read or written along
   // the columns (row-space operands such as labels are scalars).
@@ -3750,47 +3748,45 @@ void RowKernel::chooseVectors(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
                          (passes.size() == 1 && fullSpaceOutputs().empty());
   shifted = shiftChunks && (shiftStreams || !streamsByChoice || widest < 4) &&
             colShape.size() == 1 && rowsPerBlock == 1 &&
-            natural < widestVector && numCols >= widestVector &&
-            (fullSpaceOutputs().empty() || numCols >= 32 * widestVector) &&
+            natural < widestVector && totalCols >= widestVector &&
+            (fullSpaceOutputs().empty() || totalCols >= 32 * widestVector) &&
             columnSums.empty() && !contraction && readsRowLayout() &&
             allInRowLayout();
   width = shifted ? widestVector : natural;
 }
 
 void RowKernel::chooseTileThreads(bool streams) {
-  int64_t numRows = totalRows, numCols = totalCols;
   // Row tiles: scalars (a row's columns are apart in memory), four per
   // vector chunk the aim would give a block per row; column threads a
   // power of two, the block whole warps.
   width = 1;
   int64_t tile = rowsPerBlock;
   auto colThreads = [&](int64_t aim) {
-    return std::clamp<int64_t>(llvm::PowerOf2Ceil((numCols + aim - 1) / aim),
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil((totalCols + aim - 1) / aim),
                                32 / tile, 1024 / tile);
   };
   int64_t c = colThreads(4 * (streams ? kStreamAim : chunksPerThread));
-  chunks = streams ? 0 : (numCols + c - 1) / c;
+  chunks = streams ? 0 : (totalCols + c - 1) / c;
   if (chunks > 4 * chunksInRegisters(tile * c)) {
     c = colThreads(4 * kStreamAim);
     chunks = 0;
   }
   // Tiles too few for a block on every SM: more column threads (down
   // to 4 columns each).
-  int64_t tiles = (numRows + tile - 1) / tile;
-  while (tiles < smCount && tile * c < 1024 && numCols >= 8 * c) {
+  int64_t tiles = (totalRows + tile - 1) / tile;
+  while (tiles < smCount && tile * c < 1024 && totalCols >= 8 * c) {
     c *= 2;
     if (chunks)
-      chunks = (numCols + c - 1) / c;
+      chunks = (totalCols + c - 1) / c;
   }
   threads = tile * c;
 }
 
 void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
-  int64_t numRows = totalRows, numCols = totalCols;
   int64_t segment = rowSegment();
   chooseVectors(passes);
   // (shifted: virtual columns, up to n + rowShift)
-  int64_t span = shifted ? numCols + width - 1 : numCols;
+  int64_t span = shifted ? totalCols + width - 1 : totalCols;
   // Threads and chunks per thread for `cols` columns per block, aiming at
   // `aim` chunks per thread.
   auto shape = [&](int64_t cols, int64_t aim, int64_t most = 1024) {
@@ -3801,7 +3797,8 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
   // Each block's share of a row over a cluster of n: whole vectors (of
   // the virtual columns where shifted, the last block's share ragged).
   auto sharePerBlock = [&](int64_t n) {
-    return shifted ? (span + n * width - 1) / (n * width) * width : numCols / n;
+    return shifted ? (span + n * width - 1) / (n * width) * width
+                   : totalCols / n;
   };
   // (a block per row: its share of the SM's registers, `occupancy`
   // blocks of it an SM; blocks of at most 1024 / occupancy threads. Not
@@ -3907,7 +3904,7 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
     // loads while the other waits at a cluster barrier).
     for (bool atAim : {true, false}) {
       for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
-        if (!shifted && numCols % (n * width) != 0)
+        if (!shifted && totalCols % (n * width) != 0)
           continue;
         auto [nt, nc] =
             shape(sharePerBlock(n), chunksPerThread, clusterThreads);
@@ -3927,7 +3924,7 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
     if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
       fewest = 1;
     for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs; n *= 2) {
-      if (!shifted && numCols % (n * width) != 0)
+      if (!shifted && totalCols % (n * width) != 0)
         continue;
       auto [nt, nc] = shape(sharePerBlock(n), chunksPerThread, clusterThreads);
       if (nc <= clusterRoom(nt))
@@ -3940,9 +3937,10 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
     // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
     // of registers, 165.5 over 4 with shared memory; with barriers
     // 174.8 and 169.3, bench/RESULTS.md)
-    if (fewest && (cluster == 1 ||
-                   (!(asyncExchange && fewest > 1) &&
-                    numRows * fewest >= std::min(smCount, numRows * cluster))))
+    if (fewest &&
+        (cluster == 1 ||
+         (!(asyncExchange && fewest > 1) &&
+          totalRows * fewest >= std::min(smCount, totalRows * cluster))))
       cluster = fewest;
   }
   if (streams) {
@@ -3960,7 +3958,8 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
     // trip.)
     if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
         !shifted && tripChunks == 0)
-      while (threads * 2 <= mostThreads && numRows * threads < smCount * 256 &&
+      while (threads * 2 <= mostThreads &&
+             totalRows * threads < smCount * 256 &&
              span > threads * width * 2 * batch)
         threads *= 2;
   } else if (cluster > 1) {
@@ -3982,13 +3981,12 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
 }
 
 int64_t RowKernel::chooseBlockThreads() {
-  int64_t numRows = totalRows, numCols = totalCols;
   // Fewer threads than columns is pointless; keep whole warps.
   int64_t t =
       perThread || chunks || rowsPerBlock > 1 || exactThreads > 0
           ? threads
-          : std::min<int64_t>(threads,
-                              std::max<int64_t>(32, (numCols + 31) / 32 * 32));
+          : std::min<int64_t>(
+                threads, std::max<int64_t>(32, (totalCols + 31) / 32 * 32));
   if (perThread && !contraction) {
     // Rows too few for a block of `t` on every SM: smaller blocks (whole
     // warps), and more loads in flight per thread. (exactThreads: a split's
@@ -3996,9 +3994,9 @@ int64_t RowKernel::chooseBlockThreads() {
     if (exactThreads > 0)
       t = exactThreads;
     else
-      while (t > 32 && (numRows + t - 1) / t < smCount)
+      while (t > 32 && (totalRows + t - 1) / t < smCount)
         t /= 2;
-    while (threadBatch < 32 && numRows * threadBatch < smCount * 8192)
+    while (threadBatch < 32 && totalRows * threadBatch < smCount * 8192)
       threadBatch *= 2;
   }
   // Rows a warp covers: several a block, a warp each, as long as the
@@ -4020,8 +4018,9 @@ int64_t RowKernel::chooseBlockThreads() {
                   rowsPerBlock == 1 && cluster == 1 && t == 32 &&
                   exactThreads == 0 && columnSums.empty() && sharedLimit == 0;
   if (packable && !hasReductions() && !shifted && chunks == 1 &&
-      numCols < 32 * width && colShape.size() == 1)
-    t = std::max<int64_t>(1, llvm::PowerOf2Ceil((numCols + width - 1) / width));
+      totalCols < 32 * width && colShape.size() == 1)
+    t = std::max<int64_t>(1,
+                          llvm::PowerOf2Ceil((totalCols + width - 1) / width));
   if (packable) {
     // (groups narrower than a warp: a warp's rows at least; by default up
     // to 4 warps' worth)
@@ -4029,14 +4028,13 @@ int64_t RowKernel::chooseBlockThreads() {
     int64_t most = std::max(packRows > 1 ? packRows : 4 * fewest, fewest);
     packedRows = fewest;
     while (packedRows * 2 <= most &&
-           (numRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
+           (totalRows + packedRows * 2 - 1) / (packedRows * 2) >= 2 * smCount)
       packedRows *= 2;
   }
   return t;
 }
 
 int64_t RowKernel::chooseRun(int64_t t) {
-  int64_t numRows = totalRows;
   int64_t segment = rowSegment();
   // Packed column sums: `packedRows` rows a block, a group of `t` threads
   // (a warp, or several) each, then the groups' partials combined through
@@ -4067,7 +4065,7 @@ int64_t RowKernel::chooseRun(int64_t t) {
     int64_t fewest = t == 32 ? 2 : 1;
     packedRows = most;
     while (packedRows > fewest &&
-           (segment % packedRows != 0 || numRows / packedRows < smCount))
+           (segment % packedRows != 0 || totalRows / packedRows < smCount))
       --packedRows;
     while (segment % packedRows != 0)
       --packedRows;
@@ -4079,7 +4077,7 @@ int64_t RowKernel::chooseRun(int64_t t) {
         --packedRows;
       run = fold / packedRows;
     } else {
-      int64_t groups = numRows / packedRows;
+      int64_t groups = totalRows / packedRows;
       int64_t target = smCount * std::max<int64_t>(1, 512 / (t * packedRows));
       int64_t best = groups;
       for (int64_t s = 1; s <= groups && groups / s * 2 >= target; ++s)
@@ -4106,11 +4104,11 @@ int64_t RowKernel::chooseRun(int64_t t) {
       run = largestDivisor(segment, foldRows);
     } else {
       int64_t target = smCount * std::max<int64_t>(1, 512 / t);
-      int64_t best = numRows;
-      for (int64_t s = 1; s <= numRows && numRows / s * 2 >= target; ++s)
+      int64_t best = totalRows;
+      for (int64_t s = 1; s <= totalRows && totalRows / s * 2 >= target; ++s)
         if (segment % s == 0 &&
-            std::abs(numRows / s - target) <= std::abs(best - target)) {
-          best = numRows / s;
+            std::abs(totalRows / s - target) <= std::abs(best - target)) {
+          best = totalRows / s;
           run = s;
         }
     }
@@ -4119,7 +4117,6 @@ int64_t RowKernel::chooseRun(int64_t t) {
 }
 
 void RowKernel::choosePersist(int64_t t) {
-  int64_t numRows = totalRows, numCols = totalCols;
   // Persistent kernel: rows over a cluster whose blocks hold their shares
   // in registers (exchanging with st.async), or over one block holding the
   // row in registers, each block's share of every row-varying input copied
@@ -4129,8 +4126,8 @@ void RowKernel::choosePersist(int64_t t) {
   if (persistClusters != 0 && (cluster == 1 || asyncExchange) && chunks > 0 &&
       regChunks == chunks && !shifted && !perThread && rowsPerBlock == 1 &&
       packedRows == 1 && columnSums.empty() &&
-      shareCols() * cluster == numCols && shareCols() == chunks * t * width &&
-      numRows > std::max<int64_t>(1, persistClusters)) {
+      shareCols() * cluster == totalCols && shareCols() == chunks * t * width &&
+      totalRows > std::max<int64_t>(1, persistClusters)) {
     int64_t bytes = 0;
     for (RowMajorInput &in : rowMajorInputs())
       if (heldInShared(in.reads.front().second)) {
@@ -4888,6 +4885,278 @@ struct MergedLoops {
   }
 };
 
+namespace {
+/// mergeReductionLoops' steps: which run of loops merges (chooseRun), then
+/// each generic over the reductions' loops copied over the merged loops
+/// (copy: its operands through collapsed views or divided-back indices,
+/// its linalg.index ops remapped).
+class LoopMerge {
+public:
+  LoopMerge(ArrayRef<linalg::GenericOp> generics, LoopRun which,
+            bool prefixInputs)
+      : generics(generics), which(which), prefixInputs(prefixInputs) {}
+
+  std::optional<MergedLoops> run();
+
+private:
+  /// Where an operand map reads the run [s, s + n): the result position of
+  /// its first loop (-1: it does not read the run) and how many of the
+  /// run's loops it reads from there on, in order (n; fewer where
+  /// `prefixInputs` allows reading a leading part of the run).
+  struct RunRead {
+    int at;
+    unsigned len;
+  };
+
+  /// Whether `g` runs over the reductions' loops (a reduction over them, or
+  /// an elementwise op over the same extents).
+  bool overLoops(linalg::GenericOp g) const {
+    return g.getStaticLoopRanges() == ArrayRef<int64_t>(loops) &&
+           (g.getNumReductionLoops() == 0 ||
+            g.getIteratorTypesArray() == iters);
+  }
+  /// The first loop of a run of k loops.
+  unsigned startOf(unsigned k) const {
+    return which == LoopRun::Trailing ? unsigned(iters.size()) - k
+                                      : firstReductionLoop;
+  }
+  std::optional<RunRead> runAt(AffineMap map, unsigned n) const;
+  bool merges(unsigned n);
+  bool chooseRun();
+  AffineMap prefixMap(AffineMap map, RunRead read) const;
+  linalg::GenericOp copy(linalg::GenericOp g);
+  void remapIndices(linalg::GenericOp g) const;
+
+  ArrayRef<linalg::GenericOp> generics;
+  LoopRun which;
+  bool prefixInputs;
+  linalg::GenericOp first;
+  /// The first reduction's loop extents and iterator types.
+  SmallVector<int64_t> loops;
+  SmallVector<utils::IteratorType> iters;
+  unsigned firstReductionLoop = 0;
+  /// The merged run [s, s + k).
+  unsigned s = 0, k = 0;
+  /// The loops' dimensions after the merge, and how many loops remain.
+  SmallVector<AffineExpr> remap;
+  unsigned numLoops = 0;
+  /// One view per buffer and position: a full-space intermediate's writer
+  /// and readers then name the same buffer.
+  llvm::DenseMap<std::pair<Value, int>, Value> viewOf;
+  SmallVector<Operation *> views;
+};
+} // namespace
+
+/// How `map` reads the run of n loops from s; nothing when it reads the
+/// run otherwise (not as consecutive dimensions in order).
+std::optional<LoopMerge::RunRead> LoopMerge::runAt(AffineMap map,
+                                                   unsigned n) const {
+  int at = -1;
+  unsigned len = 0;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (at >= 0 && int(i) < at + int(len))
+      continue; // (checked with the run's first)
+    bool inRun = false;
+    for (unsigned d = s; d < s + n; ++d)
+      inRun |= e.isFunctionOfDim(d);
+    if (!inRun)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (at >= 0 || !dim || dim.getPosition() != s)
+      return std::nullopt;
+    len = 1;
+    while (len < n && i + len < map.getNumResults() &&
+           map.getResult(i + len) == getAffineDimExpr(s + len, e.getContext()))
+      ++len;
+    if (len < n && !prefixInputs)
+      return std::nullopt;
+    at = i;
+  }
+  return RunRead{at, len};
+}
+
+/// Whether the run of n loops from startOf(n) merges in every generic over
+/// the loops.
+bool LoopMerge::merges(unsigned n) {
+  s = startOf(n);
+  for (linalg::GenericOp g : generics) {
+    if (!overLoops(g))
+      continue;
+    for (OpOperand &o : g->getOpOperands()) {
+      std::optional<RunRead> read = runAt(g.getMatchingIndexingMap(&o), n);
+      if (!read)
+        return false;
+      auto type = dyn_cast<MemRefType>(o.get().getType());
+      if (read->at < 0)
+        continue;
+      if (read->len == n && (!type || !type.getLayout().isIdentity()))
+        return false;
+      // (a leading part of the run: read through the merged index
+      // divided back, so only from a buffer no op of the group writes)
+      if (read->len < n && (!type || g.isDpsInit(&o) ||
+                            llvm::any_of(
+                                generics,
+                                [&](linalg::GenericOp w) {
+                                  return llvm::is_contained(w.getDpsInits(),
+                                                            o.get());
+                                })))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Sets the run [s, s + k) to merge: the longest `which` allows, of two
+/// loops or more. False where none merges.
+bool LoopMerge::chooseRun() {
+  first = firstReduction(generics);
+  if (!first)
+    return false;
+  loops = first.getStaticLoopRanges();
+  iters = first.getIteratorTypesArray();
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0 && !overLoops(g))
+      return false;
+  firstReductionLoop =
+      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  unsigned run = 0;
+  while (firstReductionLoop + run < iters.size() &&
+         iters[firstReductionLoop + run] == utils::IteratorType::reduction)
+    ++run;
+  if (which != LoopRun::Leading && (firstReductionLoop + run != iters.size() ||
+                                    !kfuse::reductionsTrail(first)))
+    return false;
+  s = firstReductionLoop;
+  k = run;
+  while (k >= 2 && !merges(k)) {
+    if (which == LoopRun::Whole)
+      return false;
+    --k;
+  }
+  if (k < 2)
+    return false;
+  s = startOf(k);
+  return true;
+}
+
+/// An operand map reading a leading part of the run: its loops' indices
+/// recovered from the merged one, m floordiv (extent of the rest),
+/// delinearized.
+AffineMap LoopMerge::prefixMap(AffineMap map, RunRead read) const {
+  MLIRContext *ctx = map.getContext();
+  auto [at, len] = read;
+  AffineExpr m = getAffineDimExpr(s, ctx);
+  int64_t below = 1;
+  for (unsigned d = s + len; d < s + k; ++d)
+    below *= loops[d];
+  SmallVector<AffineExpr> part(len);
+  for (unsigned j = len; j-- > 0;) {
+    AffineExpr e = m.floorDiv(below);
+    part[j] = j == 0 ? e : e % loops[s + j];
+    below *= loops[s + j];
+  }
+  SmallVector<AffineExpr> results;
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    results.push_back(int(i) >= at && int(i) < at + int(len)
+                          ? part[i - at]
+                          : e.replaceDims(remap));
+  return AffineMap::get(numLoops, 0, results, ctx);
+}
+
+/// linalg.index of a merged loop becomes its part of the merged index;
+/// those of later loops move down.
+void LoopMerge::remapIndices(linalg::GenericOp g) const {
+  SmallVector<linalg::IndexOp> indices;
+  g.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+  for (linalg::IndexOp i : indices) {
+    unsigned d = i.getDim();
+    OpBuilder ib(i);
+    Value index;
+    if (d >= s && d < s + k) {
+      Value linear = linalg::IndexOp::create(ib, i.getLoc(), s);
+      index = kfuse::delinearize(ib, i.getLoc(), linear,
+                                 ArrayRef<int64_t>(loops).slice(s, k))[d - s];
+    } else if (d >= s + k) {
+      index = linalg::IndexOp::create(ib, i.getLoc(), d - k + 1);
+    } else {
+      continue;
+    }
+    i.replaceAllUsesWith(index);
+    i.erase();
+  }
+}
+
+/// `g` over the merged loops, inserted before it.
+linalg::GenericOp LoopMerge::copy(linalg::GenericOp g) {
+  MLIRContext *ctx = g.getContext();
+  OpBuilder b(g);
+  Location loc = g.getLoc();
+  SmallVector<Value> ins, outs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &o : g->getOpOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(&o);
+    RunRead read = *runAt(map, k);
+    auto [at, len] = read;
+    if (at >= 0 && len < k) {
+      (g.isDpsInit(&o) ? outs : ins).push_back(o.get());
+      maps.push_back(prefixMap(map, read));
+      continue;
+    }
+    SmallVector<AffineExpr> results;
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (at < 0 || int(i) <= at || int(i) >= at + int(k))
+        results.push_back(e.replaceDims(remap));
+    Value v = o.get();
+    if (at >= 0) {
+      Value &view = viewOf[{v, at}];
+      if (!view) {
+        auto type = cast<MemRefType>(v.getType());
+        SmallVector<ReassociationIndices> assoc;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (d <= at || d >= at + int(k))
+            assoc.push_back({d});
+          else
+            assoc.back().push_back(d);
+        // (before the first generic that uses it: the buffer dominates it)
+        view = memref::CollapseShapeOp::create(b, loc, v, assoc);
+        views.push_back(view.getDefiningOp());
+      }
+      v = view;
+    }
+    (g.isDpsInit(&o) ? outs : ins).push_back(v);
+    maps.push_back(AffineMap::get(numLoops, 0, results, ctx));
+  }
+  SmallVector<utils::IteratorType> newIters(iters.begin(),
+                                            iters.begin() + s + 1);
+  newIters.append(iters.begin() + s + k, iters.end());
+  if (g.getNumReductionLoops() == 0)
+    newIters.assign(numLoops, utils::IteratorType::parallel);
+  auto ng =
+      linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps, newIters);
+  IRMapping m;
+  g.getRegion().cloneInto(&ng.getRegion(), m);
+  for (NamedAttribute a : g->getDiscardableAttrs())
+    ng->setAttr(a.getName(), a.getValue());
+  remapIndices(ng);
+  return ng;
+}
+
+std::optional<MergedLoops> LoopMerge::run() {
+  if (!chooseRun())
+    return std::nullopt;
+  MLIRContext *ctx = first.getContext();
+  for (unsigned d = 0; d < loops.size(); ++d)
+    remap.push_back(getAffineDimExpr(d < s       ? d
+                                     : d < s + k ? s
+                                                 : d - k + 1,
+                                     ctx));
+  numLoops = loops.size() - k + 1;
+  SmallVector<linalg::GenericOp> result;
+  for (linalg::GenericOp g : generics)
+    result.push_back(overLoops(g) ? copy(g) : g);
+  return MergedLoops{generics, std::move(result), std::move(views)};
+}
+
 /// A reduction over several adjacent loops (x.sum() of a matrix, a mean over
 /// (n, h, w) of an NHWC tensor) split into slices: the first of those loops
 /// alone may be too short for enough slices (64 images) or, split along the
@@ -4902,205 +5171,7 @@ struct MergedLoops {
 static std::optional<MergedLoops>
 mergeReductionLoops(ArrayRef<linalg::GenericOp> generics, LoopRun which,
                     bool prefixInputs = false) {
-  SmallVector<Operation *> views;
-  bool wholeRun = which == LoopRun::Whole;
-  linalg::GenericOp first = firstReduction(generics);
-  if (!first)
-    return std::nullopt;
-  SmallVector<int64_t> loops = first.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iters = first.getIteratorTypesArray();
-  auto overLoops = [&](linalg::GenericOp g) {
-    return g.getStaticLoopRanges() == ArrayRef<int64_t>(loops) &&
-           (g.getNumReductionLoops() == 0 ||
-            g.getIteratorTypesArray() == iters);
-  };
-  for (linalg::GenericOp g : generics)
-    if (g.getNumReductionLoops() > 0 && !overLoops(g))
-      return std::nullopt;
-  unsigned firstReduction =
-      llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
-  unsigned run = 0;
-  while (firstReduction + run < iters.size() &&
-         iters[firstReduction + run] == utils::IteratorType::reduction)
-    ++run;
-  if (which != LoopRun::Leading &&
-      (firstReduction + run != iters.size() || !kfuse::reductionsTrail(first)))
-    return std::nullopt;
-  // The first loop of a run of k loops.
-  unsigned s = firstReduction;
-  auto startOf = [&](unsigned k) {
-    return which == LoopRun::Trailing ? unsigned(iters.size()) - k
-                                      : firstReduction;
-  };
-  // Where operand map `map` reads the run [s, s + k): the result position
-  // of its first loop (-1: it does not read the run) and how many of the
-  // run's loops it reads from there on, in order (k; fewer where
-  // `prefixInputs` allows reading a leading part of the run), or nothing
-  // when it reads the run otherwise.
-  struct RunRead {
-    int at;
-    unsigned len;
-  };
-  auto runAt = [&](AffineMap map, unsigned k) -> std::optional<RunRead> {
-    int at = -1;
-    unsigned len = 0;
-    for (auto [i, e] : llvm::enumerate(map.getResults())) {
-      if (at >= 0 && int(i) < at + int(len))
-        continue; // (checked with the run's first)
-      bool inRun = false;
-      for (unsigned d = s; d < s + k; ++d)
-        inRun |= e.isFunctionOfDim(d);
-      if (!inRun)
-        continue;
-      auto dim = dyn_cast<AffineDimExpr>(e);
-      if (at >= 0 || !dim || dim.getPosition() != s)
-        return std::nullopt;
-      len = 1;
-      while (len < k && i + len < map.getNumResults() &&
-             map.getResult(i + len) == getAffineDimExpr(s + len, e.getContext()))
-        ++len;
-      if (len < k && !prefixInputs)
-        return std::nullopt;
-      at = i;
-    }
-    return RunRead{at, len};
-  };
-  auto merges = [&](unsigned k) {
-    s = startOf(k);
-    for (linalg::GenericOp g : generics) {
-      if (!overLoops(g))
-        continue;
-      for (OpOperand &o : g->getOpOperands()) {
-        std::optional<RunRead> read = runAt(g.getMatchingIndexingMap(&o), k);
-        if (!read)
-          return false;
-        auto type = dyn_cast<MemRefType>(o.get().getType());
-        if (read->at < 0)
-          continue;
-        if (read->len == k && (!type || !type.getLayout().isIdentity()))
-          return false;
-        // (a leading part of the run: read through the merged index
-        // divided back, so only from a buffer no op of the group writes)
-        if (read->len < k &&
-            (!type || g.isDpsInit(&o) ||
-             llvm::any_of(generics, [&](linalg::GenericOp w) {
-               return llvm::is_contained(w.getDpsInits(), o.get());
-             })))
-          return false;
-      }
-    }
-    return true;
-  };
-  unsigned k = run;
-  while (k >= 2 && !merges(k)) {
-    if (wholeRun)
-      return std::nullopt;
-    --k;
-  }
-  if (k < 2)
-    return std::nullopt;
-  s = startOf(k);
-
-  MLIRContext *ctx = first.getContext();
-  SmallVector<AffineExpr> remap;
-  for (unsigned d = 0; d < loops.size(); ++d)
-    remap.push_back(
-        getAffineDimExpr(d < s ? d : d < s + k ? s : d - k + 1, ctx));
-  unsigned numLoops = loops.size() - k + 1;
-  // (one view per buffer and position: a full-space intermediate's writer
-  // and readers then name the same buffer)
-  llvm::DenseMap<std::pair<Value, int>, Value> viewOf;
-  SmallVector<linalg::GenericOp> result;
-  for (linalg::GenericOp g : generics) {
-    if (!overLoops(g)) {
-      result.push_back(g);
-      continue;
-    }
-    OpBuilder b(g);
-    Location loc = g.getLoc();
-    SmallVector<Value> ins, outs;
-    SmallVector<AffineMap> maps;
-    for (OpOperand &o : g->getOpOperands()) {
-      AffineMap map = g.getMatchingIndexingMap(&o);
-      auto [at, len] = *runAt(map, k);
-      SmallVector<AffineExpr> results;
-      if (at >= 0 && len < k) {
-        // A leading part of the run: its loops' indices recovered from the
-        // merged one, m floordiv (extent of the rest), delinearized.
-        AffineExpr m = getAffineDimExpr(s, ctx);
-        int64_t below = 1;
-        for (unsigned d = s + len; d < s + k; ++d)
-          below *= loops[d];
-        SmallVector<AffineExpr> part(len);
-        for (unsigned j = len; j-- > 0;) {
-          AffineExpr e = m.floorDiv(below);
-          part[j] = j == 0 ? e : e % loops[s + j];
-          below *= loops[s + j];
-        }
-        for (auto [i, e] : llvm::enumerate(map.getResults()))
-          results.push_back(int(i) >= at && int(i) < at + int(len)
-                                ? part[i - at]
-                                : e.replaceDims(remap));
-        (g.isDpsInit(&o) ? outs : ins).push_back(o.get());
-        maps.push_back(AffineMap::get(numLoops, 0, results, ctx));
-        continue;
-      }
-      for (auto [i, e] : llvm::enumerate(map.getResults()))
-        if (at < 0 || int(i) <= at || int(i) >= at + int(k))
-          results.push_back(e.replaceDims(remap));
-      Value v = o.get();
-      if (at >= 0) {
-        Value &view = viewOf[{v, at}];
-        if (!view) {
-          auto type = cast<MemRefType>(v.getType());
-          SmallVector<ReassociationIndices> assoc;
-          for (int64_t d = 0; d < type.getRank(); ++d)
-            if (d <= at || d >= at + int(k))
-              assoc.push_back({d});
-            else
-              assoc.back().push_back(d);
-          // (before the first generic that uses it: the buffer dominates it)
-          view = memref::CollapseShapeOp::create(b, loc, v, assoc);
-          views.push_back(view.getDefiningOp());
-        }
-        v = view;
-      }
-      (g.isDpsInit(&o) ? outs : ins).push_back(v);
-      maps.push_back(AffineMap::get(numLoops, 0, results, ctx));
-    }
-    SmallVector<utils::IteratorType> newIters(iters.begin(),
-                                              iters.begin() + s + 1);
-    newIters.append(iters.begin() + s + k, iters.end());
-    if (g.getNumReductionLoops() == 0)
-      newIters.assign(numLoops, utils::IteratorType::parallel);
-    auto ng = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps,
-                                        newIters);
-    IRMapping m;
-    g.getRegion().cloneInto(&ng.getRegion(), m);
-    for (NamedAttribute a : g->getDiscardableAttrs())
-      ng->setAttr(a.getName(), a.getValue());
-    SmallVector<linalg::IndexOp> indices;
-    ng.getBody()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
-    for (linalg::IndexOp i : indices) {
-      unsigned d = i.getDim();
-      OpBuilder ib(i);
-      Value index;
-      if (d >= s && d < s + k) {
-        Value linear = linalg::IndexOp::create(ib, i.getLoc(), s);
-        index = kfuse::delinearize(
-            ib, i.getLoc(), linear,
-            ArrayRef<int64_t>(loops).slice(s, k))[d - s];
-      } else if (d >= s + k) {
-        index = linalg::IndexOp::create(ib, i.getLoc(), d - k + 1);
-      } else {
-        continue;
-      }
-      i.replaceAllUsesWith(index);
-      i.erase();
-    }
-    result.push_back(ng);
-  }
-  return MergedLoops{generics, std::move(result), std::move(views)};
+  return LoopMerge(generics, which, prefixInputs).run();
 }
 
 /// splitLongRows on the group with its adjacent reduction loops merged
@@ -5199,32 +5270,56 @@ static unsigned kernelColumns(ArrayRef<linalg::GenericOp> generics,
   return linalg::GenericOp(sums.front()).getNumParallelLoops();
 }
 
+namespace {
 /// A kernel whose row reductions come with column sums (a layer norm's
 /// backward pass: dx needs each row's statistics, dw and db sum over the
 /// rows). Each column sum C over (columns | rows) becomes a full-space op
-/// computing its terms in the row kernel, and a kernel after it that sums
-/// the terms (in register mode: the blocks' partial sums) into C's output;
-/// the ops that initialize C's output move with it.
-static LogicalResult
-emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
-                   const RowKernelOptions &options) {
-  SmallVector<linalg::GenericOp> sums, rowKernel, later;
-  for (linalg::GenericOp g : generics)
-    if (sumsColumns(g))
-      sums.push_back(g);
-  // (the ops writing a column sum's output before it: its initial value)
-  auto initializes = [&](linalg::GenericOp g) {
+/// computing its terms in the row kernel (termsOf), and a kernel after it
+/// that sums the terms (in register mode: the blocks' partial sums) into
+/// C's output (finishSum); the ops that initialize C's output move with
+/// it, and the column epilogues run after it.
+class ColumnSumKernels {
+public:
+  ColumnSumKernels(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
+                   const RowKernelOptions &options)
+      : generics(generics), kernelName(kernelName), options(options),
+        ctx(generics.front()->getContext()) {}
+
+  LogicalResult emit();
+
+private:
+  /// The ops writing a column sum's output before it: its initial value.
+  bool initializes(linalg::GenericOp g) const {
     return g.getNumReductionLoops() == 0 &&
            llvm::all_of(g.getDpsInits(), [&](Value v) {
              return llvm::any_of(sums, [&](linalg::GenericOp c) {
                return c.getDpsInits()[0] == v;
              });
            });
-  };
-  // Column epilogues: ops over the columns reading what the column sums (or
-  // earlier epilogues) write, such as a mean's division or an f16 sum's
-  // rounding; they run after the sums, in the kernel adding up the terms.
-  SmallVector<linalg::GenericOp> epilogues;
+  }
+  void findEpilogues();
+  LogicalResult termsOf(linalg::GenericOp g);
+  linalg::GenericOp finishSum(OpBuilder &b, linalg::GenericOp c, Value partial,
+                              unsigned kept) const;
+
+  ArrayRef<linalg::GenericOp> generics;
+  StringRef kernelName;
+  const RowKernelOptions &options;
+  MLIRContext *ctx;
+  /// The column sums, and the ops over the columns after them.
+  SmallVector<linalg::GenericOp> sums, epilogues;
+  /// The row kernel's generics, and those of the kernel after it.
+  SmallVector<linalg::GenericOp> rowKernel, later;
+  /// Each column sum's terms in the row kernel.
+  SmallVector<RowKernel::ColumnSum> columnSums;
+  SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> terms; // C, E
+};
+} // namespace
+
+/// Column epilogues: ops over the columns reading what the column sums (or
+/// earlier epilogues) write, such as a mean's division or an f16 sum's
+/// rounding; they run after the sums, in the kernel adding up the terms.
+void ColumnSumKernels::findEpilogues() {
   llvm::DenseSet<Value> columnValues;
   for (linalg::GenericOp g : sums)
     columnValues.insert(g.getDpsInits()[0]);
@@ -5235,100 +5330,142 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
       epilogues.push_back(g);
       columnValues.insert(g.getDpsInits().begin(), g.getDpsInits().end());
     }
-  MLIRContext *ctx = generics.front()->getContext();
-  SmallVector<RowKernel::ColumnSum> columnSums;
-  SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> terms; // C, E
-  SmallVector<Operation *> created;
-  for (linalg::GenericOp g : generics) {
-    if (initializes(g)) {
-      later.push_back(g);
-      continue;
-    }
-    if (llvm::is_contained(epilogues, g))
-      continue;
-    if (!llvm::is_contained(sums, g)) {
-      rowKernel.push_back(g);
-      continue;
-    }
-    std::optional<Combiner> comb = findCombiner(g);
-    if (!comb)
-      return g.emitError()
-             << "kfuse cannot generate code for 'linalg.generic' yet: the "
-                "column sum of kernel '"
-             << kernelName
-             << "' is not `acc = acc op f(inputs)` with an associative op";
-    // Its loops are (kept..., columns... | summed rows...): the kernel's
-    // rows are (kept..., summed...), so the kept loops are the parallel
-    // ones beyond the kernel's columns (none: a sum over every row).
-    unsigned kernelCols = kernelColumns(generics, sums);
-    if (g.getNumParallelLoops() < kernelCols)
-      return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
-                              "yet: a column sum of kernel '"
-                           << kernelName << "' runs over fewer loops than its "
-                           << "columns";
-    unsigned kept = g.getNumParallelLoops() - kernelCols;
-    unsigned numCols = kernelCols;
-    unsigned numRows = g.getNumLoops() - numCols; // (kept and summed)
-    SmallVector<int64_t> loops = g.getStaticLoopRanges();
-    // The terms over (rows..., columns...): (kept, summed, columns).
-    SmallVector<int64_t> shape(loops.begin(), loops.begin() + kept);
-    shape.append(loops.begin() + kept + numCols, loops.end());
-    shape.append(loops.begin() + kept, loops.begin() + kept + numCols);
-    auto kernelLoop = [&](unsigned d) {
-      return d < kept ? d
-             : d < kept + numCols ? numRows + (d - kept)
-                                  : d - numCols;
-    };
-    SmallVector<AffineExpr> toKernel;
-    for (unsigned d = 0; d < numCols + numRows; ++d)
-      toKernel.push_back(getAffineDimExpr(kernelLoop(d), ctx));
-    SmallVector<AffineMap> maps;
-    for (OpOperand *in : g.getDpsInputOperands())
-      maps.push_back(g.getMatchingIndexingMap(in).replaceDimsAndSymbols(
-          toKernel, {}, numCols + numRows, 0));
-    maps.push_back(AffineMap::getMultiDimIdentityMap(numCols + numRows, ctx));
-    Type accType =
-        cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
-    OpBuilder b(generics.front());
-    auto alloc =
-        memref::AllocOp::create(b, g.getLoc(), MemRefType::get(shape, accType));
-    created.push_back(alloc);
-    b.setInsertionPoint(g);
-    Value term = comb->termOf(g);
-    auto e = linalg::GenericOp::create(
-        b, g.getLoc(), TypeRange{}, g.getDpsInputs(), ValueRange{alloc}, maps,
-        SmallVector<utils::IteratorType>(numCols + numRows,
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          IRMapping m;
-          for (auto [arg, v] :
-               llvm::zip(g.getBody()->getArguments().drop_back(),
-                         args.drop_back()))
-            m.map(arg, v);
-          for (Operation &op : g.getBody()->without_terminator()) {
-            if (&op == comb->op)
-              continue;
-            if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-              unsigned d = index.getDim();
-              m.map(index.getResult(),
-                    linalg::IndexOp::create(nb, nl, kernelLoop(d)));
-              continue;
-            }
-            nb.clone(op, m);
+}
+
+/// Column sum `g`'s terms: a full-space op E in the row kernel writing each
+/// term `g` would add to a new buffer over (rows..., columns...).
+LogicalResult ColumnSumKernels::termsOf(linalg::GenericOp g) {
+  std::optional<Combiner> comb = findCombiner(g);
+  if (!comb)
+    return g.emitError()
+           << "kfuse cannot generate code for 'linalg.generic' yet: the "
+              "column sum of kernel '"
+           << kernelName
+           << "' is not `acc = acc op f(inputs)` with an associative op";
+  // Its loops are (kept..., columns... | summed rows...): the kernel's
+  // rows are (kept..., summed...), so the kept loops are the parallel
+  // ones beyond the kernel's columns (none: a sum over every row).
+  unsigned kernelCols = kernelColumns(generics, sums);
+  if (g.getNumParallelLoops() < kernelCols)
+    return g.emitError() << "kfuse cannot generate code for 'linalg.generic' "
+                            "yet: a column sum of kernel '"
+                         << kernelName << "' runs over fewer loops than its "
+                         << "columns";
+  unsigned kept = g.getNumParallelLoops() - kernelCols;
+  unsigned numCols = kernelCols;
+  unsigned numRows = g.getNumLoops() - numCols; // (kept and summed)
+  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  // The terms over (rows..., columns...): (kept, summed, columns).
+  SmallVector<int64_t> shape(loops.begin(), loops.begin() + kept);
+  shape.append(loops.begin() + kept + numCols, loops.end());
+  shape.append(loops.begin() + kept, loops.begin() + kept + numCols);
+  auto kernelLoop = [&](unsigned d) {
+    return d < kept             ? d
+           : d < kept + numCols ? numRows + (d - kept)
+                                : d - numCols;
+  };
+  SmallVector<AffineExpr> toKernel;
+  for (unsigned d = 0; d < numCols + numRows; ++d)
+    toKernel.push_back(getAffineDimExpr(kernelLoop(d), ctx));
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : g.getDpsInputOperands())
+    maps.push_back(g.getMatchingIndexingMap(in).replaceDimsAndSymbols(
+        toKernel, {}, numCols + numRows, 0));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(numCols + numRows, ctx));
+  Type accType =
+      cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+  OpBuilder b(generics.front());
+  auto alloc =
+      memref::AllocOp::create(b, g.getLoc(), MemRefType::get(shape, accType));
+  b.setInsertionPoint(g);
+  Value term = comb->termOf(g);
+  auto e = linalg::GenericOp::create(
+      b, g.getLoc(), TypeRange{}, g.getDpsInputs(), ValueRange{alloc}, maps,
+      SmallVector<utils::IteratorType>(numCols + numRows,
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        IRMapping m;
+        for (auto [arg, v] : llvm::zip(g.getBody()->getArguments().drop_back(),
+                                       args.drop_back()))
+          m.map(arg, v);
+        for (Operation &op : g.getBody()->without_terminator()) {
+          if (&op == comb->op)
+            continue;
+          if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+            unsigned d = index.getDim();
+            m.map(index.getResult(),
+                  linalg::IndexOp::create(nb, nl, kernelLoop(d)));
+            continue;
           }
-          linalg::YieldOp::create(nb, nl, m.lookupOrDefault(term));
-        });
-    for (NamedAttribute a : g->getDiscardableAttrs())
-      e->setAttr(a.getName(), a.getValue());
-    created.push_back(e);
-    rowKernel.push_back(e);
-    terms.push_back({g, e});
-    bool independent = llvm::none_of(g.getDpsInputs(), [&](Value v) {
-      return llvm::any_of(rowKernel, [&](linalg::GenericOp w) {
-        return llvm::is_contained(w.getDpsInits(), v);
+          nb.clone(op, m);
+        }
+        linalg::YieldOp::create(nb, nl, m.lookupOrDefault(term));
       });
+  for (NamedAttribute a : g->getDiscardableAttrs())
+    e->setAttr(a.getName(), a.getValue());
+  rowKernel.push_back(e);
+  terms.push_back({g, e});
+  bool independent = llvm::none_of(g.getDpsInputs(), [&](Value v) {
+    return llvm::any_of(rowKernel, [&](linalg::GenericOp w) {
+      return llvm::is_contained(w.getDpsInits(), v);
     });
-    columnSums.push_back({alloc, comb->kind, independent, alloc, kept});
+  });
+  columnSums.push_back({alloc, comb->kind, independent, alloc, kept});
+  return success();
+}
+
+/// The sum of column sum `c`'s partials (or terms) into its output, at
+/// `b`. The partials are [kept..., lead..., columns...], lead the blocks of
+/// a kept index or the summed rows of stored terms; the sum's parallel
+/// loops are (kept..., columns...).
+linalg::GenericOp ColumnSumKernels::finishSum(OpBuilder &b, linalg::GenericOp c,
+                                              Value partial,
+                                              unsigned kept) const {
+  unsigned numCols = c.getNumParallelLoops();
+  auto type = cast<MemRefType>(partial.getType());
+  unsigned lead = type.getRank() - numCols;
+  unsigned n = numCols + lead;
+  SmallVector<AffineExpr> read, out;
+  for (unsigned d = 0; d < kept; ++d)
+    read.push_back(getAffineDimExpr(d, ctx));
+  for (unsigned d = 0; d < lead; ++d)
+    read.push_back(getAffineDimExpr(numCols + d, ctx));
+  for (unsigned d = 0; d < numCols; ++d) {
+    if (d >= kept)
+      read.push_back(getAffineDimExpr(d, ctx));
+    out.push_back(getAffineDimExpr(d, ctx));
+  }
+  SmallVector<utils::IteratorType> iters(numCols,
+                                         utils::IteratorType::parallel);
+  iters.append(lead, utils::IteratorType::reduction);
+  Combiner comb = *findCombiner(c);
+  auto finish = linalg::GenericOp::create(
+      b, c.getLoc(), TypeRange{}, ValueRange{partial},
+      ValueRange{c.getDpsInits()[0]},
+      ArrayRef<AffineMap>{AffineMap::get(n, 0, read, ctx),
+                          AffineMap::get(n, 0, out, ctx)},
+      iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, comb.combine(nb, c, args[1], args[0]));
+      });
+  for (NamedAttribute a : c->getDiscardableAttrs())
+    finish->setAttr(a.getName(), a.getValue());
+  return finish;
+}
+
+LogicalResult ColumnSumKernels::emit() {
+  for (linalg::GenericOp g : generics)
+    if (sumsColumns(g))
+      sums.push_back(g);
+  findEpilogues();
+  for (linalg::GenericOp g : generics) {
+    if (initializes(g))
+      later.push_back(g);
+    else if (llvm::is_contained(epilogues, g))
+      continue;
+    else if (!llvm::is_contained(sums, g))
+      rowKernel.push_back(g);
+    else if (failed(termsOf(g)))
+      return failure();
   }
   bool alongRows = contiguousAlongRows(rowKernel);
   RowKernel emitter(rowKernel, kernelName, options, /*threadPerRow=*/false,
@@ -5351,40 +5488,7 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
       columnSums[k].terms.getDefiningOp()->erase();
       continue;
     }
-    // (partials [kept..., lead..., columns...], lead the blocks of a kept
-    // index or the summed rows of stored terms; the sum's parallel loops
-    // are (kept..., columns...))
-    unsigned numCols = c.getNumParallelLoops();
-    unsigned kept = columnSums[k].kept;
-    auto type = cast<MemRefType>(partial.getType());
-    unsigned lead = type.getRank() - numCols;
-    unsigned n = numCols + lead;
-    SmallVector<AffineExpr> read, out;
-    for (unsigned d = 0; d < kept; ++d)
-      read.push_back(getAffineDimExpr(d, ctx));
-    for (unsigned d = 0; d < lead; ++d)
-      read.push_back(getAffineDimExpr(numCols + d, ctx));
-    for (unsigned d = 0; d < numCols; ++d) {
-      if (d >= kept)
-        read.push_back(getAffineDimExpr(d, ctx));
-      out.push_back(getAffineDimExpr(d, ctx));
-    }
-    SmallVector<utils::IteratorType> iters(numCols,
-                                           utils::IteratorType::parallel);
-    iters.append(lead, utils::IteratorType::reduction);
-    Combiner comb = *findCombiner(c);
-    auto finish = linalg::GenericOp::create(
-        b, c.getLoc(), TypeRange{}, ValueRange{partial},
-        ValueRange{c.getDpsInits()[0]},
-        ArrayRef<AffineMap>{AffineMap::get(n, 0, read, ctx),
-                            AffineMap::get(n, 0, out, ctx)},
-        iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
-          linalg::YieldOp::create(nb, nl,
-                                  comb.combine(nb, c, args[1], args[0]));
-        });
-    for (NamedAttribute a : c->getDiscardableAttrs())
-      finish->setAttr(a.getName(), a.getValue());
-    later.push_back(finish);
+    later.push_back(finishSum(b, c, partial, columnSums[k].kept));
     c.erase();
     if (partial != columnSums[k].terms)
       columnSums[k].terms.getDefiningOp()->erase();
@@ -5402,6 +5506,14 @@ emitWithColumnSums(ArrayRef<linalg::GenericOp> generics, StringRef kernelName,
   for (linalg::GenericOp g : later)
     g->setAttr(kfuse::kKernelAttr, StringAttr::get(ctx, name));
   return kfuse::emitRowKernel(later, name, options);
+}
+
+/// A kernel whose row reductions come with column sums (see
+/// ColumnSumKernels).
+static LogicalResult emitWithColumnSums(ArrayRef<linalg::GenericOp> generics,
+                                        StringRef kernelName,
+                                        const RowKernelOptions &options) {
+  return ColumnSumKernels(generics, kernelName, options).emit();
 }
 
 bool kfuse::reducesInParallel(linalg::GenericOp g) {
