@@ -452,30 +452,6 @@ struct SplitCentered {
   Value qBuffer;
 };
 
-/// The centred sums of squares among `reductions` (see SplitCentered), by
-/// the sum: `writerOf(buffer, reader)` is the group's generic that last
-/// wrote `buffer` before `reader`, `isFull` whether a generic runs over the
-/// full space.
-static llvm::DenseMap<Operation *, SplitCentered> splitCenteredSums(
-    ArrayRef<linalg::GenericOp> reductions,
-    llvm::function_ref<linalg::GenericOp(Value, linalg::GenericOp)> writerOf,
-    llvm::function_ref<bool(linalg::GenericOp)> isFull) {
-  llvm::DenseMap<Operation *, SplitCentered> centered;
-  for (linalg::GenericOp red : reductions) {
-    bool squares = false;
-    Value d = centeredValue(red, squares);
-    auto sub =
-        d && squares ? d.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
-    std::optional<Center> c = sub ? matchCenter(sub, red) : std::nullopt;
-    if (!c)
-      continue;
-    Value qBuffer = red.getDpsInputOperand(c->r.getArgNumber())->get();
-    linalg::GenericOp w = writerOf(qBuffer, red);
-    if (w && !isFull(w))
-      centered[red] = {sub, *c, qBuffer};
-  }
-  return centered;
-}
 
 /// Likewise a sum of exp(e - r) with r computed in its body from a max m
 /// of e that the group computes (r = m: a softmax over a leading axis;
@@ -493,53 +469,6 @@ struct SplitOnline {
   Center ref;        // r, from the row value its argument reads
 };
 
-/// The online sums of exponentials among `reductions` but the `centered`
-/// ones (see SplitOnline), by the sum (`writerOf` as for
-/// splitCenteredSums).
-static llvm::DenseMap<Operation *, SplitOnline> splitOnlineSums(
-    ArrayRef<linalg::GenericOp> reductions,
-    const llvm::DenseMap<Operation *, SplitCentered> &centered,
-    llvm::function_ref<linalg::GenericOp(Value, linalg::GenericOp)> writerOf) {
-  llvm::DenseMap<Operation *, SplitOnline> onlineSums;
-  for (linalg::GenericOp red : reductions) {
-    Value term = sumTerm(red);
-    auto exp = term ? term.getDefiningOp<math::ExpOp>() : math::ExpOp();
-    if (centered.contains(red) || !exp || !term.hasOneUse())
-      continue;
-    auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
-    if (!sub || !sub->hasOneUse())
-      continue;
-    std::optional<Center> ref = rowFunction(sub.getRhs(), red, sub);
-    auto e = dyn_cast<BlockArgument>(sub.getLhs());
-    if (!ref || !e || e.getOwner() != red.getBody() || e == ref->r ||
-        e.getArgNumber() >= red.getNumDpsInputs())
-      continue;
-    BlockArgument m = ref->r;
-    linalg::GenericOp max =
-        writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
-    std::optional<Combiner> mc =
-        max ? findCombiner(max) : std::optional<Combiner>();
-    if (!max || !llvm::is_contained(reductions, max) || !mc ||
-        !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
-      continue;
-    auto maxTerm = dyn_cast<BlockArgument>(mc->termOf(max));
-    if (!maxTerm || maxTerm.getOwner() != max.getBody() ||
-        maxTerm.getArgNumber() >= max.getNumDpsInputs())
-      continue;
-    OpOperand *eIn = red.getDpsInputOperand(e.getArgNumber());
-    OpOperand *mIn = max.getDpsInputOperand(maxTerm.getArgNumber());
-    Type type = sub.getType();
-    if (eIn->get() != mIn->get() || writerOf(eIn->get(), red) ||
-        red.getMatchingIndexingMap(eIn) != max.getMatchingIndexingMap(mIn) ||
-        cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType() !=
-            type ||
-        cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
-            type)
-      continue;
-    onlineSums[red] = {max, sub, *ref};
-  }
-  return onlineSums;
-}
 
 /// Waves: a reduction's partials can be computed once every row value it
 /// reads (through its full-space producers too) is in memory. avail(g) is
@@ -556,85 +485,6 @@ struct WavePlan {
   unsigned waves = 0;
 };
 
-/// The waves of a split group (`writerOf`, `isFull` as for
-/// splitCenteredSums). An online sum whose max's partials come in a wave
-/// before its own inputs' is dropped from `onlineSums` (two passes then).
-static WavePlan planWaves(
-    ArrayRef<linalg::GenericOp> generics,
-    ArrayRef<linalg::GenericOp> reductions,
-    const llvm::DenseMap<Operation *, SplitCentered> &centered,
-    llvm::DenseMap<Operation *, SplitOnline> &onlineSums,
-    llvm::function_ref<linalg::GenericOp(Value, linalg::GenericOp)> writerOf,
-    llvm::function_ref<bool(linalg::GenericOp)> isFull) {
-  WavePlan plan;
-  plan.fullDeps.resize(reductions.size());
-  llvm::DenseMap<Operation *, unsigned> &avail = plan.avail,
-                                        &partialWave = plan.partialWave;
-  SmallVector<llvm::SetVector<Operation *>> &fullDeps = plan.fullDeps;
-  unsigned &waves = plan.waves;
-  for (linalg::GenericOp g : generics) {
-    if (isFull(g))
-      continue;
-    if (g.getNumReductionLoops() == 0) {
-      unsigned a = 1;
-      for (Value v : g->getOperands())
-        if (linalg::GenericOp w = isa<MemRefType>(v.getType())
-                                      ? writerOf(v, g)
-                                      : linalg::GenericOp())
-          a = std::max(a, avail.lookup(w));
-      avail[g] = a;
-      continue;
-    }
-    unsigned i = llvm::find(reductions, g) - reductions.begin();
-    unsigned after = 0; // the latest wave whose results it reads
-    auto c = centered.find(g);
-    auto o = onlineSums.find(g);
-    SmallVector<linalg::GenericOp> worklist{g};
-    while (!worklist.empty()) {
-      linalg::GenericOp r = worklist.pop_back_val();
-      for (OpOperand *inOp : r.getDpsInputOperands()) {
-        Value in = inOp->get();
-        if (!isa<MemRefType>(in.getType()) ||
-            (r == g && c != centered.end() &&
-             inOp->getOperandNumber() == c->second.center.r.getArgNumber()) ||
-            (r == g && o != onlineSums.end() &&
-             inOp->getOperandNumber() == o->second.ref.r.getArgNumber()))
-          continue; // (a centered sum's partials do not read q, an online
-                    // sum's not m)
-        linalg::GenericOp w = writerOf(in, r);
-        if (!w)
-          continue; // a group input
-        if (isFull(w)) {
-          if (fullDeps[i].insert(w))
-            worklist.push_back(w);
-        } else {
-          after = std::max(after, avail.lookup(w));
-        }
-      }
-    }
-    // (an online sum's partials are computed beside its max's)
-    if (o != onlineSums.end() &&
-        partialWave.lookup(o->second.max) != after + 1) {
-      after = std::max(after, avail.lookup(o->second.max));
-      onlineSums.erase(o);
-      o = onlineSums.end();
-    }
-    unsigned wave = after + 1;
-    // (a centered sum finishes once q is ready, an online sum once m is)
-    if (c != centered.end())
-      wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
-    if (o != onlineSums.end())
-      wave = std::max(wave, avail.lookup(o->second.max));
-    // (its init, combined into in the finishing kernel, must be ready then)
-    if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
-      wave = std::max(wave, avail.lookup(w));
-    avail[g] = wave;
-    partialWave[g] =
-        c != centered.end() || o != onlineSums.end() ? after + 1 : wave;
-    waves = std::max(waves, wave);
-  }
-  return plan;
-}
 
 /// How splitLongRows slices the rows of a group: `slices` slices of each
 /// row, a `ragged` split's tail beside them, and along rows `interleaved`
@@ -883,6 +733,12 @@ private:
     auto w = lastWriterBefore(generics, buffer, order[reader]);
     return w ? w->first : linalg::GenericOp();
   }
+  /// The centred sums of squares and online sums of exponentials that
+  /// fold in one pass over a slice (`centered`, `onlineSums`), and the
+  /// waves (`plan`).
+  void findCenteredSums();
+  void findOnlineSums();
+  void planWaves();
   /// Re-expresses a full-space generic over the split loops (slicing
   /// `sl`): every operand indexed by the split loop is viewed with that
   /// dimension split. A reduction's init is `partialInit`. (`stores`:
@@ -1002,6 +858,137 @@ private:
   SmallVector<SplitKernel, 4> kernels;
 };
 } // namespace
+
+/// The centred sums of squares among the reductions (see SplitCentered).
+void RowSplit::findCenteredSums() {
+  for (linalg::GenericOp red : reductions) {
+    bool squares = false;
+    Value d = centeredValue(red, squares);
+    auto sub =
+        d && squares ? d.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+    std::optional<Center> c = sub ? matchCenter(sub, red) : std::nullopt;
+    if (!c)
+      continue;
+    Value qBuffer = red.getDpsInputOperand(c->r.getArgNumber())->get();
+    linalg::GenericOp w = writerOf(qBuffer, red);
+    if (w && !isFull(w))
+      centered[red] = {sub, *c, qBuffer};
+  }
+}
+
+/// The online sums of exponentials among the reductions but the centered
+/// ones (see SplitOnline).
+void RowSplit::findOnlineSums() {
+  for (linalg::GenericOp red : reductions) {
+    Value term = sumTerm(red);
+    auto exp = term ? term.getDefiningOp<math::ExpOp>() : math::ExpOp();
+    if (centered.contains(red) || !exp || !term.hasOneUse())
+      continue;
+    auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+    if (!sub || !sub->hasOneUse())
+      continue;
+    std::optional<Center> ref = rowFunction(sub.getRhs(), red, sub);
+    auto e = dyn_cast<BlockArgument>(sub.getLhs());
+    if (!ref || !e || e.getOwner() != red.getBody() || e == ref->r ||
+        e.getArgNumber() >= red.getNumDpsInputs())
+      continue;
+    BlockArgument m = ref->r;
+    linalg::GenericOp max =
+        writerOf(red.getDpsInputOperand(m.getArgNumber())->get(), red);
+    std::optional<Combiner> mc =
+        max ? findCombiner(max) : std::optional<Combiner>();
+    if (!max || !llvm::is_contained(reductions, max) || !mc ||
+        !isa<arith::MaximumFOp, arith::MaxNumFOp>(mc->op))
+      continue;
+    auto maxTerm = dyn_cast<BlockArgument>(mc->termOf(max));
+    if (!maxTerm || maxTerm.getOwner() != max.getBody() ||
+        maxTerm.getArgNumber() >= max.getNumDpsInputs())
+      continue;
+    OpOperand *eIn = red.getDpsInputOperand(e.getArgNumber());
+    OpOperand *mIn = max.getDpsInputOperand(maxTerm.getArgNumber());
+    Type type = sub.getType();
+    if (eIn->get() != mIn->get() || writerOf(eIn->get(), red) ||
+        red.getMatchingIndexingMap(eIn) != max.getMatchingIndexingMap(mIn) ||
+        cast<MemRefType>(red.getDpsInits()[0].getType()).getElementType() !=
+            type ||
+        cast<MemRefType>(max.getDpsInits()[0].getType()).getElementType() !=
+            type)
+      continue;
+    onlineSums[red] = {max, sub, *ref};
+  }
+}
+
+/// The waves of the split group (see WavePlan). An online sum whose max's
+/// partials come in a wave before its own inputs' is dropped from
+/// `onlineSums` (two passes then).
+void RowSplit::planWaves() {
+  plan.fullDeps.resize(reductions.size());
+  llvm::DenseMap<Operation *, unsigned> &avail = plan.avail,
+                                        &partialWave = plan.partialWave;
+  SmallVector<llvm::SetVector<Operation *>> &fullDeps = plan.fullDeps;
+  unsigned &waves = plan.waves;
+  for (linalg::GenericOp g : generics) {
+    if (isFull(g))
+      continue;
+    if (g.getNumReductionLoops() == 0) {
+      unsigned a = 1;
+      for (Value v : g->getOperands())
+        if (linalg::GenericOp w = isa<MemRefType>(v.getType())
+                                      ? writerOf(v, g)
+                                      : linalg::GenericOp())
+          a = std::max(a, avail.lookup(w));
+      avail[g] = a;
+      continue;
+    }
+    unsigned i = llvm::find(reductions, g) - reductions.begin();
+    unsigned after = 0; // the latest wave whose results it reads
+    auto c = centered.find(g);
+    auto o = onlineSums.find(g);
+    SmallVector<linalg::GenericOp> worklist{g};
+    while (!worklist.empty()) {
+      linalg::GenericOp r = worklist.pop_back_val();
+      for (OpOperand *inOp : r.getDpsInputOperands()) {
+        Value in = inOp->get();
+        if (!isa<MemRefType>(in.getType()) ||
+            (r == g && c != centered.end() &&
+             inOp->getOperandNumber() == c->second.center.r.getArgNumber()) ||
+            (r == g && o != onlineSums.end() &&
+             inOp->getOperandNumber() == o->second.ref.r.getArgNumber()))
+          continue; // (a centered sum's partials do not read q, an online
+                    // sum's not m)
+        linalg::GenericOp w = writerOf(in, r);
+        if (!w)
+          continue; // a group input
+        if (isFull(w)) {
+          if (fullDeps[i].insert(w))
+            worklist.push_back(w);
+        } else {
+          after = std::max(after, avail.lookup(w));
+        }
+      }
+    }
+    // (an online sum's partials are computed beside its max's)
+    if (o != onlineSums.end() &&
+        partialWave.lookup(o->second.max) != after + 1) {
+      after = std::max(after, avail.lookup(o->second.max));
+      onlineSums.erase(o);
+      o = onlineSums.end();
+    }
+    unsigned wave = after + 1;
+    // (a centered sum finishes once q is ready, an online sum once m is)
+    if (c != centered.end())
+      wave = std::max(wave, avail.lookup(writerOf(c->second.qBuffer, g)));
+    if (o != onlineSums.end())
+      wave = std::max(wave, avail.lookup(o->second.max));
+    // (its init, combined into in the finishing kernel, must be ready then)
+    if (linalg::GenericOp w = writerOf(g.getDpsInits()[0], g))
+      wave = std::max(wave, avail.lookup(w));
+    avail[g] = wave;
+    partialWave[g] =
+        c != centered.end() || o != onlineSums.end() ? after + 1 : wave;
+    waves = std::max(waves, wave);
+  }
+}
 
 bool RowSplit::analyze() {
   int64_t smCount = options.smCount, maxCluster = options.maxCluster;
@@ -1147,18 +1134,14 @@ bool RowSplit::analyze() {
         break;
       }
   }
-  auto writer = [&](Value buffer, linalg::GenericOp reader) {
-    return writerOf(buffer, reader);
-  };
-  auto full = [&](linalg::GenericOp g) { return isFull(g); };
   // Centred sums of squares and online sums of exponentials fold in one
   // pass over a slice (fast numerics; see SplitCentered, SplitOnline).
   if (options.online) {
-    centered = splitCenteredSums(reductions, writer, full);
-    onlineSums = splitOnlineSums(reductions, centered, writer);
+    findCenteredSums();
+    findOnlineSums();
   }
   // Waves (see planWaves).
-  plan = planWaves(generics, reductions, centered, onlineSums, writer, full);
+  planWaves();
   waves = plan.waves;
   // Full-space values that only full-space ops and reductions of the group
   // read (h of a stack of normalizations over the same rows, read by the
