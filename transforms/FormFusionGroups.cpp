@@ -1140,6 +1140,12 @@ private:
   /// a contraction).
   void fuseProducers(ClusterSet &classes, ArrayRef<Operation *> fusible,
                      Reasons &unfused, Reasons &prologues);
+  void joinContractionInit(ClusterSet &classes, Operation *consumer);
+  /// Step 1a: edges refused for the row space, or for a producer over
+  /// another space read outside, tried again as the groups grow.
+  void retryRefused(ClusterSet &classes, RowSpaceChecks &rowChecks,
+                    ArrayRef<OpOperand *> rowRefused,
+                    ArrayRef<OpOperand *> outsideRefused);
   /// Step 1b, horizontal fusion: siblings that read a common input.
   void fuseSiblings(ClusterSet &classes, ArrayRef<Operation *> fusible,
                     Reasons &horizontal);
@@ -1240,6 +1246,39 @@ void FormFusionGroupsPass::runOnOperation() {
   }
 }
 
+/// Why an edge stays unfused for the kinds of its ends alone, if it does
+/// (after the cheap prologues a contraction takes).
+static std::optional<StringRef> kindRefusal(OpOperand &use) {
+  Operation *consumer = use.getOwner();
+  Operation *producer = use.get().getDefiningOp();
+  if (isContractionGeneric(consumer))
+    return StringRef("stays unfused: producers stay outside contraction "
+                     "groups (a contraction may read each input element "
+                     "many times)");
+  if (isContractionGeneric(producer) && !isContractionEpilogueUse(use))
+    return StringRef("stays unfused: only elementwise epilogues over a "
+                     "contraction's output space join its group");
+  if (isRowReductionGeneric(producer) && !isRowEpilogueUse(use))
+    return StringRef("reads a row reduction through a map that is not a "
+                     "broadcast along its rows");
+  if (isElementwiseGeneric(producer) && !linalg::areElementwiseOpsFusable(&use))
+    return StringRef("is read through an indexing map that elementwise "
+                     "fusion cannot merge");
+  return std::nullopt;
+}
+
+/// Whether the group merging the groups of `producer` and `consumer` runs
+/// over one row space (rowCompatible; std::nullopt without row reductions
+/// and contractions).
+static std::optional<bool> mergedRowwise(ClusterSet &classes,
+                                         RowSpaceChecks &rowChecks,
+                                         Operation *producer,
+                                         Operation *consumer) {
+  if (!classes.reducesOrContracts(producer, consumer))
+    return std::nullopt;
+  return rowChecks.merged(producer, consumer);
+}
+
 void FormFusionGroupsPass::copySharedFills() {
   // 0. A fill that some op reads (not only initializes) and that has other
   // uses (CSE merges equal fills) gives each use its own copy: shared by an
@@ -1275,15 +1314,6 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
   // row space, or because the producer's value, over another space, was
   // also read outside the merged group.
   SmallVector<OpOperand *> rowRefused, outsideRefused;
-  // Cheap producers recomputed inside contractions (isCheapPrologue).
-  // Whether the group merging the groups of `producer` and `consumer`
-  // runs over one row space (rowCompatible; std::nullopt without row
-  // reductions and contractions).
-  auto mergedRowwise = [&](Operation *producer, Operation *consumer) {
-    if (!classes.reducesOrContracts(producer, consumer))
-      return std::optional<bool>();
-    return rowChecks.merged(producer, consumer);
-  };
   for (Operation *consumer : fusible) {
     for (OpOperand *usePtr :
          cast<linalg::GenericOp>(consumer).getDpsInputOperands()) {
@@ -1318,35 +1348,8 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
           continue;
         }
       }
-      if (isContractionGeneric(consumer)) {
-        refuse(use,
-            {consumer,
-             edgeReason(use,
-                        "stays unfused: producers stay outside contraction "
-                        "groups (a contraction may read each input element "
-                        "many times)")});
-        continue;
-      }
-      if (isContractionGeneric(producer) && !isContractionEpilogueUse(use)) {
-        refuse(use,
-            {consumer,
-             edgeReason(use, "stays unfused: only elementwise epilogues over "
-                             "a contraction's output space join its group")});
-        continue;
-      }
-      if (isRowReductionGeneric(producer) && !isRowEpilogueUse(use)) {
-        refuse(use,
-            {consumer,
-             edgeReason(use, "reads a row reduction through a map that is not "
-                             "a broadcast along its rows")});
-        continue;
-      }
-      if (isElementwiseGeneric(producer) &&
-          !linalg::areElementwiseOpsFusable(&use)) {
-        refuse(use,
-            {consumer,
-             edgeReason(use, "is read through an indexing map that elementwise "
-                             "fusion cannot merge")});
+      if (std::optional<StringRef> why = kindRefusal(use)) {
+        refuse(use, {consumer, edgeReason(use, *why)});
         continue;
       }
       // One group is one kernel over one iteration space. A producer side
@@ -1359,7 +1362,8 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
           });
       // A group with row reductions runs one block per row: every op must
       // run over the rows, or over the rows x columns, of its reductions.
-      std::optional<bool> rowwise = mergedRowwise(producer, consumer);
+      std::optional<bool> rowwise =
+          mergedRowwise(classes, rowChecks, producer, consumer);
       if (rowwise.has_value()) {
         if (!*rowwise) {
           rowRefused.push_back(&use);
@@ -1388,26 +1392,46 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
       }
       classes.unite(producer, consumer);
     }
-    // A contraction's accumulator may start from an elementwise value over
-    // its output space (PyTorch's convolution bias, broadcast into the
-    // output): read once per output element, it joins the contraction's
-    // group, which evaluates it where the accumulation starts instead of
-    // writing and re-reading it.
     if (!noFusion && isContractionGeneric(consumer))
-      if (OpOperand *init = contractionInitProducedAlone(consumer))
-        if (Operation *producer = init->get().getDefiningOp();
-            classes.contains(producer) &&
-            !classes.together(producer, consumer)) {
-          SmallVector<Operation *> side = classes.members(producer);
-          if (!classes.usedOutside(producer, consumer) &&
-              !llvm::any_of(side, isContractionGeneric) &&
-              !llvm::any_of(side, isRowReductionGeneric) &&
-              !classes.mergeMakesCycle(producer, consumer, consumer))
-            classes.unite(producer, consumer);
-        }
+      joinContractionInit(classes, consumer);
   }
 
-  // 1a. An edge into a row group refused because the consumer alone ran over
+  if (!noFusion)
+    retryRefused(classes, rowChecks, rowRefused, outsideRefused);
+  // (a refused edge whose ends met in one group through other edges is no
+  // longer a decision)
+  for (size_t i = unfused.size(); i-- > 0;)
+    if (classes.together(unfusedUses[i]->get().getDefiningOp(),
+                         unfusedUses[i]->getOwner()))
+      unfused.erase(unfused.begin() + i);
+}
+
+/// A contraction's accumulator may start from an elementwise value over its
+/// output space (PyTorch's convolution bias, broadcast into the output):
+/// read once per output element, it joins the contraction's group, which
+/// evaluates it where the accumulation starts instead of writing and
+/// re-reading it.
+void FormFusionGroupsPass::joinContractionInit(ClusterSet &classes,
+                                               Operation *consumer) {
+  OpOperand *init = contractionInitProducedAlone(consumer);
+  if (!init)
+    return;
+  Operation *producer = init->get().getDefiningOp();
+  if (!classes.contains(producer) || classes.together(producer, consumer))
+    return;
+  SmallVector<Operation *> side = classes.members(producer);
+  if (!classes.usedOutside(producer, consumer) &&
+      !llvm::any_of(side, isContractionGeneric) &&
+      !llvm::any_of(side, isRowReductionGeneric) &&
+      !classes.mergeMakesCycle(producer, consumer, consumer))
+    classes.unite(producer, consumer);
+}
+
+void FormFusionGroupsPass::retryRefused(ClusterSet &classes,
+                                        RowSpaceChecks &rowChecks,
+                                        ArrayRef<OpOperand *> rowRefused,
+                                        ArrayRef<OpOperand *> outsideRefused) {
+  // An edge into a row group refused because the consumer alone ran over
   // another space may be legal once the consumer's group has grown (a
   // per-(n, g, c) scale in group norm runs over neither the rows nor the
   // full space, until the epilogue it is inlined into has joined it); so
@@ -1415,15 +1439,16 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
   // joined the consumer's group later (a mask's floats, read by x * m and
   // by the count beside it): refused edges are tried again until nothing
   // changes.
-  for (bool changed = !noFusion; changed;) {
+  for (bool changed = true; changed;) {
     changed = false;
-    for (OpOperand *use : llvm::concat<OpOperand *>(rowRefused,
-                                                    outsideRefused)) {
+    for (OpOperand *use :
+         llvm::concat<OpOperand *const>(rowRefused, outsideRefused)) {
       Operation *producer = use->get().getDefiningOp();
       Operation *consumer = use->getOwner();
       if (classes.together(producer, consumer))
         continue;
-      std::optional<bool> rowwise = mergedRowwise(producer, consumer);
+      std::optional<bool> rowwise =
+          mergedRowwise(classes, rowChecks, producer, consumer);
       // (with row reductions: one row space; without: a row-space refusal
       // stands, and a producer over another space must be read inside)
       if (rowwise ? !*rowwise
@@ -1436,12 +1461,6 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
       changed = true;
     }
   }
-  // (a refused edge whose ends met in one group through other edges is no
-  // longer a decision)
-  for (size_t i = unfused.size(); i-- > 0;)
-    if (classes.together(unfusedUses[i]->get().getDefiningOp(),
-                         unfusedUses[i]->getOwner()))
-      unfused.erase(unfused.begin() + i);
 }
 
 void FormFusionGroupsPass::fuseSiblings(ClusterSet &classes,

@@ -386,12 +386,53 @@ struct FuseElementwiseOnce : OpRewritePattern<linalg::GenericOp> {
 /// bias's (d1) for a generic over the bias read through a broadcast), in
 /// program order. Pairwise fusion (FuseElementwiseOnce) copies the body
 /// built so far at every edge: a chain of n ops took time quadratic in n
-/// (6000 generics, 33 s on a 2-core host). Returns false, changing nothing,
-/// where a group does not have this form (a result over other loops, a
-/// member read through a map that is not an affine function of the fused
-/// loops, an init computed by a member); pairwise fusion then handles it.
-bool fuseInOneStep(fusion::GroupOp group) {
+/// (6000 generics, 33 s on a 2-core host). The steps: the members
+/// (findMembers), the results kept (findKept), the views each member is
+/// evaluated at (findViews), the fused op's inputs (collectInputs), and
+/// its body (buildBody).
+class OneStepFusion {
+public:
+  explicit OneStepFusion(fusion::GroupOp group)
+      : group(group), ctx(group.getContext()) {}
+
+  /// False, changing nothing, where the group does not have this form (a
+  /// result over other loops, a member read through a map that is not an
+  /// affine function of the fused loops, an init computed by a member);
+  /// pairwise fusion then handles it.
+  bool run();
+
+private:
+  bool findMembers();
+  bool findKept();
+  void addView(Operation *g, AffineMap v) {
+    SmallVector<AffineMap> &list = views[g];
+    if (!llvm::is_contained(list, v))
+      list.push_back(v);
+  }
+  bool findViews();
+  void collectInputs();
+  void buildBody(OpBuilder &b, Location loc, ValueRange args);
+
+  fusion::GroupOp group;
+  MLIRContext *ctx;
   SmallVector<linalg::GenericOp> members;
+  llvm::DenseSet<Operation *> inGroup;
+  /// The results read by anything but a member, and their loops.
+  SmallVector<OpResult> kept;
+  SmallVector<int64_t> ranges;
+  AffineMap identity;
+  /// The views each member is evaluated at.
+  llvm::DenseMap<Operation *, SmallVector<AffineMap>> views;
+  /// The fused op's inputs and maps, and each (value, map) input's index.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  llvm::DenseMap<std::pair<Value, AffineMap>, unsigned> inputIndex;
+};
+
+/// The group's generics: all parallel, on tensors, none writing into an
+/// init it reads or a member computes; besides them only empty tensors and
+/// constants. Two at least.
+bool OneStepFusion::findMembers() {
   for (Operation &op : group.getBodyBlock()) {
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
       members.push_back(g);
@@ -403,7 +444,6 @@ bool fuseInOneStep(fusion::GroupOp group) {
   }
   if (members.size() < 2)
     return false;
-  llvm::DenseSet<Operation *> inGroup;
   for (linalg::GenericOp g : members) {
     if (g.getNumParallelLoops() != g.getNumLoops() ||
         !g.hasPureTensorSemantics() || !g.getRegion().hasOneBlock() ||
@@ -415,10 +455,14 @@ bool fuseInOneStep(fusion::GroupOp group) {
       return false;
     inGroup.insert(g);
   }
-  // The fused loops: those of the results read by anything but a member.
-  // (a result read inside a member's body, by a gather, stays to the
-  // pairwise patterns, which recompute the gathered producer there)
-  SmallVector<OpResult> kept;
+  return true;
+}
+
+/// The fused loops: those of the results read by anything but a member,
+/// which must all run over them. (A result read inside a member's body, by
+/// a gather, stays to the pairwise patterns, which recompute the gathered
+/// producer there.)
+bool OneStepFusion::findKept() {
   Block &body = group.getBodyBlock();
   for (linalg::GenericOp g : members)
     for (OpResult r : g->getResults()) {
@@ -436,23 +480,22 @@ bool fuseInOneStep(fusion::GroupOp group) {
     }
   if (kept.empty())
     return false;
-  SmallVector<int64_t> ranges =
+  ranges =
       cast<linalg::GenericOp>(kept.front().getOwner()).getStaticLoopRanges();
   if (llvm::any_of(kept, [&](OpResult r) {
         return cast<linalg::GenericOp>(r.getOwner()).getStaticLoopRanges() !=
                ranges;
       }))
     return false;
-  MLIRContext *ctx = group.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(ranges.size(), ctx);
-  // The views each member is evaluated at, from its readers' (members come
-  // after what they read: readers first, in reverse order).
-  llvm::DenseMap<Operation *, SmallVector<AffineMap>> views;
-  auto addView = [&](Operation *g, AffineMap v) {
-    SmallVector<AffineMap> &list = views[g];
-    if (!llvm::is_contained(list, v))
-      list.push_back(v);
-  };
+  identity = AffineMap::getMultiDimIdentityMap(ranges.size(), ctx);
+  return true;
+}
+
+/// The views each member is evaluated at, from its readers' (members come
+/// after what they read: readers first, in reverse order). A linalg.index
+/// in a body reads its view's result, which must be a fused loop or a
+/// constant.
+bool OneStepFusion::findViews() {
   for (OpResult r : kept)
     addView(r.getOwner(), identity);
   for (linalg::GenericOp g : llvm::reverse(members))
@@ -469,8 +512,6 @@ bool fuseInOneStep(fusion::GroupOp group) {
                               .compose(g.getMatchingIndexingMap(in))
                               .compose(view));
       }
-  // (a linalg.index in a body reads its view's result: a fused loop or a
-  // constant)
   for (auto &[op, list] : views) {
     Block *b = cast<linalg::GenericOp>(op).getBody();
     if (!b->getOps<linalg::IndexOp>().empty() &&
@@ -481,11 +522,12 @@ bool fuseInOneStep(fusion::GroupOp group) {
         }))
       return false;
   }
-  // The fused op's inputs: each (value, map) read from outside the members,
-  // once.
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  llvm::DenseMap<std::pair<Value, AffineMap>, unsigned> inputIndex;
+  return true;
+}
+
+/// The fused op's inputs: each (value, map) read from outside the members,
+/// once.
+void OneStepFusion::collectInputs() {
   for (linalg::GenericOp g : members)
     for (AffineMap view : views.lookup(g))
       for (OpOperand *in : g.getDpsInputOperands()) {
@@ -498,6 +540,58 @@ bool fuseInOneStep(fusion::GroupOp group) {
           maps.push_back(map);
         }
       }
+}
+
+/// The fused body: each member's result at each view, as its body computed
+/// it, then the kept results at the identity view yielded.
+void OneStepFusion::buildBody(OpBuilder &b, Location loc, ValueRange args) {
+  llvm::DenseMap<std::pair<Value, AffineMap>, Value> computed;
+  for (linalg::GenericOp g : members)
+    for (AffineMap view : views.lookup(g)) {
+      IRMapping mapping;
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        Value arg = g.getMatchingBlockArgument(in);
+        AffineMap at = g.getMatchingIndexingMap(in).compose(view);
+        auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+        if (producer && inGroup.contains(producer)) {
+          AffineMap out =
+              producer.getIndexingMapMatchingResult(cast<OpResult>(in->get()));
+          mapping.map(arg,
+                      computed.lookup(
+                          {in->get(), inversePermutation(out).compose(at)}));
+        } else {
+          mapping.map(arg, args[inputIndex.lookup({in->get(), at})]);
+        }
+      }
+      for (Operation &op : g.getBody()->without_terminator()) {
+        if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+          AffineExpr e = view.getResult(idx.getDim());
+          Value v = isa<AffineDimExpr>(e)
+                        ? linalg::IndexOp::create(
+                              b, loc, cast<AffineDimExpr>(e).getPosition())
+                              .getResult()
+                        : arith::ConstantIndexOp::create(
+                              b, loc, cast<AffineConstantExpr>(e).getValue())
+                              .getResult();
+          mapping.map(idx.getResult(), v);
+          continue;
+        }
+        b.clone(op, mapping);
+      }
+      for (auto [r, v] : llvm::zip(g->getResults(),
+                                   g.getBody()->getTerminator()->getOperands()))
+        computed[{r, view}] = mapping.lookupOrDefault(v);
+    }
+  SmallVector<Value> yielded;
+  for (OpResult r : kept)
+    yielded.push_back(computed.lookup({r, identity}));
+  linalg::YieldOp::create(b, loc, yielded);
+}
+
+bool OneStepFusion::run() {
+  if (!findMembers() || !findKept() || !findViews())
+    return false;
+  collectInputs();
   SmallVector<Value> inits;
   SmallVector<Type> types;
   for (OpResult r : kept) {
@@ -513,50 +607,7 @@ bool fuseInOneStep(fusion::GroupOp group) {
       SmallVector<utils::IteratorType>(ranges.size(),
                                        utils::IteratorType::parallel),
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        // (each member's result at each view, as its body computed it)
-        llvm::DenseMap<std::pair<Value, AffineMap>, Value> computed;
-        for (linalg::GenericOp g : members)
-          for (AffineMap view : views.lookup(g)) {
-            IRMapping mapping;
-            for (OpOperand *in : g.getDpsInputOperands()) {
-              Value arg = g.getMatchingBlockArgument(in);
-              AffineMap at = g.getMatchingIndexingMap(in).compose(view);
-              auto producer = in->get().getDefiningOp<linalg::GenericOp>();
-              if (producer && inGroup.contains(producer)) {
-                AffineMap out = producer.getIndexingMapMatchingResult(
-                    cast<OpResult>(in->get()));
-                mapping.map(arg, computed.lookup(
-                                     {in->get(), inversePermutation(out)
-                                                     .compose(at)}));
-              } else {
-                mapping.map(arg, args[inputIndex.lookup({in->get(), at})]);
-              }
-            }
-            for (Operation &op : g.getBody()->without_terminator()) {
-              if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-                AffineExpr e = view.getResult(idx.getDim());
-                Value v =
-                    isa<AffineDimExpr>(e)
-                        ? linalg::IndexOp::create(
-                              b, loc, cast<AffineDimExpr>(e).getPosition())
-                              .getResult()
-                        : arith::ConstantIndexOp::create(
-                              b, loc, cast<AffineConstantExpr>(e).getValue())
-                              .getResult();
-                mapping.map(idx.getResult(), v);
-                continue;
-              }
-              b.clone(op, mapping);
-            }
-            for (auto [r, v] :
-                 llvm::zip(g->getResults(),
-                           g.getBody()->getTerminator()->getOperands()))
-              computed[{r, view}] = mapping.lookupOrDefault(v);
-          }
-        SmallVector<Value> yielded;
-        for (OpResult r : kept)
-          yielded.push_back(computed.lookup({r, identity}));
-        linalg::YieldOp::create(b, loc, yielded);
+        buildBody(b, loc, args);
       });
   for (auto [r, to] : llvm::zip(kept, fused->getResults()))
     rewriter.replaceUsesWithIf(r, to, [&](OpOperand &use) {
@@ -568,6 +619,10 @@ bool fuseInOneStep(fusion::GroupOp group) {
   eliminateCommonSubExpressions(rewriter, dominance, fused);
   return true;
 }
+
+/// `group` fused in one step (see OneStepFusion); false, changing nothing,
+/// where it does not have that form.
+bool fuseInOneStep(fusion::GroupOp group) { return OneStepFusion(group).run(); }
 
 /// Reduction groups (row kernels): a producer that reads a row value (a
 /// reduction's result) and is read, where it is computed, by several
