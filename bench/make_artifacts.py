@@ -914,6 +914,15 @@ def main():
                 # a launch a kernel (default: small independent kernels
                 # packed into shared launches, fusion-pack-launches)
                 variants["nopack"] = dict(multi_tensor=False)
+            if args.row_variants and name in ("softmax_xent_v50257", "softmax_xent",
+                                              "argmax_v128256", "l2norm_prime", "lm_loss"):
+                # every trip of the streamed rows tests its chunks against the
+                # row's end (default: the trips wholly in the row untested, the
+                # last one tested; bench/issue_counts.py: 16.1 against 22.9
+                # PTX warp-instructions per 128 B for softmax_xent_v50257)
+                variants["nopeel"] = dict(row_peel=False)
+                if name == "softmax_xent_v50257":
+                    variants["trip16_nopeel"] = dict(row_trip=16, row_peel=False)
             if args.row_variants and any(b.kind == "counter" for b in f.plan.buffers):
                 # the split row's finish as a kernel of its own (default: the
                 # partials kernel's last block to count finishes)

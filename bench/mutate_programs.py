@@ -30,7 +30,7 @@ and the ones to look at (the script exits with 1 when there are any):
 
 With `--options` each seed draws one to four code generation options
 instead (chip, row_chunks, row_cluster, row_occupancy, row_exchange,
-row_joint, row_smem, row_pack, row_prefetch, row_persist, row_tile, row_trip, row_fold,
+row_joint, row_smem, row_pack, row_prefetch, row_persist, row_tile, row_trip, row_peel, row_fold,
 row_shift, row_last_block, row_split_tail, row_store_transposed, threads, unroll, sm_count,
 numerics, pdl, multi_tensor, pack_bytes),
 and half the seeds widen the program's most common last dimension to 2048
@@ -242,6 +242,7 @@ OPTIONS = {
     "row_persist": [0, 2, 15, "auto"],
     "row_tile": [0, 16, 32],
     "row_trip": [0, 1, 8, 16],
+    "row_peel": [True, False],
     "row_fold": [0, 1, 8],
     "row_shift": [None, True, False],
     "row_last_block": [True, False],

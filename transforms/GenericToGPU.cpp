@@ -1200,6 +1200,7 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
       return signalPassFailure();
     }
     rowOptions.tripChunks = rowTrip;
+    rowOptions.peelTrips = rowPeel;
     rowOptions.smCount = *sms;
     // The only launch of the group before, if it had one: a full
     // reduction of what it stored (a loss's mean) may run in its last

@@ -178,6 +178,12 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
                      "loads per trip of its column loop, 1 to 32 (0: 4, or "
                      "its whole share up to 8 chunks)"),
       llvm::cl::init(0)};
+  Option<bool> rowPeel{
+      *this, "row-peel",
+      llvm::cl::desc("A streamed row that its trips do not divide: the "
+                     "trips whose chunks all lie in the row run untested, "
+                     "the last one tested (false: every trip tests them)"),
+      llvm::cl::init(true)};
   Option<int64_t> rowPrefetch{
       *this, "row-prefetch",
       llvm::cl::desc("Row kernels that hold their rows on chip ask L2 for "
@@ -475,7 +481,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
           "row-last-block={17} row-split-tail={18} row-pack={19} "
           "row-occupancy={20} row-prefetch={21} row-tile={22} row-trip={25} "
-          "row-persist={23} row-store-transposed={24}}{26}),"
+          "row-persist={23} row-store-transposed={24} row-peel={28}}{26}),"
           "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
@@ -501,7 +507,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
                                          o.packBytes.getValue())
                                .str()
                          : std::string(),
-          o.dedupKernels ? ",fusion-dedup-kernels" : "")
+          o.dedupKernels ? ",fusion-dedup-kernels" : "",
+          o.rowPeel ? "true" : "false")
           .str());
 }
 

@@ -142,28 +142,29 @@ public:
             bool alongRows = false, bool rowsFill = false)
       : generics(generics), name(name), threads(options.threads),
         chunksPerThread(options.chunksPerThread), foldRows(options.foldRows),
-        maxCluster(options.maxCluster),
-        occupancy(options.occupancy), prefetchRows(options.prefetchRows),
-        persistClusters(options.persistClusters),
-        online(options.online),
-        asyncExchange(options.asyncExchange),
-        shiftChunks(options.shiftChunks), shiftStreams(options.shiftStreams),
+        maxCluster(options.maxCluster), occupancy(options.occupancy),
+        prefetchRows(options.prefetchRows),
+        persistClusters(options.persistClusters), online(options.online),
+        asyncExchange(options.asyncExchange), shiftChunks(options.shiftChunks),
+        shiftStreams(options.shiftStreams),
         jointExchange(options.jointExchange),
         sharedRowBytes(options.sharedRowBytes), smCount(options.smCount),
         exactThreads(options.exactThreads),
-        contraction(llvm::any_of(generics,
-                                 [&](linalg::GenericOp g) {
-                                   return contractionIn(g, generics);
-                                 })),
+        contraction(llvm::any_of(
+            generics,
+            [&](linalg::GenericOp g) { return contractionIn(g, generics); })),
         perThread(threadPerRow || contraction ||
-                  llvm::any_of(generics, [](linalg::GenericOp g) {
-                    // Reductions over leading dimensions (a thread per
-                    // output column keeps the loads coalesced).
-                    return g.getNumReductionLoops() > 0 &&
-                           !kfuse::reductionsTrail(g);
-                  })),
+                  llvm::any_of(generics,
+                               [](linalg::GenericOp g) {
+                                 // Reductions over leading dimensions (a thread
+                                 // per output column keeps the loads
+                                 // coalesced).
+                                 return g.getNumReductionLoops() > 0 &&
+                                        !kfuse::reductionsTrail(g);
+                               })),
         alongRows(alongRows), rowsFill(rowsFill), packRows(options.packRows),
-        tileRows(options.tileRows), tripChunks(options.tripChunks) {}
+        tileRows(options.tileRows), tripChunks(options.tripChunks),
+        peelTrips(options.peelTrips) {}
 
   /// Loop indices of `g` in its own loop order from row indices and column
   /// indices (zeros when only the row part matters).
@@ -307,6 +308,7 @@ private:
   int64_t packRows, packedRows = 1;
   int64_t tileRows; // (see RowKernelOptions; rowsPerBlock is the tile's)
   int64_t tripChunks; // (see RowKernelOptions)
+  bool peelTrips;     // (see RowKernelOptions)
   Value rowInside;
   /// Packed column sums: with column sums folded over runs of rows, a warp
   /// a row and `packedRows` rows a block, warp w of block b on rows
@@ -3575,109 +3577,150 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       c->second.shift = e;
       shifts[g] = splat(kb, loc, e);
     }
-  auto loop =
-      scf::ForOp::create(kb, loc, colStart, end, cIdx(kb, step * k), inits);
-  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-  ChunkPlaces places = placeEntries(lb, loc, loop, rowIdx, step, k, numCols,
-                                    masked, end, firstAligned);
-  ArrayRef<SmallVector<Value>> points = places.points;
-  ArrayRef<Value> valid = places.valid, inRow = places.inRow;
-  // (guards hold in the lanes past the row: they read padding)
-  liveChunks.assign(shifted ? inRow : valid);
-  llvm::scope_exit noLanes([&] { liveChunks.clear(); });
-  Cache cache; // one trip: every member shares what the others computed
-  // Shifted chunks: every entry's loads first, in entry order, each under
-  // its test, then the members' bodies, so that a trip's loads are in
-  // flight together. (Loaded where first used, each entry's fold came
-  // between its load's branch and the next entry's: one load in flight a
-  // thread, cross-entropy over 50257 logits at 0.58 of the copy's
-  // bandwidth on an H200, 0.69 in single floats.) The inputs of the
-  // members and of the full-space intermediates they read, as evalBody
-  // would load them (valueAt keeps them for the bodies).
-  // A block per row over rows the trips do not divide: the entries that
-  // may lie past the row's end load under a test of it (see entryInside),
-  // every entry's loads first too, for the same reason. (Not tiles nor a
-  // thread per row: their trips hold many scalar entries, and their loads,
-  // all in flight at once, spilled registers; past the end they load the
-  // row's first column again, selected away.)
-  bool guarded = masked && !shifted && !perThread && rowsPerBlock == 1;
-  if (guarded)
-    entryInside.assign(valid.begin(), valid.end());
-  llvm::scope_exit noEntries([&] {
-    entryInside.clear();
-    entryLoads.clear();
-  });
-  if ((shifted || guarded) &&
-      failed(prefetchInputs(lb, loc, members, points, rowIdx.size(),
-                            /*ordered=*/true, cache)))
-    return failure();
-  ValueRange accs = loop.getRegionIterArgs();
-  SmallVector<Value> next(accs.begin(), accs.end());
-  for (linalg::GenericOp g : members) {
-    Value acc = accs[slot[g]];
-    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-      Value seen = shifted ? accs[seenSlot[g]] : Value();
-      auto [mean, m2, count] = foldCentered(
-          lb, loc, g, c->second, points, rowIdx.size(), valid, cache,
-          shifts[g], accs[slot[g]], accs[m2Slot[g]], loop.getInductionVar(),
-          colStart, step, inRow, seen);
-      if (!mean)
-        return failure();
-      next[slot[g]] = mean;
-      next[m2Slot[g]] = m2;
-      if (shifted)
-        next[seenSlot[g]] = arith::AddFOp::create(lb, loc, seen, count);
-      continue;
-    }
-    Value override;
-    auto on = onlineSums.find(g);
-    if (on != onlineSums.end()) {
-      // Rescale to the trip's new running max.
-      Value m = accs[slot[on->second.max]], mNew = next[slot[on->second.max]];
-      acc = arith::MulFOp::create(lb, loc, acc, rescale(lb, loc, m, mNew));
-      // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
-      // a row whose max ends -inf gets its NaN when the sum is finished.
-      Type t = m.getType();
-      Value none =
-          arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew,
-                                floatConstant(lb, loc, t, 0, -1));
-      override = arith::SelectOp::create(lb, loc, none,
-                                         floatConstant(lb, loc, t, 0.0), mNew);
-      rowValues[on->second.maxBuffer].push_back(
-          {position[on->second.max], override});
-      bodyOverrides[on->second.ref.value] = override;
-    }
-    for (int64_t j = 0; j < k; ++j) {
-      SmallVector<Value> loopIdx = orderLoops(
-          lb, loc, g, ArrayRef<Value>(points[j]).take_front(rowIdx.size()),
-          ArrayRef<Value>(points[j]).drop_front(rowIdx.size()));
-      auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
-      if (failed(v))
-        return failure();
-      acc = shifted ? arith::SelectOp::create(lb, loc, inRow[j], (*v)[0], acc)
-                          .getResult()
-            : masked && valid[j]
-                ? arith::SelectOp::create(lb, loc, valid[j], (*v)[0], acc)
-                      .getResult()
-                : (*v)[0];
-    }
-    if (override) {
-      rowValues[on->second.maxBuffer].pop_back();
-      bodyOverrides.erase(on->second.ref.value);
-    }
-    next[slot[g]] = acc;
-  }
   // The first pass stores the full-space results that read no row value
   // (dx = dy * f(x) beside its bias gradient dx.sum(0), in a split's
   // partials kernel): with the members' loads, instead of a later column
   // loop loading the row again.
-  if (!firstPassEmitted && !shifted && !contraction &&
-      failed(storeReadyOutputs(lb, loc, places, cache)))
-    return failure();
+  bool storeReady = !firstPassEmitted && !shifted && !contraction;
   firstPassEmitted = true;
-  scf::YieldOp::create(lb, loc, next);
-
-  finishPass(kb, loc, tid, loop, members, slots, colStart, step, numCols);
+  // The column loop from `lower` to `upper`, its trips' entries tested
+  // against the row's end where `ragged`.
+  auto columnLoop = [&](Value lower, Value upper, ValueRange loopInits,
+                        bool ragged) -> FailureOr<scf::ForOp> {
+    auto loop = scf::ForOp::create(kb, loc, lower, upper, cIdx(kb, step * k),
+                                   loopInits);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    ChunkPlaces places = placeEntries(lb, loc, loop, rowIdx, step, k, numCols,
+                                      ragged, end, firstAligned);
+    ArrayRef<SmallVector<Value>> points = places.points;
+    ArrayRef<Value> valid = places.valid, inRow = places.inRow;
+    // (guards hold in the lanes past the row: they read padding)
+    liveChunks.assign(shifted ? inRow : valid);
+    llvm::scope_exit noLanes([&] { liveChunks.clear(); });
+    Cache cache; // one trip: every member shares what the others computed
+    // Shifted chunks: every entry's loads first, in entry order, each under
+    // its test, then the members' bodies, so that a trip's loads are in
+    // flight together. (Loaded where first used, each entry's fold came
+    // between its load's branch and the next entry's: one load in flight a
+    // thread, cross-entropy over 50257 logits at 0.58 of the copy's
+    // bandwidth on an H200, 0.69 in single floats.) The inputs of the
+    // members and of the full-space intermediates they read, as evalBody
+    // would load them (valueAt keeps them for the bodies).
+    // A block per row over rows the trips do not divide: the entries that
+    // may lie past the row's end load under a test of it (see entryInside),
+    // every entry's loads first too, for the same reason. (Not tiles nor a
+    // thread per row: their trips hold many scalar entries, and their loads,
+    // all in flight at once, spilled registers; past the end they load the
+    // row's first column again, selected away.)
+    bool guarded = ragged && !shifted && !perThread && rowsPerBlock == 1;
+    if (guarded)
+      entryInside.assign(valid.begin(), valid.end());
+    llvm::scope_exit noEntries([&] {
+      entryInside.clear();
+      entryLoads.clear();
+    });
+    if ((shifted || guarded) &&
+        failed(prefetchInputs(lb, loc, members, points, rowIdx.size(),
+                              /*ordered=*/true, cache)))
+      return failure();
+    ValueRange accs = loop.getRegionIterArgs();
+    SmallVector<Value> next(accs.begin(), accs.end());
+    for (linalg::GenericOp g : members) {
+      Value acc = accs[slot[g]];
+      if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+        Value seen = shifted ? accs[seenSlot[g]] : Value();
+        auto [mean, m2, count] =
+            foldCentered(lb, loc, g, c->second, points, rowIdx.size(), valid,
+                         cache, shifts[g], accs[slot[g]], accs[m2Slot[g]],
+                         loop.getInductionVar(), colStart, step, inRow, seen);
+        if (!mean)
+          return failure();
+        next[slot[g]] = mean;
+        next[m2Slot[g]] = m2;
+        if (shifted)
+          next[seenSlot[g]] = arith::AddFOp::create(lb, loc, seen, count);
+        continue;
+      }
+      Value override;
+      auto on = onlineSums.find(g);
+      if (on != onlineSums.end()) {
+        // Rescale to the trip's new running max.
+        Value m = accs[slot[on->second.max]], mNew = next[slot[on->second.max]];
+        acc = arith::MulFOp::create(lb, loc, acc, rescale(lb, loc, m, mNew));
+        // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
+        // a row whose max ends -inf gets its NaN when the sum is finished.
+        Type t = m.getType();
+        Value none =
+            arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew,
+                                  floatConstant(lb, loc, t, 0, -1));
+        override = arith::SelectOp::create(
+            lb, loc, none, floatConstant(lb, loc, t, 0.0), mNew);
+        rowValues[on->second.maxBuffer].push_back(
+            {position[on->second.max], override});
+        bodyOverrides[on->second.ref.value] = override;
+      }
+      for (int64_t j = 0; j < k; ++j) {
+        SmallVector<Value> loopIdx = orderLoops(
+            lb, loc, g, ArrayRef<Value>(points[j]).take_front(rowIdx.size()),
+            ArrayRef<Value>(points[j]).drop_front(rowIdx.size()));
+        auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
+        if (failed(v))
+          return failure();
+        acc = shifted ? arith::SelectOp::create(lb, loc, inRow[j], (*v)[0], acc)
+                            .getResult()
+              : ragged && valid[j]
+                  ? arith::SelectOp::create(lb, loc, valid[j], (*v)[0], acc)
+                        .getResult()
+                  : (*v)[0];
+      }
+      if (override) {
+        rowValues[on->second.maxBuffer].pop_back();
+        bodyOverrides.erase(on->second.ref.value);
+      }
+      next[slot[g]] = acc;
+    }
+    if (storeReady && failed(storeReadyOutputs(lb, loc, places, cache)))
+      return failure();
+    scf::YieldOp::create(lb, loc, next);
+    return loop;
+  };
+  // Rows the trips do not divide, a block per row: the trips whose every
+  // entry lies in the row run without the tests (no guarded loads, no
+  // selects), up to numCols - (k - 1) step, then the rest (one trip at
+  // most) with them. Cross-entropy over 50257 columns, single floats 4 a
+  // trip: 88 PTX instructions a trip tested, 61 untested
+  // (bench/issue_counts.py). The row's warps each save a tested trip for
+  // every trip but their last, and the warp that the bound passes through
+  // runs one trip both ways: peeled where the warps' trips number 3 and
+  // more beyond their last (not a row one trip covers, where every warp's
+  // only trip is its last).
+  int64_t iterations = (trips + k - 1) / k;
+  int64_t rowWarps = (step / width + 31) / 32;
+  bool peel = masked && !shifted && !perThread && rowsPerBlock == 1 && k > 1 &&
+              peelTrips && rowWarps * (iterations - 1) >= 3;
+  FailureOr<scf::ForOp> loop = failure();
+  if (peel) {
+    int64_t untested = std::max<int64_t>(numCols - (k - 1) * step, 0);
+    FailureOr<scf::ForOp> main =
+        columnLoop(colStart, cIdx(kb, untested), inits, /*ragged=*/false);
+    if (failed(main))
+      return failure();
+    // (where it ended: the first of its columns at or past `untested`)
+    Value span = arith::SubIOp::create(
+        kb, loc, arith::MaxUIOp::create(kb, loc, cIdx(kb, untested), colStart),
+        colStart);
+    Value tripsRun =
+        arith::CeilDivUIOp::create(kb, loc, span, cIdx(kb, step * k));
+    Value rest = arith::AddIOp::create(
+        kb, loc, colStart,
+        arith::MulIOp::create(kb, loc, tripsRun, cIdx(kb, step * k)));
+    loop = columnLoop(rest, end, main->getResults(), /*ragged=*/true);
+  } else {
+    loop = columnLoop(colStart, end, inits, masked);
+  }
+  if (failed(loop))
+    return failure();
+  finishPass(kb, loc, tid, *loop, members, slots, colStart, step, numCols);
   return success();
 }
 

@@ -147,7 +147,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     132 SMs where there is none. `strategy` overrides threads, unroll,
     blocks_per_sm (elementwise kernels), sm_count (grid sizes, and the launch
     shapes of reduction kernels), row_chunks, row_cluster, row_occupancy,
-    row_prefetch, row_tile, row_trip, row_persist, row_exchange, row_fold, row_shift, row_joint, row_smem, row_last_block, row_split_tail, row_store_transposed and row_pack (row kernels), pdl
+    row_prefetch, row_tile, row_trip, row_peel, row_persist, row_exchange, row_fold, row_shift, row_joint, row_smem, row_last_block, row_split_tail, row_store_transposed and row_pack (row kernels), pdl
     (kernels launched before the one they follow ends, sm_90 and later) and
     multi_tensor (independent elementwise groups over different spaces in
     one launch, and small independent kernels packed into one launch,
@@ -180,7 +180,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         target = "cuda" if _detect_device() else "cpu"
     unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
                                "row_cluster", "row_occupancy", "row_prefetch", "row_tile",
-                               "row_trip",
+                               "row_trip", "row_peel",
                                "row_persist",
                                "row_exchange",
                                "row_fold", "row_shift",

@@ -129,6 +129,10 @@ class Options:
                                # to 32 (0: 4, or its whole share up to 8 chunks;
                                # a chunk is a 16-byte vector where rows start on
                                # one, a single element where they do not)
+    row_peel: bool = True      # a streamed row its trips do not divide: the trips
+                               # wholly in the row run without testing their
+                               # chunks against its end, the last one tested
+                               # (False: every trip tests them)
     row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
                                # share a block, a warp each, up to this many (a
                                # power of two up to 32); 0: up to 4 where the
@@ -197,7 +201,7 @@ class Options:
             raise CompileError(f"option row_shift must be None (kfuse's choice), True or "
                                f"False, got {self.row_shift!r}")
         for name in ("row_joint", "row_last_block", "row_split_tail", "row_store_transposed",
-                     "pdl", "multi_tensor"):
+                     "row_peel", "pdl", "multi_tensor"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -238,7 +242,7 @@ class Options:
                        f"row-occupancy={self.row_occupancy} "
                        f"row-prefetch={self.row_prefetch} "
                        f"row-tile={self.row_tile} "
-                       f"row-trip={self.row_trip} "
+                       f"row-trip={self.row_trip} row-peel={int(self.row_peel)} "
                        f"row-persist={-1 if self.row_persist == 'auto' else self.row_persist} "
                        f"pdl={int(self.pdl)} pack-launches={int(self.multi_tensor and self.fuse)} "
                        f"pack-bytes={self.pack_bytes} "

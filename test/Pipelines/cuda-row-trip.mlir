@@ -7,28 +7,60 @@
 // keep 4 floats a thread in flight where aligned ones keep 64 bytes:
 // row-trip=16 asks for as many bytes. Cross-entropy over rows of 5001
 // floats (one pass serves it: streamed, single floats, 320 threads a row).
+// The trips do not divide the row: those whose chunks all lie in it run
+// untested, up to 5001 - (k - 1) x 320, then the rest (one trip at most)
+// tests its chunks (row-peel, default true; false: every trip tests them).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s --check-prefix=DEFAULT
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=8})' | FileCheck %s --check-prefix=TRIP8
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=8})' | FileCheck %s --check-prefix=PEEL8
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=8 row-peel=false})' | FileCheck %s --check-prefix=TRIP8
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=32})' | FileCheck %s --check-prefix=WHOLE
-// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=8},fusion-target-cuda)' -o %t.mlir
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=8 row-peel=false},fusion-target-cuda)' -o %t.mlir
 // RUN: %python %S/extract_ptx.py %t.mlir > %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{row-trip=8},fusion-target-cuda)' -o %t.peel.mlir
+// RUN: %python %S/extract_ptx.py %t.peel.mlir > %t.peel.ptx
+// RUN: %ptxas -arch=sm_90 %t.peel.ptx -o %t.peel.cubin
+// RUN: FileCheck %s --check-prefix=PEELPTX < %t.peel.ptx
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-codegen-cuda{row-trip=33})' 2>&1 | FileCheck %s --check-prefix=BAD
 
+// 4 a trip: the untested trips up to 5001 - 3 x 320, four loads each,
+// then the rest from the first column past them.
 // DEFAULT-LABEL: gpu.func @xent_g0(
 // DEFAULT-SAME: %[[LOGITS:[^:]*]]: memref<256x5001xf32>
 // DEFAULT-SAME: known_block_size = array<i32: 320, 1, 1>
-// DEFAULT: scf.for %[[C:.*]] = %thread_id_x to %c5001 step %c1280 iter_args
+// DEFAULT: %[[MAIN:.*]]:3 = scf.for %[[C:.*]] = %thread_id_x to %c4041 step %c1280 iter_args
+// DEFAULT-NOT: scf.if
 // DEFAULT: memref.load %[[LOGITS]][%block_id_x, %[[C]]]
 // DEFAULT-COUNT-3: memref.load %[[LOGITS]]
 // DEFAULT-NOT: memref.load %[[LOGITS]]
 // DEFAULT: scf.yield
+// DEFAULT: %[[PAST:.*]] = arith.maxui %thread_id_x, %c4041
+// DEFAULT: %[[SPAN:.*]] = arith.subi %[[PAST]], %thread_id_x
+// DEFAULT: %[[NTRIPS:.*]] = arith.ceildivui %[[SPAN]], %c1280
+// DEFAULT: scf.for %{{.*}} = %{{.*}} to %c5001 step %c1280 iter_args(%{{.*}} = %[[MAIN]]#0, %{{.*}} = %[[MAIN]]#1, %{{.*}} = %[[MAIN]]#2)
+// DEFAULT: memref.load %[[LOGITS]]
+// DEFAULT-NEXT: scf.if %{{.*}} -> (f32) {
+// DEFAULT-COUNT-3: memref.load %[[LOGITS]]
+// DEFAULT-NOT: memref.load %[[LOGITS]]
+// DEFAULT: scf.yield
 
-// 8 a trip: the first column of each trip lies in the row, the 7 after it
-// load under their test (a column past the row's end reads column 0, and
-// its fold selects the neutral value).
+// PEEL8-LABEL: gpu.func @xent_g0(
+// PEEL8-SAME: %[[LOGITS:[^:]*]]: memref<256x5001xf32>
+// PEEL8: scf.for %[[C:.*]] = %thread_id_x to %c2761 step %c2560 iter_args
+// PEEL8-NOT: scf.if
+// PEEL8-COUNT-8: memref.load %[[LOGITS]]
+// PEEL8-NOT: scf.if
+// PEEL8: scf.yield
+// PEEL8: scf.for %{{.*}} to %c5001 step %c2560 iter_args
+// PEEL8: memref.load %[[LOGITS]]
+// PEEL8-NEXT: scf.if %{{.*}} -> (f32) {
+// PEEL8-COUNT-7: memref.load %[[LOGITS]][%block_id_x, %{{[0-9]+}}]
+
+// 8 a trip, every trip tested: the first column of each trip lies in the
+// row, the 7 after it load under their test (a column past the row's end
+// reads column 0, and its fold selects the neutral value).
 // TRIP8-LABEL: gpu.func @xent_g0(
 // TRIP8-SAME: %[[LOGITS:[^:]*]]: memref<256x5001xf32>
 // TRIP8: scf.for %[[C:.*]] = %thread_id_x to %c5001 step %c2560 iter_args
@@ -39,12 +71,17 @@
 // TRIP8: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32
 
 // More than the row holds: one trip of the 16 chunks a thread's share of
-// the row takes (320 threads x 16 columns).
+// the row takes (320 threads x 16 columns), tested: each thread's only trip
+// is its last (untested in the threads whose 16 columns all lie in the row,
+// the warp the bound passes through would run the trip both ways).
 // WHOLE: scf.for %{{.*}} = %thread_id_x to %c5001 step %c5120 iter_args
+// WHOLE-NOT: scf.for
+// WHOLE: gpu.return
 
-// In PTX, the trip's 8 loads are issued before the first fold, 320 floats
-// (1280 bytes) apart; LLVM proves the first 7 in the row (a thread's first
-// column is at most 2560 + 319), so only the last branches over its load.
+// In PTX (every trip tested), the trip's 8 loads are issued before the
+// first fold, 320 floats (1280 bytes) apart; LLVM proves the first 7 in the
+// row (a thread's first column is at most 2560 + 319), so only the last
+// branches over its load.
 // PTX-LABEL: .entry xent_g0(
 // PTX: ld.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+-5120];
 // PTX-COUNT-6: ld.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}];
@@ -52,6 +89,14 @@
 // PTX: @%p{{[0-9]+}} bra
 // PTX: ld.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+3840];
 // PTX-NOT: ld.global
+
+// Peeled, the untested loop's 8 loads branch over nothing: its body has no
+// predicated branch before its back edge.
+// PEELPTX-LABEL: .entry xent_g0(
+// PEELPTX: $L__BB0_[[LOOP:[0-9]+]]:
+// PEELPTX-COUNT-8: ld.global.b32
+// PEELPTX-NOT: @%p{{[0-9]+}} bra
+// PEELPTX: @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
 
 // BAD: fusion-codegen-cuda: row-trip must be 0 to 32, got 33
 

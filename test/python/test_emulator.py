@@ -148,6 +148,65 @@ def test_guarded_elementwise_kernel():
     np.testing.assert_array_equal(exe(x), 2 * x + 1)
 
 
+# (the prologue of _kernel: 11 statements, then _SCALE's test and branch)
+_SCALE_HEAD = 13
+
+
+@pytest.mark.parametrize("n, ran", [(64, 2), (48, 2), (16, 1)])
+def test_issued_warp_instructions(n, ran):
+    # A block of 64 threads, two warps: both issue the prologue, the test and
+    # the branch, and ret; the load, fma and store are issued by each warp
+    # with a thread below n (`ran`), once whatever its threads' number.
+    exe = EmulatedExecutable(_plan("k", 64, 1, 64), _kernel(_SCALE.format(n=n)))
+    exe(np.zeros(64, np.float32))
+    [st] = exe.last_stats
+    issued = st["issued"]
+    assert issued["warp_instructions"] == 2 * (_SCALE_HEAD + 1) + 3 * ran
+    assert issued["by_op"]["ld.global"] == issued["by_op"]["st.global"] == ran
+    assert issued["by_op"]["ld.param"] == 4 and issued["by_op"]["bra"] == 2
+    assert sum(issued["by_op"].values()) == issued["warp_instructions"]
+
+
+def test_issued_warp_instructions_of_a_loop_with_a_thread_dependent_trip_count():
+    # Each thread adds 1 to its value tid % 4 + 1 times: a warp issues the
+    # loop's three statements as often as its longest-running thread loops.
+    body = """
+  ld.global.b32 %r5, [%rd4];
+  and.b32 %r6, %r3, 3;
+$L__loop:
+  add.f32 %r5, %r5, 0f3F800000;
+  sub.s32 %r6, %r6, 1;
+  setp.ge.s32 %p1, %r6, 0;
+  @%p1 bra $L__loop;
+  st.global.b32 [%rd5], %r5;
+  ret;
+"""
+    exe = EmulatedExecutable(_plan("k", 64, 1, 64), _kernel(body))
+    x = np.zeros(64, np.float32)
+    np.testing.assert_array_equal(exe(x), np.arange(64) % 4 + 1)
+    [st] = exe.last_stats
+    # 11 prologue statements, the load and the and, 4 trips of 4, store, ret
+    assert st["issued"]["warp_instructions"] == 2 * (11 + 2 + 4 * 4 + 2)
+    assert st["issued"]["by_op"]["add"] == 2 * 4 + 2 * 2   # (and 2 adds a warp)
+
+
+def test_profile_runs_a_sample_of_the_blocks():
+    # 100 blocks of 32 threads: a sample of 10, spread over the grid, issue
+    # and move what 10 blocks do; the results are not computed for the rest.
+    exe = EmulatedExecutable(_plan("k", 3200, 100, 32), _kernel(_SCALE.format(n=3200)))
+    x = np.ones(3200, np.float32)
+    [st] = exe.profile(x, blocks=10)
+    assert st["sampled"] == (10, 100)
+    assert st["issued"]["warp_instructions"] == 10 * (_SCALE_HEAD + 4)
+    assert st["load"]["bytes"] == st["store"]["bytes"] == 10 * 32 * 4
+    assert exe.last_stats == [st]
+    # a sample as large as the grid runs all of it
+    [whole] = exe.profile(x, blocks=500)
+    assert whole["sampled"] == (100, 100)
+    with pytest.raises(kfuse.CallError, match="blocks must be positive"):
+        exe.profile(x, blocks=0)
+
+
 def test_out_of_bounds_store_is_reported():
     exe = EmulatedExecutable(_plan("k", 100, 4, 32), _kernel(_SCALE.format(n=128)))
     with pytest.raises(EmulatorError, match=r"outside every buffer.*input 'x'|outside every "

@@ -1910,8 +1910,14 @@ def test_row_trip_sets_the_chunks_a_streamed_trip_loads(trip):
     threads = 320 if trip else 640
     assert step.block[0] == threads
     per_trip = min(trip, 16) if trip else 8
-    assert re.search(rf"scf.for %\S+ = %thread_id_x to %c{cols} step %c{threads * per_trip} ",
+    # (more than one trip a thread, 3 a trip: the trips wholly in the row
+    # run untested up to 5001 - 2 x 320, then the last one tested; see
+    # test_trips_wholly_in_the_row_run_untested)
+    peeled = trip == 3
+    bound = cols - (per_trip - 1) * threads if peeled else cols
+    assert re.search(rf"scf.for %\S+ = %thread_id_x to %c{bound} step %c{threads * per_trip} ",
                      f.stages["codegen"])
+    assert ("arith.ceildivui" in f.stages["codegen"]) == peeled
     xs = (np.random.default_rng(3).standard_normal((rows, cols)) * 4).astype(np.float32)
     y = f.emulate(xs)
     x64 = xs.astype(np.float64)
@@ -1919,6 +1925,51 @@ def test_row_trip_sets_the_chunks_a_streamed_trip_loads(trip):
     np.testing.assert_allclose(y, np.log(np.exp(x64 - m[:, None]).sum(1)) + m, rtol=1e-6)
     (stats,) = f.emulator.last_stats
     assert stats["load"]["bytes"] == xs.nbytes
+
+
+def _streamed_statistics(rows, cols):
+    from kfuse import builder as kb
+    p = kb.Program("stats")
+    x = p.input("x", (rows, cols), "f32")
+    c = x - x.mean(axis=1, keepdims=True)
+    p.output((c * c).mean(axis=1), name="var")
+    p.output(kb.log(kb.sum(kb.exp(x - kb.max(x, axis=1, keepdims=True)), axis=1)),
+             name="lse")
+    return p
+
+
+@pytest.mark.parametrize("cols, trip", [(20001, 0), (20001, 3), (4099, 8), (12288 + 4, 4)])
+def test_trips_wholly_in_the_row_run_untested(cols, trip):
+    # Streamed rows (row_chunks=0) the trips do not divide: a variance (its
+    # centred sum folded a trip at a time) and a log-sum-exp (online) over
+    # rows of odd widths (single floats) and of a width the vectors divide
+    # but the trips do not. The trips whose chunks all lie in the row run
+    # untested and the last one tests them (row_peel, default): the same
+    # values as every trip tested, fewer instructions issued.
+    rows = 3
+    xs = (np.random.default_rng(cols + trip).standard_normal((rows, cols)) * 3 + 1).astype(
+        np.float32)
+    x64 = xs.astype(np.float64)
+    m = x64.max(1)
+    want = (x64.var(1), np.log(np.exp(x64 - m[:, None]).sum(1)))
+    issued = {}
+    for peel in (True, False):
+        f = kfuse.compile(_streamed_statistics(rows, cols), target="cuda", chip="sm_90",
+                          row_chunks=0, row_trip=trip, row_peel=peel)
+        assert ("arith.ceildivui" in f.stages["codegen"]) == peel
+        var, lse = f.emulate(xs)
+        np.testing.assert_allclose(var, want[0], rtol=2e-5)
+        np.testing.assert_allclose(lse, want[1], rtol=2e-6)
+        issued[peel] = sum(st["issued"]["warp_instructions"] for st in f.emulator.last_stats)
+        assert sum(st["load"]["bytes"] for st in f.emulator.last_stats) >= xs.nbytes
+    assert issued[True] < issued[False]
+
+
+def test_row_peel_option_is_checked():
+    p = _streamed_statistics(2, 4099)
+    for bad in (1, "yes", None):
+        with pytest.raises(kfuse.CompileError, match="option row_peel must be True or False"):
+            kfuse.compile(p, target="cuda", row_peel=bad)
 
 
 def test_row_trip_option_is_checked():

@@ -269,6 +269,7 @@ class _Batch:
         self.block_at = {(int(c), int(r)): b for b, (c, r) in enumerate(zip(cid, rank))}
         self.lane = local % 32
         self.warp = self.block_of * (-(-nt // 32)) + local // 32
+        self.nwarps = nb * -(-nt // 32)
         self.pc = np.zeros(n, dtype=np.int64)
         self.alive = np.ones(n, dtype=bool)
         self.waiting = np.zeros(n, dtype=bool)
@@ -308,6 +309,23 @@ class _Batch:
         return arr
 
 
+_SPACES = ("global", "shared", "local", "param", "const", "shared::cluster",
+           "shared::cta")
+
+
+def _opcode_class(op: Tuple[str, ...]) -> str:
+    """A statement's opcode for the issue counts: its name, with the state
+    space of a memory access (ld.global, st.shared, atom.global)."""
+    space = next((p for p in op[1:] if p in _SPACES), None)
+    return f"{op[0]}.{space}" if space else op[0]
+
+
+def _warps_in(B: "_Batch", sel: np.ndarray) -> int:
+    """How many warps threads `sel` (ascending) belong to."""
+    w = B.warp[sel]
+    return int(np.count_nonzero(w[1:] != w[:-1])) + 1 if w.size else 0
+
+
 class _Memory:
     """Global memory: one byte arena holding every buffer of a launch sequence,
     each at a 256-byte aligned address, with guard bytes between them."""
@@ -331,9 +349,11 @@ class _Memory:
 
     def reset_counts(self) -> None:
         """Global accesses of the current launch, per kind: requests, sectors,
-        bytes, and bytes by buffer."""
+        bytes, and bytes by buffer; and the PTX instructions its warps issued,
+        by kernel statement (KernelProgram._run)."""
         n = len(self.starts)
         self.counts = {k: [0, 0, 0, np.zeros(n, np.int64)] for k in ("load", "store")}
+        self.issued: Optional[np.ndarray] = None
 
     def count(self, kind: str, warps, addr, total: int) -> None:
         """One access instruction: a request per warp, the 32-byte sectors
@@ -1971,7 +1991,10 @@ class KernelProgram:
         self.end = len(self.code)
 
     def launch(self, memory: _Memory, grid, block, smem: int, params: Dict[str, int],
-               max_threads: int = 1 << 15) -> None:
+               max_threads: int = 1 << 15, sample: Optional[int] = None) -> int:
+        """Runs the launch (only about `sample` of its blocks, whole clusters
+        spread evenly over the grid, where given); returns how many blocks
+        ran."""
         k = self.kernel
         cx, cy, cz = k.cluster
         if grid[0] % cx or grid[1] % cy or grid[2] % cz:
@@ -1991,21 +2014,34 @@ class KernelProgram:
                         for x in range(grid[0])),
                        key=lambda b: ((b[2] // cz, b[1] // cy, b[0] // cx),
                                       (b[2] % cz, b[1] % cy, b[0] % cx)))
+        if sample is not None and sample < len(order):
+            clusters = len(order) // per_cluster
+            take = min(clusters, -(-sample // per_cluster))
+            picked = (np.arange(take) * clusters) // take
+            order = [order[c * per_cluster + j] for c in picked for j in range(per_cluster)]
         step = max(1, max_threads // (nt * per_cluster)) * per_cluster
         for i in range(0, len(order), step):
             B = _Batch(k, order[i:i + step], tuple(block), tuple(grid), smem, params, memory,
                        i // step)
             self._run(B)
+        return len(order)
 
     def _run(self, B: _Batch) -> None:
         code, guards, end = self.code, self.guards, self.end
         pc, alive, waiting = B.pc, B.alive, B.waiting
         gone = end + 1
         steps = 0
+        # warp-instructions issued, by statement: each statement a warp's
+        # threads run together counts once (predicated off or not), twice
+        # where the warp's threads reach it apart (divergence)
+        if B.memory.issued is None:
+            B.memory.issued = np.zeros(end, dtype=np.int64)
+        issued = [0] * end
         while True:
             runnable = alive & ~waiting
             if not runnable.any():
                 if not alive.any():
+                    B.memory.issued += np.asarray(issued, dtype=np.int64)
                     return
                 if not self._release(B):
                     self._deadlock(B)
@@ -2018,6 +2054,7 @@ class KernelProgram:
             others = p[~at]
             stop = int(others.min()) if others.size else gone + 1
             full = len(sel) == B.n
+            nw = B.nwarps if full else _warps_in(B, sel)
             # run the threads at m statement by statement while no other
             # thread can join them (no other thread stands at or before m)
             while True:
@@ -2030,6 +2067,7 @@ class KernelProgram:
                     alive[sel] = False
                     pc[sel] = gone
                     break
+                issued[m] += nw
                 ex = code[m]
                 g = guards[m]
                 s_arg = None if full else sel
@@ -2081,6 +2119,7 @@ class KernelProgram:
                         pc[done] = gone
                         sel = sel[~on]
                         full = False
+                        nw = _warps_in(B, sel)
                     m += 1
                 if m >= stop:
                     pc[sel] = m
@@ -2243,6 +2282,47 @@ class EmulatedExecutable(HoldsPlan):
         plan = self.plan
         if out is not None:
             raise CallError("out= is not supported by the PTX emulator")
+        mem = self._execute(args)
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "counter" and mem.view(i).any():
+                raise EmulatorError(f"{plan.name!r}: {plan.buffer_label(i)} is not zero after "
+                                    f"the call: its kernels must leave their counts zero (the "
+                                    f"next call on the stream starts from them)")
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "status":
+                error = plan.guard_error(mem.view(i).view(np.int64), " (emulated)")
+                if error is not None:
+                    raise error
+        outs = []
+        for i, b in enumerate(plan.buffers):
+            if b.kind == "output":
+                outs.append((b.index, i))
+        outs.sort()
+        results = []
+        for k, i in outs:
+            spec = plan.outputs[k]
+            dt = _host_dtype(spec.dtype)
+            results.append(mem.view(i).view(dt).reshape(spec.shape).copy())
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def profile(self, *args, blocks: int = 64) -> list:
+        """Runs each launch on a sample of about `blocks` of its blocks (whole
+        clusters, spread evenly over the grid) and returns what they did
+        (see last_stats): the accesses and PTX warp-instructions of the
+        blocks run, and `sampled`, the blocks run of the grid's. For a model
+        of a kernel's cost per byte at sizes too large to emulate whole: the
+        results are not computed, nor the counts and guards checked (blocks
+        left out may be the ones that finish them)."""
+        if blocks < 1:
+            raise CallError(f"profile: blocks must be positive, not {blocks}")
+        self._execute(args, sample=blocks)
+        return self.last_stats
+
+    def _execute(self, args, sample: Optional[int] = None) -> "_Memory":
+        """Runs the plan's steps on `args` (each launch on about `sample` of
+        its blocks where given) and returns global memory after them; the
+        launches' stats go to last_stats."""
+        plan = self.plan
         plan.check_call(args)
         ins = [np.ascontiguousarray(np.asarray(a)) for a in args]
         sizes = [b.nbytes for b in plan.buffers]
@@ -2277,38 +2357,29 @@ class EmulatedExecutable(HoldsPlan):
             mem.launch += 1
             mem.reset_counts()
             grid = st.grid_on(self.resident_clusters)
-            prog.launch(mem, grid, st.block, st.smem, params)
-            stats.append(self._launch_stats(st, grid, mem))
-        for i, b in enumerate(plan.buffers):
-            if b.kind == "counter" and mem.view(i).any():
-                raise EmulatorError(f"{plan.name!r}: {plan.buffer_label(i)} is not zero after "
-                                    f"the call: its kernels must leave their counts zero (the "
-                                    f"next call on the stream starts from them)")
-        for i, b in enumerate(plan.buffers):
-            if b.kind == "status":
-                error = plan.guard_error(mem.view(i).view(np.int64), " (emulated)")
-                if error is not None:
-                    raise error
-        outs = []
-        for i, b in enumerate(plan.buffers):
-            if b.kind == "output":
-                outs.append((b.index, i))
-        outs.sort()
-        results = []
-        for k, i in outs:
-            spec = plan.outputs[k]
-            dt = _host_dtype(spec.dtype)
-            results.append(mem.view(i).view(dt).reshape(spec.shape).copy())
+            ran = prog.launch(mem, grid, st.block, st.smem, params, sample=sample)
+            stats.append(self._launch_stats(st, grid, mem, prog, ran))
         self.last_stats = stats
-        return results[0] if len(results) == 1 else tuple(results)
+        return mem
 
-    def _launch_stats(self, st, grid, mem: _Memory) -> dict:
-        """What one launch (of `grid`) did to global memory: requests (one per warp and
-        access instruction), 32-byte sectors, bytes asked for (in all and by
-        buffer index of the plan), and -- for
-        launches small enough for the race checks -- the bytes of each buffer
-        it read and wrote at least once."""
-        d = {"kernel": st.kernel, "grid": tuple(grid), "block": tuple(st.block)}
+    def _launch_stats(self, st, grid, mem: _Memory, prog: "KernelProgram",
+                      ran: int) -> dict:
+        """What one launch (of `grid`; `ran` of its blocks run) did to global
+        memory: requests (one per warp and access instruction), 32-byte
+        sectors, bytes asked for (in all and by buffer index of the plan), and
+        -- for launches small enough for the race checks -- the bytes of each
+        buffer it read and wrote at least once; and `issued`, the PTX
+        warp-instructions its warps issued, in all and by opcode (ld.global,
+        fma, ex2, ...: the opcode, and the state space of memory ops)."""
+        d = {"kernel": st.kernel, "grid": tuple(grid), "block": tuple(st.block),
+             "sampled": (ran, int(grid[0]) * int(grid[1]) * int(grid[2]))}
+        by_op: Dict[str, int] = {}
+        issued = mem.issued if mem.issued is not None else ()
+        for s, n in zip(prog.kernel.body, issued):
+            if n:
+                key = _opcode_class(s.op)
+                by_op[key] = by_op.get(key, 0) + int(n)
+        d["issued"] = {"warp_instructions": sum(by_op.values()), "by_op": by_op}
         for kind, (req, sectors, nbytes, per_buffer) in mem.counts.items():
             d[kind] = {"requests": req, "sectors": sectors, "bytes": nbytes,
                        "by_buffer": {int(i): int(per_buffer[i])

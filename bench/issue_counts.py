@@ -1,0 +1,165 @@
+"""What kfuse's CUDA kernels issue per byte they move, on this host: a model
+of a kernel's cost, for work on the kernels without a GPU. No GPU needed:
+each workload of the suite (bench/suite.py) is compiled for CUDA at its full
+size and each launch runs in the PTX emulator on a sample of its blocks
+(`EmulatedExecutable.profile`: whole clusters spread over the grid), which
+counts the PTX warp-instructions the sampled warps issue and the 32-byte
+sectors their global accesses touch.
+
+    python3 bench/issue_counts.py [WORKLOAD[:option=value,...] ...]
+                                  [--blocks 64] [--chip sm_90] [--out F]
+                                  [--bandwidth GBPS --sms N --clock GHZ]
+
+For each workload: PTX warp-instructions per 128 bytes of sectors (a warp's
+32 floats), sectors per byte asked for (above 1: accesses that straddle
+sectors; below 1: threads sharing one, a broadcast), and the opcodes that
+issue most. With `--bandwidth` (the device's measured copy bandwidth) the
+issue slots a streaming kernel has per 128 bytes at that bandwidth:
+`sms * clock * 4 * 128 / bandwidth` (4 warp-instructions a clock an SM) --
+past about two thirds of them a kernel is likely bound by issue rather than
+by memory.
+
+What it does not say: PTX is not the SASS ptxas makes (moves vanish,
+divisions and some conversions become several instructions), sampled
+blocks stand for the rest, and latency, occupancy and the memory system are
+not modelled. Compare counts between versions of one kernel, and check
+speed on a GPU (bench/bench_suite.py).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
+
+import kfuse  # noqa: E402
+from kfuse import dtypes  # noqa: E402
+
+import suite  # noqa: E402
+
+
+def _inputs(f, rng):
+    """Random inputs of a compiled program: normal floats; integers in
+    {0, 1} (labels and indices in range whatever the shape)."""
+    out = []
+    for spec in f.plan.inputs:
+        dt = dtypes.to_numpy(spec.dtype)
+        shape = tuple(spec.shape)
+        if np.issubdtype(dt, np.integer) or dt == np.bool_:
+            out.append(rng.integers(0, 2, size=shape).astype(dt))
+        else:
+            out.append(rng.standard_normal(shape).astype(np.float32).astype(dt))
+    return out
+
+
+def _parse_options(text):
+    """`a=1,b=true` -> {"a": 1, "b": True} (ints, floats, booleans, else text)."""
+    opts = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"issue_counts: option {item!r} is not key=value")
+        low = value.lower()
+        if low in ("true", "false"):
+            opts[key] = low == "true"
+            continue
+        for conv in (int, float):
+            try:
+                opts[key] = conv(value)
+                break
+            except ValueError:
+                pass
+        else:
+            opts[key] = value
+    return opts
+
+
+def count(program, blocks=64, chip="sm_90", seed=0, **options):
+    """One workload: compiled, profiled; its totals over the whole grids
+    (each launch's sampled counts scaled to its grid) and its launches."""
+    f = kfuse.compile(program, target="cuda", chip=chip, **options)
+    ins = _inputs(f, np.random.default_rng(seed))
+    start = time.perf_counter()
+    stats = f.emulator.profile(*ins, blocks=blocks)
+    seconds = time.perf_counter() - start
+    issued = sectors = asked = 0.0
+    by_op = {}
+    for st in stats:
+        ran, grid = st["sampled"]
+        scale = grid / ran if ran else 0.0
+        issued += st["issued"]["warp_instructions"] * scale
+        sectors += (st["load"]["sectors"] + st["store"]["sectors"]) * 32 * scale
+        asked += (st["load"]["bytes"] + st["store"]["bytes"]) * scale
+        for op, n in st["issued"]["by_op"].items():
+            by_op[op] = by_op.get(op, 0.0) + n * scale
+    return {
+        "launches": len(stats),
+        "warp_instructions": issued,
+        "sector_bytes": sectors,
+        "asked_bytes": asked,
+        "per_128B": issued * 128 / sectors if sectors else float("nan"),
+        "sectors_per_byte": sectors / asked if asked else float("nan"),
+        "by_op_per_128B": {op: n * 128 / sectors if sectors else float("nan")
+                           for op, n in sorted(by_op.items(), key=lambda kv: -kv[1])},
+        "profile_s": seconds,
+    }
+
+
+def issue_slots(bandwidth_gbps, sms, clock_ghz):
+    """Warp-instruction issue slots a device has per 128 bytes moved at
+    `bandwidth_gbps` (4 a clock an SM)."""
+    return sms * clock_ghz * 1e9 * 4 * 128 / (bandwidth_gbps * 1e9)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("workloads", nargs="*",
+                    help="suite workloads, each perhaps with compile options "
+                         "(softmax_xent_v50257:row_trip=16); default: all")
+    ap.add_argument("--blocks", type=int, default=64,
+                    help="blocks of each launch to run (default 64)")
+    ap.add_argument("--chip", default="sm_90")
+    ap.add_argument("--bandwidth", type=float,
+                    help="copy bandwidth in GB/s, for the issue slots per 128 B")
+    ap.add_argument("--sms", type=int, default=132)
+    ap.add_argument("--clock", type=float, default=1.98, help="SM clock in GHz")
+    ap.add_argument("--top", type=int, default=6, help="opcodes listed a workload")
+    ap.add_argument("--out", help="write the results as JSON too")
+    args = ap.parse_args(argv)
+    programs = suite.programs()
+    picked = args.workloads or list(programs)
+    slots = issue_slots(args.bandwidth, args.sms, args.clock) if args.bandwidth else None
+    print("| workload | launches | warp-insts / 128 B | sectors / byte | most issued (per 128 B) |")
+    print("|---|---:|---:|---:|---|")
+    rows = []
+    for item in picked:
+        name, _, text = item.partition(":")
+        if name not in programs:
+            raise SystemExit(f"issue_counts: no workload {name!r}; the suite has "
+                             f"{', '.join(programs)}")
+        options = _parse_options(text)
+        r = count(programs[name], blocks=args.blocks, chip=args.chip, **options)
+        r.update(workload=name, options=options)
+        rows.append(r)
+        top = ", ".join(f"{op} {n:.2f}" for op, n in
+                        list(r["by_op_per_128B"].items())[:args.top])
+        print(f"| {item} | {r['launches']} | {r['per_128B']:.2f} | "
+              f"{r['sectors_per_byte']:.3f} | {top} |", flush=True)
+    if slots is not None:
+        print(f"\nissue slots per 128 B at {args.bandwidth:.0f} GB/s "
+              f"({args.sms} SMs at {args.clock} GHz): {slots:.1f}")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump({"chip": args.chip, "blocks": args.blocks,
+                       "issue_slots_per_128B": slots, "rows": rows}, fh, indent=1)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""bench/issue_counts.py: the suite's kernels profiled in the PTX emulator at
+full size, on a sample of blocks -- the counts add up, scale to the grid,
+and respond to what the kernel does (a wider elementwise body issues more
+per byte; the same program with fewer blocks sampled issues the same per
+byte). Times are not asserted."""
+
+import json
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+
+import issue_counts  # noqa: E402
+
+
+def test_suite_workloads_profiled(tmp_path, capsys):
+    out = tmp_path / "issue.json"
+    rows = issue_counts.main(["ew_chain", "bias_gelu:unroll=2", "--blocks", "16",
+                              "--bandwidth", "3000", "--out", str(out)])
+    by = {r["workload"]: r for r in rows}
+    ew = by["ew_chain"]
+    assert ew["launches"] == 1
+    # 2^26 floats read and written, every sector whole
+    assert ew["sector_bytes"] == pytest.approx(2 * 4 * (1 << 26))
+    assert ew["sectors_per_byte"] == pytest.approx(1.0)
+    # per float a thread computes (128 B: 16 floats read and written, a
+    # warp-instruction for 32 threads): one ex2 for exp, and a 128-bit load
+    # and store for four floats
+    per_float = {op: n / 16 * 32 for op, n in ew["by_op_per_128B"].items()}
+    assert per_float["ex2"] == pytest.approx(1.0)
+    assert per_float["ld.global"] == per_float["st.global"] == pytest.approx(0.25)
+    assert sum(ew["by_op_per_128B"].values()) == pytest.approx(ew["per_128B"])
+    assert by["bias_gelu"]["options"] == {"unroll": 2}
+    table = capsys.readouterr().out
+    assert "| ew_chain | 1 |" in table and "issue slots per 128 B at 3000 GB/s" in table
+    saved = json.loads(out.read_text())
+    assert saved["blocks"] == 16 and saved["issue_slots_per_128B"] == pytest.approx(
+        issue_counts.issue_slots(3000, 132, 1.98))
+    assert [r["workload"] for r in saved["rows"]] == ["ew_chain", "bias_gelu"]
+
+
+def test_sample_size_does_not_change_a_uniform_kernel():
+    progs = issue_counts.suite.programs()
+    a = issue_counts.count(progs["softmax"], blocks=8)
+    b = issue_counts.count(progs["softmax"], blocks=32)
+    assert a["per_128B"] == pytest.approx(b["per_128B"])
+    assert a["warp_instructions"] == pytest.approx(b["warp_instructions"])
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(SystemExit, match="no workload 'nope'"):
+        issue_counts.main(["nope"])
+    with pytest.raises(SystemExit, match="not key=value"):
+        issue_counts.main(["softmax:row_trip"])
