@@ -2,13 +2,16 @@
 of a kernel's cost, for work on the kernels without a GPU. No GPU needed:
 each workload of the suite (bench/suite.py) is compiled for CUDA at its full
 size and each launch runs in the PTX emulator on a sample of its blocks
-(`EmulatedExecutable.profile`: whole clusters spread over the grid), which
+(`EmulatedExecutable.profile`: whole clusters drawn from the grid), which
 counts the PTX warp-instructions the sampled warps issue and the 32-byte
 sectors their global accesses touch.
 
-    python3 bench/issue_counts.py [WORKLOAD[:option=value,...] ...]
+    python3 bench/issue_counts.py [WORKLOAD[:option=value,...] | DIR ...]
                                   [--blocks 64] [--chip sm_90] [--out F]
                                   [--bandwidth GBPS --sms N --clock GHZ]
+
+A DIR is a saved CUDA program (make_artifacts.py's, or an older commit's:
+compare the two) profiled as it is.
 
 For each workload: PTX warp-instructions per 128 bytes of sectors (a warp's
 32 floats), sectors per byte asked for (above 1: accesses that straddle
@@ -44,11 +47,11 @@ from kfuse import dtypes  # noqa: E402
 import suite  # noqa: E402
 
 
-def _inputs(f, rng):
-    """Random inputs of a compiled program: normal floats; integers in
-    {0, 1} (labels and indices in range whatever the shape)."""
+def _inputs(plan, rng):
+    """Random inputs of a plan: normal floats; integers in {0, 1} (labels
+    and indices in range whatever the shape)."""
     out = []
-    for spec in f.plan.inputs:
+    for spec in plan.inputs:
         dt = dtypes.to_numpy(spec.dtype)
         shape = tuple(spec.shape)
         if np.issubdtype(dt, np.integer) or dt == np.bool_:
@@ -84,9 +87,14 @@ def count(program, blocks=64, chip="sm_90", seed=0, **options):
     """One workload: compiled, profiled; its totals over the whole grids
     (each launch's sampled counts scaled to its grid) and its launches."""
     f = kfuse.compile(program, target="cuda", chip=chip, **options)
-    ins = _inputs(f, np.random.default_rng(seed))
+    return profile(f.emulator, blocks, seed)
+
+
+def profile(emulator, blocks=64, seed=0):
+    """count() of a program already compiled (an EmulatedExecutable)."""
+    ins = _inputs(emulator.plan, np.random.default_rng(seed))
     start = time.perf_counter()
-    stats = f.emulator.profile(*ins, blocks=blocks)
+    stats = emulator.profile(*ins, blocks=blocks)
     seconds = time.perf_counter() - start
     issued = sectors = asked = 0.0
     by_op = {}
@@ -121,7 +129,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workloads", nargs="*",
                     help="suite workloads, each perhaps with compile options "
-                         "(softmax_xent_v50257:row_trip=16); default: all")
+                         "(softmax_xent_v50257:row_trip=16), or saved CUDA "
+                         "programs' directories; default: every workload")
     ap.add_argument("--blocks", type=int, default=64,
                     help="blocks of each launch to run (default 64)")
     ap.add_argument("--chip", default="sm_90")
@@ -139,13 +148,17 @@ def main(argv=None):
     print("|---|---:|---:|---:|---|")
     rows = []
     for item in picked:
-        name, _, text = item.partition(":")
-        if name not in programs:
-            raise SystemExit(f"issue_counts: no workload {name!r}; the suite has "
-                             f"{', '.join(programs)}")
-        options = _parse_options(text)
-        r = count(programs[name], blocks=args.blocks, chip=args.chip, **options)
-        r.update(workload=name, options=options)
+        if os.path.isdir(item):
+            r = profile(kfuse.runtime.load_emulated(item), blocks=args.blocks)
+            r.update(workload=item, options={})
+        else:
+            name, _, text = item.partition(":")
+            if name not in programs:
+                raise SystemExit(f"issue_counts: no workload {name!r}; the suite has "
+                                 f"{', '.join(programs)}")
+            options = _parse_options(text)
+            r = count(programs[name], blocks=args.blocks, chip=args.chip, **options)
+            r.update(workload=name, options=options)
         rows.append(r)
         top = ", ".join(f"{op} {n:.2f}" for op, n in
                         list(r["by_op_per_128B"].items())[:args.top])

@@ -918,7 +918,7 @@ def main():
                                               "argmax_v128256", "l2norm_prime", "lm_loss"):
                 # every trip of the streamed rows tests its chunks against the
                 # row's end (default: the trips wholly in the row untested, the
-                # last one tested; bench/issue_counts.py: 16.1 against 22.9
+                # last one tested; bench/issue_counts.py: 13.0 against 19.3
                 # PTX warp-instructions per 128 B for softmax_xent_v50257)
                 variants["nopeel"] = dict(row_peel=False)
                 if name == "softmax_xent_v50257":

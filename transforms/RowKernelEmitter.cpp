@@ -3644,9 +3644,15 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
       Value override;
       auto on = onlineSums.find(g);
       if (on != onlineSums.end()) {
-        // Rescale to the trip's new running max.
+        // Rescale to the trip's new running max, by an exp as approximate
+        // as the terms' (online sums are fast numerics'): fusion-fast-exp's
+        // ex2.approx, not a correctly rounded exp's 10 instructions a trip.
         Value m = accs[slot[on->second.max]], mNew = next[slot[on->second.max]];
-        acc = arith::MulFOp::create(lb, loc, acc, rescale(lb, loc, m, mNew));
+        acc =
+            arith::MulFOp::create(lb, loc, acc,
+                                  rescale(lb, loc, m, mNew,
+                                          arith::FastMathFlags::afn |
+                                              arith::FastMathFlags::contract));
         // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
         // a row whose max ends -inf gets its NaN when the sum is finished.
         Type t = m.getType();

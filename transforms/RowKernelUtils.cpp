@@ -322,12 +322,14 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value,
   return c;
 }
 
-Value rescale(OpBuilder &b, Location loc, Value from, Value to) {
+Value rescale(OpBuilder &b, Location loc, Value from, Value to,
+              arith::FastMathFlags flags) {
   Value same =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, from, to);
   return arith::SelectOp::create(
       b, loc, same, floatConstant(b, loc, from.getType(), 1.0),
-      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to)));
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to),
+                          flags));
 }
 
 Value onlineSum(OpBuilder &b, Location loc, Value s, Value m, Value r) {

@@ -184,9 +184,11 @@ mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
 
 /// exp(from - to), exactly 1 where from == to (also where both are -inf or
 /// +inf, whose difference is NaN): moves a sum of exp(e - from) to one of
-/// exp(e - to).
-mlir::Value rescale(mlir::OpBuilder &b, mlir::Location loc, mlir::Value from,
-                    mlir::Value to);
+/// exp(e - to). `flags` on the exp (afn: fusion-fast-exp's ex2.approx).
+mlir::Value
+rescale(mlir::OpBuilder &b, mlir::Location loc, mlir::Value from,
+        mlir::Value to,
+        mlir::arith::FastMathFlags flags = mlir::arith::FastMathFlags::none);
 
 /// sum(exp(e - r)) from s = sum(exp(e - m)), m = max(e) (terms against a
 /// max of -inf taken as 0): s exp(m - r), with what the two-pass sum gives

@@ -50,6 +50,19 @@ def test_sample_size_does_not_change_a_uniform_kernel():
     assert a["warp_instructions"] == pytest.approx(b["warp_instructions"])
 
 
+def test_a_saved_program_is_profiled_as_it_is(tmp_path):
+    # a saved CUDA program (an older commit's artifacts) counts as the same
+    # program compiled now
+    prog = issue_counts.suite.programs()["softmax_w1024"]
+    f = issue_counts.kfuse.compile(prog, target="cuda", chip="sm_90")
+    f.save(str(tmp_path / "softmax"))
+    [saved] = issue_counts.main([str(tmp_path / "softmax"), "--blocks", "8"])
+    fresh = issue_counts.count(prog, blocks=8)
+    assert saved["workload"] == str(tmp_path / "softmax")
+    assert saved["per_128B"] == pytest.approx(fresh["per_128B"])
+    assert saved["by_op_per_128B"] == pytest.approx(fresh["by_op_per_128B"])
+
+
 def test_bad_arguments_are_named():
     with pytest.raises(SystemExit, match="no workload 'nope'"):
         issue_counts.main(["nope"])

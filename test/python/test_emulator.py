@@ -191,7 +191,7 @@ $L__loop:
 
 
 def test_profile_runs_a_sample_of_the_blocks():
-    # 100 blocks of 32 threads: a sample of 10, spread over the grid, issue
+    # 100 blocks of 32 threads: a sample of 10, drawn from the grid, issue
     # and move what 10 blocks do; the results are not computed for the rest.
     exe = EmulatedExecutable(_plan("k", 3200, 100, 32), _kernel(_SCALE.format(n=3200)))
     x = np.ones(3200, np.float32)

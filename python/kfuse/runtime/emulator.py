@@ -1993,7 +1993,7 @@ class KernelProgram:
     def launch(self, memory: _Memory, grid, block, smem: int, params: Dict[str, int],
                max_threads: int = 1 << 15, sample: Optional[int] = None) -> int:
         """Runs the launch (only about `sample` of its blocks, whole clusters
-        spread evenly over the grid, where given); returns how many blocks
+        drawn from the grid, where given); returns how many blocks
         ran."""
         k = self.kernel
         cx, cy, cz = k.cluster
@@ -2015,9 +2015,13 @@ class KernelProgram:
                        key=lambda b: ((b[2] // cz, b[1] // cy, b[0] // cx),
                                       (b[2] % cz, b[1] % cy, b[0] % cx)))
         if sample is not None and sample < len(order):
+            # (drawn, not evenly spaced: blocks a fixed stride apart can all
+            # fall on rows of one alignment, rows of 50257 floats every 8th
+            # on a 32-byte boundary; the same draw for the same grid)
             clusters = len(order) // per_cluster
             take = min(clusters, -(-sample // per_cluster))
-            picked = (np.arange(take) * clusters) // take
+            picked = np.sort(np.random.default_rng(clusters).choice(clusters, take,
+                                                                    replace=False))
             order = [order[c * per_cluster + j] for c in picked for j in range(per_cluster)]
         step = max(1, max_threads // (nt * per_cluster)) * per_cluster
         for i in range(0, len(order), step):
@@ -2307,7 +2311,7 @@ class EmulatedExecutable(HoldsPlan):
 
     def profile(self, *args, blocks: int = 64) -> list:
         """Runs each launch on a sample of about `blocks` of its blocks (whole
-        clusters, spread evenly over the grid) and returns what they did
+        clusters, drawn from the grid with a fixed seed) and returns what they did
         (see last_stats): the accesses and PTX warp-instructions of the
         blocks run, and `sampled`, the blocks run of the grid's. For a model
         of a kernel's cost per byte at sizes too large to emulate whole: the
