@@ -141,6 +141,8 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=6, help="opcodes listed a workload")
     ap.add_argument("--out", help="write the results as JSON too")
     args = ap.parse_args(argv)
+    if args.blocks < 1:
+        raise SystemExit(f"issue_counts: --blocks must be positive, not {args.blocks}")
     programs = suite.programs()
     picked = args.workloads or list(programs)
     slots = issue_slots(args.bandwidth, args.sms, args.clock) if args.bandwidth else None

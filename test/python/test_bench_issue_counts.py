@@ -68,3 +68,5 @@ def test_bad_arguments_are_named():
         issue_counts.main(["nope"])
     with pytest.raises(SystemExit, match="not key=value"):
         issue_counts.main(["softmax:row_trip"])
+    with pytest.raises(SystemExit, match="--blocks must be positive"):
+        issue_counts.main(["softmax", "--blocks", "0"])

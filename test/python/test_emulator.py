@@ -203,8 +203,9 @@ def test_profile_runs_a_sample_of_the_blocks():
     # a sample as large as the grid runs all of it
     [whole] = exe.profile(x, blocks=500)
     assert whole["sampled"] == (100, 100)
-    with pytest.raises(kfuse.CallError, match="blocks must be positive"):
-        exe.profile(x, blocks=0)
+    for bad in (0, 2.5, True, "8"):
+        with pytest.raises(kfuse.CallError, match="blocks must be a positive int"):
+            exe.profile(x, blocks=bad)
 
 
 def test_out_of_bounds_store_is_reported():

@@ -2317,8 +2317,8 @@ class EmulatedExecutable(HoldsPlan):
         of a kernel's cost per byte at sizes too large to emulate whole: the
         results are not computed, nor the counts and guards checked (blocks
         left out may be the ones that finish them)."""
-        if blocks < 1:
-            raise CallError(f"profile: blocks must be positive, not {blocks}")
+        if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
+            raise CallError(f"profile: blocks must be a positive int, not {blocks!r}")
         self._execute(args, sample=blocks)
         return self.last_stats
 
