@@ -93,7 +93,9 @@ class CompiledProgram(HoldsPlan):
         bounds and misaligned accesses, data races, barriers and shuffles that
         not every thread reaches) and raises EmulatorError naming the PTX
         statement. Slow: for tests with small shapes. `emulator.last_stats`
-        then says what each launch did to global memory."""
+        then says what each launch did to global memory and the PTX
+        warp-instructions its warps issued; `emulator.profile(*args)` runs
+        full-size launches on a sample of their blocks for those counts."""
         return self.emulator(*args)
 
     @property
