@@ -47,6 +47,9 @@ from kfuse import dtypes  # noqa: E402
 import suite  # noqa: E402
 
 
+HOT_KEPT = 40   # statements kept a workload, those issued most
+
+
 def _inputs(plan, rng):
     """Random inputs of a plan: normal floats; integers in {0, 1} (labels
     and indices in range whatever the shape)."""
@@ -97,7 +100,7 @@ def profile(emulator, blocks=64, seed=0):
     stats = emulator.profile(*ins, blocks=blocks)
     seconds = time.perf_counter() - start
     issued = sectors = asked = 0.0
-    by_op = {}
+    by_op, by_statement = {}, {}
     for st in stats:
         ran, grid = st["sampled"]
         scale = grid / ran if ran else 0.0
@@ -106,6 +109,11 @@ def profile(emulator, blocks=64, seed=0):
         asked += (st["load"]["bytes"] + st["store"]["bytes"]) * scale
         for op, n in st["issued"]["by_op"].items():
             by_op[op] = by_op.get(op, 0.0) + n * scale
+        text = {s.line: s.text for s in emulator.programs[st["kernel"]].kernel.body}
+        for line, n in st["issued"]["by_line"].items():
+            key = (st["kernel"], line, text[line])
+            by_statement[key] = by_statement.get(key, 0.0) + n * scale
+    hot = sorted(by_statement.items(), key=lambda kv: -kv[1])[:HOT_KEPT]
     return {
         "launches": len(stats),
         "warp_instructions": issued,
@@ -115,6 +123,10 @@ def profile(emulator, blocks=64, seed=0):
         "sectors_per_byte": sectors / asked if asked else float("nan"),
         "by_op_per_128B": {op: n * 128 / sectors if sectors else float("nan")
                            for op, n in sorted(by_op.items(), key=lambda kv: -kv[1])},
+        "hot_statements": [
+            {"kernel": k, "line": line, "ptx": ptx,
+             "per_128B": n * 128 / sectors if sectors else float("nan")}
+            for (k, line, ptx), n in hot],
         "profile_s": seconds,
     }
 
@@ -139,6 +151,9 @@ def main(argv=None):
     ap.add_argument("--sms", type=int, default=132)
     ap.add_argument("--clock", type=float, default=1.98, help="SM clock in GHz")
     ap.add_argument("--top", type=int, default=6, help="opcodes listed a workload")
+    ap.add_argument("--hot", type=int, default=0,
+                    help="also list the PTX statements issued most a workload, "
+                         f"up to {HOT_KEPT} (kernel, line, per 128 B)")
     ap.add_argument("--out", help="write the results as JSON too")
     args = ap.parse_args(argv)
     if args.blocks < 1:
@@ -148,7 +163,7 @@ def main(argv=None):
     slots = issue_slots(args.bandwidth, args.sms, args.clock) if args.bandwidth else None
     print("| workload | launches | warp-insts / 128 B | sectors / byte | most issued (per 128 B) |")
     print("|---|---:|---:|---:|---|")
-    rows = []
+    rows, hot = [], []
     for item in picked:
         if os.path.isdir(item):
             r = profile(kfuse.runtime.load_emulated(item), blocks=args.blocks)
@@ -166,6 +181,13 @@ def main(argv=None):
                         list(r["by_op_per_128B"].items())[:args.top])
         print(f"| {item} | {r['launches']} | {r['per_128B']:.2f} | "
               f"{r['sectors_per_byte']:.3f} | {top} |", flush=True)
+        hot.extend((item, h) for h in r["hot_statements"][:args.hot])
+    if hot:
+        print("\n| workload | kernel | PTX line | per 128 B | statement |")
+        print("|---|---|---:|---:|---|")
+        for item, h in hot:
+            print(f"| {item} | {h['kernel']} | {h['line']} | {h['per_128B']:.3f} | "
+                  f"`{h['ptx']}` |")
     if slots is not None:
         print(f"\nissue slots per 128 B at {args.bandwidth:.0f} GB/s "
               f"({args.sms} SMs at {args.clock} GHz): {slots:.1f}")

@@ -19,7 +19,7 @@ import issue_counts  # noqa: E402
 def test_suite_workloads_profiled(tmp_path, capsys):
     out = tmp_path / "issue.json"
     rows = issue_counts.main(["ew_chain", "bias_gelu:unroll=2", "--blocks", "16",
-                              "--bandwidth", "3000", "--out", str(out)])
+                              "--bandwidth", "3000", "--hot", "3", "--out", str(out)])
     by = {r["workload"]: r for r in rows}
     ew = by["ew_chain"]
     assert ew["launches"] == 1
@@ -36,10 +36,30 @@ def test_suite_workloads_profiled(tmp_path, capsys):
     assert by["bias_gelu"]["options"] == {"unroll": 2}
     table = capsys.readouterr().out
     assert "| ew_chain | 1 |" in table and "issue slots per 128 B at 3000 GB/s" in table
+    # the statements issued most, 3 a workload
+    assert table.count("| ew_chain | ew_chain_g0 |") == 3
     saved = json.loads(out.read_text())
     assert saved["blocks"] == 16 and saved["issue_slots_per_128B"] == pytest.approx(
         issue_counts.issue_slots(3000, 132, 1.98))
     assert [r["workload"] for r in saved["rows"]] == ["ew_chain", "bias_gelu"]
+
+
+def test_the_statements_issued_most_are_the_loops():
+    # a sum of squares over 2^26 floats: each thread's loop over its
+    # vectors issues far more than the code around it (a warp's shuffles,
+    # the block's combine), and its 128-bit load is among its statements
+    r = issue_counts.count(issue_counts.suite.programs()["l2norm"], blocks=8)
+    hot = r["hot_statements"]
+    assert len(hot) == issue_counts.HOT_KEPT
+    per = [h["per_128B"] for h in hot]
+    assert per == sorted(per, reverse=True)
+    assert sum(per) <= r["per_128B"] + 1e-9
+    loop = [h for h in hot if h["per_128B"] == pytest.approx(per[0])]
+    assert any(h["ptx"].startswith("ld.global.v4") for h in loop)
+    assert any(h["ptx"].startswith("fma.rn.f32") for h in loop)
+    # (several trips a thread: the loop issues a multiple of the prologue)
+    params = [h for h in hot if h["ptx"].startswith("ld.param")]
+    assert params and all(per[0] >= 2 * h["per_128B"] for h in params)
 
 
 def test_sample_size_does_not_change_a_uniform_kernel():

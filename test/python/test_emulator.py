@@ -165,6 +165,7 @@ def test_issued_warp_instructions(n, ran):
     assert issued["by_op"]["ld.global"] == issued["by_op"]["st.global"] == ran
     assert issued["by_op"]["ld.param"] == 4 and issued["by_op"]["bra"] == 2
     assert sum(issued["by_op"].values()) == issued["warp_instructions"]
+    assert sum(issued["by_line"].values()) == issued["warp_instructions"]
 
 
 def test_issued_warp_instructions_of_a_loop_with_a_thread_dependent_trip_count():

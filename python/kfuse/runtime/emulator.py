@@ -2373,17 +2373,21 @@ class EmulatedExecutable(HoldsPlan):
         sectors, bytes asked for (in all and by buffer index of the plan), and
         -- for launches small enough for the race checks -- the bytes of each
         buffer it read and wrote at least once; and `issued`, the PTX
-        warp-instructions its warps issued, in all and by opcode (ld.global,
-        fma, ex2, ...: the opcode, and the state space of memory ops)."""
+        warp-instructions its warps issued, in all, by opcode (ld.global,
+        fma, ex2, ...: the opcode, and the state space of memory ops) and by
+        line of the PTX text (`by_line`)."""
         d = {"kernel": st.kernel, "grid": tuple(grid), "block": tuple(st.block),
              "sampled": (ran, int(grid[0]) * int(grid[1]) * int(grid[2]))}
         by_op: Dict[str, int] = {}
+        by_line: Dict[int, int] = {}
         issued = mem.issued if mem.issued is not None else ()
         for s, n in zip(prog.kernel.body, issued):
             if n:
                 key = _opcode_class(s.op)
                 by_op[key] = by_op.get(key, 0) + int(n)
-        d["issued"] = {"warp_instructions": sum(by_op.values()), "by_op": by_op}
+                by_line[s.line] = by_line.get(s.line, 0) + int(n)
+        d["issued"] = {"warp_instructions": sum(by_op.values()), "by_op": by_op,
+                       "by_line": by_line}
         for kind, (req, sectors, nbytes, per_buffer) in mem.counts.items():
             d[kind] = {"requests": req, "sectors": sectors, "bytes": nbytes,
                        "by_buffer": {int(i): int(per_buffer[i])
