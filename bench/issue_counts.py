@@ -42,26 +42,12 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 
 import kfuse  # noqa: E402
-from kfuse import dtypes  # noqa: E402
 
 import suite  # noqa: E402
+from mutate_programs import plan_inputs  # noqa: E402
 
 
 HOT_KEPT = 40   # statements kept a workload, those issued most
-
-
-def _inputs(plan, rng):
-    """Random inputs of a plan: normal floats; integers in {0, 1} (labels
-    and indices in range whatever the shape)."""
-    out = []
-    for spec in plan.inputs:
-        dt = dtypes.to_numpy(spec.dtype)
-        shape = tuple(spec.shape)
-        if np.issubdtype(dt, np.integer) or dt == np.bool_:
-            out.append(rng.integers(0, 2, size=shape).astype(dt))
-        else:
-            out.append(rng.standard_normal(shape).astype(np.float32).astype(dt))
-    return out
 
 
 def _parse_options(text):
@@ -95,7 +81,7 @@ def count(program, blocks=64, chip="sm_90", seed=0, **options):
 
 def profile(emulator, blocks=64, seed=0):
     """count() of a program already compiled (an EmulatedExecutable)."""
-    ins = _inputs(emulator.plan, np.random.default_rng(seed))
+    ins = plan_inputs(emulator.plan.inputs, np.random.default_rng(seed))
     start = time.perf_counter()
     stats = emulator.profile(*ins, blocks=blocks)
     seconds = time.perf_counter() - start

@@ -400,11 +400,15 @@ def mutant(seed, corpus):
 
 # --------------------------------------------------------------------- checks
 
-def _inputs(specs, recorded, rng):
+def plan_inputs(specs, rng, recorded=None):
+    """Random arrays for a plan's input specs: normal floats; integers in
+    {0, 1} (ids and labels index tables of any size); i1 as booleans; where
+    `recorded` holds an array of the spec's shape and kind (key "in<i>"),
+    that one instead."""
     from kfuse import dtypes
     out = []
     for i, s in enumerate(specs):
-        have = recorded.get(f"in{i}")
+        have = (recorded or {}).get(f"in{i}")
         is_int = s.dtype.name[0] == "i"
         if have is not None and have.shape == tuple(s.shape) and \
                 (have.dtype.kind in "iub") == is_int:
@@ -486,7 +490,7 @@ def check_one(path, npz, options="{}"):
         if npz and os.path.exists(npz):
             with np.load(npz) as data:
                 recorded = {k: data[k] for k in data.files}
-        args = _inputs(cpu.inputs, recorded, np.random.default_rng(0))
+        args = plan_inputs(cpu.inputs, np.random.default_rng(0), recorded)
         _random_programs().special_values(args, kind, seed)
         stage = "running on the CPU"
         try:

@@ -5359,9 +5359,9 @@ private:
   SmallVector<linalg::GenericOp> sums, epilogues;
   /// The row kernel's generics, and those of the kernel after it.
   SmallVector<linalg::GenericOp> rowKernel, later;
-  /// Each column sum's terms in the row kernel.
+  /// Each column sum's terms in the row kernel, in the order of `sums`
+  /// (emit() builds them in the generics' order, as `sums` is).
   SmallVector<RowKernel::ColumnSum> columnSums;
-  SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> terms; // C, E
 };
 } // namespace
 
@@ -5453,7 +5453,6 @@ LogicalResult ColumnSumKernels::termsOf(linalg::GenericOp g) {
   for (NamedAttribute a : g->getDiscardableAttrs())
     e->setAttr(a.getName(), a.getValue());
   rowKernel.push_back(e);
-  terms.push_back({g, e});
   bool independent = llvm::none_of(g.getDpsInputs(), [&](Value v) {
     return llvm::any_of(rowKernel, [&](linalg::GenericOp w) {
       return llvm::is_contained(w.getDpsInits(), v);
@@ -5527,8 +5526,7 @@ LogicalResult ColumnSumKernels::emit() {
   b.setInsertionPointAfter(emitter.launch());
   for (linalg::GenericOp g : later)
     g->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
-  for (auto [k, ce] : llvm::enumerate(terms)) {
-    linalg::GenericOp c = ce.first;
+  for (auto [k, c] : llvm::enumerate(sums)) {
     Value partial = emitter.columnSums[k].partial;
     if (!partial) {
       // (left to the later kernel as it is)
