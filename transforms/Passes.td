@@ -310,6 +310,49 @@ def AssociativeCombiners : Pass<"fusion-associative-combiners", "::mlir::func::F
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PicksAsGathers : Pass<"fusion-picks-as-gathers", "::mlir::func::FuncOp"> {
+  let summary = "Writes one-hot sums as gathers of the one term they keep";
+  let description = [{
+    A sum over a reduction loop `j` whose term is `j == k ? f(j) : 0`
+    (`arith.select` of an `arith.cmpi eq` or `ne`, the zero a constant of
+    either sign, the sum `arith.addf` or `arith.addi`), where `k` is
+    computed without `j`, keeps one term: `f(k)` where `0 <= k < n` (`n`
+    the loop's static range) and nothing elsewhere. The generic loses the
+    loop: its inputs read along `j` are gathered (`tensor.extract`) at
+    `j = min(k, n - 1)`, and the term is `k < n (unsigned) ? f(k) : 0`.
+    A cross-entropy written as linalg picks its label's logit so; the sum
+    reads the whole row and compares every column with the label, the
+    gather reads one element.
+
+    ```mlir
+    ^bb0(%x: f32, %label: i64, %acc: f32):   // loops (i, j), j reduced
+      %j = linalg.index 1 : index
+      %ji = arith.index_cast %j : index to i64
+      %hit = arith.cmpi eq, %ji, %label : i64
+      %t = arith.select %hit, %x, %zero : f32
+      %s = arith.addf %t, %acc : f32
+    // becomes, over loop i alone:
+    ^bb0(%label: i64, %acc: f32):
+      %i = linalg.index 0 : index
+      %k = arith.index_cast %label : i64 to index
+      %in = arith.cmpi ult, %k, %c1000 : index
+      %at = arith.minui %k, %c999 : index
+      %x = tensor.extract %logits[%i, %at] : tensor<64x1000xf32>
+      %t = arith.select %in, %x, %zero : f32
+      %s = arith.addf %t, %acc : f32
+    ```
+
+    The value is the sum's, bit for bit, but for the sign of a zero sum
+    (the sum adds zeros in an order its kernel chooses). A compare with an
+    `index_cast` of `j` to integers too narrow to hold every `j` is left as
+    it is, as are terms computed with ops that have regions or effects,
+    keys that depend on `j`, and one-hot products (`onehot * x` is NaN where
+    any `x` is infinite).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CheckGenerics : Pass<"fusion-check-generics", "::mlir::func::FuncOp"> {
   let summary = "Rejects generics that kfuse would run other than as written";
   let description = [{

@@ -332,9 +332,11 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
   // neither changes anything (fusion-normalize-views: gathers turned inputs
   // and split loops leave reshapes to move). A reduction of a
   // reduction's result with the same combiner becomes one reduction
-  // (fusion-merge-nested-reductions). The reductions the last two wrote
-  // take their loops in order again (fusion-reductions-last). Gathers whose
-  // indices are not provably in bounds read at clamped indices, their
+  // (fusion-merge-nested-reductions). A one-hot sum (`j == k ? x[j] : 0`
+  // summed over j, a loss's label pick) becomes the gather of its one term
+  // (fusion-picks-as-gathers). The reductions normalize-views and the merge
+  // wrote take their loops in order again (fusion-reductions-last). Gathers
+  // whose indices are not provably in bounds read at clamped indices, their
   // values guarded (fusion-guard-gathers; fusion-lower-guards turns the
   // guards into the status words the runtime reports after code
   // generation).
@@ -346,7 +348,7 @@ void buildNormalizePipeline(OpPassManager &pm, const NoOptions &) {
       "fusion-reductions-last,fusion-split-arg-reductions,"
       "fusion-associative-combiners,"
       "linalg-fold-unit-extent-dims,fusion-normalize-views,"
-      "fusion-merge-nested-reductions,"
+      "fusion-merge-nested-reductions,fusion-picks-as-gathers,"
       "fusion-reductions-last,fusion-guard-gathers),canonicalize,cse");
 }
 

@@ -1662,6 +1662,18 @@ FailureOr<SmallVector<Value>> RowKernel::evalBody(OpBuilder &b, Location loc,
   }
   if (acc)
     mapping.map(body->getArguments().back(), acc);
+  // (a generic over the rows or the whole space reading what its outputs
+  // held before it: a sum's `init + term` folded to one step)
+  for (OpOperand &out : g.getDpsInitsMutable()) {
+    BlockArgument arg = body->getArgument(out.getOperandNumber());
+    if (arg.use_empty() || mapping.contains(arg))
+      continue;
+    auto v = valueAt(b, loc, out.get(), position[g],
+                     g.getMatchingIndexingMap(&out), loopIdx, cache, chunk);
+    if (failed(v))
+      return failure();
+    mapping.map(arg, *v);
+  }
   for (auto [from, to] : bodyOverrides)
     if (from.getParentBlock() == body)
       mapping.map(from, vec && !isa<VectorType>(to.getType())
@@ -4874,6 +4886,7 @@ LogicalResult RowKernel::emit() {
   for (linalg::GenericOp g : llvm::reverse(generics))
     g.erase();
   kfuse::reuseReadOnlyLoads(launch);
+  kfuse::hoistReadOnlyLoads(launch);
   return success();
 }
 

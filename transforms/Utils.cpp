@@ -7,6 +7,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -18,6 +19,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
 
@@ -621,20 +623,78 @@ Value kfuse::viewRoot(Value v) {
   return v;
 }
 
-void kfuse::reuseReadOnlyLoads(Operation *root) {
-  auto isLoad = [](Operation *op) {
-    return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(op);
-  };
-  // (any other use of a buffer may write it: stores, atomics, an address
-  // taken for inline PTX)
+static bool isLoad(Operation *op) {
+  return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(op);
+}
+
+/// The buffers (view roots) that ops in `root` may write: any use of a
+/// buffer but a load or a view (stores, atomics, an address taken for
+/// inline PTX).
+static llvm::DenseSet<Value> writtenBuffers(Operation *root) {
   llvm::DenseSet<Value> written;
   root->walk([&](Operation *op) {
     if (isLoad(op) || isa<ViewLikeOpInterface>(op))
       return;
     for (Value v : op->getOperands())
       if (isa<BaseMemRefType>(v.getType()))
-        written.insert(viewRoot(v));
+        written.insert(kfuse::viewRoot(v));
   });
+  return written;
+}
+
+/// Whether `buffer` (a view root) is global memory defined outside `root`
+/// that nothing in `root` writes.
+static bool readOnlyIn(Operation *root, Value buffer,
+                       const llvm::DenseSet<Value> &written) {
+  Region *from = buffer.getParentRegion();
+  return !written.contains(buffer) && from &&
+         !root->isAncestor(from->getParentOp()) &&
+         !isa_and_nonnull<gpu::AddressSpaceAttr>(
+             cast<BaseMemRefType>(buffer.getType()).getMemorySpace());
+}
+
+void kfuse::hoistReadOnlyLoads(Operation *root) {
+  Block &body = root->getRegion(0).front();
+  auto first = llvm::find_if(
+      body, [](Operation &op) { return isa<scf::ForOp, scf::WhileOp>(op); });
+  if (first == body.end())
+    return;
+  Operation *loop = &*first;
+  llvm::DenseSet<Value> written = writtenBuffers(root);
+  SmallVector<memref::LoadOp> loads;
+  for (Operation &op : llvm::make_range(std::next(first), body.end()))
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && readOnlyIn(root, kfuse::viewRoot(load.getMemRef()), written))
+      loads.push_back(load);
+  for (memref::LoadOp load : loads) {
+    // The ops after the loop that compute its indices: pure, in this block.
+    SetVector<Operation *> slice;
+    bool movable = true;
+    std::function<void(Value)> need = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (!movable || !def || def->getBlock() != &body ||
+          def->isBeforeInBlock(loop) || slice.contains(def))
+        return;
+      if (def->getNumRegions() != 0 || !isPure(def)) {
+        movable = false;
+        return;
+      }
+      for (Value operand : def->getOperands())
+        need(operand);
+      slice.insert(def);
+    };
+    for (Value v : load->getOperands())
+      need(v);
+    if (!movable)
+      continue;
+    for (Operation *op : slice) // (operands first)
+      op->moveBefore(loop);
+    load->moveBefore(loop);
+  }
+}
+
+void kfuse::reuseReadOnlyLoads(Operation *root) {
+  llvm::DenseSet<Value> written = writtenBuffers(root);
   IRRewriter rewriter(root->getContext());
   {
     DominanceInfo dominance(root);
@@ -647,12 +707,7 @@ void kfuse::reuseReadOnlyLoads(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isLoad(op))
       return;
-    Value buffer = viewRoot(op->getOperand(0));
-    Region *from = buffer.getParentRegion();
-    if (written.contains(buffer) || !from ||
-        root->isAncestor(from->getParentOp()) ||
-        isa_and_nonnull<gpu::AddressSpaceAttr>(
-            cast<BaseMemRefType>(buffer.getType()).getMemorySpace()))
+    if (!readOnlyIn(root, viewRoot(op->getOperand(0)), written))
       return;
     llvm::hash_code key = OperationEquivalence::computeHash(
         op, OperationEquivalence::directHashValue,

@@ -205,6 +205,14 @@ mlir::Value viewRoot(mlir::Value v);
 /// between the phases keep CSE alone from merging the loads.
 void reuseReadOnlyLoads(mlir::Operation *root);
 
+/// Moves, in the kernel body `root` (a gpu.launch), each scalar load of a
+/// buffer nothing in `root` writes that follows the body's first loop but
+/// addresses only what is known before it (a gather at a row's label, read
+/// once the row's sums are done) to just before that loop, with the pure
+/// ops computing its indices: its latency hides behind the loop's instead
+/// of delaying the row's end.
+void hoistReadOnlyLoads(mlir::Operation *root);
+
 // Rewriting generics (the normalize passes: Normalize.cpp, GatherIndices.cpp).
 
 /// The scalar a fill-like generic writes into `init` (a tensor every element

@@ -43,12 +43,15 @@
 // CODEGEN: gpu.func @nll_g0(%{{.*}}: memref<64xi64>, %[[KX:[^:]*]]: memref<64x1000xf32>, %{{.*}}: memref<64xf32>, %[[KS:[^:]*]]: memref<4xi64>
 // CODEGEN-DAG: %[[W2:.*]] = arith.constant 2 : index
 // CODEGEN-DAG: %[[W3:.*]] = arith.constant 3 : index
-// CODEGEN: gpu.shuffle
+// The label's logit is loaded before the row's loop (its latency hidden
+// behind the loop's), the label checked after the row's max.
 // CODEGEN: %[[L:.*]] = arith.index_cast %[[L64:.*]] : i64 to index
 // CODEGEN-NEXT: %[[OK:.*]] = arith.cmpi ult, %[[L]], %{{.*}} : index
 // CODEGEN-NEXT: %[[AT:.*]] = arith.select %[[OK]], %[[L]], %{{.*}} : index
 // CODEGEN-NEXT: memref.load %[[KX]][%{{.*}}, %[[AT]]] : memref<64x1000xf32>
-// CODEGEN-NEXT: %[[BAD:.*]] = arith.cmpi uge, %[[L]], %{{.*}} : index
+// CODEGEN-NEXT: scf.for
+// CODEGEN: gpu.shuffle
+// CODEGEN: %[[BAD:.*]] = arith.cmpi uge, %[[L]], %{{.*}} : index
 // The word's store comes after the loss's, which thread 0 makes.
 // CODEGEN: scf.if %{{.*}} {
 // CODEGEN-NEXT: memref.store

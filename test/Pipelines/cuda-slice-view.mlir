@@ -12,8 +12,9 @@
 // x[:, :-1].reshape(-1, V) (a causal language model's: a reshape of a view,
 // itself no view) runs over the view's own (batch, position) rows: one row
 // kernel over the 3-D view, the label's logit gathered from x (the label
-// checked: the status buffer of its guard is the last argument), the losses
-// written through a view of the output.
+// checked: the status buffer of its guard is the last argument; the gather,
+// loaded before the row's loop, is the kernel's first read of x), the
+// losses written through a view of the output.
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda)' | FileCheck %s
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda)' -o %t.mlir
@@ -44,7 +45,7 @@
 // CHECK-DAG: %[[OV:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1]] output_shape [2, 8] : memref<16xf32> into memref<2x8xf32>
 // CHECK-NOT: memref.alloc
 // CHECK: %[[ST:.*]] = memref.get_global @kfuse_status : memref<2xi64>
-// CHECK: gpu.launch_func @kfuse_kernels::@shifted_rows_loss_g0 blocks in (%{{.*}}) threads in (%{{.*}}) args(%[[LV]] : {{.*}}, %[[XV]] : {{.*}}, %[[LG]] : {{.*}}, %[[OV]] : memref<2x8xf32>, %[[ST]] : memref<2xi64>)
+// CHECK: gpu.launch_func @kfuse_kernels::@shifted_rows_loss_g0 blocks in (%{{.*}}) threads in (%{{.*}}) args(%[[LV]] : {{.*}}, %[[LG]] : {{.*}}, %[[XV]] : {{.*}}, %[[OV]] : memref<2x8xf32>, %[[ST]] : memref<2xi64>)
 // CHECK-NEXT: return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -406,3 +406,42 @@ func.func @row_value_along_columns(%x: memref<8x8xf32>, %s: memref<8xf32>, %y: m
   }
   return
 }
+
+// -----
+
+// A row kernel's epilogue that reads its output's old value (a temporary the
+// group filled with 2.5 before: a sum's start, read as `init + term`) reads
+// the fill's value, as it reads any earlier writer's.
+// CHECK-LABEL: func.func @reads_old_output
+// CHECK-DAG: %[[START:.*]] = arith.constant 2.500000e+00 : f32
+// CHECK: gpu.launch
+// CHECK: gpu.shuffle xor
+// CHECK: %[[S:.*]] = arith.addf %[[START]], %{{.*}} : f32
+// CHECK-NEXT: arith.mulf %[[S]], %[[S]] : f32
+// CHECK: memref.store
+func.func @reads_old_output(%x: memref<8x128xf32>, %y: memref<8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %start = arith.constant 2.5 : f32
+  %m = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%m : memref<8xf32>) attrs = {fusion.kernel = "g0"} {
+  ^bb0(%o: f32):
+    linalg.yield %ninf : f32
+  }
+  %t = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%t : memref<8xf32>) attrs = {fusion.kernel = "g0"} {
+  ^bb0(%o: f32):
+    linalg.yield %start : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x128xf32>) outs(%m : memref<8xf32>) attrs = {fusion.kernel = "g0"} {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%m : memref<8xf32>) outs(%t, %y : memref<8xf32>, memref<8xf32>) attrs = {fusion.kernel = "g0"} {
+  ^bb0(%a: f32, %o: f32, %o2: f32):
+    %s = arith.addf %o, %a : f32
+    %r = arith.mulf %s, %s : f32
+    linalg.yield %s, %r : f32, f32
+  }
+  return
+}

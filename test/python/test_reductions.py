@@ -177,6 +177,85 @@ def test_softmax_cross_entropy_with_int64_labels_is_one_group():
     assert cuda.ptx.count(".entry") == 1 and "ld.global.v4" in cuda.ptx
 
 
+_PICK = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @pick(%x: tensor<{r}x{n}x{t}>, %k: tensor<{r}x{kt}>) -> tensor<{r}x{t}> {{
+  %zero = arith.constant {zero} : {t}
+  %e = tensor.empty() : tensor<{r}x{t}>
+  %p0 = linalg.fill ins(%zero : {t}) outs(%e : tensor<{r}x{t}>) -> tensor<{r}x{t}>
+  %p = linalg.generic {{indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%x, %k : tensor<{r}x{n}x{t}>, tensor<{r}x{kt}>) outs(%p0 : tensor<{r}x{t}>) {{
+  ^bb0(%in: {t}, %lab: {kt}, %acc: {t}):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to {kt}
+    %hit = arith.cmpi {pred}, %ji, %lab : {kt}
+    %v = arith.select %hit, {branches} : {t}
+    %s = {add} %v, %acc : {t}
+    linalg.yield %s : {t}
+  }} -> tensor<{r}x{t}>
+  return %p : tensor<{r}x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t,kt,pred", [("f32", "i64", "eq"), ("f32", "i32", "ne"),
+                                       ("i32", "i64", "eq"), ("f64", "i64", "ne")])
+def test_one_hot_sums_read_the_one_element_they_keep(t, kt, pred):
+    # sum_j (j == k ? x[j] : 0) is x[k] for 0 <= k < n and 0 for any other
+    # k (negative, n or more, wrapped by nothing): one gathered element a
+    # row (fusion-picks-as-gathers), no guard, the same values as the sum.
+    r, n = 96, 300
+    branches = "%in, %zero" if pred == "eq" else "%zero, %in"
+    text = _PICK.format(r=r, n=n, t=t, kt=kt, pred=pred, branches=branches,
+                        zero="0" if t.startswith("i") else "0.0",
+                        add="arith.addi" if t.startswith("i") else "arith.addf")
+    rng = np.random.default_rng(11)
+    dtype = {"f32": np.float32, "f64": np.float64, "i32": np.int32}[t]
+    x = (rng.standard_normal((r, n)) * 100).astype(dtype)
+    info = np.iinfo({"i64": np.int64, "i32": np.int32}[kt])
+    k = rng.integers(0, n, r).astype(info.dtype)
+    k[:6] = [-1, n, n - 1, 0, info.min, info.max]
+    inside = (k >= 0) & (k < n)
+    want = np.where(inside, x[np.arange(r), np.clip(k, 0, n - 1)], 0).astype(dtype)
+    cpu = kfuse.compile(text, target="cpu")
+    assert "tensor.extract" in cpu.stages["normalize"]
+    assert "arith.cmpi " + pred not in cpu.stages["normalize"]
+    np.testing.assert_array_equal(cpu(x, k), want)
+    cuda = kfuse.compile(text, target="cuda")
+    assert cuda.plan.guards == ()
+    np.testing.assert_array_equal(cuda.emulate(x, k), want)
+    # (one element of x loaded a row, not the row)
+    [launch] = cuda.emulator.last_stats
+    assert launch["load"]["by_buffer"][0] == r * x.itemsize
+
+
+def test_cross_entropy_picks_its_label_with_one_load(tmp_path):
+    # softmax_xent.mlir's label pick, a sum of the one column equal to the
+    # label, is one load a row in its kernel: the column loop folds the max
+    # and the sum of exp alone, and compares no column with the label.
+    text = program_text("softmax_xent.mlir")
+    f = kfuse.compile(text, target="cuda", row_chunks=0)
+    (loop,) = _loops(f, "xent_g0")
+    assert loop.count("vector<4xf32>") == 2
+    body = f.stages["codegen"].split("gpu.func @xent_g0(")[1].split("gpu.return")[0]
+    assert not [line for line in body.splitlines()
+                if "arith.cmpi eq" in line and "vector<" in line]
+    assert len(re.findall(r"memref.load %arg1\[%block_id_x, %\w+\] : memref<256x1000xf32>",
+                          body)) == 1
+    _assembles(f.ptx, tmp_path)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((256, 1000)).astype(np.float32)
+    labels = rng.integers(0, 1000, 256).astype(np.int64)
+    labels[:3] = [-100, 1000, 1 << 40]       # (ignored labels: no term)
+    x64 = x.astype(np.float64)
+    m = x64.max(1)
+    pick = np.where((labels >= 0) & (labels < 1000),
+                    x64[np.arange(256), np.clip(labels, 0, 999)], 0)
+    want = np.log(np.exp(x64 - m[:, None]).sum(1)) + m - pick
+    np.testing.assert_allclose(f.emulate(x, labels), want, rtol=1e-5, atol=1e-5)
+
+
 def test_report_counts_what_a_split_group_launches_move():
     # x / ||x|| over 2^20 floats: the group needs x once and y once (8 MB),
     # its kernels read x twice (the split sum, then the scaling store) and
@@ -688,14 +767,15 @@ def _loops(f, kernel):
 
 
 def test_streaming_rows_fold_max_and_sum_of_exp_in_one_pass(tmp_path):
-    # row_chunks=0 streams every row. Cross-entropy's three reductions (max,
-    # sum of exp(x - max), the label's logit) share one pass over the row:
-    # the sum is kept relative to the running max (online), so the row is
-    # read once. Strict numerics keep the two-pass sum (a second loop).
+    # row_chunks=0 streams every row. Cross-entropy's reductions over the row
+    # (max, sum of exp(x - max); the label's logit is one gathered element)
+    # share one pass over it: the sum is kept relative to the running max
+    # (online), so the row is read once. Strict numerics keep the two-pass
+    # sum (a second loop).
     text = program_text("softmax_xent.mlir")
     fast = kfuse.compile(text, target="cuda", row_chunks=0)
     (loop,) = _loops(fast, "xent_g0")
-    assert loop.count("vector<4xf32>") == 3  # three accumulators
+    assert loop.count("vector<4xf32>") == 2  # two accumulators
     # (rows of 1000: 8 vectors a thread, all in one trip, each loaded once)
     assert fast.ptx.count("ld.global.v4") == 8
     _assembles(fast.ptx, tmp_path)
@@ -705,7 +785,7 @@ def test_streaming_rows_fold_max_and_sum_of_exp_in_one_pass(tmp_path):
     # default streams too (registers would save no read); with strict
     # numerics the default keeps the rows of 1000 in registers: no loop.
     (loop,) = _loops(kfuse.compile(text, target="cuda"), "xent_g0")
-    assert loop.count("vector<4xf32>") == 3
+    assert loop.count("vector<4xf32>") == 2
     assert _loops(kfuse.compile(text, target="cuda", numerics="strict"), "xent_g0") == []
 
 

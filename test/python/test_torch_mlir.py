@@ -303,8 +303,10 @@ def test_torch_causal_lm_loss_reads_the_shifted_logits_in_place_on_cuda():
     launch = _finishes_in_last_block(cuda, b * (t - 1))
     assert {k: n for k, n in launch["read"].items() if k < 2} == \
         {0: b * (t - 1) * v * 4, 1: b * (t - 1) * 8}, launch["read"]
-    # (loads: each row once, then the label's logit again)
-    assert launch["load"]["by_buffer"][0] == b * (t - 1) * (v + 1) * 4
+    # (loads: each row once, and the label's logit again, by every thread
+    # of the row's block, before the row's loop)
+    threads = cuda.plan.steps[0].block[0]
+    assert launch["load"]["by_buffer"][0] == b * (t - 1) * (v + threads) * 4
     assert cuda.plan.steps[0].grid[0] == b * (t - 1)  # a block per row
     assert "memref.subview" in cuda.stages["codegen"]
 
