@@ -669,9 +669,11 @@ void kfuse::hoistReadOnlyLoads(Operation *root) {
   for (memref::LoadOp load : loads) {
     // The ops after the loop that compute its indices: pure, in this block.
     SetVector<Operation *> slice;
-    bool movable = true;
+    bool movable = true, gathered = false;
     std::function<void(Value)> need = [&](Value v) {
       Operation *def = v.getDefiningOp();
+      if (isa_and_nonnull<memref::LoadOp>(def))
+        gathered = true;
       if (!movable || !def || def->getBlock() != &body ||
           def->isBeforeInBlock(loop) || slice.contains(def))
         return;
@@ -685,7 +687,9 @@ void kfuse::hoistReadOnlyLoads(Operation *root) {
     };
     for (Value v : load->getOperands())
       need(v);
-    if (!movable)
+    // (loads at indices the loop ranges compute are left where they are:
+    // nothing they wait for, and registers a loop may need)
+    if (!movable || !gathered)
       continue;
     for (Operation *op : slice) // (operands first)
       op->moveBefore(loop);

@@ -207,10 +207,11 @@ void reuseReadOnlyLoads(mlir::Operation *root);
 
 /// Moves, in the kernel body `root` (a gpu.launch), each scalar load of a
 /// buffer nothing in `root` writes that follows the body's first loop but
-/// addresses only what is known before it (a gather at a row's label, read
-/// once the row's sums are done) to just before that loop, with the pure
-/// ops computing its indices: its latency hides behind the loop's instead
-/// of delaying the row's end.
+/// addresses only what is known before it, an index loaded from memory
+/// among it (a gather at a row's label, read once the row's sums are done),
+/// to just before that loop, with the pure ops computing its indices: its
+/// two loads' latency hides behind the loop's instead of delaying the
+/// row's end.
 void hoistReadOnlyLoads(mlir::Operation *root);
 
 // Rewriting generics (the normalize passes: Normalize.cpp, GatherIndices.cpp).
