@@ -38,6 +38,15 @@ struct Cluster {
   SmallVector<std::string> decisions;
 };
 
+/// Who reads one result of a producer: groups other than its own
+/// (`readers`), ops in no group (which need it written: `mustWrite`, the
+/// first described in `writtenFor`), and its own group (`usedInside`).
+struct ResultReaders {
+  llvm::SetVector<unsigned> readers;
+  bool mustWrite = false, usedInside = false;
+  std::string writtenFor;
+};
+
 /// Ops in `block` reached from the results of `op` (mapped to their ancestor
 /// in `block`).
 static SmallVector<Operation *> usersInBlock(Block *block, Operation *op) {
@@ -1158,7 +1167,19 @@ private:
   /// The decisions every group's report says beyond its edges: column
   /// sums, and what planning passes before this one did (fusion.note).
   void noteDecisions();
+  /// Step 3: each value a group computes and other groups read, written
+  /// once or recomputed in each reader (the policy's choice, where legal).
   void decideMultiConsumer(RecomputePolicy policy);
+  /// Step 3's parts: who reads a result; whether `reader` may recompute it,
+  /// and its uses there; the bytes of the producer's inputs `reader` does
+  /// not read already; the clone in `reader` of a recomputed producer.
+  ResultReaders readersOf(OpResult result, unsigned home) const;
+  std::pair<bool, SmallVector<OpOperand *>>
+  recomputeLegality(Operation *producer, OpResult result, unsigned home,
+                    unsigned reader) const;
+  int64_t rereadBytes(Operation *producer, unsigned reader) const;
+  void recomputeFor(Operation *producer, OpResult result, unsigned reader,
+                    ArrayRef<OpOperand *> readerUses);
   LogicalResult buildGroup(unsigned c, OpBuilder &b);
 };
 
@@ -1677,6 +1698,117 @@ void FormFusionGroupsPass::noteDecisions() {
       }
 }
 
+ResultReaders FormFusionGroupsPass::readersOf(OpResult result,
+                                              unsigned home) const {
+  ResultReaders r;
+  for (OpOperand &use : result.getUses()) {
+    Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+    auto c = user ? lookup(user) : std::nullopt;
+    if (c && *c == home) {
+      r.usedInside = true;
+      continue;
+    }
+    if (!c) {
+      if (!r.mustWrite)
+        r.writtenFor = describe(user);
+      r.mustWrite = true;
+      continue;
+    }
+    r.readers.insert(*c);
+  }
+  return r;
+}
+
+std::pair<bool, SmallVector<OpOperand *>>
+FormFusionGroupsPass::recomputeLegality(Operation *producer, OpResult result,
+                                        unsigned home, unsigned reader) const {
+  const Cluster &rc = clusters[reader];
+  // Legal: the producer reads only values from outside its own group,
+  // every use in the reader is fusable, and cloning it adds no cycle.
+  bool legal = !producer->hasAttr(kMaterializeAttr);
+  llvm::DenseSet<Operation *> operandDefs;
+  for (Value v : valuesFromOutside(producer)) {
+    Operation *def = v.getDefiningOp();
+    if (def && clusters[home].ops.contains(def) && !isClonedIntoGroups(def))
+      legal = false;
+    if (def && !isClonedIntoGroups(def) && !rc.ops.contains(def))
+      operandDefs.insert(def);
+  }
+  SmallVector<OpOperand *> readerUses;
+  for (OpOperand &use : result.getUses())
+    if (rc.ops.contains(use.getOwner()))
+      readerUses.push_back(&use);
+    else if (auto c = lookup(block->findAncestorOpInBlock(*use.getOwner()));
+             c && *c == reader)
+      legal = false; // nested use: keep it simple, materialize
+  for (OpOperand *use : readerUses)
+    legal &= linalg::areElementwiseOpsFusable(use) &&
+             !isContractionGeneric(use->getOwner());
+  if (legal && !operandDefs.empty())
+    legal = !reachesThroughOutside(
+        block, opsOf(reader), operandDefs, [&](Operation *op) {
+          auto c = lookup(op);
+          if (!c)
+            return SmallVector<Operation *>{op};
+          return SmallVector<Operation *>(clusters[*c].ops.begin(),
+                                          clusters[*c].ops.end());
+        });
+  return std::make_pair(legal, readerUses);
+}
+
+int64_t FormFusionGroupsPass::rereadBytes(Operation *producer,
+                                          unsigned reader) const {
+  llvm::DenseSet<Value> alreadyRead = externalReads(reader);
+  int64_t bytes = 0;
+  for (Value v : valuesFromOutside(producer)) {
+    Operation *def = v.getDefiningOp();
+    if (isClonedIntoGroups(def) || alreadyRead.contains(v))
+      continue;
+    if (isa<linalg::GenericOp>(producer) &&
+        llvm::is_contained(cast<linalg::GenericOp>(producer).getDpsInits(), v))
+      continue; // inits of elementwise generics are never read
+    bytes += bytesOf(v);
+  }
+  return bytes;
+}
+
+/// Whether the policy recomputes a value for a reader, and why: `legal`
+/// (recomputeLegality), the bytes re-reading its inputs costs and those
+/// materializing it costs.
+static std::pair<bool, std::string> chooseRecompute(RecomputePolicy policy,
+                                                    bool legal, int64_t reread,
+                                                    int64_t materialize) {
+  switch (policy) {
+  case RecomputePolicy::Never:
+    return {false, "recompute=never"};
+  case RecomputePolicy::Always:
+    return {legal,
+            legal ? "recompute=always" : "recomputing is not legal here"};
+  case RecomputePolicy::Auto:
+    return {legal && reread < materialize,
+            !legal
+                ? "recomputing is not legal here"
+                : ("re-reading its inputs costs " + std::to_string(reread) +
+                   " B, materializing " + std::to_string(materialize) + " B")};
+  }
+  llvm_unreachable("unknown recompute policy");
+}
+
+void FormFusionGroupsPass::recomputeFor(Operation *producer, OpResult result,
+                                        unsigned reader,
+                                        ArrayRef<OpOperand *> readerUses) {
+  // The clone goes in front of the reader's first use.
+  Operation *firstUser = nullptr;
+  for (OpOperand *use : readerUses)
+    if (!firstUser || use->getOwner()->isBeforeInBlock(firstUser))
+      firstUser = use->getOwner();
+  OpBuilder b(firstUser);
+  Operation *clone = b.clone(*producer);
+  for (OpOperand *use : readerUses)
+    use->set(clone->getResult(result.getResultNumber()));
+  clusters[reader].ops.insert(clone);
+  clusterOf[clone] = reader;
+}
 
 void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
   // Snapshot: recomputation adds clones to clusters as it goes.
@@ -1688,115 +1820,31 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
     unsigned home = clusterOf[producer];
     for (OpResult result : producer->getResults()) {
       // Which other groups read this value, and must it be written anyway?
-      bool mustWrite = false, usedInside = false;
-      std::string writtenFor;
-      llvm::SetVector<unsigned> readers;
-      for (OpOperand &use : result.getUses()) {
-        Operation *user = block->findAncestorOpInBlock(*use.getOwner());
-        auto c = user ? lookup(user) : std::nullopt;
-        if (c && *c == home) {
-          usedInside = true;
-          continue;
-        }
-        if (!c) {
-          if (!mustWrite)
-            writtenFor = describe(user);
-          mustWrite = true;
-          continue;
-        }
-        readers.insert(*c);
-      }
+      ResultReaders r = readersOf(result, home);
       // Only a value that also feeds its own group is a multi-consumer
       // decision worth reporting; a plain group output is always written.
-      if (mustWrite && usedInside)
+      if (r.mustWrite && r.usedInside)
         clusters[home].decisions.push_back(
             "materializes result #" + std::to_string(result.getResultNumber()) +
             " of op " + std::to_string(opIndex(home, producer)) + " (" +
-            std::to_string(bytesOf(result)) + " B): read by " + writtenFor);
+            std::to_string(bytesOf(result)) + " B): read by " + r.writtenFor);
 
       // Legality first, for every reader: a reader that cannot recompute
       // makes the value be written anyway, whichever reader comes first.
-      auto recomputeLegality = [&](unsigned reader) {
-        Cluster &rc = clusters[reader];
-        // Legal: the producer reads only values from outside its own group,
-        // every use in the reader is fusable, and cloning it adds no cycle.
-        bool legal = !producer->hasAttr(kMaterializeAttr);
-        llvm::DenseSet<Operation *> operandDefs;
-        for (Value v : valuesFromOutside(producer)) {
-          Operation *def = v.getDefiningOp();
-          if (def && clusters[home].ops.contains(def) &&
-              !isClonedIntoGroups(def))
-            legal = false;
-          if (def && !isClonedIntoGroups(def) && !rc.ops.contains(def))
-            operandDefs.insert(def);
-        }
-        SmallVector<OpOperand *> readerUses;
-        for (OpOperand &use : result.getUses())
-          if (rc.ops.contains(use.getOwner()))
-            readerUses.push_back(&use);
-          else if (auto c =
-                       lookup(block->findAncestorOpInBlock(*use.getOwner()));
-                   c && *c == reader)
-            legal = false; // nested use: keep it simple, materialize
-        for (OpOperand *use : readerUses)
-          legal &= linalg::areElementwiseOpsFusable(use) &&
-                   !isContractionGeneric(use->getOwner());
-        if (legal && !operandDefs.empty())
-          legal = !reachesThroughOutside(
-              block, opsOf(reader), operandDefs, [&](Operation *op) {
-                auto c = lookup(op);
-                if (!c)
-                  return SmallVector<Operation *>{op};
-                return SmallVector<Operation *>(clusters[*c].ops.begin(),
-                                                clusters[*c].ops.end());
-              });
-        return std::make_pair(legal, readerUses);
-      };
       llvm::DenseMap<unsigned, std::pair<bool, SmallVector<OpOperand *>>>
           legality;
-      bool written = mustWrite || policy == RecomputePolicy::Never ||
+      bool written = r.mustWrite || policy == RecomputePolicy::Never ||
                      producer->hasAttr(kMaterializeAttr);
-      for (unsigned reader : readers) {
-        legality[reader] = recomputeLegality(reader);
+      for (unsigned reader : r.readers) {
+        legality[reader] = recomputeLegality(producer, result, home, reader);
         written |= !legality[reader].first;
       }
-      for (unsigned reader : readers) {
-        Cluster &rc = clusters[reader];
+      for (unsigned reader : r.readers) {
         auto [legal, readerUses] = legality[reader];
-
-        llvm::DenseSet<Value> alreadyRead = externalReads(reader);
-        int64_t rereadBytes = 0;
-        for (Value v : valuesFromOutside(producer)) {
-          Operation *def = v.getDefiningOp();
-          if (isClonedIntoGroups(def) || alreadyRead.contains(v))
-            continue;
-          if (isa<linalg::GenericOp>(producer) &&
-              llvm::is_contained(
-                  cast<linalg::GenericOp>(producer).getDpsInits(), v))
-            continue; // inits of elementwise generics are never read
-          rereadBytes += bytesOf(v);
-        }
         int64_t materializeBytes =
             (written ? 0 : bytesOf(result)) + bytesOf(result);
-        bool recomputeIt;
-        std::string why;
-        switch (policy) {
-        case RecomputePolicy::Never:
-          recomputeIt = false;
-          why = "recompute=never";
-          break;
-        case RecomputePolicy::Always:
-          recomputeIt = legal;
-          why = legal ? "recompute=always" : "recomputing is not legal here";
-          break;
-        case RecomputePolicy::Auto:
-          recomputeIt = legal && rereadBytes < materializeBytes;
-          why = !legal ? "recomputing is not legal here"
-                       : ("re-reading its inputs costs " +
-                          std::to_string(rereadBytes) + " B, materializing " +
-                          std::to_string(materializeBytes) + " B");
-          break;
-        }
+        auto [recomputeIt, why] = chooseRecompute(
+            policy, legal, rereadBytes(producer, reader), materializeBytes);
         if (producer->hasAttr(kMaterializeAttr)) {
           recomputeIt = false;
           why = "forced by the fusion.materialize directive";
@@ -1808,21 +1856,12 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
         if (!recomputeIt) {
           written = true;
           clusters[home].decisions.push_back(
-              "materializes " + what + " for group '" + rc.name + "': " + why);
+              "materializes " + what + " for group '" + clusters[reader].name +
+              "': " + why);
           continue;
         }
-        // Clone the producer in front of the reader's first use.
-        Operation *firstUser = nullptr;
-        for (OpOperand *use : readerUses)
-          if (!firstUser || use->getOwner()->isBeforeInBlock(firstUser))
-            firstUser = use->getOwner();
-        OpBuilder b(firstUser);
-        Operation *clone = b.clone(*producer);
-        for (OpOperand *use : readerUses)
-          use->set(clone->getResult(result.getResultNumber()));
-        rc.ops.insert(clone);
-        clusterOf[clone] = reader;
-        rc.decisions.push_back("recomputes " + what + ": " + why);
+        recomputeFor(producer, result, reader, readerUses);
+        clusters[reader].decisions.push_back("recomputes " + what + ": " + why);
       }
     }
   }
