@@ -3711,11 +3711,16 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // save a tested trip for every trip but their last, and the warp that
   // the bound passes through runs one trip both ways: peeled where the
   // warps' trips number 3 and more beyond their last (not a row one trip
-  // covers, where every warp's only trip is its last).
+  // covers, where every warp's only trip is its last). A thread per row
+  // runs the same trips in every thread: peeled where it runs two or more
+  // (a split's partials over NHWC's 392 rows of a slice, 16 a trip: 24
+  // untested trips, then one).
   int64_t iterations = (trips + k - 1) / k;
   int64_t rowWarps = (step / width + 31) / 32;
-  bool peel = masked && !shifted && !perThread && rowsPerBlock == 1 && k > 1 &&
-              peelTrips && rowWarps * (iterations - 1) >= 3;
+  bool peel =
+      masked && !shifted && k > 1 && peelTrips &&
+      (perThread ? iterations >= 2
+                 : rowsPerBlock == 1 && rowWarps * (iterations - 1) >= 3);
   FailureOr<scf::ForOp> loop = failure();
   if (peel) {
     int64_t untested = std::max<int64_t>(numCols - (k - 1) * step, 0);

@@ -114,14 +114,18 @@
 // KERN: vector.store {{.*}} {alignment = 16 : i64} : memref<488x2048xf32>, vector<4xf32>
 // KERN: } else {
 // KERN: memref.store {{.*}} : memref<1x579xf32, strided<[579, 1], offset: 999424>>
-// (along rows: a thread per slice and column over 190 rows, the tail's
-// block over 63)
+// (along rows: a thread per slice and column over 190 rows, 16 a trip,
+// the trips wholly in the rows untested, up to 190 - 15, then the last one
+// tested; the tail's block over 63, 32 a trip: its two trips unrolled, the
+// first untested, the second loading rows 32 to 62)
 // KERN-LABEL: gpu.func @colsum_g0_partial(
 // KERN: arith.cmpi ult, %{{.*}}, %c526 : index
-// KERN: scf.for %{{.*}} = %c0 to %c190 step
+// KERN: scf.for %{{.*}} = %c0 to %c175 step %c16
 // KERN: } else {
 // KERN: arith.subi %{{.*}}, %c526 : index
-// KERN: scf.for %{{.*}} = %c0 to %c63 step
+// KERN-NOT: scf.for
+// KERN: memref.load %arg2[%{{.*}}, %c62, %{{.*}}]
+// KERN-NOT: memref.load %arg2[%{{.*}}, %c63, %{{.*}}]
 // KERN: memref.store {{.*}} : memref<1x256xf32>
 
 // The tail's loads at its offset: 999424 floats, 3997696 bytes.

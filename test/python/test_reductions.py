@@ -2045,6 +2045,36 @@ def test_trips_wholly_in_the_row_run_untested(cols, trip):
     assert issued[True] < issued[False]
 
 
+def test_a_thread_per_row_runs_its_whole_trips_untested():
+    # A variance over the leading axis of x[30011, 256] splits the rows into
+    # slices of 57 (and a tail), a thread per slice and column folding 15
+    # rows a trip: the trips wholly in the slice (up to 57 - 14) run without
+    # testing each row against the slice's end, the last one with the tests
+    # (row_peel): the same values (to rounding: the centred sums merge the
+    # last trip's rows as a trip of their own), a fifth fewer instructions
+    # issued.
+    from kfuse import builder as kb
+    p = kb.Program("bnv")
+    x = p.input("x", (30011, 256), "f32")
+    c = x - x.mean(axis=0, keepdims=True)
+    p.output((c * c).mean(axis=0), name="y")
+    xs = (np.random.default_rng(7).standard_normal((30011, 256)) * 3 + 1).astype(np.float32)
+    want = xs.astype(np.float64).var(axis=0)
+    got, issued = {}, {}
+    for peel in (True, False):
+        f = kfuse.compile(p, target="cuda", chip="sm_90", row_peel=peel)
+        assert f.plan.steps[0].kernel == "bnv_g0_partial"
+        body = f.stages["codegen"].split("gpu.func @bnv_g0_partial(")[1]
+        (loop,) = [line for line in body.split("gpu.return")[0].splitlines()
+                   if "scf.for" in line]
+        assert ("to %c43 step %c15" if peel else "to %c57 step %c15") in loop
+        got[peel] = f.emulate(xs)
+        issued[peel] = sum(st["issued"]["warp_instructions"] for st in f.emulator.last_stats)
+    for peel in (True, False):
+        np.testing.assert_allclose(got[peel], want, rtol=1e-6)
+    assert issued[True] < 0.85 * issued[False]
+
+
 def test_row_peel_option_is_checked():
     p = _streamed_statistics(2, 4099)
     for bad in (1, "yes", None):
