@@ -1203,10 +1203,11 @@ def GenericToGPU : Pass<"fusion-generic-to-gpu", "::mlir::func::FuncOp"> {
            "on one, a single element of rows that do not (4 of them load 16 "
            "bytes, where 4 vectors load 64)">,
     Option<"rowPeel", "row-peel", "bool", /*default=*/"true",
-           "A streamed row that its trips do not divide (50257 logits): the "
-           "trips whose chunks all lie in the row run without testing them "
-           "against its end, the last one tested (false: every trip tests "
-           "its chunks, guarded loads and selects)">,
+           "A streamed row that its trips do not divide (50257 logits; a "
+           "thread per row: a split's slice of rows): the trips whose chunks "
+           "all lie in the row run without testing them against its end, "
+           "the last one tested (false: every trip tests its chunks, "
+           "guarded loads and selects)">,
     Option<"rowPack", "row-pack", "int64_t", /*default=*/"0",
            "Rows one warp covers (a block per row of 32 threads) share a "
            "block, a warp each, up to this many rows a block (a power of two "

@@ -131,9 +131,10 @@ struct RowKernelOptions {
   /// Streaming mode, a block per row: chunks each thread loads per trip of
   /// the column loop (0: 4, or the whole share up to 8).
   int64_t tripChunks = 0;
-  /// Streaming mode over rows its trips do not divide: the trips whose
-  /// entries all lie in the row run untested, the last one tested (false:
-  /// every trip tests its entries against the row's end).
+  /// Streaming mode over rows its trips do not divide (a block per row, or
+  /// a thread per row): the trips whose entries all lie in the row run
+  /// untested, the last one tested (false: every trip tests its entries
+  /// against the row's end).
   bool peelTrips = true;
 };
 

@@ -129,7 +129,8 @@ class Options:
                                # to 32 (0: 4, or its whole share up to 8 chunks;
                                # a chunk is a 16-byte vector where rows start on
                                # one, a single element where they do not)
-    row_peel: bool = True      # a streamed row its trips do not divide: the trips
+    row_peel: bool = True      # a streamed row its trips do not divide (or a
+                               # thread's row: a split's slice): the trips
                                # wholly in the row run without testing their
                                # chunks against its end, the last one tested
                                # (False: every trip tests them)
