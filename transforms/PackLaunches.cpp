@@ -367,54 +367,90 @@ struct Pack {
 /// the threads that remain). Records the members on the host function
 /// (`kfuse.packed`: the launch's kernel name to [name, blocks, threads] of
 /// each member) and erases them.
-static void buildPack(Pack &pack, func::FuncOp host) {
-  Location loc = pack.members.front().launch.getLoc();
-  MLIRContext *ctx = host.getContext();
-  OpBuilder b(pack.members.front().launch);
-  auto cIdx = kfuse::indexConstants(loc);
-  int64_t total = 0;
-  for (const Member &m : pack.members)
-    total += m.blocks;
-  Value one = cIdx(b, 1);
-  gpu::LaunchOp first = pack.members.front().launch;
-  auto launch = gpu::LaunchOp::create(
-      b, loc, cIdx(b, total), one, one, cIdx(b, pack.threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
-      /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
-      first.getModuleAttr(), first.getFunctionAttr());
+class PackBuilder {
+public:
+  PackBuilder(Pack &pack, func::FuncOp host)
+      : pack(pack), host(host), ctx(host.getContext()),
+        loc(pack.members.front().launch.getLoc()),
+        cIdx(kfuse::indexConstants(loc)), kb(ctx) {}
+
+  void build() {
+    createLaunch();
+    int64_t start = 0;
+    for (auto [r, m] : llvm::enumerate(pack.members)) {
+      if (m.sameAs >= 0)
+        continue; // (run by the code of the member it is the same as)
+      // m's code and the members whose code is the same (blocks of theirs
+      // follow m's), each running it on its own buffers
+      SmallVector<Member *> runs = {&m};
+      for (Member &o : pack.members)
+        if (o.sameAs == static_cast<int>(r))
+          runs.push_back(&o);
+      int64_t end = start + m.blocks * static_cast<int64_t>(runs.size());
+      emitCode(m, runs, start, end);
+      start = end;
+    }
+    gpu::TerminatorOp::create(kb, loc);
+    NamedAttrList packed;
+    if (auto old = host->getAttrOfType<DictionaryAttr>("kfuse.packed"))
+      packed.append(old.getValue());
+    gpu::LaunchOp first = pack.members.front().launch;
+    packed.set(first.getFunctionAttr().getAttr(), ArrayAttr::get(ctx, record));
+    host->setAttr("kfuse.packed", packed.getDictionary(ctx));
+    for (Member &m : pack.members)
+      m.launch.erase();
+  }
+
+private:
+  Pack &pack;
+  func::FuncOp host;
+  MLIRContext *ctx;
+  Location loc;
+  std::function<Value(OpBuilder &, int64_t)> cIdx;
+  OpBuilder kb; // (at the end of the launch's body)
+  gpu::LaunchOp launch;
   llvm::MapVector<Type, SmallVector<BlockArgument>> pool;
-  for (auto [type, count] : pack.shared)
-    for (int64_t i = 0; i < count; ++i)
-      pool[type].push_back(launch.addWorkgroupAttribution(type, loc));
-  Block &body = launch.getBody().front();
-  OpBuilder kb = OpBuilder::atBlockEnd(&body);
-  // (the kernel's index constants, each once, first in its code)
   llvm::DenseMap<int64_t, Value> constants;
-  constants[0] = cIdx(kb, 0);
-  OpBuilder head(constants[0].getDefiningOp());
-  auto index = [&](int64_t v) -> Value {
-    Value &c = constants[v];
-    if (!c)
-      c = cIdx(head, v);
-    return c;
-  };
-  Value bid = launch.getBlockIds().x;
-  Value tid = launch.getThreadIds().x;
-  Value zero = index(0);
+  Value bid, tid;
   SmallVector<Attribute> record;
-  int64_t start = 0;
-  for (auto [r, m] : llvm::enumerate(pack.members)) {
-    if (m.sameAs >= 0)
-      continue; // (run by the code of the member it is the same as)
-    // m's code and the members whose code is the same (blocks of theirs
-    // follow m's), each running it on its own buffers
-    SmallVector<Member *> runs = {&m};
-    for (Member &o : pack.members)
-      if (o.sameAs == static_cast<int>(r))
-        runs.push_back(&o);
-    gpu::LaunchOp from = m.launch;
-    int64_t end = start + m.blocks * static_cast<int64_t>(runs.size());
+
+  /// The kernel's index constants, each once, first in its code.
+  Value index(int64_t v) {
+    Value &c = constants[v];
+    if (!c) {
+      OpBuilder head(constants[0].getDefiningOp());
+      c = cIdx(head, v);
+    }
+    return c;
+  }
+
+  /// The launch, its workgroup buffers (the most each member needs, by
+  /// type), and the builder at its body's end.
+  void createLaunch() {
+    gpu::LaunchOp first = pack.members.front().launch;
+    OpBuilder b(first);
+    int64_t total = 0;
+    for (const Member &m : pack.members)
+      total += m.blocks;
+    Value one = cIdx(b, 1);
+    launch = gpu::LaunchOp::create(
+        b, loc, cIdx(b, total), one, one, cIdx(b, pack.threads), one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+        /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
+        first.getModuleAttr(), first.getFunctionAttr());
+    for (auto [type, count] : pack.shared)
+      for (int64_t i = 0; i < count; ++i)
+        pool[type].push_back(launch.addWorkgroupAttribution(type, loc));
+    kb.setInsertionPointToEnd(&launch.getBody().front());
+    constants[0] = cIdx(kb, 0);
+    bid = launch.getBlockIds().x;
+    tid = launch.getThreadIds().x;
+  }
+
+  /// The branch of the blocks in [start, end); threads past `threads`
+  /// exit first where the launch's blocks are wider.
+  scf::IfOp blockRange(int64_t start, int64_t end, int64_t threads) {
     Value in = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, bid,
                                      index(end));
     if (start > 0)
@@ -424,73 +460,91 @@ static void buildPack(Pack &pack, func::FuncOp host) {
                                 index(start)),
           in);
     auto branch = scf::IfOp::create(kb, loc, in, /*withElseRegion=*/false);
-    OpBuilder mb = OpBuilder::atBlockBegin(branch.thenBlock());
-    if (m.threads < pack.threads) {
+    if (threads < pack.threads) {
+      OpBuilder mb = OpBuilder::atBlockBegin(branch.thenBlock());
       auto past = scf::IfOp::create(
           mb, loc,
           arith::CmpIOp::create(mb, loc, arith::CmpIPredicate::uge, tid,
-                                index(m.threads)),
+                                index(threads)),
           /*withElseRegion=*/false);
       OpBuilder eb = OpBuilder::atBlockBegin(past.thenBlock());
       NVVM::Exit::create(eb, loc);
     }
-    Value own = start ? arith::SubIOp::create(mb, loc, bid, index(start))
-                            .getResult()
-                      : bid;
+    return branch;
+  }
+
+  /// Each buffer of m's code that differs between the runs: the one of the
+  /// run `which` block serves, from one switch on the run (each case yields
+  /// its run's buffers; the last run's in the default). The block's run is
+  /// uniform: a few branches a thread, where a chain of selects per buffer
+  /// took runs - 1 dependent selects each (63 a buffer for LAMB's 64
+  /// vectors).
+  SmallVector<std::pair<Value, Value>> chooseBuffers(OpBuilder &mb,
+                                                     const Member &m,
+                                                     ArrayRef<Member *> runs,
+                                                     Value which) {
+    SmallVector<std::pair<Value, Value>> chosen;
+    SmallVector<Value> differing;
+    SmallVector<SmallVector<Value>> ofRun(runs.size());
+    for (Value buffer : m.buffers) {
+      // (a buffer every run's code reads as the same value has no entry:
+      // sameCode maps only the values that differ)
+      SmallVector<Value> of = {buffer};
+      for (Member *o : runs.drop_front()) {
+        Value mapped = o->buffersFor.lookup(buffer);
+        of.push_back(mapped ? mapped : buffer);
+      }
+      if (llvm::all_of(of, [&](Value v) { return v == buffer; }))
+        continue;
+      differing.push_back(buffer);
+      for (auto [k, v] : llvm::enumerate(of))
+        ofRun[k].push_back(v);
+    }
+    if (differing.empty())
+      return chosen;
+    SmallVector<int64_t> cases(runs.size() - 1);
+    std::iota(cases.begin(), cases.end(), 0);
+    auto pick = scf::IndexSwitchOp::create(
+        mb, loc, ValueRange(differing).getTypes(), which, cases, cases.size());
+    auto yieldIn = [&](Region &region, ValueRange values) {
+      OpBuilder rb = OpBuilder::atBlockBegin(&region.emplaceBlock());
+      scf::YieldOp::create(rb, loc, values);
+    };
+    for (auto [k, region] : llvm::enumerate(pick.getCaseRegions()))
+      yieldIn(region, ofRun[k]);
+    yieldIn(pick.getDefaultRegion(), ofRun.back());
+    for (auto [buffer, v] : llvm::zip(differing, pick.getResults()))
+      chosen.push_back({buffer, v});
+    return chosen;
+  }
+
+  /// m's code in the blocks [start, end): its body moved into their branch,
+  /// reading its block id, sizes and workgroup buffers from the launch's,
+  /// and the buffers of the run each block serves.
+  void emitCode(Member &m, ArrayRef<Member *> runs, int64_t start,
+                int64_t end) {
+    scf::IfOp branch = blockRange(start, end, m.threads);
+    OpBuilder mb(branch.thenBlock()->getTerminator());
+    Value own =
+        start ? arith::SubIOp::create(mb, loc, bid, index(start)).getResult()
+              : bid;
     // (which of the runs this block serves, and its block within it)
-    Value which;
+    SmallVector<std::pair<Value, Value>> chosen;
     if (runs.size() > 1) {
-      which = m.blocks == 1
-                  ? own
-                  : arith::DivUIOp::create(mb, loc, own, index(m.blocks))
-                        .getResult();
+      Value which = m.blocks == 1
+                        ? own
+                        : arith::DivUIOp::create(mb, loc, own, index(m.blocks))
+                              .getResult();
       own = m.blocks == 1
                 ? index(0)
                 : arith::RemUIOp::create(mb, loc, own, index(m.blocks))
                       .getResult();
+      chosen = chooseBuffers(mb, m, runs, which);
     }
-    // Each buffer of m's code: the one of the run this block serves, from
-    // one switch on the run (each case yields its run's buffers; the last
-    // run's in the default). The block's run is uniform: a few branches a
-    // thread, where a chain of selects per buffer took runs - 1 dependent
-    // selects each (63 a buffer for LAMB's 64 vectors).
-    SmallVector<std::pair<Value, Value>> chosen;
-    if (runs.size() > 1) {
-      SmallVector<Value> differing;
-      SmallVector<SmallVector<Value>> ofRun(runs.size());
-      for (Value buffer : m.buffers) {
-        // (a buffer every run's code reads as the same value has no entry:
-        // sameCode maps only the values that differ)
-        SmallVector<Value> of = {buffer};
-        for (Member *o : ArrayRef(runs).drop_front()) {
-          Value mapped = o->buffersFor.lookup(buffer);
-          of.push_back(mapped ? mapped : buffer);
-        }
-        if (llvm::all_of(of, [&](Value v) { return v == buffer; }))
-          continue;
-        differing.push_back(buffer);
-        for (auto [k, v] : llvm::enumerate(of))
-          ofRun[k].push_back(v);
-      }
-      if (!differing.empty()) {
-        SmallVector<int64_t> cases(runs.size() - 1);
-        std::iota(cases.begin(), cases.end(), 0);
-        auto pick = scf::IndexSwitchOp::create(
-            mb, loc, ValueRange(differing).getTypes(), which, cases,
-            cases.size());
-        auto yieldIn = [&](Region &region, ValueRange values) {
-          OpBuilder rb = OpBuilder::atBlockBegin(&region.emplaceBlock());
-          scf::YieldOp::create(rb, loc, values);
-        };
-        for (auto [k, region] : llvm::enumerate(pick.getCaseRegions()))
-          yieldIn(region, ofRun[k]);
-        yieldIn(pick.getDefaultRegion(), ofRun.back());
-        for (auto [buffer, v] : llvm::zip(differing, pick.getResults()))
-          chosen.push_back({buffer, v});
-      }
-    }
+    gpu::LaunchOp from = m.launch;
     gpu::KernelDim3 ids = from.getBlockIds(), tids = from.getThreadIds(),
                     grid = from.getGridSize(), size = from.getBlockSize();
+    Value zero = index(0);
     ids.x.replaceAllUsesWith(own);
     tids.x.replaceAllUsesWith(tid);
     for (Value v : {ids.y, ids.z, tids.y, tids.z})
@@ -501,7 +555,8 @@ static void buildPack(Pack &pack, func::FuncOp host) {
       v.replaceAllUsesWith(index(1));
     llvm::DenseMap<Type, unsigned> taken;
     for (BlockArgument buffer : from.getWorkgroupAttributions())
-      buffer.replaceAllUsesWith(pool[buffer.getType()][taken[buffer.getType()]++]);
+      buffer.replaceAllUsesWith(
+          pool[buffer.getType()][taken[buffer.getType()]++]);
     Operation *yield = branch.thenBlock()->getTerminator();
     llvm::SmallPtrSet<Operation *, 32> moved;
     for (Operation &op : llvm::make_early_inc_range(from.getBody().front()))
@@ -520,17 +575,8 @@ static void buildPack(Pack &pack, func::FuncOp host) {
           ctx, {StringAttr::get(ctx, *o->launch.getFunction()),
                 IntegerAttr::get(IntegerType::get(ctx, 64), o->blocks),
                 IntegerAttr::get(IntegerType::get(ctx, 64), o->threads)}));
-    start = end;
   }
-  gpu::TerminatorOp::create(kb, loc);
-  NamedAttrList packed;
-  if (auto old = host->getAttrOfType<DictionaryAttr>("kfuse.packed"))
-    packed.append(old.getValue());
-  packed.set(first.getFunctionAttr().getAttr(), ArrayAttr::get(ctx, record));
-  host->setAttr("kfuse.packed", packed.getDictionary(ctx));
-  for (Member &m : pack.members)
-    m.launch.erase();
-}
+};
 
 /// Whether `v` is available before `pos` once the host operations that
 /// compute it move there: defined before it, or by pure operations and
@@ -651,7 +697,7 @@ static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
   }
   for (Pack &pack : packs)
     if (pack.members.size() > 1)
-      buildPack(pack, host);
+      PackBuilder(pack, host).build();
 }
 
 struct PackLaunchesPass
