@@ -712,6 +712,23 @@ public:
   /// Whether the split applies: the slices, the kernels' waves, what the
   /// last kernel stores.
   bool analyze();
+  /// analyze()'s steps: the group's reductions and rows (all of one shape,
+  /// each with a combiner); the slices (`mainSlices`, `tailSlice`); the
+  /// other generics over the full space or the rows; the full-space results
+  /// a last kernel stores (`stored`, `storeEarly`); that kernel's shape
+  /// (`storeTransposed`, `storePieces`, `storeSlices`); each reduction's
+  /// wave and the values each kernel keeps to itself (`ofWave`,
+  /// `privateFull`).
+  bool findReductions();
+  bool chooseSlicing();
+  bool spacesFit();
+  bool findStored();
+  void chooseStoreShape();
+  bool assignWaves();
+  /// The points each row reduces (the reduction loops' ranges multiplied).
+  int64_t pointsPerRow() const;
+  /// The group's reductions and full-space generics, in program order.
+  SmallVector<linalg::GenericOp> fullOrReductions();
   /// std::nullopt where building a kernel's generics fails (everything
   /// built erased, the group left as it was).
   std::optional<LogicalResult> build();
@@ -991,7 +1008,38 @@ void RowSplit::planWaves() {
 }
 
 bool RowSplit::analyze() {
-  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
+  if (!findReductions() || !chooseSlicing() || !spacesFit() || !findStored())
+    return false;
+  chooseStoreShape();
+  // Centred sums of squares and online sums of exponentials fold in one
+  // pass over a slice (fast numerics; see SplitCentered, SplitOnline).
+  if (options.online) {
+    findCenteredSums();
+    findOnlineSums();
+  }
+  // Waves (see planWaves).
+  planWaves();
+  waves = plan.waves;
+  return assignWaves();
+}
+
+int64_t RowSplit::pointsPerRow() const {
+  int64_t perRow = 1;
+  for (auto [range, it] : llvm::zip(loops, iters))
+    if (it == utils::IteratorType::reduction)
+      perRow *= range;
+  return perRow;
+}
+
+SmallVector<linalg::GenericOp> RowSplit::fullOrReductions() {
+  SmallVector<linalg::GenericOp> ops;
+  for (linalg::GenericOp g : generics)
+    if (g.getNumReductionLoops() > 0 || isFull(g))
+      ops.push_back(g);
+  return ops;
+}
+
+bool RowSplit::findReductions() {
   for (linalg::GenericOp g : generics)
     if (g.getNumReductionLoops() > 0)
       reductions.push_back(g);
@@ -1010,6 +1058,10 @@ bool RowSplit::analyze() {
   numRows = 1;
   for (int64_t r : rowLoops)
     numRows *= r;
+  return true;
+}
+
+bool RowSplit::chooseSlicing() {
   // The loop split into slices: the reduction loop (rows), the first one
   // (along rows). In the split kernels the slice loop comes in at `at` (after
   // the rows; first along rows) and the loops from `at` on move up one.
@@ -1025,15 +1077,16 @@ bool RowSplit::analyze() {
   interleaved = choice->interleaved;
   int64_t len = ragged && !alongRows ? cols / slices / 8 * 8 : cols / slices;
   // Points each row reduces, and each slice of it (and the tail).
-  int64_t perRow = 1;
-  for (auto [range, it] : llvm::zip(loops, iters))
-    if (it == utils::IteratorType::reduction)
-      perRow *= range;
+  int64_t perRow = pointsPerRow();
   int64_t perSlice = perRow / cols * len;
   mainSlices = {slices, len, 0, perSlice};
   tailSlice = {1, cols - slices * len, slices * len,
                perRow / cols * (cols - slices * len)};
 
+  return true;
+}
+
+bool RowSplit::spacesFit() {
   // (full-space ops of a group whose reductions do not trail run over a
   // space the row kernel does not know)
   if (!kfuse::reductionsTrail(reductions[0]) &&
@@ -1045,12 +1098,15 @@ bool RowSplit::analyze() {
         g.getStaticLoopRanges() != rowLoops)
       return false;
   }
+  return true;
+}
+
+bool RowSplit::findStored() {
   // Full-space values never leave the group or reach a row-space op: each
   // partials kernel recomputes what it needs from the group's inputs.
-  SmallVector<linalg::GenericOp> fullOrReduction;
-  for (linalg::GenericOp g : generics)
-    if (g.getNumReductionLoops() > 0 || isFull(g))
-      fullOrReduction.push_back(g);
+  SmallVector<linalg::GenericOp> fullOrReduction = fullOrReductions();
+  int64_t perRow = pointsPerRow();
+  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
   // Full-space results that leave the group (x - mean beside the variance
   // of an NHWC tensor, a softmax over a few rows of 2^20) are computed by a
   // last kernel, after every row value is in memory, over the same slices:
@@ -1102,6 +1158,10 @@ bool RowSplit::analyze() {
       return !w || isFull(w->first);
     });
   });
+  return true;
+}
+
+void RowSplit::chooseStoreShape() {
   // Along rows the stored results are elementwise over the full space, so
   // their kernel need not follow the slices: it runs over (positions,
   // rows), the reductions' loops as its rows and the group's rows as its
@@ -1124,6 +1184,7 @@ bool RowSplit::analyze() {
   // ended, are short. (The option off: over the partials' slices.)
   storePieces = !alongRows && storeOwnShape;
   storeSlices = mainSlices;
+  int64_t len = mainSlices.len, perSlice = mainSlices.points;
   if (storePieces) {
     // (16-byte vectors of the narrowest element type, as the kernel's)
     int64_t vector = 16 / elementBytes(generics).first;
@@ -1134,15 +1195,11 @@ bool RowSplit::analyze() {
         break;
       }
   }
-  // Centred sums of squares and online sums of exponentials fold in one
-  // pass over a slice (fast numerics; see SplitCentered, SplitOnline).
-  if (options.online) {
-    findCenteredSums();
-    findOnlineSums();
-  }
-  // Waves (see planWaves).
-  planWaves();
-  waves = plan.waves;
+}
+
+bool RowSplit::assignWaves() {
+  SmallVector<linalg::GenericOp> fullOrReduction = fullOrReductions();
+  int64_t smCount = options.smCount, maxCluster = options.maxCluster;
   // Full-space values that only full-space ops and reductions of the group
   // read (h of a stack of normalizations over the same rows, read by the
   // next layer's statistics and by its h): each kernel that computes one
