@@ -155,8 +155,8 @@ std::optional<Pick> matchPick(linalg::GenericOp g) {
         continue;
       DenseMap<Value, bool> memo;
       DenseSet<Value> seen;
-      if (!independentOf(key, loop, g, memo) || !computable(key, g, seen) ||
-          !computable(picked, g, seen))
+      // (a key independent of the loop is computed by pure ops already)
+      if (!independentOf(key, loop, g, memo) || !computable(picked, g, seen))
         continue;
       return Pick{loop, ranges[loop], step, picked, zero, key, asIndex};
     }
