@@ -406,6 +406,55 @@ private:
   /// (chooseVectors), register or streaming mode (`chunks`), the threads,
   /// a cluster, chunks in shared memory. `passes`: planPasses()'s.
   void chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes);
+  /// What a block (or cluster) a row may hold, as chooseThreads weighs it
+  /// (after chooseVectors): the row's `span` of columns (virtual ones
+  /// where shifted), blocks of at most `mostThreads` threads (a cluster's
+  /// `clusterThreads`), `rowOccupancy` blocks an SM, and the inputs whose
+  /// chunks may go to shared memory past the registers (`heldInputs` of
+  /// `heldBytes` bytes an element; 0: none).
+  struct ThreadBudget {
+    explicit ThreadBudget(RowKernel &k) : k(k) {}
+    RowKernel &k;
+    int64_t span = 0, rowOccupancy = 1, mostThreads = 1024,
+            clusterThreads = 1024, heldInputs = 0, heldBytes = 0;
+    /// Threads and chunks per thread for `cols` columns per block, aiming
+    /// at `aim` chunks per thread, at most `most` threads.
+    std::pair<int64_t, int64_t> shape(int64_t cols, int64_t aim,
+                                      int64_t most = 1024) const;
+    /// Each block's share of a row over a cluster of n: whole vectors (of
+    /// the virtual columns where shifted, the last block's share ragged).
+    int64_t sharePerBlock(int64_t n) const;
+    /// Chunks a thread of a block of `threads` keeps in registers.
+    int64_t room(int64_t threads) const;
+    /// Chunks a thread of a block of `threads` may keep in shared memory
+    /// (its block's share of the budget: 1024 / threads blocks an SM).
+    int64_t sharedRoom(int64_t threads) const;
+    /// Chunks a thread keeps in registers where the rest go to shared
+    /// memory (the others' loads, stores and reloads need registers too),
+    /// fewer in a cluster's `blocks`, whose exchange needs some more: from
+    /// ptxas's spills over softmaxes, log-softmaxes, layer norms with and
+    /// without weights and RMS norms of 40000 to 500000 floats, both
+    /// exchanges and strict numerics: one block, 8 in registers spilled up
+    /// to 80 bytes a thread, 7 8 bytes, 6 none; clusters, 8 up to 40
+    /// bytes, 6 and 7 a few, 5 none.
+    int64_t sharedRegs(int64_t threads, int64_t blocks) const;
+    /// A cluster's blocks: 64 registers a thread (see kClusterRoom).
+    int64_t clusterRoom(int64_t threads) const;
+  };
+  ThreadBudget threadBudget();
+  /// Whether column sums beside rows in registers (not `streams`) pack
+  /// several rows a block (`packColumnSums`): one element type, runs of
+  /// an even number of rows.
+  bool packsColumnSums(bool streams) const;
+  /// A row too long for the registers of a block of `t` threads (`chunks`
+  /// a thread): the cluster of blocks it spreads over (`cluster`), with
+  /// chunks in shared memory where that takes fewer blocks.
+  void chooseCluster(const ThreadBudget &budget, int64_t t);
+  /// The block's threads (`threads`) and chunks, from the `t` threads
+  /// shaped for the row: streaming (`streams`, or a row too long for
+  /// registers and shared memory), a cluster's share, or registers with
+  /// chunks past them in shared memory (`regChunks`).
+  void settleThreads(const ThreadBudget &budget, bool streams, int64_t t);
   /// Row tiles (rowsPerBlock above 1): the column threads of a tile,
   /// scalars, in registers or streamed (`streams`).
   void chooseTileThreads(bool streams);
@@ -417,6 +466,48 @@ private:
   int64_t chooseRun(int64_t t);
   /// Whether the kernel is persistent (`persist`).
   void choosePersist(int64_t t);
+  /// What chooseShape() decided: the passes a streaming kernel makes
+  /// (planPasses()), `blocks` blocks of `threads` threads a row, each
+  /// folding a run of `run` rows into its column sums' partials (1: none).
+  struct LaunchShape {
+    SmallVector<SmallVector<linalg::GenericOp>> passes;
+    int64_t blocks = 0, threads = 0, run = 1;
+  };
+  /// The kernel's shape, every choice made before anything is emitted
+  /// (the rows and columns, row tiles, threads, vectors, clusters, runs,
+  /// persistence): the members these steps set, and the launch.
+  LaunchShape chooseShape();
+  /// Column sums folded over runs of rows: a buffer of partials each, a
+  /// row of them a block (`c.partial`; the sum's own where not folded).
+  void allocateColumnPartials(OpBuilder &b, Location loc);
+  /// Where a thread of the launch works: its row (of the block, before
+  /// any run or persistent loop), its index among the row's threads
+  /// (`tid`, packed rows' lane), the column thread and how many there are
+  /// (the row's first: 0), and, streaming, its first column and the step
+  /// between its columns.
+  struct ThreadPlace {
+    Value row, tid, colThread, colStart, colStep;
+    int64_t colThreads = 1;
+  };
+  /// The thread's place (see ThreadPlace) in the launch's blocks of `t`
+  /// threads a row: cluster ranks, packed rows, a thread per row (whose
+  /// guard the builder is left in), row tiles. Also initializes the
+  /// kernel's mbarriers.
+  ThreadPlace placeThread(OpBuilder &kb, Location loc, gpu::LaunchOp launch,
+                          int64_t t);
+  /// Column sums: the loop over the block's run of `run` rows, carrying
+  /// the partials (`columnPartials`); `row` becomes the run's current row
+  /// and the builder is left in the loop.
+  scf::ForOp beginRun(OpBuilder &kb, Location loc, Value &row, int64_t run);
+  /// The row's indices for `row`, and what the row's loads and shifted
+  /// chunks start from (rowLoads, prefetch, rowStart, rowShift).
+  SmallVector<Value> beginRow(OpBuilder &kb, Location loc, Value row);
+  /// The row's code, register or streaming mode, and its row outputs.
+  LogicalResult emitRow(OpBuilder &kb, Location loc, gpu::LaunchOp launch,
+                        const ThreadPlace &at, ArrayRef<Value> rowIdx,
+                        ArrayRef<SmallVector<linalg::GenericOp>> passes);
+  /// Ends the launch's body: a cluster's exit barrier, the terminator.
+  void endLaunch(gpu::LaunchOp launch, Location loc);
   /// The kernel's launch: a grid of `blocks` blocks of `t` threads a row
   /// (`packedRows` rows a block), a cluster's exchange slots, and the hints
   /// for ptxas and the runtime.
@@ -3848,167 +3939,129 @@ void RowKernel::chooseTileThreads(bool streams) {
   threads = tile * c;
 }
 
-void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
-  int64_t segment = rowSegment();
-  chooseVectors(passes);
+RowKernel::ThreadBudget RowKernel::threadBudget() {
+  ThreadBudget budget(*this);
   // (shifted: virtual columns, up to n + rowShift)
-  int64_t span = shifted ? totalCols + width - 1 : totalCols;
-  // Threads and chunks per thread for `cols` columns per block, aiming at
-  // `aim` chunks per thread.
-  auto shape = [&](int64_t cols, int64_t aim, int64_t most = 1024) {
-    int64_t wanted = (cols + width * aim - 1) / (width * aim);
-    int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, most);
-    return std::make_pair(t, (cols + t * width - 1) / (t * width));
-  };
-  // Each block's share of a row over a cluster of n: whole vectors (of
-  // the virtual columns where shifted, the last block's share ragged).
-  auto sharePerBlock = [&](int64_t n) {
-    return shifted ? (span + n * width - 1) / (n * width) * width
-                   : totalCols / n;
-  };
+  budget.span = shifted ? totalCols + width - 1 : totalCols;
   // (a block per row: its share of the SM's registers, `occupancy`
   // blocks of it an SM; blocks of at most 1024 / occupancy threads. Not
   // beside column sums, whose partials take registers of their own.)
-  int64_t rowOccupancy =
-      rowsPerBlock == 1 && columnSums.empty() ? occupancy : 1;
-  int64_t mostThreads = 1024 / rowOccupancy;
-  auto room = [&](int64_t threads) {
-    return chunksInRegisters(threads * rowOccupancy);
-  };
-  // Chunks a thread of a block of `threads` may keep in shared memory
-  // beyond its registers (block per row, nothing folded over the rows;
-  // blocks of 512 threads or fewer, meant to share an SM, their share of
-  // the budget).
-  int64_t heldBytes = 0;
-  // (only for 4-byte elements in whole vectors, rows of one column
+  budget.rowOccupancy = rowsPerBlock == 1 && columnSums.empty() ? occupancy : 1;
+  budget.mostThreads = 1024 / budget.rowOccupancy;
+  budget.clusterThreads = clusterBlockThreads(maxCluster, budget.rowOccupancy);
+  // Chunks a thread of a block may keep in shared memory beyond its
+  // registers (block per row, nothing folded over the rows; blocks of 512
+  // threads or fewer, meant to share an SM, their share of the budget):
+  // only for 4-byte elements in whole vectors, rows of one column
   // dimension or of several over a buffer laid out as the rows (a group
-  // norm's (C/G, H, W): 0 spills): with a block's 64 registers a thread,
+  // norm's (C/G, H, W): 0 spills). With a block's 64 registers a thread,
   // ptxas spilled 50 to 500 bytes a thread on softmaxes, layer norms and
   // RMS norms over 70001 floats (shifted) or of f16 (8 or 4 chunks in
   // registers), 60 to 150 on f64 softmaxes, 4 to 24 on NCHW batch norm's
-  // channels of (n, h, w), whatever the chunks in registers)
-  int64_t heldInputs =
-      sharedRowBytes > 0 && columnSums.empty() && !contraction &&
-              rowsPerBlock == 1 && !shifted &&
-              (colShape.size() == 1 || (layout.identity && readsRowLayout()))
-          ? sharedRowInputs(heldBytes)
-          : 0;
-  if (heldBytes != 4 * heldInputs)
-    heldInputs = 0;
-  auto sharedBudget = [&](int64_t threads) {
-    return sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
-  };
-  auto sharedRoom = [&](int64_t threads) -> int64_t {
-    return heldInputs ? sharedBudget(threads) / (threads * width * heldBytes)
-                      : 0;
-  };
-  sharedSlotsAllowed = heldInputs;
-  // Chunks a thread keeps in registers where the rest go to shared memory
-  // (the others' loads, stores and reloads need registers too), fewer in
-  // a cluster's blocks, whose exchange needs some more: from ptxas's
-  // spills over softmaxes, log-softmaxes, layer norms with and without
-  // weights and RMS norms of 40000 to 500000 floats, both exchanges and
-  // strict numerics: one block, 8 in registers spilled up to 80 bytes a
-  // thread, 7 8 bytes, 6 none; clusters, 8 up to 40 bytes, 6 and 7 a
-  // few, 5 none.
-  auto sharedRegs = [&](int64_t threads, int64_t blocks) -> int64_t {
-    return blocks > 1 ? std::min(room(threads), kClusterRoom) - 3
-                      : room(threads) - 2;
-  };
-  int64_t clusterThreads = clusterBlockThreads(maxCluster, rowOccupancy);
-  // (a cluster's blocks: 64 registers a thread, see kClusterRoom)
-  auto clusterRoom = [&](int64_t threads) {
-    return std::min(room(threads), kClusterRoom);
-  };
-  bool streams = chunksPerThread == 0;
-  // A group that reads its row in one pass anyway (one streaming pass
-  // folds every reduction, an online max and sum included, and no
-  // full-space result leaves the kernel) streams: registers would keep
-  // nothing for a later phase, and fewer of them per thread keep more
-  // threads loading (cross-entropy over 32000 columns: 1.12x faster on an
-  // H100 than in registers, bench/RESULTS.md).
-  if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
-    streams = true;
-  if (rowsPerBlock > 1) {
-    chooseTileThreads(streams);
-    return;
-  }
-  auto [t, c] =
-      shape(span, streams ? kStreamAim : chunksPerThread, mostThreads);
-  if (exactThreads > 0) {
-    t = exactThreads;
-    c = (span + t * width - 1) / (t * width);
-  } else if (!columnSums.empty() && !streams && !contraction && packRows != 1 &&
-             foldRows != 1 && segment % 2 == 0 &&
-             llvm::all_equal(
-                 llvm::map_range(columnSums, [](const ColumnSum &c) {
-                   return cast<MemRefType>(c.terms.getType()).getElementType();
-                 }))) {
-    // Wider rows: a block's worth of threads a row (`t`), several rows
-    // a block where the partials' shared memory allows (see below).
-    packColumnSums = true;
-  }
-  if (packColumnSums && (span + 32 * width - 1) / (32 * width) <= 8) {
-    // Column sums beside rows a warp's registers hold (8 vectors a
-    // lane at most: the partials take as many more): a warp a row,
-    // several rows a block (packed, see below), so that a block keeps
-    // several rows in flight and folds several into each partial.
-    // (A block a row of 768 floats keeps one row's 6 KB in flight;
-    // filling the SMs then takes a block per 4 rows, partials a quarter
-    // of the input: layer norm backward over [4096, 768] moves 1.35x
-    // its unavoidable bytes, packed 1.09x.)
-    t = 32;
-    c = (span + 32 * width - 1) / (32 * width);
-  }
-  chunks = c;
-  if (!streams && chunks > room(t)) {
-    // Too long for one block's registers: spread the row over a cluster
-    // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
-    // chunks, else the fewest that fit), each block holding an equal
-    // whole-vector share. Where clusters may exceed CUDA's portable 8
-    // blocks, blocks have at most 512 threads (two fit an SM, so one
-    // loads while the other waits at a cluster barrier).
-    for (bool atAim : {true, false}) {
-      for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
-        if (!shifted && totalCols % (n * width) != 0)
-          continue;
-        auto [nt, nc] =
-            shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-        if (nc <= (atAim ? chunksPerThread : clusterRoom(nt)))
-          cluster = n;
-      }
-      if (cluster > 1)
-        break;
-    }
-    // With rows in shared memory: one block, or the fewest blocks of a
-    // cluster, whose registers and shared memory hold their share,
-    // where fewer than registers alone would take (a row of 262144
-    // floats over 4 blocks, not 8; 65536 in one block, not 4), as
-    // long as the rows' blocks still give every SM one where the
-    // registers' would (32 rows of 131072: 8 blocks each, not 2).
-    int64_t fewest = 0;
-    if (heldInputs && chunks <= sharedRegs(t, 1) + sharedRoom(t))
-      fewest = 1;
-    for (int64_t n = 2; n <= maxCluster && !fewest && heldInputs; n *= 2) {
+  // channels of (n, h, w), whatever the chunks in registers.
+  if (sharedRowBytes > 0 && columnSums.empty() && !contraction &&
+      rowsPerBlock == 1 && !shifted &&
+      (colShape.size() == 1 || (layout.identity && readsRowLayout())))
+    budget.heldInputs = sharedRowInputs(budget.heldBytes);
+  if (budget.heldBytes != 4 * budget.heldInputs)
+    budget.heldInputs = 0;
+  return budget;
+}
+
+std::pair<int64_t, int64_t>
+RowKernel::ThreadBudget::shape(int64_t cols, int64_t aim, int64_t most) const {
+  int64_t width = k.width;
+  int64_t wanted = (cols + width * aim - 1) / (width * aim);
+  int64_t t = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, most);
+  return std::make_pair(t, (cols + t * width - 1) / (t * width));
+}
+
+int64_t RowKernel::ThreadBudget::sharePerBlock(int64_t n) const {
+  return k.shifted ? (span + n * k.width - 1) / (n * k.width) * k.width
+                   : k.totalCols / n;
+}
+
+int64_t RowKernel::ThreadBudget::room(int64_t threads) const {
+  return chunksInRegisters(threads * rowOccupancy);
+}
+
+int64_t RowKernel::ThreadBudget::sharedRoom(int64_t threads) const {
+  if (!heldInputs)
+    return 0;
+  int64_t budget = k.sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
+  return budget / (threads * k.width * heldBytes);
+}
+
+int64_t RowKernel::ThreadBudget::sharedRegs(int64_t threads,
+                                            int64_t blocks) const {
+  return blocks > 1 ? std::min(room(threads), kClusterRoom) - 3
+                    : room(threads) - 2;
+}
+
+int64_t RowKernel::ThreadBudget::clusterRoom(int64_t threads) const {
+  return std::min(room(threads), kClusterRoom);
+}
+
+bool RowKernel::packsColumnSums(bool streams) const {
+  return !columnSums.empty() && !streams && !contraction && packRows != 1 &&
+         foldRows != 1 && rowSegment() % 2 == 0 &&
+         llvm::all_equal(llvm::map_range(columnSums, [](const ColumnSum &c) {
+           return cast<MemRefType>(c.terms.getType()).getElementType();
+         }));
+}
+
+void RowKernel::chooseCluster(const ThreadBudget &budget, int64_t t) {
+  // Too long for one block's registers: spread the row over a cluster
+  // of 2..maxCluster blocks (the fewest that keep `chunksPerThread`
+  // chunks, else the fewest that fit), each block holding an equal
+  // whole-vector share. Where clusters may exceed CUDA's portable 8
+  // blocks, blocks have at most 512 threads (two fit an SM, so one
+  // loads while the other waits at a cluster barrier).
+  for (bool atAim : {true, false}) {
+    for (int64_t n = 2; n <= maxCluster && cluster == 1; n *= 2) {
       if (!shifted && totalCols % (n * width) != 0)
         continue;
-      auto [nt, nc] = shape(sharePerBlock(n), chunksPerThread, clusterThreads);
-      if (nc <= clusterRoom(nt))
-        break;
-      if (nc <= sharedRegs(nt, n) + sharedRoom(nt))
-        fewest = n;
+      auto [nt, nc] = budget.shape(budget.sharePerBlock(n), chunksPerThread,
+                                   budget.clusterThreads);
+      if (nc <= (atAim ? chunksPerThread : budget.clusterRoom(nt)))
+        cluster = n;
     }
-    // (async exchange: a cluster whose blocks hold their share in
-    // registers stays, since its exchanges cost no cluster barrier; the
-    // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
-    // of registers, 165.5 over 4 with shared memory; with barriers
-    // 174.8 and 169.3, bench/RESULTS.md)
-    if (fewest &&
-        (cluster == 1 ||
-         (!(asyncExchange && fewest > 1) &&
-          totalRows * fewest >= std::min(smCount, totalRows * cluster))))
-      cluster = fewest;
+    if (cluster > 1)
+      break;
   }
+  // With rows in shared memory: one block, or the fewest blocks of a
+  // cluster, whose registers and shared memory hold their share,
+  // where fewer than registers alone would take (a row of 262144
+  // floats over 4 blocks, not 8; 65536 in one block, not 4), as
+  // long as the rows' blocks still give every SM one where the
+  // registers' would (32 rows of 131072: 8 blocks each, not 2).
+  int64_t fewest = 0;
+  if (budget.heldInputs &&
+      chunks <= budget.sharedRegs(t, 1) + budget.sharedRoom(t))
+    fewest = 1;
+  for (int64_t n = 2; n <= maxCluster && !fewest && budget.heldInputs; n *= 2) {
+    if (!shifted && totalCols % (n * width) != 0)
+      continue;
+    auto [nt, nc] = budget.shape(budget.sharePerBlock(n), chunksPerThread,
+                                 budget.clusterThreads);
+    if (nc <= budget.clusterRoom(nt))
+      break;
+    if (nc <= budget.sharedRegs(nt, n) + budget.sharedRoom(nt))
+      fewest = n;
+  }
+  // (async exchange: a cluster whose blocks hold their share in
+  // registers stays, since its exchanges cost no cluster barrier; the
+  // 262144-wide softmax on an H200, 2026-11-27: 159.5 us over 8 blocks
+  // of registers, 165.5 over 4 with shared memory; with barriers
+  // 174.8 and 169.3, bench/RESULTS.md)
+  if (fewest && (cluster == 1 || (!(asyncExchange && fewest > 1) &&
+                                  totalRows * fewest >=
+                                      std::min(smCount, totalRows * cluster))))
+    cluster = fewest;
+}
+
+void RowKernel::settleThreads(const ThreadBudget &budget, bool streams,
+                              int64_t t) {
   if (streams) {
     // Each thread folds about `kStreamAim` vectors of the row per pass, in
     // trips of `batch`.
@@ -4024,26 +4077,73 @@ void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
     // trip.)
     if (exactThreads == 0 && !packColumnSums && columnSums.empty() &&
         !shifted && tripChunks == 0)
-      while (threads * 2 <= mostThreads &&
+      while (threads * 2 <= budget.mostThreads &&
              totalRows * threads < smCount * 256 &&
-             span > threads * width * 2 * batch)
+             budget.span > threads * width * 2 * batch)
         threads *= 2;
   } else if (cluster > 1) {
-    colsPerBlock = sharePerBlock(cluster);
-    std::tie(t, chunks) = shape(colsPerBlock, chunksPerThread, clusterThreads);
+    colsPerBlock = budget.sharePerBlock(cluster);
+    std::tie(t, chunks) =
+        budget.shape(colsPerBlock, chunksPerThread, budget.clusterThreads);
     threads = t;
-    if (chunks > clusterRoom(t))
-      regChunks = sharedRegs(t, cluster);
-  } else if (chunks > room(t) && chunks > sharedRegs(t, 1) + sharedRoom(t)) {
+    if (chunks > budget.clusterRoom(t))
+      regChunks = budget.sharedRegs(t, cluster);
+  } else if (chunks > budget.room(t) &&
+             chunks > budget.sharedRegs(t, 1) + budget.sharedRoom(t)) {
     // Streaming mode, still `width` columns per access; rows this long
     // are few per SM, so give each the most threads.
     chunks = 0;
-    threads = mostThreads;
+    threads = budget.mostThreads;
   } else {
     threads = t;
-    if (chunks > room(t))
-      regChunks = sharedRegs(t, 1);
+    if (chunks > budget.room(t))
+      regChunks = budget.sharedRegs(t, 1);
   }
+}
+
+void RowKernel::chooseThreads(ArrayRef<SmallVector<linalg::GenericOp>> passes) {
+  chooseVectors(passes);
+  ThreadBudget budget = threadBudget();
+  sharedSlotsAllowed = budget.heldInputs;
+  bool streams = chunksPerThread == 0;
+  // A group that reads its row in one pass anyway (one streaming pass
+  // folds every reduction, an online max and sum included, and no
+  // full-space result leaves the kernel) streams: registers would keep
+  // nothing for a later phase, and fewer of them per thread keep more
+  // threads loading (cross-entropy over 32000 columns: 1.12x faster on an
+  // H100 than in registers, bench/RESULTS.md).
+  if (!streams && passes.size() == 1 && fullSpaceOutputs().empty())
+    streams = true;
+  if (rowsPerBlock > 1) {
+    chooseTileThreads(streams);
+    return;
+  }
+  auto [t, c] = budget.shape(
+      budget.span, streams ? kStreamAim : chunksPerThread, budget.mostThreads);
+  if (exactThreads > 0) {
+    t = exactThreads;
+    c = (budget.span + t * width - 1) / (t * width);
+  } else if (packsColumnSums(streams)) {
+    // Wider rows: a block's worth of threads a row (`t`), several rows
+    // a block where the partials' shared memory allows (see below).
+    packColumnSums = true;
+  }
+  if (packColumnSums && (budget.span + 32 * width - 1) / (32 * width) <= 8) {
+    // Column sums beside rows a warp's registers hold (8 vectors a
+    // lane at most: the partials take as many more): a warp a row,
+    // several rows a block (packed, see below), so that a block keeps
+    // several rows in flight and folds several into each partial.
+    // (A block a row of 768 floats keeps one row's 6 KB in flight;
+    // filling the SMs then takes a block per 4 rows, partials a quarter
+    // of the input: layer norm backward over [4096, 768] moves 1.35x
+    // its unavoidable bytes, packed 1.09x.)
+    t = 32;
+    c = (budget.span + 32 * width - 1) / (32 * width);
+  }
+  chunks = c;
+  if (!streams && chunks > budget.room(t))
+    chooseCluster(budget, t);
+  settleThreads(budget, streams, t);
 }
 
 int64_t RowKernel::chooseBlockThreads() {
@@ -4663,15 +4763,8 @@ void RowKernel::storeColumnPartials(OpBuilder &kb, Location loc,
     }
 }
 
-LogicalResult RowKernel::emit() {
-  if (failed(analyze()))
-    return failure();
-  findLayout();
-  linalg::GenericOp first = generics.front();
-  Location loc = first.getLoc();
-  OpBuilder b(generics.back());
-  b.setInsertionPointAfter(generics.back());
-  auto cIdx = kfuse::indexConstants(loc);
+RowKernel::LaunchShape RowKernel::chooseShape() {
+  LaunchShape shape;
   int64_t numRows = 1, numCols = 1;
   for (int64_t d : rowShape)
     numRows *= d;
@@ -4683,27 +4776,31 @@ LogicalResult RowKernel::emit() {
     chooseRowTiles();
   // The passes a streaming kernel would make (and the online sums they pair,
   // which only streaming reads): also whether one pass serves the group.
-  SmallVector<SmallVector<linalg::GenericOp>> passes = planPasses();
+  shape.passes = planPasses();
   if (!perThread)
-    chooseThreads(passes);
+    chooseThreads(shape.passes);
   // (chunks past the registers' in shared memory only where set above)
   if (regChunks == 0 || rowsPerBlock > 1 || perThread)
     regChunks = chunks;
   else if (regChunks < chunks)
     sharedLimit = sharedRowBytes / std::max<int64_t>(1, 1024 / threads);
-  int64_t t = chooseBlockThreads();
-  int64_t run = chooseRun(t);
+  int64_t t = shape.threads = chooseBlockThreads();
+  shape.run = chooseRun(t);
   choosePersist(t);
-  int64_t blocks = perThread ? (numRows + t - 1) / t
-                   : rowsPerBlock > 1
-                       ? (numRows + rowsPerBlock - 1) / rowsPerBlock
-                   : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
-                   : persist.on     ? persistGrid() * cluster
-                                    : numRows * cluster;
-  accumulating = run * (packColumnSums ? packedRows : 1) > 1;
+  shape.blocks = perThread ? (numRows + t - 1) / t
+                 : rowsPerBlock > 1
+                     ? (numRows + rowsPerBlock - 1) / rowsPerBlock
+                 : packedRows > 1 ? (numRows + packedRows - 1) / packedRows
+                 : persist.on     ? persistGrid() * cluster
+                                  : numRows * cluster;
+  accumulating = shape.run * (packColumnSums ? packedRows : 1) > 1;
   if (accumulating)
-    blocks = numRows / (run * (packColumnSums ? packedRows : 1));
-  rowsPerPartial = accumulating ? numRows / blocks : 1;
+    shape.blocks = numRows / (shape.run * (packColumnSums ? packedRows : 1));
+  rowsPerPartial = accumulating ? numRows / shape.blocks : 1;
+  return shape;
+}
+
+void RowKernel::allocateColumnPartials(OpBuilder &b, Location loc) {
   for (ColumnSum &c : columnSums) {
     c.partial = c.independent ? Value() : c.terms;
     if (!accumulating)
@@ -4717,9 +4814,12 @@ LogicalResult RowKernel::emit() {
         MemRefType::get(shape,
                         cast<MemRefType>(c.terms.getType()).getElementType()));
   }
-  gpu::LaunchOp launch = createLaunch(b, loc, blocks, t);
-  Block &launchBody = launch.getBody().front();
-  OpBuilder kb = OpBuilder::atBlockEnd(&launchBody);
+}
+
+RowKernel::ThreadPlace RowKernel::placeThread(OpBuilder &kb, Location loc,
+                                              gpu::LaunchOp launch, int64_t t) {
+  auto cIdx = kfuse::indexConstants(loc);
+  ThreadPlace at;
   Value row = launch.getBlockIds().x, tid = launch.getThreadIds().x;
   if (cluster > 1) {
     // Consecutive blocks form a cluster; the cluster is the row.
@@ -4741,78 +4841,83 @@ LogicalResult RowKernel::emit() {
       row = arith::AddIOp::create(
           kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
           warp);
-    if (!packColumnSums && numRows % packedRows != 0) {
+    if (!packColumnSums && totalRows % packedRows != 0) {
       rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
-                                        cIdx(kb, numRows));
-      row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
+                                        cIdx(kb, totalRows));
+      row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, totalRows - 1));
     }
   }
-  Value colStart = arith::MulIOp::create(kb, loc, tid, cIdx(kb, width));
-  Value colStep = cIdx(kb, t * width);
+  at.colStart = arith::MulIOp::create(kb, loc, tid, cIdx(kb, width));
+  at.colStep = cIdx(kb, t * width);
+  at.colThread = tid;
+  at.colThreads = t;
   if (perThread) {
     // Thread per row: a guarded row index, and every column to itself.
     row = arith::AddIOp::create(
         kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, t)), tid);
     Value inside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
-                                         row, cIdx(kb, numRows));
+                                         row, cIdx(kb, totalRows));
     auto guard = scf::IfOp::create(kb, loc, inside, /*withElse=*/false);
     kb.setInsertionPoint(guard.thenBlock()->getTerminator());
-    colStart = cIdx(kb, 0);
-    colStep = cIdx(kb, 1);
-  }
-  Value colThread = tid;
-  int64_t colThreads = t;
-  if (perThread) {
-    colThread = cIdx(kb, 0);
-    colThreads = 1;
+    at.colStart = cIdx(kb, 0);
+    at.colStep = cIdx(kb, 1);
+    at.colThread = cIdx(kb, 0);
+    at.colThreads = 1;
   }
   if (rowsPerBlock > 1) {
     // Row tiles: thread tid on row tid % L of the tile, column thread tid / L.
     Value tile = cIdx(kb, rowsPerBlock);
-    colThread = arith::DivUIOp::create(kb, loc, tid, tile);
-    colThreads = t / rowsPerBlock;
+    at.colThread = arith::DivUIOp::create(kb, loc, tid, tile);
+    at.colThreads = t / rowsPerBlock;
     row = arith::AddIOp::create(kb, loc,
                                 arith::MulIOp::create(kb, loc, row, tile),
                                 arith::RemUIOp::create(kb, loc, tid, tile));
-    if (numRows % rowsPerBlock != 0) {
+    if (totalRows % rowsPerBlock != 0) {
       rowInside = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row,
-                                        cIdx(kb, numRows));
-      row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, numRows - 1));
+                                        cIdx(kb, totalRows));
+      row = arith::MinUIOp::create(kb, loc, row, cIdx(kb, totalRows - 1));
     }
-    colStart = colThread;
-    colStep = cIdx(kb, colThreads);
+    at.colStart = at.colThread;
+    at.colStep = cIdx(kb, at.colThreads);
   }
-  // (column sums: the block's run of rows, carrying the partials)
+  at.row = row;
+  at.tid = tid;
+  return at;
+}
+
+scf::ForOp RowKernel::beginRun(OpBuilder &kb, Location loc, Value &row,
+                               int64_t run) {
+  auto cIdx = kfuse::indexConstants(loc);
+  SmallVector<Value> inits;
+  for (ColumnSum &c : columnSums) {
+    Type accType = cast<MemRefType>(c.terms.getType()).getElementType();
+    Value n =
+        splat(kb, loc,
+              arith::ConstantOp::create(kb, loc, neutral(kb, c.kind, accType)));
+    inits.append(chunks, n);
+  }
+  auto runLoop = scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, run),
+                                    cIdx(kb, 1), inits);
+  kb.setInsertionPointToStart(runLoop.getBody());
   Value runBlock = row;
-  scf::ForOp runLoop;
-  if (accumulating) {
-    SmallVector<Value> inits;
-    for (ColumnSum &c : columnSums) {
-      Type accType = cast<MemRefType>(c.terms.getType()).getElementType();
-      Value n = splat(
-          kb, loc,
-          arith::ConstantOp::create(kb, loc, neutral(kb, c.kind, accType)));
-      inits.append(chunks, n);
-    }
-    runLoop = scf::ForOp::create(kb, loc, cIdx(kb, 0), cIdx(kb, run),
-                                 cIdx(kb, 1), inits);
-    kb.setInsertionPointToStart(runLoop.getBody());
+  row = arith::AddIOp::create(
+      kb, loc, arith::MulIOp::create(kb, loc, runBlock, cIdx(kb, run)),
+      runLoop.getInductionVar());
+  if (packColumnSums)
     row = arith::AddIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, runBlock, cIdx(kb, run)),
-        runLoop.getInductionVar());
-    if (packColumnSums)
-      row = arith::AddIOp::create(
-          kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
-          packWarp);
-    columnPartials.assign(runLoop.getRegionIterArgs().begin(),
-                          runLoop.getRegionIterArgs().end());
-  }
-  Operation *persistLoop =
-      persist.on ? beginPersistLoop(kb, loc, tid, row) : nullptr;
+        kb, loc, arith::MulIOp::create(kb, loc, row, cIdx(kb, packedRows)),
+        packWarp);
+  columnPartials.assign(runLoop.getRegionIterArgs().begin(),
+                        runLoop.getRegionIterArgs().end());
+  return runLoop;
+}
+
+SmallVector<Value> RowKernel::beginRow(OpBuilder &kb, Location loc, Value row) {
+  auto cIdx = kfuse::indexConstants(loc);
   SmallVector<Value> rowIdx = kfuse::delinearize(kb, loc, row, rowShape);
   if (prefetchRows > 0 && chunks > 0 && !perThread && rowsPerBlock == 1 &&
-      packedRows == 1 && !accumulating && !shifted && numRows > prefetchRows &&
-      shareCols() * cluster == numCols) {
+      packedRows == 1 && !accumulating && !shifted &&
+      totalRows > prefetchRows && shareCols() * cluster == totalCols) {
     prefetch.row = row;
   }
   rowLoads.block = kb.getInsertionBlock();
@@ -4839,12 +4944,18 @@ LogicalResult RowKernel::emit() {
     }
     rowShift = arith::RemUIOp::create(kb, loc, shift, cIdx(kb, width));
   }
+  return rowIdx;
+}
 
+LogicalResult
+RowKernel::emitRow(OpBuilder &kb, Location loc, gpu::LaunchOp launch,
+                   const ThreadPlace &at, ArrayRef<Value> rowIdx,
+                   ArrayRef<SmallVector<linalg::GenericOp>> passes) {
   SmallVector<std::pair<Value, Value>> rowOutputs; // buffer, value
   if (chunks > 0) {
-    if (failed(emitRegisterPhases(kb, loc, tid, colThread, rowIdx, colThreads,
-                                  cluster > 1 ? colsPerBlock : numCols,
-                                  rowOutputs)))
+    if (failed(emitRegisterPhases(
+            kb, loc, at.tid, at.colThread, rowIdx, at.colThreads,
+            cluster > 1 ? colsPerBlock : totalCols, rowOutputs)))
       return failure();
     if (sharedBytes > 0) {
       // (the rows' shared memory is the launch's dynamic shared memory)
@@ -4853,24 +4964,19 @@ LogicalResult RowKernel::emit() {
           arith::ConstantIntOp::create(lb, loc, sharedBytes, 32));
     }
   } else {
-    if (failed(emitStreamingReductions(kb, loc, tid, rowIdx, colStart,
-                                       perThread ? 1 : colThreads * width,
+    if (failed(emitStreamingReductions(kb, loc, at.tid, rowIdx, at.colStart,
+                                       perThread ? 1 : at.colThreads * width,
                                        passes, rowOutputs)) ||
-        failed(storeFullSpaceOutputs(kb, loc, rowIdx, colStart, colStep)))
+        failed(storeFullSpaceOutputs(kb, loc, rowIdx, at.colStart, at.colStep)))
       return failure();
   }
-  storeRowOutputs(kb, loc, colThread, rowIdx, rowOutputs);
-  if (persistLoop)
-    kb.setInsertionPointAfter(persistLoop);
-  if (accumulating) {
-    // (the next row's block combines reuse the workgroup buffers)
-    if (t > 32)
-      gpu::BarrierOp::create(kb, loc);
-    scf::YieldOp::create(kb, loc, columnPartials);
-    kb.setInsertionPointAfter(runLoop);
-    storeColumnPartials(kb, loc, runLoop, runBlock, tid, t);
-  }
-  OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  storeRowOutputs(kb, loc, at.colThread, rowIdx, rowOutputs);
+  return success();
+}
+
+void RowKernel::endLaunch(gpu::LaunchOp launch, Location loc) {
+  Block &launchBody = launch.getBody().front();
+  OpBuilder tb = OpBuilder::atBlockEnd(&launchBody);
   // (async exchange: every reduction of a cluster kernel exchanges, the first
   // one waiting on the start barrier; nothing is read remotely at the exit)
   assert((cluster == 1 || !asyncExchange || clusterReady) &&
@@ -4888,6 +4994,41 @@ LogicalResult RowKernel::emit() {
     NVVM::ClusterWaitOp::create(tb, loc, tb.getUnitAttr());
   }
   gpu::TerminatorOp::create(tb, loc);
+}
+
+LogicalResult RowKernel::emit() {
+  if (failed(analyze()))
+    return failure();
+  findLayout();
+  Location loc = generics.front()->getLoc();
+  LaunchShape shape = chooseShape();
+  int64_t t = shape.threads;
+  OpBuilder b(generics.back());
+  b.setInsertionPointAfter(generics.back());
+  allocateColumnPartials(b, loc);
+  gpu::LaunchOp launch = createLaunch(b, loc, shape.blocks, t);
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  ThreadPlace at = placeThread(kb, loc, launch, t);
+  // (column sums: the block's run of rows, carrying the partials)
+  Value row = at.row;
+  scf::ForOp runLoop =
+      accumulating ? beginRun(kb, loc, row, shape.run) : scf::ForOp();
+  Operation *persistLoop =
+      persist.on ? beginPersistLoop(kb, loc, at.tid, row) : nullptr;
+  SmallVector<Value> rowIdx = beginRow(kb, loc, row);
+  if (failed(emitRow(kb, loc, launch, at, rowIdx, shape.passes)))
+    return failure();
+  if (persistLoop)
+    kb.setInsertionPointAfter(persistLoop);
+  if (accumulating) {
+    // (the next row's block combines reuse the workgroup buffers)
+    if (t > 32)
+      gpu::BarrierOp::create(kb, loc);
+    scf::YieldOp::create(kb, loc, columnPartials);
+    kb.setInsertionPointAfter(runLoop);
+    storeColumnPartials(kb, loc, runLoop, at.row, at.tid, t);
+  }
+  endLaunch(launch, loc);
   for (linalg::GenericOp g : llvm::reverse(generics))
     g.erase();
   kfuse::reuseReadOnlyLoads(launch);
