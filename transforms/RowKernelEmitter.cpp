@@ -910,6 +910,37 @@ private:
     /// exchange, in program order, evaluated once it is made.
     SmallVector<linalg::GenericOp> deferred;
   };
+  /// The joint exchanges a cluster kernel's phases may make (see
+  /// emitRegisterPhases): the paired online sums and joint centered sums,
+  /// their block totals not yet known.
+  Exchanges planExchanges(int64_t numCols);
+  /// A paired sum's terms exp(e - m_b) against the block's max, as the
+  /// phase computed them (see reuseBlockExps): m_b; m_b, or 0 where m_b
+  /// is -inf; the max's buffer and position.
+  struct BlockExps {
+    Value blockMax, blockRef;
+    Value maxBuffer;
+    unsigned maxPosition;
+  };
+  /// Register mode: reduction `g`'s phase, its chunks (`places`) folded
+  /// (foldChunks), combined across the block and finished, or left
+  /// pending for a joint exchange (`x`).
+  LogicalResult
+  emitReductionPhase(OpBuilder &kb, Location loc, Value tid,
+                     linalg::GenericOp g, const ChunkPlaces &places,
+                     ArrayRef<Value> rowIdx, int64_t numCols, Exchanges &x,
+                     Cache &cache, SmallVector<BlockExps> &blockExps,
+                     SmallVector<std::pair<Value, Value>> &rowOutputs);
+  /// The thread's partial of reduction `g` over its chunks, reduced over
+  /// a vector's lanes: a paired sum against its block's max (recorded in
+  /// `blockExps`), a joint centered sum around its block's mean.
+  FailureOr<Value> foldChunks(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                              const Combiner &comb, const ChunkPlaces &places,
+                              int64_t numCols, Exchanges &x, Cache &cache,
+                              SmallVector<BlockExps> &blockExps);
+  /// Whether row-space op `g` reads a reduction whose exchange is still
+  /// pending, or an op deferred for one (it is deferred too).
+  bool waitsForExchange(linalg::GenericOp g, const Exchanges &x);
   /// mu_b = s_b / n_b, as the block squares around it and as the
   /// exchange's combination takes it (the same rounding both times).
   Value blockMean(OpBuilder &kb, Location loc, Value sb, int64_t numCols);
@@ -983,6 +1014,45 @@ private:
                                   ArrayRef<Value> rowIdx, Value colStart,
                                   int64_t step, int64_t numCols,
                                   ArrayRef<linalg::GenericOp> members);
+  /// One streaming pass (emitStreamingPass): its members; the thread's
+  /// columns from `colStart` on, `step` apart, `k` entries a trip; the
+  /// row's `numCols` columns, ending at `end` (shifted: past the row's
+  /// shift; an entry past it loads `firstAligned`); the loop-carried
+  /// values (`slots`) and their starting `inits`; each centered sum's
+  /// shift; whether the pass stores the full-space results that read no
+  /// row value (`storeReady`).
+  struct StreamingPass {
+    ArrayRef<linalg::GenericOp> members;
+    ArrayRef<Value> rowIdx;
+    Value colStart, end, firstAligned;
+    int64_t step = 0, numCols = 0, k = 1;
+    PassSlots slots;
+    SmallVector<Value> inits;
+    llvm::DenseMap<Operation *, Value> shifts;
+    bool storeReady = false;
+  };
+  /// The entries of a streaming trip over a thread's `trips` columns.
+  int64_t streamingTrip(int64_t trips) const;
+  /// Before the pass's loops: its slots and their neutral values, the
+  /// row's end, each centered sum's shift (see StreamingPass).
+  LogicalResult beginStreamingPass(OpBuilder &kb, Location loc,
+                                   StreamingPass &pass);
+  /// The pass's loop over the columns from `lower` to `upper`, carrying
+  /// `loopInits`, its trips' entries tested against the row's end where
+  /// `ragged`.
+  FailureOr<scf::ForOp> emitColumnLoop(OpBuilder &kb, Location loc,
+                                       const StreamingPass &pass, Value lower,
+                                       Value upper, ValueRange loopInits,
+                                       bool ragged);
+  /// Member `g` (not a centered sum) folded over a trip's entries
+  /// (`places`): its running value after the trip, from `accs` (the
+  /// loop's) and, for an online sum, its max's new value in `next`.
+  FailureOr<Value> foldStreamingMember(OpBuilder &lb, Location loc,
+                                       const StreamingPass &pass,
+                                       linalg::GenericOp g,
+                                       const ChunkPlaces &places, bool ragged,
+                                       Cache &cache, ValueRange accs,
+                                       ArrayRef<Value> next);
   /// One trip of a centered sum `g` (see Centered) at `points` (row indices
   /// first, then columns; `valid`: which are in the row, empty when all
   /// are): the running mean and M2 after it, or nulls on failure. `iv`,
@@ -2621,28 +2691,7 @@ RowKernel::exchangePending(OpBuilder &kb, Location loc, Value tid,
   return evalDeferred(kb, loc, rowIdx, x, generics.size(), rowOutputs);
 }
 
-LogicalResult RowKernel::emitRegisterPhases(
-    OpBuilder &kb, Location loc, Value tid, Value colThread,
-    ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
-    SmallVector<std::pair<Value, Value>> &rowOutputs) {
-  ChunkPlaces places = placeChunks(kb, loc, colThread, rowIdx, t, numCols);
-  bool ragged = places.ragged;
-  ArrayRef<bool> mayPass = places.mayPass;
-  ArrayRef<SmallVector<Value>> points = places.points;
-  ArrayRef<Value> valid = places.valid, inRow = places.inRow;
-  // Chunks that may pass the row's end load under their test.
-  chunkInside.assign(chunks, Value());
-  if (ragged)
-    for (int64_t k = 0; k < chunks; ++k)
-      if (shifted ? mayPass[k] : (k + 1) * t * width > numCols)
-        chunkInside[k] = valid[k];
-  llvm::scope_exit done([&] { chunkInside.clear(); });
-  // (guards hold in the lanes past the row: they read padding)
-  liveChunks.assign(shifted ? inRow : valid);
-  llvm::scope_exit noLanes([&] { liveChunks.clear(); });
-  phaseBlock = kb.getInsertionBlock();
-  sharedThread = colThread;
-  Cache cache; // one for the kernel: phases share what they computed
+RowKernel::Exchanges RowKernel::planExchanges(int64_t numCols) {
   // Cluster mode, fast numerics: a max m = max(e) and a later sum of
   // exp(e - r(m)) (a softmax's, a log-sum-exp's) cross the cluster in one
   // exchange instead of two (each a cluster-wide fence and barrier, or an
@@ -2667,13 +2716,144 @@ LogicalResult RowKernel::emitRegisterPhases(
   x.jointCentered = jointCenteredSums(numCols);
   for (auto &[v, joint] : x.jointCentered)
     x.meanTotals[joint.mean] = Value();
-  // A paired sum's terms exp(e - m_b) against the block's max, as the phase
-  // computed them (see reuseBlockExps).
-  struct BlockExps {
-    Value blockMax, blockRef; // m_b; m_b, or 0 where m_b is -inf
-    Value maxBuffer;
-    unsigned maxPosition;
-  };
+  return x;
+}
+
+FailureOr<Value>
+RowKernel::foldChunks(OpBuilder &kb, Location loc, linalg::GenericOp g,
+                      const Combiner &comb, const ChunkPlaces &places,
+                      int64_t numCols, Exchanges &x, Cache &cache,
+                      SmallVector<BlockExps> &blockExps) {
+  auto paired = x.pairedSums.find(g);
+  // (a paired sum is evaluated against m_b: a cache of its own, so that
+  // no later phase reuses what it computes)
+  Cache pairCache;
+  Cache &phaseCache = paired != x.pairedSums.end() ? pairCache : cache;
+  Value blockRef;
+  auto centeredPair = x.jointCentered.find(g);
+  Cache centeredCache;
+  if (centeredPair != x.jointCentered.end()) {
+    // (e - mu_b) in place of e - q: q's ops wait for the exchange
+    const Centered &c = centeredPair->second.c;
+    Value sb = x.meanTotals.lookup(centeredPair->second.mean);
+    Value mu = blockMean(kb, loc, sb, numCols);
+    rowValues[c.qBuffer].push_back({position[c.qWriter], mu});
+    bodyOverrides[c.center.value] = mu;
+  }
+  Cache &evalCache =
+      centeredPair != x.jointCentered.end() ? centeredCache : phaseCache;
+  if (paired != x.pairedSums.end()) {
+    // exp(e - m_b) in place of exp(e - r(m)); 0 in place of a max of
+    // -inf (every e of the block -inf: terms 0, not NaN).
+    const Online &on = paired->second;
+    Value mb = x.blockMaxes.lookup(on.max);
+    Value none =
+        arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, mb,
+                              floatConstant(kb, loc, mb.getType(), 0, -1));
+    blockRef = arith::SelectOp::create(
+        kb, loc, none, floatConstant(kb, loc, mb.getType(), 0.0), mb);
+    rowValues[on.maxBuffer].push_back({position[on.max], blockRef});
+    bodyOverrides[on.ref.value] = blockRef;
+    // (only where the sum's reference is m itself: torch's
+    // isinf(m) ? 0 : m may lie below m_b, and exp(m_b - r) overflow)
+    if (on.ref.ops.empty())
+      blockExps.push_back({mb, blockRef, on.maxBuffer, position[on.max]});
+  }
+  Type accType =
+      cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
+  Value partial =
+      arith::ConstantOp::create(kb, loc, neutral(kb, comb.kind, accType));
+  partial = splat(kb, loc, partial);
+  for (int64_t k = 0; k < chunks; ++k) {
+    auto next = evalBody(kb, loc, g, places.points[k], evalCache, partial, k);
+    if (failed(next))
+      return failure();
+    partial = places.ragged
+                  ? arith::SelectOp::create(
+                        kb, loc, shifted ? places.inRow[k] : places.valid[k],
+                        (*next)[0], partial)
+                        .getResult()
+                  : (*next)[0];
+  }
+  if (blockRef) {
+    rowValues[paired->second.maxBuffer].pop_back();
+    bodyOverrides.erase(paired->second.ref.value);
+  }
+  if (centeredPair != x.jointCentered.end()) {
+    rowValues[centeredPair->second.c.qBuffer].pop_back();
+    bodyOverrides.erase(centeredPair->second.c.center.value);
+  }
+  endPhase(cache);
+  if (width > 1)
+    partial = vector::ReductionOp::create(
+        kb, loc, gpu::convertReductionKind(comb.kind), partial);
+  return partial;
+}
+
+LogicalResult RowKernel::emitReductionPhase(
+    OpBuilder &kb, Location loc, Value tid, linalg::GenericOp g,
+    const ChunkPlaces &places, ArrayRef<Value> rowIdx, int64_t numCols,
+    Exchanges &x, Cache &cache, SmallVector<BlockExps> &blockExps,
+    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  Combiner comb = *findCombiner(g);
+  bool pairedMax = x.blockMaxes.contains(g);
+  FailureOr<Value> partial =
+      foldChunks(kb, loc, g, comb, places, numCols, x, cache, blockExps);
+  if (failed(partial))
+    return failure();
+  // (cluster mode with joint exchanges: the block's total alone, its
+  // exchange made with the pending reductions', see exchangePending)
+  bool batching = cluster > 1 && jointExchange;
+  Value total =
+      perThread ? *partial
+                : blockCombine(kb, loc, tid, *partial, comb.kind, !batching);
+  if (!batching)
+    return finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs);
+  if (pairedMax)
+    x.blockMaxes[g] = total;
+  bool centeredMean = x.meanTotals.contains(g);
+  if (centeredMean)
+    x.meanTotals[g] = total;
+  x.pending.push_back({g, total});
+  if (pairedMax || centeredMean || exchangeWaits(x, g))
+    return success();
+  return exchangePending(kb, loc, tid, rowIdx, numCols, x, rowOutputs);
+}
+
+bool RowKernel::waitsForExchange(linalg::GenericOp g, const Exchanges &x) {
+  // (reading a sum whose exchange waits for its centered sum: after it)
+  llvm::SmallPtrSet<Operation *, 8> deps;
+  if (!x.pending.empty())
+    rowDeps(g, deps);
+  return llvm::any_of(
+             x.pending,
+             [&](const Exchanges::Pending &p) { return deps.contains(p.g); }) ||
+         llvm::any_of(x.deferred,
+                      [&](linalg::GenericOp d) { return deps.contains(d); });
+}
+
+LogicalResult RowKernel::emitRegisterPhases(
+    OpBuilder &kb, Location loc, Value tid, Value colThread,
+    ArrayRef<Value> rowIdx, int64_t t, int64_t numCols,
+    SmallVector<std::pair<Value, Value>> &rowOutputs) {
+  ChunkPlaces places = placeChunks(kb, loc, colThread, rowIdx, t, numCols);
+  bool ragged = places.ragged;
+  ArrayRef<bool> mayPass = places.mayPass;
+  ArrayRef<Value> valid = places.valid, inRow = places.inRow;
+  // Chunks that may pass the row's end load under their test.
+  chunkInside.assign(chunks, Value());
+  if (ragged)
+    for (int64_t k = 0; k < chunks; ++k)
+      if (shifted ? mayPass[k] : (k + 1) * t * width > numCols)
+        chunkInside[k] = valid[k];
+  llvm::scope_exit done([&] { chunkInside.clear(); });
+  // (guards hold in the lanes past the row: they read padding)
+  liveChunks.assign(shifted ? inRow : valid);
+  llvm::scope_exit noLanes([&] { liveChunks.clear(); });
+  phaseBlock = kb.getInsertionBlock();
+  sharedThread = colThread;
+  Cache cache; // one for the kernel: phases share what they computed
+  Exchanges x = planExchanges(numCols);
   SmallVector<BlockExps> blockExps;
   // A ragged row's chunks past its end load under a test: the first
   // phase's loads of every chunk first, before any chunk's fold, so that
@@ -2686,109 +2866,16 @@ LogicalResult RowKernel::emitRegisterPhases(
             generics,
             [](linalg::GenericOp g) { return g.getNumReductionLoops() > 0; });
         first != generics.end() &&
-        failed(prefetchInputs(kb, loc, {*first}, points, rowIdx.size(),
+        failed(prefetchInputs(kb, loc, {*first}, places.points, rowIdx.size(),
                               /*ordered=*/false, cache)))
       return failure();
   for (linalg::GenericOp g : generics) {
     if (g.getNumReductionLoops() > 0) {
-      Combiner comb = *findCombiner(g);
-      auto paired = x.pairedSums.find(g);
-      bool pairedMax = x.blockMaxes.contains(g);
-      // (a paired sum is evaluated against m_b: a cache of its own, so that
-      // no later phase reuses what it computes)
-      Cache pairCache;
-      Cache &phaseCache = paired != x.pairedSums.end() ? pairCache : cache;
-      Value blockRef;
-      auto centeredPair = x.jointCentered.find(g);
-      Cache centeredCache;
-      if (centeredPair != x.jointCentered.end()) {
-        // (e - mu_b) in place of e - q: q's ops wait for the exchange
-        const Centered &c = centeredPair->second.c;
-        Value sb = x.meanTotals.lookup(centeredPair->second.mean);
-        Value mu = blockMean(kb, loc, sb, numCols);
-        rowValues[c.qBuffer].push_back({position[c.qWriter], mu});
-        bodyOverrides[c.center.value] = mu;
-      }
-      Cache &evalCache =
-          centeredPair != x.jointCentered.end() ? centeredCache : phaseCache;
-      if (paired != x.pairedSums.end()) {
-        // exp(e - m_b) in place of exp(e - r(m)); 0 in place of a max of
-        // -inf (every e of the block -inf: terms 0, not NaN).
-        const Online &on = paired->second;
-        Value mb = x.blockMaxes.lookup(on.max);
-        Value none =
-            arith::CmpFOp::create(kb, loc, arith::CmpFPredicate::OEQ, mb,
-                                  floatConstant(kb, loc, mb.getType(), 0, -1));
-        blockRef = arith::SelectOp::create(
-            kb, loc, none, floatConstant(kb, loc, mb.getType(), 0.0), mb);
-        rowValues[on.maxBuffer].push_back({position[on.max], blockRef});
-        bodyOverrides[on.ref.value] = blockRef;
-        // (only where the sum's reference is m itself: torch's
-        // isinf(m) ? 0 : m may lie below m_b, and exp(m_b - r) overflow)
-        if (on.ref.ops.empty())
-          blockExps.push_back({mb, blockRef, on.maxBuffer, position[on.max]});
-      }
-      Type accType =
-          cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
-      Value partial =
-          arith::ConstantOp::create(kb, loc, neutral(kb, comb.kind, accType));
-      partial = splat(kb, loc, partial);
-      for (int64_t k = 0; k < chunks; ++k) {
-        auto next = evalBody(kb, loc, g, points[k], evalCache, partial, k);
-        if (failed(next))
-          return failure();
-        partial = ragged
-                      ? arith::SelectOp::create(kb, loc,
-                                                shifted ? inRow[k] : valid[k],
-                                                (*next)[0], partial)
-                            .getResult()
-                      : (*next)[0];
-      }
-      if (blockRef) {
-        rowValues[paired->second.maxBuffer].pop_back();
-        bodyOverrides.erase(paired->second.ref.value);
-      }
-      if (centeredPair != x.jointCentered.end()) {
-        rowValues[centeredPair->second.c.qBuffer].pop_back();
-        bodyOverrides.erase(centeredPair->second.c.center.value);
-      }
-      endPhase(cache);
-      if (width > 1)
-        partial = vector::ReductionOp::create(
-            kb, loc, gpu::convertReductionKind(comb.kind), partial);
-      // (cluster mode with joint exchanges: the block's total alone, its
-      // exchange made with the pending reductions', see exchangePending)
-      bool batching = cluster > 1 && jointExchange;
-      Value total =
-          perThread ? partial
-                    : blockCombine(kb, loc, tid, partial, comb.kind, !batching);
-      if (batching) {
-        if (pairedMax)
-          x.blockMaxes[g] = total;
-        bool centeredMean = x.meanTotals.contains(g);
-        if (centeredMean)
-          x.meanTotals[g] = total;
-        x.pending.push_back({g, total});
-        if (pairedMax || centeredMean || exchangeWaits(x, g))
-          continue;
-        if (failed(
-                exchangePending(kb, loc, tid, rowIdx, numCols, x, rowOutputs)))
-          return failure();
-        continue;
-      }
-      if (failed(finishReduction(kb, loc, g, comb, total, rowIdx, rowOutputs)))
+      if (failed(emitReductionPhase(kb, loc, tid, g, places, rowIdx, numCols, x,
+                                    cache, blockExps, rowOutputs)))
         return failure();
     } else if (isRowSpace(g)) {
-      // (reading a sum whose exchange waits for its centered sum: after it)
-      llvm::SmallPtrSet<Operation *, 8> deps;
-      if (!x.pending.empty())
-        rowDeps(g, deps);
-      if (llvm::any_of(x.pending,
-                       [&](const Exchanges::Pending &p) {
-                         return deps.contains(p.g);
-                       }) ||
-          llvm::any_of(x.deferred,
-                       [&](linalg::GenericOp d) { return deps.contains(d); })) {
+      if (waitsForExchange(g, x)) {
         x.deferred.push_back(g);
         continue;
       }
@@ -3594,53 +3681,47 @@ void RowKernel::finishPass(OpBuilder &kb, Location loc, Value tid,
   }
 }
 
-LogicalResult
-RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
-                             ArrayRef<Value> rowIdx, Value colStart,
-                             int64_t step, int64_t numCols,
-                             ArrayRef<linalg::GenericOp> members) {
-  auto cIdx = kfuse::indexConstants(loc);
+int64_t RowKernel::streamingTrip(int64_t trips) const {
   // (a thread per row: about `threadBatch` loads in flight per thread and
   // trip, see perThreadTrip; one for contractions, whose loads the threads
   // of a warp share)
   // (row tiles: scalars, as many in flight as `batch` vectors)
-  // (shifted: over virtual columns, up to n + rowShift)
   // (a block per row whose row takes a thread at most 2 * batch vectors:
   // all of them in one trip, every load in flight at once: a finishing
   // kernel's 1024 partials, 32 threads x 8 vectors, one trip to L2, not two)
-  int64_t span = shifted ? numCols + width - 1 : numCols;
-  int64_t trips = (span + step - 1) / step;
   // (row-trip: a block per row's chunks a trip as asked)
-  int64_t k = perThread && !contraction
-                  ? perThreadTrip(trips)
-                  : std::clamp<int64_t>(trips, 1,
-                                        contraction          ? 1
-                                        : rowsPerBlock > 1   ? batch * 4
-                                        : tripChunks > 0     ? tripChunks
-                                        : trips <= 2 * batch ? trips
-                                                             : batch);
-  bool masked = shifted || numCols % (step * k) != 0;
-  PassSlots slots;
-  llvm::DenseMap<Operation *, unsigned> &slot = slots.of;
-  SmallVector<Value> inits;
-  SmallVector<Combiner> &combs = slots.combs;
-  for (linalg::GenericOp g : members) {
-    slot[g] = inits.size();
-    combs.push_back(*findCombiner(g));
+  if (perThread && !contraction)
+    return perThreadTrip(trips);
+  return std::clamp<int64_t>(trips, 1,
+                             contraction          ? 1
+                             : rowsPerBlock > 1   ? batch * 4
+                             : tripChunks > 0     ? tripChunks
+                             : trips <= 2 * batch ? trips
+                                                  : batch);
+}
+
+LogicalResult RowKernel::beginStreamingPass(OpBuilder &kb, Location loc,
+                                            StreamingPass &pass) {
+  auto cIdx = kfuse::indexConstants(loc);
+  PassSlots &slots = pass.slots;
+  SmallVector<Value> &inits = pass.inits;
+  for (linalg::GenericOp g : pass.members) {
+    slots.of[g] = inits.size();
+    slots.combs.push_back(*findCombiner(g));
     Type accType =
         cast<MemRefType>(g.getDpsInits()[0].getType()).getElementType();
     inits.push_back(
         splat(kb, loc,
               arith::ConstantOp::create(
-                  kb, loc, neutral(kb, combs.back().kind, accType))));
+                  kb, loc, neutral(kb, slots.combs.back().kind, accType))));
   }
-  Value end = shifted
-                  ? arith::AddIOp::create(kb, loc, rowShift, cIdx(kb, numCols))
-                        .getResult()
-                  : cIdx(kb, numCols);
+  pass.end =
+      shifted ? arith::AddIOp::create(kb, loc, rowShift, cIdx(kb, pass.numCols))
+                    .getResult()
+              : cIdx(kb, pass.numCols);
   // (shifted: where an entry past the row's end loads, the row's first
   // aligned chunk)
-  Value firstAligned =
+  pass.firstAligned =
       shifted ? arith::RemUIOp::create(
                     kb, loc,
                     arith::SubIOp::create(kb, loc, cIdx(kb, width), rowShift),
@@ -3651,148 +3732,187 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   // shift: e at the row's first column (shifted: at its first aligned
   // chunk's first lane), splatted, the same in every lane and thread;
   // shifted: also the columns each lane folded)
-  llvm::DenseMap<Operation *, unsigned> &m2Slot = slots.m2,
-                                        &seenSlot = slots.seen;
-  llvm::DenseMap<Operation *, Value> shifts;
-  for (linalg::GenericOp g : members)
+  for (linalg::GenericOp g : pass.members)
     if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-      m2Slot[g] = inits.size();
-      inits.push_back(inits[slot[g]]); // (0: the neutral of a sum)
+      slots.m2[g] = inits.size();
+      inits.push_back(inits[slots.of[g]]); // (0: the neutral of a sum)
       if (shifted) {
-        seenSlot[g] = inits.size();
-        inits.push_back(inits[slot[g]]);
+        slots.seen[g] = inits.size();
+        inits.push_back(inits[slots.of[g]]);
       }
-      SmallVector<Value> first(rowIdx);
+      SmallVector<Value> first(pass.rowIdx);
       if (shifted) {
-        first.push_back(firstAligned);
-        shiftedChunk(kb, loc, rowIdx, firstAligned, numCols, /*head=*/false,
-                     /*tail=*/true);
+        first.push_back(pass.firstAligned);
+        shiftedChunk(kb, loc, pass.rowIdx, pass.firstAligned, pass.numCols,
+                     /*head=*/false, /*tail=*/true);
       } else {
         first.append(colShape.size(), cIdx(kb, 0));
       }
       Cache once;
-      Value e =
-          centeredTerm(kb, loc, g, c->second, first, rowIdx.size(), once, 0);
+      Value e = centeredTerm(kb, loc, g, c->second, first, pass.rowIdx.size(),
+                             once, 0);
       if (!e)
         return failure();
       if (isa<VectorType>(e.getType()))
         e = vector::ExtractOp::create(kb, loc, e, 0);
       c->second.shift = e;
-      shifts[g] = splat(kb, loc, e);
+      pass.shifts[g] = splat(kb, loc, e);
     }
   // The first pass stores the full-space results that read no row value
   // (dx = dy * f(x) beside its bias gradient dx.sum(0), in a split's
   // partials kernel): with the members' loads, instead of a later column
   // loop loading the row again.
-  bool storeReady = !firstPassEmitted && !shifted && !contraction;
+  pass.storeReady = !firstPassEmitted && !shifted && !contraction;
   firstPassEmitted = true;
-  // The column loop from `lower` to `upper`, its trips' entries tested
-  // against the row's end where `ragged`.
-  auto columnLoop = [&](Value lower, Value upper, ValueRange loopInits,
-                        bool ragged) -> FailureOr<scf::ForOp> {
-    auto loop = scf::ForOp::create(kb, loc, lower, upper, cIdx(kb, step * k),
-                                   loopInits);
-    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    ChunkPlaces places = placeEntries(lb, loc, loop, rowIdx, step, k, numCols,
-                                      ragged, end, firstAligned);
-    ArrayRef<SmallVector<Value>> points = places.points;
-    ArrayRef<Value> valid = places.valid, inRow = places.inRow;
-    // (guards hold in the lanes past the row: they read padding)
-    liveChunks.assign(shifted ? inRow : valid);
-    llvm::scope_exit noLanes([&] { liveChunks.clear(); });
-    Cache cache; // one trip: every member shares what the others computed
-    // Shifted chunks: every entry's loads first, in entry order, each under
-    // its test, then the members' bodies, so that a trip's loads are in
-    // flight together. (Loaded where first used, each entry's fold came
-    // between its load's branch and the next entry's: one load in flight a
-    // thread, cross-entropy over 50257 logits at 0.58 of the copy's
-    // bandwidth on an H200, 0.69 in single floats.) The inputs of the
-    // members and of the full-space intermediates they read, as evalBody
-    // would load them (valueAt keeps them for the bodies).
-    // A block per row over rows the trips do not divide: the entries that
-    // may lie past the row's end load under a test of it (see entryInside),
-    // every entry's loads first too, for the same reason. (Not tiles nor a
-    // thread per row: their trips hold many scalar entries, and their loads,
-    // all in flight at once, spilled registers; past the end they load the
-    // row's first column again, selected away.)
-    bool guarded = ragged && !shifted && !perThread && rowsPerBlock == 1;
-    if (guarded)
-      entryInside.assign(valid.begin(), valid.end());
-    llvm::scope_exit noEntries([&] {
-      entryInside.clear();
-      entryLoads.clear();
-    });
-    if ((shifted || guarded) &&
-        failed(prefetchInputs(lb, loc, members, points, rowIdx.size(),
-                              /*ordered=*/true, cache)))
+  return success();
+}
+
+FailureOr<Value> RowKernel::foldStreamingMember(
+    OpBuilder &lb, Location loc, const StreamingPass &pass, linalg::GenericOp g,
+    const ChunkPlaces &places, bool ragged, Cache &cache, ValueRange accs,
+    ArrayRef<Value> next) {
+  const PassSlots &slots = pass.slots;
+  Value acc = accs[slots.of.lookup(g)];
+  Value override;
+  auto on = onlineSums.find(g);
+  if (on != onlineSums.end()) {
+    // Rescale to the trip's new running max, by an exp as approximate
+    // as the terms' (online sums are fast numerics'): fusion-fast-exp's
+    // ex2.approx, not a correctly rounded exp's 10 instructions a trip.
+    Value m = accs[slots.of.lookup(on->second.max)],
+          mNew = next[slots.of.lookup(on->second.max)];
+    acc = arith::MulFOp::create(
+        lb, loc, acc,
+        rescale(lb, loc, m, mNew,
+                arith::FastMathFlags::afn | arith::FastMathFlags::contract));
+    // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
+    // a row whose max ends -inf gets its NaN when the sum is finished.
+    Type t = m.getType();
+    Value none = arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew,
+                                       floatConstant(lb, loc, t, 0, -1));
+    override = arith::SelectOp::create(lb, loc, none,
+                                       floatConstant(lb, loc, t, 0.0), mNew);
+    rowValues[on->second.maxBuffer].push_back(
+        {position[on->second.max], override});
+    bodyOverrides[on->second.ref.value] = override;
+  }
+  ArrayRef<SmallVector<Value>> points = places.points;
+  for (int64_t j = 0; j < pass.k; ++j) {
+    SmallVector<Value> loopIdx = orderLoops(
+        lb, loc, g, ArrayRef<Value>(points[j]).take_front(pass.rowIdx.size()),
+        ArrayRef<Value>(points[j]).drop_front(pass.rowIdx.size()));
+    auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
+    if (failed(v))
       return failure();
-    ValueRange accs = loop.getRegionIterArgs();
-    SmallVector<Value> next(accs.begin(), accs.end());
-    for (linalg::GenericOp g : members) {
-      Value acc = accs[slot[g]];
-      if (auto c = centeredSums.find(g); c != centeredSums.end()) {
-        Value seen = shifted ? accs[seenSlot[g]] : Value();
-        auto [mean, m2, count] =
-            foldCentered(lb, loc, g, c->second, points, rowIdx.size(), valid,
-                         cache, shifts[g], accs[slot[g]], accs[m2Slot[g]],
-                         loop.getInductionVar(), colStart, step, inRow, seen);
-        if (!mean)
-          return failure();
-        next[slot[g]] = mean;
-        next[m2Slot[g]] = m2;
-        if (shifted)
-          next[seenSlot[g]] = arith::AddFOp::create(lb, loc, seen, count);
-        continue;
-      }
-      Value override;
-      auto on = onlineSums.find(g);
-      if (on != onlineSums.end()) {
-        // Rescale to the trip's new running max, by an exp as approximate
-        // as the terms' (online sums are fast numerics'): fusion-fast-exp's
-        // ex2.approx, not a correctly rounded exp's 10 instructions a trip.
-        Value m = accs[slot[on->second.max]], mNew = next[slot[on->second.max]];
-        acc =
-            arith::MulFOp::create(lb, loc, acc,
-                                  rescale(lb, loc, m, mNew,
-                                          arith::FastMathFlags::afn |
-                                              arith::FastMathFlags::contract));
-        // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
-        // a row whose max ends -inf gets its NaN when the sum is finished.
-        Type t = m.getType();
-        Value none =
-            arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew,
-                                  floatConstant(lb, loc, t, 0, -1));
-        override = arith::SelectOp::create(
-            lb, loc, none, floatConstant(lb, loc, t, 0.0), mNew);
-        rowValues[on->second.maxBuffer].push_back(
-            {position[on->second.max], override});
-        bodyOverrides[on->second.ref.value] = override;
-      }
-      for (int64_t j = 0; j < k; ++j) {
-        SmallVector<Value> loopIdx = orderLoops(
-            lb, loc, g, ArrayRef<Value>(points[j]).take_front(rowIdx.size()),
-            ArrayRef<Value>(points[j]).drop_front(rowIdx.size()));
-        auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
-        if (failed(v))
-          return failure();
-        acc = shifted ? arith::SelectOp::create(lb, loc, inRow[j], (*v)[0], acc)
-                            .getResult()
-              : ragged && valid[j]
-                  ? arith::SelectOp::create(lb, loc, valid[j], (*v)[0], acc)
-                        .getResult()
-                  : (*v)[0];
-      }
-      if (override) {
-        rowValues[on->second.maxBuffer].pop_back();
-        bodyOverrides.erase(on->second.ref.value);
-      }
-      next[slot[g]] = acc;
+    acc = shifted
+              ? arith::SelectOp::create(lb, loc, places.inRow[j], (*v)[0], acc)
+                    .getResult()
+          : ragged && places.valid[j]
+              ? arith::SelectOp::create(lb, loc, places.valid[j], (*v)[0], acc)
+                    .getResult()
+              : (*v)[0];
+  }
+  if (override) {
+    rowValues[on->second.maxBuffer].pop_back();
+    bodyOverrides.erase(on->second.ref.value);
+  }
+  return acc;
+}
+
+FailureOr<scf::ForOp> RowKernel::emitColumnLoop(OpBuilder &kb, Location loc,
+                                                const StreamingPass &pass,
+                                                Value lower, Value upper,
+                                                ValueRange loopInits,
+                                                bool ragged) {
+  auto cIdx = kfuse::indexConstants(loc);
+  const PassSlots &slots = pass.slots;
+  auto loop = scf::ForOp::create(kb, loc, lower, upper,
+                                 cIdx(kb, pass.step * pass.k), loopInits);
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  ChunkPlaces places =
+      placeEntries(lb, loc, loop, pass.rowIdx, pass.step, pass.k, pass.numCols,
+                   ragged, pass.end, pass.firstAligned);
+  ArrayRef<SmallVector<Value>> points = places.points;
+  ArrayRef<Value> valid = places.valid, inRow = places.inRow;
+  // (guards hold in the lanes past the row: they read padding)
+  liveChunks.assign(shifted ? inRow : valid);
+  llvm::scope_exit noLanes([&] { liveChunks.clear(); });
+  Cache cache; // one trip: every member shares what the others computed
+  // Shifted chunks: every entry's loads first, in entry order, each under
+  // its test, then the members' bodies, so that a trip's loads are in
+  // flight together. (Loaded where first used, each entry's fold came
+  // between its load's branch and the next entry's: one load in flight a
+  // thread, cross-entropy over 50257 logits at 0.58 of the copy's
+  // bandwidth on an H200, 0.69 in single floats.) The inputs of the
+  // members and of the full-space intermediates they read, as evalBody
+  // would load them (valueAt keeps them for the bodies).
+  // A block per row over rows the trips do not divide: the entries that
+  // may lie past the row's end load under a test of it (see entryInside),
+  // every entry's loads first too, for the same reason. (Not tiles nor a
+  // thread per row: their trips hold many scalar entries, and their loads,
+  // all in flight at once, spilled registers; past the end they load the
+  // row's first column again, selected away.)
+  bool guarded = ragged && !shifted && !perThread && rowsPerBlock == 1;
+  if (guarded)
+    entryInside.assign(valid.begin(), valid.end());
+  llvm::scope_exit noEntries([&] {
+    entryInside.clear();
+    entryLoads.clear();
+  });
+  if ((shifted || guarded) &&
+      failed(prefetchInputs(lb, loc, pass.members, points, pass.rowIdx.size(),
+                            /*ordered=*/true, cache)))
+    return failure();
+  ValueRange accs = loop.getRegionIterArgs();
+  SmallVector<Value> next(accs.begin(), accs.end());
+  for (linalg::GenericOp g : pass.members) {
+    unsigned slot = slots.of.lookup(g);
+    if (auto c = centeredSums.find(g); c != centeredSums.end()) {
+      Value seen = shifted ? accs[slots.seen.lookup(g)] : Value();
+      auto [mean, m2, count] = foldCentered(
+          lb, loc, g, c->second, points, pass.rowIdx.size(), valid, cache,
+          pass.shifts.lookup(g), accs[slot], accs[slots.m2.lookup(g)],
+          loop.getInductionVar(), pass.colStart, pass.step, inRow, seen);
+      if (!mean)
+        return failure();
+      next[slot] = mean;
+      next[slots.m2.lookup(g)] = m2;
+      if (shifted)
+        next[slots.seen.lookup(g)] =
+            arith::AddFOp::create(lb, loc, seen, count);
+      continue;
     }
-    if (storeReady && failed(storeReadyOutputs(lb, loc, places, cache)))
+    FailureOr<Value> acc = foldStreamingMember(lb, loc, pass, g, places, ragged,
+                                               cache, accs, next);
+    if (failed(acc))
       return failure();
-    scf::YieldOp::create(lb, loc, next);
-    return loop;
-  };
+    next[slot] = *acc;
+  }
+  if (pass.storeReady && failed(storeReadyOutputs(lb, loc, places, cache)))
+    return failure();
+  scf::YieldOp::create(lb, loc, next);
+  return loop;
+}
+
+LogicalResult
+RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
+                             ArrayRef<Value> rowIdx, Value colStart,
+                             int64_t step, int64_t numCols,
+                             ArrayRef<linalg::GenericOp> members) {
+  auto cIdx = kfuse::indexConstants(loc);
+  StreamingPass pass;
+  pass.members = members;
+  pass.rowIdx = rowIdx;
+  pass.colStart = colStart;
+  pass.step = step;
+  pass.numCols = numCols;
+  // (shifted: over virtual columns, up to n + rowShift)
+  int64_t span = shifted ? numCols + width - 1 : numCols;
+  int64_t trips = (span + step - 1) / step;
+  int64_t k = pass.k = streamingTrip(trips);
+  bool masked = shifted || numCols % (step * k) != 0;
+  if (failed(beginStreamingPass(kb, loc, pass)))
+    return failure();
   // Rows the trips do not divide, a block per row: the trips whose every
   // entry lies in the row run without the tests (no guarded loads, no
   // selects), up to numCols - (k - 1) step, then the rest (one trip at
@@ -3816,7 +3936,8 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
   if (peel) {
     int64_t untested = std::max<int64_t>(numCols - (k - 1) * step, 0);
     FailureOr<scf::ForOp> whole =
-        columnLoop(colStart, cIdx(kb, untested), inits, /*ragged=*/false);
+        emitColumnLoop(kb, loc, pass, colStart, cIdx(kb, untested), pass.inits,
+                       /*ragged=*/false);
     if (failed(whole))
       return failure();
     // (where it ended: the first of its columns at or past `untested`)
@@ -3828,13 +3949,15 @@ RowKernel::emitStreamingPass(OpBuilder &kb, Location loc, Value tid,
     Value rest = arith::AddIOp::create(
         kb, loc, colStart,
         arith::MulIOp::create(kb, loc, tripsRun, cIdx(kb, step * k)));
-    loop = columnLoop(rest, end, whole->getResults(), /*ragged=*/true);
+    loop = emitColumnLoop(kb, loc, pass, rest, pass.end, whole->getResults(),
+                          /*ragged=*/true);
   } else {
-    loop = columnLoop(colStart, end, inits, masked);
+    loop =
+        emitColumnLoop(kb, loc, pass, colStart, pass.end, pass.inits, masked);
   }
   if (failed(loop))
     return failure();
-  finishPass(kb, loc, tid, *loop, members, slots, colStart, step, numCols);
+  finishPass(kb, loc, tid, *loop, members, pass.slots, colStart, step, numCols);
   return success();
 }
 
