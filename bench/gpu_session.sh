@@ -136,16 +136,21 @@ fi
 # argmax over 128256 (bench/issue_counts.py, PTX warp-instructions per
 # 128 B: 13.0 against 19.3, 15.6 against 16.5 and 18.8 against 19.5, the
 # online sums' rescale approximate in both; softmax_xent_v50257__trip16
-# 10.9, in 32 registers a thread, two blocks of 1024 an SM).
+# 10.9, in 32 registers a thread, two blocks of 1024 an SM). Then the
+# same for a thread per row (the split partials of the NHWC statistics and
+# of colsum_prime: bn_var_nhwc 8.2 against 13.5, colsum_prime 2.4 against
+# 4.1), and the cross-entropy programs after their label pick became one
+# gather a row (softmax_xent 15.6 -> 10.9, lm_loss 15.8 -> 11.1).
 OWED="softmax_xent_v50257 softmax_xent_v50257__nopeel softmax_xent_v50257__trip16
-      softmax_xent_v50257__trip16_nopeel softmax_xent softmax_xent__nopeel argmax_v128256
+      softmax_xent_v50257__trip16_nopeel softmax_xent softmax_xent__nopeel lm_loss lm_loss__nopeel
+      bn_var_nhwc bn_var_nhwc__nopeel colsum_prime colsum_prime__nopeel argmax_v128256
       argmax_v128256__nopeel softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
       softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
       softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
       layernorm__pf528 layernorm__mnc4 rmsnorm_silu rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax
       softmax__psauto bias_gelu bias_gelu__v2 bias_gelu__v4 ew_chain ew_chain__v2
       relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__slicestore
-      bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc__l2order bn_train_nhwc_c64
+      bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc__l2order bn_train_nhwc__nopeel bn_train_nhwc_c64
       bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
       softmax_dim0__l2order softmax_dim0__tile16 softmax_dim0__tile32 softmax_nchw
       softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize

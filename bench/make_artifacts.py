@@ -915,11 +915,15 @@ def main():
                 # packed into shared launches, fusion-pack-launches)
                 variants["nopack"] = dict(multi_tensor=False)
             if args.row_variants and name in ("softmax_xent_v50257", "softmax_xent",
-                                              "argmax_v128256", "l2norm_prime", "lm_loss"):
+                                              "argmax_v128256", "l2norm_prime", "lm_loss",
+                                              "bn_var_nhwc", "bn_train_nhwc",
+                                              "colsum_prime"):
                 # every trip of the streamed rows tests its chunks against the
                 # row's end (default: the trips wholly in the row untested, the
                 # last one tested; bench/issue_counts.py: 13.0 against 19.3
-                # PTX warp-instructions per 128 B for softmax_xent_v50257)
+                # PTX warp-instructions per 128 B for softmax_xent_v50257;
+                # a thread per row, the NHWC statistics' and colsum_prime's
+                # split partials: 8.2 against 13.5 for bn_var_nhwc)
                 variants["nopeel"] = dict(row_peel=False)
                 if name == "softmax_xent_v50257":
                     variants["trip16_nopeel"] = dict(row_trip=16, row_peel=False)
