@@ -38,6 +38,13 @@ inline constexpr llvm::StringLiteral kMaterializeAttr = "fusion.materialize";
 /// A planning pass's account of a rewrite it made to an op (a string),
 /// reported by fusion-form-groups among the decisions of the op's group.
 inline constexpr llvm::StringLiteral kNoteAttr = "fusion.note";
+/// On a GPU kernel's `math.exp`: a result below 2^-126 may be 0 (the row
+/// emitter marks the terms exp(e - m) of an online sum and its rescales,
+/// sums that are at least 1, where such a term is lost in the rounding
+/// anyway). fusion-fast-exp then uses `ex2.approx.ftz.f32`: one SASS
+/// instruction, where keeping subnormal results takes a range test and two
+/// predicated multiplies around it.
+inline constexpr llvm::StringLiteral kFlushSubnormals = "kfuse.ftz";
 
 /// A gather (tensor.extract in a generic body) of the only use of an
 /// elementwise producer evaluates the producer there (Normalize.cpp); the

@@ -3781,10 +3781,15 @@ FailureOr<Value> RowKernel::foldStreamingMember(
     // ex2.approx, not a correctly rounded exp's 10 instructions a trip.
     Value m = accs[slots.of.lookup(on->second.max)],
           mNew = next[slots.of.lookup(on->second.max)];
-    acc = arith::MulFOp::create(
-        lb, loc, acc,
+    Value factor =
         rescale(lb, loc, m, mNew,
-                arith::FastMathFlags::afn | arith::FastMathFlags::contract));
+                arith::FastMathFlags::afn | arith::FastMathFlags::contract);
+    // (a factor below 2^-126 scales a sum of at most the row's terms to
+    // below 2^-95, beside the new max's own term 1: flushed, nothing lost)
+    if (auto select = factor.getDefiningOp<arith::SelectOp>())
+      if (auto exp = select.getFalseValue().getDefiningOp<math::ExpOp>())
+        exp->setAttr(kfuse::kFlushSubnormals, lb.getUnitAttr());
+    acc = arith::MulFOp::create(lb, loc, acc, factor);
     // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
     // a row whose max ends -inf gets its NaN when the sum is finished.
     Type t = m.getType();
@@ -3797,13 +3802,21 @@ FailureOr<Value> RowKernel::foldStreamingMember(
     bodyOverrides[on->second.ref.value] = override;
   }
   ArrayRef<SmallVector<Value>> points = places.points;
+  // An online sum's terms exp(e - m'), m' the running max of e: the sum
+  // holds the max's own term 1, and a term below 2^-126 is lost in its
+  // rounding whether flushed or not (see kfuse::kFlushSubnormals).
+  Value term = on != onlineSums.end() ? sumTerm(g) : Value();
   for (int64_t j = 0; j < pass.k; ++j) {
     SmallVector<Value> loopIdx = orderLoops(
         lb, loc, g, ArrayRef<Value>(points[j]).take_front(pass.rowIdx.size()),
         ArrayRef<Value>(points[j]).drop_front(pass.rowIdx.size()));
-    auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j);
+    IRMapping emitted;
+    auto v = evalBody(lb, loc, g, loopIdx, cache, acc, j, &emitted);
     if (failed(v))
       return failure();
+    if (Value t = term ? emitted.lookupOrNull(term) : Value())
+      if (auto exp = t.getDefiningOp<math::ExpOp>())
+        exp->setAttr(kfuse::kFlushSubnormals, lb.getUnitAttr());
     acc = shifted
               ? arith::SelectOp::create(lb, loc, places.inRow[j], (*v)[0], acc)
                     .getResult()

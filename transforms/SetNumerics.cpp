@@ -135,11 +135,14 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
       Value scaled = arith::MulFOp::create(
           b, loc, op.getOperand(), arith::ConstantOp::create(b, loc, log2e),
           arith::FastMathFlags::contract);
-      // (LLVM 22 has no NVVM ex2 intrinsic; PTX it is)
+      // (LLVM 22 has no NVVM ex2 intrinsic; PTX it is. Marked exps flush
+      // subnormal results: see kfuse::kFlushSubnormals.)
+      StringRef ex2 = op->hasAttr(kfuse::kFlushSubnormals)
+                          ? "ex2.approx.ftz.f32 $0, $1;"
+                          : "ex2.approx.f32 $0, $1;";
       Value r = lanewise(b, loc, scaled, [&](ValueRange lane) -> Value {
         return LLVM::InlineAsmOp::create(
-                   b, loc, TypeRange{b.getF32Type()}, lane,
-                   "ex2.approx.f32 $0, $1;", "=f,f",
+                   b, loc, TypeRange{b.getF32Type()}, lane, ex2, "=f,f",
                    /*has_side_effects=*/false, /*is_align_stack=*/false,
                    LLVM::tailcallkind::TailCallKind::None,
                    LLVM::AsmDialectAttr(), ArrayAttr())

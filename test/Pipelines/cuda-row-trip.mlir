@@ -101,11 +101,12 @@
 // Peeled, the untested loop's 8 loads branch over nothing: its body has no
 // predicated branch before its back edge. The running sum's rescale to the
 // trip's new max is an ex2.approx like the terms' exps (9 a trip), not a
-// correctly rounded exp (its range reduction rounds down: fma.rm).
+// correctly rounded exp (its range reduction rounds down: fma.rm); all 9
+// flush subnormal results (.ftz: the sum holds its max's term 1).
 // PEELPTX-LABEL: .entry xent_g0(
 // PEELPTX: $L__BB0_[[LOOP:[0-9]+]]:
 // PEELPTX-COUNT-8: ld.global.b32
-// PEELPTX-COUNT-9: ex2.approx.f32
+// PEELPTX-COUNT-9: ex2.approx.ftz.f32
 // PEELPTX-NOT: @%p{{[0-9]+}} bra
 // PEELPTX-NOT: fma.rm
 // PEELPTX: @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];

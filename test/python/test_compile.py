@@ -1371,6 +1371,44 @@ def test_online_sum_after_a_long_chain():
     assert loads < 2.1 * x.nbytes, loads / x.nbytes
 
 
+def test_online_sums_flush_their_terms_and_nothing_else():
+    # Streamed softmax: the max-and-sum pass's exps (terms exp(x - m') and
+    # the rescales) flush subnormal results (ex2.approx.ftz: one SASS
+    # instruction instead of four or five); the sum holds its max's term 1,
+    # beside which such a term is lost in the rounding anyway. The output
+    # pass's exp(x - m) / s keeps them: rows at distances from their max
+    # where every output but the max's is subnormal (or 0) come out as
+    # numpy's, and so do their sums' logs.
+    p = kb.Program("online_ftz")
+    x = p.input("x", (6, 3000), "f32")
+    m = x.max(axis=1, keepdims=True)
+    e = kb.exp(x - m)
+    s = e.sum(axis=1, keepdims=True)
+    p.output(e / s, name="y")
+    p.output(kb.log(s).sum(axis=1) + m.sum(axis=1), name="lse")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0)
+    # (fusion-fast-exp's ex2s, inline PTX, in the kernel's order: the pass
+    # over the row's, then the output's; libdevice's correctly rounded exp,
+    # the finish's rescale, has an ex2.approx.ftz of its own, not inline)
+    ex2s = re.findall(r"begin inline asm\s+(ex2\.approx(?:\.ftz)?\.f32)", f.ptx)
+    flushed = ex2s.count("ex2.approx.ftz.f32")
+    assert flushed >= 2 and ex2s[:flushed] == ["ex2.approx.ftz.f32"] * flushed, ex2s
+    assert "ex2.approx.f32" in ex2s[flushed:], ex2s
+    rng = np.random.default_rng(11)
+    xs = np.zeros((6, 3000), np.float32)
+    for r, spread in enumerate([1.0, 80.0, 95.0, 100.0, 104.0, 200.0]):
+        xs[r] = -spread * rng.random(3000, dtype=np.float32)
+        xs[r, rng.integers(3000)] = 0.0
+    y, lse = f.emulate(xs)
+    want_y, want_lse = p.reference(xs)
+    # subnormal outputs: 1e-44 is below every one but 0's
+    tiny = (want_y > 0) & (want_y < np.finfo(np.float32).tiny)
+    assert tiny.sum() > 1000
+    np.testing.assert_allclose(y[tiny], want_y[tiny], rtol=0.02, atol=1e-44)
+    np.testing.assert_allclose(y, want_y, rtol=1e-5, atol=1e-44)
+    np.testing.assert_allclose(lse, want_lse, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("every", [False, True])
 def test_stacked_normalizations_over_long_rows_split_and_match(every):
     # Five blocks over 2 rows of 2^17: the rows split over the SMs (a
