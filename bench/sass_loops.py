@@ -8,7 +8,7 @@ plan's chip (or --chip) and disassembled by nvdisasm; for every kernel this
 prints each innermost loop (a backward branch whose range holds no other):
 its SASS instructions, the global bytes a thread loads and stores in one
 iteration (LDG/STG, by their widths; predicated ones counted as if they
-ran), SASS warp-instructions per 128 B of that traffic (4 x instructions /
+ran; NOPs not), SASS warp-instructions per 128 B of that traffic (4 x instructions /
 bytes: a warp's iteration moves 32 x bytes), and its most frequent opcodes.
 `--all` prints loops without global traffic too (a block's reductions). A
 kernel none of whose loops moves global memory (its chunks unrolled) gets
@@ -130,7 +130,9 @@ def innermost_loops(kernel):
 
 
 def loop_stats(kernel, start, end):
-    insns = [(a, op, b) for a, op, b in kernel["insns"] if start <= a <= end]
+    # (NOPs: the padding after a kernel's last instruction, not issued)
+    insns = [(a, op, b) for a, op, b in kernel["insns"]
+             if start <= a <= end and op != "NOP"]
     loads = sum(access_bytes(op) for _, op, _ in insns if op.startswith("LDG"))
     stores = sum(access_bytes(op) for _, op, _ in insns if op.startswith("STG"))
     ops = collections.Counter(op.split(".")[0] for _, op, _ in insns)

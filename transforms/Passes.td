@@ -715,12 +715,16 @@ def FastExp : Pass<"fusion-fast-exp"> {
     2 + 1.2 |x| ulp (2 ulp for ex2.approx, plus the rounding of
     `x * log2(e)`: 6e-6 relative at |x| = 88, beyond which exp overflows or
     underflows); NaN, the infinities and subnormal results come out as from
-    `__nv_expf`. An exp marked `kfuse.ftz` (the row emitter marks an online
-    sum's terms exp(e - m') and rescales, whose sum holds its max's term 1,
-    so that a term below 2^-126 is lost in its rounding anyway) becomes
-    `ex2.approx.ftz.f32` instead, which flushes subnormal results to 0: one
-    SASS instruction, where keeping them takes a range test and two
-    predicated multiplies around it. Only exps that allow approximation
+    `__nv_expf`. Two kinds of exp become `ex2.approx.ftz.f32` instead,
+    which flushes subnormal results to 0 (one SASS instruction, where
+    keeping them takes a range test and two predicated multiplies around
+    it), since no result can see the difference: one marked `kfuse.ftz`
+    (the row emitter marks an online sum's terms exp(e - m') and rescales,
+    whose sum holds its max's term 1, so that a term below 2^-126 is lost
+    in its rounding), and one every use of which adds it to, or subtracts
+    it from, a constant of magnitude 2^-100 or more (1 + exp(-x) of a
+    sigmoid, exp(x) + 1 of a softplus; additions without `reassoc`, which
+    fast numerics do not set). Only exps that allow approximation
     (`afn`, which `fusion-set-numerics` sets in fast mode) are rewritten,
     marked or not; part of `fusion-target-cuda`.
   }];

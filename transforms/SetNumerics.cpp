@@ -112,6 +112,37 @@ Value sqrtRn(OpBuilder &b, Location loc, Value x) {
   });
 }
 
+/// Whether a result of `exp` below 2^-126 is lost in the rounding of every
+/// use: each adds it to (or subtracts it from, or it from) a constant of
+/// magnitude 2^-100 or more, or not finite, (1 + exp(-x) of a sigmoid, a
+/// SiLU's, exp(x) + 1 of a softplus), whose half ulp is above 2^-126. Such
+/// an exp may then flush its subnormal results (see kfuse::kFlushSubnormals)
+/// and its users' results stay the same bit for bit. (Fast numerics set no
+/// `reassoc`: the addition is not regrouped with other terms.)
+bool absorbsSubnormals(math::ExpOp exp) {
+  if (exp->use_empty())
+    return false;
+  for (OpOperand &use : exp->getUses()) {
+    Operation *user = use.getOwner();
+    arith::FastMathFlags flags;
+    if (auto add = dyn_cast<arith::AddFOp>(user))
+      flags = add.getFastmath();
+    else if (auto sub = dyn_cast<arith::SubFOp>(user))
+      flags = sub.getFastmath();
+    else
+      return false;
+    if (arith::bitEnumContainsAny(flags, arith::FastMathFlags::reassoc))
+      return false;
+    FloatAttr c = floatConstantOf(user->getOperand(1 - use.getOperandNumber()));
+    if (!c)
+      return false;
+    APFloat v = c.getValue();
+    if (v.isFinite() && (v.isZero() || ilogb(abs(v)) < -100))
+      return false;
+  }
+  return true;
+}
+
 struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
   void runOnOperation() override {
     SmallVector<math::ExpOp> exps;
@@ -137,9 +168,10 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
           arith::FastMathFlags::contract);
       // (LLVM 22 has no NVVM ex2 intrinsic; PTX it is. Marked exps flush
       // subnormal results: see kfuse::kFlushSubnormals.)
-      StringRef ex2 = op->hasAttr(kfuse::kFlushSubnormals)
-                          ? "ex2.approx.ftz.f32 $0, $1;"
-                          : "ex2.approx.f32 $0, $1;";
+      StringRef ex2 =
+          op->hasAttr(kfuse::kFlushSubnormals) || absorbsSubnormals(op)
+              ? "ex2.approx.ftz.f32 $0, $1;"
+              : "ex2.approx.f32 $0, $1;";
       Value r = lanewise(b, loc, scaled, [&](ValueRange lane) -> Value {
         return LLVM::InlineAsmOp::create(
                    b, loc, TypeRange{b.getF32Type()}, lane, ex2, "=f,f",

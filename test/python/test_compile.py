@@ -1409,6 +1409,54 @@ def test_online_sums_flush_their_terms_and_nothing_else():
     np.testing.assert_allclose(lse, want_lse, rtol=1e-6, atol=1e-6)
 
 
+def _flush_programs():
+    def sigmoid(p, x):
+        return kb.sigmoid(x)
+
+    def silu(p, x):
+        return x * kb.sigmoid(x * 0.5)
+
+    def softplus(p, x):
+        return kb.log(kb.exp(x) + 1.0)
+
+    def one_minus(p, x):
+        return 1.0 - kb.exp(x)
+
+    def lse(p, x):
+        m = x.max(axis=1, keepdims=True)
+        return kb.log(kb.exp(x - m).sum(axis=1)) + m.sum(axis=1)
+
+    return {"sigmoid": sigmoid, "silu": silu, "softplus": softplus,
+            "one_minus": one_minus, "lse": lse}
+
+
+@pytest.mark.parametrize("kind", list(_flush_programs()))
+def test_flushed_exps_change_no_bit(kind):
+    # The exps fusion-fast-exp flushes (ex2.approx.ftz: one SASS instruction
+    # instead of four or five) are those whose subnormal results no output
+    # can see: added to a constant of at least 2^-100 (1 + exp(-x), exp(x)
+    # + 1), or terms and rescales of an online sum that holds its max's term
+    # 1. The same PTX with every `.ftz` of an ex2 removed gives the same
+    # bits, over inputs whose exps are subnormal (x from -104 to -87) and
+    # around them.
+    p = kb.Program(f"ftz_{kind}")
+    x = p.input("x", (8, 4096), "f32")
+    p.output(_flush_programs()[kind](p, x), name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90", row_chunks=0)
+    assert "ex2.approx.ftz.f32" in f.ptx
+    kept = re.sub(r"\bex2\.approx\.ftz\.f32", "ex2.approx.f32", f.ptx)
+    rng = np.random.default_rng(12)
+    xs = rng.uniform(-120.0, 3.0, (8, 4096)).astype(np.float32)
+    xs[::2] = rng.uniform(-104.0, -87.0, (4, 4096))
+    xs[1::2, ::7] *= -1.0
+    y = f.emulate(xs)
+    y_kept = kfuse.runtime.EmulatedExecutable(f.plan, kept, constants=f.constants)(xs)
+    assert np.array_equal(y.view(np.uint32), y_kept.view(np.uint32))
+    want = p.reference(xs)[0]
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=2e-7)
+
+
 @pytest.mark.parametrize("every", [False, True])
 def test_stacked_normalizations_over_long_rows_split_and_match(every):
     # Five blocks over 2 rows of 2^17: the rows split over the SMs (a
