@@ -144,9 +144,9 @@ fi
 # whose exps' SASS shrank since (ex2.approx.ftz where no output sees a
 # subnormal: bench/sass_loops.py, softmax_xent's loop 187 -> 127 SASS,
 # rmsnorm_silu 321 -> 273, group_norm_silu 820 -> 700). Also layernorm
-# and rmsnorm_silu, where torch.compile led, with their loads .nc (__nc,
-# PTX edited: the weights' loads move above the output's stores; and with
-# the registers of the default's occupancy, __nc_mnc3 / __nc_mnc4).
+# and rmsnorm_silu, where torch.compile led, with their inputs' loads .nc
+# (__nc, readonly_inputs=True: the weights' loads move above the output's
+# stores; and with the default's blocks an SM, __nc_mnc3 / __nc_mnc4).
 OWED="softmax_xent_v50257 softmax_xent_v50257__nopeel softmax_xent_v50257__trip16
       softmax_xent_v50257__trip16_nopeel softmax_xent softmax_xent__nopeel lm_loss lm_loss__nopeel
       bn_var_nhwc bn_var_nhwc__nopeel colsum_prime colsum_prime__nopeel

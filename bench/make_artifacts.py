@@ -596,44 +596,6 @@ def _streaming_hints(src: str, dst: str, loads: bool):
         fh.write(new)
 
 
-def _noncoherent_loads(src: str, dst: str, blocks: int = 0):
-    """An experiment, not a compiler feature: the program of `src` (one
-    launch reading only the program's inputs, which no kernel writes, and
-    writing only its outputs, which the runtime keeps apart from them) with
-    every global load marked .nc (read-only for the kernel's lifetime:
-    LDG.CONSTANT). ptxas may then move a later chunk's loads above an
-    earlier chunk's store, which it may not while a load could read what
-    the store wrote: layernorm's and rmsnorm_silu's weights (w, b), loaded
-    chunk by chunk between the output's stores (4 round trips to L2 a row,
-    one after the other; bench/sass_loops.py), come before the first
-    store, some before the last block reduction. ptxas then takes more
-    registers (layernorm 40 -> 44, rmsnorm_silu 32 -> 39: a block of 512
-    fewer an SM); with `blocks`, each kernel asks for that many resident
-    blocks (.minnctapersm, as __mncN): rmsnorm_silu 32 registers, no spill;
-    layernorm 40, 8 bytes spilled. Written beside the workload as `name__nc`
-    (`name__nc_mncN`)."""
-    import json
-    with open(os.path.join(src, "plan.json")) as fh:
-        plan = json.load(fh)
-    launches = [s for s in plan["steps"] if s["op"] == "launch"]
-    kinds = {b["kind"] for b in plan["buffers"]}
-    if len(launches) != 1 or kinds - {"input", "output"}:
-        raise SystemExit(f"{src}: .nc loads only for one launch over inputs and outputs")
-    shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst)
-    path = os.path.join(dst, "kernels.ptx")
-    with open(path) as fh:
-        ptx = fh.read()
-    new = re.sub(r"\bld\.global\.(?!nc\.)", "ld.global.nc.", ptx)
-    if blocks:
-        new = re.sub(r"(?m)^(\.maxntid \d+, \d+, \d+)$",
-                     lambda m: f"{m.group(1)}\n.minnctapersm {blocks}", new)
-    if new == ptx:
-        raise SystemExit(f"{src}: no global load to mark")
-    with open(path, "w") as fh:
-        fh.write(new)
-
-
 def _l2_order(src: str, dst: str):
     """An experiment, not a compiler feature: a split's store kernel, which
     reads its input again, takes its blocks in the order that finds most of
@@ -965,6 +927,14 @@ def main():
                 variants["nopeel"] = dict(row_peel=False)
                 if name == "softmax_xent_v50257":
                     variants["trip16_nopeel"] = dict(row_trip=16, row_peel=False)
+            if args.row_variants and name in ("layernorm", "rmsnorm_silu"):
+                # the program's inputs loaded with ld.global.nc (readonly_inputs,
+                # fusion-readonly-inputs): ptxas issues the weights' loads of
+                # later chunks before the output's earlier stores (default:
+                # after each, a round trip to L2 a chunk), with more registers
+                # (layernorm 40 -> 44, rmsnorm_silu 32 -> 39: a block of 512
+                # fewer an SM); __nc_mncN below keeps the default's blocks
+                variants["nc"] = dict(readonly_inputs=True)
             if args.row_variants and any(b.kind == "counter" for b in f.plan.buffers):
                 # the split row's finish as a kernel of its own (default: the
                 # partials kernel's last block to count finishes)
@@ -990,9 +960,11 @@ def main():
                 _streaming_hints(d, f"{d}__stcs", loads=False)
                 _streaming_hints(d, f"{d}__cs", loads=True)
             if args.row_variants and name in ("layernorm", "rmsnorm_silu"):
-                _noncoherent_loads(d, f"{d}__nc")
+                # (__nc with .minnctapersm: the default's blocks an SM;
+                # rmsnorm_silu 32 registers, no spill; layernorm 40, 8 bytes
+                # spilled)
                 keep = {"layernorm": 3, "rmsnorm_silu": 4}[name]
-                _noncoherent_loads(d, f"{d}__nc_mnc{keep}", blocks=keep)
+                _min_blocks(f"{d}__nc", f"{d}__nc_mnc{keep}", keep)
             # (register caps with few bytes spilled, per ptxas -v on sm_90)
             blocks = {"layernorm": 4, "softmax_xent": 3, "lm_loss": 3}.get(name)
             if args.row_variants and blocks:

@@ -1325,6 +1325,30 @@ def ClusterDims : Pass<"fusion-cluster-dims", "::mlir::ModuleOp"> {
   }];
 }
 
+def ReadonlyInputs : Pass<"fusion-readonly-inputs", "::mlir::ModuleOp"> {
+  let summary = "The program's inputs as read-only kernel arguments (ld.global.nc)";
+  let description = [{
+    A kernel argument that, at every launch of its kernel, is a view of one
+    of the program's inputs (a host function argument or a constant global
+    that no launch passes to an argument its kernel may write, and that no
+    host operation writes) and that the kernel only loads from (loads,
+    vector loads and reads, through views) is marked `llvm.noalias` and
+    `llvm.readonly`; NVPTX then loads it with `ld.global.nc`, read-only for
+    the kernel's lifetime. ptxas may move such a load above a store the
+    kernel made before it: a row kernel's per-column weights (a layer
+    norm's w and b, loaded chunk by chunk between the output's stores) are
+    then in flight together. Buffers an earlier kernel writes are left as
+    they are, even where this kernel only reads them (a programmatic launch
+    may start before that kernel ends). Two arguments over the same input
+    both only read it, which `noalias` allows. Not part of the default
+    pipeline (`readonly-inputs` of fusion-codegen-cuda): ptxas keeps more
+    loads in flight with more registers, which may cost a kernel blocks an
+    SM (layer norm over 8192 columns: 40 -> 44 registers, 3 -> 2 blocks of
+    512); until a GPU has timed it.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def DedupKernels : Pass<"fusion-dedup-kernels", "::mlir::ModuleOp"> {
   let summary = "One outlined kernel for launches of the same code";
   let description = [{

@@ -265,6 +265,11 @@ struct CudaCodegenOptions : PassPipelineOptions<CudaCodegenOptions> {
       llvm::cl::desc("Launches of kernels of the same code run one kernel, "
                      "compiled once (fusion-dedup-kernels)"),
       llvm::cl::init(true)};
+  Option<bool> readonlyInputs{
+      *this, "readonly-inputs",
+      llvm::cl::desc("Kernels load the program's inputs with ld.global.nc "
+                     "(fusion-readonly-inputs)"),
+      llvm::cl::init(false)};
   Option<int64_t> packBytes{
       *this, "pack-bytes",
       llvm::cl::desc("The most bytes of buffers a launch that joins a pack "
@@ -487,30 +492,31 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "func.func(fusion-bool-bytes),fusion-lower-guards,"
           "cse,canonicalize,gpu-launch-sink-index-computations,"
           "gpu-kernel-outlining,fusion-cluster-dims,{16}"
-          "gpu.module(fusion-align-workgroup),cse,canonicalize{8}{27}",
+          "gpu.module(fusion-align-workgroup),cse,canonicalize{8}{27}{29}",
           o.chip.getValue(), o.smCount.getValue(), o.threads.getValue(),
           o.unroll.getValue(), o.blocksPerSm.getValue(), kBufferize,
           o.numerics.getValue(), o.rowChunks.getValue(),
           o.numerics.getValue() == "strict" ? ",gpu.module(fusion-ieee-sqrt)"
                                             : "",
           cluster, o.numerics.getValue() == "strict" ? "false" : "true",
-          o.rowExchange.getValue(), o.rowFold.getValue(),
-          o.rowShift.getValue(), o.rowJoint ? "true" : "false", rowSmem,
+          o.rowExchange.getValue(), o.rowFold.getValue(), o.rowShift.getValue(),
+          o.rowJoint ? "true" : "false", rowSmem,
           o.pdl && clusters ? "fusion-programmatic-launch," : "",
-          o.rowLastBlock ? "true" : "false",
-          o.rowSplitTail ? "true" : "false", o.rowPack.getValue(),
-          o.rowOccupancy.getValue(), o.rowPrefetch.getValue(),
-          o.rowTile.getValue(), o.rowPersist.getValue(),
-          o.rowStoreTransposed ? "true" : "false", o.rowTrip.getValue(),
-          o.packLaunches ? llvm::formatv(",fusion-pack-launches{{chip={0} "
-                                         "sm-count={1} max-bytes={2}}",
-                                         o.chip.getValue(),
-                                         o.smCount.getValue(),
-                                         o.packBytes.getValue())
-                               .str()
-                         : std::string(),
+          o.rowLastBlock ? "true" : "false", o.rowSplitTail ? "true" : "false",
+          o.rowPack.getValue(), o.rowOccupancy.getValue(),
+          o.rowPrefetch.getValue(), o.rowTile.getValue(),
+          o.rowPersist.getValue(), o.rowStoreTransposed ? "true" : "false",
+          o.rowTrip.getValue(),
+          o.packLaunches
+              ? llvm::formatv(",fusion-pack-launches{{chip={0} "
+                              "sm-count={1} max-bytes={2}}",
+                              o.chip.getValue(), o.smCount.getValue(),
+                              o.packBytes.getValue())
+                    .str()
+              : std::string(),
           o.dedupKernels ? ",fusion-dedup-kernels" : "",
-          o.rowPeel ? "true" : "false")
+          o.rowPeel ? "true" : "false",
+          o.readonlyInputs ? ",fusion-readonly-inputs" : "")
           .str());
 }
 

@@ -153,9 +153,10 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     (kernels launched before the one they follow ends, sm_90 and later) and
     multi_tensor (independent elementwise groups over different spaces in
     one launch, and small independent kernels packed into one launch,
-    each over blocks of its own; False: a launch each) and pack_bytes (the
+    each over blocks of its own; False: a launch each), pack_bytes (the
     most bytes of buffers a kernel that joins a packed launch has, default
-    1 MiB).
+    1 MiB) and readonly_inputs (kernels load the program's inputs with
+    ld.global.nc; default False, not yet timed).
     `numerics="strict"` forbids FMA contraction and reassociation beyond the input (on the CPU target the fused program then
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every
@@ -188,7 +189,8 @@ def compile(program: Union[Program, str], target: str = "auto", *,
                                "row_fold", "row_shift",
                                "row_joint", "row_smem", "row_last_block", "row_split_tail",
                                "row_store_transposed",
-                               "row_pack", "pdl", "multi_tensor", "pack_bytes"}
+                               "row_pack", "pdl", "multi_tensor", "pack_bytes",
+                               "readonly_inputs"}
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,

@@ -134,6 +134,10 @@ class Options:
                                # wholly in the row run without testing their
                                # chunks against its end, the last one tested
                                # (False: every trip tests them)
+    readonly_inputs: bool = False  # kernels load the program's inputs with
+                               # ld.global.nc (fusion-readonly-inputs): ptxas may
+                               # then issue them before the kernel's earlier
+                               # stores, at the cost of registers (not yet timed)
     row_pack: int = 0          # rows one warp covers (a block per row of 32 threads)
                                # share a block, a warp each, up to this many (a
                                # power of two up to 32); 0: up to 4 where the
@@ -202,7 +206,7 @@ class Options:
             raise CompileError(f"option row_shift must be None (kfuse's choice), True or "
                                f"False, got {self.row_shift!r}")
         for name in ("row_joint", "row_last_block", "row_split_tail", "row_store_transposed",
-                     "row_peel", "pdl", "multi_tensor"):
+                     "row_peel", "pdl", "multi_tensor", "readonly_inputs"):
             if not isinstance(getattr(self, name), bool):
                 raise CompileError(f"option {name} must be True or False, got "
                                    f"{getattr(self, name)!r}")
@@ -247,6 +251,7 @@ class Options:
                        f"row-persist={-1 if self.row_persist == 'auto' else self.row_persist} "
                        f"pdl={int(self.pdl)} pack-launches={int(self.multi_tensor and self.fuse)} "
                        f"pack-bytes={self.pack_bytes} "
+                       f"readonly-inputs={int(self.readonly_inputs)} "
                        f"numerics={self.numerics}}}")
             target = f"fusion-target-cuda{{chip={self.chip}}}"
         else:

@@ -80,36 +80,3 @@ def test_l2_order_refuses_programs_without_a_split(tmp_path):
         make_artifacts._l2_order(str(tmp_path / "row"), str(tmp_path / "row__l2order"))
     assert not os.path.exists(tmp_path / "row__l2order")
 
-
-@pytest.mark.parametrize("blocks", [0, 4])
-def test_noncoherent_loads_compute_the_same(blocks, tmp_path):
-    # RMSNorm + SiLU over rows of 8192 (the suite's row kernel, fewer rows):
-    # every global load .nc, the same bits; with `blocks`, .minnctapersm
-    p = kb.Program("rms")
-    x = p.input("x", (16, 8192), "f32")
-    w = p.input("w", (8192,), "f32")
-    ms = (x * x).mean(axis=1, keepdims=True)
-    p.output(kb.silu(x * kb.rsqrt(ms + 1e-6) * w), name="y")
-    f = kfuse.compile(p, target="cuda", chip="sm_90")
-    src, dst = str(tmp_path / "p"), str(tmp_path / "p__nc")
-    f.save(src)
-    make_artifacts._noncoherent_loads(src, dst, blocks=blocks)
-    ptx = open(os.path.join(dst, "kernels.ptx")).read()
-    assert "ld.global.nc.v4" in ptx and "ld.global.v4" not in ptx
-    assert (f".minnctapersm {blocks}" in ptx) == bool(blocks)
-    rng = np.random.default_rng(3)
-    args = [rng.standard_normal((16, 8192)).astype(np.float32),
-            rng.standard_normal(8192).astype(np.float32)]
-    want = f.emulate(*args)
-    got = rt.EmulatedExecutable(rt.load(dst).plan, ptx)(*args)
-    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
-
-
-def test_noncoherent_loads_refuse_temporaries(tmp_path):
-    # (a split reduction's partials, written and read back by the kernels)
-    p, _ = _l2_normalize()
-    f = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=132)
-    src = str(tmp_path / "p")
-    f.save(src)
-    with pytest.raises(SystemExit, match="one launch over inputs and outputs"):
-        make_artifacts._noncoherent_loads(src, str(tmp_path / "p__nc"))

@@ -1486,3 +1486,29 @@ def test_stacked_normalizations_over_long_rows_split_and_match(every):
     out_bytes = len(want) * 2 * (1 << 17) * 4
     assert stats[-1]["store"]["bytes"] == out_bytes
     assert sum(s["store"]["bytes"] for s in stats[:-1]) < 8192
+
+
+def test_readonly_inputs_load_the_inputs_only_non_coherently():
+    # readonly_inputs=True (fusion-readonly-inputs): the kernels load the
+    # program's inputs with ld.global.nc and nothing else: a split L2
+    # normalization's partials, written by its partials kernel and read
+    # by the kernel that finishes them, keep plain loads. The same bits as
+    # without it.
+    p = kb.Program("l2n_nc")
+    x = p.input("x", (1 << 18,), "f32")
+    w = p.input("w", (1 << 18,), "f32")
+    p.output(x * w / kb.sqrt((x * x).sum()), name="y")
+    plain = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=132)
+    nc = kfuse.compile(p, target="cuda", chip="sm_90", sm_count=132, readonly_inputs=True)
+    assert len(nc.plan.steps) == len(plain.plan.steps) >= 2
+    assert any(b.kind == "temp" for b in nc.plan.buffers)
+    assert "ld.global.nc" not in plain.ptx
+    loads = re.findall(r"\bld\.global\.(nc\.)?", nc.ptx)
+    assert "nc." in loads and "" in loads, loads
+    # (each .nc load reads a parameter marked noalias and readonly: x or w)
+    rng = np.random.default_rng(7)
+    args = [rng.standard_normal(1 << 18).astype(np.float32) for _ in range(2)]
+    got, want = nc.emulate(*args), plain.emulate(*args)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(kfuse.CompileError, match="readonly_inputs must be True or False"):
+        kfuse.compile(p, target="cuda", chip="sm_90", readonly_inputs="yes")
