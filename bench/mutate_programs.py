@@ -32,7 +32,7 @@ With `--options` each seed draws one to four code generation options
 instead (chip, row_chunks, row_cluster, row_occupancy, row_exchange,
 row_joint, row_smem, row_pack, row_prefetch, row_persist, row_tile, row_trip, row_peel, row_fold,
 row_shift, row_last_block, row_split_tail, row_store_transposed, threads, unroll, sm_count,
-numerics, pdl, multi_tensor, pack_bytes),
+numerics, pdl, multi_tensor, pack_bytes, readonly_inputs),
 and half the seeds widen the program's most common last dimension to 2048
 to 65536 (rows for clusters, shared memory, streaming; the program's
 operations unchanged): the CUDA program compiled with them must still agree
@@ -255,6 +255,7 @@ OPTIONS = {
     "pdl": [True, False],
     "multi_tensor": [True, False],
     "pack_bytes": [0, 1 << 20, 1 << 30],
+    "readonly_inputs": [True, False],
 }
 
 
