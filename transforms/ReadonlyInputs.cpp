@@ -29,11 +29,11 @@ using namespace mlir;
 
 namespace {
 
-/// Whether every use of memref `buffer`, followed through views, only
-/// reads it: loads, vector loads and reads, and its sizes. Anything else (a
-/// store, an atomic, its pointer taken, a branch or loop carrying it) may
-/// write it.
-bool onlyLoaded(Value buffer) {
+/// Whether `allowed` holds for every use of memref `buffer` but views of
+/// it, whose uses are asked in turn (a view's strided metadata, which can
+/// name the buffer's pointer, is a use like any other).
+bool allUsesThroughViews(Value buffer,
+                         llvm::function_ref<bool(OpOperand &)> allowed) {
   SmallVector<Value> work{buffer};
   while (!work.empty()) {
     Value v = work.pop_back_val();
@@ -45,20 +45,28 @@ bool onlyLoaded(Value buffer) {
         llvm::append_range(work, user->getResults());
         continue;
       }
-      if (isa<memref::LoadOp, memref::DimOp, vector::LoadOp,
-              vector::TransferReadOp, vector::MaskedLoadOp, vector::GatherOp>(
-              user))
-        continue;
-      return false;
+      if (!allowed(use))
+        return false;
     }
   }
   return true;
 }
 
+/// Whether a kernel only reads memref `buffer`: loads, vector loads and
+/// reads, and its sizes. Anything else (a store, an atomic, its pointer
+/// taken, a branch or loop carrying it) may write it.
+bool onlyLoaded(Value buffer) {
+  return allUsesThroughViews(buffer, [](OpOperand &use) {
+    return isa<memref::LoadOp, memref::DimOp, vector::LoadOp,
+               vector::TransferReadOp, vector::MaskedLoadOp, vector::GatherOp>(
+        use.getOwner());
+  });
+}
+
 /// Whether host buffer `root` is one of the program's inputs: a function
 /// argument or a constant global, which no host operation writes (its
-/// uses, followed through views, are launches, copies from it and its
-/// sizes). What the launches do with it is asked of each kernel.
+/// uses, followed through views, are launches, copies from it, its sizes
+/// and returns). What the launches do with it is asked of each kernel.
 bool programInput(Value root) {
   if (auto global = root.getDefiningOp<memref::GetGlobalOp>()) {
     auto decl = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
@@ -70,26 +78,14 @@ bool programInput(Value root) {
                  cast<BlockArgument>(root).getOwner()->getParentOp())) {
     return false;
   }
-  SmallVector<Value> work{root};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == v &&
-          !isa<memref::ExtractStridedMetadataOp>(user)) {
-        llvm::append_range(work, user->getResults());
-        continue;
-      }
-      if (isa<gpu::LaunchFuncOp, memref::DimOp, func::ReturnOp>(user))
-        continue;
-      if (auto copy = dyn_cast<memref::CopyOp>(user);
-          copy && copy.getSource() == v && copy.getTarget() != v)
-        continue;
-      return false;
-    }
-  }
-  return true;
+  return allUsesThroughViews(root, [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isa<gpu::LaunchFuncOp, memref::DimOp, func::ReturnOp>(user))
+      return true;
+    auto copy = dyn_cast<memref::CopyOp>(user);
+    return copy && use.get() == copy.getSource() &&
+           copy.getTarget() != copy.getSource();
+  });
 }
 
 struct ReadonlyInputsPass
