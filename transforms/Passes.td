@@ -1331,8 +1331,9 @@ def ReadonlyInputs : Pass<"fusion-readonly-inputs", "::mlir::ModuleOp"> {
     A kernel argument that, at every launch of its kernel, is a view of one
     of the program's inputs (a host function argument or a constant global
     that no launch passes to an argument its kernel may write, and that no
-    host operation writes) and that the kernel only loads from (loads,
-    vector loads and reads, through views) is marked `llvm.noalias` and
+    host operation writes) and that the kernel only loads from (no use of
+    it but loads and views: `kfuse::writtenBuffers`, the row emitter's load
+    reuse asks the same) is marked `llvm.noalias` and
     `llvm.readonly`; NVPTX then loads it with `ld.global.nc`, read-only for
     the kernel's lifetime. ptxas may move such a load above a store the
     kernel made before it: a row kernel's per-column weights (a layer

@@ -13,7 +13,6 @@
 #include "transforms/Passes.h"
 #include "transforms/Utils.h"
 
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -28,40 +27,6 @@ namespace kfuse {
 using namespace mlir;
 
 namespace {
-
-/// Whether `allowed` holds for every use of memref `buffer` but views of
-/// it, whose uses are asked in turn (a view's strided metadata, which can
-/// name the buffer's pointer, is a use like any other).
-bool allUsesThroughViews(Value buffer,
-                         llvm::function_ref<bool(OpOperand &)> allowed) {
-  SmallVector<Value> work{buffer};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == v &&
-          !isa<memref::ExtractStridedMetadataOp>(user)) {
-        llvm::append_range(work, user->getResults());
-        continue;
-      }
-      if (!allowed(use))
-        return false;
-    }
-  }
-  return true;
-}
-
-/// Whether a kernel only reads memref `buffer`: loads, vector loads and
-/// reads, and its sizes. Anything else (a store, an atomic, its pointer
-/// taken, a branch or loop carrying it) may write it.
-bool onlyLoaded(Value buffer) {
-  return allUsesThroughViews(buffer, [](OpOperand &use) {
-    return isa<memref::LoadOp, memref::DimOp, vector::LoadOp,
-               vector::TransferReadOp, vector::MaskedLoadOp, vector::GatherOp>(
-        use.getOwner());
-  });
-}
 
 /// Whether host buffer `root` is one of the program's inputs: a function
 /// argument or a constant global, which no host operation writes (its
@@ -78,14 +43,23 @@ bool programInput(Value root) {
                  cast<BlockArgument>(root).getOwner()->getParentOp())) {
     return false;
   }
-  return allUsesThroughViews(root, [](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (isa<gpu::LaunchFuncOp, memref::DimOp, func::ReturnOp>(user))
-      return true;
-    auto copy = dyn_cast<memref::CopyOp>(user);
-    return copy && use.get() == copy.getSource() &&
-           copy.getTarget() != copy.getSource();
-  });
+  SmallVector<Value> work{root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == v) {
+        llvm::append_range(work, user->getResults());
+        continue;
+      }
+      auto copy = dyn_cast<memref::CopyOp>(user);
+      if (!isa<gpu::LaunchFuncOp, memref::DimOp, func::ReturnOp>(user) &&
+          !(copy && v == copy.getSource() && v != copy.getTarget()))
+        return false;
+    }
+  }
+  return true;
 }
 
 struct ReadonlyInputsPass
@@ -106,9 +80,12 @@ struct ReadonlyInputsPass
     module.walk([&](gpu::GPUFuncOp kernel) {
       if (!kernel.isKernel())
         return;
+      // (what the kernel may write: any use of a buffer but a load or a
+      // view, as the row emitter's load reuse asks)
+      llvm::DenseSet<Value> stored = kfuse::writtenBuffers(kernel);
       SmallVector<bool> &only = loadsOnly[kernel];
       for (BlockArgument arg : kernel.getArguments())
-        only.push_back(isa<MemRefType>(arg.getType()) && onlyLoaded(arg));
+        only.push_back(isa<MemRefType>(arg.getType()) && !stored.contains(arg));
       for (gpu::LaunchFuncOp launch : launches.lookup(kernel))
         for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands()))
           if (i >= only.size() || !only[i])

@@ -3781,15 +3781,13 @@ FailureOr<Value> RowKernel::foldStreamingMember(
     // ex2.approx, not a correctly rounded exp's 10 instructions a trip.
     Value m = accs[slots.of.lookup(on->second.max)],
           mNew = next[slots.of.lookup(on->second.max)];
-    Value factor =
-        rescale(lb, loc, m, mNew,
-                arith::FastMathFlags::afn | arith::FastMathFlags::contract);
     // (a factor below 2^-126 scales a sum of at most the row's terms to
     // below 2^-95, beside the new max's own term 1: flushed, nothing lost)
-    if (auto select = factor.getDefiningOp<arith::SelectOp>())
-      if (auto exp = select.getFalseValue().getDefiningOp<math::ExpOp>())
-        exp->setAttr(kfuse::kFlushSubnormals, lb.getUnitAttr());
-    acc = arith::MulFOp::create(lb, loc, acc, factor);
+    acc = arith::MulFOp::create(
+        lb, loc, acc,
+        rescale(lb, loc, m, mNew,
+                arith::FastMathFlags::afn | arith::FastMathFlags::contract,
+                /*flush=*/true));
     // Terms against a max of -inf (every e so far -inf) are 0, not NaN;
     // a row whose max ends -inf gets its NaN when the sum is finished.
     Type t = m.getType();

@@ -323,13 +323,15 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value,
 }
 
 Value rescale(OpBuilder &b, Location loc, Value from, Value to,
-              arith::FastMathFlags flags) {
+              arith::FastMathFlags flags, bool flush) {
   Value same =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, from, to);
+  auto exp = math::ExpOp::create(
+      b, loc, arith::SubFOp::create(b, loc, from, to), flags);
+  if (flush)
+    exp->setAttr(kfuse::kFlushSubnormals, b.getUnitAttr());
   return arith::SelectOp::create(
-      b, loc, same, floatConstant(b, loc, from.getType(), 1.0),
-      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to),
-                          flags));
+      b, loc, same, floatConstant(b, loc, from.getType(), 1.0), exp);
 }
 
 Value onlineSum(OpBuilder &b, Location loc, Value s, Value m, Value r) {

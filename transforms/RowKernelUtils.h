@@ -184,11 +184,14 @@ mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
 
 /// exp(from - to), exactly 1 where from == to (also where both are -inf or
 /// +inf, whose difference is NaN): moves a sum of exp(e - from) to one of
-/// exp(e - to). `flags` on the exp (afn: fusion-fast-exp's ex2.approx).
+/// exp(e - to). `flags` on the exp (afn: fusion-fast-exp's ex2.approx);
+/// `flush`: a factor below 2^-126 may be 0 (kfuse::kFlushSubnormals: the
+/// sum it scales is joined by a term of 1 right after).
 mlir::Value
 rescale(mlir::OpBuilder &b, mlir::Location loc, mlir::Value from,
         mlir::Value to,
-        mlir::arith::FastMathFlags flags = mlir::arith::FastMathFlags::none);
+        mlir::arith::FastMathFlags flags = mlir::arith::FastMathFlags::none,
+        bool flush = false);
 
 /// sum(exp(e - r)) from s = sum(exp(e - m)), m = max(e) (terms against a
 /// max of -inf taken as 0): s exp(m - r), with what the two-pass sum gives

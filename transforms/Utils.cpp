@@ -627,10 +627,7 @@ static bool isLoad(Operation *op) {
   return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(op);
 }
 
-/// The buffers (view roots) that ops in `root` may write: any use of a
-/// buffer but a load or a view (stores, atomics, an address taken for
-/// inline PTX).
-static llvm::DenseSet<Value> writtenBuffers(Operation *root) {
+llvm::DenseSet<Value> kfuse::writtenBuffers(Operation *root) {
   llvm::DenseSet<Value> written;
   root->walk([&](Operation *op) {
     if (isLoad(op) || isa<ViewLikeOpInterface>(op))

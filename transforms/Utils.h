@@ -205,6 +205,11 @@ mlir::Value viewRoot(mlir::Value v);
 /// between the phases keep CSE alone from merging the loads.
 void reuseReadOnlyLoads(mlir::Operation *root);
 
+/// The buffers (view roots) that ops in `root` may write: any use of a
+/// buffer but a load or a view (stores, atomics, an address taken for
+/// inline PTX, a branch or loop carrying it).
+llvm::DenseSet<mlir::Value> writtenBuffers(mlir::Operation *root);
+
 /// Moves, in the kernel body `root` (a gpu.launch), each scalar load of a
 /// buffer nothing in `root` writes that follows the body's first loop but
 /// addresses only what is known before it, an index loaded from memory

@@ -79,4 +79,3 @@ def test_l2_order_refuses_programs_without_a_split(tmp_path):
     with pytest.raises(SystemExit, match="no partials kernel"):
         make_artifacts._l2_order(str(tmp_path / "row"), str(tmp_path / "row__l2order"))
     assert not os.path.exists(tmp_path / "row__l2order")
-
