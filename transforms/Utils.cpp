@@ -613,6 +613,7 @@ kfuse::applyPatternsWithBudget(Operation *op,
   GreedyRewriteConfig config;
   config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
   config.setUseTopDownTraversal(topDown);
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
   return applyPatternsGreedily(op, patterns, config);
 }
 

@@ -173,7 +173,10 @@ mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
 /// was) fail here instead of running until memory is exhausted. The caller
 /// reports the failure. `topDown`: ops are visited producers first (elementwise
 /// fusion: a producer fused into all its consumers, then gone, before they
-/// are fused into theirs).
+/// are fused into theirs). Regions are not simplified between rounds (dead
+/// block arguments, identical blocks; the canonicalizer runs that follow do
+/// it once): on a program of thousands of ops those walks took a quarter of
+/// normalization's time.
 mlir::LogicalResult
 applyPatternsWithBudget(mlir::Operation *op,
                         const mlir::FrozenRewritePatternSet &patterns,
