@@ -7,12 +7,14 @@ that reproduces the failure on the saved input of that stage."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from mlir import ir
@@ -493,16 +495,51 @@ def _classify(lines: List[str], message: str, repro: str):
     return CompileError(message, diagnostics=lines, repro=repro)
 
 
+class StageTexts(Mapping):
+    """The IR after each stage, by stage name, in order: kept as bytecode and
+    printed when first read (printing a long program takes ten times as long
+    as writing its bytecode, and most compiles never read a stage)."""
+
+    def __init__(self):
+        self._code: Dict[str, bytes] = {}
+        self._text: Dict[str, str] = {}
+
+    def keep(self, name: str, module: ir.Module, text: bool = False) -> None:
+        """Snapshots `module` as stage `name` (`text`: printed now)."""
+        if text:
+            self._text[name] = str(module)
+            self._code[name] = b""
+        else:
+            code = io.BytesIO()
+            module.operation.write_bytecode(code)
+            self._code[name] = code.getvalue()
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._text:
+            code = self._code[name]     # (KeyError for a stage that is not here)
+            with ir.Context():
+                self._text[name] = str(ir.Module.parse(code))
+        return self._text[name]
+
+    def __iter__(self):
+        return iter(self._code)
+
+    def __len__(self):
+        return len(self._code)
+
+
 def run_stages(module: ir.Module, options: Options,
                after_stage: Optional[Callable[[str, ir.Module], None]] = None
-               ) -> Dict[str, str]:
-    """Runs every stage on `module` in place; returns {stage: IR text after it},
-    starting with 'input'. `after_stage(name, module)` sees the live module
-    (and must leave it as it is: the next stage's input is saved from the
-    text of this one, printing a long program taking a tenth of a second)."""
-    texts = {"input": str(module)}
-    before = texts["input"]
-    for name, pipeline in options.stages():
+               ) -> StageTexts:
+    """Runs every stage on `module` in place; returns the IR after each
+    (StageTexts), starting with 'input'. `after_stage(name, module)` sees the
+    live module (and must leave it as it is: the next stage's input is the
+    snapshot taken before it runs)."""
+    texts = StageTexts()
+    texts.keep("input", module)
+    before = "input"
+    stages = options.stages()
+    for name, pipeline in stages:
         try:
             PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
         except ir.MLIRError as e:  # type: ignore[attr-defined]
@@ -510,13 +547,16 @@ def run_stages(module: ir.Module, options: Options,
             repro_dir = tempfile.mkdtemp(prefix="kfuse-repro-")
             path = os.path.join(repro_dir, f"{name}.input.mlir")
             with open(path, "w") as f:
-                f.write(before)
+                f.write(texts[before])
             repro = (f"{shlex.quote(fuse_opt_path())} {shlex.quote(path)} "
                      f"--pass-pipeline={shlex.quote(f'builtin.module({pipeline})')}")
             msg = (f"kfuse: stage '{name}' failed:\n  " + "\n  ".join(lines) +
                    f"\nreproduce with:\n  {repro}")
             raise _classify(lines, msg, repro) from None
-        texts[name] = before = str(module)
+        # (the CPU target's last stage is its LLVM dialect module, which the
+        # caller reads as text at once)
+        texts.keep(name, module, text=options.target == "cpu" and name == stages[-1][0])
+        before = name
         if after_stage is not None:
             after_stage(name, module)
     return texts

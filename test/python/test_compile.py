@@ -610,6 +610,27 @@ def test_dense_resource_constants_on_both_targets():
 
 
 
+
+@pytest.mark.parametrize("target", ["cpu", "cuda"])
+@pytest.mark.parametrize("program", ["dense_resource.mlir", "softmax.mlir"])
+def test_stage_texts_are_the_ir_each_stage_left(target, program):
+    # (stages are kept as bytecode and printed when read: each must read as
+    # the live module printed right after its stage, resources included)
+    from mlir import ir
+    from kfuse.pipeline import Options, run_stages
+    printed = {}
+    with ir.Context():
+        module = ir.Module.parse(program_text(program))
+        printed["input"] = str(module)
+        texts = run_stages(module, Options(target=target),
+                           lambda name, mod: printed.__setitem__(name, str(mod)))
+    assert list(texts) == ["input", "normalize", "plan", "codegen", "target"] == list(printed)
+    assert len(texts) == 5 and "fusion" not in texts
+    for name, text in printed.items():
+        assert texts[name] == text, name
+    assert "dense_resource" not in program or "dialect_resources" in texts["input"]
+
+
 @pytest.mark.parametrize("target", ["cpu", "cuda"])
 def test_dense_resource_of_the_wrong_size_is_a_located_parse_error(target):
     # found by mutating the test programs: MLIR's parser takes a blob that
