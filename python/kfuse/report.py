@@ -32,6 +32,17 @@ from . import dtypes
 from .signature import entry_function
 
 
+_FLOAT_BYTES = ((ir.F32Type, 4), (ir.F16Type, 2), (ir.BF16Type, 2), (ir.F64Type, 8))
+
+
+def _element_bytes(elem: ir.Type) -> int:
+    # (by class where it can: printing the type takes most of a call)
+    for cls, size in _FLOAT_BYTES:
+        if isinstance(elem, cls):
+            return size
+    return dtypes.get(str(elem)).itemsize
+
+
 def value_bytes(v: ir.Value) -> int:
     t = v.type
     if not isinstance(t, ir.ShapedType) and not isinstance(t, ir.RankedTensorType):
@@ -40,7 +51,7 @@ def value_bytes(v: ir.Value) -> int:
     n = 1
     for d in shaped.shape:
         n *= d
-    return n * dtypes.get(str(shaped.element_type)).itemsize
+    return n * _element_bytes(shaped.element_type)
 
 
 def _payload(op) -> List[str]:
