@@ -161,6 +161,16 @@ NEW_ON_HARDWARE = {
     # kernel that reads them, in a buffer of the kernel's own; only the
     # storing kernel writes the outputs
     "stacked_norms_split_f32": {},
+    # the program's inputs loaded non-coherently (readonly_inputs,
+    # ld.global.nc): a layer norm's x, w and b; and x / |x| split over the
+    # SMs, x read by the partials kernel and by the store, the partials
+    # (written by a kernel before) with plain loads
+    "readonly_layernorm_f32": dict(readonly_inputs=True),
+    "readonly_split_normalize_f32": dict(readonly_inputs=True),
+    # streamed log-sum-exp over rows whose terms exp(x - max) are mostly
+    # below 2^-126 (x scaled by 300): the online sum's exps and rescales
+    # flush them (ex2.approx.ftz), which no output can see
+    "flush_logsumexp_f32": {},
 }
 
 
@@ -182,13 +192,21 @@ def new_hardware_programs():
                                     "python"))
     from _programs import norm_stack
     stack = norm_stack("stacked_norms_split_f32", 5, 2, 1 << 17, every=True)
+    n = kb.Program("readonly_split_normalize_f32")
+    x = n.input("x", (1 << 20,), "f32")
+    n.output(x / kb.sqrt((x * x).sum()), name="y")
+    f = kb.Program("flush_logsumexp_f32")
+    x = f.input("x", (16, 50001), "f32") * 300.0
+    m = x.max(axis=1, keepdims=True)
+    f.output(kb.log(kb.exp(x - m).sum(axis=1)) + x.max(axis=1), name="y")
     return [_softmax_program("persist_softmax_f32", (3, 65536)),
             _softmax_program("persist_auto_softmax_f32", (3, 65536)),
             _softmax_program("persist_block_softmax_f32", (5, 32768)),
             _layernorm_program("persist_layernorm_f32", 3, 65536),
             _softmax_program("prefetch_cluster_softmax_f32", (3, 65536)),
             _softmax_program("prefetch_softmax_f32", (8, 8192)), p, q, r,
-            _packed_lamb_program(), _dedup_lamb_program(), stack]
+            _packed_lamb_program(), _dedup_lamb_program(), stack,
+            _layernorm_program("readonly_layernorm_f32", 64, 8192), n, f]
 
 
 def _packed_lamb_program():
