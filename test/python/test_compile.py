@@ -281,7 +281,11 @@ def test_unsupported_op_names_the_op_and_gives_a_repro():
         with pytest.raises(kfuse.UnsupportedOpError, match="'tensor.insert_slice'") as e:
             kfuse.compile(insert, target=target)
         assert e.value.op == "tensor.insert_slice"
-    assert "fuse-opt" in e.value.repro and os.path.exists(e.value.repro.split()[1].strip("'"))
+    repro = e.value.repro.split()[1].strip("'")
+    assert "fuse-opt" in e.value.repro and os.path.exists(repro)
+    # (the failing stage's input, printed from its bytecode snapshot)
+    with open(repro) as fh:
+        assert "tensor.insert_slice" in fh.read()
 
 
 def test_dynamic_shapes_and_bad_dtypes_are_rejected():
