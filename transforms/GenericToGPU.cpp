@@ -1080,6 +1080,85 @@ launchesBut(Operation *f, const llvm::SmallPtrSetImpl<Operation *> &known) {
 struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
   using GenericToGPUBase::GenericToGPUBase;
 
+  /// The row emitters' options from the pass's, each checked; an option out
+  /// of range is an error on the function that names it.
+  FailureOr<RowKernelOptions> rowKernelOptions() {
+    auto refuse = [&](StringRef option, auto got, StringRef expected) {
+      getOperation().emitError() << "fusion-generic-to-gpu: " << option
+                                 << " must be " << expected << ", got " << got;
+      return failure();
+    };
+    auto powerOfTwoTo32 = [](int64_t v) {
+      return v >= 0 && v <= 32 && (v & (v - 1)) == 0;
+    };
+    std::string exchange = rowExchange, shift = rowShift;
+    if (exchange != "barrier" && exchange != "async")
+      return refuse("row-exchange", "'" + exchange + "'",
+                    "'barrier' or 'async'");
+    FailureOr<int64_t> sms =
+        resolveSmCount(getOperation(), "fusion-generic-to-gpu", chip, smCount);
+    if (failed(sms))
+      return failure();
+    if (rowFold < 0)
+      return refuse("row-fold", static_cast<int64_t>(rowFold), ">= 0");
+    if (rowSmem < 0)
+      return refuse("row-smem", static_cast<int64_t>(rowSmem), ">= 0");
+    if (rowOccupancy != 1 && rowOccupancy != 2 && rowOccupancy != 4)
+      return refuse("row-occupancy", static_cast<int64_t>(rowOccupancy),
+                    "1, 2 or 4");
+    if (rowPrefetch < 0)
+      return refuse("row-prefetch", static_cast<int64_t>(rowPrefetch), ">= 0");
+    unsigned sm = 0;
+    if (rowPrefetch > 0 && (!StringRef(chip.getValue()).starts_with("sm_") ||
+                            StringRef(chip.getValue())
+                                .drop_front(3)
+                                .take_while(llvm::isDigit)
+                                .getAsInteger(10, sm) ||
+                            sm < 90)) {
+      getOperation().emitError()
+          << "fusion-generic-to-gpu: row-prefetch needs sm_90 or later "
+             "(cp.async.bulk.prefetch), chip is "
+          << chip.getValue();
+      return failure();
+    }
+    if (rowPersist < -1 || (rowPersist != 0 && rowCluster <= 1))
+      return refuse("row-persist", static_cast<int64_t>(rowPersist),
+                    "0, or -1 or > 0 with row-cluster above 1");
+    if (shift != "auto" && shift != "true" && shift != "false")
+      return refuse("row-shift", "'" + shift + "'", "auto, true or false");
+    if (!powerOfTwoTo32(rowPack))
+      return refuse("row-pack", static_cast<int64_t>(rowPack),
+                    "0 or a power of two up to 32");
+    if (!powerOfTwoTo32(rowTile))
+      return refuse("row-tile", static_cast<int64_t>(rowTile),
+                    "0 or a power of two up to 32");
+    if (rowTrip < 0 || rowTrip > 32)
+      return refuse("row-trip", static_cast<int64_t>(rowTrip), "0 to 32");
+    RowKernelOptions o;
+    o.threads = rowThreads;
+    o.chunksPerThread = rowChunks;
+    o.foldRows = rowFold;
+    o.sharedRowBytes = rowSmem;
+    o.maxCluster = rowCluster;
+    o.occupancy = rowOccupancy;
+    o.prefetchRows = rowPrefetch;
+    o.persistClusters = rowPersist;
+    o.online = rowOnline;
+    o.asyncExchange = exchange == "async";
+    o.jointExchange = rowJoint;
+    o.shiftChunks = shift != "false";
+    o.shiftStreams = shift == "true";
+    o.lastBlockFinish = rowLastBlock;
+    o.splitTail = rowSplitTail;
+    o.transposeStore = rowStoreTransposed;
+    o.packRows = rowPack;
+    o.tileRows = rowTile;
+    o.tripChunks = rowTrip;
+    o.peelTrips = rowPeel;
+    o.smCount = *sms;
+    return o;
+  }
+
   void runOnOperation() override {
     // Generics of one group share their fusion.kernel name, in program order.
     llvm::MapVector<StringAttr, SmallVector<linalg::GenericOp>> kernels;
@@ -1099,109 +1178,10 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    if (rowExchange != "barrier" && rowExchange != "async") {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-exchange must be 'barrier' or "
-             "'async', got '"
-          << rowExchange << "'";
+    FailureOr<RowKernelOptions> validated = rowKernelOptions();
+    if (failed(validated))
       return signalPassFailure();
-    }
-    FailureOr<int64_t> sms = resolveSmCount(
-        getOperation(), "fusion-generic-to-gpu", chip, smCount);
-    if (failed(sms))
-      return signalPassFailure();
-    RowKernelOptions rowOptions;
-    rowOptions.threads = rowThreads;
-    rowOptions.chunksPerThread = rowChunks;
-    if (rowFold < 0) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-fold must be >= 0, got "
-          << static_cast<int64_t>(rowFold);
-      return signalPassFailure();
-    }
-    rowOptions.foldRows = rowFold;
-    if (rowSmem < 0) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-smem must be >= 0, got "
-          << static_cast<int64_t>(rowSmem);
-      return signalPassFailure();
-    }
-    rowOptions.sharedRowBytes = rowSmem;
-    rowOptions.maxCluster = rowCluster;
-    if (rowOccupancy != 1 && rowOccupancy != 2 && rowOccupancy != 4) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-occupancy must be 1, 2 or 4, got "
-          << static_cast<int64_t>(rowOccupancy);
-      return signalPassFailure();
-    }
-    rowOptions.occupancy = rowOccupancy;
-    if (rowPrefetch < 0) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-prefetch must be >= 0, got "
-          << static_cast<int64_t>(rowPrefetch);
-      return signalPassFailure();
-    }
-    unsigned sm = 0;
-    if (rowPrefetch > 0 &&
-        (!StringRef(chip.getValue()).starts_with("sm_") ||
-         StringRef(chip.getValue()).drop_front(3).take_while(llvm::isDigit)
-             .getAsInteger(10, sm) ||
-         sm < 90)) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-prefetch needs sm_90 or later "
-             "(cp.async.bulk.prefetch), chip is "
-          << chip.getValue();
-      return signalPassFailure();
-    }
-    rowOptions.prefetchRows = rowPrefetch;
-    if (rowPersist < -1 || (rowPersist != 0 && rowCluster <= 1)) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-persist must be 0, or -1 or > 0 "
-             "with row-cluster above 1, got "
-          << static_cast<int64_t>(rowPersist);
-      return signalPassFailure();
-    }
-    rowOptions.persistClusters = rowPersist;
-    rowOptions.online = rowOnline;
-    rowOptions.asyncExchange = rowExchange == "async";
-    rowOptions.jointExchange = rowJoint;
-    if (rowShift != "auto" && rowShift != "true" && rowShift != "false") {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-shift must be auto, true or false, "
-             "got '"
-          << rowShift << "'";
-      return signalPassFailure();
-    }
-    rowOptions.shiftChunks = rowShift != "false";
-    rowOptions.shiftStreams = rowShift == "true";
-    rowOptions.lastBlockFinish = rowLastBlock;
-    rowOptions.splitTail = rowSplitTail;
-    rowOptions.transposeStore = rowStoreTransposed;
-    if (rowPack < 0 || rowPack > 32 || (rowPack & (rowPack - 1)) != 0) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-pack must be 0 or a power of two up "
-             "to 32, got "
-          << static_cast<int64_t>(rowPack);
-      return signalPassFailure();
-    }
-    rowOptions.packRows = rowPack;
-    if (rowTile < 0 || rowTile > 32 || (rowTile & (rowTile - 1)) != 0) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-tile must be 0 or a power of two up "
-             "to 32, got "
-          << static_cast<int64_t>(rowTile);
-      return signalPassFailure();
-    }
-    rowOptions.tileRows = rowTile;
-    if (rowTrip < 0 || rowTrip > 32) {
-      getOperation().emitError()
-          << "fusion-generic-to-gpu: row-trip must be 0 to 32, got "
-          << static_cast<int64_t>(rowTrip);
-      return signalPassFailure();
-    }
-    rowOptions.tripChunks = rowTrip;
-    rowOptions.peelTrips = rowPeel;
-    rowOptions.smCount = *sms;
+    RowKernelOptions rowOptions = *validated;
     // The only launch of the group before, if it had one: a full
     // reduction of what it stored (a loss's mean) may run in its last
     // block, in a block of its threads.

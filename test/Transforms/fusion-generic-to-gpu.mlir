@@ -4,6 +4,28 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-exchange=fence}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=EXCHANGE
 // EXCHANGE: fusion-generic-to-gpu: row-exchange must be 'barrier' or 'async', got 'fence'
+// Each row option out of range is refused, naming it (the pass's own checks,
+// before any kernel is emitted).
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-shift=maybe}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SHIFT
+// SHIFT: fusion-generic-to-gpu: row-shift must be auto, true or false, got 'maybe'
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-trip=33}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TRIP
+// TRIP: fusion-generic-to-gpu: row-trip must be 0 to 32, got 33
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-tile=64}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TILE
+// TILE: fusion-generic-to-gpu: row-tile must be 0 or a power of two up to 32, got 64
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-persist=2 row-cluster=1}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PERSIST
+// PERSIST: fusion-generic-to-gpu: row-persist must be 0, or -1 or > 0 with row-cluster above 1, got 2
+// RUN: not fuse-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{row-prefetch=2 chip=sm_80}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PREFETCH
+// PREFETCH: fusion-generic-to-gpu: row-prefetch needs sm_90 or later (cp.async.bulk.prefetch), chip is sm_80
 // RUN: not fuse-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(fusion-generic-to-gpu{chip=sm_75}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHIP
