@@ -13,8 +13,8 @@ import re
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from mlir import ir
@@ -499,18 +499,18 @@ def _classify(lines: List[str], message: str, repro: str):
 
 class StageTexts(Mapping):
     """The IR after each stage, by stage name, in order: kept as bytecode and
-    printed when first read (printing a long program takes ten times as long
-    as writing its bytecode, and most compiles never read a stage)."""
+    printed when first read (printing a long program takes seven times as
+    long as writing its bytecode, and most compiles never read a stage)."""
 
     def __init__(self):
-        self._code: Dict[str, bytes] = {}
+        self._code: Dict[str, Optional[bytes]] = {}  # (None: kept as text)
         self._text: Dict[str, str] = {}
 
     def keep(self, name: str, module: ir.Module, text: bool = False) -> None:
         """Snapshots `module` as stage `name` (`text`: printed now)."""
         if text:
             self._text[name] = str(module)
-            self._code[name] = b""
+            self._code[name] = None
         else:
             code = io.BytesIO()
             module.operation.write_bytecode(code)
