@@ -62,6 +62,7 @@ Value integerExtremum(OpBuilder &b, Location loc, arith::CmpIPredicate pred,
 struct AssociativeCombinersPass
     : kfuse::impl::AssociativeCombinersBase<AssociativeCombinersPass> {
   void runOnOperation() override {
+    bool changed = false;
     getOperation().walk([&](linalg::GenericOp g) {
       if (g.getNumReductionLoops() == 0 || g.getNumDpsInits() != 1)
         return;
@@ -108,13 +109,17 @@ struct AssociativeCombinersPass
         step->getResult(0).replaceAllUsesWith(replacement);
         step->erase();
         cmp->erase();
+        changed = true;
         return;
       }
       if (!replacement)
         return;
       step->getResult(0).replaceAllUsesWith(replacement);
       step->erase();
+      changed = true;
     });
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 

@@ -44,7 +44,7 @@ struct BoolBytesPass : kfuse::impl::BoolBytesBase<BoolBytesPass> {
         values.push_back(op->getResult(0));
     });
     if (values.empty())
-      return;
+      return markAllAnalysesPreserved();
     SmallVector<Operation *> accesses;
     for (size_t i = 0; i < values.size(); ++i) {
       for (Operation *user : values[i].getUsers()) {

@@ -62,20 +62,24 @@ struct ResultsInPlacePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
-      return;
+      return markAllAnalysesPreserved();
     Block &body = func.getBody().front();
     SmallVector<memref::CopyOp> copies;
     for (auto copy : body.getOps<memref::CopyOp>())
       copies.push_back(copy);
+    bool changed = false;
     for (memref::CopyOp copy : copies)
-      inPlace(copy);
+      changed |= inPlace(copy);
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 
-  static void inPlace(memref::CopyOp copy) {
+  /// Whether `copy` went (its source buffer now the output itself).
+  static bool inPlace(memref::CopyOp copy) {
     auto out = dyn_cast<BlockArgument>(copy.getTarget());
     if (!out || out.getOwner() != copy->getBlock() || !out.hasOneUse() ||
         !cast<MemRefType>(out.getType()).getLayout().isIdentity())
-      return;
+      return false;
     // The reshapes from the buffer to the copy, each used once, all of
     // identity layout.
     SmallVector<Operation *> chain;
@@ -91,7 +95,7 @@ struct ResultsInPlacePass
     if (!alloc || alloc->getBlock() != copy->getBlock() ||
         !alloc.getType().getLayout().isIdentity() ||
         !alloc.getType().hasStaticShape())
-      return;
+      return false;
     // Everything else that touches the buffer runs before the copy.
     Operation *last = chain.empty() ? copy.getOperation() : chain.back();
     for (Operation *user : alloc->getUsers()) {
@@ -99,7 +103,7 @@ struct ResultsInPlacePass
         continue;
       Operation *top = copy->getBlock()->findAncestorOpInBlock(*user);
       if (!top || !top->isBeforeInBlock(copy))
-        return;
+        return false;
     }
     // The output seen as the buffer: the reshapes undone, in reverse.
     OpBuilder b(alloc);
@@ -121,6 +125,7 @@ struct ResultsInPlacePass
       reshape->erase();
     alloc.replaceAllUsesWith(view);
     alloc.erase();
+    return true;
   }
 };
 } // namespace

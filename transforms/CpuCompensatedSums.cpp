@@ -59,6 +59,8 @@ struct CpuCompensatedSumsPass
       if (floatSum(g))
         sums.push_back(g);
     });
+    if (sums.empty())
+      return markAllAnalysesPreserved();
     for (linalg::GenericOp g : sums)
       compensate(g);
   }

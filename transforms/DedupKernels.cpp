@@ -79,6 +79,14 @@ static SmallVector<NVVM::GridDepActionKind> takeControls(gpu::GPUFuncOp kernel) 
 struct DedupKernelsPass : kfuse::impl::DedupKernelsBase<DedupKernelsPass> {
   void runOnOperation() override {
     ModuleOp top = getOperation();
+    // (no module with two kernels: nothing to compare, nothing changes)
+    if (llvm::none_of(top.getOps<gpu::GPUModuleOp>(), [](gpu::GPUModuleOp m) {
+          return llvm::count_if(m.getOps<gpu::GPUFuncOp>(),
+                                [](gpu::GPUFuncOp f) {
+                                  return f.isKernel() && !f.getBody().empty();
+                                }) > 1;
+        }))
+      return markAllAnalysesPreserved();
     // (launches by their kernel)
     llvm::DenseMap<SymbolRefAttr, SmallVector<gpu::LaunchFuncOp>> launches;
     top.walk([&](gpu::LaunchFuncOp launch) {

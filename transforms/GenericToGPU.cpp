@@ -1250,22 +1250,33 @@ struct AlignWorkgroupPass
   void runOnOperation() override {
     StringRef align = LLVM::LLVMDialect::getAlignAttrName();
     auto sixteen = IntegerAttr::get(IntegerType::get(&getContext(), 64), 16);
+    bool changed = false;
     getOperation().walk([&](gpu::GPUFuncOp func) {
       for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e; ++i)
-        if (!func.getWorkgroupAttributionAttr(i, align))
+        if (!func.getWorkgroupAttributionAttr(i, align)) {
           func.setWorkgroupAttributionAttr(i, align, sixteen);
+          changed = true;
+        }
     });
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 
 struct ExternDynamicSharedPass
     : kfuse::impl::ExternDynamicSharedBase<ExternDynamicSharedPass> {
   void runOnOperation() override {
+    bool changed = false;
     getOperation().walk([&](LLVM::GlobalOp global) {
       auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
-      if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0)
+      if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0 &&
+          global.getLinkage() != LLVM::Linkage::External) {
         global.setLinkage(LLVM::Linkage::External);
+        changed = true;
+      }
     });
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 
@@ -1277,6 +1288,7 @@ struct ProgrammaticLaunchPass
       return SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
     };
+    bool changed = false;
     WalkResult walk = module.walk([&](func::FuncOp host) {
       for (Block &block : host.getBody()) {
         gpu::LaunchFuncOp prev;
@@ -1298,6 +1310,7 @@ struct ProgrammaticLaunchPass
             return WalkResult::interrupt();
           }
           if (prev) {
+            changed = true;
             launch->setAttr("kfuse.programmatic", UnitAttr::get(&getContext()));
             kfuse::addGridControl(kernel, NVVM::GridDepActionKind::wait);
             kfuse::addGridControl(kernelOf(prev),
@@ -1309,16 +1322,20 @@ struct ProgrammaticLaunchPass
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 
 struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    bool changed = false;
     WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
       if (!launch.hasClusterSize())
         return WalkResult::advance();
+      changed = true;
       SmallVector<int32_t> dims;
       for (Value v : {launch.getClusterSizeX(), launch.getClusterSizeY(),
                       launch.getClusterSizeZ()}) {
@@ -1375,6 +1392,7 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
           perLaunch.push_back({name, dict});
       if (!hints && perLaunch.empty())
         return WalkResult::advance();
+      changed = true;
       WalkResult inner = host.walk([&](gpu::LaunchFuncOp launch) {
         for (auto [name, dict] : perLaunch)
           if (Attribute value = dict.get(launch.getKernelName()))
@@ -1398,7 +1416,9 @@ struct ClusterDimsPass : kfuse::impl::ClusterDimsBase<ClusterDimsPass> {
       return inner;
     });
     if (walk.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 
   /// Sets nvvm.minctasm on `func` to `blocks`, unless it asks more already.

@@ -141,6 +141,8 @@ struct GuardGathersPass
       for (auto extract : g.getBody()->getOps<tensor::ExtractOp>())
         extracts.push_back({g, extract});
     });
+    if (extracts.empty())
+      return markAllAnalysesPreserved();
     DenseMap<Operation *, std::unique_ptr<BodyRanges>> ranges;
     for (auto [g, extract] : extracts) {
       std::unique_ptr<BodyRanges> &r = ranges[g];
@@ -242,7 +244,7 @@ struct LowerGuardsPass : kfuse::impl::LowerGuardsBase<LowerGuardsPass> {
     SmallVector<kfuse::fusion::GuardOp> guards;
     module.walk([&](kfuse::fusion::GuardOp g) { guards.push_back(g); });
     if (guards.empty())
-      return;
+      return markAllAnalysesPreserved();
     llvm::MapVector<StringRef, int64_t> words;
     for (kfuse::fusion::GuardOp g : guards) {
       if (g->getParentOfType<gpu::GPUModuleOp>()) {

@@ -112,12 +112,17 @@ struct LiftBroadcastReductionsPass
       candidates.push_back(g);
     IRRewriter rewriter(&getContext());
     llvm::DenseSet<Operation *> erased;
+    bool changed = false;
     for (linalg::GenericOp g : candidates) {
       if (erased.contains(g))
         continue;
-      if (std::optional<Lift> lift = analyze(g, block))
+      if (std::optional<Lift> lift = analyze(g, block)) {
         apply(rewriter, *lift, erased);
+        changed = true;
+      }
     }
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 
   /// The lift of `red`, if it is a reduction read only broadcast over finer

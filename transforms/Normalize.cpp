@@ -76,12 +76,14 @@ namespace {
 
 /// Applies `patterns` to the function until none applies, within a budget
 /// (applyPatternsWithBudget); past it the pass stops with an error that
-/// names it.
-LogicalResult rewriteToFixpoint(Pass &pass, Operation *op,
-                                RewritePatternSet &&patterns) {
+/// names it. Whether anything changed: a pass that changed nothing marks
+/// every analysis preserved, and MLIR then skips verifying its IR again.
+FailureOr<bool> rewriteToFixpoint(Pass &pass, Operation *op,
+                                  RewritePatternSet &&patterns) {
+  bool changed = false;
   if (succeeded(applyPatternsWithBudget(
-          op, FrozenRewritePatternSet(std::move(patterns)))))
-    return success();
+          op, FrozenRewritePatternSet(std::move(patterns)), false, &changed)))
+    return changed;
   return op->emitError() << "kfuse: " << pass.getArgument()
                          << " did not converge (please report this program)";
 }
@@ -436,8 +438,12 @@ struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<PadAsGather, ConcatAsGather, InsertSliceAsGather,
                  GatherThroughProducer>(&getContext());
-    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
+    FailureOr<bool> changed =
+        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
+    if (failed(changed))
       return signalPassFailure();
+    if (!*changed)
+      markAllAnalysesPreserved();
   }
 };
 
@@ -868,8 +874,12 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
-    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
+    FailureOr<bool> changed =
+        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
+    if (failed(changed))
       return signalPassFailure();
+    if (!*changed)
+      markAllAnalysesPreserved();
   }
 };
 
@@ -1565,8 +1575,12 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     populateGatherIndexPatterns(patterns);
     // (a folded select may leave an input nothing reads)
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
+    FailureOr<bool> changed =
+        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
+    if (failed(changed))
       return signalPassFailure();
+    if (!*changed)
+      markAllAnalysesPreserved();
   }
 };
 
@@ -1579,6 +1593,8 @@ struct DropBodyAssertsPass
         if (op.getName().getStringRef() == "cf.assert")
           asserts.push_back(&op);
     });
+    if (asserts.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : asserts)
       op->erase();
   }
@@ -1616,6 +1632,7 @@ std::string partialOutputReason(linalg::GenericOp generic, OpOperand &init) {
 
 struct CheckGenericsPass : kfuse::impl::CheckGenericsBase<CheckGenericsPass> {
   void runOnOperation() override {
+    markAllAnalysesPreserved(); // (it only checks)
     WalkResult result = getOperation().walk([&](linalg::GenericOp generic) {
       SmallVector<utils::IteratorType> iterators =
           generic.getIteratorTypesArray();
@@ -1744,8 +1761,12 @@ struct DropDeadResultsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
+    FailureOr<bool> changed =
+        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
+    if (failed(changed))
       return signalPassFailure();
+    if (!*changed)
+      markAllAnalysesPreserved();
   }
 };
 
@@ -1934,8 +1955,11 @@ struct NormalizeViewsPass
       OperationFingerPrint before(getOperation());
       if (failed(runPipeline(rounds, getOperation())))
         return signalPassFailure();
-      if (OperationFingerPrint(getOperation()) == before)
+      if (OperationFingerPrint(getOperation()) == before) {
+        if (round == 0)
+          markAllAnalysesPreserved(); // (nothing changed at all)
         return;
+      }
     }
   }
 };
@@ -1945,8 +1969,12 @@ struct MergeNestedReductionsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeNestedReduction>(&getContext());
-    if (failed(rewriteToFixpoint(*this, getOperation(), std::move(patterns))))
+    FailureOr<bool> changed =
+        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
+    if (failed(changed))
       return signalPassFailure();
+    if (!*changed)
+      markAllAnalysesPreserved();
   }
 };
 
@@ -1991,6 +2019,8 @@ struct ReductionsLastPass
                                                      0, g.getNumLoops())))
         generics.push_back(g);
     });
+    if (generics.empty())
+      return markAllAnalysesPreserved();
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp g : generics) {
       SmallVector<unsigned> order = orderOf(g);

@@ -624,8 +624,9 @@ static SmallVector<Value> usedFromOutside(gpu::LaunchOp launch) {
 /// (members of later packs included), allocations and pure operations they
 /// need with them. An optimizer's step whose parameters each take a
 /// partials kernel and a store kernel packs into two launches, not
-/// alternating pairs.
-static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
+/// alternating pairs. Returns whether it made a pack (nothing else changes
+/// the block).
+static bool packBlock(Block &block, int64_t sms, int64_t maxBytes,
                       int64_t maxCodes, func::FuncOp host) {
   SmallVector<Operation *> ops = llvm::to_vector(
       llvm::map_range(block, [](Operation &op) { return &op; }));
@@ -695,9 +696,13 @@ static void packBlock(Block &block, int64_t sms, int64_t maxBytes,
     packOf[op] = joined;
     packs[joined].add(std::move(*m));
   }
+  bool packed = false;
   for (Pack &pack : packs)
-    if (pack.members.size() > 1)
+    if (pack.members.size() > 1) {
       PackBuilder(pack, host).build();
+      packed = true;
+    }
+  return packed;
 }
 
 struct PackLaunchesPass
@@ -717,8 +722,11 @@ struct PackLaunchesPass
         kfuse::resolveSmCount(host, "fusion-pack-launches", chip, smCount);
     if (failed(sms))
       return signalPassFailure();
+    bool changed = false;
     for (Block &block : host.getBody())
-      packBlock(block, *sms, maxBytes, maxLaunches, host);
+      changed |= packBlock(block, *sms, maxBytes, maxLaunches, host);
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 

@@ -289,6 +289,8 @@ struct PicksAsGathersPass
       if (std::optional<Pick> p = matchPick(g))
         picks.push_back({g, *p});
     });
+    if (picks.empty())
+      return markAllAnalysesPreserved();
     for (auto &[g, p] : picks)
       rewritePick(g, p);
   }

@@ -56,6 +56,7 @@ struct CheckByteElements
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckByteElements)
   explicit CheckByteElements(std::string stage) : stage(std::move(stage)) {}
   void runOnOperation() override {
+    markAllAnalysesPreserved(); // (it only checks)
     getOperation().walk([&](Operation *op) {
       if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp>(op) &&
           !isa_and_nonnull<vector::VectorDialect>(op->getDialect()))

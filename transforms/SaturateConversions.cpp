@@ -52,6 +52,8 @@ struct SaturateConversionsPass
           !isa<TensorType>(op->getResultTypes()[0]))
         casts.push_back(op);
     });
+    if (casts.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : casts)
       saturate(op);
   }

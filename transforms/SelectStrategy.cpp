@@ -101,9 +101,11 @@ struct SelectStrategyPass
       return fusion::StrategyAttr::get(&getContext(), int64_t(threads),
                                        vector, u, blocks);
     };
+    bool changed = false;
     getOperation().walk([&](fusion::GroupOp group) {
       if (group.getStrategy() || group.getKind() != "elementwise")
         return;
+      changed = true;
       SmallVector<linalg::GenericOp> generics;
       for (Operation &op : group.getBodyBlock())
         if (auto g = dyn_cast<linalg::GenericOp>(op))
@@ -142,6 +144,8 @@ struct SelectStrategyPass
                    choose(g.getStaticLoopRanges(), types, inputs));
       }
     });
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 

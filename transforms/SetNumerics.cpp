@@ -156,6 +156,8 @@ struct FastExpPass : kfuse::impl::FastExpBase<FastExpPass> {
           (!vec || (vec.getRank() == 1 && !vec.isScalable())))
         exps.push_back(op);
     });
+    if (exps.empty())
+      return markAllAnalysesPreserved();
     for (math::ExpOp op : exps) {
       OpBuilder b(op);
       Location loc = op.getLoc();
@@ -218,6 +220,8 @@ struct FastDivPass : kfuse::impl::FastDivBase<FastDivPass> {
           !exactReciprocal(op.getRhs()))
         divs.push_back(op);
     });
+    if (divs.empty())
+      return markAllAnalysesPreserved();
     // (the reciprocal of each broadcast divisor, computed once)
     llvm::DenseMap<Value, Value> reciprocals;
     for (arith::DivFOp op : divs) {
@@ -309,6 +313,8 @@ struct GpuIntrinsicsPass
               math::CountTrailingZerosOp, math::CtPopOp, math::AbsIOp>(op))
         ops.push_back(op);
     });
+    if (ops.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : ops) {
       OpBuilder b(op);
       Location loc = op->getLoc();
@@ -411,6 +417,8 @@ struct ExpandPowIPass : kfuse::impl::ExpandPowIBase<ExpandPowIPass> {
         if (two.getValue().isExactlyValue(2.0))
           squares.push_back(p);
     });
+    if (ops.empty() && iops.empty() && squares.empty())
+      return markAllAnalysesPreserved();
     // (x * x is x^2 correctly rounded, as powf at its best: +inf for
     // +-inf, +0 for -0, NaN for NaN)
     for (math::PowFOp op : squares) {
@@ -458,6 +466,8 @@ struct IeeeSqrtPass : kfuse::impl::IeeeSqrtBase<IeeeSqrtPass> {
       if (isIeeeFloat(t) && (!vec || (vec.getRank() == 1 && !vec.isScalable())))
         ops.push_back(op);
     });
+    if (ops.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : ops) {
       OpBuilder b(op);
       Location loc = op->getLoc();

@@ -728,6 +728,8 @@ struct SplitArgReductionsPass
       if (auto a = match(g))
         found.push_back(*a);
     });
+    if (found.empty())
+      return markAllAnalysesPreserved();
     for (ArgReduction &a : found)
       Splitter(a).run();
   }

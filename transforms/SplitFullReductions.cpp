@@ -104,6 +104,8 @@ struct SplitFullReductionsPass
               0)
         candidates.push_back(g);
     });
+    if (candidates.empty())
+      return markAllAnalysesPreserved();
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp g : candidates)
       split(rewriter, g);

@@ -607,14 +607,14 @@ void kfuse::withoutInput(PatternRewriter &rewriter, linalg::GenericOp reader,
 LogicalResult
 kfuse::applyPatternsWithBudget(Operation *op,
                                const FrozenRewritePatternSet &patterns,
-                               bool topDown) {
+                               bool topDown, bool *changed) {
   int64_t ops = 0;
   op->walk([&](Operation *) { ++ops; });
   GreedyRewriteConfig config;
   config.setMaxNumRewrites(std::max<int64_t>(10000, 200 * ops));
   config.setUseTopDownTraversal(topDown);
   config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-  return applyPatternsGreedily(op, patterns, config);
+  return applyPatternsGreedily(op, patterns, config, changed);
 }
 
 Value kfuse::viewRoot(Value v) {

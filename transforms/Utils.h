@@ -176,11 +176,11 @@ mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
 /// are fused into theirs). Regions are not simplified between rounds (dead
 /// block arguments, identical blocks; the canonicalizer runs that follow do
 /// it once): on a program of thousands of ops those walks took a quarter of
-/// normalization's time.
+/// normalization's time. `changed` (if given) says whether any op changed.
 mlir::LogicalResult
 applyPatternsWithBudget(mlir::Operation *op,
                         const mlir::FrozenRewritePatternSet &patterns,
-                        bool topDown = false);
+                        bool topDown = false, bool *changed = nullptr);
 
 /// Index constants at `loc`: `indexConstants(loc)(b, v)` is an
 /// `arith.constant v : index` at `b`'s insertion point, and

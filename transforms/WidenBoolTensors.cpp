@@ -81,8 +81,10 @@ struct WidenBoolTensorsPass
     : kfuse::impl::WidenBoolTensorsBase<WidenBoolTensorsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
+    if (func.isExternal() ||
+        (llvm::none_of(func.getArgumentTypes(), isBoolTensor) &&
+         llvm::none_of(func.getResultTypes(), isBoolTensor)))
+      return markAllAnalysesPreserved();
     OpBuilder b(func.getContext());
     Type i8 = b.getI8Type(), i1 = b.getI1Type();
     Block &entry = func.getBody().front();
@@ -134,6 +136,7 @@ struct WidenBoolResultsPass
     Type i8 = b.getI8Type(), i1 = b.getI1Type();
     SmallVector<fusion::GroupOp> groups;
     getOperation().walk([&](fusion::GroupOp g) { groups.push_back(g); });
+    bool changed = false;
     for (fusion::GroupOp group : groups) {
       fusion::YieldOp yield = group.getYield();
       for (OpResult result : group->getResults()) {
@@ -162,6 +165,7 @@ struct WidenBoolResultsPass
           }
         }
         // The producing group writes bytes (reshapes move bytes)...
+        changed = true;
         b.setInsertionPoint(yield);
         unsigned i = result.getResultNumber();
         yield->setOperand(i, convert<arith::ExtUIOp>(b, yield.getLoc(),
@@ -183,6 +187,8 @@ struct WidenBoolResultsPass
         }
       }
     }
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 
