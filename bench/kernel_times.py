@@ -123,10 +123,10 @@ def ptxas_waves(plan, ptx_text, sms=132, ptxas=None):
     blocks within one GPC, which ptxas does not know). None for a copy."""
     import math
     import re
-    import shutil
     import subprocess
     import tempfile
-    ptxas = ptxas or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    from sass_loops import find_ptxas
+    ptxas = ptxas or find_ptxas()
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
         fh.write(ptx_text)
     try:

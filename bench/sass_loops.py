@@ -64,6 +64,8 @@ def find_nvdisasm():
 
 
 def find_ptxas():
+    """ptxas on the PATH, else CUDA's usual place (which may not exist: the
+    caller checks)."""
     return shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 
 

@@ -158,9 +158,9 @@ def test_ptxas_estimates_blocks_an_sm_and_waves(tmp_path):
     # x / |x| over 2^20: its store, 512 blocks of 256 threads, few registers
     # (ptxas: 18 on sm_90), holds 8 blocks an SM by threads, so 512 / (8 x
     # 132) waves; a softmax over rows of 65536 runs in clusters: no estimate
-    import shutil
     from kfuse import builder as kb
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    from sass_loops import find_ptxas
+    ptxas = find_ptxas()
     if not os.path.exists(ptxas):
         pytest.skip("ptxas not installed")
     p = kb.Program("normalize")
