@@ -74,19 +74,28 @@ using namespace kfuse;
 
 namespace {
 
-/// Applies `patterns` to the function until none applies, within a budget
-/// (applyPatternsWithBudget); past it the pass stops with an error that
-/// names it. Whether anything changed: a pass that changed nothing marks
-/// every analysis preserved, and MLIR then skips verifying its IR again.
-FailureOr<bool> rewriteToFixpoint(Pass &pass, Operation *op,
-                                  RewritePatternSet &&patterns) {
-  bool changed = false;
-  if (succeeded(applyPatternsWithBudget(
-          op, FrozenRewritePatternSet(std::move(patterns)), false, &changed)))
-    return changed;
-  return op->emitError() << "kfuse: " << pass.getArgument()
-                         << " did not converge (please report this program)";
-}
+/// A pass (`Base`: its generated base) that applies patterns to its
+/// function until none applies, within a budget (applyPatternsWithBudget);
+/// past it the pass stops with an error that names it. A run that changed
+/// nothing marks every analysis preserved, and MLIR then skips verifying
+/// the IR again.
+template <typename Base> struct FixpointPass : Base {
+  using Base::Base;
+
+  void rewriteToFixpoint(RewritePatternSet &&patterns) {
+    Operation *op = this->getOperation();
+    bool changed = false;
+    if (failed(applyPatternsWithBudget(
+            op, FrozenRewritePatternSet(std::move(patterns)), false,
+            &changed))) {
+      op->emitError() << "kfuse: " << this->getArgument()
+                      << " did not converge (please report this program)";
+      return this->signalPassFailure();
+    }
+    if (!changed)
+      this->markAllAnalysesPreserved();
+  }
+};
 
 /// True if the body reads an `outs` block argument (the generic updates a
 /// tensor rather than producing a fresh one).
@@ -433,17 +442,13 @@ struct GatherThroughProducer : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
-struct PadToGenericPass : kfuse::impl::PadToGenericBase<PadToGenericPass> {
+struct PadToGenericPass
+    : FixpointPass<kfuse::impl::PadToGenericBase<PadToGenericPass>> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<PadAsGather, ConcatAsGather, InsertSliceAsGather,
                  GatherThroughProducer>(&getContext());
-    FailureOr<bool> changed =
-        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
-    if (failed(changed))
-      return signalPassFailure();
-    if (!*changed)
-      markAllAnalysesPreserved();
+    rewriteToFixpoint(std::move(patterns));
   }
 };
 
@@ -821,7 +826,8 @@ struct ReshapeOfFill : OpRewritePattern<ReshapeOp> {
   }
 };
 
-struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
+struct HoistReshapesPass
+    : FixpointPass<kfuse::impl::HoistReshapesBase<HoistReshapesPass>> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<HoistReshape<tensor::ExpandShapeOp>,
@@ -874,12 +880,7 @@ struct HoistReshapesPass : kfuse::impl::HoistReshapesBase<HoistReshapesPass> {
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
-    FailureOr<bool> changed =
-        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
-    if (failed(changed))
-      return signalPassFailure();
-    if (!*changed)
-      markAllAnalysesPreserved();
+    rewriteToFixpoint(std::move(patterns));
   }
 };
 
@@ -1558,7 +1559,8 @@ struct FoldCopyIntoReduction : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
+struct FoldCopiesPass
+    : FixpointPass<kfuse::impl::FoldCopiesBase<FoldCopiesPass>> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SliceAsGather, FoldCopyIntoReader, FoldGatherIntoReader,
@@ -1575,12 +1577,7 @@ struct FoldCopiesPass : kfuse::impl::FoldCopiesBase<FoldCopiesPass> {
     populateGatherIndexPatterns(patterns);
     // (a folded select may leave an input nothing reads)
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    FailureOr<bool> changed =
-        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
-    if (failed(changed))
-      return signalPassFailure();
-    if (!*changed)
-      markAllAnalysesPreserved();
+    rewriteToFixpoint(std::move(patterns));
   }
 };
 
@@ -1757,16 +1754,11 @@ struct CheckGenericsPass : kfuse::impl::CheckGenericsBase<CheckGenericsPass> {
 };
 
 struct DropDeadResultsPass
-    : kfuse::impl::DropDeadResultsBase<DropDeadResultsPass> {
+    : FixpointPass<kfuse::impl::DropDeadResultsBase<DropDeadResultsPass>> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    FailureOr<bool> changed =
-        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
-    if (failed(changed))
-      return signalPassFailure();
-    if (!*changed)
-      markAllAnalysesPreserved();
+    rewriteToFixpoint(std::move(patterns));
   }
 };
 
@@ -1965,16 +1957,12 @@ struct NormalizeViewsPass
 };
 
 struct MergeNestedReductionsPass
-    : kfuse::impl::MergeNestedReductionsBase<MergeNestedReductionsPass> {
+    : FixpointPass<
+          kfuse::impl::MergeNestedReductionsBase<MergeNestedReductionsPass>> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeNestedReduction>(&getContext());
-    FailureOr<bool> changed =
-        rewriteToFixpoint(*this, getOperation(), std::move(patterns));
-    if (failed(changed))
-      return signalPassFailure();
-    if (!*changed)
-      markAllAnalysesPreserved();
+    rewriteToFixpoint(std::move(patterns));
   }
 };
 
