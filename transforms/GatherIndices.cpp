@@ -94,7 +94,7 @@ Range modRange(std::pair<int64_t, int64_t> a, int64_t c) {
 /// where a bound is unknown or could overflow.
 class IndexBounds {
 public:
-  explicit IndexBounds(linalg::GenericOp g) : g(g), loops(g.getStaticLoopRanges()) {}
+  explicit IndexBounds(linalg::GenericOp g) : g(g) {}
 
   Range of(Value v, unsigned depth = 0) {
     if (auto it = memo.find(v); it != memo.end())
@@ -120,6 +120,10 @@ private:
     if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
       if (idx->getParentOp() != g.getOperation())
         return std::nullopt;
+      // (the loop ranges are computed at the first loop index: most bodies
+      // the normalize patterns look at have none)
+      if (loops.empty())
+        loops = g.getStaticLoopRanges();
       return loopRange(loops[idx.getDim()]);
     }
     if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
@@ -448,7 +452,7 @@ struct IndexArithmeticAtLoopIndices : OpRewritePattern<linalg::GenericOp> {
   LogicalResult matchAndRewrite(linalg::GenericOp g,
                                 PatternRewriter &rewriter) const override {
     IndexBounds bounds(g);
-    SmallVector<int64_t> loops = g.getStaticLoopRanges();
+    SmallVector<int64_t> loops; // (computed at the first candidate)
     SmallVector<std::pair<Operation *, AffineExpr>> found;
     g.getBody()->walk([&](Operation *op) {
       if (op->getNumOperands() != 2 || op->getNumResults() != 1 ||
@@ -460,6 +464,8 @@ struct IndexArithmeticAtLoopIndices : OpRewritePattern<linalg::GenericOp> {
       std::optional<AffineExpr> e = loopExpr(op->getResult(0), g, bounds);
       if (!e)
         return;
+      if (loops.empty())
+        loops = g.getStaticLoopRanges();
       AffineExpr simple = simplifyInRanges(*e, loops);
       if (isa<AffineDimExpr, AffineConstantExpr>(simple))
         found.push_back({op, simple});
@@ -639,7 +645,9 @@ struct SplitLoopForGather : OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp g,
                                 PatternRewriter &rewriter) const override {
-    if (!g.hasPureTensorSemantics())
+    if (!g.hasPureTensorSemantics() ||
+        !llvm::any_of(g.getBody()->without_terminator(),
+                      [](Operation &op) { return isa<tensor::ExtractOp>(op); }))
       return failure();
     SmallVector<int64_t> loops = g.getStaticLoopRanges();
     if (ShapedType::isDynamicShape(loops))

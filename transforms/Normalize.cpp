@@ -82,9 +82,13 @@ namespace {
 template <typename Base> struct FixpointPass : Base {
   using Base::Base;
 
+  /// Whether the last run changed the IR (NormalizeViews reads it of the
+  /// passes it runs in rounds).
+  bool changed = false;
+
   void rewriteToFixpoint(RewritePatternSet &&patterns) {
     Operation *op = this->getOperation();
-    bool changed = false;
+    changed = false;
     if (failed(applyPatternsWithBudget(
             op, FrozenRewritePatternSet(std::move(patterns)), false,
             &changed))) {
@@ -1941,13 +1945,18 @@ struct NormalizeViewsPass
 
   void runOnOperation() override {
     OpPassManager rounds(func::FuncOp::getOperationName());
-    rounds.addPass(createHoistReshapes());
-    rounds.addPass(createFoldCopies());
+    auto hoist = std::make_unique<HoistReshapesPass>();
+    auto fold = std::make_unique<FoldCopiesPass>();
+    // (the passes run as they are, so each tells whether it changed the
+    // function: no fingerprint of the whole function before and after)
+    HoistReshapesPass *hoisted = hoist.get();
+    FoldCopiesPass *folded = fold.get();
+    rounds.addPass(std::move(hoist));
+    rounds.addPass(std::move(fold));
     for (unsigned round = 0; round < maxRounds; ++round) {
-      OperationFingerPrint before(getOperation());
       if (failed(runPipeline(rounds, getOperation())))
         return signalPassFailure();
-      if (OperationFingerPrint(getOperation()) == before) {
+      if (!hoisted->changed && !folded->changed) {
         if (round == 0)
           markAllAnalysesPreserved(); // (nothing changed at all)
         return;

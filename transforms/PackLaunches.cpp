@@ -640,6 +640,17 @@ static bool packBlock(Block &block, int64_t sms, int64_t maxBytes,
       it = known.try_emplace(op, hostAccesses(op)).first;
     return it->second;
   };
+  // (whether an op touches no buffer that exists, asked of each op once:
+  // the ops between a pack and a launch are looked at again for each
+  // later launch, and asking it of a launch walks the kernel's code)
+  llvm::DenseMap<Operation *, bool> touchesNothing;
+  auto touchesNothingOf = [&](Operation *op) {
+    auto [it, added] = touchesNothing.try_emplace(op, false);
+    if (added)
+      it->second =
+          isMemoryEffectFree(op) || isa<memref::AllocOp, memref::AllocaOp>(op);
+    return it->second;
+  };
   for (auto [at, op] : llvm::enumerate(ops)) {
     auto launch = dyn_cast<gpu::LaunchOp>(op);
     if (!launch)
@@ -666,7 +677,7 @@ static bool packBlock(Block &block, int64_t sms, int64_t maxBytes,
             clear = !m->accesses.conflictsWith(packs[q->second].accesses);
           continue;
         }
-        if (isMemoryEffectFree(y) || isa<memref::AllocOp, memref::AllocaOp>(y))
+        if (touchesNothingOf(y))
           continue;
         const std::optional<Accesses> &acc = accessesOf(y);
         clear = acc && !acc->conflictsWith(m->accesses);
