@@ -1537,3 +1537,32 @@ def test_readonly_inputs_load_the_inputs_only_non_coherently():
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
     with pytest.raises(kfuse.CompileError, match="readonly_inputs must be True or False"):
         kfuse.compile(p, target="cuda", chip="sm_90", readonly_inputs="yes")
+
+
+def test_fusion_ops_read_back_as_their_python_classes():
+    # kfuse.dialects.fusion (generated from FusionOps.td at build time) is on
+    # the mlir package's dialect search path: the planned groups read back as
+    # fusion.GroupOp with typed attributes, and the package no longer looks
+    # for a module of the dialect each time it wraps one of its ops
+    from mlir import ir
+    from mlir._mlir_libs._mlir import globals as mlir_globals
+    from kfuse.dialects import fusion
+    from kfuse.signature import entry_function
+    p = kb.Program("two_groups")
+    x = p.input("x", (64, 32), "f32")
+    e = kb.exp(x - x.max(axis=-1, keepdims=True))
+    p.output(e / e.sum(axis=-1, keepdims=True), name="y")
+    w = p.input("w", (100,), "f32")
+    p.output(kb.sqrt(w * w + 1.0), name="z")
+    compiled = kfuse.compile(p, "cuda", chip="sm_90", multi_tensor=False)
+    with ir.Context():
+        module = ir.Module.parse(compiled.stages["plan"])
+        ops = list(entry_function(module).regions[0].blocks[0].operations)
+        groups = [op for op in ops if op.operation.name == "fusion.group"]
+        assert len(groups) == 2
+        assert all(isinstance(g, fusion.GroupOp) for g in groups)
+        assert ([(g.sym_name.value, g.kind.value) for g in groups] ==
+                [(r.name, r.kind) for r in compiled.report.groups])
+        assert not any(isinstance(op, fusion.GroupOp) for op in ops
+                       if op.operation.name != "fusion.group")
+    assert mlir_globals._check_dialect_module_loaded("fusion")
