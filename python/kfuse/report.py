@@ -54,22 +54,42 @@ def value_bytes(v: ir.Value) -> int:
     return n * _element_bytes(shaped.element_type)
 
 
-def _payload(op) -> List[str]:
+class _Op:
+    """What the report reads of one op, read through the bindings once (an
+    op's name, operands and body ops are each a call into MLIR, and the
+    report asks several questions of each of thousands of ops)."""
+
+    __slots__ = ("op", "name", "operands", "n_in", "inner", "gathered")
+
+    def __init__(self, op):
+        self.op = op
+        self.name = op.operation.name
+        self.operands = list(op.operands)
+        self.n_in = len(self.operands) - len(op.results)
+        # (the ops of its regions, and the tensors its body reads with
+        # tensor.extract: a gather, as a rewritten tensor.pad does, read like
+        # operands)
+        self.inner = ([inner for region in op.regions for blk in region.blocks
+                       for inner in blk.operations]
+                      if self.name.startswith("linalg.") else [])
+        self.gathered = [inner.operands[0] for inner in self.inner
+                         if inner.operation.name == "tensor.extract"]
+
+
+def _payload(op: _Op) -> List[str]:
     """The arithmetic of a linalg op's body, e.g. ['math.exp', 'arith.addf']."""
     names = []
-    gathers = bool(_gathered(op))
-    for region in op.regions:
-        for blk in region.blocks:
-            for inner in blk.operations:
-                n = inner.operation.name
-                if n in ("linalg.yield", "arith.constant", "arith.extf", "arith.truncf"):
-                    continue
-                # Position arithmetic of a gather (indices, bounds tests) is
-                # not payload.
-                if gathers and (n == "linalg.index" or inner.results and all(
-                        str(r.type) in ("index", "i1") for r in inner.results)):
-                    continue
-                names.append(n)
+    gathers = bool(op.gathered)
+    for inner in op.inner:
+        n = inner.operation.name
+        if n in ("linalg.yield", "arith.constant", "arith.extf", "arith.truncf"):
+            continue
+        # Position arithmetic of a gather (indices, bounds tests) is not
+        # payload.
+        if gathers and (n == "linalg.index" or inner.results and all(
+                str(r.type) in ("index", "i1") for r in inner.results)):
+            continue
+        names.append(n)
     return names
 
 
@@ -77,13 +97,6 @@ def _is_kernel_op(op) -> bool:
     n = op.operation.name
     return ((n.startswith("linalg.") and n not in ("linalg.yield", "linalg.index"))
             or n in ("tensor.pad", "tensor.extract_slice"))
-
-
-def _gathered(op) -> list:
-    """Tensors a linalg op's body reads with tensor.extract (a gather, as a
-    rewritten tensor.pad does): they are read like operands."""
-    return [inner.operands[0] for region in op.regions for blk in region.blocks
-            for inner in blk.operations if inner.operation.name == "tensor.extract"]
 
 
 def _constant_bytes(block) -> int:
@@ -102,22 +115,23 @@ def _constant_bytes(block) -> int:
     return total
 
 
-def _reads(op) -> int:
+def _reads(o: _Op) -> int:
     total, seen = 0, set()
     inits = set()
-    if op.operation.name.startswith("linalg."):
+    op = o.op
+    if o.name.startswith("linalg."):
         # DPS inits are read only where the body reads them: an accumulator
         # (a matmul's C, a reduction's start), not an elementwise op's outs
         # (from tensor.empty).
-        n_in = len(op.operands) - len(op.results)
+        n_in = o.n_in
         body = (op.regions[0].blocks[0] if len(op.regions) and len(op.regions[0].blocks)
                 else None)
-        for k, v in enumerate(op.operands[n_in:]):
-            if body is None or len(body.arguments) <= n_in + k or \
-                    not any(True for _ in body.arguments[n_in + k].uses):
+        args = body.arguments if body is not None else None
+        for k, v in enumerate(o.operands[n_in:]):
+            if args is None or len(args) <= n_in + k or \
+                    not any(True for _ in args[n_in + k].uses):
                 inits.add(v)
-    for v in list(op.operands) + (_gathered(op) if op.operation.name.startswith("linalg.")
-                                  else []):
+    for v in o.operands + o.gathered:
         if v in seen or v in inits:
             continue
         seen.add(v)
@@ -555,23 +569,25 @@ def launch_lines(plan, ptx: str, groups: Sequence[GroupReport] = ()) -> List[str
     return lines
 
 
-def _is_fill(op) -> bool:
+def _is_fill(op: _Op) -> bool:
     """An op with no tensor inputs and no gathers (linalg.fill, or
     generalized): it only initializes accumulators, which a reduction kernel
     does in registers."""
-    if not op.operation.name.startswith("linalg."):
+    if not op.name.startswith("linalg."):
         return False
-    n_in = len(op.operands) - len(op.results)
-    return not (any(isinstance(v.type, ir.ShapedType) for v in op.operands[:n_in])
-                or _gathered(op))
+    return not (any(isinstance(v.type, ir.ShapedType) for v in op.operands[:op.n_in])
+                or op.gathered)
 
 
 def baseline(module: ir.Module) -> Traffic:
     t = Traffic()
     for op in entry_function(module).regions[0].blocks[0].operations:
-        if _is_kernel_op(op) and not _is_fill(op):
+        if not _is_kernel_op(op):
+            continue
+        o = _Op(op)
+        if not _is_fill(o):
             t.kernels += 1
-            t.bytes_read += _reads(op)
+            t.bytes_read += _reads(o)
             t.bytes_written += sum(value_bytes(r) for r in op.results)
     return t
 
@@ -585,8 +601,8 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
             attrs = op.operation.attributes
             body = op.regions[0].blocks[0]
             # (fills cloned in to initialize accumulators are not work)
-            linalg_ops = [o for o in body.operations
-                          if _is_kernel_op(o) and not _is_fill(o)]
+            linalg_ops = [o for o in (_Op(o) for o in body.operations
+                                      if _is_kernel_op(o)) if not _is_fill(o)]
             payload = [p for o in linalg_ops for p in _payload(o)]
             read = _group_reads(op) + _constant_bytes(body)
             written = sum(value_bytes(r) for r in op.results)
@@ -601,6 +617,6 @@ def planned(module: ir.Module, name: str, before: Traffic) -> FusionReport:
         elif _is_kernel_op(op) and not _is_argument_view(op):
             unfused.append(n)
             after.kernels += 1
-            after.bytes_read += _reads(op)
+            after.bytes_read += _reads(_Op(op))
             after.bytes_written += sum(value_bytes(r) for r in op.results)
     return FusionReport(name, before, after, groups, unfused)
