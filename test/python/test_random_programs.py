@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
+import _ptxas  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from random_programs import TOLERANCE, random_inputs, random_program  # noqa: E402
@@ -40,20 +41,8 @@ def test_random_program(arg_reductions, seed):
 
 
 def _assembles(ptx):
-    import shutil
-    import subprocess
-    import tempfile
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    if not os.path.exists(ptxas):
+    if _ptxas.assemble(ptx) is None:
         pytest.skip("ptxas not installed (the CPU numerics and CUDA IR checks ran)")
-    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
-        fh.write(ptx)
-    try:
-        r = subprocess.run([ptxas, "-arch=sm_90", fh.name, "-o", os.devnull],
-                           capture_output=True, text=True)
-    finally:
-        os.unlink(fh.name)
-    assert r.returncode == 0, r.stderr[:2000]
 
 
 def test_repeated_and_passthrough_outputs():

@@ -4,8 +4,6 @@ one row kernel whose PTX assembles."""
 
 import os
 import re
-import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -14,6 +12,7 @@ import pytest
 pytest.importorskip("mlir")
 import kfuse  # noqa: E402
 from _programs import program_text, row_programs  # noqa: E402
+import _ptxas  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from make_artifacts import reduction_programs  # noqa: E402
@@ -46,29 +45,14 @@ def test_cpu_numerics_and_one_group(name):
 
 
 def _assembles(ptx, tmp_path):
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    if not os.path.exists(ptxas):
+    if _ptxas.assemble(ptx) is None:
         pytest.skip("ptxas not installed")
-    (tmp_path / "k.ptx").write_text(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90", str(tmp_path / "k.ptx"), "-o", os.devnull],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
 
 
 def _ptxas_report(ptx):
     """What `ptxas -v` says of `ptx` for sm_90 (registers, spills), having
     assembled it; None where ptxas is not installed."""
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    if not os.path.exists(ptxas):
-        return None
-    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kfuse_{os.getpid()}.ptx")
-    with open(path, "w") as fh:
-        fh.write(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90", "-v", path, "-o", os.devnull],
-                       capture_output=True, text=True)
-    os.remove(path)
-    assert r.returncode == 0, r.stderr
-    return r.stderr
+    return _ptxas.assemble(ptx, verbose=True)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
