@@ -69,9 +69,8 @@ class _Op:
         # (the ops of its regions, and the tensors its body reads with
         # tensor.extract: a gather, as a rewritten tensor.pad does, read like
         # operands)
-        self.inner = ([inner for region in op.regions for blk in region.blocks
-                       for inner in blk.operations]
-                      if self.name.startswith("linalg.") else [])
+        self.inner = [inner for region in op.regions for blk in region.blocks
+                      for inner in blk.operations]
         self.gathered = [inner.operands[0] for inner in self.inner
                          if inner.operation.name == "tensor.extract"]
 
@@ -131,7 +130,7 @@ def _reads(o: _Op) -> int:
             if args is None or len(args) <= n_in + k or \
                     not any(True for _ in args[n_in + k].uses):
                 inits.add(v)
-    for v in o.operands + o.gathered:
+    for v in o.operands + (o.gathered if o.name.startswith("linalg.") else []):
         if v in seen or v in inits:
             continue
         seen.add(v)
