@@ -138,6 +138,8 @@ struct DedupKernelsPass : kfuse::impl::DedupKernelsBase<DedupKernelsPass> {
       for (auto &[kernel, kinds] : controls)
         for (NVVM::GridDepActionKind kind : kinds)
           kfuse::addGridControl(cast<gpu::GPUFuncOp>(kernel), kind);
+      if (copies.empty())
+        continue; // (no copy to erase: no walk for the names)
       // (a copy that something still names, outside the module or in it,
       // stays: one walk each, not one a copy; all stay where an unknown
       // operation keeps the walk from seeing every use)
