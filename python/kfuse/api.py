@@ -47,17 +47,16 @@ class CompiledProgram(HoldsPlan):
     """A compiled kfuse program: call it like a function.
 
     Keeps the IR after every stage (`stages`), the PTX (`ptx`, CUDA only), the
-    launch plan (`plan`) and the fusion report (`report`)."""
+    LLVM dialect module (`llvm`, CPU only), the launch plan (`plan`) and the
+    fusion report (`report`)."""
 
-    def __init__(self, name, options, stages, report, plan, ptx=None, llvm=None,
-                 constants=None):
+    def __init__(self, name, options, stages, report, plan, ptx=None, constants=None):
         self.name = name
         self.options = options
         self.stages = stages
         self.report = report
         self.plan = plan
         self.ptx = ptx
-        self.llvm = llvm
         self.constants = constants or {}  # CUDA: tensor constants, by plan file name
         self._exe = None
         self._emu = None
@@ -66,6 +65,12 @@ class CompiledProgram(HoldsPlan):
     def target(self) -> str:
         return self.options.target
 
+    @property
+    def llvm(self) -> Optional[str]:
+        """The CPU program: its last stage, the LLVM dialect module the
+        executable is built from (printed when first read); None for CUDA."""
+        return self.stages["target"] if self.target == "cpu" else None
+
     def _executable(self):
         if self._exe is None:
             if self.target == "cuda":
@@ -73,7 +78,8 @@ class CompiledProgram(HoldsPlan):
                                                    constants=self.constants)
             else:
                 from .targets.cpu import CpuExecutable
-                self._exe = CpuExecutable(self.plan, self.llvm)
+                # (built from the stage's bytecode: no text printed and parsed)
+                self._exe = CpuExecutable(self.plan, self.stages.code("target"))
         return self._exe
 
     def __call__(self, *args, **kwargs):
@@ -273,8 +279,7 @@ def _build(text: str, filename: str, guard: bool, options: Options) -> CompiledP
             steps=(), extra={"llvm": "program.llvm.mlir", "entry": name},
             guards=tuple(holder.get("guards", ())))
         holder["report"].guards = list(plan.guards)
-        return CompiledProgram(name, options, stages, holder["report"], plan,
-                               llvm=stages["target"])
+        return CompiledProgram(name, options, stages, holder["report"], plan)
 
 
 def _extract_ptx(module: ir.Module) -> str:

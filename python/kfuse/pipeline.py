@@ -503,18 +503,20 @@ class StageTexts(Mapping):
     long as writing its bytecode, and most compiles never read a stage)."""
 
     def __init__(self):
-        self._code: Dict[str, Optional[bytes]] = {}  # (None: kept as text)
+        self._code: Dict[str, bytes] = {}
         self._text: Dict[str, str] = {}
 
-    def keep(self, name: str, module: ir.Module, text: bool = False) -> None:
-        """Snapshots `module` as stage `name` (`text`: printed now)."""
-        if text:
-            self._text[name] = str(module)
-            self._code[name] = None
-        else:
-            code = io.BytesIO()
-            module.operation.write_bytecode(code)
-            self._code[name] = code.getvalue()
+    def keep(self, name: str, module: ir.Module) -> None:
+        """Snapshots `module` as stage `name`."""
+        code = io.BytesIO()
+        module.operation.write_bytecode(code)
+        self._code[name] = code.getvalue()
+
+    def code(self, name: str) -> bytes:
+        """Stage `name` as MLIR bytecode (what ir.Module.parse reads back
+        without printing and parsing text: the CPU program's executable is
+        built from its last stage's)."""
+        return self._code[name]
 
     def __getitem__(self, name: str) -> str:
         if name not in self._text:
@@ -555,9 +557,7 @@ def run_stages(module: ir.Module, options: Options,
             msg = (f"kfuse: stage '{name}' failed:\n  " + "\n  ".join(lines) +
                    f"\nreproduce with:\n  {repro}")
             raise _classify(lines, msg, repro) from None
-        # (the CPU target's last stage is its LLVM dialect module, which the
-        # caller reads as text at once)
-        texts.keep(name, module, text=options.target == "cpu" and name == stages[-1][0])
+        texts.keep(name, module)
         before = name
         if after_stage is not None:
             after_stage(name, module)

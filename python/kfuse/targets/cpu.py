@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
 from mlir import ir
@@ -36,9 +36,10 @@ def _descriptor(arr: np.ndarray):
 class CpuExecutable:
     """Callable compiled program on the host CPU."""
 
-    def __init__(self, plan: LaunchPlan, llvm_text: str, opt_level: int = 3):
+    def __init__(self, plan: LaunchPlan, llvm: Union[str, bytes], opt_level: int = 3):
+        """`llvm`: the program's LLVM dialect module, as text or MLIR
+        bytecode."""
         self.plan = plan
-        self.llvm_text = llvm_text
         self._context = ir.Context()
         notes = []
 
@@ -48,7 +49,7 @@ class CpuExecutable:
 
         handler = self._context.attach_diagnostic_handler(note)
         with self._context:
-            self._module = ir.Module.parse(llvm_text)
+            self._module = ir.Module.parse(llvm)
             try:
                 self._engine = ExecutionEngine(self._module, opt_level=opt_level)
             except RuntimeError as e:
