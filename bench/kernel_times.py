@@ -123,17 +123,9 @@ def ptxas_waves(plan, ptx_text, sms=132, ptxas=None):
     blocks within one GPC, which ptxas does not know). None for a copy."""
     import math
     import re
-    import subprocess
-    import tempfile
-    from sass_loops import find_ptxas
-    ptxas = ptxas or find_ptxas()
-    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
-        fh.write(ptx_text)
-    try:
-        r = subprocess.run([ptxas, f"-arch={plan.chip or 'sm_90'}", "-v", fh.name, "-o",
-                            os.devnull], capture_output=True, text=True, check=True)
-    finally:
-        os.remove(fh.name)
+    from sass_loops import run_ptxas
+    r = run_ptxas(ptx_text, plan.chip or "sm_90", verbose=True, ptxas=ptxas)
+    r.check_returncode()
     info, kernel = {}, None
     for line in r.stderr.splitlines():
         m = re.search(r"Compiling entry function '(\w+)'", line)

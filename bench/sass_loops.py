@@ -69,6 +69,21 @@ def find_ptxas():
     return shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 
 
+def run_ptxas(ptx_text, chip="sm_90", verbose=False, ptxas=None):
+    """Assembles PTX text for `chip` (the object discarded): the finished
+    subprocess, whose stderr holds ptxas's errors or, with `verbose` (-v),
+    each kernel's registers, spills and shared memory. The caller checks its
+    returncode."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
+        fh.write(ptx_text)
+    try:
+        return subprocess.run([ptxas or find_ptxas(), f"-arch={chip}"]
+                              + (["-v"] if verbose else []) + [fh.name, "-o", os.devnull],
+                              capture_output=True, text=True)
+    finally:
+        os.remove(fh.name)
+
+
 def access_bytes(op):
     """Bytes a thread moves with global load/store opcode `op` (LDG.E.128
     and so on), 0 for any other."""

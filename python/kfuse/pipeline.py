@@ -542,8 +542,7 @@ def run_stages(module: ir.Module, options: Options,
     texts = StageTexts()
     texts.keep("input", module)
     before = "input"
-    stages = options.stages()
-    for name, pipeline in stages:
+    for name, pipeline in options.stages():
         try:
             PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
         except ir.MLIRError as e:  # type: ignore[attr-defined]
