@@ -1108,13 +1108,8 @@ struct GenericToGPUPass : kfuse::impl::GenericToGPUBase<GenericToGPUPass> {
                     "1, 2 or 4");
     if (rowPrefetch < 0)
       return refuse("row-prefetch", static_cast<int64_t>(rowPrefetch), ">= 0");
-    unsigned sm = 0;
-    if (rowPrefetch > 0 && (!StringRef(chip.getValue()).starts_with("sm_") ||
-                            StringRef(chip.getValue())
-                                .drop_front(3)
-                                .take_while(llvm::isDigit)
-                                .getAsInteger(10, sm) ||
-                            sm < 90)) {
+    std::optional<unsigned> sm = chipVersion(chip.getValue());
+    if (rowPrefetch > 0 && (!sm || *sm < 90)) {
       getOperation().emitError()
           << "fusion-generic-to-gpu: row-prefetch needs sm_90 or later "
              "(cp.async.bulk.prefetch), chip is "

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/Utils.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -27,7 +28,6 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 
@@ -94,7 +94,7 @@ void addPipeline(OpPassManager &pm, const std::string &text) {
 }
 
 bool isChip(const std::string &chip) {
-  return llvm::Regex("^sm_[0-9]+[a-z]?$").match(chip);
+  return kfuse::chipVersion(chip).has_value();
 }
 
 struct PlanOptions : PassPipelineOptions<PlanOptions> {
@@ -409,7 +409,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
         std::to_string(o.rowFold)));
     return;
   }
-  bool clusters = std::stoi(o.chip.getValue().substr(3)) >= 90;
+  bool clusters = *kfuse::chipVersion(o.chip) >= 90;
   int64_t cluster = o.rowCluster == -1 ? (clusters ? 8 : 0) : o.rowCluster;
   if (cluster != 0 && cluster != 1 && cluster != 2 && cluster != 4 &&
       cluster != 8 && cluster != 16) {
@@ -464,7 +464,7 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
     return;
   }
   // (dynamic shared memory a block may opt in to, by compute capability)
-  int64_t sm = std::stoi(o.chip.getValue().substr(3));
+  int64_t sm = *kfuse::chipVersion(o.chip);
   int64_t sharedMost = sm >= 90                ? 232448
                        : sm == 80 || sm == 87 ? 166912
                        : sm >= 86             ? 101376

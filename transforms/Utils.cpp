@@ -504,6 +504,18 @@ int64_t kfuse::bytesOf(Value value) {
   return shaped.getNumElements() * ((bits + 7) / 8);
 }
 
+std::optional<unsigned> kfuse::chipVersion(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return std::nullopt;
+  StringRef digits = chip.take_while(llvm::isDigit);
+  StringRef suffix = chip.drop_front(digits.size());
+  unsigned version = 0;
+  if (digits.empty() || digits.getAsInteger(10, version) || suffix.size() > 1 ||
+      (suffix.size() == 1 && !llvm::isLower(suffix[0])))
+    return std::nullopt;
+  return version;
+}
+
 int64_t kfuse::resolveSmCount(StringRef chip, int64_t smCount) {
   if (smCount > 0)
     return smCount;

@@ -156,6 +156,11 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
 /// Bytes a value of static shaped type occupies in memory (i1 takes a byte).
 int64_t bytesOf(mlir::Value value);
 
+/// The compute capability `chip` names (sm_90 and sm_90a: 90), or nullopt
+/// where it is not of the form sm_<digits>, with at most one lower-case
+/// letter after.
+std::optional<unsigned> chipVersion(llvm::StringRef chip);
+
 /// The SMs kernels are sized for: `smCount` when positive, else the full-size
 /// part of `chip` (sm_80: 108, sm_86: 84, sm_89: 128, sm_90: 132); 0 for a
 /// chip kfuse does not know.
@@ -174,9 +179,11 @@ mlir::FailureOr<int64_t> resolveSmCount(mlir::Operation *op,
 /// reports the failure. `topDown`: ops are visited producers first (elementwise
 /// fusion: a producer fused into all its consumers, then gone, before they
 /// are fused into theirs). Regions are not simplified between rounds (dead
-/// block arguments, identical blocks; the canonicalizer runs that follow do
-/// it once): on a program of thousands of ops those walks took a quarter of
-/// normalization's time. `changed` (if given) says whether any op changed.
+/// block arguments, identical blocks: kfuse's IR has regions of several
+/// blocks only once lowered to cf, and its canonicalizers skip it too, see
+/// Pipelines.cpp): on a program of thousands of ops those walks took a
+/// quarter of normalization's time. `changed` (if given) says whether any op
+/// changed.
 mlir::LogicalResult
 applyPatternsWithBudget(mlir::Operation *op,
                         const mlir::FrozenRewritePatternSet &patterns,

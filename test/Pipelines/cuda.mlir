@@ -23,6 +23,9 @@
 // Bad options fail with a message.
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=bogus})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADCHIP
+// (a version past any integer: refused, not read as a number)
+// RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_99999999999})' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HUGECHIP
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda,fusion-target-cuda{chip=bogus})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADTARGET
 // RUN: not fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cuda{chip=sm_75})' 2>&1 \
@@ -117,6 +120,7 @@
 // SM80PTX: ld.global.v4.b32
 
 // BADCHIP: error: fusion-codegen-cuda: chip must look like sm_90, got 'bogus'
+// HUGECHIP: error: fusion-codegen-cuda: chip must look like sm_90, got 'sm_99999999999'
 // BADTARGET: error: fusion-target-cuda: bad chip 'bogus' or features '+ptx81'
 // UNKNOWNCHIP: error: fusion-select-strategy: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90); pass sm-count= to use another
 // BADTHREADS: error: fusion-select-strategy: threads must be a positive multiple of 32 and at most 1024, got 100
