@@ -613,8 +613,6 @@ def test_dense_resource_constants_on_both_targets():
     np.testing.assert_array_equal(data, [1, 2, 3, 4])
 
 
-
-
 @pytest.mark.parametrize("target", ["cpu", "cuda"])
 @pytest.mark.parametrize("program", ["dense_resource.mlir", "softmax.mlir"])
 def test_stage_texts_are_the_ir_each_stage_left(target, program):
