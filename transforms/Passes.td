@@ -863,6 +863,32 @@ def BoolBytes : Pass<"fusion-bool-bytes", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def CpuInternalEntries
+    : Pass<"fusion-cpu-internal-entries", "::mlir::ModuleOp"> {
+  let summary = "The CPU program's functions internal to the LLVM module, "
+                "called through their C interfaces";
+  let description = [{
+    The CPU executable calls a program through the C interface
+    (`_mlir_ciface_<name>`, one pointer per memref descriptor) that
+    `llvm-request-c-wrappers` asks for; the function itself, whose memref
+    arguments the LLVM lowering expands into five or more values each, is
+    never called from outside the module. This pass gives every function
+    with a body that requests a C interface internal linkage
+    (`llvm.linkage = #llvm.linkage<internal>`, which the func-to-LLVM
+    conversion carries to the `llvm.func`; the wrapper stays external).
+
+    Left external, a program with many tensors (an optimizer step over a
+    model's 199 parameters: 2400 scalar arguments) has its wrapper, and the
+    packed wrapper the ExecutionEngine adds to every external function,
+    pass thousands of arguments on the stack; the x86 back end's store
+    merging is quadratic in the stores of one block, and took most of the
+    executable's build time. Internal, LLVM is free to drop the arguments
+    the function does not use (descriptor fields fixed by static shapes)
+    and to choose its calling convention.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def CpuBf16Bits : Pass<"fusion-cpu-bf16-bits"> {
   let summary = "Moves bf16 values as i16 bits in the CPU target's LLVM dialect";
   let description = [{

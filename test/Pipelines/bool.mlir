@@ -28,7 +28,7 @@
 // PTX: .visible .entry masked_g0(
 // PTX-NOT: .entry
 
-// CPU: llvm.func @masked(
+// CPU: llvm.func internal @masked(
 // CPU: llvm.select
 // CPU: llvm.fcmp "ogt"
 // CPU: llvm.func @_mlir_ciface_masked(

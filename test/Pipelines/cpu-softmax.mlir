@@ -99,7 +99,7 @@
 
 // Nothing but the llvm dialect is left (see the implicit-check-not options).
 // LLVM: module {
-// LLVM: llvm.func @softmax(
+// LLVM: llvm.func internal @softmax(
 // LLVM: llvm.call @malloc
 // LLVM: llvm.call @malloc
 // LLVM: llvm.fcmp

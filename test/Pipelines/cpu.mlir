@@ -1,5 +1,6 @@
 // The three-op chain through the CPU pipelines: one loop nest computing the
-// whole chain, with a C interface, then the LLVM dialect only.
+// whole chain, with a C interface, then the LLVM dialect only (the function
+// internal, called from outside through its C interface wrapper).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cpu)' \
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
@@ -25,7 +26,7 @@
 
 // Nothing but the llvm dialect is left (see the implicit-check-not options).
 // LLVM: module {
-// LLVM: llvm.func @f(
+// LLVM: llvm.func internal @f(
 // LLVM: llvm.intr.exp
 // LLVM: llvm.fadd
 // LLVM: llvm.intr.log

@@ -127,11 +127,11 @@
 // CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@mixed_g0_ordered1 blocks
 // CODEGEN-NEXT: return
 
-// CPU: llvm.func @alternating(
+// CPU: llvm.func internal @alternating(
 // CPU: llvm.fsub
-// CPU: llvm.func @horner(
-// CPU: llvm.func @row_difference(
-// CPU: llvm.func @mixed(
+// CPU: llvm.func internal @horner(
+// CPU: llvm.func internal @row_difference(
+// CPU: llvm.func internal @mixed(
 
 #x = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>
