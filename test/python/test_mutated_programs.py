@@ -78,6 +78,17 @@ def test_suite_workloads_under_drawn_options_agree(tmp_path):
     assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 8
 
 
+def test_fast_numerics_rounding_is_told_from_a_wrong_kernel(tmp_path):
+    # --motifs seed 4731: sum(exp(bf16(bf16(3x) + 10) - max)) over rows of
+    # 1000. Fast numerics contract the multiply and the add (one
+    # fma.rn.bf16x2), skipping the product's rounding; near 19.5 one bf16 ulp
+    # is 0.125, and the row sums move by up to 12%. The strict build agrees,
+    # so the seed is told apart from a mismatch, not hidden by a tolerance.
+    [r] = _campaign(tmp_path, "--motifs", "--seeds", "4731:4732")
+    assert r["outcome"] == "fast-numerics", r
+    assert "in strict numerics it agrees" in r["detail"]
+
+
 def test_lit_cases_under_their_passes_are_refused_or_pass(tmp_path):
     # --passes: lit test cases mutated (memrefs and index constants too) and
     # run through the passes their RUN lines name, IR past bufferization and
