@@ -37,6 +37,8 @@ struct CpuBf16BitsPass : kfuse::impl::CpuBf16BitsBase<CpuBf16BitsPass> {
                .isBF16()))
         ops.push_back(op);
     });
+    if (ops.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : ops) {
       OpBuilder b(op);
       Location loc = op->getLoc();
