@@ -50,6 +50,7 @@ before calling it a bug.
     python3 bench/mutate_programs.py --seeds 0:600 --jobs 2 --out /tmp/mut.jsonl
     python3 bench/mutate_programs.py --options --seeds 0:600
     python3 bench/mutate_programs.py --motifs --seeds 0:600
+    python3 bench/mutate_programs.py --random --seeds 0:600
 
 With `--motifs` the programs are random_programs.random_motif_program's
 instead: softmaxes, logsumexps, variances, centred, RMS and L2
@@ -57,7 +58,13 @@ normalizations over random shapes, axes and dtypes (the online and centred
 sums of the row kernels, their splits and clusters), under drawn options,
 half of them on inputs with infinities or NaNs. With `--suite` they are the
 benchmark workloads (bench/suite.py) in turn, at the sizes the emulator
-runs, under drawn options and the same inputs.
+runs, under drawn options and the same inputs. With `--random` they are
+random_programs.py's other generators in turn (seed % 6): small programs of
+elementwise chains, broadcasts, pads and reductions over any axis (f32,
+f16, bf16, f64), the same with argmax / argmin, large ones (rank up to 4,
+reductions over several axes at once), a few wide rows, softmaxes, column
+sums and elementwise ops over strided views, masked and weighted poolings;
+under drawn options and the same inputs.
 
 With `--passes` each seed takes one case of the lit tests that run fuse-opt
 on their input (test/**/*.mlir, split at `// -----`), mutates it as above
@@ -583,11 +590,47 @@ def motif_program(seed, npz):
     return prog.name, prog.to_mlir()
 
 
+RANDOM_KINDS = ("small", "arg", "large", "wide", "view", "pooling")
+
+
+def random_builder_program(seed, npz):
+    """(name, MLIR text) of a seed in --random mode: random_programs.py's
+    generators in turn (seed % 6): a small program of elementwise chains,
+    broadcasts, pads and reductions over any axis; the same with argmax /
+    argmin; a large one (rank up to 4, up to 40000 elements, reductions over
+    several axes); a few wide rows (softmaxes, centred norms); a softmax,
+    column sum or elementwise op over a strided view; a masked or weighted
+    pooling. Inputs of the builder programs are saved to `npz` (standard
+    normal; the pooling's mask and weights as it draws them); the view
+    programs take plan_inputs' (no npz)."""
+    import numpy as np
+    rp = _random_programs()
+    kind = RANDOM_KINDS[seed % len(RANDOM_KINDS)]
+    if kind == "view":
+        text = rp.random_view_program(seed)[0]
+        return f"view_{seed}", text
+    if kind == "pooling":
+        prog, args = rp.random_pooling_program(seed)[:2]
+    else:
+        prog = {"small": lambda: rp.random_program(seed),
+                "arg": lambda: rp.random_program(seed, arg_reductions=True),
+                "large": lambda: rp.random_program(seed, large=True),
+                "wide": lambda: rp.random_wide_row_program(seed)}[kind]()
+        args = rp.random_inputs(prog, seed)
+    # (bf16 as f32, which holds it exactly: .npz has no bf16)
+    np.savez(npz, **{f"in{i}": np.asarray(a).astype(np.float32)
+                     if np.asarray(a).dtype.name == "bfloat16" else np.asarray(a)
+                     for i, a in enumerate(args)})
+    return prog.name, prog.to_mlir()
+
+
 def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False,
-             suite=False):
+             suite=False, random_mode=False):
     npz = os.path.join(workdir, f"{seed}.npz")
-    if motifs or suite:
-        name, text = motif_program(seed, npz) if motifs else suite_program(seed)
+    if motifs or suite or random_mode:
+        name, text = (motif_program(seed, npz) if motifs else
+                      random_builder_program(seed, npz) if random_mode else
+                      suite_program(seed))
         options = drawn_options(seed)
         what = [f"{k}={v!r}" for k, v in options.items()]
     elif options_mode:
@@ -601,10 +644,10 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False,
             what.append(wide[1])
     else:
         (name, text, what), options = mutant(seed, corpus), {}
-    if not motifs and not suite:
+    if not motifs and not suite and not random_mode:
         npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     sent = options
-    if options_mode or motifs or suite:
+    if options_mode or motifs or suite or random_mode:
         # (the seed's special values, put into the inputs by check_one)
         kinds = _random_programs().INPUT_KINDS
         kind = kinds[seed % len(kinds)]
@@ -643,6 +686,10 @@ def main(argv=None):
     ap.add_argument("--suite", action="store_true",
                     help="the benchmark workloads in turn at emulator sizes, CUDA options "
                          "drawn per seed")
+    ap.add_argument("--random", action="store_true",
+                    help="random builder programs (random_programs.py: chains, reductions, "
+                         "argmax, wide rows, strided views, poolings), CUDA options drawn "
+                         "per seed")
     ap.add_argument("--passes", action="store_true",
                     help="mutated lit test cases under their own fuse-opt passes")
     ap.add_argument("--one", nargs=3, metavar=("MLIR", "NPZ", "OPTIONS"),
@@ -661,7 +708,7 @@ def main(argv=None):
         for res in pool.map(lambda s: run_pass_seed(s, corpus, workdir, args.timeout)
                             if args.passes else
                             run_seed(s, corpus, workdir, args.timeout,
-                                     args.options, args.motifs, args.suite),
+                                     args.options, args.motifs, args.suite, args.random),
                             range(lo, hi)):
             counts[res["outcome"]] += 1
             if res["outcome"] in FAILURES:
@@ -673,6 +720,7 @@ def main(argv=None):
         out.close()
     kind = ("mutated lit cases under their passes" if args.passes else
             "statistics programs under drawn options" if args.motifs else
+            "random programs under drawn options" if args.random else
             "benchmark workloads under drawn options" if args.suite else
             "programs under drawn options" if args.options else "mutated programs")
     print(f"{hi - lo} {kind}: " + ", ".join(f"{n} {k}" for k, n in counts.most_common()))

@@ -78,6 +78,18 @@ def test_suite_workloads_under_drawn_options_agree(tmp_path):
     assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 8
 
 
+def test_random_programs_under_drawn_options_agree(tmp_path):
+    # --random seeds 0-11: each of random_programs.py's six generators twice
+    # (chains and reductions, argmax, large, wide rows, strided views,
+    # poolings), under drawn options, half of them on inputs with special
+    # values: the emulated CUDA programs agree with the CPU's
+    results = _campaign(tmp_path, "--random", "--seeds", "0:12")
+    names = [r["program"].rstrip("0123456789_") for r in results]
+    assert sorted(set(names)) == ["pooling", "random", "random_arg", "random_large",
+                                  "view", "wide"]
+    assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 10
+
+
 def test_fast_numerics_rounding_is_told_from_a_wrong_kernel(tmp_path):
     # --motifs seed 4731: sum(exp(bf16(bf16(3x) + 10) - max)) over rows of
     # 1000. Fast numerics contract the multiply and the add (one
