@@ -164,9 +164,17 @@ static bool alongRowsReduction(Operation *op) {
 /// a check need not walk the clusters it merges: a chain of thousands of
 /// ops re-walked its whole group at every edge (6000 generics: 2.6 s of
 /// planning on a 2-core host).
+static llvm::SetVector<Value> valuesFromOutside(Operation *op);
+static bool isClonedIntoGroups(Operation *op);
+
 class ClusterSet {
 public:
-  ClusterSet(Block *block, ArrayRef<Operation *> ops) : block(block) {
+  /// `maxBuffers`: the most buffers one group's kernel is passed (the
+  /// pass's max-buffers: by default 512, 8 bytes each, the 4 KB of kernel
+  /// parameters every launch may take; sm_70 and later take 32764 bytes
+  /// with CUDA 12.1, but the parameters are copied with each launch).
+  ClusterSet(Block *block, ArrayRef<Operation *> ops, unsigned maxBuffers)
+      : block(block), maxBuffers(maxBuffers) {
     for (Operation *op : ops) {
       classes.insert(op);
       Summary &s = summaries[op];
@@ -177,6 +185,11 @@ public:
       s.spaces.push_back(domainOf(op));
       if (!usersInBlock(block, op).empty())
         s.exposed.push_back(op);
+      for (Value v : valuesFromOutside(op))
+        if (!isClonedIntoGroups(v.getDefiningOp()))
+          s.reads.insert(v);
+      s.writes = llvm::count_if(op->getResults(),
+                                [](Value r) { return !r.use_empty(); });
     }
   }
 
@@ -286,6 +299,26 @@ public:
     });
   }
 
+  /// Whether a group merging the clusters of `a` and `b` passes its kernel
+  /// at most maxBuffers buffers: the tensors it reads from outside
+  /// (those cloned into groups aside) and the results it writes (read
+  /// outside it). The clusters' own counts bound the merged group's from
+  /// above (a tensor both read, a result only the other reads); only near
+  /// the limit are the merged group's counted.
+  bool buffersFit(Operation *a, Operation *b) const {
+    const Summary &sa = summary(a), &sb = summary(b);
+    if (sa.reads.size() + sb.reads.size() + sa.writes + sb.writes <= maxBuffers)
+      return true;
+    Operation *la = leader(a), *lb = leader(b);
+    llvm::DenseSet<Value> reads;
+    for (Value v : llvm::concat<const Value>(sa.reads, sb.reads)) {
+      Operation *def = v.getDefiningOp();
+      if (!(def && inOneOf(def, la, lb)))
+        reads.insert(v);
+    }
+    return reads.size() + writesOf(la, lb) <= maxBuffers;
+  }
+
   /// Calls `tryMerge(a, b)` for each op `a` of `ops` and the first op `b`
   /// after it of each other cluster, in order; `tryMerge` returns whether
   /// it merged them. What the searches test depends on the two clusters
@@ -351,6 +384,15 @@ public:
       if (llvm::any_of(usersInBlock(block, m),
                        [&](Operation *u) { return !inOneOf(u, l, l); }))
         s.exposed.push_back(m);
+    // (a value one side read from the other is the group's own now)
+    s.reads = std::move(sa.reads);
+    for (Value v : sb.reads)
+      s.reads.insert(v);
+    s.reads.remove_if([&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && inOneOf(def, l, l);
+    });
+    s.writes = writesOf(l, l);
   }
 
 private:
@@ -358,7 +400,28 @@ private:
     unsigned size = 1, rowReductions = 0, contractions = 0, notElementwise = 0;
     SmallVector<Operation *> exposed;
     SmallVector<SmallVector<int64_t>, 1> spaces; // (distinct)
+    /// The tensors the cluster reads from outside it (not cloned into
+    /// groups), and how many of its results are read outside it.
+    llvm::SetVector<Value> reads;
+    unsigned writes = 0;
   };
+
+  /// How many results of the clusters led by `la` and `lb` (merged) are
+  /// read outside them.
+  unsigned writesOf(Operation *la, Operation *lb) const {
+    unsigned n = 0;
+    for (Operation *l : {la, lb}) {
+      for (Operation *m : exposed(l))
+        for (Value r : m->getResults())
+          n += llvm::any_of(r.getUsers(), [&](Operation *user) {
+            Operation *u = block->findAncestorOpInBlock(*user);
+            return !u || !inOneOf(u, la, lb);
+          });
+      if (la == lb)
+        break;
+    }
+    return n;
+  }
 
   const Summary &summary(Operation *op) const {
     return summaries.find(leader(op))->second;
@@ -383,6 +446,7 @@ private:
   }
 
   Block *block;
+  unsigned maxBuffers;
   unsigned unions = 0;
   llvm::EquivalenceClasses<Operation *> classes;
   llvm::DenseMap<Operation *, Summary> summaries; // (by leader)
@@ -1178,6 +1242,11 @@ private:
   recomputeLegality(Operation *producer, OpResult result, unsigned home,
                     unsigned reader) const;
   int64_t rereadBytes(Operation *producer, unsigned reader) const;
+  /// Whether group `reader` with `producer` recomputed in it for `result`
+  /// (which it then no longer reads) still passes its kernel at most
+  /// max-buffers buffers.
+  bool recomputeFits(Operation *producer, OpResult result,
+                     unsigned reader) const;
   void recomputeFor(Operation *producer, OpResult result, unsigned reader,
                     ArrayRef<OpOperand *> readerUses);
   LogicalResult buildGroup(unsigned c, OpBuilder &b);
@@ -1239,7 +1308,7 @@ void FormFusionGroupsPass::runOnOperation() {
   for (Operation &op : *block)
     if (isFusibleGeneric(&op) && !isOnlyAnInit(&op))
       fusible.push_back(&op);
-  ClusterSet classes(block, fusible);
+  ClusterSet classes(block, fusible, maxBuffers);
   Reasons unfused, prologues, horizontal;
   fuseProducers(classes, fusible, unfused, prologues);
   fuseSiblings(classes, fusible, horizontal);
@@ -1359,7 +1428,8 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
       }
       if (isContractionGeneric(consumer) && isCheapPrologue(use) &&
           classes.members(producer).size() == 1) {
-        if (!classes.mergeMakesCycle(producer, consumer, consumer)) {
+        if (classes.buffersFit(producer, consumer) &&
+            !classes.mergeMakesCycle(producer, consumer, consumer)) {
           classes.unite(producer, consumer);
           prologues.push_back(
               {consumer,
@@ -1403,6 +1473,14 @@ void FormFusionGroupsPass::fuseProducers(ClusterSet &classes,
                              "this group")});
         continue;
       }
+      if (!classes.buffersFit(producer, consumer)) {
+        refuse(use,
+            {consumer,
+             edgeReason(use, "stays unfused: the merged group would pass "
+                             "its kernel more than " +
+                                 std::to_string(maxBuffers) + " buffers")});
+        continue;
+      }
       if (classes.mergeMakesCycle(producer, consumer, consumer)) {
         refuse(use,
             {consumer,
@@ -1444,6 +1522,7 @@ void FormFusionGroupsPass::joinContractionInit(ClusterSet &classes,
   if (!classes.usedOutside(producer, consumer) &&
       !llvm::any_of(side, isContractionGeneric) &&
       !llvm::any_of(side, isRowReductionGeneric) &&
+      classes.buffersFit(producer, consumer) &&
       !classes.mergeMakesCycle(producer, consumer, consumer))
     classes.unite(producer, consumer);
 }
@@ -1476,7 +1555,8 @@ void FormFusionGroupsPass::retryRefused(ClusterSet &classes,
                   : llvm::is_contained(rowRefused, use) ||
                         classes.usedOutside(producer, consumer))
         continue;
-      if (classes.mergeMakesCycle(producer, consumer))
+      if (!classes.buffersFit(producer, consumer) ||
+          classes.mergeMakesCycle(producer, consumer))
         continue;
       classes.unite(producer, consumer);
       changed = true;
@@ -1608,7 +1688,7 @@ void FormFusionGroupsPass::fuseSiblings(ClusterSet &classes,
         // (dependent, not siblings: vertical fusion decided their edge)
         if (classes.feeds(a, b) || classes.feeds(b, a))
           return false;
-        if (classes.mergeMakesCycle(a, b))
+        if (!classes.buffersFit(a, b) || classes.mergeMakesCycle(a, b))
           return false;
         inputsOf.erase(classes.leader(a));
         inputsOf.erase(classes.leader(b));
@@ -1640,8 +1720,8 @@ void FormFusionGroupsPass::shareLaunches(ClusterSet &classes,
         SmallVector<SmallVector<int64_t>> spaces = classes.spaces(a, b);
         if (spaces.size() > kMaxLaunchSpaces)
           return false;
-        if (classes.feeds(a, b) || classes.feeds(b, a) ||
-            classes.mergeMakesCycle(a, b))
+        if (!classes.buffersFit(a, b) || classes.feeds(a, b) ||
+            classes.feeds(b, a) || classes.mergeMakesCycle(a, b))
           return false;
         classes.unite(a, b);
         horizontal.push_back(
@@ -1772,6 +1852,24 @@ int64_t FormFusionGroupsPass::rereadBytes(Operation *producer,
   return bytes;
 }
 
+bool FormFusionGroupsPass::recomputeFits(Operation *producer, OpResult result,
+                                         unsigned reader) const {
+  const Cluster &cl = clusters[reader];
+  llvm::DenseSet<Value> reads = externalReads(reader);
+  reads.erase(result);
+  for (Value v : valuesFromOutside(producer))
+    if (!isClonedIntoGroups(v.getDefiningOp()))
+      reads.insert(v);
+  size_t writes = 0;
+  for (Operation *op : cl.ops)
+    for (Value r : op->getResults())
+      writes += llvm::any_of(r.getUsers(), [&](Operation *user) {
+        Operation *u = block->findAncestorOpInBlock(*user);
+        return !u || !cl.ops.contains(u);
+      });
+  return reads.size() + writes <= maxBuffers;
+}
+
 /// Whether the policy recomputes a value for a reader, and why: `legal`
 /// (recomputeLegality), the bytes re-reading its inputs costs and those
 /// materializing it costs.
@@ -1835,8 +1933,14 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
           legality;
       bool written = r.mustWrite || policy == RecomputePolicy::Never ||
                      producer->hasAttr(kMaterializeAttr);
+      llvm::DenseSet<unsigned> tooWide; // (legal, but past max-buffers)
       for (unsigned reader : r.readers) {
         legality[reader] = recomputeLegality(producer, result, home, reader);
+        if (legality[reader].first &&
+            !recomputeFits(producer, result, reader)) {
+          legality[reader].first = false;
+          tooWide.insert(reader);
+        }
         written |= !legality[reader].first;
       }
       for (unsigned reader : r.readers) {
@@ -1848,6 +1952,11 @@ void FormFusionGroupsPass::decideMultiConsumer(RecomputePolicy policy) {
         if (producer->hasAttr(kMaterializeAttr)) {
           recomputeIt = false;
           why = "forced by the fusion.materialize directive";
+        } else if (tooWide.contains(reader) &&
+                   policy != RecomputePolicy::Never) {
+          why = "recomputing it there would pass that group's kernel more "
+                "than " +
+                std::to_string(maxBuffers) + " buffers";
         }
         std::string what = "result #" +
                            std::to_string(result.getResultNumber()) +

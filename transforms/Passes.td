@@ -42,6 +42,14 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
     its generics stay apart and share one launch, each over blocks of its
     own (an optimizer's update of each parameter).
 
+    No merge makes a group whose kernel is passed more than `max-buffers`
+    buffers (default 512: 4 KB of kernel parameters, 8 bytes a pointer):
+    the tensors it reads from outside (values cloned into groups aside) and
+    its results read outside it. An optimizer's step over thousands of
+    tensors runs in several launches, as multi-tensor kernels elsewhere
+    chunk their tensor lists; a refused producer edge says why in the
+    report.
+
     A producer whose value is also needed by another group is either
     materialized (yielded once, read back by the other group) or recomputed
     inside the other group. The cost model counts HBM bytes: materializing
@@ -61,6 +69,9 @@ def FormFusionGroups : Pass<"fusion-form-groups", "::mlir::func::FuncOp"> {
     Option<"multiTensor", "multi-tensor", "bool", /*default=*/"true",
            "Independent elementwise groups over different spaces share one "
            "launch, each over blocks of its own">,
+    Option<"maxBuffers", "max-buffers", "unsigned", /*default=*/"512",
+           "The most buffers (tensors read from outside a group, results "
+           "read outside it) one group's kernel is passed">,
   ];
   let dependentDialects = ["::kfuse::fusion::FusionDialect",
                            "::mlir::linalg::LinalgDialect",

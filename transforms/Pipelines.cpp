@@ -79,6 +79,41 @@ struct CheckByteElements
   std::string stage;
 };
 
+/// Refuses a kernel whose parameters take more than the 32764 bytes a CUDA
+/// kernel can be passed (sm_70 and later, CUDA 12.1 on; ptxas stops on it,
+/// and so would the driver loading the PTX): fusion planning keeps a group
+/// to 512 buffers, but one op may read more tensors than that. Memrefs are
+/// passed as bare pointers; each parameter is aligned to its size.
+struct CheckKernelParameters
+    : PassWrapper<CheckKernelParameters, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckKernelParameters)
+  static constexpr int64_t kMaxBytes = 32764;
+  void runOnOperation() override {
+    markAllAnalysesPreserved(); // (it only checks)
+    getOperation().walk([&](gpu::GPUFuncOp kernel) {
+      if (!kernel.isKernel())
+        return WalkResult::advance();
+      int64_t bytes = 0;
+      for (Type t : kernel.getArgumentTypes()) {
+        int64_t size = 8; // (pointers, index, anything wider)
+        if (t.isIntOrFloat())
+          size = std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
+        bytes = llvm::alignTo(bytes, size) + size;
+      }
+      if (bytes <= kMaxBytes)
+        return WalkResult::advance();
+      kernel.emitError() << "kfuse cannot generate code for kernel '"
+                         << kernel.getName() << "' yet: its "
+                         << kernel.getNumArguments() << " parameters take "
+                         << bytes << " bytes, more than the " << kMaxBytes
+                         << " a CUDA kernel can be passed (one op reading "
+                            "that many tensors)";
+      signalPassFailure();
+      return WalkResult::interrupt();
+    });
+  }
+};
+
 /// Appends a textual pipeline; a malformed one (an option value the text
 /// cannot carry) becomes a pipeline error instead of a crash.
 void addPipeline(OpPassManager &pm, const std::string &text) {
@@ -542,6 +577,7 @@ void buildCudaTargetPipeline(OpPassManager &pm, const CudaTargetOptions &o) {
     return;
   }
   pm.addPass(std::make_unique<CheckByteElements>("fusion-target-cuda"));
+  pm.addPass(std::make_unique<CheckKernelParameters>());
   addPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
                         "gpu.module(fusion-fast-exp,fusion-fast-div,fusion-expand-powi,fusion-gpu-intrinsics,"

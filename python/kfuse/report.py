@@ -183,15 +183,21 @@ def _loop_ranges(op, maps):
     return ranges
 
 
-def _elements_read(value, chain=()) -> list:
+def _elements_read(value, chain=(), generics=None) -> list:
     """What a group's body reads of ``value`` (through views): one
-    (key, elements) per distinct access, or None for a whole read."""
+    (key, elements) per distinct access, or None for a whole read.
+    ``generics`` caches each linalg.generic's maps and loop ranges (a
+    generic reading thousands of tensors would otherwise be read again for
+    each)."""
+    if generics is None:
+        generics = {}
     accesses = []
     for use in value.uses:
         owner = use.owner
         name = owner.operation.name
         if name in ("tensor.expand_shape", "tensor.collapse_shape"):
-            sub = _elements_read(owner.results[0], chain + (str(owner.results[0].type),))
+            sub = _elements_read(owner.results[0], chain + (str(owner.results[0].type),),
+                                 generics)
             if sub is None:
                 return None
             accesses += sub
@@ -201,9 +207,12 @@ def _elements_read(value, chain=()) -> list:
         n_in = len(owner.operands) - len(owner.results)
         if use.operand_number >= n_in:
             return None
-        maps = [ir.AffineMapAttr(a).value
-                for a in ir.ArrayAttr(owner.attributes["indexing_maps"])]
-        ranges = _loop_ranges(owner, maps)
+        known = generics.get(owner.operation)
+        if known is None:
+            maps = [ir.AffineMapAttr(a).value
+                    for a in ir.ArrayAttr(owner.attributes["indexing_maps"])]
+            known = generics[owner.operation] = (maps, _loop_ranges(owner, maps))
+        maps, ranges = known
         m = maps[use.operand_number]
         shape = ir.ShapedType(value.type).shape
         box = []
@@ -282,14 +291,14 @@ def _group_reads(op) -> int:
     costs the slice); otherwise the whole tensor. Inputs that are reshapes of
     one tensor share its bytes (at most the whole tensor for all of them);
     slices of one argument (views) the union of what they reach."""
-    by_root, seen, boxes = {}, set(), {}
+    by_root, seen, boxes, generics = {}, set(), {}, {}
     args = op.regions[0].blocks[0].arguments
     for v, arg in zip(op.operands, args):
         if v in seen:
             continue
         seen.add(v)
         full = value_bytes(v)
-        accesses = _elements_read(arg)
+        accesses = _elements_read(arg, generics=generics)
         if isinstance(v, ir.OpResult) and _is_argument_view(v.owner):
             boxes.setdefault(v.owner.operands[0], []).extend(_view_boxes(v.owner, accesses))
             continue

@@ -1564,3 +1564,81 @@ def test_fusion_ops_read_back_as_their_python_classes():
         assert not any(isinstance(op, fusion.GroupOp) for op in ops
                        if op.operation.name != "fusion.group")
     assert mlir_globals._check_dialect_module_loaded("fusion")
+
+
+def _entry_params(ptx):
+    """Each kernel's parameter count, by its .entry."""
+    return {m.group(1): m.group(2).count(".param")
+            for m in re.finditer(r"\.entry (\w+)\((.*?)\)", ptx, re.S)}
+
+
+def _adam(params, size=64):
+    p = kb.Program(f"adam_{params}")
+    outs = []
+    for i in range(params):
+        w, g, m, v = (p.input(f"{k}{i}", (size,), "f32") for k in "wgmv")
+        m2 = m * 0.9 + g * 0.1
+        v2 = v * 0.999 + g * g * 0.001
+        for name, t in ((f"w{i}_out", w - 0.01 * m2 / (kb.sqrt(v2) + 1e-8)),
+                        (f"m{i}_out", m2), (f"v{i}_out", v2)):
+            p.output(t, name=name)
+    return p
+
+
+def test_many_tensor_update_takes_launches_of_at_most_512_buffers():
+    # An optimizer's step over 200 parameters of one shape: 1400 tensors,
+    # one multi-tensor group before. A CUDA kernel takes 4 KB of parameters
+    # in every launch (32 KB on recent drivers; past that ptxas and the
+    # driver refuse the PTX): planning stops each group at 512 buffers, so
+    # the step takes three launches, each kernel's parameters its buffers.
+    p = _adam(200)
+    rng = np.random.default_rng(0)
+    args = [np.abs(rng.standard_normal(64)).astype(np.float32) for _ in p.inputs]
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    params = _entry_params(f.ptx)
+    assert params and max(params.values()) <= 512, params
+    launches = [line for line in str(f.report).splitlines() if line.strip().startswith("launch ")]
+    assert len(launches) >= 3, launches
+    got = f.emulate(*args)
+    want = kfuse.compile(p, target="cpu")(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_long_chain_past_512_buffers_is_split_and_says_why():
+    # x0 + x1 + ... + x599: one group would read 600 tensors. It runs as
+    # two, the report saying why the edge between them stayed unfused.
+    p = kb.Program("chain600")
+    xs = [p.input(f"x{i}", (32,), "f32") for i in range(600)]
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = acc + x
+    p.output(acc, name="y")
+    f = kfuse.compile(p, target="cuda", chip="sm_90")
+    assert max(_entry_params(f.ptx).values()) <= 512
+    assert "the merged group would pass its kernel more than 512 buffers" in str(f.report)
+    args = [np.full(32, i, np.float32) for i in range(600)]
+    np.testing.assert_array_equal(f.emulate(*args), np.full(32, sum(range(600)), np.float32))
+
+
+def test_one_op_past_the_kernel_parameter_limit_is_refused_by_name():
+    # One linalg.generic reading 4100 tensors: no plan splits one op, and
+    # its kernel's 4101 pointers take 32808 bytes, past the 32764 a CUDA
+    # kernel can be passed: a kfuse error naming the kernel, not PTX that
+    # ptxas (or the driver, at load) refuses.
+    n = 4100
+    maps = ", ".join(["affine_map<(d0) -> (d0)>"] * (n + 1))
+    body = ["%s1 = arith.addf %b0, %b1 : f32"] + [
+        f"%s{i} = arith.addf %s{i - 1}, %b{i} : f32" for i in range(2, n)]
+    text = (
+        "func.func @wide(" + ", ".join(f"%a{i}: tensor<8xf32>" for i in range(n))
+        + ") -> tensor<8xf32> {\n  %e = tensor.empty() : tensor<8xf32>\n"
+        f"  %r = linalg.generic {{indexing_maps = [{maps}], iterator_types = [\"parallel\"]}}"
+        " ins(" + ", ".join(f"%a{i}" for i in range(n)) + " : "
+        + ", ".join(["tensor<8xf32>"] * n) + ") outs(%e : tensor<8xf32>) {\n  ^bb0("
+        + ", ".join(f"%b{i}: f32" for i in range(n)) + ", %o: f32):\n    "
+        + "\n    ".join(body) + f"\n    linalg.yield %s{n - 1} : f32\n  }} -> tensor<8xf32>\n"
+        "  return %r : tensor<8xf32>\n}\n")
+    with pytest.raises(kfuse.CompileError, match=r"kernel 'wide_g0' yet: its 4101 parameters "
+                                                  r"take 32808 bytes, more than the 32764"):
+        kfuse.compile(text, target="cuda", chip="sm_90")
