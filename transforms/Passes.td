@@ -874,28 +874,26 @@ def BoolBytes : Pass<"fusion-bool-bytes", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
-def CpuInternalEntries
-    : Pass<"fusion-cpu-internal-entries", "::mlir::ModuleOp"> {
-  let summary = "The CPU program's functions internal to the LLVM module, "
-                "called through their C interfaces";
+def CpuArgvEntries : Pass<"fusion-cpu-argv-entries", "::mlir::ModuleOp"> {
+  let summary = "The CPU program's entries take one array of memref "
+                "descriptor pointers";
   let description = [{
-    The CPU executable calls a program through the C interface
-    (`_mlir_ciface_<name>`, one pointer per memref descriptor) that
-    `llvm-request-c-wrappers` asks for; the function itself, whose memref
-    arguments the LLVM lowering expands into five or more values each, is
-    never called from outside the module. This pass gives every function
-    with a body that requests a C interface internal linkage
-    (`llvm.linkage = #llvm.linkage<internal>`, which the func-to-LLVM
-    conversion carries to the `llvm.func`; the wrapper stays external).
+    On the LLVM dialect, after the func-to-LLVM conversion: each C interface
+    wrapper `_mlir_ciface_<name>` (one pointer to a memref descriptor an
+    argument, which it loads and passes on expanded, five or more values a
+    memref, to `<name>`) becomes a function of one argument, `argv`, an
+    array of those pointers, and `<name>`'s body is moved into it (`<name>`
+    is erased). The CPU executable calls it with that array.
 
-    Left external, a program with many tensors (an optimizer step over a
-    model's 199 parameters: 2400 scalar arguments) has its wrapper, and the
-    packed wrapper the ExecutionEngine adds to every external function,
-    pass thousands of arguments on the stack; the x86 back end's store
-    merging is quadratic in the stores of one block, and took most of the
-    executable's build time. Internal, LLVM is free to drop the arguments
-    the function does not use (descriptor fields fixed by static shapes)
-    and to choose its calling convention.
+    A program with many tensors (an optimizer's step over 200 parameters:
+    1400 memrefs, 7000 scalar arguments) otherwise has calls of thousands of
+    arguments: the wrapper's, and the packed wrapper's the ExecutionEngine
+    adds to each external function. LLVM's called-value propagation and the
+    x86 back end's store merging (quadratic in the stores of one block) on
+    them took most of the executable's build (7.2 s for those 200
+    parameters, 29 s for 400). A wrapper of any other shape (not a call of
+    its function followed by a return, a function with results or other
+    uses) is refused: the executable could not call it.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

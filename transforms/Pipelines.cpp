@@ -611,16 +611,16 @@ void buildCpuTargetPipeline(OpPassManager &pm, const NoOptions &) {
   // fusion-cpu-bf16-casts, arith-expand and fusion-cpu-bf16-bits: the JIT
   // has no runtime library for bf16 conversions. fusion-expand-powi: LLVM's
   // x86 back end stops the process on llvm.powi with an i64 exponent.
-  // fusion-cpu-internal-entries: the executable calls the C interface
-  // wrappers only.
+  // fusion-cpu-argv-entries: the executable calls each entry with one array
+  // of descriptor pointers.
   pm.addPass(std::make_unique<CheckByteElements>("fusion-target-cpu"));
   addPipeline(pm,
-              "fusion-cpu-internal-entries,"
               "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1},"
               "fusion-expand-powi),"
               "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
               "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
-              "reconcile-unrealized-casts,fusion-cpu-bf16-bits");
+              "reconcile-unrealized-casts,fusion-cpu-bf16-bits,"
+              "fusion-cpu-argv-entries");
 }
 
 void registerPipelines() {

@@ -276,7 +276,7 @@ def _build(text: str, filename: str, guard: bool, options: Options) -> CompiledP
                            for i, s in enumerate(inputs)] +
                           [BufferSpec("output", s.shape, s.dtype, i)
                            for i, s in enumerate(outputs)]),
-            steps=(), extra={"llvm": "program.llvm.mlir", "entry": name},
+            steps=(), extra={"llvm": "program.llvm.mlir", "entry": name, "args": "argv"},
             guards=tuple(holder.get("guards", ())))
         holder["report"].guards = list(plan.guards)
         return CompiledProgram(name, options, stages, holder["report"], plan)

@@ -28,10 +28,10 @@
 // PTX: .visible .entry masked_g0(
 // PTX-NOT: .entry
 
-// CPU: llvm.func internal @masked(
+// CPU: llvm.func @_mlir_ciface_masked(%{{.*}}: !llvm.ptr)
 // CPU: llvm.select
 // CPU: llvm.fcmp "ogt"
-// CPU: llvm.func @_mlir_ciface_masked(
+// CPU-NOT: llvm.call @masked
 
 module {
   func.func @masked(%arg0: tensor<256xi1> {kfuse.name = "m"}, %arg1: tensor<256xf32> {kfuse.name = "x"}) -> (tensor<256xf32> {kfuse.name = "y"}, tensor<256xi1> {kfuse.name = "big"}) {

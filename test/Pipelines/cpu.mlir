@@ -1,6 +1,7 @@
 // The three-op chain through the CPU pipelines: one loop nest computing the
-// whole chain, with a C interface, then the LLVM dialect only (the function
-// internal, called from outside through its C interface wrapper).
+// whole chain, with a C interface, then the LLVM dialect only (the entry
+// takes one array of pointers to the memref descriptors and holds the
+// program's body: fusion-cpu-argv-entries).
 //
 // RUN: fuse-opt %s --pass-pipeline='builtin.module(fusion-normalize,fusion-plan,fusion-codegen-cpu)' \
 // RUN:   | FileCheck %s --check-prefix=CODEGEN
@@ -26,12 +27,18 @@
 
 // Nothing but the llvm dialect is left (see the implicit-check-not options).
 // LLVM: module {
-// LLVM: llvm.func internal @f(
+// LLVM: llvm.func @_mlir_ciface_f(%[[ARGV:.*]]: !llvm.ptr)
+// LLVM: %[[P0:.*]] = llvm.getelementptr %[[ARGV]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM: %[[X:.*]] = llvm.load %[[P0]] : !llvm.ptr -> !llvm.ptr
+// LLVM: %[[P1:.*]] = llvm.getelementptr %[[ARGV]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM: %[[Y:.*]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
+// LLVM: llvm.load %[[X]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+// LLVM: llvm.load %[[Y]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 // LLVM: llvm.intr.exp
 // LLVM: llvm.fadd
 // LLVM: llvm.intr.log
-// LLVM: llvm.func @_mlir_ciface_f(%{{.*}}: !llvm.ptr {kfuse.name = "x"}, %{{.*}}: !llvm.ptr {kfuse.name = "out0"})
-// LLVM: llvm.call @f(
+// LLVM-NOT: llvm.func @f(
+// LLVM-NOT: llvm.call @f(
 
 module {
   func.func @f(%arg0: tensor<16777216xf32> {kfuse.name = "x"}) -> (tensor<16777216xf32> {kfuse.name = "out0"}) {

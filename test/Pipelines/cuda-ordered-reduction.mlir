@@ -127,11 +127,11 @@
 // CODEGEN-NEXT: gpu.launch_func @kfuse_kernels::@mixed_g0_ordered1 blocks
 // CODEGEN-NEXT: return
 
-// CPU: llvm.func internal @alternating(
+// CPU: llvm.func @_mlir_ciface_alternating(%{{.*}}: !llvm.ptr)
 // CPU: llvm.fsub
-// CPU: llvm.func internal @horner(
-// CPU: llvm.func internal @row_difference(
-// CPU: llvm.func internal @mixed(
+// CPU: llvm.func @_mlir_ciface_horner(%{{.*}}: !llvm.ptr)
+// CPU: llvm.func @_mlir_ciface_row_difference(%{{.*}}: !llvm.ptr)
+// CPU: llvm.func @_mlir_ciface_mixed(%{{.*}}: !llvm.ptr)
 
 #x = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>

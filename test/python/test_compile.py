@@ -172,6 +172,34 @@ def test_save_and_load_cpu(tmp_path):
     np.testing.assert_array_equal(g(a), f(a))
 
 
+def test_cpu_program_saved_with_a_pointer_an_argument_still_runs(tmp_path):
+    # Programs saved before fusion-cpu-argv-entries: a C interface taking one
+    # descriptor pointer an argument, and a plan without extra["args"].
+    import json
+    import subprocess
+    from kfuse.pipeline import fuse_opt_path
+    p = kb.Program("older")
+    x = p.input("x", (8, 8), "f32")
+    p.output(kb.sigmoid(x) * 2.0, name="y")
+    f = kfuse.compile(p, target="cpu")
+    assert "llvm.func @_mlir_ciface_older(%arg0: !llvm.ptr)" in f.llvm
+    path = tmp_path / "prog"
+    f.save(path)
+    older = subprocess.run(
+        [fuse_opt_path(), str(path / "stages" / "3-codegen.mlir"), "--pass-pipeline=builtin.module("
+         "func.func(fusion-cpu-bf16-casts,arith-expand{include-bf16=1},fusion-expand-powi),"
+         "expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-math-to-llvm,"
+         "convert-math-to-libm,convert-to-llvm,reconcile-unrealized-casts)"],
+        check=True, capture_output=True, text=True).stdout
+    assert "llvm.call @older(" in older
+    (path / "program.llvm.mlir").write_text(older)
+    plan = json.loads((path / "plan.json").read_text())
+    del plan["args"]
+    (path / "plan.json").write_text(json.dumps(plan))
+    a = np.random.default_rng(7).standard_normal((8, 8)).astype(np.float32)
+    np.testing.assert_array_equal(kfuse.load(path)(a), f(a))
+
+
 def test_save_cuda_artifact_loads_with_runtime_only(tmp_path):
     p = kb.Program("art")
     x = p.input("x", (1024,), "f16")

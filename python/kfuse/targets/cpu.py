@@ -2,7 +2,10 @@
 ExecutionEngine, behind the same callable interface as the CUDA runtime.
 
 The entry function takes the inputs then the outputs as memrefs (destination
-passing style) through its C interface (`_mlir_ciface_<name>`)."""
+passing style) through its C interface (`_mlir_ciface_<name>`): since
+fusion-cpu-argv-entries, one argument, an array of pointers to the memref
+descriptors (plans say so: extra["args"] == "argv"); programs saved before
+take one pointer an argument."""
 
 from __future__ import annotations
 
@@ -25,12 +28,29 @@ LLVM_FILE = "program.llvm.mlir"
 TAKE_STATUS = "kfuse_take_status"
 
 
-def _descriptor(arr: np.ndarray):
-    # ctypes knows no 16-bit floats: pass their bits; 0-d arrays as one element.
+def _memref(arr: np.ndarray):
+    """The memref descriptor of `arr` (ctypes knows no 16-bit floats: their
+    bits; 0-d arrays as one element)."""
     view = arr.reshape(1) if arr.ndim == 0 else arr
     if view.dtype.itemsize == 2 and view.dtype.kind in "fV":
         view = view.view(np.uint16)
-    return ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(view)))
+    return get_ranked_memref_descriptor(view)
+
+
+def _descriptor(arr: np.ndarray):
+    """An argument of a C interface taking a pointer to each descriptor."""
+    return ctypes.pointer(ctypes.pointer(_memref(arr)))
+
+
+def _invoke(engine, name: str, arrays, argv: bool) -> None:
+    """Calls entry `name` on `arrays`: through one array of descriptor
+    pointers (`argv`, fusion-cpu-argv-entries), or a pointer an array."""
+    if not argv:
+        engine.invoke(name, *[_descriptor(a) for a in arrays])
+        return
+    descs = [_memref(a) for a in arrays]  # (alive until the call returns)
+    table = (ctypes.c_void_p * max(1, len(descs)))(*[ctypes.addressof(d) for d in descs])
+    engine.invoke(name, ctypes.pointer(ctypes.pointer(table)))
 
 
 class CpuExecutable:
@@ -61,6 +81,7 @@ class CpuExecutable:
             finally:
                 handler.detach()
         self._entry = plan.extra.get("entry", plan.name)
+        self._argv = plan.extra.get("args") == "argv"
         try:  # link now: a missing symbol is a compiler problem, not a call error
             self._engine.lookup(self._entry)
             if plan.guards:
@@ -105,12 +126,11 @@ class CpuExecutable:
             plan.check_disjoint_outputs([span(a) for a in host], [span(o) for o in outs])
         else:
             outs = [np.empty(s.shape, dtype=d) for s, d in zip(plan.outputs, np_out)]
-        ptrs = [_descriptor(a) for a in host] + [_descriptor(o) for o in outs]
-        self._engine.invoke(self._entry, *ptrs)
+        _invoke(self._engine, self._entry, host + outs, self._argv)
         if plan.guards:
             # (the words the program's guards set: taken, which zeroes them)
             words = np.zeros(2 * len(plan.guards), np.int64)
-            self._engine.invoke(TAKE_STATUS, _descriptor(words))
+            _invoke(self._engine, TAKE_STATUS, [words], self._argv)
             error = plan.guard_error(words)
             if error is not None:
                 raise error
