@@ -101,6 +101,17 @@ def test_fast_numerics_rounding_is_told_from_a_wrong_kernel(tmp_path):
     assert "in strict numerics it agrees" in r["detail"]
 
 
+def test_fused_cpu_rounding_is_told_from_a_wrong_program(tmp_path):
+    # --random seed 201: the row sums of a twice layer-normalized [2, 131072]
+    # tensor, zero but for rounding: the fused CPU program in fast numerics
+    # gives -1.1e-5, the unfused one -1.8e-4 (numpy -1.75e-4); the fused
+    # one in strict numerics agrees with the unfused.
+    [r] = _campaign(tmp_path, "--random", "--seeds", "201:202")
+    assert r["outcome"] == "fast-numerics", r
+    assert r["detail"].startswith("CPU fused, output 4")
+    assert "in strict numerics it agrees" in r["detail"]
+
+
 def test_lit_cases_under_their_passes_are_refused_or_pass(tmp_path):
     # --passes: lit test cases mutated (memrefs and index constants too) and
     # run through the passes their RUN lines name, IR past bufferization and
