@@ -462,6 +462,23 @@ def _differs(got, want):
     return f"{int(bad.sum())} of {bad.size} differ, first at {at}: {g[at]} vs {w[at]}"
 
 
+def _differences(got, want):
+    """'output k: how' for each output that differs from the reference."""
+    return [f"output {k}: {d}" for k, d in
+            ((k, _differs(g, w)) for k, (g, w) in enumerate(zip(got, want))) if d]
+
+
+def _strict_verdict(detail, strict, want):
+    """The outcome of a fast-numerics build that differs (`detail`), given
+    the same program's outputs in strict numerics: fast-numerics where those
+    agree with the reference, else a mismatch naming both."""
+    off = _differences(strict, want)
+    if not off:
+        return {"outcome": "fast-numerics", "detail": detail + "; in strict numerics it agrees"}
+    return {"outcome": "mismatch",
+            "detail": detail + "; in strict numerics too, " + "; ".join(off)}
+
+
 def _low_precision(*arrays):
     """Whether any of the arrays (or lists of them) holds 16-bit floats."""
     import numpy as np
@@ -533,25 +550,15 @@ def check_one(path, npz, options="{}"):
                     said.append(f"{what}: GuardError")
             return {"outcome": "guarded",
                     "detail": f"{e.failed[0]} ({'; '.join(said)})"}
-        for k, (g, w) in enumerate(zip(tup(cpu(*args)), want)):
-            d = _differs(g, w)
-            if not d:
-                continue
-            detail = f"CPU fused, output {k}: {d}"
+        differs = _differences(tup(cpu(*args)), want)
+        if differs:
             # The unfused program rounds each op as written; the fused one
             # in fast numerics may contract and reorder (a sum of 131072
             # centred values, zero but for rounding, moves by 2e-4). The
             # fused program in strict numerics must agree with it.
             stage = "running the CPU program in strict numerics"
             strict = tup(kfuse.compile(text, target="cpu", numerics="strict")(*args))
-            off = [f"output {j}: {e}" for j, e in
-                   ((j, _differs(g2, w2)) for j, (g2, w2) in enumerate(zip(strict, want)))
-                   if e]
-            if not off:
-                return {"outcome": "fast-numerics",
-                        "detail": detail + "; in strict numerics it agrees"}
-            return {"outcome": "mismatch",
-                    "detail": detail + "; in strict numerics too, " + "; ".join(off)}
+            return _strict_verdict("CPU fused, " + differs[0], strict, want)
         stage = "compiling for CUDA"
         chip = options.pop("chip", "sm_90")
         try:
@@ -565,30 +572,22 @@ def check_one(path, npz, options="{}"):
             got = tup(cuda.emulate(*args))
         except KfuseError as e:
             return {"outcome": "emulator", "detail": f"{type(e).__name__}: {e}"}
-        for k, (g, w) in enumerate(zip(got, want)):
-            d = _differs(g, w)
-            if not d:
-                continue
-            detail = f"CUDA emulated, output {k}: {d}"
-            if options.get("numerics", "fast") != "strict" and _low_precision(args, got):
-                # Fast numerics may contract a multiply and an add into one
-                # FMA (LLVM narrows both to 16 bits: fma.rn.bf16x2, sm_80 on),
-                # skipping the product's rounding: one ulp of a 16-bit value
-                # near 20 is 0.125, 13% once through an exp, past any
-                # tolerance that still catches a wrong kernel. The same
-                # program in strict numerics must agree.
-                stage = "emulating the CUDA program in strict numerics"
-                strict = tup(kfuse.compile(text, target="cuda", chip=chip,
-                                           **{**options, "numerics": "strict"}).emulate(*args))
-                off = [f"output {j}: {e}" for j, e in
-                       ((j, _differs(g2, w2)) for j, (g2, w2) in enumerate(zip(strict, want)))
-                       if e]
-                if not off:
-                    return {"outcome": "fast-numerics",
-                            "detail": detail + "; in strict numerics it agrees"}
-                detail += "; in strict numerics too, " + "; ".join(off)
+        differs = _differences(got, want)
+        if not differs:
+            return {"outcome": "ok", "detail": ""}
+        detail = "CUDA emulated, " + differs[0]
+        if options.get("numerics", "fast") == "strict" or not _low_precision(args, got):
             return {"outcome": "mismatch", "detail": detail}
-        return {"outcome": "ok", "detail": ""}
+        # Fast numerics may contract a multiply and an add into one FMA
+        # (LLVM narrows both to 16 bits: fma.rn.bf16x2, sm_80 on), skipping
+        # the product's rounding: one ulp of a 16-bit value near 20 is
+        # 0.125, 13% once through an exp, past any tolerance that still
+        # catches a wrong kernel. The same program in strict numerics must
+        # agree.
+        stage = "emulating the CUDA program in strict numerics"
+        strict = tup(kfuse.compile(text, target="cuda", chip=chip,
+                                   **{**options, "numerics": "strict"}).emulate(*args))
+        return _strict_verdict(detail, strict, want)
     except KfuseError as e:
         return {"outcome": "error", "detail": f"{stage}: {type(e).__name__}: {e}"}
     except Exception:
