@@ -167,6 +167,17 @@ static bool alongRowsReduction(Operation *op) {
 static llvm::SetVector<Value> valuesFromOutside(Operation *op);
 static bool isClonedIntoGroups(Operation *op);
 
+/// Whether a user of `result` lies outside the ops `inside` accepts (users
+/// mapped to their ancestor in `block`; one in no op of it is outside): the
+/// result is then written by its group.
+static bool readOutside(Block *block, Value result,
+                        llvm::function_ref<bool(Operation *)> inside) {
+  return llvm::any_of(result.getUsers(), [&](Operation *user) {
+    Operation *u = block->findAncestorOpInBlock(*user);
+    return !u || !inside(u);
+  });
+}
+
 class ClusterSet {
 public:
   /// `maxBuffers`: the most buffers one group's kernel is passed (the
@@ -413,10 +424,8 @@ private:
     for (Operation *l : {la, lb}) {
       for (Operation *m : exposed(l))
         for (Value r : m->getResults())
-          n += llvm::any_of(r.getUsers(), [&](Operation *user) {
-            Operation *u = block->findAncestorOpInBlock(*user);
-            return !u || !inOneOf(u, la, lb);
-          });
+          n += readOutside(block, r,
+                           [&](Operation *u) { return inOneOf(u, la, lb); });
       if (la == lb)
         break;
     }
@@ -1863,10 +1872,8 @@ bool FormFusionGroupsPass::recomputeFits(Operation *producer, OpResult result,
   size_t writes = 0;
   for (Operation *op : cl.ops)
     for (Value r : op->getResults())
-      writes += llvm::any_of(r.getUsers(), [&](Operation *user) {
-        Operation *u = block->findAncestorOpInBlock(*user);
-        return !u || !cl.ops.contains(u);
-      });
+      writes += readOutside(block, r,
+                            [&](Operation *u) { return cl.ops.contains(u); });
   return reads.size() + writes <= maxBuffers;
 }
 
@@ -2014,10 +2021,8 @@ LogicalResult FormFusionGroupsPass::buildGroup(unsigned c, OpBuilder &b) {
   SmallVector<Value> results;
   for (Operation *op : ops)
     for (Value r : op->getResults())
-      if (llvm::any_of(r.getUsers(), [&](Operation *u) {
-            Operation *anc = block->findAncestorOpInBlock(*u);
-            return !anc || !cl.ops.contains(anc);
-          }))
+      if (readOutside(block, r,
+                      [&](Operation *u) { return cl.ops.contains(u); }))
         results.push_back(r);
 
   b.setInsertionPointAfter(ops.back());
