@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #define DEBUG_TYPE "fusion-bufferization-boundary"
 
@@ -31,10 +32,38 @@ struct BufferizationBoundaryPass
     // The arguments are the caller's tensors: bufferization must not write
     // into them (a contraction accumulating into an argument it was given
     // as `outs` gets a copy instead).
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (isa<TensorType>(func.getArgument(i).getType()))
-        func.setArgAttr(i, "bufferization.writable",
-                        BoolAttr::get(func.getContext(), false));
+    // (All at once: setting one argument's attributes rebuilds the array of
+    // every argument's, quadratic in a function of thousands of tensors.)
+    SmallVector<DictionaryAttr> argAttrs;
+    func.getAllArgAttrs(argAttrs);
+    bool marked = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      if (!isa<TensorType>(func.getArgument(i).getType()))
+        continue;
+      NamedAttrList attrs(argAttrs[i]);
+      attrs.set("bufferization.writable",
+                BoolAttr::get(func.getContext(), false));
+      argAttrs[i] = attrs.getDictionary(func.getContext());
+      marked = true;
+    }
+    if (marked)
+      func.setAllArgAttrs(argAttrs);
+
+    // One tensor.empty per use: CSE leaves one for every `outs` of a shape,
+    // and the analysis then weighs each write into it against every other
+    // use (an optimizer's step over 1200 parameters: 3600 results written
+    // into one empty tensor). Each becomes a buffer of its own either way.
+    // (The first use in program order keeps the original.)
+    llvm::DenseSet<Operation *> kept;
+    func.walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands()) {
+        auto empty = use.get().getDefiningOp<tensor::EmptyOp>();
+        if (!empty || empty->hasOneUse() || kept.insert(empty).second)
+          continue;
+        OpBuilder b(empty);
+        use.set(b.clone(*empty)->getResult(0));
+      }
+    });
 
     // Each result is its own output buffer: a computed tensor returned more
     // than once is copied for every repeat (a device-to-device copy after

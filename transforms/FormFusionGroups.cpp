@@ -1633,33 +1633,28 @@ void FormFusionGroupsPass::fuseSiblings(ClusterSet &classes,
       return llvm::any_of(*b, [&](ArrayRef<unsigned> y) { return x == y; });
     });
   };
-  // (each cluster's inputs from outside, by leader, until it grows)
-  llvm::DenseMap<Operation *, llvm::DenseSet<Value>> inputsOf;
+  // (each cluster's inputs from outside, by leader, until it grows; held
+  // apart from the map, whose growth would move them under a reference
+  // taken before)
+  llvm::DenseMap<Operation *, std::unique_ptr<llvm::DenseSet<Value>>> inputsOf;
   auto inputs = [&](Operation *op) -> const llvm::DenseSet<Value> & {
     Operation *leader = classes.leader(op);
-    auto it = inputsOf.find(leader);
-    if (it == inputsOf.end())
-      it = inputsOf.try_emplace(leader, externalInputs(classes.members(leader)))
-               .first;
-    return it->second;
+    std::unique_ptr<llvm::DenseSet<Value>> &held = inputsOf[leader];
+    if (!held)
+      held = std::make_unique<llvm::DenseSet<Value>>(
+          externalInputs(classes.members(leader)));
+    return *held;
   };
   classes.forLaterPairs(
       noFusion ? ArrayRef<Operation *>() : ArrayRef<Operation *>(fusible),
       [&](Operation *a, Operation *b) {
         if (classes.contracts(a, b))
           return false; // their inputs are read many times: nothing to share
-        // Row groups need only share their rows (one block per row computes
-        // both); others must expose one iteration space (tested first,
-        // without walking the clusters).
-        bool rowGroup = classes.reducesOrContracts(a, b);
-        std::optional<SmallVector<int64_t>> da = exposedDomain(a);
-        bool oneSpace = da && da == exposedDomain(b);
-        if (!rowGroup && !oneSpace)
-          return false;
         // Siblings share an input, or (not row groups) one reads nothing:
-        // tested before the rows are compared (independent row groups over
-        // different tensors, an optimizer's norm of each parameter, are
-        // many pairs).
+        // tested first, from each cluster's inputs kept until it grows
+        // (independent groups over different tensors, an optimizer's update
+        // and norm of each parameter, are most pairs).
+        bool rowGroup = classes.reducesOrContracts(a, b);
         {
           const llvm::DenseSet<Value> &ia = inputs(a), &ib = inputs(b);
           bool common = llvm::any_of(
@@ -1667,6 +1662,13 @@ void FormFusionGroupsPass::fuseSiblings(ClusterSet &classes,
           if (!common && (rowGroup || (!ia.empty() && !ib.empty())))
             return false;
         }
+        // Row groups need only share their rows (one block per row computes
+        // both); others must expose one iteration space (tested before the
+        // clusters are walked).
+        std::optional<SmallVector<int64_t>> da = exposedDomain(a);
+        bool oneSpace = da && da == exposedDomain(b);
+        if (!rowGroup && !oneSpace)
+          return false;
         SmallVector<Operation *> ma = classes.members(a),
                                  mb = classes.members(b);
         llvm::DenseSet<Operation *> merged(ma.begin(), ma.end());

@@ -1025,7 +1025,11 @@ def BufferizationBoundary : Pass<"fusion-bufferization-boundary", "::mlir::func:
     they are the caller's inputs, never written in place (a contraction that
     accumulates into an argument gets a copy). A computed tensor returned
     more than once gets a copy (`bufferization.alloc_tensor ... copy`) for
-    each repeat, since every result is its own buffer.
+    each repeat, since every result is its own buffer. A `tensor.empty` used
+    more than once (CSE leaves one per shape) becomes one per use, the
+    first use in program order keeping the original: each is a buffer of
+    its own either way, and the analysis need not weigh every write into
+    the shared one against its other uses.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }

@@ -21,3 +21,38 @@ func.func @boundary(%x: tensor<8xf32>, %s: f32) -> (tensor<8xf32>, tensor<8xf32>
   } -> tensor<8xf32>
   return %y, %x, %y, %x : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// An argument's own attributes stay beside the mark; non-tensor arguments
+// get none. One tensor.empty per use: the first use in program order keeps
+// the original, the others get a copy each (CSE had left one for all
+// three).
+// CHECK-LABEL: func.func @empties
+// CHECK-SAME: (%{{[^:]*}}: tensor<4xf32> {bufferization.writable = false, kfuse.name = "x"}, %{{[^:]*}}: f32 {kfuse.name = "s"})
+// CHECK: %[[C1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[C2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NOT: tensor.empty
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[E]], %[[C1]] :
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[C2]] :
+#id1 = affine_map<(d0) -> (d0)>
+func.func @empties(%x: tensor<4xf32> {kfuse.name = "x"}, %s: f32 {kfuse.name = "s"}) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y:2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e, %e : tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32, %p: f32):
+    %v = arith.mulf %a, %s : f32
+    %w = arith.addf %a, %s : f32
+    linalg.yield %v, %w : f32, f32
+  } -> (tensor<4xf32>, tensor<4xf32>)
+  %z = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%y#0 : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.negf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %y#1, %z, %y#0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
