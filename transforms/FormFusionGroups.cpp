@@ -334,8 +334,8 @@ public:
   /// after it of each other cluster, in order; `tryMerge` returns whether
   /// it merged them. What the searches test depends on the two clusters
   /// only, so each later cluster is tried once against `a`'s, until `a`'s
-  /// grows. (The ops' leaders are kept in an array, refreshed after a
-  /// merge: a chain planned as one cluster asked for them N^2 / 2 times.)
+  /// grows. (The ops' clusters are kept in an array, as numbers: a chain
+  /// planned as one cluster asked for their leaders N^2 / 2 times.)
   /// Nor is a later op of a cluster tried, while no merge has happened
   /// anywhere since its cluster's last search, against the ops past that
   /// search's last merge: the clusters there were all tried then, in the
