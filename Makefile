@@ -29,10 +29,13 @@ $(STAMP): pyproject.toml tools/deps.py
 	$(VPY) -c 'import site, sys; open(site.getsitepackages()[0] + "/kfuse-dev.pth", "w").write(sys.argv[1] + "\n")' $(CURDIR)/python
 	touch $@
 
-$(BUILD)/build.ninja: $(STAMP) CMakeLists.txt
-	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_MAKE_PROGRAM=$(CURDIR)/$(VENV)/bin/ninja \
+# (the CMake configuration both build trees share)
+CONFIGURE = cmake -G Ninja -S . -DCMAKE_MAKE_PROGRAM=$(CURDIR)/$(VENV)/bin/ninja \
 	  -DKFUSE_SITE_PACKAGES=$$($(VPY) -c 'import site; print(site.getsitepackages()[0])') \
 	  -DPython3_EXECUTABLE=$(CURDIR)/$(VPY)
+
+$(BUILD)/build.ninja: $(STAMP) CMakeLists.txt
+	$(CONFIGURE) -B $(BUILD)
 
 # Compiled CUDA programs for the GPU tests and benchmarks (no GPU needed here);
 # bench/gpu_session.sh runs them all on the GPU machine.
@@ -50,9 +53,7 @@ bench-artifacts: build
 # code then fills without unpoisoning (a false use-after-poison).
 SAN := build-san
 sanitize: $(STAMP)
-	cmake -G Ninja -S . -B $(SAN) -DCMAKE_MAKE_PROGRAM=$(CURDIR)/$(VENV)/bin/ninja \
-	  -DKFUSE_SITE_PACKAGES=$$($(VPY) -c 'import site; print(site.getsitepackages()[0])') \
-	  -DPython3_EXECUTABLE=$(CURDIR)/$(VPY) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	$(CONFIGURE) -B $(SAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
 	$(VENV)/bin/ninja -C $(SAN) fuse-opt

@@ -2,9 +2,11 @@
 //
 // What one-shot bufferization must know about the compiled function's
 // boundary: its tensor arguments are the caller's inputs (never written in
-// place), and each of its results is a buffer of its own. After
-// bufferization, results that reach their output buffer through reshapes
-// are computed in that buffer (fusion-results-in-place).
+// place), and each of its results is a buffer of its own; and, inside it,
+// an empty tensor per `outs` (CSE shares one, which the analysis pays for
+// use by use). After bufferization, results that reach their output
+// buffer through reshapes are computed in that buffer
+// (fusion-results-in-place).
 //
 //===----------------------------------------------------------------------===//
 

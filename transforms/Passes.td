@@ -1019,7 +1019,8 @@ def InlineGroups : Pass<"fusion-inline-groups", "::mlir::func::FuncOp"> {
 }
 
 def BufferizationBoundary : Pass<"fusion-bufferization-boundary", "::mlir::func::FuncOp"> {
-  let summary = "States the function boundary for one-shot bufferization";
+  let summary = "States the function boundary for one-shot bufferization "
+                "and gives each use of an empty tensor its own";
   let description = [{
     Marks the function's tensor arguments `bufferization.writable = false`:
     they are the caller's inputs, never written in place (a contraction that
