@@ -11,7 +11,9 @@ measurement and the next. Each row keeps its rounds' medians and how many
 rounds kfuse was ahead of each peer. The batch columns divide the time of all
 repetitions queued back to back between one event pair by their number.
 Variants (name__variant, with --variants) take turns with the workload's
-default program (`default_us`, what compare.py sets them against); their
+default program (name__tuned: kfuse.autotune's variants, the runtime's
+choice made at the first call, recorded as tuned_choice and tuned_us;
+`default_us`, what compare.py sets them against); their
 peers are the workload's own row (--variant-peers times them too). The JSON
 is rewritten after every workload, so a run cut short keeps what it measured.
 """
@@ -131,6 +133,11 @@ def main():
             row["default_us"] = med["default"]
         if variant and not args.variant_peers:
             row["peers_from"] = name.split("__")[0]
+        if isinstance(exe, rt.TunedExecutable):
+            # (kfuse.autotune's variants: the runtime's choice on this GPU at
+            # the first call, and its timings, us a call)
+            row["tuned_choice"] = exe.choice
+            row["tuned_us"] = {k: v * 1e6 for k, v in exe.timings.items()}
         if any(getattr(st, "persistent", 0) for st in exe.plan.steps):
             # (persistent launches: the grids the runtime chose on this GPU)
             row["grids"] = [list(g) for g in exe.launch_grids()]

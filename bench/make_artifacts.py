@@ -670,6 +670,12 @@ def _l2_order(src: str, dst: str):
         fh.write("".join(out))
 
 
+# The workloads also saved as name__tuned (kfuse.autotune): those still
+# short of their targets, or of torch.compile, on an H100 or an H200.
+TUNED_WORKLOADS = ("softmax_w262144", "softmax_w32768", "softmax_xent_v50257", "layernorm",
+                   "rmsnorm_silu", "relu_bn_add_relu", "bias_gelu", "softmax_xent")
+
+
 def _min_blocks(src: str, dst: str, blocks: int):
     """An experiment, not a compiler feature: the program of `src` with each
     kernel asking ptxas for `blocks` resident blocks an SM (.minnctapersm),
@@ -739,6 +745,23 @@ def main():
             arrays[f"expected{i}"] = a.view(np.uint16) if a.dtype.name == "bfloat16" else a
         np.savez(os.path.join(d, "check.npz"), tol=np.array(tol), **arrays)
         print(f"{d}: {f.report.after.kernels} kernel(s), {time.perf_counter() - t0:.2f} s")
+    if args.row_chunks is None:
+        # kfuse.autotune's variants of a softmax over rows of 65536 (a split
+        # by default; a cluster of 16 blocks, two blocks an SM, ...), timed
+        # by the runtime on the GPU at the first call (test_gpu.py)
+        prog = kb.Program("tuned_softmax_f32")
+        x = prog.input("x", (2, 65536), "f32")
+        e = kb.exp(x - x.max(axis=1, keepdims=True))
+        prog.output(e / e.sum(axis=1, keepdims=True), name="y")
+        d = os.path.join(args.out, "tests_new", prog.name)
+        t = kfuse.autotune(prog, chip=args.chip)
+        shutil.rmtree(d, ignore_errors=True)
+        t.save(d)
+        ins = _inputs(prog, rng)
+        exps, tol = expected_and_tolerance(prog, ins)
+        np.savez(os.path.join(d, "check.npz"), tol=np.array(tol), in0=ins[0],
+                 expected0=exps[0])
+        print(f"{d}: {len(t.labels)} variants, compiled in {t.compile_seconds:.2f} s")
     if args.suite:
         from suite import programs
         for name, prog in programs().items():
@@ -966,6 +989,15 @@ def main():
                 f.save(dv)
                 with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
                     fh.write(f"{time.perf_counter() - t0:.4f}\n")
+            if args.row_variants and name in TUNED_WORKLOADS:
+                # kfuse.autotune's variants, the runtime choosing on the GPU
+                # at the first call (bench_suite.py: tuned_choice, tuned_us)
+                t = kfuse.autotune(prog, chip=args.chip)
+                dv = f"{d}__tuned"
+                shutil.rmtree(dv, ignore_errors=True)
+                t.save(dv)
+                with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
+                    fh.write(f"{t.compile_seconds:.4f}\n")
             if args.row_variants and name == "softmax_w262144":
                 _lighter_cluster_fence(f"{d}__barrier", f"{d}__srfence")
             if late:

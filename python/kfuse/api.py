@@ -167,13 +167,41 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     computes the same bits as the unfused one; on CUDA square roots and
     divisions are correctly rounded too); `fuse=False` compiles every
     op as its own kernel. `filename` names MLIR text in diagnostics."""
+    text, filename, guard = _program_text(program, filename)
+    options, given, baseline = _resolve_options(target, chip, recompute, numerics, fuse,
+                                                strategy)
+    compiled = _build(text, filename, guard, options)
+    if given:
+        # (what the report says of options that change nothing: found by
+        # compiling without each, once it is asked for)
+        compiled.report.options_check = lambda: _options_without_effect(
+            compiled, text, filename, guard, options, given, baseline)
+    return compiled
+
+
+STRATEGY_OPTIONS = frozenset({
+    "threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks", "row_cluster",
+    "row_occupancy", "row_prefetch", "row_tile", "row_trip", "row_peel", "row_persist",
+    "row_exchange", "row_fold", "row_shift", "row_joint", "row_smem", "row_last_block",
+    "row_split_tail", "row_store_transposed", "row_pack", "pdl", "multi_tensor",
+    "pack_bytes", "readonly_inputs"})
+
+
+def _program_text(program, filename):
+    """(MLIR text, its name in diagnostics, whether it came from outside and
+    is parsed in a child process first) of a builder Program or MLIR text."""
     if isinstance(program, Program):
-        text, filename = program.to_mlir(), f"<program {program.name}>"
-    elif isinstance(program, str):
-        text = program
-    else:
-        raise CompileError(f"kfuse.compile takes a kfuse.builder.Program or MLIR text, "
-                           f"got {type(program).__name__}")
+        return program.to_mlir(), f"<program {program.name}>", False
+    if isinstance(program, str):
+        return program, filename, True
+    raise CompileError(f"kfuse.compile takes a kfuse.builder.Program or MLIR text, "
+                       f"got {type(program).__name__}")
+
+
+def _resolve_options(target, chip, recompute, numerics, fuse, strategy):
+    """(Options, the strategy options the caller gave, the values options not
+    given take where not their defaults: the device's SM count)."""
+    strategy = dict(strategy)
     given = dict(strategy)      # (the caller's, before the device's SM count)
     baseline = {}               # (an option's value when not given, where not the default)
     if target in ("auto", "cuda") and chip is None:
@@ -187,28 +215,12 @@ def compile(program: Union[Program, str], target: str = "auto", *,
             baseline["sm_count"] = detected[1]
     elif target == "auto":
         target = "cuda" if _detect_device() else "cpu"
-    unknown = set(strategy) - {"threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks",
-                               "row_cluster", "row_occupancy", "row_prefetch", "row_tile",
-                               "row_trip", "row_peel",
-                               "row_persist",
-                               "row_exchange",
-                               "row_fold", "row_shift",
-                               "row_joint", "row_smem", "row_last_block", "row_split_tail",
-                               "row_store_transposed",
-                               "row_pack", "pdl", "multi_tensor", "pack_bytes",
-                               "readonly_inputs"}
+    unknown = set(strategy) - STRATEGY_OPTIONS
     if unknown:
         raise CompileError(f"kfuse.compile: unknown options {sorted(unknown)}")
     options = Options(target=target, chip=chip or "sm_90", recompute=recompute,
                       numerics=numerics, fuse=fuse, **strategy)
-    guard = isinstance(program, str)
-    compiled = _build(text, filename, guard, options)
-    if given:
-        # (what the report says of options that change nothing: found by
-        # compiling without each, once it is asked for)
-        compiled.report.options_check = lambda: _options_without_effect(
-            compiled, text, filename, guard, options, given, baseline)
-    return compiled
+    return options, given, baseline
 
 
 def _same_code(a: "CompiledProgram", b: "CompiledProgram") -> bool:

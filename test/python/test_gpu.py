@@ -36,6 +36,18 @@ def _artifact_dirs():
 _DIRS = _artifact_dirs()
 
 
+def _tuned_dirs():
+    """The tuned programs' directories (kfuse.autotune: tuning.json, a saved
+    program a variant, and check.npz)."""
+    if not ARTIFACTS or not os.path.isdir(ARTIFACTS):
+        return []
+    return sorted(os.path.join(ARTIFACTS, d) for d in os.listdir(ARTIFACTS)
+                  if os.path.isfile(os.path.join(ARTIFACTS, d, "tuning.json")))
+
+
+_TUNED = _tuned_dirs()
+
+
 @pytest.fixture(params=_DIRS or [None], ids=[os.path.basename(d) for d in _DIRS] or ["none"])
 def case(request):
     d = request.param
@@ -482,3 +494,35 @@ def test_driver_errors_are_device_errors(case, tmp_path):
     if missing.plan.kernels:
         with pytest.raises(DeviceError, match="no_such_kernel"):
             missing.warmup()
+
+
+@pytest.mark.parametrize("d", _TUNED or [None],
+                         ids=[os.path.basename(d) for d in _TUNED] or ["none"])
+def test_tuned_program_times_its_variants_and_keeps_the_fastest(d):
+    # kfuse.autotune's variants, timed on this GPU at the first call (torch
+    # tensors: the kernels timed, not copies); each variant computes the
+    # program, and the one kept is the fastest of the timings
+    if d is None:
+        pytest.skip(f"no tuned program under KFUSE_GPU_ARTIFACTS={ARTIFACTS!r}")
+    torch = _torch()
+    exe = rt.load(d)
+    assert isinstance(exe, rt.TunedExecutable)
+    with np.load(os.path.join(d, "check.npz")) as z:
+        ins = [z[f"in{i}"] for i in range(len(exe.plan.inputs))]
+        exps = [z[f"expected{i}"] for i in range(len(exe.plan.outputs))]
+        rtol, atol = (float(v) for v in z["tol"])
+    t_ins = [_torch_input(torch, a, s) for a, s in zip(ins, exe.plan.inputs)]
+    got = exe(*t_ins)
+    torch.cuda.synchronize()
+    assert exe.choice in exe.labels and set(exe.timings) == set(exe.labels)
+    assert exe.timings[exe.choice] == min(exe.timings.values())
+    print(f"{exe.name}: " + ", ".join(f"{label} {s * 1e6:.1f} us"
+                                     for label, s in exe.timings.items()))
+    got = got if isinstance(got, tuple) else (got,)
+    _compare(tuple(_torch_to_host(torch, g, s) for g, s in zip(got, exe.plan.outputs)),
+             exps, exe, rtol, atol)
+    for label, v in exe.variants.items():
+        out = v(*t_ins)
+        out = out if isinstance(out, tuple) else (out,)
+        _compare(tuple(_torch_to_host(torch, g, s) for g, s in zip(out, v.plan.outputs)),
+                 exps, v, rtol, atol)

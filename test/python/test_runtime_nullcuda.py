@@ -208,6 +208,14 @@ try:
             result["after"] = "clean"
         except GuardError as e:
             result["after"] = str(e)
+    elif case == "tuned":            # a tuned program: its variants timed, one kept
+        ins = [np.zeros(s.shape, dtypes.to_numpy(s.dtype)) for s in exe.plan.inputs]
+        exe.budget = 0.0
+        exe(*ins)
+        result["choice"] = exe.choice
+        result["timed"] = sorted(exe.timings)
+        result["grids"] = {label: [list(s.grid) + list(s.block) for s in v.plan.steps]
+                           for label, v in exe.variants.items()}
     elif case.startswith("torch"):   # torch tensors in, torch tensors out
         torch = fake_torch(0x77)
         names = {"f32": "float32", "f16": "float16", "i64": "int64"}
@@ -287,6 +295,29 @@ SPLIT2 = dict(row_last_block=False)
 
 def _launches(log):
     return [ln for ln in log if ln[0] == "launch"]
+
+
+def test_a_tuned_program_runs_every_variant_then_the_one_it_keeps(tmp_path):
+    # kfuse.autotune's variants through the real runtime (nullcuda's clock
+    # chooses nothing meaningful: which one wins is test_gpu.py's)
+    p = kb.Program("softmax")
+    x = p.input("x", (2, 65536), "f32")
+    e = kb.exp(x - kb.amax(x, axis=1, keepdims=True))
+    p.output(e / kb.reduce_sum(e, axis=1, keepdims=True), name="y")
+    t = kfuse.autotune(p, chip="sm_90", variants=[{"row_cluster": 16}, {"row_occupancy": 2}])
+    assert len(t.labels) == 3
+    path = t.save(str(tmp_path / "tuned"))
+    result, log = _run("tuned", path, tmp_path)
+    assert "error" not in result, result
+    assert result["timed"] == sorted(t.labels) and result["choice"] in t.labels
+    launches = [[int(v) for v in ln[2:8]] for ln in _launches(log)]
+    for label, steps in result["grids"].items():
+        assert all(s in launches for s in steps), label
+    # (rounds of: a call to size the timed run, then the run; each waits)
+    assert ["sync", "context"] in log
+    # the call itself: the kept variant's launches last
+    kept = result["grids"][result["choice"]]
+    assert launches[-len(kept):] == kept
 
 
 def test_numpy_round_trip_through_a_copy_step(tmp_path):

@@ -21,11 +21,12 @@ from .plan import (BufferArg, BufferSpec, CopyStep, LaunchPlan, LaunchStep, Scal
                    TensorSpec, describe_array)
 from .cuda import CudaExecutable, Executable, cuda_available, device_count
 from .emulator import EmulatedExecutable
+from .tune import TunedExecutable, is_tuned_dir, read_tuning
 
 __all__ = [
     "load", "cuda_available", "device_count", "LaunchPlan", "TensorSpec", "BufferSpec",
     "BufferArg", "ScalarArg", "LaunchStep", "CopyStep", "CudaExecutable", "Executable",
-    "describe_array", "EmulatedExecutable", "load_emulated",
+    "describe_array", "EmulatedExecutable", "load_emulated", "TunedExecutable",
 ]
 
 
@@ -56,7 +57,19 @@ def load(path: Union[str, os.PathLike], device: Optional[int] = None):
 
     Target 'cuda' -> :class:`CudaExecutable` (no GPU is touched until the first call).
     Target 'cpu'  -> ``kfuse.targets.cpu.load_cpu_executable(plan_dir, plan)``, which needs
-    the kfuse compiler (MLIR) to be installed."""
+    the kfuse compiler (MLIR) to be installed.
+    A tuned program's directory (``kfuse.autotune``, holding tuning.json) ->
+    :class:`TunedExecutable` over its variants, timed at the first call."""
+    if is_tuned_dir(path):
+        name, dirs, dropped = read_tuning(os.fspath(path))
+        variants = []
+        for label, d in dirs:
+            exe = load(d, device=device)
+            if not isinstance(exe, CudaExecutable):
+                raise ArtifactError(f"{d}: variant {label!r} of a tuned program must be a "
+                                    f"CUDA program")
+            variants.append((label, exe))
+        return TunedExecutable(variants, name=name, dropped=dropped, path=os.fspath(path))
     plan = LaunchPlan.load(path)
     plan_dir = _plan_dir(path)
     if plan.target == "cuda":

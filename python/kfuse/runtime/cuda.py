@@ -790,6 +790,14 @@ class CudaExecutable(HoldsPlan):
         """Initialises the driver and loads the PTX now instead of at the first call."""
         self._state(device if device is not None else (self.device or 0))
 
+    def synchronize(self) -> None:
+        """Waits for everything queued on the devices this program has run on
+        (cuCtxSynchronize in each: other work queued there too)."""
+        cu = _driver()
+        for st in list(self._states.values()):
+            with st.current():
+                _check(cu.cuCtxSynchronize(), f"waiting for {self.plan.name!r} to finish")
+
     def launch_grids(self, device: Optional[int] = None) -> List[Tuple[int, int, int]]:
         """The grid of each launch step as it runs on `device` (loading the PTX
         there first): the plan's, but for persistent launches, which run as many

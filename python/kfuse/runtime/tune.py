@@ -1,0 +1,189 @@
+"""Variants of one program, the fastest chosen on the GPU it runs on.
+
+kfuse chooses each kernel's strategy from the group's shapes and the chip;
+where the best choice depends on the device (an H100 and an H200 favour
+different clusters for rows of 262144), `kfuse.autotune` compiles the program
+under several code generation options and this class times them, on the
+arguments of its first call, on the GPU that runs them. It needs numpy and
+cuda-python only: the variants are compiled elsewhere and saved together
+(`TunedProgram.save`), then loaded here with `kfuse.runtime.load`.
+
+A saved tuned program is a directory holding ``tuning.json`` and one saved
+program directory a variant::
+
+    {"kfuse_tuning": 1, "name": "softmax",
+     "variants": [{"label": "default", "dir": "v0", "options": {}},
+                  {"label": "row_chunks=0", "dir": "v1", "options": {"row_chunks": 0}}],
+     "dropped": [["row_pack=1", "the same code as default"]]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..errors import ArtifactError, KfuseError
+from .plan import HoldsPlan
+
+TUNING_FILE = "tuning.json"
+TUNING_VERSION = 1
+
+# Measure(label, run) -> seconds a call: `run(n)` queues n calls of the
+# variant back to back and waits for the GPU once they are done.
+Measure = Callable[[str, Callable[[int], None]], float]
+
+
+def wall_seconds(run: Callable[[int], None], budget: float = 0.02) -> float:
+    """Seconds a call of a variant: `run(n)` makes n calls back to back and
+    waits for the GPU. A first call (which loads the module) is not timed; a
+    second sizes the run, as many calls as fill about `budget` seconds (1 to
+    1000), timed together: the GPU's time where its kernels are longer than
+    the host's work to queue them, the host's where they are shorter."""
+    run(1)
+    t0 = time.perf_counter()
+    run(1)
+    once = max(time.perf_counter() - t0, 1e-6)
+    reps = max(1, min(1000, int(budget / once)))
+    t0 = time.perf_counter()
+    run(reps)
+    return (time.perf_counter() - t0) / reps
+
+
+class TunedExecutable(HoldsPlan):
+    """Variants of one program (the same inputs and outputs, other kernels);
+    call it like the program. The first call times every variant on its
+    arguments (calls queued back to back for about `budget` seconds a
+    variant, then a wait for the GPU; ROUNDS rounds, the variants taking
+    turns, the best of each kept), keeps the fastest and runs it; later
+    calls run the one kept. `tune(*args)`
+    times them again; `choose(label)` picks one without timing;
+    `timings` holds the seconds a call of each, by label.
+
+    Timing runs real calls: host arrays are copied in and out each time (the
+    copies are the same for every variant, so they only dilute the
+    differences); pass device arrays (torch, cupy) to time the kernels.
+    Variants' outputs differ only by rounding (other reduction orders)."""
+
+    ROUNDS = 3
+
+    def __init__(self, variants: Sequence[Tuple[str, object]], name: str = "",
+                 measure: Optional[Measure] = None, budget: float = 0.02,
+                 dropped: Sequence[Tuple[str, str]] = (), path: Optional[str] = None):
+        if not variants:
+            raise KfuseError(f"{name or 'a tuned program'}: no variants to choose from")
+        labels = [label for label, _ in variants]
+        if len(set(labels)) != len(labels):
+            raise KfuseError(f"{name}: variant labels repeat: {labels}")
+        sigs = {exe.plan.signature() for _, exe in variants}
+        if len(sigs) != 1:
+            raise ArtifactError(f"{name}: the variants take different arguments: "
+                                f"{sorted(sigs)}")
+        self.name = name or variants[0][1].plan.name
+        self.variants: Dict[str, object] = dict(variants)
+        self.labels: Tuple[str, ...] = tuple(labels)
+        self.dropped = list(dropped)
+        self.path = path
+        self.budget = budget
+        self._measure = measure
+        self.choice: Optional[str] = None
+        self.timings: Dict[str, float] = {}
+
+    @property
+    def plan(self):
+        """The plan of the variant chosen (the first before any is)."""
+        return self.variants[self.choice or self.labels[0]].plan
+
+    def __repr__(self) -> str:
+        chosen = f" chosen={self.choice}" if self.choice else ""
+        return f"<kfuse TunedExecutable {self.name} variants={len(self.labels)}{chosen}>"
+
+    def choose(self, label: str) -> None:
+        """Runs variant `label` from now on (no timing)."""
+        if label not in self.variants:
+            raise KfuseError(f"{self.name}: no variant {label!r}; the variants are "
+                             f"{', '.join(self.labels)}")
+        self.choice = label
+
+    def tune(self, *args, stream=None, out=None) -> Dict[str, float]:
+        """Times every variant on these arguments and keeps the fastest;
+        returns the seconds a call of each, by label (fastest first)."""
+        if out is None:
+            # (the outputs of the first variant's call serve every timed call)
+            first = self.variants[self.labels[0]](*args, stream=stream)
+            out = first if isinstance(first, tuple) else (first,)
+        measure = self._measure or (
+            lambda label, run: wall_seconds(run, self.budget))
+        best: Dict[str, float] = {}
+        for _ in range(1 if self._measure else self.ROUNDS):
+            for label in self.labels:
+                exe = self.variants[label]
+
+                def run(n, exe=exe):
+                    for _ in range(n):
+                        exe(*args, stream=stream, out=out)
+                    exe.synchronize()
+                seconds = float(measure(label, run))
+                best[label] = min(seconds, best.get(label, seconds))
+        self.timings = dict(sorted(best.items(), key=lambda kv: kv[1]))
+        self.choice = next(iter(self.timings))
+        return dict(self.timings)
+
+    def __call__(self, *args, stream=None, out=None):
+        if self.choice is None:
+            self.tune(*args, stream=stream, out=out)
+        return self.variants[self.choice](*args, stream=stream, out=out)
+
+    def synchronize(self) -> None:
+        for exe in self.variants.values():
+            exe.synchronize()
+
+    def launch_grids(self, device: Optional[int] = None):
+        """The grids of the chosen variant's launches (the first's before any
+        is chosen) as they run on `device`: CudaExecutable.launch_grids."""
+        return self.variants[self.choice or self.labels[0]].launch_grids(device)
+
+
+def write_tuning(path: str, name: str, variants: Sequence[Tuple[str, str, dict]],
+                 dropped: Sequence[Tuple[str, str]]) -> None:
+    """Writes `path`/tuning.json: `variants` as (label, directory, options)."""
+    data = {"kfuse_tuning": TUNING_VERSION, "name": name,
+            "variants": [{"label": label, "dir": d, "options": options}
+                         for label, d, options in variants],
+            "dropped": [list(x) for x in dropped]}
+    with open(os.path.join(path, TUNING_FILE), "w") as f:
+        json.dump(data, f, indent=2)
+
+
+def read_tuning(path: str) -> Tuple[str, List[Tuple[str, str]], List[Tuple[str, str]]]:
+    """(name, [(label, variant directory)], dropped) of a saved tuned program;
+    ArtifactError naming what is wrong with its tuning.json."""
+    file = os.path.join(path, TUNING_FILE)
+    try:
+        with open(file) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ArtifactError(f"{file}: cannot read it: {e}") from None
+    if not isinstance(data, dict) or data.get("kfuse_tuning") != TUNING_VERSION:
+        raise ArtifactError(f"{file}: not a kfuse tuning file of version {TUNING_VERSION}")
+    variants = data.get("variants")
+    if not isinstance(variants, list) or not variants:
+        raise ArtifactError(f"{file}: 'variants' must be a non-empty list")
+    out = []
+    for i, v in enumerate(variants):
+        if not (isinstance(v, dict) and isinstance(v.get("label"), str)
+                and isinstance(v.get("dir"), str)):
+            raise ArtifactError(f"{file}: variant {i} needs a 'label' and a 'dir' (strings)")
+        d = v["dir"]
+        if os.path.isabs(d) or os.path.normpath(d).startswith(".."):
+            raise ArtifactError(f"{file}: variant {v['label']!r}: its dir {d!r} is not "
+                                f"inside the tuned program's directory")
+        out.append((v["label"], os.path.join(path, d)))
+    dropped = [tuple(x) for x in data.get("dropped", [])
+               if isinstance(x, list) and len(x) == 2]
+    return str(data.get("name", "")), out, dropped
+
+
+def is_tuned_dir(path) -> bool:
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, TUNING_FILE))

@@ -1,0 +1,238 @@
+"""kfuse.autotune: variants compiled here, kept when their code differs, every
+one computing the same in the PTX emulator; the runtime's TunedExecutable
+choosing the fastest by a measurement (a stand-in here: the GPU's choice is
+test_gpu.py's), saved and loaded again. No GPU needed."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import kfuse
+import kfuse.runtime as rt
+from kfuse import builder as kb
+from kfuse.autotune import ROW_VARIANTS, label_of
+from kfuse.errors import ArtifactError, CompileError, KfuseError
+from kfuse.runtime.tune import TunedExecutable, wall_seconds
+
+
+def _softmax(rows, width, name="softmax"):
+    p = kb.Program(name)
+    x = p.input("x", (rows, width), "f32")
+    e = kb.exp(x - kb.amax(x, axis=1, keepdims=True))
+    p.output(e / kb.reduce_sum(e, axis=1, keepdims=True), name="y")
+    return p
+
+
+def _softmax_ref(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _same(a, b):
+    return a.ptx == b.ptx and a.plan.to_dict() == b.plan.to_dict()
+
+
+@pytest.fixture(scope="module")
+def wide():
+    # rows of 65536: a split (two kernels) by default, a cluster of 16, streams
+    return kfuse.autotune(_softmax(2, 65536), chip="sm_90")
+
+
+def test_auto_variants_keep_distinct_code_and_say_why_the_others_go(wide):
+    labels = wide.labels
+    assert labels[0] == "default" and wide.variant_options["default"] == {}
+    assert "row_cluster=16" in labels and "row_occupancy=2" in labels
+    assert len(wide.variants["default"].plan.kernels) == 2
+    assert len(wide.variants["row_cluster=16"].plan.kernels) == 1
+    kept = list(wide.variants.values())
+    for i, a in enumerate(kept):
+        for b in kept[i + 1:]:
+            assert not _same(a, b)
+    tried = {label_of(v) for v in ROW_VARIANTS} | {"readonly_inputs=True"}
+    assert set(labels) | {d for d, _ in wide.dropped} == tried | {"default"}
+    for label, why in wide.dropped:
+        assert why.startswith("the same code as "), (label, why)
+        twin = why[len("the same code as "):]
+        assert twin in wide.variants
+    # each variant compiled with its options over the default's
+    assert wide.variants["row_cluster=16"].options.row_cluster == 16
+    assert "variant(s) of distinct code" in wide.summary()
+    assert "dropped row_cluster=0: the same code as" in wide.summary()
+
+
+def test_every_variant_computes_the_softmax_in_the_emulator(wide):
+    x = np.random.default_rng(3).standard_normal((2, 65536)).astype(np.float32)
+    ref = _softmax_ref(x)
+    for label, c in wide.variants.items():
+        np.testing.assert_allclose(c.emulate(x), ref, rtol=1e-5, atol=1e-9, err_msg=label)
+
+
+def test_a_chip_without_clusters_refuses_their_variants_by_name():
+    t = kfuse.autotune(_softmax(2, 65536), chip="sm_80")
+    refused = dict(t.dropped)
+    for label in ("row_cluster=4", "row_cluster=16", "row_persist=auto"):
+        assert refused[label].startswith("refused: option "), refused[label]
+        assert "sm_90" in refused[label]
+    assert all("sm_90" not in c.options.chip for c in t.variants.values())
+
+
+def test_an_elementwise_program_tries_vectors_per_thread_not_row_options():
+    p = kb.Program("bias_gelu")
+    x = p.input("x", (256, 4096), "f32")
+    b = p.input("b", (4096,), "f32")
+    p.output(kb.gelu(x + b), name="y")
+    t = kfuse.autotune(p, chip="sm_90")
+    grid = t.default.plan.steps[0].grid[0]
+    assert set(t.labels) == {
+        "default", f"sm_count=1,blocks_per_sm={grid // 2},unroll=2",
+        f"sm_count=1,blocks_per_sm={grid // 4},unroll=4", "readonly_inputs=True"}
+    assert not any(label.startswith("row_") for label, _ in t.dropped)
+    assert t.variants[f"sm_count=1,blocks_per_sm={grid // 4},unroll=4"] \
+        .plan.steps[0].grid[0] == grid // 4
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((256, 4096)).astype(np.float32)
+    bs = rng.standard_normal(4096).astype(np.float32)
+    want = t.default.emulate(xs, bs)
+    for label, c in t.variants.items():
+        np.testing.assert_allclose(c.emulate(xs, bs), want, rtol=1e-6, atol=1e-6,
+                                   err_msg=label)
+
+
+def test_given_variants_apply_over_the_strategy_and_repeat_once():
+    t = kfuse.autotune(_softmax(4, 4096), chip="sm_90", row_chunks=2,
+                       variants=[{"row_chunks": 0}, {}, {"row_chunks": 0},
+                                 {"row_chunks": 2}, {"row_occupancy": 2}])
+    assert t.labels == ("default", "row_chunks=0", "row_occupancy=2")
+    assert t.variants["default"].options.row_chunks == 2
+    # (over the strategy given: row_chunks=2 stays)
+    assert t.variants["row_occupancy=2"].options.row_chunks == 2
+    assert dict(t.dropped) == {"row_chunks=2": "the same options as a variant kept"}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(variants=[{"row_chunk": 0}]), "unknown options ['row_chunk']"),
+    (dict(variants=[("row_chunks", 0)]), "each variant is a dict of options"),
+    (dict(target="cpu"), "target 'cpu' has no variants"),
+    (dict(rows=3), "unknown options ['rows']"),
+])
+def test_bad_requests_are_refused_by_name(kwargs, message):
+    with pytest.raises(CompileError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        kfuse.autotune(_softmax(4, 1024), chip="sm_90", **kwargs)
+
+
+def test_a_variant_with_a_bad_value_is_dropped_with_the_reason():
+    t = kfuse.autotune(_softmax(4, 1024), chip="sm_90",
+                       variants=[{"row_occupancy": 3}, {"row_chunks": 0}])
+    assert t.labels == ("default", "row_chunks=0")
+    assert dict(t.dropped)["row_occupancy=3"] == (
+        "refused: option row_occupancy must be 1, 2 or 4, got 3")
+
+
+# ---- the runtime's choice, with stand-in executables and a stand-in clock
+
+class _Plan:
+    def __init__(self, sig="f(x: f32[4])"):
+        self._sig = sig
+        self.inputs, self.outputs = (), ()
+
+    def signature(self):
+        return self._sig
+
+
+class _Exe:
+    def __init__(self, sig="f(x: f32[4])"):
+        self.plan = _Plan(sig)
+        self.calls, self.syncs = [], 0
+
+    def __call__(self, *args, stream=None, out=None):
+        self.calls.append((args, stream, out))
+        return ("y",) if out is None else out
+
+    def synchronize(self):
+        self.syncs += 1
+
+
+def test_the_first_call_times_every_variant_and_runs_the_fastest():
+    exes = {"default": _Exe(), "a": _Exe(), "b": _Exe()}
+    seconds = {"default": 3e-4, "a": 1e-4, "b": 2e-4}
+    seen = []
+
+    def measure(label, run):
+        run(1)
+        seen.append(label)
+        return seconds[label]
+    t = TunedExecutable(list(exes.items()), name="f", measure=measure)
+    assert t.choice is None and t.plan is exes["default"].plan
+    assert t("x", stream=7) == ("y",)
+    assert seen == ["default", "a", "b"] and t.choice == "a"
+    assert list(t.timings) == ["a", "b", "default"]
+    # the default's first call made the outputs every timed call writes
+    # into, each followed by a wait; then the fastest ran the call itself
+    assert exes["default"].calls == [(("x",), 7, None), (("x",), 7, ("y",))]
+    assert exes["b"].calls == [(("x",), 7, ("y",))]
+    assert exes["a"].calls == [(("x",), 7, ("y",)), (("x",), 7, None)]
+    assert all(e.syncs == 1 for e in exes.values())
+    n = len(exes["a"].calls)
+    t("x")                           # (no timing now: the one kept runs)
+    assert seen == ["default", "a", "b"] and len(exes["a"].calls) == n + 1
+    assert t.plan is exes["a"].plan
+    t.choose("b")
+    assert t.choice == "b"
+    with pytest.raises(KfuseError, match="no variant 'c'; the variants are default, a, b"):
+        t.choose("c")
+
+
+def test_a_tuned_executable_refuses_variants_that_do_not_match():
+    with pytest.raises(KfuseError, match="no variants"):
+        TunedExecutable([], name="f")
+    with pytest.raises(KfuseError, match="labels repeat"):
+        TunedExecutable([("a", _Exe()), ("a", _Exe())], name="f")
+    with pytest.raises(ArtifactError, match="take different arguments"):
+        TunedExecutable([("a", _Exe()), ("b", _Exe("f(x: f32[8])"))], name="f")
+
+
+def test_wall_seconds_times_a_run_sized_by_a_call_after_the_first():
+    runs = []
+    assert wall_seconds(runs.append, budget=0.0) > 0
+    assert runs == [1, 1, 1]         # (the first, one to size the run, the run)
+    runs.clear()
+    wall_seconds(runs.append, budget=10.0)
+    assert runs[:2] == [1, 1] and runs[2] == 1000   # (at most 1000 calls)
+
+
+# ---- saved and loaded
+
+def test_a_saved_tuned_program_loads_as_a_tuned_executable(tmp_path, wide):
+    path = wide.save(tmp_path / "t")
+    data = json.loads((tmp_path / "t" / "tuning.json").read_text())
+    assert [v["label"] for v in data["variants"]] == list(wide.labels)
+    assert data["variants"][1]["options"] == wide.variant_options[wide.labels[1]]
+    exe = rt.load(path)
+    assert isinstance(exe, TunedExecutable) and exe.labels == wide.labels
+    assert exe.dropped == [tuple(d) for d in wide.dropped]
+    for label, c in wide.variants.items():
+        assert exe.variants[label].plan.to_dict() == c.plan.to_dict()
+        assert exe.variants[label].ptx == c.ptx
+    assert kfuse.load(path).labels == wide.labels
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.update(kfuse_tuning=2), "not a kfuse tuning file of version 1"),
+    (lambda d: d.update(variants=[]), "'variants' must be a non-empty list"),
+    (lambda d: d["variants"][0].pop("dir"), "variant 0 needs a 'label' and a 'dir'"),
+    (lambda d: d["variants"][0].update(dir="../v0"), "is not inside the tuned program"),
+    (lambda d: d["variants"][1].update(dir="nowhere"), "nowhere"),
+])
+def test_a_damaged_tuning_file_is_named(tmp_path, edit, message):
+    t = kfuse.autotune(_softmax(4, 1024), chip="sm_90", variants=[{"row_chunks": 0}])
+    path = t.save(tmp_path / "t")
+    file = os.path.join(path, "tuning.json")
+    with open(file) as f:
+        data = json.load(f)
+    edit(data)
+    with open(file, "w") as f:
+        json.dump(data, f)
+    with pytest.raises(ArtifactError, match=message):
+        rt.load(path)
