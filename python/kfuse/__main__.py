@@ -2,6 +2,7 @@
 
     python -m kfuse demo [--target cpu|cuda|auto] [--size N]
     python -m kfuse compile FILE.mlir [--target ...] [--chip sm_90] [-o DIR]
+    python -m kfuse tune FILE.mlir [--chip sm_90] [-o DIR] [--variant row_chunks=0 ...]
 
 The demo builds three programs with the builder (an elementwise chain, a
 bias + gelu with two outputs in f16, a row softmax), compiles them for
@@ -146,30 +147,37 @@ def strategy_value(text: str):
         return text.strip()
 
 
-def parse_strategy(pairs) -> dict:
-    """`--set NAME=VALUE` pairs as kfuse.compile's keyword options."""
+def parse_strategy(pairs, flag: str = "--set") -> dict:
+    """`--set NAME=VALUE` pairs as kfuse.compile's keyword options (`flag`
+    names the option they came from in messages)."""
     from .errors import CompileError
     options = {}
     for pair in pairs or ():
         name, eq, value = pair.partition("=")
         if not eq or not name.strip():
-            raise CompileError(f"--set takes NAME=VALUE (e.g. row_chunks=8), got {pair!r}")
+            raise CompileError(f"{flag} takes NAME=VALUE (e.g. row_chunks=8), got {pair!r}")
         options[name.strip()] = strategy_value(value)
     return options
+
+
+def _read_mlir(path: str):
+    """The text of `path`, or None once the reason it cannot be read is printed."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        print(f"kfuse: error: cannot read {path}: {e.strerror}", file=sys.stderr)
+    except UnicodeDecodeError as e:
+        print(f"kfuse: error: {path} is not MLIR text: byte 0x{e.object[e.start]:02x} at "
+              f"offset {e.start} is not UTF-8", file=sys.stderr)
+    return None
 
 
 def compile_file(path: str, target: str, chip, out, numerics: str = "fast",
                  strategy=None) -> int:
     import kfuse
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        print(f"kfuse: error: cannot read {path}: {e.strerror}", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError as e:
-        print(f"kfuse: error: {path} is not MLIR text: byte 0x{e.object[e.start]:02x} at "
-              f"offset {e.start} is not UTF-8", file=sys.stderr)
+    text = _read_mlir(path)
+    if text is None:
         return 1
     compiled = kfuse.compile(text, target=target, chip=chip, filename=path,
                              numerics=numerics, **(strategy or {}))
@@ -177,6 +185,25 @@ def compile_file(path: str, target: str, chip, out, numerics: str = "fast",
     if out:
         compiled.save(out)
         print(f"saved to {out}")
+    return 0
+
+
+def tune_file(path: str, chip, out, numerics: str = "fast", strategy=None,
+              variants=None) -> int:
+    """kfuse.autotune on an .mlir file: prints the variants kept and dropped
+    (`variants`: lists of --set pairs, each a variant; None: kfuse's)."""
+    import kfuse
+    text = _read_mlir(path)
+    if text is None:
+        return 1
+    tuned = kfuse.autotune(text, chip=chip, filename=path, numerics=numerics,
+                           variants=None if variants is None else
+                           [parse_strategy(v.split(","), "--variant") for v in variants],
+                           **(strategy or {}))
+    print(tuned.summary())
+    if out:
+        tuned.save(out)
+        print(f"saved to {out} (kfuse.runtime.load times the variants at the first call)")
     return 0
 
 
@@ -196,12 +223,27 @@ def main(argv=None) -> int:
                    help="a strategy option of kfuse.compile (row_chunks=8, "
                         "row_persist=auto, pdl=false; repeatable); the report names "
                         "those that change nothing")
+    t = sub.add_parser("tune", help="compile an .mlir file for CUDA under several "
+                                     "strategies (kfuse.autotune), print the variants")
+    t.add_argument("file")
+    t.add_argument("--chip", default=None, help="CUDA chip, e.g. sm_90")
+    t.add_argument("-o", "--out", default=None,
+                   help="directory to save the variants and tuning.json to")
+    t.add_argument("--numerics", default="fast", choices=["fast", "strict"])
+    t.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a strategy option every variant takes (repeatable)")
+    t.add_argument("--variant", action="append", default=None, metavar="NAME=VALUE[,...]",
+                   help="a variant to try, its options comma-separated (repeatable; "
+                        "default: kfuse's, one option at a time)")
     args = parser.parse_args(argv)
     from .errors import KfuseError
     try:
         if args.cmd == "compile":
             return compile_file(args.file, args.target, args.chip, args.out,
                                 args.numerics, parse_strategy(args.set))
+        if args.cmd == "tune":
+            return tune_file(args.file, args.chip, args.out, args.numerics,
+                             parse_strategy(args.set), args.variant)
         return demo(args.target, args.size)
     except KfuseError as e:
         print(f"kfuse: error: {e}", file=sys.stderr)

@@ -143,7 +143,7 @@ class TunedProgram:
             t = f", {timings[label] * 1e6:.1f} us a call" if label in timings else ""
             mark = " (chosen)" if label == self.choice else ""
             lines.append(f"  {label}: {len(c.plan.kernels)} kernel(s), "
-                         f"{sum(1 for _ in c.plan.steps)} step(s){t}{mark}")
+                         f"{len(c.plan.steps)} step(s){t}{mark}")
         for label, why in self.dropped:
             lines.append(f"  dropped {label}: {why}")
         return "\n".join(lines)

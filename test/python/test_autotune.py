@@ -236,3 +236,28 @@ def test_a_damaged_tuning_file_is_named(tmp_path, edit, message):
         json.dump(data, f)
     with pytest.raises(ArtifactError, match=message):
         rt.load(path)
+
+
+def test_cli_tune_prints_the_variants_and_saves_them(tmp_path, capsys):
+    from kfuse.__main__ import main
+    prog = tmp_path / "softmax.mlir"
+    prog.write_text(_softmax(4, 4096).to_mlir())
+    out = tmp_path / "t"
+    assert main(["tune", str(prog), "--chip", "sm_90", "--set", "row_chunks=2",
+                 "--variant", "row_chunks=0", "--variant", "row_occupancy=2,row_smem=0",
+                 "--variant", "row_chunks=2", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "softmax: 3 variant(s) of distinct code" in text
+    assert "  row_occupancy=2,row_smem=0: 1 kernel(s), 1 step(s)" in text
+    assert "dropped row_chunks=2: the same options as a variant kept" in text
+    exe = rt.load(out)
+    assert exe.labels == ("default", "row_chunks=0", "row_occupancy=2,row_smem=0")
+    # (every variant over --set's options)
+    assert json.load(open(out / "v2" / "options.json"))["row_chunks"] == 2
+    for bad, message in ((["--variant", "row_chunks"], "--variant takes NAME=VALUE"),
+                         (["--variant", "rows=1"], "unknown options ['rows']"),
+                         (["--set", "x"], "--set takes NAME=VALUE")):
+        assert main(["tune", str(prog)] + bad) == 1
+        assert message in capsys.readouterr().err
+    assert main(["tune", str(tmp_path / "missing.mlir")]) == 1
+    assert "cannot read" in capsys.readouterr().err
