@@ -17,11 +17,11 @@
 #        (c8 and s0 are now more than a call carries with the tree: copy the
 #        program directories wanted into a folder of their own, carry that,
 #        and point KFUSE_GPU_ARTIFACTS at it, as session 31 did)
-#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 28 MiB):
+#   bash bench/gpu_session.sh new     carry .artifacts/tests_new (about 44 MiB):
 #        tests_new.log  test_gpu.py on the programs no GPU has run yet
 #                      (make_artifacts.NEW_ON_HARDWARE); `bench` runs them
 #                      too, first, where .artifacts/tests_new is carried
-#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 14 MiB):
+#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 12 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
@@ -30,7 +30,9 @@
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
-#        (about 42 MiB, 48 with the tree): new, then bench over the programs
+#        (about 56 MiB, 62 with the tree: measured 2026-12-07): new (its
+#        tuned_softmax_f32 tests kfuse.autotune's runtime choice), then bench
+#        over the programs
 #        still owed a hardware time ($OWED below, or ONLY=...), and the
 #        occupancy report, then `kernels` (each part timed out at LIMIT, the
 #        report at 60 s, kernels at KLIMIT: give the device call LIMIT * 2 +
@@ -48,17 +50,20 @@
 #                      programmatic launches) timed per call, batched, from an
 #                      idle GPU and on the host (PROBE= other suite directories)
 #   bash bench/gpu_session.sh first   carry .artifacts/suite and .artifacts/tests_wide
-#        (about 59 MiB with the tree): bench, then wide, in one call
+#        (about 68 MiB with the tree, measured 2026-12-07: more than a call
+#        carries since tests_wide grew; run `owed`, or `bench` and `wide` in
+#        calls of their own): bench, then wide, in one call
 # (Sizes without each program's stages/, which make_artifacts.py drops unless
 # --keep-stages.) (no argument: all five, for a machine that has every artifact). Logs and
 # JSON go under $OUT (or ./gpu-out). Each part stops after $LIMIT seconds
 # (default 240): a kernel that hangs must not spend the session's device time.
 # A session lent 15 minutes of device time (a machine's start takes one or
-# two of them) fits two calls: `LIMIT=180 bash bench/gpu_session.sh first`
-# (timeout_s 480: the numbers first, the defaults before the variants,
-# suite.json written after each workload, then the long-row tests), then,
-# with five minutes left, `LIMIT=200 bash bench/gpu_session.sh tests`
-# (timeout_s 260); c8 and s0 wait for a session with more.
+# two of them) fits two calls: `LIMIT=200 KLIMIT=100 bash
+# bench/gpu_session.sh owed` (timeout_s about 580: the programs no GPU has
+# run, then the numbers still owed, suite.json written after each
+# workload), then, with five minutes left, `LIMIT=200 bash
+# bench/gpu_session.sh tests` (timeout_s 260); wide, c8 and s0 wait for a
+# session with more.
 set -u
 what=${1:-all}
 out=${OUT:-gpu-out}
