@@ -183,9 +183,6 @@ def autotune(program: Union[Program, str], target: str = "cuda", *,
         raise CompileError(f"kfuse.autotune times CUDA kernels; target {target!r} has "
                            f"no variants to choose between (use target='cuda')")
     t0 = time.perf_counter()
-    text, filename, guard = _program_text(program, filename)
-    options, _, _ = _resolve_options("cuda", chip, recompute, numerics, True, strategy)
-    default = _build(text, filename, guard, options)
     given = [] if variants is None else list(variants)
     for v in given:
         if not isinstance(v, dict):
@@ -195,6 +192,9 @@ def autotune(program: Union[Program, str], target: str = "cuda", *,
         if unknown:
             raise CompileError(f"kfuse.autotune: unknown options {sorted(unknown)} in "
                                f"variant {v}")
+    text, filename, guard = _program_text(program, filename)
+    options, _, _ = _resolve_options("cuda", chip, recompute, numerics, True, strategy)
+    default = _build(text, filename, guard, options)
     tries = auto_variants(default) if variants is None else given
     kept: List[Tuple[str, Dict[str, object], CompiledProgram]] = [
         ("default", {}, default)]

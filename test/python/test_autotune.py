@@ -153,6 +153,9 @@ class _Exe:
     def synchronize(self):
         self.syncs += 1
 
+    def device_name(self):
+        return "fake gpu"
+
 
 def test_the_first_call_times_every_variant_and_runs_the_fastest():
     exes = {"default": _Exe(), "a": _Exe(), "b": _Exe()}
@@ -182,6 +185,23 @@ def test_the_first_call_times_every_variant_and_runs_the_fastest():
     assert t.choice == "b"
     with pytest.raises(KfuseError, match="no variant 'c'; the variants are default, a, b"):
         t.choose("c")
+
+
+def test_a_choice_recorded_for_the_device_is_taken_without_timing():
+    exes = {"default": _Exe(), "b": _Exe()}
+
+    def measure(label, run):
+        raise AssertionError("timed")
+    t = TunedExecutable(list(exes.items()), name="f", measure=measure,
+                        chosen={"fake gpu": "b", "other gpu": "default", "old": "gone"})
+    assert t.chosen == {"fake gpu": "b", "other gpu": "default"}
+    t("x")
+    assert t.choice == "b" and t.timings == {} and len(exes["b"].calls) == 1
+    with pytest.raises(KfuseError, match="record\\(\\) needs the tuned program's directory"):
+        t.record()
+    fresh = TunedExecutable(list(exes.items()), name="f", path="/nowhere")
+    with pytest.raises(KfuseError, match="no variant chosen yet"):
+        fresh.record()
 
 
 def test_a_tuned_executable_refuses_variants_that_do_not_match():
@@ -224,6 +244,8 @@ def test_a_saved_tuned_program_loads_as_a_tuned_executable(tmp_path, wide):
     (lambda d: d["variants"][0].pop("dir"), "variant 0 needs a 'label' and a 'dir'"),
     (lambda d: d["variants"][0].update(dir="../v0"), "is not inside the tuned program"),
     (lambda d: d["variants"][1].update(dir="nowhere"), "nowhere"),
+    (lambda d: d.update(chosen={"gpu": {"label": "gone"}}), "'chosen' must map device names"),
+    (lambda d: d.update(chosen=["default"]), "'chosen' must map device names"),
 ])
 def test_a_damaged_tuning_file_is_named(tmp_path, edit, message):
     t = kfuse.autotune(_softmax(4, 1024), chip="sm_90", variants=[{"row_chunks": 0}])

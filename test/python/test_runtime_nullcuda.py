@@ -216,6 +216,15 @@ try:
         result["timed"] = sorted(exe.timings)
         result["grids"] = {label: [list(s.grid) + list(s.block) for s in v.plan.steps]
                            for label, v in exe.variants.items()}
+        # the choice recorded in tuning.json: loaded again, taken untimed
+        result["device"] = exe.record()
+        again = rt.load(path)
+
+        def untimed(label, run):
+            raise AssertionError(f"timed {label} again")
+        again._measure = untimed
+        again(*ins)
+        result["again"] = again.choice
     elif case.startswith("torch"):   # torch tensors in, torch tensors out
         torch = fake_torch(0x77)
         names = {"f32": "float32", "f16": "float16", "i64": "int64"}
@@ -310,14 +319,20 @@ def test_a_tuned_program_runs_every_variant_then_the_one_it_keeps(tmp_path):
     result, log = _run("tuned", path, tmp_path)
     assert "error" not in result, result
     assert result["timed"] == sorted(t.labels) and result["choice"] in t.labels
+    assert result["device"] == "nullcuda (no GPU)" and result["again"] == result["choice"]
+    recorded = json.load(open(os.path.join(path, "tuning.json")))["chosen"]
+    assert list(recorded) == ["nullcuda (no GPU)"]
+    assert recorded["nullcuda (no GPU)"]["label"] == result["choice"]
+    assert sorted(recorded["nullcuda (no GPU)"]["us"]) == sorted(t.labels)
     launches = [[int(v) for v in ln[2:8]] for ln in _launches(log)]
     for label, steps in result["grids"].items():
         assert all(s in launches for s in steps), label
     # (rounds of: a call to size the timed run, then the run; each waits)
     assert ["sync", "context"] in log
-    # the call itself: the kept variant's launches last
+    # the calls themselves (the first, and the reloaded program's): the
+    # kept variant's launches last
     kept = result["grids"][result["choice"]]
-    assert launches[-len(kept):] == kept
+    assert launches[-2 * len(kept):] == kept + kept
 
 
 def test_numpy_round_trip_through_a_copy_step(tmp_path):

@@ -59,9 +59,10 @@ def load(path: Union[str, os.PathLike], device: Optional[int] = None):
     Target 'cpu'  -> ``kfuse.targets.cpu.load_cpu_executable(plan_dir, plan)``, which needs
     the kfuse compiler (MLIR) to be installed.
     A tuned program's directory (``kfuse.autotune``, holding tuning.json) ->
-    :class:`TunedExecutable` over its variants, timed at the first call."""
+    :class:`TunedExecutable` over its variants, timed at the first call (or
+    the variant its tuning.json records for a device of this name)."""
     if is_tuned_dir(path):
-        name, dirs, dropped = read_tuning(os.fspath(path))
+        name, dirs, dropped, chosen = read_tuning(os.fspath(path))
         variants = []
         for label, d in dirs:
             exe = load(d, device=device)
@@ -69,7 +70,8 @@ def load(path: Union[str, os.PathLike], device: Optional[int] = None):
                 raise ArtifactError(f"{d}: variant {label!r} of a tuned program must be a "
                                     f"CUDA program")
             variants.append((label, exe))
-        return TunedExecutable(variants, name=name, dropped=dropped, path=os.fspath(path))
+        return TunedExecutable(variants, name=name, dropped=dropped, path=os.fspath(path),
+                               chosen=chosen)
     plan = LaunchPlan.load(path)
     plan_dir = _plan_dir(path)
     if plan.target == "cuda":

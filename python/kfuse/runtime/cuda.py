@@ -790,6 +790,11 @@ class CudaExecutable(HoldsPlan):
         """Initialises the driver and loads the PTX now instead of at the first call."""
         self._state(device if device is not None else (self.device or 0))
 
+    def device_name(self, device: Optional[int] = None) -> str:
+        """The name of the CUDA device the program runs on (loading its PTX
+        there first)."""
+        return self._state(device if device is not None else (self.device or 0)).name
+
     def synchronize(self) -> None:
         """Waits for everything queued on the devices this program has run on
         (cuCtxSynchronize in each: other work queued there too)."""

@@ -14,7 +14,12 @@ program directory a variant::
     {"kfuse_tuning": 1, "name": "softmax",
      "variants": [{"label": "default", "dir": "v0", "options": {}},
                   {"label": "row_chunks=0", "dir": "v1", "options": {"row_chunks": 0}}],
-     "dropped": [["row_pack=1", "the same code as default"]]}
+     "dropped": [["row_pack=1", "the same code as default"]],
+     "chosen": {"NVIDIA H100 80GB HBM3": {"label": "row_chunks=0",
+                                          "us": {"row_chunks=0": 301.2, "default": 305.9}}}}
+
+"chosen" (optional; TunedExecutable.record writes it) keeps each device's
+choice: loaded on a device of that name, the program runs it without timing.
 """
 
 from __future__ import annotations
@@ -70,7 +75,8 @@ class TunedExecutable(HoldsPlan):
 
     def __init__(self, variants: Sequence[Tuple[str, object]], name: str = "",
                  measure: Optional[Measure] = None, budget: float = 0.02,
-                 dropped: Sequence[Tuple[str, str]] = (), path: Optional[str] = None):
+                 dropped: Sequence[Tuple[str, str]] = (), path: Optional[str] = None,
+                 chosen: Optional[Dict[str, str]] = None):
         if not variants:
             raise KfuseError(f"{name or 'a tuned program'}: no variants to choose from")
         labels = [label for label, _ in variants]
@@ -89,6 +95,9 @@ class TunedExecutable(HoldsPlan):
         self._measure = measure
         self.choice: Optional[str] = None
         self.timings: Dict[str, float] = {}
+        # (choices recorded before, by device name: taken without timing)
+        self.chosen = {dev: label for dev, label in (chosen or {}).items()
+                       if label in self.variants}
 
     @property
     def plan(self):
@@ -132,8 +141,41 @@ class TunedExecutable(HoldsPlan):
 
     def __call__(self, *args, stream=None, out=None):
         if self.choice is None:
-            self.tune(*args, stream=stream, out=out)
+            recorded = self.chosen.get(self._device_name()) if self.chosen else None
+            if recorded is not None:
+                self.choice = recorded
+            else:
+                self.tune(*args, stream=stream, out=out)
         return self.variants[self.choice](*args, stream=stream, out=out)
+
+    def _device_name(self) -> str:
+        return self.variants[self.labels[0]].device_name()
+
+    def record(self, path: Optional[str] = None) -> str:
+        """Writes the choice made on this device into the tuned program's
+        tuning.json (`path`, or the directory it was loaded from), with the
+        timings: loaded there again on a device of the same name, the program
+        runs that variant without timing. Returns the device's name."""
+        path = path or self.path
+        if path is None:
+            raise KfuseError(f"{self.name}: record() needs the tuned program's directory "
+                             f"(it was not loaded from one)")
+        if self.choice is None:
+            raise KfuseError(f"{self.name}: no variant chosen yet: call the program (or "
+                             f"tune() or choose()) first")
+        device = self._device_name()
+        file = os.path.join(path, TUNING_FILE)
+        read_tuning(path)    # (an ArtifactError for a file that is not one)
+        with open(file) as f:
+            data = json.load(f)
+        entry = {"label": self.choice}
+        if self.timings:
+            entry["us"] = {k: round(v * 1e6, 2) for k, v in self.timings.items()}
+        data.setdefault("chosen", {})[device] = entry
+        with open(file, "w") as f:
+            json.dump(data, f, indent=2)
+        self.chosen[device] = self.choice
+        return device
 
     def synchronize(self) -> None:
         for exe in self.variants.values():
@@ -156,9 +198,11 @@ def write_tuning(path: str, name: str, variants: Sequence[Tuple[str, str, dict]]
         json.dump(data, f, indent=2)
 
 
-def read_tuning(path: str) -> Tuple[str, List[Tuple[str, str]], List[Tuple[str, str]]]:
-    """(name, [(label, variant directory)], dropped) of a saved tuned program;
-    ArtifactError naming what is wrong with its tuning.json."""
+def read_tuning(path: str) -> Tuple[str, List[Tuple[str, str]], List[Tuple[str, str]],
+                                   Dict[str, str]]:
+    """(name, [(label, variant directory)], dropped, {device name: label
+    chosen there}) of a saved tuned program; ArtifactError naming what is
+    wrong with its tuning.json."""
     file = os.path.join(path, TUNING_FILE)
     try:
         with open(file) as f:
@@ -182,7 +226,14 @@ def read_tuning(path: str) -> Tuple[str, List[Tuple[str, str]], List[Tuple[str, 
         out.append((v["label"], os.path.join(path, d)))
     dropped = [tuple(x) for x in data.get("dropped", [])
                if isinstance(x, list) and len(x) == 2]
-    return str(data.get("name", "")), out, dropped
+    chosen = data.get("chosen", {})
+    labels = {label for label, _ in out}
+    if not isinstance(chosen, dict) or not all(
+            isinstance(e, dict) and e.get("label") in labels for e in chosen.values()):
+        raise ArtifactError(f"{file}: 'chosen' must map device names to "
+                            f"{{\"label\": one of the variants' labels}}")
+    return (str(data.get("name", "")), out, dropped,
+            {dev: e["label"] for dev, e in chosen.items()})
 
 
 def is_tuned_dir(path) -> bool:
