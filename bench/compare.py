@@ -8,7 +8,8 @@ and whether it is met (fraction at the target, and kfuse faster than torch
 eager and torch.compile, both timed per call); then each strategy variant
 (`name__variant`) against its workload's default, marking the variants
 faster by more than `--slack` (a fraction: 0.005 = 0.5%), the candidates
-for a new default; with `--before`, each workload's kfuse time against the
+for a new default (and for `name__tuned`, kfuse.autotune's variants, the
+one the runtime chose on that GPU); with `--before`, each workload's kfuse time against the
 earlier run. Only reads JSON: runs anywhere (no torch, no GPU)."""
 
 import argparse
@@ -87,6 +88,10 @@ def compare(new: dict, before: dict = None, slack: float = 0.005) -> tuple:
             t, t0 = rows[name]["kfuse_us"], rows[name].get("default_us", base["kfuse_us"])
             change = t / t0 - 1
             mark = "faster than the default" if change < -slack else ""
+            if rows[name].get("tuned_choice"):
+                # (kfuse.autotune's variants: which the runtime kept on this GPU)
+                mark = "; ".join(m for m in (mark, f"the runtime chose "
+                                                   f"{rows[name]['tuned_choice']}") if m)
             lines.append(f"| {name} | {t:.1f} | {t0:.1f} | {change:+.1%} | {mark} |")
     if before is not None:
         old = before["workloads"]

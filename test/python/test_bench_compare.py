@@ -55,8 +55,13 @@ def test_variants_faster_than_their_default_are_marked():
     rows["softmax__c8"] = _row(99.0, 1.0)      # 1% faster: marked
     rows["softmax__c16"] = _row(99.8, 1.0)     # 0.2%: within the slack
     rows["gone__x"] = _row(50.0, 1.0)          # its default was not run
+    rows["softmax__tuned"] = dict(_row(98.0, 1.0), tuned_choice="row_chunks=0")
+    rows["layernorm__tuned"] = dict(_row(100.0, 1.0), tuned_choice="default")
     lines, _ = compare.compare(_run(rows))
     text = "\n".join(lines)
+    assert ("| softmax__tuned | 98.0 | 100.0 | -2.0% | faster than the default; the "
+            "runtime chose row_chunks=0 |") in text
+    assert "| layernorm__tuned | 100.0 | 100.0 | +0.0% | the runtime chose default |" in text
     assert "| softmax__c8 | 99.0 | 100.0 | -1.0% | faster than the default |" in text
     assert "| softmax__c16 | 99.8 | 100.0 | -0.2% |  |" in text
     assert "| gone__x | 50.0 | - | - | no default run |" in text
