@@ -26,7 +26,8 @@ from .runtime.tune import TunedExecutable, write_tuning
 # reduction, the unrolling of elementwise kernels only in programs of one
 # elementwise launch. A variant a chip refuses (clusters before sm_90) is
 # dropped with the reason; so is one whose code is the same as a variant
-# kept before it.
+# kept before it. (row_prefetch is not among them: its distance, the rows
+# the GPU runs at once, is the caller's to give.)
 ROW_VARIANTS = (
     {"row_chunks": 0}, {"row_chunks": 2}, {"row_chunks": 8}, {"row_chunks": 16},
     {"row_occupancy": 2},
@@ -35,7 +36,7 @@ ROW_VARIANTS = (
     {"row_smem": 0},
     {"row_exchange": "barrier"},
     {"row_joint": False},
-    {"row_trip": 8}, {"row_trip": 16},
+    {"row_trip": 8}, {"row_trip": 16}, {"row_peel": False},
     {"row_pack": 1}, {"row_pack": 8},
     {"row_shift": True},
     {"row_store_transposed": False},
