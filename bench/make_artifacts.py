@@ -990,9 +990,10 @@ def main():
                 with open(os.path.join(dv, "compile_seconds.txt"), "w") as fh:
                     fh.write(f"{time.perf_counter() - t0:.4f}\n")
             if args.row_variants and name in TUNED_WORKLOADS:
-                # kfuse.autotune's variants, the runtime choosing on the GPU
-                # at the first call (bench_suite.py: tuned_choice, tuned_us)
-                t = kfuse.autotune(prog, chip=args.chip)
+                # kfuse.autotune's variants and their pairs, the runtime
+                # choosing on the GPU at the first call (bench_suite.py:
+                # tuned_choice, tuned_us)
+                t = kfuse.autotune(prog, chip=args.chip, pairs=True)
                 dv = f"{d}__tuned"
                 shutil.rmtree(dv, ignore_errors=True)
                 t.save(dv)

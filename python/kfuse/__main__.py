@@ -3,6 +3,7 @@
     python -m kfuse demo [--target cpu|cuda|auto] [--size N]
     python -m kfuse compile FILE.mlir [--target ...] [--chip sm_90] [-o DIR]
     python -m kfuse tune FILE.mlir [--chip sm_90] [-o DIR] [--variant row_chunks=0 ...]
+                                   [--pairs]
 
 The demo builds three programs with the builder (an elementwise chain, a
 bias + gelu with two outputs in f16, a row softmax), compiles them for
@@ -189,7 +190,7 @@ def compile_file(path: str, target: str, chip, out, numerics: str = "fast",
 
 
 def tune_file(path: str, chip, out, numerics: str = "fast", strategy=None,
-              variants=None) -> int:
+              variants=None, pairs: bool = False) -> int:
     """kfuse.autotune on an .mlir file: prints the variants kept and dropped
     (`variants`: lists of --set pairs, each a variant; None: kfuse's)."""
     import kfuse
@@ -199,7 +200,7 @@ def tune_file(path: str, chip, out, numerics: str = "fast", strategy=None,
     tuned = kfuse.autotune(text, chip=chip, filename=path, numerics=numerics,
                            variants=None if variants is None else
                            [parse_strategy(v.split(","), "--variant") for v in variants],
-                           **(strategy or {}))
+                           pairs=pairs, **(strategy or {}))
     print(tuned.summary())
     if out:
         tuned.save(out)
@@ -235,6 +236,8 @@ def main(argv=None) -> int:
     t.add_argument("--variant", action="append", default=None, metavar="NAME=VALUE[,...]",
                    help="a variant to try, its options comma-separated (repeatable; "
                         "default: kfuse's, one option at a time)")
+    t.add_argument("--pairs", action="store_true",
+                   help="also each pair of the variants kept, their options together")
     args = parser.parse_args(argv)
     from .errors import KfuseError
     try:
@@ -243,7 +246,7 @@ def main(argv=None) -> int:
                                 args.numerics, parse_strategy(args.set))
         if args.cmd == "tune":
             return tune_file(args.file, args.chip, args.out, args.numerics,
-                             parse_strategy(args.set), args.variant)
+                             parse_strategy(args.set), args.variant, args.pairs)
         return demo(args.target, args.size)
     except KfuseError as e:
         print(f"kfuse: error: {e}", file=sys.stderr)

@@ -168,7 +168,7 @@ class TunedProgram:
 
 
 def autotune(program: Union[Program, str], target: str = "cuda", *,
-             variants: Optional[Sequence[Dict[str, object]]] = None,
+             variants: Optional[Sequence[Dict[str, object]]] = None, pairs: bool = False,
              chip: Optional[str] = None, recompute: str = "auto", numerics: str = "fast",
              filename: str = "<input>", **strategy) -> TunedProgram:
     """Compiles `program` for CUDA as kfuse.compile does with `strategy`
@@ -176,10 +176,11 @@ def autotune(program: Union[Program, str], target: str = "cuda", *,
     strategy options, each applied over `strategy`; None: auto_variants, one
     option at a time away from its default, those of row kernels where the
     program has a reduction), and keeps the variants whose PTX or launch plan
-    differ. Returns a TunedProgram: the first call on a GPU times them and
-    runs the fastest from then on. Compiling needs no GPU; `chip` and the SM
-    count are those of the GPU here, or sm_90 with 132 SMs without one, as
-    for kfuse.compile."""
+    differ. With `pairs`, also each pair of the variants kept (their options
+    together, where they set different options). Returns a TunedProgram:
+    the first call on a GPU times them and runs the fastest from then on.
+    Compiling needs no GPU; `chip` and the SM count are those of the GPU
+    here, or sm_90 with 132 SMs without one, as for kfuse.compile."""
     if target not in ("cuda", "auto"):
         raise CompileError(f"kfuse.autotune times CUDA kernels; target {target!r} has "
                            f"no variants to choose between (use target='cuda')")
@@ -196,32 +197,41 @@ def autotune(program: Union[Program, str], target: str = "cuda", *,
     text, filename, guard = _program_text(program, filename)
     options, _, _ = _resolve_options("cuda", chip, recompute, numerics, True, strategy)
     default = _build(text, filename, guard, options)
-    tries = auto_variants(default) if variants is None else given
     kept: List[Tuple[str, Dict[str, object], CompiledProgram]] = [
         ("default", {}, default)]
     seen = {options}
     dropped: List[Tuple[str, str]] = []
-    for v in tries:
+
+    def attempt(v: Dict[str, object]) -> None:
         label = label_of(v)
         if any(label == k for k, _, _ in kept) or any(label == d for d, _ in dropped):
-            continue
+            return
         try:
             opts = replace(options, **v)
         except KfuseError as e:
             dropped.append((label, f"refused: {e}"))
-            continue
+            return
         if opts in seen:
             dropped.append((label, "the same options as a variant kept"))
-            continue
+            return
         seen.add(opts)
         try:
             compiled = _build(text, filename, guard, opts)
         except KfuseError as e:
             dropped.append((label, f"refused: {str(e).splitlines()[0]}"))
-            continue
+            return
         twin = next((k for k, _, c in kept if _same_code(c, compiled)), None)
         if twin is not None:
             dropped.append((label, f"the same code as {twin}"))
-            continue
+            return
         kept.append((label, v, compiled))
+
+    for v in auto_variants(default) if variants is None else given:
+        attempt(v)
+    if pairs:
+        singles = [v for _, v, _ in kept[1:]]
+        for i, a in enumerate(singles):
+            for b in singles[i + 1:]:
+                if not set(a) & set(b):
+                    attempt({**a, **b})
     return TunedProgram(default.name, kept, dropped, time.perf_counter() - t0)

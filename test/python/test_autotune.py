@@ -122,6 +122,20 @@ def test_bad_requests_are_refused_by_name(kwargs, message):
         kfuse.autotune(_softmax(4, 1024), chip="sm_90", **kwargs)
 
 
+def test_pairs_combine_the_variants_kept_that_set_different_options():
+    t = kfuse.autotune(_softmax(4, 4096), chip="sm_90", pairs=True,
+                       variants=[{"row_chunks": 0}, {"row_chunks": 8}, {"row_occupancy": 2},
+                                 {"row_pack": 8}])
+    # (row_pack changes nothing here: not kept, so in no pair; the two
+    # row_chunks never pair with each other)
+    assert t.labels == ("default", "row_chunks=0", "row_chunks=8", "row_occupancy=2",
+                        "row_chunks=0,row_occupancy=2", "row_chunks=8,row_occupancy=2")
+    assert t.variant_options["row_chunks=8,row_occupancy=2"] == {"row_chunks": 8,
+                                                                 "row_occupancy": 2}
+    opts = t.variants["row_chunks=8,row_occupancy=2"].options
+    assert (opts.row_chunks, opts.row_occupancy) == (8, 2)
+
+
 def test_a_variant_with_a_bad_value_is_dropped_with_the_reason():
     t = kfuse.autotune(_softmax(4, 1024), chip="sm_90",
                        variants=[{"row_occupancy": 3}, {"row_chunks": 0}])
@@ -267,13 +281,15 @@ def test_cli_tune_prints_the_variants_and_saves_them(tmp_path, capsys):
     out = tmp_path / "t"
     assert main(["tune", str(prog), "--chip", "sm_90", "--set", "row_chunks=2",
                  "--variant", "row_chunks=0", "--variant", "row_occupancy=2,row_smem=0",
-                 "--variant", "row_chunks=2", "-o", str(out)]) == 0
+                 "--variant", "row_chunks=2", "--pairs", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "softmax: 3 variant(s) of distinct code" in text
+    assert "softmax: 4 variant(s) of distinct code" in text
+    assert "  row_chunks=0,row_occupancy=2,row_smem=0: 1 kernel(s)" in text
     assert "  row_occupancy=2,row_smem=0: 1 kernel(s), 1 step(s)" in text
     assert "dropped row_chunks=2: the same options as a variant kept" in text
     exe = rt.load(out)
-    assert exe.labels == ("default", "row_chunks=0", "row_occupancy=2,row_smem=0")
+    assert exe.labels == ("default", "row_chunks=0", "row_occupancy=2,row_smem=0",
+                          "row_chunks=0,row_occupancy=2,row_smem=0")
     # (every variant over --set's options)
     assert json.load(open(out / "v2" / "options.json"))["row_chunks"] == 2
     for bad, message in ((["--variant", "row_chunks"], "--variant takes NAME=VALUE"),
