@@ -250,6 +250,12 @@ def test_a_saved_tuned_program_loads_as_a_tuned_executable(tmp_path, wide):
         assert exe.variants[label].plan.to_dict() == c.plan.to_dict()
         assert exe.variants[label].ptx == c.ptx
     assert kfuse.load(path).labels == wide.labels
+    with pytest.raises(ArtifactError, match="is a tuned program .kfuse.autotune.: emulate one "
+                                            "of its variants, e.g. .*v0 .'default'."):
+        rt.load_emulated(path)
+    x = np.random.default_rng(5).standard_normal((2, 65536)).astype(np.float32)
+    np.testing.assert_allclose(rt.load_emulated(os.path.join(path, "v1"))(x),
+                               _softmax_ref(x), rtol=1e-5, atol=1e-9)
 
 
 @pytest.mark.parametrize("edit, message", [

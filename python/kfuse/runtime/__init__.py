@@ -47,6 +47,11 @@ def _read_ptx(plan: LaunchPlan, plan_dir: str) -> bytes:
 def load_emulated(path: Union[str, os.PathLike]) -> EmulatedExecutable:
     """Loads a saved CUDA program directory (or its plan.json) to run in the PTX
     emulator on the host (numpy in and out; no GPU)."""
+    if is_tuned_dir(path):
+        _, dirs, _, _ = read_tuning(os.fspath(path))
+        raise ArtifactError(f"{os.fspath(path)} is a tuned program (kfuse.autotune): emulate "
+                            f"one of its variants, e.g. {dirs[0][1]} "
+                            f"({dirs[0][0]!r})")
     plan = LaunchPlan.load(path)
     plan_dir = _plan_dir(path)
     return EmulatedExecutable(plan, _read_ptx(plan, plan_dir), path=plan_dir)
