@@ -147,6 +147,8 @@ class TunedProgram:
                          f"{len(c.plan.steps)} step(s){t}{mark}")
         for label, why in self.dropped:
             lines.append(f"  dropped {label}: {why}")
+        for label, why in (self._exe.failed if self._exe else {}).items():
+            lines.append(f"  not run on this device, {label}: {why}")
         return "\n".join(lines)
 
     def save(self, path: Union[str, os.PathLike]) -> str:

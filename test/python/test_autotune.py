@@ -13,7 +13,7 @@ import kfuse
 import kfuse.runtime as rt
 from kfuse import builder as kb
 from kfuse.autotune import ROW_VARIANTS, label_of
-from kfuse.errors import ArtifactError, CompileError, KfuseError
+from kfuse.errors import ArtifactError, CompileError, DeviceError, KfuseError
 from kfuse.runtime.tune import TunedExecutable, wall_seconds
 
 
@@ -199,6 +199,32 @@ def test_the_first_call_times_every_variant_and_runs_the_fastest():
     assert t.choice == "b"
     with pytest.raises(KfuseError, match="no variant 'c'; the variants are default, a, b"):
         t.choose("c")
+
+
+def test_a_variant_the_device_refuses_is_left_out_and_said():
+    exes = {"default": _Exe(), "big_cluster": _Exe(), "b": _Exe()}
+
+    def measure(label, run):
+        if label == "big_cluster":
+            raise DeviceError("CUDA driver error while launching: CUDA_ERROR_CLUSTER_SIZE")
+        return {"default": 2.0, "b": 1.0}[label]
+    t = TunedExecutable(list(exes.items()), name="f", measure=measure)
+    t("x")
+    assert t.choice == "b" and list(t.timings) == ["b", "default"]
+    assert t.failed == {"big_cluster": "CUDA driver error while launching: "
+                                       "CUDA_ERROR_CLUSTER_SIZE"}
+    # none runs: the first's error
+    t = TunedExecutable([("a", _Exe()), ("b", _Exe())], name="f",
+                        measure=lambda label, run: (_ for _ in ()).throw(
+                            DeviceError(f"no {label}")))
+    with pytest.raises(DeviceError, match="no a"):
+        t("x")
+    # (a wrong argument is the caller's: raised, not a variant left out)
+    t = TunedExecutable([("a", _Exe())], name="f",
+                        measure=lambda label, run: (_ for _ in ()).throw(
+                            kfuse.CallError("input 'x' has shape (3,)")))
+    with pytest.raises(kfuse.CallError):
+        t("x")
 
 
 def test_a_choice_recorded_for_the_device_is_taken_without_timing():

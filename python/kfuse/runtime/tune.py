@@ -29,7 +29,7 @@ import os
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import ArtifactError, KfuseError
+from ..errors import ArtifactError, DeviceError, KfuseError
 from .plan import HoldsPlan
 
 TUNING_FILE = "tuning.json"
@@ -62,9 +62,11 @@ class TunedExecutable(HoldsPlan):
     arguments (calls queued back to back for about `budget` seconds a
     variant, then a wait for the GPU; ROUNDS rounds, the variants taking
     turns, the best of each kept), keeps the fastest and runs it; later
-    calls run the one kept. `tune(*args)`
-    times them again; `choose(label)` picks one without timing;
-    `timings` holds the seconds a call of each, by label.
+    calls run the one kept. `tune(*args)` times them again; `choose(label)`
+    picks one without timing; `timings` holds the seconds a call of each, by
+    label. A variant this device cannot run (the driver refuses its
+    launches: clusters it does not have) is left out, its error kept in
+    `failed`; where none runs, the first's error is raised.
 
     Timing runs real calls: host arrays are copied in and out each time (the
     copies are the same for every variant, so they only dilute the
@@ -95,6 +97,7 @@ class TunedExecutable(HoldsPlan):
         self._measure = measure
         self.choice: Optional[str] = None
         self.timings: Dict[str, float] = {}
+        self.failed: Dict[str, str] = {}
         # (choices recorded before, by device name: taken without timing)
         self.chosen = {dev: label for dev, label in (chosen or {}).items()
                        if label in self.variants}
@@ -125,16 +128,28 @@ class TunedExecutable(HoldsPlan):
         measure = self._measure or (
             lambda label, run: wall_seconds(run, self.budget))
         best: Dict[str, float] = {}
+        failed: Dict[str, KfuseError] = {}
         for _ in range(1 if self._measure else self.ROUNDS):
             for label in self.labels:
+                if label in failed:
+                    continue
                 exe = self.variants[label]
 
                 def run(n, exe=exe):
                     for _ in range(n):
                         exe(*args, stream=stream, out=out)
                     exe.synchronize()
-                seconds = float(measure(label, run))
+                try:
+                    seconds = float(measure(label, run))
+                except (DeviceError, ArtifactError) as e:
+                    # (a variant this device does not run: left out)
+                    failed[label] = e
+                    best.pop(label, None)
+                    continue
                 best[label] = min(seconds, best.get(label, seconds))
+        self.failed = {label: str(e) for label, e in failed.items()}
+        if not best:
+            raise next(iter(failed.values()))
         self.timings = dict(sorted(best.items(), key=lambda kv: kv[1]))
         self.choice = next(iter(self.timings))
         return dict(self.timings)
