@@ -201,6 +201,25 @@ def test_the_first_call_times_every_variant_and_runs_the_fastest():
         t.choose("c")
 
 
+def test_threads_calling_first_at_once_time_the_variants_once():
+    import threading
+    import time
+    seen = []
+
+    def measure(label, run):
+        seen.append(label)
+        time.sleep(0.05)
+        return {"a": 1.0, "b": 2.0}[label]
+    t = TunedExecutable([("a", _Exe()), ("b", _Exe())], name="f", measure=measure)
+    threads = [threading.Thread(target=t, args=("x",)) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert seen == ["a", "b"] and t.choice == "a"
+    assert len(t.variants["a"].calls) == 1 + 4    # (the outputs' call, then 4 calls)
+
+
 def test_a_variant_the_device_refuses_is_left_out_and_said():
     exes = {"default": _Exe(), "big_cluster": _Exe(), "b": _Exe()}
 

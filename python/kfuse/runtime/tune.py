@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -98,6 +99,7 @@ class TunedExecutable(HoldsPlan):
         self.choice: Optional[str] = None
         self.timings: Dict[str, float] = {}
         self.failed: Dict[str, str] = {}
+        self._lock = threading.Lock()   # (one thread times; the others wait for its choice)
         # (choices recorded before, by device name: taken without timing)
         self.chosen = {dev: label for dev, label in (chosen or {}).items()
                        if label in self.variants}
@@ -156,11 +158,14 @@ class TunedExecutable(HoldsPlan):
 
     def __call__(self, *args, stream=None, out=None):
         if self.choice is None:
-            recorded = self.chosen.get(self._device_name()) if self.chosen else None
-            if recorded is not None:
-                self.choice = recorded
-            else:
-                self.tune(*args, stream=stream, out=out)
+            with self._lock:
+                if self.choice is None:
+                    recorded = (self.chosen.get(self._device_name()) if self.chosen
+                                else None)
+                    if recorded is not None:
+                        self.choice = recorded
+                    else:
+                        self.tune(*args, stream=stream, out=out)
         return self.variants[self.choice](*args, stream=stream, out=out)
 
     def _device_name(self) -> str:
