@@ -69,6 +69,11 @@ reductions over several axes at once), a few wide rows, softmaxes, column
 sums and elementwise ops over strided views, masked and weighted poolings;
 under drawn options and the same inputs.
 
+With `--tune` (beside `--options`, `--motifs`, `--suite` or `--random`) the
+program of each seed is compiled by kfuse.autotune instead of under drawn
+options (sm_90, kfuse's variants), and every variant it keeps must agree
+with the unfused CPU program in the emulator.
+
 With `--passes` each seed takes one case of the lit tests that run fuse-opt
 on their input (test/**/*.mlir, split at `// -----`), mutates it as above
 (and the sizes of its memrefs, and its index constants), and runs fuse-opt
@@ -515,6 +520,7 @@ def check_one(path, npz, options="{}"):
     options = json.loads(options)
     # (what the inputs hold: random_programs.INPUT_KINDS)
     kind, seed = options.pop("_inputs", ("normal", 0))
+    tune = options.pop("_tune", False)
     stage = "compiling for the CPU"
     try:
         try:
@@ -561,6 +567,22 @@ def check_one(path, npz, options="{}"):
             return _strict_verdict("CPU fused, " + differs[0], strict, want)
         stage = "compiling for CUDA"
         chip = options.pop("chip", "sm_90")
+        if tune:
+            # every variant kfuse.autotune keeps, each against the CPU's
+            try:
+                tuned = kfuse.autotune(text, chip=chip)
+            except KfuseError as e:
+                return _refusal(e, "cuda-refused")
+            if elements > 400_000:
+                return {"outcome": "ok", "detail": f"{len(tuned.labels)} variants compiled, "
+                                                   f"not emulated (large)"}
+            for label, variant in tuned.variants.items():
+                stage = f"emulating variant {label}"
+                res = _check_cuda(kfuse, text, chip, tuned.variant_options[label], variant,
+                                  args, want, f"variant {label}: ")
+                if res["outcome"] != "ok":
+                    return res
+            return {"outcome": "ok", "detail": f"{len(tuned.labels)} variants"}
         try:
             cuda = kfuse.compile(text, target="cuda", chip=chip, **options)
         except KfuseError as e:
@@ -568,30 +590,40 @@ def check_one(path, npz, options="{}"):
         if elements > 400_000:
             return {"outcome": "ok", "detail": "CUDA compiled, not emulated (large)"}
         stage = "emulating the CUDA program"
-        try:
-            got = tup(cuda.emulate(*args))
-        except KfuseError as e:
-            return {"outcome": "emulator", "detail": f"{type(e).__name__}: {e}"}
-        differs = _differences(got, want)
-        if not differs:
-            return {"outcome": "ok", "detail": ""}
-        detail = "CUDA emulated, " + differs[0]
-        if options.get("numerics", "fast") == "strict" or not _low_precision(args, got):
-            return {"outcome": "mismatch", "detail": detail}
-        # Fast numerics may contract a multiply and an add into one FMA
-        # (LLVM narrows both to 16 bits: fma.rn.bf16x2, sm_80 on), skipping
-        # the product's rounding: one ulp of a 16-bit value near 20 is
-        # 0.125, 13% once through an exp, past any tolerance that still
-        # catches a wrong kernel. The same program in strict numerics must
-        # agree.
-        stage = "emulating the CUDA program in strict numerics"
-        strict = tup(kfuse.compile(text, target="cuda", chip=chip,
-                                   **{**options, "numerics": "strict"}).emulate(*args))
-        return _strict_verdict(detail, strict, want)
+        return _check_cuda(kfuse, text, chip, options, cuda, args, want)
     except KfuseError as e:
         return {"outcome": "error", "detail": f"{stage}: {type(e).__name__}: {e}"}
     except Exception:
         return {"outcome": "error", "detail": f"{stage}: {traceback.format_exc()}"}
+
+
+def _check_cuda(kfuse, text, chip, options, cuda, args, want, what=""):
+    """{'outcome', 'detail'} of CUDA program `cuda` (compiled from `text` with
+    `options`) run in the emulator on `args` against the unfused CPU
+    program's `want`."""
+    from kfuse.errors import KfuseError
+
+    def tup(v):
+        return v if isinstance(v, tuple) else (v,)
+    try:
+        got = tup(cuda.emulate(*args))
+    except KfuseError as e:
+        return {"outcome": "emulator", "detail": f"{what}{type(e).__name__}: {e}"}
+    differs = _differences(got, want)
+    if not differs:
+        return {"outcome": "ok", "detail": ""}
+    detail = f"{what}CUDA emulated, " + differs[0]
+    if options.get("numerics", "fast") == "strict" or not _low_precision(args, got):
+        return {"outcome": "mismatch", "detail": detail}
+    # Fast numerics may contract a multiply and an add into one FMA
+    # (LLVM narrows both to 16 bits: fma.rn.bf16x2, sm_80 on), skipping
+    # the product's rounding: one ulp of a 16-bit value near 20 is
+    # 0.125, 13% once through an exp, past any tolerance that still
+    # catches a wrong kernel. The same program in strict numerics must
+    # agree.
+    strict = tup(kfuse.compile(text, target="cuda", chip=chip,
+                               **{**options, "numerics": "strict"}).emulate(*args))
+    return _strict_verdict(detail, strict, want)
 
 
 def motif_program(seed, npz):
@@ -642,7 +674,7 @@ def random_builder_program(seed, npz):
 
 
 def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False,
-             suite=False, random_mode=False):
+             suite=False, random_mode=False, tune=False):
     npz = os.path.join(workdir, f"{seed}.npz")
     if motifs or suite or random_mode:
         name, text = (motif_program(seed, npz) if motifs else
@@ -661,6 +693,10 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False,
             what.append(wide[1])
     else:
         (name, text, what), options = mutant(seed, corpus), {}
+    if tune:
+        # (kfuse.autotune's variants instead of the drawn options; on sm_90)
+        drawn = {f"{k}={v!r}" for k, v in options.items()}
+        options, what = {}, [w for w in what if w not in drawn] + ["autotune's variants"]
     if not motifs and not suite and not random_mode:
         npz = os.path.join(PROGRAMS, name[:-5] + ".npz")
     sent = options
@@ -669,7 +705,7 @@ def run_seed(seed, corpus, workdir, timeout, options_mode=False, motifs=False,
         kinds = _random_programs().INPUT_KINDS
         kind = kinds[seed % len(kinds)]
         what.append(f"inputs {kind}")
-        sent = dict(options, _inputs=(kind, seed))
+        sent = dict(options, _inputs=(kind, seed), _tune=tune)
     path = os.path.join(workdir, f"{seed}.mlir")
     with open(path, "w") as fh:
         fh.write(text)
@@ -707,11 +743,16 @@ def main(argv=None):
                     help="random builder programs (random_programs.py: chains, reductions, "
                          "argmax, wide rows, strided views, poolings), CUDA options drawn "
                          "per seed")
+    ap.add_argument("--tune", action="store_true",
+                    help="with --options, --motifs, --suite or --random: every variant "
+                         "kfuse.autotune keeps (sm_90) instead of drawn options")
     ap.add_argument("--passes", action="store_true",
                     help="mutated lit test cases under their own fuse-opt passes")
     ap.add_argument("--one", nargs=3, metavar=("MLIR", "NPZ", "OPTIONS"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.tune and not (args.options or args.motifs or args.suite or args.random):
+        ap.error("--tune goes with --options, --motifs, --suite or --random")
     if args.one:
         print(json.dumps(check_one(*args.one)))
         return 0
@@ -725,7 +766,8 @@ def main(argv=None):
         for res in pool.map(lambda s: run_pass_seed(s, corpus, workdir, args.timeout)
                             if args.passes else
                             run_seed(s, corpus, workdir, args.timeout,
-                                     args.options, args.motifs, args.suite, args.random),
+                                     args.options, args.motifs, args.suite, args.random,
+                                     args.tune),
                             range(lo, hi)):
             counts[res["outcome"]] += 1
             if res["outcome"] in FAILURES:
@@ -736,6 +778,7 @@ def main(argv=None):
     if out:
         out.close()
     kind = ("mutated lit cases under their passes" if args.passes else
+            "programs under autotune's variants" if args.tune else
             "statistics programs under drawn options" if args.motifs else
             "random programs under drawn options" if args.random else
             "benchmark workloads under drawn options" if args.suite else

@@ -90,6 +90,21 @@ def test_random_programs_under_drawn_options_agree(tmp_path):
     assert sum(r["outcome"] == "ok" and not r["detail"] for r in results) >= 10
 
 
+def test_every_autotune_variant_agrees(tmp_path):
+    # --motifs --tune seeds 0-2: a softmax, an L2 normalization and a
+    # log-sum-exp, each variant kfuse.autotune keeps (on sm_90) emulated
+    # against the unfused CPU program
+    results = _campaign(tmp_path, "--motifs", "--tune", "--seeds", "0:3")
+    assert [r["outcome"] for r in results] == ["ok"] * 3
+    assert all(r["mutations"][0] == "autotune's variants" and r["options"] == {}
+               for r in results)
+    assert all(int(r["detail"].split()[0]) >= 2 for r in results), results
+    # (alone it has no programs to take: argparse's error, status 2)
+    with pytest.raises(SystemExit) as e:
+        mutate_programs.main(["--tune", "--seeds", "0:1"])
+    assert e.value.code == 2
+
+
 def test_fast_numerics_rounding_is_told_from_a_wrong_kernel(tmp_path):
     # --motifs seed 4731: sum(exp(bf16(bf16(3x) + 10) - max)) over rows of
     # 1000. Fast numerics contract the multiply and the add (one
