@@ -232,6 +232,14 @@ def test_a_variant_the_device_refuses_is_left_out_and_said():
     assert t.choice == "b" and list(t.timings) == ["b", "default"]
     assert t.failed == {"big_cluster": "CUDA driver error while launching: "
                                        "CUDA_ERROR_CLUSTER_SIZE"}
+    # the default itself refused: the outputs come from the next that runs
+    class _Refused(_Exe):
+        def __call__(self, *args, stream=None, out=None):
+            raise DeviceError("CUDA driver error while loading: CUDA_ERROR_NO_BINARY_FOR_GPU")
+    t = TunedExecutable([("default", _Refused()), ("b", _Exe())], name="f",
+                        measure=lambda label, run: run(1) or 1.0)
+    assert t("x") == ("y",) and t.choice == "b"
+    assert list(t.failed) == ["default"] and list(t.timings) == ["b"]
     # none runs: the first's error
     t = TunedExecutable([("a", _Exe()), ("b", _Exe())], name="f",
                         measure=lambda label, run: (_ for _ in ()).throw(

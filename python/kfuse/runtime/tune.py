@@ -123,14 +123,24 @@ class TunedExecutable(HoldsPlan):
     def tune(self, *args, stream=None, out=None) -> Dict[str, float]:
         """Times every variant on these arguments and keeps the fastest;
         returns the seconds a call of each, by label (fastest first)."""
+        failed: Dict[str, KfuseError] = {}
         if out is None:
-            # (the outputs of the first variant's call serve every timed call)
-            first = self.variants[self.labels[0]](*args, stream=stream)
-            out = first if isinstance(first, tuple) else (first,)
+            # (the outputs of the first variant's call that runs serve every
+            # timed call)
+            for label in self.labels:
+                try:
+                    first = self.variants[label](*args, stream=stream)
+                except (DeviceError, ArtifactError) as e:
+                    failed[label] = e
+                    continue
+                out = first if isinstance(first, tuple) else (first,)
+                break
+            else:
+                self.failed = {label: str(e) for label, e in failed.items()}
+                raise next(iter(failed.values()))
         measure = self._measure or (
             lambda label, run: wall_seconds(run, self.budget))
         best: Dict[str, float] = {}
-        failed: Dict[str, KfuseError] = {}
         for _ in range(1 if self._measure else self.ROUNDS):
             for label in self.labels:
                 if label in failed:
