@@ -199,6 +199,9 @@ def autotune(program: Union[Program, str], target: str = "cuda", *,
     text, filename, guard = _program_text(program, filename)
     options, _, _ = _resolve_options("cuda", chip, recompute, numerics, True, strategy)
     default = _build(text, filename, guard, options)
+    # (the text parsed once in a child without aborting it: the variants
+    # parse it in this process)
+    guard = False
     kept: List[Tuple[str, Dict[str, object], CompiledProgram]] = [
         ("default", {}, default)]
     seen = {options}
