@@ -175,7 +175,7 @@ def compile(program: Union[Program, str], target: str = "auto", *,
         # (what the report says of options that change nothing: found by
         # compiling without each, once it is asked for)
         compiled.report.options_check = lambda: _options_without_effect(
-            compiled, text, filename, guard, options, given, baseline)
+            compiled, text, filename, options, given, baseline)
     return compiled
 
 
@@ -229,7 +229,7 @@ def _same_code(a: "CompiledProgram", b: "CompiledProgram") -> bool:
     return a.llvm == b.llvm
 
 
-def _options_without_effect(compiled, text, filename, guard, options, given, baseline):
+def _options_without_effect(compiled, text, filename, options, given, baseline):
     """The options of `given` (those the caller passed) without which the
     program compiles to the same code (PTX and plan, or LLVM IR): each
     compiled again with that one option at its default (the device's SM
@@ -244,7 +244,9 @@ def _options_without_effect(compiled, text, filename, guard, options, given, bas
         else:
             other = replace(options, **{name: getattr(defaults, name)})
         try:
-            again = _build(text, filename, guard, other)
+            # (the text parsed once, in a child where it came from outside:
+            # parsed here now)
+            again = _build(text, filename, False, other)
         except KfuseError:
             continue    # (the others refused without it: it is needed)
         if _same_code(compiled, again):
