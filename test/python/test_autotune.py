@@ -170,6 +170,9 @@ class _Exe:
     def device_name(self):
         return "fake gpu"
 
+    def launch_grids(self, device=None):
+        return [("grid of", id(self), device)]
+
 
 def test_the_first_call_times_every_variant_and_runs_the_fastest():
     exes = {"default": _Exe(), "a": _Exe(), "b": _Exe()}
@@ -195,8 +198,9 @@ def test_the_first_call_times_every_variant_and_runs_the_fastest():
     t("x")                           # (no timing now: the one kept runs)
     assert seen == ["default", "a", "b"] and len(exes["a"].calls) == n + 1
     assert t.plan is exes["a"].plan
+    assert t.launch_grids(1) == [("grid of", id(exes["a"]), 1)]
     t.choose("b")
-    assert t.choice == "b"
+    assert t.choice == "b" and t.launch_grids() == [("grid of", id(exes["b"]), None)]
     with pytest.raises(KfuseError, match="no variant 'c'; the variants are default, a, b"):
         t.choose("c")
 
