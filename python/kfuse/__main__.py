@@ -12,6 +12,8 @@ fusion report, runs them and checks the results against numpy; then it
 compiles a PyTorch transformer block exported by torch-mlir and checks it
 against PyTorch's output. Without a GPU it also compiles the three programs
 for CUDA (sm_90) and runs their PTX, at a small size, in kfuse's PTX
+emulator. Last, kfuse.autotune compiles the softmax's variants: with a GPU
+it times them and keeps the fastest, without one it runs each in the
 emulator."""
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def demo(target: str, n: int) -> int:
     ok &= _demo_transformer_block(target)
     if compiled.target == "cpu":
         ok &= _demo_emulated(min(n, 1 << 14))
+    ok &= _demo_autotune(compiled.target == "cuda", n)
     print("demo passed" if ok else "demo FAILED")
     return 0 if ok else 1
 
@@ -101,6 +104,37 @@ def _demo_emulated(n: int) -> bool:
         launches = compiled.emulator.last_stats
         print(f"  {prog.name}: {len(launches)} kernel(s), emulated in {dt:.2f} s, max "
               f"relative error {err:.2e} (tolerance {tol:g}) {'OK' if good else 'FAIL'}")
+    return ok
+
+
+def _demo_autotune(gpu: bool, n: int) -> bool:
+    """kfuse.autotune on the row softmax: its variants compiled for CUDA; with
+    a GPU, timed on it and the fastest kept; without, each run in the PTX
+    emulator at a small size and checked."""
+    import kfuse
+    prog = _demo_programs(n if gpu else min(n, 1 << 12))[2]
+    t0 = time.perf_counter()
+    tuned = kfuse.autotune(prog) if gpu else kfuse.autotune(prog, chip="sm_90")
+    dt = time.perf_counter() - t0
+    print(f"== {prog.name} under kfuse.autotune: {len(tuned.labels)} variants of "
+          f"distinct code ({', '.join(tuned.labels)}), compiled in {dt:.2f} s")
+    x = np.random.default_rng(2).standard_normal(prog.inputs[0][1]).astype(np.float32)
+    want = prog.reference(x)[0]
+    if gpu:
+        got = tuned(x)
+        timings = ", ".join(f"{label} {s * 1e6:.1f} us" for label, s in tuned.timings.items())
+        print(f"  timed on this GPU (a call, host arrays copied in and out): {timings}; "
+              f"kept {tuned.choice}")
+        results = {tuned.choice: got}
+    else:
+        results = {label: c.emulate(x) for label, c in tuned.variants.items()}
+    ok = True
+    for label, got in results.items():
+        err = float(np.max(np.abs(got - want)))
+        good = err <= 1e-5
+        ok &= good
+        print(f"  {label}: max abs error {err:.2e} (tolerance 1e-05) "
+              f"{'OK' if good else 'FAIL'}")
     return ok
 
 

@@ -255,6 +255,9 @@ def test_demo_runs_and_checks_the_transformer_block():
     assert "torch_transformer_block" in r.stdout and "check vs PyTorch" in r.stdout
     # (on the CPU target the CUDA kernels also run in the PTX emulator)
     assert r.stdout.count("emulated in") == 3 and "FAIL" not in r.stdout
+    # (and kfuse.autotune's variants of the softmax, each in the emulator)
+    assert "softmax_rows under kfuse.autotune:" in r.stdout
+    assert "  default: max abs error" in r.stdout
     assert r.stdout.rstrip().endswith("demo passed")
 
 
