@@ -155,7 +155,8 @@ fi
 # gelu_bwd_bias, whose kernel takes 32 registers so, not 40.
 OWED="softmax_xent_v50257 softmax_xent_v50257__tuned softmax_w262144__tuned
       softmax_w32768__tuned layernorm__tuned rmsnorm_silu__tuned relu_bn_add_relu__tuned
-      bias_gelu__tuned softmax_xent__tuned softmax_xent_v50257__nopeel softmax_xent_v50257__trip16
+      bias_gelu__tuned softmax_xent__tuned bn_train_nhwc__tuned softmax__tuned
+      softmax_xent_v50257__nopeel softmax_xent_v50257__trip16
       softmax_xent_v50257__trip16_nopeel softmax_xent softmax_xent__nopeel lm_loss lm_loss__nopeel
       bn_var_nhwc bn_var_nhwc__nopeel colsum_prime colsum_prime__nopeel
       group_norm_silu group_norm_silu_b1 gelu_bwd_bias gelu_bwd_bias__nc argmax_v128256

@@ -673,7 +673,8 @@ def _l2_order(src: str, dst: str):
 # The workloads also saved as name__tuned (kfuse.autotune): those still
 # short of their targets, or of torch.compile, on an H100 or an H200.
 TUNED_WORKLOADS = ("softmax_w262144", "softmax_w32768", "softmax_xent_v50257", "layernorm",
-                   "rmsnorm_silu", "relu_bn_add_relu", "bias_gelu", "softmax_xent")
+                   "rmsnorm_silu", "relu_bn_add_relu", "bias_gelu", "softmax_xent",
+                   "bn_train_nhwc", "softmax")
 
 
 def _min_blocks(src: str, dst: str, blocks: int):
