@@ -21,7 +21,7 @@
 #        tests_new.log  test_gpu.py on the programs no GPU has run yet
 #                      (make_artifacts.NEW_ON_HARDWARE); `bench` runs them
 #                      too, first, where .artifacts/tests_new is carried
-#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 12 MiB):
+#   bash bench/gpu_session.sh bench   carry .artifacts/suite (about 13 MiB):
 #        suite.json    bench_suite.py with every variant (name__...), and its log;
 #        compare.md    bench/compare.py on it: targets met, variants vs defaults;
 #        occupancy.log  cluster_occupancy.py on the occupancy_* programs
@@ -30,7 +30,8 @@
 #        workload also compiles torch.compile cold, up to seconds each, and a
 #        run over all 150 programs has not been timed against LIMIT)
 #   bash bench/gpu_session.sh owed    carry .artifacts/suite and .artifacts/tests_new
-#        (about 56 MiB, 62 with the tree: measured 2026-12-07): new (its
+#        (about 57 MiB, 63 with the tree: measured 2026-12-07, just under the
+#        64 a call carries; make_artifacts.TUNED_PAIRS keeps it so): new (its
 #        tuned_softmax_f32 tests kfuse.autotune's runtime choice), then bench
 #        over the programs
 #        still owed a hardware time ($OWED below, or ONLY=...), and the
