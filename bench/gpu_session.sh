@@ -154,27 +154,31 @@ fi
 # (__nc, readonly_inputs=True: the weights' loads move above the output's
 # stores; and with the default's blocks an SM, __nc_mnc3 / __nc_mnc4), and
 # gelu_bwd_bias, whose kernel takes 32 registers so, not 40.
-OWED="softmax_xent_v50257 softmax_xent_v50257__tuned softmax_w262144__tuned
-      softmax_w32768__tuned layernorm__tuned rmsnorm_silu__tuned relu_bn_add_relu__tuned
-      bias_gelu__tuned softmax_xent__tuned bn_train_nhwc__tuned softmax__tuned
+OWED="softmax_xent_v50257 softmax_xent_v50257__tuned softmax_w262144
+      softmax_w262144__tuned softmax_w32768 softmax_w32768__tuned layernorm
+      layernorm__tuned rmsnorm_silu rmsnorm_silu__tuned relu_bn_add_relu
+      relu_bn_add_relu__tuned bias_gelu bias_gelu__tuned softmax_xent
+      softmax_xent__tuned bn_train_nhwc bn_train_nhwc__tuned softmax softmax__tuned
       softmax_xent_v50257__nopeel softmax_xent_v50257__trip16
-      softmax_xent_v50257__trip16_nopeel softmax_xent softmax_xent__nopeel lm_loss lm_loss__nopeel
-      bn_var_nhwc bn_var_nhwc__nopeel colsum_prime colsum_prime__nopeel
-      group_norm_silu group_norm_silu_b1 gelu_bwd_bias gelu_bwd_bias__nc argmax_v128256
-      argmax_v128256__nopeel softmax_w262144 softmax_w262144__cl4 softmax_w262144__psauto softmax_w262144__ps15 softmax_w262144__pf16
-      softmax_w262144__occ2 softmax_w32768 softmax_w32768__psauto softmax_w32768__ps132
-      softmax_w32768__pf132 softmax_w32768__occ2 layernorm layernorm__psauto
-      layernorm__pf528 layernorm__mnc4 layernorm__nc layernorm__nc_mnc3 rmsnorm_silu
-      rmsnorm_silu__nc rmsnorm_silu__nc_mnc4 rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax
-      softmax__psauto bias_gelu bias_gelu__v2 bias_gelu__v4 ew_chain ew_chain__v2
-      relu_bn_add_relu relu_bn_add_relu__v2 l2norm bn_train_nhwc bn_train_nhwc__slicestore
-      bn_train_nhwc__sm264 bn_train_nhwc__pdllate bn_train_nhwc__l2order bn_train_nhwc__nopeel bn_train_nhwc_c64
-      bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0 softmax_dim0__slicestore
-      softmax_dim0__l2order softmax_dim0__tile16 softmax_dim0__tile32 softmax_nchw
-      softmax_nchw__tile16 softmax_nchw__tile32 bn_train_nchw bn_train_nchw__cl16 l2_normalize
-      l2_normalize__slicestore l2_normalize__l2order
-      softmax_xent_v50257__trip16_occ2 softmax_xent_v50257__trip8_occ2
-      lamb_bert_vectors lamb_bert_vectors__nopack lamb_bert lamb_bert__nopack lamb_bert__packbig lamb_bert__trip4"
+      softmax_xent_v50257__trip16_nopeel softmax_xent__nopeel lm_loss lm_loss__nopeel
+      bn_var_nhwc bn_var_nhwc__nopeel colsum_prime colsum_prime__nopeel group_norm_silu
+      group_norm_silu_b1 gelu_bwd_bias gelu_bwd_bias__nc argmax_v128256
+      argmax_v128256__nopeel softmax_w262144__cl4 softmax_w262144__psauto
+      softmax_w262144__ps15 softmax_w262144__pf16 softmax_w262144__occ2
+      softmax_w32768__psauto softmax_w32768__ps132 softmax_w32768__pf132
+      softmax_w32768__occ2 layernorm__psauto layernorm__pf528 layernorm__mnc4
+      layernorm__nc layernorm__nc_mnc3 rmsnorm_silu__nc rmsnorm_silu__nc_mnc4
+      rmsnorm_silu__psauto rmsnorm_silu__pf528 softmax__psauto bias_gelu__v2
+      bias_gelu__v4 ew_chain ew_chain__v2 relu_bn_add_relu__v2 l2norm
+      bn_train_nhwc__slicestore bn_train_nhwc__sm264 bn_train_nhwc__pdllate
+      bn_train_nhwc__l2order bn_train_nhwc__nopeel bn_train_nhwc_c64
+      bn_train_nhwc_c64__slicestore bn_train_nhwc_c64__l2order softmax_dim0
+      softmax_dim0__slicestore softmax_dim0__l2order softmax_dim0__tile16
+      softmax_dim0__tile32 softmax_nchw softmax_nchw__tile16 softmax_nchw__tile32
+      bn_train_nchw bn_train_nchw__cl16 l2_normalize l2_normalize__slicestore
+      l2_normalize__l2order softmax_xent_v50257__trip16_occ2
+      softmax_xent_v50257__trip8_occ2 lamb_bert_vectors lamb_bert_vectors__nopack
+      lamb_bert lamb_bert__nopack lamb_bert__packbig lamb_bert__trip4"
 kernels() {
     local dirs=""
     for n in ${KERNELS:-bn_train_nhwc softmax_dim0 l2_normalize bn_var_nhwc \
