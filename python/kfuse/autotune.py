@@ -106,8 +106,26 @@ class TunedProgram:
         return self.default.report
 
     @property
+    def current(self) -> CompiledProgram:
+        """The variant chosen (the default before any is)."""
+        return self.variants[self.choice or self.labels[0]]
+
+    @property
     def plan(self):
-        return self.variants[self.choice or self.labels[0]].plan
+        return self.current.plan
+
+    @property
+    def ptx(self) -> str:
+        return self.current.ptx
+
+    @property
+    def stages(self):
+        return self.current.stages
+
+    def emulate(self, *args):
+        """Runs the current variant (the chosen one, else the default) in the
+        PTX emulator; `variants[label].emulate` runs another."""
+        return self.current.emulate(*args)
 
     @property
     def choice(self) -> Optional[str]:

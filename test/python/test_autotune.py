@@ -65,6 +65,10 @@ def test_auto_variants_keep_distinct_code_and_say_why_the_others_go(wide):
 def test_every_variant_computes_the_softmax_in_the_emulator(wide):
     x = np.random.default_rng(3).standard_normal((2, 65536)).astype(np.float32)
     ref = _softmax_ref(x)
+    # (before any choice the tuned program is its default: plan, PTX, stages)
+    assert wide.current is wide.default and wide.ptx == wide.default.ptx
+    assert wide.plan is wide.default.plan and wide.stages is wide.default.stages
+    np.testing.assert_allclose(wide.emulate(x), ref, rtol=1e-5, atol=1e-9)
     for label, c in wide.variants.items():
         np.testing.assert_allclose(c.emulate(x), ref, rtol=1e-5, atol=1e-9, err_msg=label)
 
