@@ -315,12 +315,43 @@ public:
   /// (those cloned into groups aside) and the results it writes (read
   /// outside it). The clusters' own counts bound the merged group's from
   /// above (a tensor both read, a result only the other reads); only near
-  /// the limit are the merged group's counted.
+  /// the limit are the merged group's counted: from the smaller cluster
+  /// where neither reads the other, else over both.
   bool buffersFit(Operation *a, Operation *b) const {
     const Summary &sa = summary(a), &sb = summary(b);
     if (sa.reads.size() + sb.reads.size() + sa.writes + sb.writes <= maxBuffers)
       return true;
     Operation *la = leader(a), *lb = leader(b);
+    // Clusters that read nothing of each other (the independent groups a
+    // multi-tensor launch gathers): the merged group reads what either
+    // reads and writes what each writes, counted from the smaller side (a
+    // full launch was tried against every later parameter, its reads
+    // gathered anew each time).
+    const Summary *small = &sa, *large = &sb;
+    Operation *ll = lb;
+    if (small->reads.size() + small->exposed.size() >
+        large->reads.size() + large->exposed.size()) {
+      std::swap(small, large);
+      ll = la;
+    }
+    bool independent =
+        la != lb &&
+        llvm::none_of(small->reads,
+                      [&](Value v) {
+                        Operation *def = v.getDefiningOp();
+                        return def && inOneOf(def, ll, ll);
+                      }) &&
+        llvm::none_of(small->exposed, [&](Operation *m) {
+          return llvm::any_of(usersInBlock(block, m),
+                              [&](Operation *u) { return inOneOf(u, ll, ll); });
+        });
+    if (independent) {
+      unsigned reads =
+          large->reads.size() + llvm::count_if(small->reads, [&](Value v) {
+            return !large->reads.contains(v);
+          });
+      return reads + sa.writes + sb.writes <= maxBuffers;
+    }
     llvm::DenseSet<Value> reads;
     for (Value v : llvm::concat<const Value>(sa.reads, sb.reads)) {
       Operation *def = v.getDefiningOp();
@@ -1681,20 +1712,25 @@ void FormFusionGroupsPass::fuseSiblings(ClusterSet &classes,
   classes.forLaterPairs(
       noFusion ? ArrayRef<Operation *>() : ArrayRef<Operation *>(fusible),
       [&](Operation *a, Operation *b) {
-        if (classes.contracts(a, b))
-          return false; // their inputs are read many times: nothing to share
         // Siblings share an input, or (not row groups) one reads nothing:
         // tested first, from each cluster's inputs kept until it grows
         // (independent groups over different tensors, an optimizer's update
-        // and norm of each parameter, are most pairs).
-        bool rowGroup = classes.reducesOrContracts(a, b);
+        // and norm of each parameter, are most pairs: their test asks
+        // nothing of the clusters' summaries).
+        bool common;
         {
-          const llvm::DenseSet<Value> &ia = inputs(a), &ib = inputs(b);
-          bool common = llvm::any_of(
-              ib, [&](Value v) { return ia.contains(v); });
-          if (!common && (rowGroup || (!ia.empty() && !ib.empty())))
-            return false;
+          const llvm::DenseSet<Value> *ia = &inputs(a), *ib = &inputs(b);
+          if (ia->size() > ib->size())
+            std::swap(ia, ib);
+          common = llvm::any_of(*ia, [&](Value v) { return ib->contains(v); });
+          if (!common && !ia->empty())
+            return false; // (neither reads nothing: ia is the smaller)
         }
+        if (classes.contracts(a, b))
+          return false; // their inputs are read many times: nothing to share
+        bool rowGroup = classes.reducesOrContracts(a, b);
+        if (!common && rowGroup)
+          return false;
         // Row groups need only share their rows (one block per row computes
         // both); others must expose one iteration space (tested before the
         // clusters are walked).

@@ -14,6 +14,8 @@
 // RUN:   | FileCheck %s --check-prefix=THREE
 // RUN: fuse-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fusion-form-groups{max-buffers=2}))' \
 // RUN:   | FileCheck %s --check-prefix=TWO
+// RUN: fuse-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fusion-form-groups{max-buffers=5}))' \
+// RUN:   | FileCheck %s --check-prefix=FIVE
 
 // Three parameters' updates (2 reads and 1 write each): one launch by
 // default; with 6 buffers the first two share one, the third runs apart;
@@ -178,4 +180,38 @@ func.func @shared(%x0: tensor<16xf32>, %x1: tensor<16xf32>, %x2: tensor<16xf32>,
     linalg.yield %s : f32
   } -> tensor<16xf32>
   return %q, %r : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Two independent updates over different spaces that read one scale s (a
+// multi-tensor launch, not siblings): together they pass p0, p1, s and
+// their two results, 5 buffers, s counted once; with 4 each runs alone.
+// DEFAULT-LABEL: func.func @shared_scale
+// DEFAULT: fusion.group "g0" "elementwise" ins(%arg0, %arg2, %arg1 :
+// FIVE-LABEL: func.func @shared_scale
+// FIVE: fusion.group "g0" "elementwise" ins(%arg0, %arg2, %arg1 :
+// FIVE-NOT: fusion.group
+// FOUR-LABEL: func.func @shared_scale
+// FOUR: fusion.group "g0" "elementwise" ins(%arg0, %arg2 :
+// FOUR: fusion.group "g1" "elementwise" ins(%arg1, %arg2 :
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @shared_scale(%p0: tensor<8x4xf32>, %p1: tensor<16x4xf32>, %s: tensor<4xf32>)
+    -> (tensor<8x4xf32>, tensor<16x4xf32>) {
+  %e0 = tensor.empty() : tensor<8x4xf32>
+  %u0 = linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%p0, %s : tensor<8x4xf32>, tensor<4xf32>) outs(%e0 : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8x4xf32>
+  %e1 = tensor.empty() : tensor<16x4xf32>
+  %u1 = linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%p1, %s : tensor<16x4xf32>, tensor<4xf32>) outs(%e1 : tensor<16x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<16x4xf32>
+  return %u0, %u1 : tensor<8x4xf32>, tensor<16x4xf32>
 }
