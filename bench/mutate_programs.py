@@ -504,6 +504,10 @@ def _refusal(e, outcome):
     return {"outcome": outcome, "detail": f"{type(e).__name__}: {e}"}
 
 
+def _tup(v):
+    return v if isinstance(v, tuple) else (v,)
+
+
 def check_one(path, npz, options="{}"):
     """Compiles and runs one mutated program (CUDA with `options`, JSON);
     returns {'outcome', 'detail'}."""
@@ -511,9 +515,6 @@ def check_one(path, npz, options="{}"):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
     import kfuse
     from kfuse.errors import GuardError, KfuseError
-
-    def tup(v):
-        return v if isinstance(v, tuple) else (v,)
 
     with open(path) as fh:
         text = fh.read()
@@ -540,7 +541,7 @@ def check_one(path, npz, options="{}"):
         _random_programs().special_values(args, kind, seed)
         stage = "running on the CPU"
         try:
-            want = tup(unfused(*args))
+            want = _tup(unfused(*args))
         except GuardError as e:
             # (the mutant reads a tensor outside its bounds with these
             # inputs, and says so; the fused builds should too, unless
@@ -556,14 +557,14 @@ def check_one(path, npz, options="{}"):
                     said.append(f"{what}: GuardError")
             return {"outcome": "guarded",
                     "detail": f"{e.failed[0]} ({'; '.join(said)})"}
-        differs = _differences(tup(cpu(*args)), want)
+        differs = _differences(_tup(cpu(*args)), want)
         if differs:
             # The unfused program rounds each op as written; the fused one
             # in fast numerics may contract and reorder (a sum of 131072
             # centred values, zero but for rounding, moves by 2e-4). The
             # fused program in strict numerics must agree with it.
             stage = "running the CPU program in strict numerics"
-            strict = tup(kfuse.compile(text, target="cpu", numerics="strict")(*args))
+            strict = _tup(kfuse.compile(text, target="cpu", numerics="strict")(*args))
             return _strict_verdict("CPU fused, " + differs[0], strict, want)
         stage = "compiling for CUDA"
         chip = options.pop("chip", "sm_90")
@@ -603,10 +604,8 @@ def _check_cuda(kfuse, text, chip, options, cuda, args, want, what=""):
     program's `want`."""
     from kfuse.errors import KfuseError
 
-    def tup(v):
-        return v if isinstance(v, tuple) else (v,)
     try:
-        got = tup(cuda.emulate(*args))
+        got = _tup(cuda.emulate(*args))
     except KfuseError as e:
         return {"outcome": "emulator", "detail": f"{what}{type(e).__name__}: {e}"}
     differs = _differences(got, want)
@@ -621,7 +620,7 @@ def _check_cuda(kfuse, text, chip, options, cuda, args, want, what=""):
     # 0.125, 13% once through an exp, past any tolerance that still
     # catches a wrong kernel. The same program in strict numerics must
     # agree.
-    strict = tup(kfuse.compile(text, target="cuda", chip=chip,
+    strict = _tup(kfuse.compile(text, target="cuda", chip=chip,
                                **{**options, "numerics": "strict"}).emulate(*args))
     return _strict_verdict(detail, strict, want)
 

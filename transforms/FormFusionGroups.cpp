@@ -328,23 +328,21 @@ public:
     // full launch was tried against every later parameter, its reads
     // gathered anew each time).
     const Summary *small = &sa, *large = &sb;
-    Operation *ll = lb;
+    Operation *ls = la, *ll = lb;
     if (small->reads.size() + small->exposed.size() >
         large->reads.size() + large->exposed.size()) {
       std::swap(small, large);
-      ll = la;
+      std::swap(ls, ll);
     }
-    bool independent =
-        la != lb &&
-        llvm::none_of(small->reads,
-                      [&](Value v) {
-                        Operation *def = v.getDefiningOp();
-                        return def && inOneOf(def, ll, ll);
-                      }) &&
-        llvm::none_of(small->exposed, [&](Operation *m) {
-          return llvm::any_of(usersInBlock(block, m),
-                              [&](Operation *u) { return inOneOf(u, ll, ll); });
-        });
+    // (whether the large one feeds the small one, from the small one's
+    // reads: feeds() would walk the large one's results)
+    bool independent = la != lb &&
+                       llvm::none_of(small->reads,
+                                     [&](Value v) {
+                                       Operation *def = v.getDefiningOp();
+                                       return def && inOneOf(def, ll, ll);
+                                     }) &&
+                       !feeds(ls, ll);
     if (independent) {
       unsigned reads =
           large->reads.size() + llvm::count_if(small->reads, [&](Value v) {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import numpy as np
 from typing import Optional, Tuple, Union
@@ -179,12 +179,10 @@ def compile(program: Union[Program, str], target: str = "auto", *,
     return compiled
 
 
-STRATEGY_OPTIONS = frozenset({
-    "threads", "unroll", "blocks_per_sm", "sm_count", "row_chunks", "row_cluster",
-    "row_occupancy", "row_prefetch", "row_tile", "row_trip", "row_peel", "row_persist",
-    "row_exchange", "row_fold", "row_shift", "row_joint", "row_smem", "row_last_block",
-    "row_split_tail", "row_store_transposed", "row_pack", "pdl", "multi_tensor",
-    "pack_bytes", "readonly_inputs"})
+# The options kfuse.compile takes as keywords: Options' fields but those it
+# names as parameters of its own.
+STRATEGY_OPTIONS = frozenset(f.name for f in fields(Options)) - {
+    "target", "chip", "recompute", "numerics", "fuse"}
 
 
 def _program_text(program, filename):
