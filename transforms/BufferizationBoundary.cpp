@@ -4,22 +4,27 @@
 // boundary: its tensor arguments are the caller's inputs (never written in
 // place), and each of its results is a buffer of its own; and, inside it,
 // an empty tensor per `outs` (CSE shares one, which the analysis pays for
-// use by use). After bufferization, results that reach their output
-// buffer through reshapes are computed in that buffer
-// (fusion-results-in-place).
+// use by use). Then the generics that write only fresh tensors run on
+// buffers before the analysis sees them (fusion-bufferize-fresh-generics).
+// After bufferization, results that reach their output buffer through
+// reshapes are computed in that buffer (fusion-results-in-place).
 //
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #define DEBUG_TYPE "fusion-bufferization-boundary"
 
 namespace kfuse {
 #define GEN_PASS_DEF_BUFFERIZATIONBOUNDARY
+#define GEN_PASS_DEF_BUFFERIZEFRESHGENERICS
 #define GEN_PASS_DEF_RESULTSINPLACE
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
@@ -33,14 +38,24 @@ struct BufferizationBoundaryPass
     func::FuncOp func = getOperation();
     // The arguments are the caller's tensors: bufferization must not write
     // into them (a contraction accumulating into an argument it was given
-    // as `outs` gets a copy instead).
+    // as `outs` gets a copy instead). Arguments only read as the inputs of
+    // structured ops (never written in place: only their `outs` are) stay
+    // unmarked, since bufferization takes every mark off again one argument
+    // at a time, rebuilding the array of all of them each time (an
+    // optimizer's step over 1200 parameters: 4800 arguments, 0.1 s).
     // (All at once: setting one argument's attributes rebuilds the array of
     // every argument's, quadratic in a function of thousands of tensors.)
     SmallVector<DictionaryAttr> argAttrs;
     func.getAllArgAttrs(argAttrs);
     bool marked = false;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      if (!isa<TensorType>(func.getArgument(i).getType()))
+      BlockArgument arg = func.getArgument(i);
+      if (!isa<TensorType>(arg.getType()) ||
+          llvm::all_of(arg.getUses(), [](OpOperand &use) {
+            auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+            return dps && isa<linalg::LinalgOp>(use.getOwner()) &&
+                   dps.isDpsInput(&use);
+          }))
         continue;
       NamedAttrList attrs(argAttrs[i]);
       attrs.set("bufferization.writable",
@@ -82,6 +97,138 @@ struct BufferizationBoundaryPass
                                                          ValueRange{}, v));
       }
     });
+  }
+};
+
+/// Generics that write only fresh tensors, on buffers before one-shot
+/// bufferization (see Passes.td for why).
+struct BufferizeFreshGenericsPass
+    : kfuse::impl::BufferizeFreshGenericsBase<BufferizeFreshGenericsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return markAllAnalysesPreserved();
+    Block &body = func.getBody().front();
+    SmallVector<linalg::GenericOp> generics(body.getOps<linalg::GenericOp>());
+    bool changed = false;
+    for (linalg::GenericOp g : generics)
+      changed |= bufferize(g, body);
+    changed |= bufferizeArguments(func);
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+
+  /// Tensor arguments that only such generics read (through read-only
+  /// `to_buffer`s) become buffers of identity layout, as one-shot
+  /// bufferization makes the function's arguments at its boundary (which
+  /// otherwise weighs each result of the function against each argument).
+  static bool bufferizeArguments(func::FuncOp func) {
+    SmallVector<Type> inputs(func.getArgumentTypes());
+    bool changed = false;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || arg.use_empty() ||
+          !llvm::all_of(arg.getUsers(), [](Operation *user) {
+            auto toBuffer = dyn_cast<bufferization::ToBufferOp>(user);
+            return toBuffer && toBuffer.getReadOnly();
+          }))
+        continue;
+      auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
+      if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
+            return user->getResult(0).getType() == bufferType;
+          }))
+        continue;
+      arg.setType(bufferType);
+      inputs[arg.getArgNumber()] = bufferType;
+      for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+        user->getResult(0).replaceAllUsesWith(arg);
+        user->erase();
+      }
+      changed = true;
+    }
+    if (changed)
+      func.setFunctionType(
+          FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
+    return changed;
+  }
+
+  /// Whether the buffer one-shot bufferization gives `v` (a tensor of the
+  /// function's body) has the identity layout: the function's arguments
+  /// (identity-layout-map at the boundary), constants (globals), empty
+  /// tensors (allocations), this pass's buffers (`to_tensor` of an
+  /// allocation), and generics' results written into such buffers, seen
+  /// through reshapes (of contiguous buffers, contiguous again). Anything
+  /// else (a slice, say) may not.
+  bool identityBuffer(Value v, Block &body) {
+    while (true) {
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return arg.getOwner() == &body;
+      Operation *def = v.getDefiningOp();
+      if (isa<arith::ConstantOp, tensor::EmptyOp>(def))
+        return true;
+      if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(def))
+        return toTensor.getBuffer().getDefiningOp<memref::AllocOp>() != nullptr;
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+        v = def->getOperand(0);
+        continue;
+      }
+      if (auto g = dyn_cast<linalg::GenericOp>(def)) {
+        // (a result's buffer is its init's, or a new allocation where the
+        // analysis copies)
+        v = g.getDpsInitOperand(cast<OpResult>(v).getResultNumber())->get();
+        continue;
+      }
+      return false;
+    }
+  }
+
+  bool bufferize(linalg::GenericOp g, Block &body) {
+    if (!g.hasPureTensorSemantics())
+      return false;
+    SmallVector<tensor::EmptyOp> empties;
+    for (Value init : g.getDpsInits()) {
+      auto empty = init.getDefiningOp<tensor::EmptyOp>();
+      // (one use: the empty tensor is this generic's alone; one per use is
+      // what fusion-bufferization-boundary leaves)
+      if (!empty || !empty->hasOneUse() || empty->getBlock() != &body)
+        return false;
+      empties.push_back(empty);
+    }
+    for (Value in : g.getDpsInputs())
+      if (!isa<RankedTensorType>(in.getType()) || !identityBuffer(in, body))
+        return false;
+
+    MLIRContext *ctx = g.getContext();
+    auto bufferType = [](Type t) {
+      auto tensor = cast<RankedTensorType>(t);
+      return MemRefType::get(tensor.getShape(), tensor.getElementType());
+    };
+    // The allocations where the empty tensors were, as one-shot
+    // bufferization places them (its default alignment, 64 bytes).
+    IntegerAttr alignment = IntegerAttr::get(IntegerType::get(ctx, 64), 64);
+    SmallVector<Value> allocs;
+    for (tensor::EmptyOp empty : empties) {
+      OpBuilder b(empty);
+      allocs.push_back(memref::AllocOp::create(
+          b, empty.getLoc(), bufferType(empty.getType()),
+          empty.getDynamicSizes(), alignment));
+    }
+    OpBuilder b(g);
+    SmallVector<Value> operands;
+    for (Value in : g.getDpsInputs())
+      operands.push_back(bufferization::ToBufferOp::create(
+          b, g.getLoc(), bufferType(in.getType()), in, /*read_only=*/true));
+    llvm::append_range(operands, allocs);
+    Operation *onBuffers = cloneWithoutRegions(b, g, TypeRange{}, operands);
+    onBuffers->getRegion(0).takeBody(g.getRegion());
+    for (auto [result, alloc] : llvm::zip_equal(g->getResults(), allocs))
+      result.replaceAllUsesWith(bufferization::ToTensorOp::create(
+          b, g.getLoc(), result.getType(), alloc, /*restrict=*/true,
+          /*writable=*/true));
+    g.erase();
+    for (tensor::EmptyOp empty : empties)
+      empty.erase();
+    return true;
   }
 };
 

@@ -528,7 +528,8 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &o) {
           "fusion-saturate-conversions,fusion-fuse-group-bodies),"
           "fusion-select-strategy{{chip={0} sm-count={1} threads={2} "
           "unroll={3} blocks-per-sm={4}},"
-          "func.func(fusion-inline-groups,fusion-bufferization-boundary),{5},"
+          "func.func(fusion-inline-groups,fusion-bufferization-boundary,"
+          "fusion-bufferize-fresh-generics),{5},"
           "func.func(fusion-generic-to-gpu{{chip={0} sm-count={1} "
           "row-chunks={7} row-cluster={9} row-online={10} row-exchange={11} "
           "row-fold={12} row-shift={13} row-joint={14} row-smem={15} "
@@ -599,7 +600,8 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &o) {
               "func.func(fusion-set-numerics{mode=" + o.numerics.getValue() +
                   "},fusion-saturate-conversions,fusion-fuse-group-bodies,"
                   "fusion-inline-groups,"
-                  "fusion-cpu-compensated-sums,fusion-bufferization-boundary)," +
+                  "fusion-cpu-compensated-sums,fusion-bufferization-boundary,"
+                  "fusion-bufferize-fresh-generics)," +
                   kBufferize +
                   ",buffer-deallocation-pipeline,"
                   "func.func(convert-linalg-to-loops),"

@@ -24,12 +24,12 @@ func.func @boundary(%x: tensor<8xf32>, %s: f32) -> (tensor<8xf32>, tensor<8xf32>
 
 // -----
 
-// An argument's own attributes stay beside the mark; non-tensor arguments
-// get none. One tensor.empty per use: the first use in program order keeps
-// the original, the others get a copy each (CSE had left one for all
-// three).
+// An argument only read as a structured op's input is not marked (nothing
+// writes into it in place); non-tensor arguments get no mark. One
+// tensor.empty per use: the first use in program order keeps the original,
+// the others get a copy each (CSE had left one for all three).
 // CHECK-LABEL: func.func @empties
-// CHECK-SAME: (%{{[^:]*}}: tensor<4xf32> {bufferization.writable = false, kfuse.name = "x"}, %{{[^:]*}}: f32 {kfuse.name = "s"})
+// CHECK-SAME: (%{{[^:]*}}: tensor<4xf32> {kfuse.name = "x"}, %{{[^:]*}}: f32 {kfuse.name = "s"})
 // CHECK: %[[C1:.*]] = tensor.empty() : tensor<4xf32>
 // CHECK: %[[C2:.*]] = tensor.empty() : tensor<4xf32>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
@@ -55,4 +55,28 @@ func.func @empties(%x: tensor<4xf32> {kfuse.name = "x"}, %s: f32 {kfuse.name = "
     linalg.yield %v : f32
   } -> tensor<4xf32>
   return %y#1, %z, %y#0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Marked: an argument given as `outs` (written in place unless marked), one
+// reshaped (its readers are not checked), one returned; an argument's own
+// attributes stay beside the mark. Not marked: one only read as inputs.
+// CHECK-LABEL: func.func @marks
+// CHECK-SAME: (%{{[^:]*}}: tensor<4xf32> {kfuse.name = "read"},
+// CHECK-SAME: %{{[^:]*}}: tensor<4xf32> {bufferization.writable = false, kfuse.name = "acc"},
+// CHECK-SAME: %{{[^:]*}}: tensor<4xf32> {bufferization.writable = false},
+// CHECK-SAME: %{{[^:]*}}: tensor<4xf32> {bufferization.writable = false})
+#id2 = affine_map<(d0) -> (d0)>
+func.func @marks(%read: tensor<4xf32> {kfuse.name = "read"}, %acc: tensor<4xf32> {kfuse.name = "acc"},
+                 %shaped: tensor<4xf32>, %ret: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>) {
+  %y = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel"]}
+      ins(%read, %read : tensor<4xf32>, tensor<4xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %v = arith.addf %a, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r = tensor.expand_shape %shaped [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  return %y, %r, %ret : tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>
 }

@@ -225,6 +225,16 @@ try:
         again._measure = untimed
         again(*ins)
         result["again"] = again.choice
+    elif case == "torch_tuned":      # a tuned program on torch tensors (bench_suite.py's)
+        torch = fake_torch(0x77)
+        cuda = torch.device("cuda", 0)
+        xs = [torch.Tensor(s.shape, torch.float32, cuda) for s in exe.plan.inputs]
+        exe.budget = 0.0
+        ys = exe(*xs)
+        ys = ys if isinstance(ys, tuple) else (ys,)
+        result["choice"] = exe.choice
+        result["timed"] = sorted(exe.timings)
+        result["outputs"] = [[type(y).__name__, list(y.shape)] for y in ys]
     elif case.startswith("torch"):   # torch tensors in, torch tensors out
         torch = fake_torch(0x77)
         names = {"f32": "float32", "f16": "float16", "i64": "int64"}
@@ -333,6 +343,30 @@ def test_a_tuned_program_runs_every_variant_then_the_one_it_keeps(tmp_path):
     # kept variant's launches last
     kept = result["grids"][result["choice"]]
     assert launches[-2 * len(kept):] == kept + kept
+
+
+def test_a_tuned_program_on_torch_tensors_runs_on_torchs_stream(tmp_path):
+    # (as bench_suite.py calls the __tuned rows: torch tensors, the timing
+    # calls and the kept one's all on torch's current stream, outputs torch
+    # tensors)
+    p = kb.Program("softmax")
+    x = p.input("x", (2, 65536), "f32")
+    e = kb.exp(x - kb.amax(x, axis=1, keepdims=True))
+    p.output(e / kb.reduce_sum(e, axis=1, keepdims=True), name="y")
+    t = kfuse.autotune(p, chip="sm_90", variants=[{"row_occupancy": 2}])
+    path = t.save(str(tmp_path / "tuned"))
+    result, log = _run("torch_tuned", path, tmp_path)
+    assert "error" not in result, result
+    assert result["timed"] == sorted(t.labels) and result["choice"] in t.labels
+    assert result["outputs"] == [["Tensor", [2, 65536]]]
+    launches = _launches(log)
+    assert launches and all(ln[9] == "77" for ln in launches)
+    # (every variant launched; a wait for the GPU after each timed run)
+    grids = {tuple(int(v) for v in ln[2:8]) for ln in launches}
+    for label, c in t.variants.items():
+        assert all(tuple(s.grid) + tuple(s.block) in grids
+                   for s in c.plan.steps if s.op == "launch"), label
+    assert ["sync", "context"] in log
 
 
 def test_numpy_round_trip_through_a_copy_step(tmp_path):
