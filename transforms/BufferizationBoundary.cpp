@@ -6,8 +6,10 @@
 // an empty tensor per `outs` (CSE shares one, which the analysis pays for
 // use by use). Then the generics that write only fresh tensors run on
 // buffers before the analysis sees them (fusion-bufferize-fresh-generics).
-// After bufferization, results that reach their output buffer through
-// reshapes are computed in that buffer (fusion-results-in-place).
+// After bufferization, the buffer results become arguments written into
+// (fusion-results-to-out-params), and results that reach their output
+// buffer through reshapes are computed in that buffer
+// (fusion-results-in-place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,7 @@ namespace kfuse {
 #define GEN_PASS_DEF_BUFFERIZATIONBOUNDARY
 #define GEN_PASS_DEF_BUFFERIZEFRESHGENERICS
 #define GEN_PASS_DEF_RESULTSINPLACE
+#define GEN_PASS_DEF_RESULTSTOOUTPARAMS
 #include "transforms/Passes.h.inc"
 } // namespace kfuse
 
@@ -228,6 +231,93 @@ struct BufferizeFreshGenericsPass
     g.erase();
     for (tensor::EmptyOp empty : empties)
       empty.erase();
+    return true;
+  }
+};
+
+/// Buffer results as arguments the function writes into (see Passes.td).
+struct ResultsToOutParamsPass
+    : kfuse::impl::ResultsToOutParamsBase<ResultsToOutParamsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::DenseSet<StringAttr> converted;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<bool> done = convert(func);
+      if (failed(done))
+        return signalPassFailure();
+      if (*done)
+        converted.insert(func.getSymNameAttr());
+    }
+    if (converted.empty())
+      return markAllAnalysesPreserved();
+    WalkResult calls = module.walk([&](func::CallOp call) {
+      if (!converted.contains(call.getCalleeAttr().getAttr()))
+        return WalkResult::advance();
+      call.emitError() << "fusion-results-to-out-params: a call of '"
+                       << call.getCallee()
+                       << "', whose buffer results became arguments, is not "
+                          "supported";
+      return WalkResult::interrupt();
+    });
+    if (calls.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// Whether `func` had buffer results (now arguments), or failure.
+  static FailureOr<bool> convert(func::FuncOp func) {
+    FunctionType type = func.getFunctionType();
+    SmallVector<DictionaryAttr> argAttrs, resultAttrs, keptResultAttrs;
+    func.getAllArgAttrs(argAttrs);
+    func.getAllResultAttrs(resultAttrs);
+    SmallVector<Type> inputs(type.getInputs()), results;
+    SmallVector<BlockArgument> outs;
+    Block &entry = func.front();
+    for (auto [i, result] : llvm::enumerate(type.getResults())) {
+      auto buffer = dyn_cast<MemRefType>(result);
+      if (!buffer) {
+        results.push_back(result);
+        keptResultAttrs.push_back(resultAttrs[i]);
+        continue;
+      }
+      if (!buffer.getLayout().isIdentity())
+        return func.emitError()
+               << "fusion-results-to-out-params: result " << i << " (" << buffer
+               << ") does not have the identity layout";
+      inputs.push_back(buffer);
+      argAttrs.push_back(resultAttrs[i]);
+      outs.push_back(entry.addArgument(buffer, func.getLoc()));
+    }
+    if (outs.empty())
+      return false;
+    func.setFunctionType(FunctionType::get(func.getContext(), inputs, results));
+    func.setAllArgAttrs(argAttrs);
+    func.setAllResultAttrs(keptResultAttrs);
+
+    func.walk([&](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      SmallVector<Value> kept;
+      auto out = outs.begin();
+      // (a buffer returned twice is, from its first place on, the first
+      // argument it became: copied into the second)
+      for (Value v : ret.getOperands()) {
+        if (!isa<MemRefType>(v.getType())) {
+          kept.push_back(v);
+          continue;
+        }
+        BlockArgument arg = *out++;
+        auto alloc = v.getDefiningOp<memref::AllocOp>();
+        if (alloc && alloc.getType().hasStaticShape()) {
+          alloc.replaceAllUsesWith(arg);
+          alloc.erase();
+        } else {
+          memref::CopyOp::create(b, ret.getLoc(), v, arg);
+        }
+      }
+      func::ReturnOp::create(b, ret.getLoc(), kept);
+      ret.erase();
+    });
     return true;
   }
 };

@@ -347,8 +347,7 @@ struct NoOptions : PassPipelineOptions<NoOptions> {};
 const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries=1 "
     "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs=1 "
-    "modify-public-functions=1},"
+    "fusion-results-to-out-params,"
     "cse,canonicalize{region-simplify=disabled},"
     "func.func(fusion-results-in-place)";
 

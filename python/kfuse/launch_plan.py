@@ -3,7 +3,7 @@
 After code generation the entry function holds only host work: temporaries
 (memref.alloc), kernel launches (gpu.launch_func), whole-buffer copies
 (memref.copy), view ops and constants. Its arguments are the program's
-inputs followed by its outputs (buffer-results-to-out-params). Anything else
+inputs followed by its outputs (fusion-results-to-out-params). Anything else
 is a compiler bug, reported as such rather than guessed at."""
 
 from __future__ import annotations
