@@ -1027,9 +1027,9 @@ def BufferizationBoundary : Pass<"fusion-bufferization-boundary", "::mlir::func:
     accumulates into an argument gets a copy). Arguments only read as
     inputs of structured ops need no mark and get none (bufferization takes
     the marks off one argument at a time, each time rebuilding the array of
-    all of them). A computed tensor returned
-    more than once gets a copy (`bufferization.alloc_tensor ... copy`) for
-    each repeat, since every result is its own buffer. A `tensor.empty` used
+    all of them). A computed tensor returned more than once gets a copy
+    (`bufferization.alloc_tensor ... copy`) for each repeat, since every
+    result is its own buffer. A `tensor.empty` used
     more than once (CSE leaves one per shape) becomes one per use, the
     first use in program order keeping the original: each is a buffer of
     its own either way, and the analysis need not weigh every write into
