@@ -103,6 +103,12 @@ struct BufferizationBoundaryPass
   }
 };
 
+/// The buffer type of identity layout one-shot bufferization gives a
+/// ranked tensor type at kfuse's function boundary and for allocations.
+static MemRefType identityBufferType(RankedTensorType tensor) {
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
 /// Generics that write only fresh tensors, on buffers before one-shot
 /// bufferization (see Passes.td for why).
 struct BufferizeFreshGenericsPass
@@ -136,7 +142,7 @@ struct BufferizeFreshGenericsPass
             return toBuffer && toBuffer.getReadOnly();
           }))
         continue;
-      auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
+      MemRefType bufferType = identityBufferType(type);
       if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
             return user->getResult(0).getType() == bufferType;
           }))
@@ -162,7 +168,7 @@ struct BufferizeFreshGenericsPass
   /// allocation), and generics' results written into such buffers, seen
   /// through reshapes (of contiguous buffers, contiguous again). Anything
   /// else (a slice, say) may not.
-  bool identityBuffer(Value v, Block &body) {
+  static bool identityBuffer(Value v, Block &body) {
     while (true) {
       if (auto arg = dyn_cast<BlockArgument>(v))
         return arg.getOwner() == &body;
@@ -185,7 +191,7 @@ struct BufferizeFreshGenericsPass
     }
   }
 
-  bool bufferize(linalg::GenericOp g, Block &body) {
+  static bool bufferize(linalg::GenericOp g, Block &body) {
     if (!g.hasPureTensorSemantics())
       return false;
     SmallVector<tensor::EmptyOp> empties;
@@ -202,10 +208,6 @@ struct BufferizeFreshGenericsPass
         return false;
 
     MLIRContext *ctx = g.getContext();
-    auto bufferType = [](Type t) {
-      auto tensor = cast<RankedTensorType>(t);
-      return MemRefType::get(tensor.getShape(), tensor.getElementType());
-    };
     // The allocations where the empty tensors were, as one-shot
     // bufferization places them (its default alignment, 64 bytes).
     IntegerAttr alignment = IntegerAttr::get(IntegerType::get(ctx, 64), 64);
@@ -213,14 +215,16 @@ struct BufferizeFreshGenericsPass
     for (tensor::EmptyOp empty : empties) {
       OpBuilder b(empty);
       allocs.push_back(memref::AllocOp::create(
-          b, empty.getLoc(), bufferType(empty.getType()),
+          b, empty.getLoc(), identityBufferType(empty.getType()),
           empty.getDynamicSizes(), alignment));
     }
     OpBuilder b(g);
     SmallVector<Value> operands;
     for (Value in : g.getDpsInputs())
       operands.push_back(bufferization::ToBufferOp::create(
-          b, g.getLoc(), bufferType(in.getType()), in, /*read_only=*/true));
+          b, g.getLoc(),
+          identityBufferType(cast<RankedTensorType>(in.getType())), in,
+          /*read_only=*/true));
     llvm::append_range(operands, allocs);
     Operation *onBuffers = cloneWithoutRegions(b, g, TypeRange{}, operands);
     onBuffers->getRegion(0).takeBody(g.getRegion());

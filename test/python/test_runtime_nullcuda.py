@@ -316,14 +316,20 @@ def _launches(log):
     return [ln for ln in log if ln[0] == "launch"]
 
 
-def test_a_tuned_program_runs_every_variant_then_the_one_it_keeps(tmp_path):
-    # kfuse.autotune's variants through the real runtime (nullcuda's clock
-    # chooses nothing meaningful: which one wins is test_gpu.py's)
+def _softmax_rows():
+    # (two rows of 65536: a row kernel with variants of distinct code)
     p = kb.Program("softmax")
     x = p.input("x", (2, 65536), "f32")
     e = kb.exp(x - kb.amax(x, axis=1, keepdims=True))
     p.output(e / kb.reduce_sum(e, axis=1, keepdims=True), name="y")
-    t = kfuse.autotune(p, chip="sm_90", variants=[{"row_cluster": 16}, {"row_occupancy": 2}])
+    return p
+
+
+def test_a_tuned_program_runs_every_variant_then_the_one_it_keeps(tmp_path):
+    # kfuse.autotune's variants through the real runtime (nullcuda's clock
+    # chooses nothing meaningful: which one wins is test_gpu.py's)
+    t = kfuse.autotune(_softmax_rows(), chip="sm_90",
+                       variants=[{"row_cluster": 16}, {"row_occupancy": 2}])
     assert len(t.labels) == 3
     path = t.save(str(tmp_path / "tuned"))
     result, log = _run("tuned", path, tmp_path)
@@ -349,11 +355,7 @@ def test_a_tuned_program_on_torch_tensors_runs_on_torchs_stream(tmp_path):
     # (as bench_suite.py calls the __tuned rows: torch tensors, the timing
     # calls and the kept one's all on torch's current stream, outputs torch
     # tensors)
-    p = kb.Program("softmax")
-    x = p.input("x", (2, 65536), "f32")
-    e = kb.exp(x - kb.amax(x, axis=1, keepdims=True))
-    p.output(e / kb.reduce_sum(e, axis=1, keepdims=True), name="y")
-    t = kfuse.autotune(p, chip="sm_90", variants=[{"row_occupancy": 2}])
+    t = kfuse.autotune(_softmax_rows(), chip="sm_90", variants=[{"row_occupancy": 2}])
     path = t.save(str(tmp_path / "tuned"))
     result, log = _run("torch_tuned", path, tmp_path)
     assert "error" not in result, result
